@@ -1,0 +1,131 @@
+"""The ground everything stands on: packaging, environments, README, device, smoke switch,
+and the notebook pairs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from tl_minimal import config, device
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# --- environment.yml and pyproject name the same packages --------------------------------
+def _name(requirement: str) -> str:
+    """'torch>=2.4' -> 'torch'; conda's 'pytorch' is pip's 'torch'."""
+    name = re.split(r"[<>=!~\[ ;]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
+    return {"pytorch": "torch"}.get(name, name)
+
+
+def _pyproject_names() -> set[str]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        tomllib = pytest.importorskip("tomli")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    deps = list(project["dependencies"])
+    for extra in project.get("optional-dependencies", {}).values():
+        deps += extra
+    return {_name(d) for d in deps}
+
+
+def _environment_names() -> set[str]:
+    yaml = pytest.importorskip("yaml")
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    names = set()
+    for dep in env["dependencies"]:
+        if isinstance(dep, dict):  # the pip: section installs the project itself
+            assert dep.get("pip") == ["--editable ."], f"pip section should only install the project: {dep}"
+            continue
+        names.add(_name(dep))
+    return names - {"python", "pip"}
+
+
+def test_environment_yml_and_pyproject_agree():
+    assert _environment_names() == _pyproject_names()
+
+
+def test_torch_has_an_open_lower_bound():
+    deps = {_name(d): d for d in re.findall(r'"([^"]+)"', (ROOT / "pyproject.toml").read_text())}
+    assert re.fullmatch(r"torch>=[\d.]+", deps["torch"]), "pyproject must not pin torch (users need their own build)"
+
+
+# --- README -----------------------------------------------------------------------------
+def _readme() -> str:
+    return (ROOT / "README.md").read_text()
+
+
+def test_readme_quick_start_has_exactly_two_commands():
+    section = _readme().split("## Quick start", 1)[1]
+    block = re.search(r"```[a-z]*\n(.*?)```", section, re.S).group(1)
+    commands = [line for line in block.splitlines() if line.strip() and not line.strip().startswith("#")]
+    assert commands == ["make lab", "make test"], commands
+
+
+def test_readme_learning_path_lists_every_notebook():
+    readme = _readme()
+    for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        assert nb.name in readme, f"README's learning path does not list {nb.name}"
+
+
+def test_top_level_layout():
+    for name in ["notebooks", "tl_minimal", "data", "environment.yml", "README.md", "tests",
+                 "pyproject.toml", "jupytext.toml", "Makefile", ".ci/run", "LICENSE"]:
+        assert (ROOT / name).exists(), f"missing top-level {name}"
+
+
+# --- notebook pairs ---------------------------------------------------------------------
+def _pairs():
+    return sorted((ROOT / "notebooks").rglob("*.ipynb"))
+
+
+@pytest.mark.parametrize("ipynb", _pairs(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_notebook_pair_in_sync(ipynb: Path):
+    jupytext = pytest.importorskip("jupytext")
+    script = ipynb.with_suffix(".py")
+    assert script.exists(), f"{ipynb.name} has no .py pair (run `make sync`)"
+    a = jupytext.read(ipynb)
+    b = jupytext.read(script)
+    cells = lambda nb: [(c.cell_type, c.source.strip()) for c in nb.cells]  # noqa: E731
+    assert cells(a) == cells(b), f"{ipynb.name} and {script.name} differ: run `make sync`"
+
+
+# --- device helper ----------------------------------------------------------------------
+def test_auto_device_is_the_first_available():
+    assert device.get_device("auto").type == device.available_devices()[0]
+    assert device.get_device("cpu") == torch.device("cpu")
+
+
+def test_explicit_choice_overrides_environment(monkeypatch):
+    monkeypatch.setenv("TL_DEVICE", "cpu")
+    assert device.get_device() == torch.device("cpu")
+    assert device.get_device("auto").type == device.available_devices()[0]
+
+
+def test_unknown_device_is_a_clear_error():
+    with pytest.raises(ValueError, match="expected one of auto, cpu, cuda, mps"):
+        device.get_device("tpu")
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
+def test_missing_device_is_a_clear_error():
+    with pytest.raises(RuntimeError, match="not available here; available: .*cpu"):
+        device.get_device("cuda")
+
+
+# --- smoke switch -----------------------------------------------------------------------
+@pytest.mark.parametrize("raw, expected", [("1", True), ("true", True), ("", False), ("0", False)])
+def test_smoke_switch(monkeypatch, raw, expected):
+    monkeypatch.setenv("TL_SMOKE", raw)
+    assert config.smoke() is expected
+    assert config.pick(100, 3) == (3 if expected else 100)
+
+
+def test_smoke_switch_rejects_nonsense(monkeypatch):
+    monkeypatch.setenv("TL_SMOKE", "maybe")
+    with pytest.raises(ValueError, match="TL_SMOKE"):
+        config.smoke()
