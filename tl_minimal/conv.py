@@ -1,0 +1,153 @@
+"""Step 5: the local convolution path of the hybrid, and the future-token leak.
+
+The triple-hybrid model adds one short convolution over time, once, before its stack of
+triple-latent blocks:
+
+    x <- x + Dropout(GELU(Conv1d(d, d, kernel k)(x)))          (k = 5 in the paper)
+
+A convolution over time with kernel k mixes k neighbouring positions. *Which* neighbours is
+decided by the padding, and this is where the reference code goes wrong.
+
+Glossary (paper symbol -> code name -> shape)
+    x_t          x            [B, T, d]     input of the path (embedding + position)
+    W            conv.weight  [d, d, k]     the kernel; W[:, :, i] is tap i
+    c            conv.bias    [d]
+    k            kernel       int           conv_kernel, 5 in the paper
+    y_t          y            [B, T, d]     GELU(conv(x))_t, the update added to x_t
+    state        state        [B, k-1, d]   the last k-1 inputs, carried for one-token steps
+
+Causal (this project's default): pad k-1 zeros on the LEFT, so tap i reads x_{t-(k-1)+i}:
+
+    y_t = GELU(c + sum_{i=0..k-1} W[:, :, i] x_{t-(k-1)+i})          (x_{<0} = 0)
+
+Position t sees x_{t-4}, ..., x_t and nothing later. Because it only needs the last k-1
+inputs, generation can carry them as a state and process one token at a time.
+
+Symmetric (the reference's ``padding=k//2``; here ``causal=False``): tap i reads
+x_{t-(k-1)/2+i}, so with k = 5 position t sees x_{t-2}, ..., x_{t+2}. *The future-token
+leak*: the logits at position t are trained to predict token t+1, and the convolution hands
+them token t+1 (and t+2) directly. Training loss and BPB then drop for a reason that cannot
+exist at generation time, when token t+1 has not been produced yet. ``causal=False`` exists
+only to demonstrate this; it has no one-token step form (asking for one is an error).
+
+Three forms, held equal by tests (tests/test_conv.py):
+    conv_loop   explicit sum over the kernel taps: the specification
+    conv_fast   one F.conv1d call: what the model uses
+    conv_step   one token with the carried state: generation
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def _check_x(x: torch.Tensor, weight: torch.Tensor) -> None:
+    if x.dim() != 3:
+        raise ValueError(f"x must be [B, T, d], got shape {tuple(x.shape)}")
+    if x.shape[-1] != weight.shape[1]:
+        raise ValueError(f"x has d={x.shape[-1]} but the kernel expects d={weight.shape[1]}")
+
+
+def _left_context(x: torch.Tensor, weight: torch.Tensor, causal: bool, state=None):
+    """Pad x along time so that a plain 'valid' convolution gives the wanted alignment."""
+    k = weight.shape[-1]
+    B, T, d = x.shape
+    if causal:
+        # causal: the k-1 inputs before position 0 are the carried state (or zeros)
+        past = state if state is not None else x.new_zeros(B, k - 1, d)  # [B, k-1, d]
+        return torch.cat([past, x], dim=1)  # [B, k-1+T, d]
+    if state is not None:
+        raise ValueError("the symmetric (causal=False) convolution cannot continue from a state")
+    # symmetric: (k-1)/2 zeros on each side, so position t also sees t+1 .. t+(k-1)/2
+    half = (k - 1) // 2
+    pad = x.new_zeros(B, half, d)  # [B, (k-1)/2, d]
+    return torch.cat([pad, x, pad], dim=1)  # [B, k-1+T, d]
+
+
+def conv_loop(x, weight, bias, causal: bool = True, state=None) -> torch.Tensor:
+    """Reference: y_t = GELU(c + sum_i W[:, :, i] x_{t-(k-1)+i}) (causal) as an explicit sum."""
+    _check_x(x, weight)
+    k = weight.shape[-1]
+    T = x.shape[1]
+    xp = _left_context(x, weight, causal, state)  # [B, k-1+T, d]
+    pre = bias.expand(x.shape[0], T, -1)  # [B, T, d]
+    for i in range(k):
+        # tap i reads padded position t+i: x_{t-(k-1)+i} (causal) or x_{t-(k-1)/2+i} (symmetric)
+        pre = pre + xp[:, i : i + T] @ weight[:, :, i].T  # [B, T, d]
+    return F.gelu(pre)
+
+
+def conv_fast(x, weight, bias, causal: bool = True, state=None) -> torch.Tensor:
+    """Fast form: the same sum as one F.conv1d over the padded sequence."""
+    _check_x(x, weight)
+    xp = _left_context(x, weight, causal, state)  # [B, k-1+T, d]
+    # conv1d wants channels first: [B, d, time]
+    pre = F.conv1d(xp.transpose(1, 2), weight, bias)  # [B, d, T]
+    return F.gelu(pre.transpose(1, 2))  # [B, T, d]
+
+
+def conv_step(x_t, state, weight, bias):
+    """One token: y_t from x_t and the last k-1 inputs; returns (y_t [B, d], new state [B, k-1, d])."""
+    if x_t.dim() != 2:
+        raise ValueError(f"x_t must be [B, d], got shape {tuple(x_t.shape)}")
+    window = torch.cat([state, x_t[:, None]], dim=1)  # [B, k, d]: x_{t-k+1} .. x_t
+    # y_t = GELU(c + sum_i W[:, :, i] x_{t-(k-1)+i})
+    pre = bias + torch.einsum("bid,edi->be", window, weight)  # [B, d]
+    return F.gelu(pre), window[:, 1:]  # [B, d], [B, k-1, d]
+
+
+class LocalConv(nn.Module):
+    """The hybrid's convolution path: x <- x + Dropout(GELU(Conv1d(x))), causal by default.
+
+    ``forward(x, state=None, record=None) -> (x_new, state)`` follows the mixer convention
+    of :mod:`tl_minimal.layers`, except that it returns the *residual sum*, not the update.
+    The state is the last k-1 inputs [B, k-1, d] (causal only; ``None`` for causal=False).
+    ``record["update"]`` receives y = GELU(conv(x)) [B, T, d] when a record dict is given.
+    """
+
+    def __init__(self, d_model: int, kernel: int = 5, dropout: float = 0.0, causal: bool = True,
+                 mode: str = "fast"):
+        super().__init__()
+        if kernel < 1:
+            raise ValueError(f"conv kernel must be >= 1, got {kernel}")
+        if not causal and kernel % 2 == 0:
+            raise ValueError(f"the symmetric (causal=False) convolution needs an odd kernel, got {kernel}")
+        if mode not in ("fast", "loop"):
+            raise ValueError(f"conv mode must be 'fast' or 'loop', got {mode!r}")
+        self.kernel, self.causal, self.mode = kernel, causal, mode
+        self.conv = nn.Conv1d(d_model, d_model, kernel)  # weight [d, d, k], bias [d]
+        self.drop = nn.Dropout(dropout)
+
+    def init_state(self, batch_size: int, like: torch.Tensor) -> torch.Tensor:
+        if not self.causal:
+            raise NotImplementedError(self._no_step_message())
+        return like.new_zeros(batch_size, self.kernel - 1, self.conv.in_channels)  # [B, k-1, d]
+
+    @staticmethod
+    def _no_step_message() -> str:
+        return ("the symmetric convolution (conv_causal=False) has no step form: position t reads "
+                "tokens t+1, t+2 that do not exist yet during generation (the future-token leak); "
+                "use conv_causal=True to generate")
+
+    def forward(self, x, state=None, record=None):
+        if not self.causal and state is not None:
+            raise NotImplementedError(self._no_step_message())
+        w, c = self.conv.weight, self.conv.bias
+        if self.mode == "loop":
+            y = conv_loop(x, w, c, self.causal, state)  # [B, T, d]
+        elif x.shape[1] == 1 and state is not None:
+            y_t, _ = conv_step(x[:, 0], state, w, c)
+            y = y_t[:, None]  # [B, 1, d]
+        else:
+            y = conv_fast(x, w, c, self.causal, state)  # [B, T, d]
+        if record is not None:
+            record["update"] = y.detach()
+        new_state = None
+        if self.causal:
+            # the new state: the last k-1 inputs (older ones from the old state if T < k-1)
+            past = state if state is not None else x.new_zeros(x.shape[0], self.kernel - 1, x.shape[2])
+            new_state = torch.cat([past, x], dim=1)[:, x.shape[1]:]  # [B, k-1, d]
+        # x <- x + Dropout(GELU(Conv1d(x)))
+        return x + self.drop(y), new_state
