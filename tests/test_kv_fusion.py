@@ -1,0 +1,118 @@
+"""The gated hybrid's key-value memory: loop == fast == step, alignment, no NaN, top-k vs all."""
+
+import pytest
+import torch
+
+from tl_minimal.kv_fusion import KVFusion, kv_read, kv_read_loop, kv_read_step
+
+
+def _rel(a, b):
+    return ((a - b).norm() / b.norm().clamp_min(1e-30)).item()
+
+
+def _random_memory(B=2, T=9, A=5, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(B, T, A, generator=g, dtype=torch.float64)
+    keys = torch.randn(B, T - 1, A, generator=g, dtype=torch.float64)
+    values = torch.randn(B, T - 1, A, generator=g, dtype=torch.float64)
+    logw = torch.randn(B, T - 1, generator=g, dtype=torch.float64)
+    return q, keys, values, logw
+
+
+@pytest.mark.parametrize("top_k", [1, 3, 8, 100, "all", None])
+@pytest.mark.parametrize("use_logw", [False, True])
+@pytest.mark.parametrize("lag", [1, 0])
+def test_loop_equals_fast(top_k, use_logw, lag):
+    q, keys, values, logw = _random_memory()
+    T = q.shape[1]
+    n_visible = [max(t - lag, 0) for t in range(T)]
+    args = (top_k, 2.5, logw if use_logw else None)
+    m0, w0, i0 = kv_read_loop(q, keys, values, n_visible, *args)
+    m1, w1, i1 = kv_read(q, keys, values, n_visible, *args)
+    assert _rel(m1, m0) < 1e-12 and _rel(w1, w0) < 1e-12 and torch.equal(i1, i0)
+    assert torch.all(m1[:, : 1 + lag] == 0)  # nothing visible yet -> exactly zero
+    assert torch.allclose(w1.sum(-1)[:, 1 + lag :], torch.ones(()).double())
+
+
+def test_step_equals_fast():
+    q, keys, values, logw = _random_memory(T=7)
+    m, w, i = kv_read(q, keys, values, [max(t - 1, 0) for t in range(7)], 3, 1.0, logw)
+    for t in range(2, 7):  # at t the cache holds entries j <= t-2
+        n = t - 1
+        mt, wt, it = kv_read_step(q[:, t], keys[:, :n], values[:, :n], 3, 1.0, logw[:, :n])
+        assert _rel(mt, m[:, t]) < 1e-12
+        assert torch.equal(it, i[:, t, : it.shape[1]])
+
+
+def _fusion(**kw):
+    torch.manual_seed(0)
+    return KVFusion(12, assoc_dim=kw.pop("assoc_dim", 6), **kw).double()
+
+
+@pytest.mark.parametrize("align", ["previous", "current"])
+@pytest.mark.parametrize("extra", [{}, {"write_gate": True, "top_k": "all"},
+                                   {"learnable_temperature": True, "temperature": 3.0, "assoc_dim": 12},
+                                   {"gate_outside_norm": True, "top_k": 2}])
+def test_module_loop_fast_step_and_chunks_agree(align, extra):
+    fast = _fusion(query_align=align, **dict(extra))
+    loop = _fusion(query_align=align, mode="loop", **dict(extra))
+    loop.load_state_dict(fast.state_dict())
+    e = torch.randn(2, 11, 12, dtype=torch.float64)
+    rec_f, rec_l = {}, {}
+    z, _ = fast(e, record=rec_f)
+    zl, _ = loop(e, record=rec_l)
+    assert _rel(zl, z) < 1e-12 and torch.equal(rec_f["index"], rec_l["index"])
+    # token by token with the cache, after a first chunk of 3
+    out, st = fast(e[:, :3])
+    outs = [out]
+    for t in range(3, 11):
+        o, st = fast(e[:, t : t + 1], st)
+        outs.append(o)
+    assert _rel(torch.cat(outs, 1), z) < 1e-12
+    assert st["t"] == 11 and st["k"].shape[1] == 10
+
+
+def test_no_nan_before_the_first_entry_and_gradients_finite():
+    f = _fusion()
+    e = torch.randn(3, 5, 12, dtype=torch.float64, requires_grad=True)
+    rec = {}
+    z, _ = f(e, record=rec)
+    assert torch.isfinite(z).all()
+    assert torch.all(rec["weights"][:, :2] == 0) and torch.all(rec["index"][:, :2] == -1)
+    assert rec["weights"].shape == (3, 5, 4) and rec["read_gate"].shape == (3, 5)
+    z.sum().backward()
+    assert all(torch.isfinite(p.grad).all() for p in f.parameters() if p.grad is not None)
+    assert torch.isfinite(e.grad).all()
+    # a single token: no memory at all
+    z1, _ = f(e[:, :1].detach())
+    assert torch.isfinite(z1).all()
+
+
+@pytest.mark.parametrize("align", ["previous", "current"])
+def test_alignment_retrieves_the_right_pair(align):
+    # one-hot embeddings, W_q = W_k = W_v = identity, sharp scores: the top entry must be the
+    # earlier occurrence of the query token (previous: e_{t-1}, current: e_t)
+    f = KVFusion(8, assoc_dim=8, top_k=1, temperature=50.0, query_align=align).double()
+    with torch.no_grad():
+        for lin in (f.key, f.value, f.query):
+            lin.weight.copy_(torch.eye(8))
+    tokens = torch.tensor([[0, 1, 2, 3, 1, 5, 6]])
+    e = torch.nn.functional.one_hot(tokens, 8).double()
+    rec = {}
+    f(e, record=rec)
+    idx = rec["index"][0, :, 0]
+    if align == "previous":
+        # at t=5 the previous token is 1 (t-1=4); it appeared at j=1, so the value is token 2
+        assert idx[5].item() == 1
+    else:
+        # at t=4 the token is 1; it appeared at j=1 (entry visible as j <= t-1)
+        assert idx[4].item() == 1
+
+
+def test_bad_options():
+    with pytest.raises(ValueError, match="query_align"):
+        KVFusion(8, query_align="next")
+    with pytest.raises(ValueError, match="top_k"):
+        KVFusion(8, top_k=0)
+    with pytest.raises(ValueError, match="temperature"):
+        KVFusion(8, temperature=0.0)

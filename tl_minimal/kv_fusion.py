@@ -1,0 +1,212 @@
+"""Step 6: an explicit key-value memory, a read gate, and late logit fusion (the gated hybrid).
+
+The triple-latent state compresses the past; it cannot hand back one exact earlier token.
+The gated hybrid therefore keeps, beside the compressed stack, a plain associative memory of
+token pairs built from the raw token embeddings e (before positions are added), and adds
+what it reads to the logits at the very end ("late fusion").
+
+Glossary (paper symbol -> code name -> shape); A = assoc_dim (64), d = d_model, K = top_k
+    e_t          e             [B, T, d]     raw token embedding (no position)
+    k_j = W_k e_j     key      [B, N, A]     key of memory entry j (the token at j)
+    v_{j+1} = W_v e_{j+1} value [B, N, A]    value of entry j (the token AFTER j)
+    q_t = W_q e_{t-1} q        [B, T, A]     query ("previous": from the previous token)
+    N            n entries     int           entries j = 0 .. (tokens seen) - 2
+    tau          scale         scalar        temperature multiplying the cosine (1.0, fixed)
+    omega_j      logw          [B, N]        log write strength (optional write gate)
+    alpha_t      weights       [B, T, K]     softmax over the kept scores (0 where no entry)
+    j (kept)     index         [B, T, K]     memory position j of each kept entry (-1: none)
+    m_t          m             [B, T, A]     retrieved value
+    g_t          read_gate     [B, T]        sigmoid(Linear(d -> 1)(e_{t-1}))
+    W_m          out           A -> d        only when A != d (identity otherwise)
+    z_t          z             [B, T, d]     LN(W_m g_t m_t): added to h_t before the tied head
+
+Equations (paper, section 2; "previous" query alignment):
+    memory     pairs (k_j, v_{j+1}) for j <= t-2
+    score      s_{t,j} = tau * cos(q_t, k_j)  (+ log omega_j with a write gate)
+    select     keep the top-K scores (K = 8; "all"/None keeps every entry)
+    read       alpha_t = softmax(kept scores);   m_t = sum_j alpha_{t,j} v_{j+1}
+    gate       g_t = sigmoid(w_g . e_{t-1} + b_g)
+    fuse       logits_t = W_vocab h_t + W_vocab LN(g_t m_t)
+
+With "previous" alignment the query at t is the token BEFORE t, so the memory answers "what
+came after the previous token, last time it appeared?". That fits the associative-recall
+task (... QUERY key ANSWER: at ANSWER, e_{t-1} is the key), not text. The "current" option
+queries with e_t over pairs j <= t-1, answering "what came after this token last time?"
+(what an induction head does), which is what next-token prediction on text wants.
+Positions with no entry yet (t < 2 "previous", t < 1 "current") read m_t = 0.
+
+Note (worth questioning): LN(g_t m_t) removes any positive scale, so the read gate g_t can
+barely change the fused vector (only through the LayerNorm epsilon). ``gate_outside_norm``
+applies it after the norm instead, g_t LN(W_m m_t); the default follows the paper.
+
+Three forms of the read, tested equal (tests/test_kv_fusion.py):
+    kv_read_loop   one position at a time: the specification
+    kv_read        all positions at once: masked [B, T, N] scores, topk, scatter, matmul
+    kv_read_step   one query against the cached entries: generation
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+QUERY_ALIGNS = ("previous", "current")
+
+
+def _keep(top_k, n: int) -> int | None:
+    """How many of n entries to keep by topk (sorted by score); None = all, in memory order."""
+    return None if top_k is None or top_k == "all" else min(int(top_k), n)
+
+
+def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
+    """Reference: for each position t, score its n_visible[t] entries, keep top-K, softmax, sum.
+
+    q [B, T, A]; keys, values [B, N, A] (values[:, j] is v_{j+1}); n_visible: T ints;
+    logw [B, N] or None. Returns m [B, T, A], weights [B, T, K'], index [B, T, K'] with
+    K' = min(top_k, N) (N for "all"); unused slots have weight 0 and index -1.
+    """
+    B, T, A = q.shape
+    N = keys.shape[1]
+    width = _keep(top_k, N) or N
+    m = q.new_zeros(B, T, values.shape[-1])
+    weights = q.new_zeros(B, T, width)
+    index = torch.full((B, T, width), -1, dtype=torch.long, device=q.device)
+    for t in range(T):
+        n = int(n_visible[t])
+        if n == 0:
+            continue  # no entry yet: m_t = 0
+        # s_{t,j} = tau * cos(q_t, k_j) (+ log omega_j),  j < n
+        s = scale * F.cosine_similarity(q[:, t, None], keys[:, :n], dim=-1, eps=1e-12)  # [B, n]
+        if logw is not None:
+            s = s + logw[:, :n]
+        kk = _keep(top_k, n)
+        if kk is None:
+            kept, idx = s, torch.arange(n, device=q.device).expand(B, n)  # [B, n]
+        else:
+            kept, idx = s.topk(kk, dim=-1)  # [B, kk]
+        # alpha_t = softmax(kept);  m_t = sum alpha v
+        alpha = kept.softmax(dim=-1)  # [B, kk]
+        v = values[:, :n].gather(1, idx[..., None].expand(-1, -1, values.shape[-1]))  # [B, kk, A]
+        m[:, t] = (alpha[..., None] * v).sum(1)
+        weights[:, t, : alpha.shape[1]] = alpha
+        index[:, t, : idx.shape[1]] = idx
+    return m, weights, index
+
+
+def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
+    """Fast form of :func:`kv_read_loop` (same arguments and results), no loop over time."""
+    B, T, A = q.shape
+    N = keys.shape[1]
+    if N == 0:  # no entries anywhere: m = 0
+        return (q.new_zeros(B, T, values.shape[-1]), q.new_zeros(B, T, 0),
+                torch.zeros(B, T, 0, dtype=torch.long, device=q.device))
+    n_visible = torch.as_tensor(n_visible, device=q.device)
+    # s_{t,j} = tau * cos(q_t, k_j)  (+ log omega_j)
+    qn, kn = F.normalize(q, dim=-1, eps=1e-12), F.normalize(keys, dim=-1, eps=1e-12)
+    s = scale * (qn @ kn.transpose(1, 2))  # [B, T, N]
+    if logw is not None:
+        s = s + logw[:, None, :]
+    # entry j is visible at t when j < n_visible[t]; hidden ones get the lowest finite score,
+    # so topk prefers every visible entry and the softmax gives hidden ones exactly 0
+    visible = torch.arange(N, device=q.device)[None, :] < n_visible[:, None]  # [T, N]
+    s = s.masked_fill(~visible, torch.finfo(s.dtype).min)  # [B, T, N]
+    kk = _keep(top_k, N)
+    if kk is None:
+        kept, idx = s, torch.arange(N, device=q.device).expand(B, T, N)  # [B, T, N]
+    else:
+        kept, idx = s.topk(kk, dim=-1)  # [B, T, K]
+    ok = visible.expand(B, T, N).gather(-1, idx)  # [B, T, K]: was a real entry kept?
+    # alpha_t = softmax(kept), zero where nothing is visible (no NaN: all scores are finite)
+    alpha = kept.softmax(dim=-1) * ok  # [B, T, K]
+    # m_t = sum_j alpha_{t,j} v_{j+1}: scatter alpha back to [B, T, N], one batched matmul
+    dense = torch.zeros_like(s).scatter(-1, idx, alpha)  # [B, T, N]
+    m = dense @ values  # [B, T, A]
+    return m, alpha, idx.masked_fill(~ok, -1)
+
+
+def kv_read_step(q_t, keys, values, top_k=8, scale=1.0, logw=None):
+    """One query q_t [B, A] against all N cached entries -> (m_t [B, A], weights, index [B, K'])."""
+    m, w, idx = kv_read(q_t[:, None], keys, values, [keys.shape[1]], top_k, scale, logw)
+    return m[:, 0], w[:, 0], idx[:, 0]
+
+
+class KVFusion(nn.Module):
+    """The gated hybrid's associative path: e [B, T, d] -> z [B, T, d], added to h before W_vocab.
+
+    ``forward(e, state=None, record=None) -> (z, state)``; the state is the cache
+    {"t": tokens seen, "e_last": [B, d], "k": [B, N, A], "v": [B, N, A], "logw": [B, N] or None},
+    so calling token by token equals one call on the whole sequence. With a record dict,
+    record["weights"], record["index"] ([B, T, K]) and record["read_gate"] ([B, T]) are filled.
+    """
+
+    def __init__(self, d_model: int, assoc_dim: int = 64, top_k=8, temperature: float = 1.0,
+                 learnable_temperature: bool = False, query_align: str = "previous",
+                 write_gate: bool = False, gate_outside_norm: bool = False, mode: str = "fast"):
+        super().__init__()
+        if query_align not in QUERY_ALIGNS:
+            raise ValueError(f"query_align must be one of {QUERY_ALIGNS}, got {query_align!r}")
+        if not (top_k is None or top_k == "all" or (isinstance(top_k, int) and top_k >= 1)):
+            raise ValueError(f"top_k must be a positive int, 'all' or None, got {top_k!r}")
+        if not temperature > 0:
+            raise ValueError(f"temperature must be > 0, got {temperature}")
+        if mode not in ("fast", "loop"):
+            raise ValueError(f"kv_fusion mode must be 'fast' or 'loop', got {mode!r}")
+        self.top_k, self.query_align, self.mode = top_k, query_align, mode
+        self.gate_outside_norm = gate_outside_norm
+        self.key = nn.Linear(d_model, assoc_dim, bias=False)  # W_k
+        self.value = nn.Linear(d_model, assoc_dim, bias=False)  # W_v
+        self.query = nn.Linear(d_model, assoc_dim, bias=False)  # W_q
+        self.read_gate = nn.Linear(d_model, 1)  # w_g, b_g
+        self.write_gate = nn.Linear(d_model, 1) if write_gate else None  # omega_j = sigmoid(.)
+        self.out = nn.Linear(assoc_dim, d_model, bias=False) if assoc_dim != d_model else nn.Identity()
+        self.norm = nn.LayerNorm(d_model)
+        log_tau = torch.tensor(math.log(temperature))
+        if learnable_temperature:
+            self.log_temperature = nn.Parameter(log_tau)
+        else:
+            self.register_buffer("log_temperature", log_tau, persistent=False)
+
+    def forward(self, e, state=None, record=None):
+        B, T, d = e.shape
+        t0 = state["t"] if state is not None else 0
+        e_last = state["e_last"] if state is not None else e.new_zeros(B, d)  # e_{t0-1} (0 at start)
+        e_before = torch.cat([e_last[:, None], e[:, :-1]], dim=1)  # [B, T, d]: e_{t-1} for each t
+        # new entries, one per token t of this call: (k_{t-1}, v_t); none for t = 0
+        k_new, v_new = self.key(e_before), self.value(e)  # [B, T, A]
+        logw_new = None
+        if self.write_gate is not None:
+            # log omega_j = log sigmoid(w_w . e_j + b_w), from the entry's key token
+            logw_new = F.logsigmoid(self.write_gate(e_before))[..., 0]  # [B, T]
+        first = 1 if t0 == 0 else 0
+        keys, values = k_new[:, first:], v_new[:, first:]  # [B, N_new, A]
+        logw = logw_new[:, first:] if logw_new is not None else None
+        if state is not None:
+            keys = torch.cat([state["k"], keys], dim=1)  # [B, N, A]
+            values = torch.cat([state["v"], values], dim=1)
+            logw = torch.cat([state["logw"], logw], dim=1) if logw is not None else None
+        # the query token: e_{t-1} ("previous", the paper) or e_t ("current", induction)
+        src = e_before if self.query_align == "previous" else e  # [B, T, d]
+        q = self.query(src)  # [B, T, A]
+        t_abs = torch.arange(t0, t0 + T, device=e.device)
+        # visible entries: j <= t-2 ("previous") or j <= t-1 ("current")
+        lag = 1 if self.query_align == "previous" else 0
+        n_visible = (t_abs - lag).clamp_min(0)  # [T]
+        scale = self.log_temperature.exp()
+        if self.mode == "loop":
+            m, w, idx = kv_read_loop(q, keys, values, n_visible.tolist(), self.top_k, scale, logw)
+        else:
+            m, w, idx = kv_read(q, keys, values, n_visible, self.top_k, scale, logw)
+        # g_t = sigmoid(w_g . e_src + b_g)
+        g = torch.sigmoid(self.read_gate(src))  # [B, T, 1]
+        if self.gate_outside_norm:
+            z = g * self.norm(self.out(m))  # [B, T, d]
+        else:
+            # z_t = LN(W_m g_t m_t)
+            z = self.norm(self.out(g * m))  # [B, T, d]
+        if record is not None:
+            record.update(weights=w.detach(), index=idx, read_gate=g[..., 0].detach())
+        new_state = {"t": t0 + T, "e_last": e[:, -1], "k": keys, "v": values, "logw": logw}
+        return z, new_state
