@@ -1,0 +1,248 @@
+"""Step 3: reading the pair memory, and the assembled triple-latent layer.
+
+Glossary (paper symbol -> code name -> shape)
+    n_t           n                  [B, T, d]        LayerNormed input of the layer
+    a_t, b_t      a, b               [B, T, H, S]     writes into the running state / pair memory
+    q^l_t, q^r_t  q_left, q_right    [B, T, H, S]     left query (reads P's rows), right query
+    lambda_t      lam                [B, T, H]        keep gate of the running state
+    gamma_t       gam                [B, T, H]        keep gate of the pair memory
+    s_{t-1}       s_prev             [B, T, H, S]     running state before token t
+    P_t           P                  [B, H, S, S]     pair memory (only ever one t at a time here)
+    r_t           r                  [B, T, H, S]     readout
+    W_o           out                Linear(H*S, d)   output projection; o_t = W_o vec(r_t)
+
+The readout (the paper's code contracts q^l with the *state* index i of P, i.e. P^T q^l):
+
+    r_t[j] = (sum_i P_t[i, j] q^l_t[i]) * q^r_t[j]
+
+Putting in the unrolled memory of ``pair_memory.py`` (w_{t,tau} = (1 - gamma_tau) prod_{u=tau+1..t} gamma_u):
+
+    r_t = q^r_t * ( sum_{tau <= t} w_{t,tau} (q^l_t . s_{tau-1}) b_tau  +  Gamma_t P_{-1}^T q^l_t )
+
+This is gated linear attention with one scalar decay per head: query q^l_t, key s_{tau-1}
+(the previous running state), value b_tau. Hence a chunkwise-parallel form that never builds
+P for every token (:func:`decayed_attention`). Within a chunk of C tokens starting at c, with
+G_t = sum_{u=c..t} log gamma_u:
+  - intra-chunk:  (q^l_t . k_tau) exp(G_t - G_tau) v_tau summed over c <= tau <= t, a masked
+    C x C score matrix times the values (v_tau = (1 - gamma_tau) b_tau), all chunks in one matmul;
+  - inter-chunk:  exp(G_t) (memory entering the chunk)^T q^l_t;
+  - the memory entering each chunk follows M_n = exp(G_end) M_{n-1} + sum_tau exp(G_end - G_tau)
+    k_tau v_tau^T, a running state over chunks (``state.decayed_cumsum`` on S*S numbers).
+All exponents are <= 0: gates near 0 or near 1 and long sequences stay finite and accurate.
+
+Forms: ``mode="loop"`` (builds P_t one step at a time: the specification), ``mode="chunked"``
+(default), :func:`pair_readout_step` (one token, O(S^2) work, for generation).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from .pair_memory import check_pair_inputs, pair_memory_at, pair_memory_step
+from .state import (DEFAULT_CHUNK, check_chunk_size, check_mode, check_sequence, decayed_cumsum,
+                    log_gate, previous_states, running_state, running_state_step)
+
+
+# --- gated linear attention with scalar decay, heads-first layout ---------------------------
+
+def decayed_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_decay: torch.Tensor,
+                      M0: torch.Tensor | None = None, chunk_size: int = DEFAULT_CHUNK):
+    """o_t = sum_{tau<=t} exp(sum_{u=tau+1..t} ld_u) (q_t . k_tau) v_tau + exp(sum_{u<=t} ld_u) M0^T q_t.
+
+    q, k [B, H, T, Dk], v [B, H, T, Dv], log_decay [B, H, T] (<= 0), M0 [B, H, Dk, Dv] or None
+    -> (o [B, H, T, Dv], M_last [B, H, Dk, Dv]), where M_t = exp(ld_t) M_{t-1} + outer(k_t, v_t).
+    """
+    B, H, T, Dk = q.shape
+    Dv = v.shape[-1]
+    C = min(chunk_size, T)
+    N = -(-T // C)                                                  # number of chunks
+    pad = N * C - T
+    if pad:  # padded tokens: decay 1, zero key and value, so the memory passes through unchanged
+        q, k, v = (nn.functional.pad(x, (0, 0, 0, pad)) for x in (q, k, v))
+        log_decay = nn.functional.pad(log_decay, (0, pad))
+    q = q.reshape(B, H, N, C, Dk)
+    k = k.reshape(B, H, N, C, Dk)
+    v = v.reshape(B, H, N, C, Dv)
+    # G_t = sum_{u=c..t} log gamma_u from the chunk start
+    G = torch.cumsum(log_decay.reshape(B, H, N, C), dim=-1)         # [B, H, N, C]
+    G_end = G[..., -1:]                                             # [B, H, N, 1]
+
+    # intra-chunk: A[t, tau] = (q_t . k_tau) exp(G_t - G_tau) for tau <= t, then o = A v
+    causal = torch.ones(C, C, dtype=torch.bool, device=q.device).tril()
+    decay = torch.exp((G.unsqueeze(-1) - G.unsqueeze(-2)).masked_fill(~causal, float("-inf")))
+    A = (q @ k.transpose(-1, -2)) * decay                           # [B, H, N, C, C]
+    o = A @ v                                                       # [B, H, N, C, Dv]
+
+    # what each chunk adds to the memory: U_n = sum_tau exp(G_end - G_tau) outer(k_tau, v_tau)
+    U = (k * torch.exp(G_end - G).unsqueeze(-1)).transpose(-1, -2) @ v  # [B, H, N, Dk, Dv]
+    # memory after each chunk: M_n = exp(G_end_n) M_{n-1} + U_n  (a running state over chunks)
+    M0_flat = None if M0 is None else M0.reshape(B, H, Dk * Dv)
+    M_end = decayed_cumsum(G_end.squeeze(-1), U.reshape(B, H, N, Dk * Dv), M0_flat, chunk_size)
+    M_end = M_end.reshape(B, H, N, Dk, Dv)                          # [B, H, N, Dk, Dv]
+    if N > 1 or M0 is not None:
+        first = torch.zeros_like(M_end[:, :, :1]) if M0 is None else M0.unsqueeze(2)
+        M_enter = torch.cat([first, M_end[:, :, :-1]], dim=2)       # [B, H, N, Dk, Dv]
+        # inter-chunk: exp(G_t) M_enter^T q_t
+        o = o + torch.exp(G).unsqueeze(-1) * (q @ M_enter)          # [B, H, N, C, Dv]
+    return o.reshape(B, H, N * C, Dv)[:, :, :T], M_end[:, :, -1]
+
+
+# --- the pair readout in the paper's layout -------------------------------------------------
+
+def check_readout_inputs(s_prev, b, gam, q_left, q_right, P0=None):
+    check_pair_inputs(s_prev, b, gam, P0)
+    check_sequence("q_left", q_left, 4, like=s_prev, shape=s_prev.shape)
+    check_sequence("q_right", q_right, 4, like=s_prev, shape=s_prev.shape)
+
+
+def pair_readout_step(P, s_prev_t, b_t, gam_t, ql_t, qr_t):
+    """One token: P [B, H, S, S] (None = zeros), the rest [B, H, S], gam_t [B, H] -> (r_t, P_t)."""
+    # P_t = gamma_t P_{t-1} + (1 - gamma_t) outer(s_{t-1}, b_t)
+    P = pair_memory_step(P, s_prev_t, b_t, gam_t)                   # [B, H, S, S]
+    # r_t[j] = (sum_i P_t[i, j] q^l_t[i]) q^r_t[j]
+    r_t = (ql_t.unsqueeze(-2) @ P).squeeze(-2) * qr_t               # [B, H, S]
+    return r_t, P
+
+
+def _pair_readout_loop(s_prev, b, gam, q_left, q_right, P0):
+    P, rs = P0, []
+    for t in range(s_prev.shape[1]):
+        r_t, P = pair_readout_step(P, s_prev[:, t], b[:, t], gam[:, t], q_left[:, t], q_right[:, t])
+        rs.append(r_t)
+    return torch.stack(rs, dim=1), P                                # [B, T, H, S], [B, H, S, S]
+
+
+def _pair_readout_chunked(s_prev, b, gam, q_left, q_right, P0, chunk_size):
+    heads_first = lambda x: x.transpose(1, 2)                       # [B, T, H, ...] -> [B, H, T, ...]
+    # value v_tau = (1 - gamma_tau) b_tau, key k_tau = s_{tau-1}, query q^l_t, decay gamma
+    v = (1 - gam).unsqueeze(-1) * b                                 # [B, T, H, S]
+    o, P = decayed_attention(heads_first(q_left), heads_first(s_prev), heads_first(v),
+                             heads_first(log_gate(gam)), P0, chunk_size)  # [B, H, T, S]
+    # r_t = (P_t^T q^l_t) * q^r_t
+    return heads_first(o) * q_right, P                              # [B, T, H, S], [B, H, S, S]
+
+
+def pair_readout(s_prev, b, gam, q_left, q_right, P0=None, mode: str = "chunked",
+                 return_state: bool = False, chunk_size: int = DEFAULT_CHUNK):
+    """r [B, T, H, S] with r_t[j] = (sum_i P_t[i, j] q_left_t[i]) q_right_t[j].
+
+    s_prev (s_prev[:, t] = s_{t-1}), b, q_left, q_right [B, T, H, S]; gam [B, T, H];
+    P0 [B, H, S, S] or None. With ``return_state=True`` returns (r, P_last [B, H, S, S]).
+    """
+    check_mode(mode)
+    check_chunk_size(chunk_size)
+    check_readout_inputs(s_prev, b, gam, q_left, q_right, P0)
+    if mode == "loop":
+        r, P = _pair_readout_loop(s_prev, b, gam, q_left, q_right, P0)
+    else:
+        r, P = _pair_readout_chunked(s_prev, b, gam, q_left, q_right, P0, chunk_size)
+    return (r, P) if return_state else r
+
+
+# --- the layer as a function: gates and projections in, readout and state out ---------------
+
+def triple_latent(a, b, q_left, q_right, lam, gam, s0=None, P0=None, mode: str = "chunked",
+                  chunk_size: int = DEFAULT_CHUNK):
+    """The layer's recurrences: returns (r [B, T, H, S], s [B, T, H, S], P_last [B, H, S, S]).
+
+    s_t = lam_t s_{t-1} + (1 - lam_t) a_t;  P_t = gam_t P_{t-1} + (1 - gam_t) outer(s_{t-1}, b_t);
+    r_t = (P_t^T q^l_t) * q^r_t.
+    """
+    s = running_state(a, lam, s0, mode=mode, chunk_size=chunk_size)  # [B, T, H, S]
+    s_prev = previous_states(s, s0)                                 # [B, T, H, S]
+    r, P_last = pair_readout(s_prev, b, gam, q_left, q_right, P0, mode=mode, return_state=True,
+                             chunk_size=chunk_size)
+    return r, s, P_last
+
+
+def _normal_init(linear: nn.Linear, bias: float = 0.0) -> None:
+    # the reference's init: weights N(0, 0.02), biases constant (0 unless asked)
+    nn.init.normal_(linear.weight, mean=0.0, std=0.02)
+    if linear.bias is not None:
+        nn.init.constant_(linear.bias, bias)
+
+
+class TripleLatentMixer(nn.Module):
+    """The triple-latent time mixer: ``forward(n, state=None, record=None) -> (o, state)``.
+
+    n [B, T, d] -> o [B, T, d]; state = {"s": [B, H, S], "P": [B, H, S, S]} after the last token.
+    ``lam_bias`` / ``gam_bias`` set the gates' initial bias (0 = the reference: gates near 0.5,
+    a memory of about one token). ``mode`` ("chunked" or "loop") may be changed at any time.
+    A call with T = 1 uses the one-token step functions (the generation path).
+    record (optional dict) receives detached "lam", "gam" [B, T, H], "s" [B, T, H, S] and
+    "P" = {t: [B, H, S, S]} for t in record.get("snapshot_at", ()).
+    """
+
+    def __init__(self, d_model: int, n_heads: int, state_dim: int, mode: str = "chunked",
+                 lam_bias: float = 0.0, gam_bias: float = 0.0, chunk_size: int = DEFAULT_CHUNK):
+        super().__init__()
+        for name, value in (("d_model", d_model), ("n_heads", n_heads), ("state_dim", state_dim)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        self.d_model, self.n_heads, self.state_dim = d_model, n_heads, state_dim
+        self.mode = check_mode(mode)
+        self.chunk_size = check_chunk_size(chunk_size)
+        HS = n_heads * state_dim
+        # a, b, q^l, q^r = tanh(Linear(d -> H*S, no bias)(n)): one matmul for the four
+        self.proj = nn.Linear(d_model, 4 * HS, bias=False)
+        # lambda = sigmoid(Linear(d -> H)(n)), gamma = sigmoid(Linear(d -> H)(n))
+        self.to_lam = nn.Linear(d_model, n_heads)
+        self.to_gam = nn.Linear(d_model, n_heads)
+        # o_t = W_o vec(r_t)
+        self.out = nn.Linear(HS, d_model, bias=False)
+        for layer in (self.proj, self.out):
+            _normal_init(layer)
+        _normal_init(self.to_lam, lam_bias)
+        _normal_init(self.to_gam, gam_bias)
+
+    def project(self, n: torch.Tensor):
+        """n [B, T, d] -> a, b, q_left, q_right [B, T, H, S] and lam, gam [B, T, H]."""
+        if not isinstance(n, torch.Tensor) or n.dim() != 3 or n.shape[-1] != self.d_model:
+            got = tuple(n.shape) if isinstance(n, torch.Tensor) else type(n).__name__
+            raise ValueError(f"input must be [B, T, d_model={self.d_model}], got {got}")
+        if n.shape[1] == 0:
+            raise ValueError("input has an empty time axis: need T >= 1")
+        B, T, _ = n.shape
+        a, b, ql, qr = torch.tanh(self.proj(n)).view(B, T, 4, self.n_heads, self.state_dim).unbind(2)
+        lam = torch.sigmoid(self.to_lam(n))                         # [B, T, H]
+        gam = torch.sigmoid(self.to_gam(n))                         # [B, T, H]
+        return a, b, ql, qr, lam, gam
+
+    def _initial_state(self, state, a):
+        if state is None:
+            return None, None
+        if not isinstance(state, dict) or set(state) != {"s", "P"}:
+            raise ValueError("state must be None or a dict with keys 's' [B, H, S] and 'P' [B, H, S, S]")
+        B, _, H, S = a.shape
+        check_sequence("state['s']", state["s"], 3, like=a, shape=(B, H, S))
+        check_sequence("state['P']", state["P"], 4, like=a, shape=(B, H, S, S))
+        return state["s"], state["P"]
+
+    def forward(self, n: torch.Tensor, state=None, record=None):
+        a, b, ql, qr, lam, gam = self.project(n)                     # [B, T, H, S] x4, [B, T, H] x2
+        B, T = n.shape[:2]
+        s0, P0 = self._initial_state(state, a)
+        check_mode(self.mode)
+        if T == 1:  # generation: one step, O(1) per token
+            if s0 is None:
+                s0 = torch.zeros_like(a[:, 0])
+            s = running_state_step(a[:, 0], lam[:, 0], s0).unsqueeze(1)  # [B, 1, H, S]
+            r_t, P_last = pair_readout_step(P0, s0, b[:, 0], gam[:, 0], ql[:, 0], qr[:, 0])
+            r = r_t.unsqueeze(1)                                    # [B, 1, H, S]
+        else:
+            r, s, P_last = triple_latent(a, b, ql, qr, lam, gam, s0, P0, self.mode, self.chunk_size)
+        o = self.out(r.reshape(B, T, self.n_heads * self.state_dim))  # [B, T, d]
+        if record is not None:
+            self._record(record, s, s0, b, gam, lam, P0)
+        return o, {"s": s[:, -1], "P": P_last}
+
+    @torch.no_grad()
+    def _record(self, record, s, s0, b, gam, lam, P0):
+        record["lam"], record["gam"] = lam.detach(), gam.detach()
+        record["s"] = s.detach()
+        positions = list(record.get("snapshot_at", ()))
+        if positions:
+            s_prev = previous_states(s, s0)
+            P = pair_memory_at(s_prev, b, gam, positions, P0)       # [B, n, H, S, S]
+            record["P"] = {t: P[:, k].detach() for k, t in enumerate(positions)}

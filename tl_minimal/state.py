@@ -1,0 +1,184 @@
+"""Step 1: the running state, an exponential moving average with a learned gate.
+
+Glossary (paper symbol -> code name -> shape)
+    a_t         a          [B, T, H, S]   what token t writes into the state
+    lambda_t    lam        [B, T, H]      keep gate, one scalar per head and token, in (0, 1)
+    s_t         s          [B, T, H, S]   running state after token t (s[:, t] = s_t)
+    s_{-1}      s0         [B, H, S]      state before the first token (None means zeros)
+    s_{t-1}     s_prev     [B, T, H, S]   the state each token *reads*: s_prev[:, t] = s_{t-1}
+    B, T, H, S  -                         batch, time, heads, state size
+
+The recurrence (the paper's equation, applied to every head independently):
+
+    s_t = lambda_t * s_{t-1} + (1 - lambda_t) * a_t
+
+A keep gate near 1 remembers for about 1 / (1 - lambda) tokens; near 0 the state is just a_t.
+
+Three forms, held equal by tests/test_state.py:
+- ``mode="loop"``: a for-loop over time, the specification.
+- ``mode="chunked"`` (default): the same numbers with a few large matrix products.
+  Unroll the recurrence from the start of a chunk c (write Lambda_t = prod_{u=c..t} lambda_u):
+
+      s_t = Lambda_t s_{c-1} + sum_{tau=c..t} (Lambda_t / Lambda_tau) (1 - lambda_tau) a_tau
+
+  Inside a chunk of C tokens the weights Lambda_t / Lambda_tau form a lower-triangular C x C
+  matrix, so the inner sum is one matmul per chunk (all chunks at once). The ratios are
+  computed as exp(G_t - G_tau) with G the cumulative sum of log(lambda) *from the chunk start*:
+  every exponent is <= 0, so nothing overflows for gates near 0, and nothing divides by a tiny
+  product for gates near 1. Only the state at chunk ends has to travel from chunk to chunk; that
+  is the same kind of recurrence again, over T / C chunk-end states, and is solved by calling
+  the same function on it (a short recursion: T = 8192 with C = 64 needs three levels).
+- :func:`running_state_step`: one token, O(1) work, for generation.
+
+The building block :func:`decayed_cumsum` (h_t = exp(log_decay_t) h_{t-1} + x_t, heads-first
+layout) is reused by the pair-memory readout in ``readout.py``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+MODES = ("loop", "chunked")
+DEFAULT_CHUNK = 64
+
+
+# --- input checks shared by the op files (state, pair_memory, readout, slots) ---------------
+
+def check_mode(mode: str) -> str:
+    """Return ``mode`` if it is a known op form, else raise ValueError listing the allowed ones."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
+    return mode
+
+
+def check_chunk_size(chunk_size: int) -> int:
+    if not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size < 2:
+        raise ValueError(f"chunk_size must be an int >= 2, got {chunk_size!r}")
+    return chunk_size
+
+
+def check_sequence(name: str, x, ndim: int, like: torch.Tensor | None = None, shape=None) -> torch.Tensor:
+    """Check a tensor's type, rank, dtype (floating, same as ``like``), device and shape."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if x.dim() != ndim:
+        raise ValueError(f"{name} must have {ndim} dimensions, got shape {tuple(x.shape)}")
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"{name} must be a floating-point tensor (float32 or float64), got {x.dtype}")
+    if like is not None and x.dtype != like.dtype:
+        raise TypeError(f"{name} has dtype {x.dtype} but the other inputs have {like.dtype}; convert them to one dtype")
+    if like is not None and x.device != like.device:
+        raise ValueError(f"{name} is on {x.device} but the other inputs are on {like.device}")
+    if shape is not None and tuple(x.shape) != tuple(shape):
+        raise ValueError(f"{name} must have shape {tuple(shape)}, got {tuple(x.shape)}")
+    if x.shape[1] == 0 and ndim >= 3:
+        raise ValueError(f"{name} has an empty time axis: need T >= 1")
+    return x
+
+
+def check_running_state_inputs(a, lam, s0=None):
+    check_sequence("a", a, 4)
+    B, T, H, S = a.shape
+    check_sequence("lam", lam, 3, like=a, shape=(B, T, H))
+    if s0 is not None:
+        check_sequence("s0", s0, 3, like=a, shape=(B, H, S))
+
+
+def log_gate(gate: torch.Tensor) -> torch.Tensor:
+    """log(gate), finite even where a float32 sigmoid rounded the gate to exactly 0."""
+    return torch.log(gate.clamp_min(torch.finfo(gate.dtype).tiny))
+
+
+# --- the building block: h_t = exp(log_decay_t) * h_{t-1} + x_t ---------------------------
+
+def decayed_cumsum(log_decay: torch.Tensor, x: torch.Tensor, h0: torch.Tensor | None = None,
+                   chunk_size: int = DEFAULT_CHUNK) -> torch.Tensor:
+    """All states of h_t = exp(log_decay_t) h_{t-1} + x_t (h_{-1} = h0 or 0), chunkwise.
+
+    Heads-first layout: log_decay [B, H, T], x [B, H, T, D], h0 [B, H, D] -> h [B, H, T, D].
+    ``log_decay`` must be <= 0 (a decay in (0, 1]).
+    """
+    B, H, T, D = x.shape
+    C = min(chunk_size, T)
+    N = -(-T // C)                                                  # number of chunks
+    pad = N * C - T
+    if pad:  # padded tokens keep the state (decay 1) and write nothing, so earlier h are unchanged
+        log_decay = torch.nn.functional.pad(log_decay, (0, pad))
+        x = torch.nn.functional.pad(x, (0, 0, 0, pad))
+    ld = log_decay.reshape(B, H, N, C)                              # [B, H, N, C]
+    xc = x.reshape(B, H, N, C, D)                                   # [B, H, N, C, D]
+
+    # G_t = sum_{u=c..t} log lambda_u, counted from the start of each chunk
+    G = torch.cumsum(ld, dim=-1)                                    # [B, H, N, C]
+    # W[t, tau] = Lambda_t / Lambda_tau = exp(G_t - G_tau) for tau <= t, else 0 (masked before exp)
+    causal = torch.ones(C, C, dtype=torch.bool, device=x.device).tril()
+    W = torch.exp((G.unsqueeze(-1) - G.unsqueeze(-2)).masked_fill(~causal, float("-inf")))  # [B, H, N, C, C]
+    # h_t (from a zero state at the chunk start) = sum_{tau=c..t} W[t, tau] x_tau
+    h_local = W @ xc                                                # [B, H, N, C, D]
+
+    # the state entering each chunk: H_n = exp(G_end_n) H_{n-1} + h_local_end_n, H_{-1} = h0
+    if N == 1:
+        h_enter = (torch.zeros(B, H, 1, D, dtype=x.dtype, device=x.device) if h0 is None
+                   else h0.unsqueeze(2))                            # [B, H, 1, D]
+    else:  # the same recurrence over N < T chunk-end states: recurse
+        h_end = decayed_cumsum(G[..., -1], h_local[..., -1, :], h0, chunk_size)  # [B, H, N, D]
+        first = torch.zeros_like(h_end[:, :, :1]) if h0 is None else h0.unsqueeze(2)
+        h_enter = torch.cat([first, h_end[:, :, :-1]], dim=2)       # [B, H, N, D]
+    # h_t = Lambda_t H_{n-1} + h_local_t
+    h = h_local + torch.exp(G).unsqueeze(-1) * h_enter.unsqueeze(3)  # [B, H, N, C, D]
+    return h.reshape(B, H, N * C, D)[:, :, :T]
+
+
+# --- the running state in the paper's layout [B, T, H, S] -----------------------------------
+
+def running_state_step(a_t: torch.Tensor, lam_t: torch.Tensor, s_prev: torch.Tensor) -> torch.Tensor:
+    """One token: a_t [B, H, S], lam_t [B, H], s_prev [B, H, S] -> s_t [B, H, S]."""
+    # s_t = lambda_t s_{t-1} + (1 - lambda_t) a_t
+    lam_t = lam_t.unsqueeze(-1)                                     # [B, H, 1]
+    return lam_t * s_prev + (1 - lam_t) * a_t                       # [B, H, S]
+
+
+def _running_state_loop(a, lam, s0):
+    s_t = torch.zeros_like(a[:, 0]) if s0 is None else s0          # [B, H, S]
+    states = []
+    for t in range(a.shape[1]):
+        s_t = running_state_step(a[:, t], lam[:, t], s_t)
+        states.append(s_t)
+    return torch.stack(states, dim=1)                               # [B, T, H, S]
+
+
+def _running_state_chunked(a, lam, s0, chunk_size):
+    # x_t = (1 - lambda_t) a_t, decay = lambda_t: then s_t = lambda_t s_{t-1} + x_t
+    x = ((1 - lam).unsqueeze(-1) * a).transpose(1, 2)               # [B, H, T, S]
+    s = decayed_cumsum(log_gate(lam).transpose(1, 2), x, s0, chunk_size)  # [B, H, T, S]
+    return s.transpose(1, 2)                                        # [B, T, H, S]
+
+
+def running_state(a: torch.Tensor, lam: torch.Tensor, s0: torch.Tensor | None = None,
+                  mode: str = "chunked", chunk_size: int = DEFAULT_CHUNK) -> torch.Tensor:
+    """s[:, t] = s_t for s_t = lam_t s_{t-1} + (1 - lam_t) a_t, s_{-1} = s0 (or zeros).
+
+    a [B, T, H, S], lam [B, T, H] in (0, 1), s0 [B, H, S] or None -> s [B, T, H, S].
+    ``mode`` is "loop" (the reference) or "chunked" (default, ``chunk_size`` tokens per chunk).
+    Gate values are not checked (that would need a device sync); log(0) is clamped to stay finite.
+    """
+    check_mode(mode)
+    check_chunk_size(chunk_size)
+    check_running_state_inputs(a, lam, s0)
+    if mode == "loop":
+        return _running_state_loop(a, lam, s0)
+    return _running_state_chunked(a, lam, s0, chunk_size)
+
+
+def previous_states(s: torch.Tensor, s0: torch.Tensor | None = None) -> torch.Tensor:
+    """Shift by one token: s_prev[:, 0] = s0 (or zeros), s_prev[:, t] = s[:, t-1].
+
+    The pair memory pairs the state *before* token t with token t's write, so it reads s_prev.
+    """
+    check_sequence("s", s, 4)
+    B, T, H, S = s.shape
+    if s0 is None:
+        s0 = torch.zeros_like(s[:, 0])                              # [B, H, S]
+    else:
+        check_sequence("s0", s0, 3, like=s, shape=(B, H, S))
+    return torch.cat([s0.unsqueeze(1), s[:, :-1]], dim=1)           # [B, T, H, S]
