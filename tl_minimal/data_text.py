@@ -1,0 +1,206 @@
+"""Byte-level WikiText-2: the text the paper's language-modelling numbers are measured on.
+
+Glossary
+    byte id        0..255       one UTF-8 byte of the text
+    PAD, BOS, EOS  256, 257, 258  specials; VOCAB_SIZE = 259
+    split          "train" | "validation" | "test"  (``"valid"`` is accepted too)
+    window         x = tokens[i : i+T], y = tokens[i+1 : i+T+1]   [B, T] int64 each
+    chunk          a window whose start i is a multiple of T: chunks never overlap, and
+                   together their targets cover the split once (evaluation)
+
+Preprocessing, exactly as the paper's reference code: strip every line, drop the empty ones,
+join with "\\n", encode as UTF-8, and put one BOS ... EOS around the whole split.
+
+Where the text comes from, in this order:
+1. a local directory, when ``data_dir=`` is given or ``TL_MINIMAL_DATA`` is set, laid out as
+   ``<dir>/wikitext-2-raw/wiki.{train,valid,test}.raw``. The offline copy in ``../shared/data``
+   holds only the head of the train split (``wiki.train.head1MB.txt``); it is used then, and
+   :attr:`TextSplit.source` says so (runs copy that sentence into their output and results);
+2. Hugging Face ``datasets`` (``wikitext`` / ``wikitext-2-raw-v1``, cached where ``datasets``
+   caches, usually ``~/.cache/huggingface/datasets``);
+3. otherwise :class:`DataUnavailable`, whose message names both ways.
+
+Randomness: every sampler takes a seed and builds its own ``torch.Generator``; nothing here
+touches the global random state.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+PAD, BOS, EOS = 256, 257, 258
+VOCAB_SIZE = 259
+
+HF_NAME, HF_CONFIG = "wikitext", "wikitext-2-raw-v1"
+_SPLIT_NAMES = {"train": "train", "validation": "validation", "valid": "validation", "test": "test"}
+_LOCAL_FILES = {  # split -> candidate file names inside <dir>/wikitext-2-raw, full split first
+    "train": ("wiki.train.raw", "wiki.train.head1MB.txt"),
+    "validation": ("wiki.valid.raw",),
+    "test": ("wiki.test.raw",),
+}
+
+
+class DataUnavailable(RuntimeError):
+    """Neither a local copy nor the Hugging Face hub could provide a data set."""
+
+
+def local_root(data_dir: str | os.PathLike | None = None) -> Path | None:
+    """The local data directory: ``data_dir`` if given, else ``TL_MINIMAL_DATA``, else None."""
+    if data_dir is not None:
+        return Path(data_dir).expanduser().resolve()
+    raw = os.environ.get("TL_MINIMAL_DATA", "").strip()
+    return Path(raw).expanduser().resolve() if raw else None
+
+
+# ----------------------------------------------------------------------------- preprocessing
+def preprocess(raw: str) -> str:
+    """Strip each line, drop empty lines, join with "\\n" (the paper's preprocessing)."""
+    return "\n".join(s for s in (line.strip() for line in raw.splitlines()) if s)
+
+
+def encode(text: str) -> torch.Tensor:
+    """UTF-8 bytes of ``text`` wrapped as BOS ... EOS -> int64 tensor [N + 2]."""
+    body = torch.frombuffer(bytearray(text.encode("utf-8")), dtype=torch.uint8).long()
+    return torch.cat([torch.tensor([BOS]), body, torch.tensor([EOS])])
+
+
+def decode(ids) -> str:
+    """Inverse of :func:`encode` (specials are dropped; broken UTF-8 shows as U+FFFD)."""
+    ids = ids.tolist() if isinstance(ids, torch.Tensor) else list(ids)
+    return bytes(i for i in ids if 0 <= i < 256).decode("utf-8", errors="replace")
+
+
+# ----------------------------------------------------------------------------- loading
+@dataclass
+class TextSplit:
+    """One preprocessed split: its text, its byte tokens, and a sentence saying where it came from."""
+
+    name: str
+    text: str
+    tokens: torch.Tensor  # [N] int64, BOS ... EOS
+    source: str
+    partial: bool  # True when only the head of the split was available
+
+    def __repr__(self) -> str:
+        return f"TextSplit({self.name!r}, {len(self.tokens):,} tokens, source={self.source!r})"
+
+
+def _read_local(root: Path, split: str) -> tuple[str, str, bool] | None:
+    folder = root / "wikitext-2-raw" if (root / "wikitext-2-raw").is_dir() else root
+    for i, name in enumerate(_LOCAL_FILES[split]):
+        path = folder / name
+        if path.is_file():
+            raw = path.read_text(encoding="utf-8")
+            partial = i > 0
+            what = f"head of the {split} split" if partial else f"full {split} split"
+            return raw, f"local {what}, {path.stat().st_size:,} bytes ({path})", partial
+    return None
+
+
+def _read_hub(split: str) -> tuple[str, str, bool]:
+    import datasets  # imported lazily: slow to import, and not needed with a local directory
+
+    rows = datasets.load_dataset(HF_NAME, HF_CONFIG, split=split)
+    raw = "".join(rows["text"])
+    return raw, f"Hugging Face datasets {HF_NAME}/{HF_CONFIG} ({split}, full split)", False
+
+
+def load_split(split: str = "train", data_dir: str | os.PathLike | None = None) -> TextSplit:
+    """Load one WikiText-2 (raw) split, preprocessed and byte-encoded.
+
+    ``data_dir`` (or ``TL_MINIMAL_DATA``) names a local directory, tried first; an explicit
+    ``data_dir`` that lacks the file is an error. Otherwise Hugging Face ``datasets`` is used.
+    """
+    if split not in _SPLIT_NAMES:
+        raise ValueError(f"unknown split {split!r}: expected one of train, validation (or valid), test")
+    split = _SPLIT_NAMES[split]
+    root = local_root(data_dir)
+    found = _read_local(root, split) if root is not None else None
+    if found is None and data_dir is not None:
+        raise DataUnavailable(
+            f"WikiText-2 {split}: no {' or '.join(_LOCAL_FILES[split])} under {root} "
+            "(expected <dir>/wikitext-2-raw/<file>); run `python data/prepare_wikitext2.py --out DIR`"
+        )
+    if found is None:
+        try:
+            found = _read_hub(split)
+        except Exception as exc:  # no package, no network, no cache: all end here
+            tried = f"TL_MINIMAL_DATA={root} has no {_LOCAL_FILES[split][0]}" if root else "TL_MINIMAL_DATA is unset"
+            raise DataUnavailable(
+                f"WikiText-2 {split} is not available. Either point TL_MINIMAL_DATA (or data_dir=) at a "
+                f"local directory holding wikitext-2-raw/{_LOCAL_FILES[split][0]} ({tried}), or let Hugging "
+                f"Face datasets download {HF_NAME}/{HF_CONFIG} once with internet "
+                f"(`python data/prepare_wikitext2.py`). The datasets attempt failed with: "
+                f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            ) from exc
+    raw, source, partial = found
+    text = preprocess(raw)
+    return TextSplit(split, text, encode(text), source, partial)
+
+
+# ----------------------------------------------------------------------------- batches
+def random_windows(tokens: torch.Tensor, batch_size: int, seq_len: int, generator: torch.Generator):
+    """B random windows: starts uniform in [0, N - T - 1]; returns x, y [B, T] (y = x shifted by one)."""
+    n_starts = len(tokens) - seq_len
+    if n_starts < 1:
+        raise ValueError(f"text of {len(tokens)} tokens is too short for windows of {seq_len} (+1)")
+    starts = torch.randint(0, n_starts, (batch_size,), generator=generator)  # [B]
+    idx = starts[:, None] + torch.arange(seq_len + 1)  # [B, T+1]
+    both = tokens[idx]
+    return both[:, :-1], both[:, 1:]
+
+
+def step_seed(seed: int, step: int, stream: int = 0) -> int:
+    """A distinct, reproducible seed for (run seed, step, stream); stream = e.g. the DDP rank."""
+    return (seed * 1_000_003 + stream * 7_919 + step * 104_729 + 12_345) % (2**63 - 1)
+
+
+class WindowSampler:
+    """``sampler(step) -> (x, y)``: the training batches, a pure function of (seed, stream, step).
+
+    Because batch k depends on k only, a resumed run sees exactly the batches it would have
+    seen uninterrupted, and DDP ranks (``stream=rank``) each draw different windows.
+    """
+
+    def __init__(self, tokens: torch.Tensor, batch_size: int, seq_len: int, seed: int, stream: int = 0):
+        self.tokens, self.batch_size, self.seq_len = tokens, batch_size, seq_len
+        self.seed, self.stream = seed, stream
+
+    def __call__(self, step: int):
+        g = torch.Generator().manual_seed(step_seed(self.seed, step, self.stream))
+        return random_windows(self.tokens, self.batch_size, self.seq_len, g)
+
+
+def eval_chunks(tokens: torch.Tensor, seq_len: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """All non-overlapping chunks in order: x, y [C, T] with C = (N - 1) // T."""
+    n = (len(tokens) - 1) // seq_len
+    if n < 1:
+        raise ValueError(f"text of {len(tokens)} tokens holds no chunk of {seq_len} (+1)")
+    x = tokens[: n * seq_len].view(n, seq_len)
+    y = tokens[1 : n * seq_len + 1].view(n, seq_len)
+    return x, y
+
+
+def eval_batches(tokens: torch.Tensor, seq_len: int, batch_size: int, max_batches: int | None = None,
+                 shuffle_seed: int | None = None) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """Evaluation batches of non-overlapping chunks.
+
+    Default: the chunks in text order and the first ``max_batches`` batches of ``batch_size``
+    (the paper: first 128 batches of 16 chunks of 128 bytes); ``max_batches=None`` takes the
+    whole split. ``shuffle_seed`` draws the chunks in a seeded random order instead (a random
+    but reproducible subset when ``max_batches`` is set).
+    """
+    x, y = eval_chunks(tokens, seq_len)
+    if shuffle_seed is not None:
+        order = torch.randperm(len(x), generator=torch.Generator().manual_seed(shuffle_seed))
+        x, y = x[order], y[order]
+    n_batches = math.ceil(len(x) / batch_size)
+    if max_batches is not None:
+        n_batches = min(n_batches, max_batches)
+    return [(x[i * batch_size : (i + 1) * batch_size], y[i * batch_size : (i + 1) * batch_size])
+            for i in range(n_batches)]

@@ -1,0 +1,139 @@
+"""The tokenized benchmark: MiniMind's tokenizer (vocab 6,400) and a corpus cut into train / holdout.
+
+Glossary
+    tokenizer   MiniMind2's byte-level BPE; ids 0, 1, 2 = <|endoftext|>, <|im_start|>, <|im_end|>
+    document    one {"text": ...} line of a MiniMind pretraining jsonl, or one line of WikiText-2
+    holdout     documents 19, 39, 59, ... (index % 20 == 19): a deterministic 1-in-20 split
+    stream      all documents of one side, each as <|im_start|> text <|im_end|>, concatenated [N]
+
+Where things come from:
+- tokenizer: ``<dir>/minimind/tokenizer.json`` under ``tokenizer_dir=`` / ``TL_MINIMAL_DATA``,
+  else the Hugging Face hub (``jingyaogong/MiniMind2``), else :class:`DataUnavailable`;
+- corpus: a MiniMind pretraining jsonl when the user has one (``jsonl=`` argument,
+  ``TL_MINIMAL_MINIMIND_JSONL``, or ``<dir>/minimind/pretrain_hq.jsonl``), read up to
+  ``max_docs`` documents; otherwise the WikiText-2 train split (lines after the paper's
+  preprocessing) tokenized with the same tokenizer. :attr:`TokenCorpus.source` says which,
+  and runs print it. The second is a stand-in, not the paper's corpus: numbers differ.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from .data_text import DataUnavailable, load_split, local_root
+
+HUB_REPO = "jingyaogong/MiniMind2"
+VOCAB_SIZE = 6400
+HOLDOUT_EVERY = 20
+BEGIN, END = 1, 2  # <|im_start|>, <|im_end|>: around every document, as MiniMind's pretraining does
+
+
+def load_tokenizer(tokenizer_dir: str | os.PathLike | None = None):
+    """The MiniMind tokenizer (``tokenizers.Tokenizer``): local file first, then the hub."""
+    from tokenizers import Tokenizer
+
+    root = local_root(tokenizer_dir)
+    if root is not None:
+        for path in (root / "minimind" / "tokenizer.json", root / "tokenizer.json"):
+            if path.is_file():
+                return Tokenizer.from_file(str(path))
+        if tokenizer_dir is not None:
+            raise DataUnavailable(f"no tokenizer.json (or minimind/tokenizer.json) under {root}")
+    try:
+        return Tokenizer.from_pretrained(HUB_REPO)
+    except Exception as exc:
+        raise DataUnavailable(
+            "The MiniMind tokenizer is not available. Either point TL_MINIMAL_DATA (or tokenizer_dir=) at a "
+            "directory holding minimind/tokenizer.json, or let the Hugging Face hub download "
+            f"{HUB_REPO} once with internet (`python data/prepare_minimind.py`). The hub attempt failed with: "
+            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        ) from exc
+
+
+def _find_jsonl(jsonl, data_dir) -> Path | None:
+    if jsonl is not None:
+        path = Path(jsonl).expanduser()
+        if not path.is_file():
+            raise FileNotFoundError(f"MiniMind jsonl {path} does not exist")
+        return path
+    env = os.environ.get("TL_MINIMAL_MINIMIND_JSONL", "").strip()
+    if env:
+        return _find_jsonl(env, None)
+    root = local_root(data_dir)
+    if root is not None and (root / "minimind" / "pretrain_hq.jsonl").is_file():
+        return root / "minimind" / "pretrain_hq.jsonl"
+    return None
+
+
+def read_jsonl(path: Path, max_docs: int | None) -> list[str]:
+    """The "text" field of the first ``max_docs`` lines of a jsonl file (a bad line is an error)."""
+    docs = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if max_docs is not None and len(docs) >= max_docs:
+                break
+            if not line.strip():
+                continue
+            try:
+                docs.append(json.loads(line)["text"])
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise ValueError(f"{path}:{number}: expected a JSON object with a 'text' field ({exc})") from exc
+    return docs
+
+
+def split_holdout(docs: list, every: int = HOLDOUT_EVERY) -> tuple[list, list]:
+    """Deterministic 1-in-``every`` holdout: document i is held out when i % every == every - 1."""
+    train = [d for i, d in enumerate(docs) if i % every != every - 1]
+    held = [d for i, d in enumerate(docs) if i % every == every - 1]
+    return train, held
+
+
+def tokenize_stream(tokenizer, docs: list[str]) -> torch.Tensor:
+    """Concatenate <|im_start|> doc <|im_end|> for every document -> int64 [N]."""
+    ids = []
+    for enc in tokenizer.encode_batch(docs, add_special_tokens=False):
+        ids.append(BEGIN)
+        ids.extend(enc.ids)
+        ids.append(END)
+    return torch.tensor(ids, dtype=torch.long)
+
+
+@dataclass
+class TokenCorpus:
+    """Train and holdout token streams plus a sentence saying where they came from."""
+
+    train: torch.Tensor  # [N_train] int64
+    holdout: torch.Tensor  # [N_holdout] int64
+    source: str
+    vocab_size: int = VOCAB_SIZE
+
+    def __repr__(self) -> str:
+        return f"TokenCorpus(train={len(self.train):,}, holdout={len(self.holdout):,} tokens, source={self.source!r})"
+
+
+def load_corpus(jsonl: str | os.PathLike | None = None, data_dir: str | os.PathLike | None = None,
+                tokenizer=None, max_docs: int | None = 200_000) -> TokenCorpus:
+    """Tokenized corpus with the 1-in-20 holdout (see the module docstring for the sources)."""
+    tokenizer = tokenizer if tokenizer is not None else load_tokenizer(data_dir)
+    vocab = tokenizer.get_vocab_size()
+    if vocab != VOCAB_SIZE:
+        raise ValueError(f"expected the MiniMind tokenizer with {VOCAB_SIZE} ids, this one has {vocab}")
+    path = _find_jsonl(jsonl, data_dir)
+    if path is not None:
+        docs = read_jsonl(path, max_docs)
+        source = f"MiniMind pretraining jsonl {path} (first {len(docs):,} documents)"
+    else:
+        split = load_split("train", data_dir)
+        docs = split.text.split("\n")
+        source = (f"no MiniMind jsonl: stand-in WikiText-2 train text tokenized with the MiniMind tokenizer, "
+                  f"one document per line ({len(docs):,} lines; {split.source})")
+    if len(docs) < HOLDOUT_EVERY:
+        raise ValueError(f"corpus has {len(docs)} documents; the 1-in-{HOLDOUT_EVERY} holdout needs at least {HOLDOUT_EVERY}")
+    train_docs, held_docs = split_holdout(docs)
+    source += f"; holdout = every {HOLDOUT_EVERY}th document ({len(held_docs):,})"
+    return TokenCorpus(tokenize_stream(tokenizer, train_docs), tokenize_stream(tokenizer, held_docs), source)
