@@ -1,0 +1,104 @@
+"""The baseline: causal multi-head self-attention, as a mixer with a key-value cache.
+
+The paper compares every triple-latent variant against a small pre-LN Transformer: token
+embedding + learned absolute positions, blocks of (causal self-attention, GELU FFN 4d), a
+final LayerNorm and an LM head tied to the embedding. The model itself is assembled in
+:mod:`tl_minimal.models` from :class:`tl_minimal.layers.Block` and the mixer below; this
+file holds the one piece that is specific to the Transformer: attention.
+
+Glossary (paper symbol -> code name -> shape); H heads, D = d / H per head
+    n_t                 n         [B, T, d]      LayerNormed block input
+    q_t, k_t, v_t       q, k, v   [B, H, T, D]   Linear(d, 3d, bias) split into three, then heads
+    A_{t,u}             attn      [B, H, T, T']  softmax_u(q_t . k_u / sqrt(D)), u <= t
+    y_t                 y         [B, T, d]      heads concatenated
+    o_t = W_o y_t + c   o         [B, T, d]      Linear(d, d, bias)
+    cache               state     {"k", "v": [B, H, T', D]}   all keys/values so far (T' of them)
+
+Equations
+    attention   A_{t,u} = softmax_{u <= t}(q_t . k_u / sqrt(D))       (causal: u > t masked)
+    read        y_t = sum_{u <= t} A_{t,u} v_u
+    output      o_t = W_o y_t + c_o
+
+The state is the key-value cache: a call with a cache attends to the cached keys first, so
+one call on the whole sequence equals token-by-token calls (the generation path). Unlike the
+recurrent mixers its size grows with t. The fast path is
+``torch.nn.functional.scaled_dot_product_attention``; the weights A are only formed
+explicitly when a record asks for them (record["attention"] = True -> record["attn"]).
+
+Parameter count of the paper's baseline (vocab 259, d 64, 3 layers, 4 heads, context 128):
+embedding 259*64 + positions 128*64 + 3 * (2 LN 256 + qkv 12,480 + out 4,160 + FFN 33,088)
++ final LN 128 = 174,848 (tests/test_transformer.py checks it).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def causal_mask(T: int, past: int, device) -> torch.Tensor:
+    """Boolean [T, past+T]: query t (absolute past+t) may see key u iff u <= past+t."""
+    q_pos = torch.arange(past, past + T, device=device)[:, None]  # [T, 1]
+    k_pos = torch.arange(past + T, device=device)[None, :]  # [1, past+T]
+    return k_pos <= q_pos  # [T, past+T]
+
+
+def attention_explicit(q, k, v, past: int):
+    """The specification: weights formed explicitly. q [B, H, T, D], k/v [B, H, past+T, D]."""
+    D = q.shape[-1]
+    # A_{t,u} = softmax_{u <= t}(q_t . k_u / sqrt(D))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(D)  # [B, H, T, past+T]
+    scores = scores.masked_fill(~causal_mask(q.shape[2], past, q.device), float("-inf"))
+    attn = scores.softmax(dim=-1)  # [B, H, T, past+T]
+    # y_t = sum_u A_{t,u} v_u
+    return attn @ v, attn  # [B, H, T, D], [B, H, T, past+T]
+
+
+def attention_fast(q, k, v, past: int) -> torch.Tensor:
+    """Same result through the fused kernel (flash / memory-efficient where available)."""
+    T = q.shape[2]
+    if past == 0:
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)  # [B, H, T, D]
+    if T == 1:  # one new token sees the whole cache: no mask needed
+        return F.scaled_dot_product_attention(q, k, v)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=causal_mask(T, past, q.device))
+
+
+class CausalSelfAttention(nn.Module):
+    """Multi-head causal self-attention: ``forward(n, state=None, record=None) -> (o, state)``.
+
+    state: None (start of sequence) or the cache {"k": [B, H, T', D], "v": [B, H, T', D]}.
+    record (optional dict): record["attn"] = [B, H, T, T'] only if record.get("attention").
+    """
+
+    def __init__(self, d_model: int, n_heads: int):
+        super().__init__()
+        if d_model % n_heads != 0:
+            raise ValueError(f"d_model ({d_model}) must be divisible by n_heads ({n_heads})")
+        self.d_model, self.n_heads = d_model, n_heads
+        self.qkv = nn.Linear(d_model, 3 * d_model)  # W_q, W_k, W_v stacked, with bias
+        self.out = nn.Linear(d_model, d_model)  # W_o, c_o
+
+    def forward(self, n, state=None, record=None):
+        if n.dim() != 3 or n.shape[-1] != self.d_model:
+            raise ValueError(f"input must be [B, T, d_model={self.d_model}], got {tuple(n.shape)}")
+        B, T, d = n.shape
+        H = self.n_heads
+        # q_t, k_t, v_t = split(W_qkv n_t + c_qkv), one head each D = d / H
+        q, k, v = self.qkv(n).view(B, T, 3, H, d // H).permute(2, 0, 3, 1, 4)  # 3 x [B, H, T, D]
+        past = 0
+        if state is not None:
+            past = state["k"].shape[2]
+            k = torch.cat([state["k"], k], dim=2)  # [B, H, past+T, D]
+            v = torch.cat([state["v"], v], dim=2)
+        if record is not None and record.get("attention"):
+            y, attn = attention_explicit(q, k, v, past)  # [B, H, T, D]
+            record["attn"] = attn.detach()
+        else:
+            y = attention_fast(q, k, v, past)  # [B, H, T, D]
+        y = y.transpose(1, 2).reshape(B, T, d)  # [B, T, d]: heads side by side
+        # o_t = W_o y_t + c_o
+        return self.out(y), {"k": k, "v": v}
