@@ -1,0 +1,191 @@
+"""Every variant: causal, step-by-step equals the whole pass, generation, internals, errors."""
+
+import pytest
+import torch
+
+import tl_minimal
+from tl_minimal import VARIANTS, build_model, default_config
+
+V = 50
+TINY = dict(d_model=32, n_layers=2, n_heads=4, state_dim=8, num_slots=4, max_seq_len=64,
+            assoc_dim=16, top_k=4)
+
+
+def tiny(variant, **extra):
+    """A small float64 model in eval mode (dropout off), with only the settings it knows."""
+    allowed = default_config(variant)
+    cfg = {k: v for k, v in TINY.items() if k in allowed}
+    cfg.update(extra)
+    torch.manual_seed(0)
+    return build_model(variant, V, **cfg).double().eval()
+
+
+def _rel(a, b):
+    return ((a - b).norm() / b.norm().clamp_min(1e-30)).item()
+
+
+def _tokens(B=2, T=13, seed=0):
+    return torch.randint(0, V, (B, T), generator=torch.Generator().manual_seed(seed))
+
+
+def test_variant_list():
+    assert VARIANTS == ("transformer", "triple_latent", "triple_slot", "triple_hybrid",
+                        "transformer_plus_triple", "gated_hybrid", "gated_hybrid_paper")
+    assert tl_minimal.get_device("cpu").type == "cpu"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_causal(variant):
+    model = tiny(variant)
+    x = _tokens()
+    logits = model(x)
+    assert logits.shape == (2, 13, V) and logits.dtype == torch.float64
+    for t in (0, 5, 11):
+        y = x.clone()
+        y[:, t + 1 :] = (y[:, t + 1 :] + 7) % V
+        assert torch.equal(model(y)[:, : t + 1], logits[:, : t + 1]), f"position <= {t} saw the future"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_step_and_chunks_equal_whole_pass(variant):
+    model = tiny(variant)
+    x = _tokens(T=12)
+    whole = model(x)
+    state = model.init_state(2)
+    steps = []
+    for t in range(12):
+        out, state = model.step(x[:, t], state)
+        steps.append(out)
+    assert _rel(torch.stack(steps, 1), whole) < 1e-10
+    assert state["t"] == 12
+    first, st = model.run(x[:, :5])
+    rest, st = model.run(x[:, 5:], st)  # several tokens continuing a state
+    assert _rel(torch.cat([first, rest], 1), whole) < 1e-10
+
+
+@pytest.mark.parametrize("variant", ["triple_latent", "gated_hybrid"])
+def test_loop_mode_equals_chunked(variant):
+    fast, loop = tiny(variant), tiny(variant, mode="loop")
+    loop.load_state_dict(fast.state_dict())
+    x = _tokens(T=20)
+    assert _rel(loop(x), fast(x)) < 1e-10
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_generate(variant):
+    model = tiny(variant)
+    prompt = _tokens(B=3, T=4)
+    g = lambda: torch.Generator().manual_seed(123)  # noqa: E731
+    a = model.generate(prompt, 6, temperature=0.8, top_k=5, generator=g())
+    b = model.generate(prompt, 6, temperature=0.8, top_k=5, generator=g())
+    assert a.shape == (3, 10) and a.dtype == torch.long and torch.equal(a, b)
+    assert torch.equal(a[:, :4], prompt) and int(a.max()) < V
+    one = model.generate(prompt[0], 3, temperature=0)  # 1-D prompt, greedy
+    assert one.shape == (7,)
+    # greedy generation picks the argmax of the full forward pass at every position
+    assert torch.equal(model(one[None, :-1]).argmax(-1)[0, 3:], one[4:])
+    with pytest.raises(ValueError, match="max_seq_len"):
+        model.generate(prompt, 61)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_internals(variant):
+    model = tiny(variant)
+    x = _tokens(B=2, T=9)
+    logits, info = model.internals(x, snapshot_at=(0, 8), attention=True)
+    assert _rel(logits, model(x)) < 1e-12  # explicit attention weights: same numbers
+    assert len(info["layers"]) == 2
+    layer = info["layers"][0]
+    if variant in ("transformer", "transformer_plus_triple"):
+        assert layer["attn"].shape == (2, 4, 9, 9)
+    else:
+        assert layer["lam"].shape == (2, 9, 4) and layer["gam"].shape == (2, 9, 4)
+    if variant == "triple_latent":
+        assert set(layer["P"]) == {0, 8} and layer["P"][8].shape == (2, 4, 8, 8)
+    if variant == "triple_slot":
+        assert layer["slot_weights"].shape == (2, 9, 4, 4)
+    if "hybrid" in variant:
+        assert info["conv"]["update"].shape == (2, 9, 32)
+    if variant.startswith("gated"):
+        r = info["retrieval"]
+        assert r["weights"].shape == (2, 9, 4) and r["index"].shape == (2, 9, 4)
+        assert r["read_gate"].shape == (2, 9)
+        assert torch.all(r["index"][:, :2] == -1)  # "previous": no entries before t = 2
+    if variant == "transformer_plus_triple":
+        assert info["side"]["lam"].shape == (2, 9, 4)
+
+
+def test_parameter_counts_at_paper_defaults():
+    count = lambda m: sum(p.numel() for p in m.parameters())  # noqa: E731
+    assert count(build_model("transformer", 259)) == 174_848
+    assert count(build_model("triple_hybrid", 259, state_dim=8)) == 177_752  # the paper's figure
+    # the gated paper row = triple_hybrid (S=8) + W_k, W_v, W_q (3 x 64 x 64) + read gate 65 + LN 128
+    assert count(build_model("gated_hybrid_paper", 259)) == 177_752 + 3 * 64 * 64 + 65 + 128
+
+
+def test_conv_leak_at_model_level():
+    leaky = tiny("triple_hybrid", conv_causal=False)
+    x = _tokens(B=1, T=10)
+    y = x.clone()
+    y[0, 6] = (y[0, 6] + 1) % V
+    assert (leaky(x)[0, 5] - leaky(y)[0, 5]).abs().max() > 1e-6  # position 5 saw token 6
+    with pytest.raises(NotImplementedError, match="no step form"):
+        leaky.generate(x[0, :3], 2)
+    with pytest.raises(NotImplementedError, match="no step form"):
+        leaky.init_state(1)
+
+
+@pytest.mark.parametrize("variant", ["transformer", "gated_hybrid"])
+def test_bad_tokens(variant):
+    model = tiny(variant)
+    with pytest.raises(TypeError, match="torch.long"):
+        model(torch.zeros(1, 4))
+    with pytest.raises(TypeError, match="torch.long"):
+        model(torch.zeros(1, 4, dtype=torch.int32))
+    with pytest.raises(ValueError, match=r"\[0, 50\).*\[-1, 3\]"):
+        model(torch.tensor([[0, -1, 3]]))
+    with pytest.raises(ValueError, match=r"\[0, 50\)"):
+        model(torch.tensor([[0, 50]]))
+    with pytest.raises(ValueError, match="max_seq_len"):
+        model(torch.zeros(1, 65, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"\[B, T\]"):
+        model(torch.zeros(4, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"token \[B\]"):
+        model.step(torch.zeros(2, 1, dtype=torch.long), model.init_state(2))
+    state = model.run(torch.zeros(1, 60, dtype=torch.long))[1]
+    with pytest.raises(ValueError, match="positions 60..64 exceed"):
+        model.run(torch.zeros(1, 5, dtype=torch.long), state)
+    with pytest.raises(ValueError, match="batch size"):
+        model.run(torch.zeros(2, 1, dtype=torch.long), state)
+
+
+def test_bad_configs():
+    with pytest.raises(ValueError, match="unknown variant 'gpt'.*transformer, triple_latent"):
+        build_model("gpt", V)
+    with pytest.raises(ValueError, match="no setting.*'state_dim'.*allowed: d_model"):
+        build_model("transformer", V, state_dim=8)
+    with pytest.raises(ValueError, match="divisible"):
+        build_model("triple_latent", V, d_model=30, n_heads=4)
+    with pytest.raises(ValueError, match="d_model must be a positive int"):
+        build_model("transformer", V, d_model=0)
+    with pytest.raises(ValueError, match="n_layers must be a positive int"):
+        build_model("transformer", V, n_layers=2.5)
+    with pytest.raises(ValueError, match=r"dropout must be a number in \[0, 1\)"):
+        build_model("transformer", V, dropout=1.0)
+    with pytest.raises(ValueError, match="mode must be one of"):
+        build_model("triple_latent", V, mode="fast")
+    with pytest.raises(ValueError, match="top_k"):
+        build_model("gated_hybrid", V, top_k=0)
+    with pytest.raises(ValueError, match="query_align"):
+        build_model("gated_hybrid", V, query_align="next")
+    with pytest.raises(ValueError, match="vocab_size"):
+        build_model("transformer", 0)
+
+
+def test_resolved_config_and_attributes():
+    model = build_model("gated_hybrid", 259, top_k="all", query_align="current")
+    assert model.variant == "gated_hybrid" and model.vocab_size == 259
+    assert model.config["top_k"] == "all" and model.config["state_dim"] == 8
+    assert model.config == {**default_config("gated_hybrid"), "top_k": "all", "query_align": "current"}
+    x = torch.randint(0, 259, (2, 16))
+    assert torch.isfinite(model(x)).all()

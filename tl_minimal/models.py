@@ -1,0 +1,341 @@
+"""The language models: one base class, and each variant as a small assembly of mixers.
+
+Every variant reads the same way (paper section 2):
+
+    e_t = E[token_t]                              token embedding        [B, T, d]
+    x_t = e_t + P[t]                              learned absolute position
+    x   <- before_stack(x)                        (the hybrid's local convolution)
+    x   <- Block(mixer)(x), n_layers times        pre-LN residual blocks (layers.Block)
+    h_t = LN(x_t)                                 final LayerNorm
+    h_t <- h_t + after_stack(e)_t                 (late fusion: kv memory or side triple layer)
+    logits_t = W_vocab h_t                        head tied to E, no bias
+
+Late fusion "logits = W_vocab h_t + W_vocab z_t" is computed as W_vocab (h_t + z_t): the
+head is linear, so the two are the same numbers with one vocabulary matmul instead of two.
+
+Glossary (symbol -> code name -> shape)
+    E, W_vocab   embed.weight (= head.weight)   [V, d]
+    P            pos.weight                     [max_seq_len, d]
+    state        dict                           {"t": tokens seen, "batch_size", "layers": [per
+                                                 block mixer state], "before", "after"}
+
+:class:`LanguageModel` holds everything the variants share: the one forward implementation
+:meth:`~LanguageModel.run` (with a carried state, so generation continues from it), plots'
+:meth:`~LanguageModel.internals`, one-token :meth:`~LanguageModel.step`,
+:meth:`~LanguageModel.generate`, and the input checks. Build models with
+:func:`tl_minimal.build_model` (registry.py), which checks the settings first.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from .conv import LocalConv
+from .kv_fusion import KVFusion
+from .layers import Block
+from .readout import TripleLatentMixer
+from .transformer import CausalSelfAttention
+
+
+def _reference_init(*modules: nn.Module) -> None:
+    """GPT-style init, as in the reference: Linear / Embedding weights N(0, 0.02), biases 0."""
+    for root in modules:
+        for m in root.modules():
+            if isinstance(m, (nn.Linear, nn.Embedding)):
+                nn.init.normal_(m.weight, mean=0.0, std=0.02)
+                if getattr(m, "bias", None) is not None:
+                    nn.init.zeros_(m.bias)
+
+
+class LanguageModel(nn.Module):
+    """Shared skeleton of every variant; subclasses choose the mixer and the two hooks."""
+
+    def __init__(self, variant: str, vocab_size: int, config: dict):
+        super().__init__()
+        self.variant, self.vocab_size, self.config = variant, vocab_size, dict(config)
+        d, self.max_seq_len = config["d_model"], config["max_seq_len"]
+        self.embed = nn.Embedding(vocab_size, d)  # E  [V, d]
+        self.pos = nn.Embedding(self.max_seq_len, d)  # P  [max_seq_len, d]
+        self.blocks = nn.ModuleList(Block(self.make_mixer(), d, config["dropout"])
+                                    for _ in range(config["n_layers"]))
+        self.norm = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab_size, bias=False)
+        _reference_init(self.embed, self.pos, *(b.ffn for b in self.blocks))
+        self.head.weight = self.embed.weight  # tied: W_vocab = E
+
+    # --- what a variant chooses ------------------------------------------------------------
+    def make_mixer(self) -> nn.Module:
+        raise NotImplementedError
+
+    def before_stack(self, x, state, record):
+        """Hook before the blocks: x [B, T, d] -> (x, state). Identity by default."""
+        return x, None
+
+    def after_stack(self, h, e, state, record):
+        """Hook after the final LN: (h, raw embeddings e) -> (h + z, state). Identity by default."""
+        return h, None
+
+    def check_can_step(self) -> None:
+        """Raise if this model cannot continue from a carried state (the leaky conv cannot)."""
+
+    # --- input checks ------------------------------------------------------------------------
+    def check_tokens(self, tokens, start: int = 0) -> None:
+        if not isinstance(tokens, torch.Tensor):
+            raise TypeError(f"tokens must be a torch.Tensor of dtype torch.long, got {type(tokens).__name__}")
+        if tokens.dtype != torch.long:
+            raise TypeError(f"tokens must have dtype torch.long (int64), got {tokens.dtype}; "
+                            "convert with tokens.long()")
+        if tokens.dim() != 2:
+            raise ValueError(f"tokens must be [B, T] (batch, time), got shape {tuple(tokens.shape)}")
+        B, T = tokens.shape
+        if B == 0 or T == 0:
+            raise ValueError(f"tokens must be non-empty [B, T], got shape {tuple(tokens.shape)}")
+        if start + T > self.max_seq_len:
+            where = f"positions {start}..{start + T - 1}" if start else f"T = {T}"
+            raise ValueError(f"{where} exceed(s) max_seq_len = {self.max_seq_len} (learned positions "
+                             f"exist for 0..{self.max_seq_len - 1})")
+        if bool(((tokens < 0) | (tokens >= self.vocab_size)).any()):  # one device sync
+            lo, hi = int(tokens.min()), int(tokens.max())
+            raise ValueError(f"token ids must lie in [0, {self.vocab_size}) (vocab_size = "
+                             f"{self.vocab_size}), got ids in [{lo}, {hi}]")
+
+    def _start(self, state) -> int:
+        """Position of the first token of this call: 0, or state["t"] when continuing."""
+        if state is None:
+            return 0
+        if not isinstance(state, dict) or "t" not in state or "layers" not in state:
+            raise ValueError("state must be None or a dict from init_state() / run() / step()")
+        self.check_can_step()
+        return state["t"]
+
+    # --- the one forward implementation ------------------------------------------------------
+    before_name = None  # record key of the before_stack part ("conv"), None when there is none
+    after_name = None  # record key of the after_stack part ("retrieval", "side")
+
+    def run(self, tokens, state=None, record=None):
+        """tokens [B, T] -> (logits [B, T, V], state after the last token).
+
+        ``state`` continues a sequence (positions go on from state["t"]); ``record`` (a dict,
+        optional) receives internals: "layers" (one dict per block), and per variant "conv",
+        "retrieval" or "side". record["snapshot_at"] / record["attention"] are passed to mixers.
+        """
+        t0 = self._start(state)
+        self.check_tokens(tokens, t0)
+        B, T = tokens.shape
+        if state is not None and state.get("batch_size", B) != B:
+            raise ValueError(f"state is for batch size {state['batch_size']}, tokens have batch size {B}")
+        get = (lambda key: None) if state is None else state.get
+        # every part gets its own record dict, with the options the mixers read
+        opts = {} if record is None else {k: record[k] for k in ("snapshot_at", "attention") if k in record}
+        parts = {}
+
+        def part(name):
+            if record is None or name is None:
+                return None
+            return parts.setdefault(name, dict(opts))
+
+        # e_t = E[token_t];  x_t = e_t + P[t]
+        e = self.embed(tokens)  # [B, T, d]
+        x = e + self.pos(torch.arange(t0, t0 + T, device=tokens.device))  # [B, T, d]
+        x, before = self.before_stack(x, get("before"), part(self.before_name))
+        layer_states = []
+        for i, block in enumerate(self.blocks):
+            x, s = block(x, None if state is None else state["layers"][i], part(i))  # [B, T, d]
+            layer_states.append(s)
+        # h_t = LN(x_t), then late fusion h_t + z_t (when the variant has one)
+        h = self.norm(x)  # [B, T, d]
+        h, after = self.after_stack(h, e, get("after"), part(self.after_name))
+        # logits_t = W_vocab h_t
+        logits = self.head(h)  # [B, T, V]
+        if record is not None:
+            for rec in parts.values():
+                for k in opts:
+                    rec.pop(k, None)
+            record["layers"] = [parts[i] for i in range(len(self.blocks))]
+            record.update({k: v for k, v in parts.items() if isinstance(k, str)})
+        new_state = {"t": t0 + T, "batch_size": B, "layers": layer_states, "before": before, "after": after}
+        return logits, new_state
+
+    def forward(self, tokens):
+        """tokens [B, T] int64 -> logits [B, T, vocab_size]."""
+        return self.run(tokens)[0]
+
+    @torch.no_grad()
+    def internals(self, tokens, snapshot_at=(), attention: bool = False):
+        """The same forward pass with the record on: (logits, {"layers": [...], ...}).
+
+        snapshot_at: positions t at which triple-latent layers store P_t; attention=True asks
+        attention layers for their weights record["attn"] [B, H, T, T].
+        """
+        record = {"snapshot_at": tuple(snapshot_at), "attention": attention}
+        logits, _ = self.run(tokens, record=record)
+        return logits, {k: v for k, v in record.items() if k not in ("snapshot_at", "attention")}
+
+    # --- generation ---------------------------------------------------------------------------
+    def init_state(self, batch_size: int) -> dict:
+        """The state before the first token (every part empty); step() and run() continue it."""
+        self.check_can_step()
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        return {"t": 0, "batch_size": batch_size, "layers": [None] * len(self.blocks),
+                "before": None, "after": None}
+
+    def step(self, token, state):
+        """One token per sequence: token [B] int64 -> (logits [B, V], state). O(1) for recurrent mixers."""
+        if not isinstance(token, torch.Tensor) or token.dim() != 1:
+            got = tuple(token.shape) if isinstance(token, torch.Tensor) else type(token).__name__
+            raise ValueError(f"step takes one token per sequence, token [B]; got {got}")
+        logits, state = self.run(token[:, None], state)
+        return logits[:, 0], state
+
+    @torch.no_grad()
+    def generate(self, prompt_tokens, n_new: int, temperature: float = 1.0, top_k=None, generator=None):
+        """Sample ``n_new`` tokens after the prompt ([T0] or [B, T0]); returns prompt + new tokens.
+
+        temperature 0 is greedy (argmax); top_k keeps the k most likely tokens. Dropout is off
+        while generating. The total length T0 + n_new must fit in max_seq_len (no sliding window).
+        """
+        self.check_can_step()
+        if isinstance(n_new, bool) or not isinstance(n_new, int) or n_new < 0:
+            raise ValueError(f"n_new must be an int >= 0, got {n_new!r}")
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or temperature < 0:
+            raise ValueError(f"temperature must be a number >= 0 (0 = greedy), got {temperature!r}")
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
+            raise ValueError(f"top_k must be None or a positive int, got {top_k!r}")
+        single = isinstance(prompt_tokens, torch.Tensor) and prompt_tokens.dim() == 1
+        tokens = prompt_tokens[None] if single else prompt_tokens
+        self.check_tokens(tokens)
+        T0 = tokens.shape[1]
+        if T0 + n_new > self.max_seq_len:
+            raise ValueError(f"prompt length {T0} + n_new {n_new} = {T0 + n_new} exceeds max_seq_len = "
+                             f"{self.max_seq_len}; shorten the prompt or generate fewer tokens")
+        was_training = self.training
+        self.eval()
+        try:
+            logits, state = self.run(tokens)
+            out, last = [tokens], logits[:, -1]  # [B, V]
+            for i in range(n_new):
+                nxt = sample(last, temperature, top_k, generator)  # [B]
+                out.append(nxt[:, None])
+                if i + 1 < n_new:
+                    last, state = self.step(nxt, state)
+        finally:
+            self.train(was_training)
+        result = torch.cat(out, dim=1)  # [B, T0 + n_new]
+        return result[0] if single else result
+
+
+def sample(logits, temperature: float = 1.0, top_k=None, generator=None):
+    """Draw one token per row from logits [B, V]: softmax(logits / temperature) over the top_k."""
+    if temperature == 0:
+        return logits.argmax(dim=-1)  # [B]
+    logits = logits / temperature
+    if top_k is not None and top_k < logits.shape[-1]:
+        kth = logits.topk(top_k, dim=-1).values[:, -1:]  # [B, 1]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    probs = logits.softmax(dim=-1)  # [B, V]
+    return torch.multinomial(probs, 1, generator=generator)[:, 0]  # [B]
+
+
+# --- the variants -----------------------------------------------------------------------------
+
+class TransformerLM(LanguageModel):
+    """transformer: causal self-attention blocks (transformer.py)."""
+
+    def make_mixer(self):
+        return CausalSelfAttention(self.config["d_model"], self.config["n_heads"])
+
+    def __init__(self, variant, vocab_size, config):
+        super().__init__(variant, vocab_size, config)
+        _reference_init(*(b.mixer for b in self.blocks))
+
+
+class TripleLatentLM(LanguageModel):
+    """triple_latent: triple-latent blocks (readout.py)."""
+
+    def make_mixer(self):
+        c = self.config
+        return TripleLatentMixer(c["d_model"], c["n_heads"], c["state_dim"], mode=c["mode"],
+                                 lam_bias=c["lam_bias"], gam_bias=c["gam_bias"])
+
+
+class TripleSlotLM(LanguageModel):
+    """triple_slot: slot-compressed pair memory blocks (slots.py)."""
+
+    def make_mixer(self):
+        from .slots import SlotMixer  # TEMPORARY: slots.py is still being written
+
+        c = self.config
+        return SlotMixer(c["d_model"], c["n_heads"], c["state_dim"], num_slots=c["num_slots"],
+                         mode=c["mode"], lam_bias=c["lam_bias"], gam_bias=c["gam_bias"])
+
+
+class TripleHybridLM(TripleLatentLM):
+    """triple_hybrid: the causal local convolution (conv.py) once before a triple_latent stack."""
+
+    before_name = "conv"
+
+    def __init__(self, variant, vocab_size, config):
+        super().__init__(variant, vocab_size, config)
+        c = config
+        self.conv = LocalConv(c["d_model"], c["conv_kernel"], c["dropout"], causal=c["conv_causal"],
+                              mode="loop" if c["mode"] == "loop" else "fast")
+
+    def before_stack(self, x, state, record):
+        # x <- x + Dropout(GELU(Conv1d(x)))
+        return self.conv(x, state, record)
+
+    def check_can_step(self):
+        if not self.conv.causal:
+            raise NotImplementedError(self.conv._no_step_message())
+
+
+class GatedHybridLM(TripleHybridLM):
+    """gated_hybrid: triple_hybrid + the gated key-value memory of raw embeddings (kv_fusion.py)."""
+
+    after_name = "retrieval"
+
+    def __init__(self, variant, vocab_size, config):
+        super().__init__(variant, vocab_size, config)
+        c = config
+        self.kv = KVFusion(c["d_model"], c["assoc_dim"], c["top_k"], c["temperature"],
+                           c["learnable_temperature"], c["query_align"], c["write_gate"],
+                           c["gate_outside_norm"], mode="loop" if c["mode"] == "loop" else "fast")
+        _reference_init(self.kv)
+
+    def after_stack(self, h, e, state, record):
+        # logits = W_vocab h_t + W_vocab LN(g_t m_t)  ->  W_vocab (h_t + z_t)
+        z, state = self.kv(e, state, record)  # [B, T, d]
+        return h + z, state
+
+
+class TransformerPlusTripleLM(TransformerLM):
+    """transformer_plus_triple: the Transformer, plus ONE triple-latent layer reading LN(e)."""
+
+    after_name = "side"
+
+    def __init__(self, variant, vocab_size, config):
+        super().__init__(variant, vocab_size, config)
+        c = config
+        self.side_in = nn.LayerNorm(c["d_model"])
+        self.side = TripleLatentMixer(c["d_model"], c["n_heads"], c["state_dim"], mode=c["mode"],
+                                      lam_bias=c["lam_bias"], gam_bias=c["gam_bias"])
+        self.side_out = nn.LayerNorm(c["d_model"])
+
+    def after_stack(self, h, e, state, record):
+        # c_t = TripleLatent(LN(e))_t: the layer reads the token stream, not the stack
+        c, state = self.side(self.side_in(e), state, record)  # [B, T, d]
+        # logits = W_vocab h_t + W_vocab LN(c_t)  ->  W_vocab (h_t + LN(c_t))
+        return h + self.side_out(c), state
+
+
+MODEL_CLASSES = {
+    "transformer": TransformerLM,
+    "triple_latent": TripleLatentLM,
+    "triple_slot": TripleSlotLM,
+    "triple_hybrid": TripleHybridLM,
+    "transformer_plus_triple": TransformerPlusTripleLM,
+    "gated_hybrid": GatedHybridLM,
+    "gated_hybrid_paper": GatedHybridLM,
+}
