@@ -1,0 +1,153 @@
+"""The training loop and the metrics, on tiny stand-in models (fast, no data files)."""
+
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from tl_minimal import data_recall, data_text
+from tl_minimal.evaluate import bits_per_byte, mean_token_loss, recall_accuracy
+from tl_minimal.train import TrainingDiverged, load_checkpoint, lr_at, seed_everything, train
+
+
+class TinyLM(nn.Module):
+    """Embedding -> dropout -> causal mean of the past -> linear: enough to learn something."""
+
+    def __init__(self, vocab=259, d=16):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.drop = nn.Dropout(0.1)
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, tokens):
+        h = self.drop(self.emb(tokens))  # [B, T, d]
+        h = h.cumsum(1) / torch.arange(1, tokens.shape[1] + 1)[:, None]
+        return self.head(h)
+
+
+class Uniform(nn.Module):
+    def __init__(self, vocab):
+        super().__init__()
+        self.vocab = vocab
+        self.dummy = nn.Parameter(torch.zeros(()))
+
+    def forward(self, tokens):
+        return torch.zeros(*tokens.shape, self.vocab) + 0 * self.dummy
+
+
+class Oracle(nn.Module):
+    """Looks the queried key up in the context and puts all its mass on the value after it."""
+
+    def __init__(self, vocab=64):
+        super().__init__()
+        self.vocab = vocab
+        self.dummy = nn.Parameter(torch.zeros(()))
+
+    def forward(self, tokens):
+        B, T = tokens.shape
+        logits = torch.zeros(B, T, self.vocab)
+        for b in range(B):
+            for t in range(1, T):
+                if tokens[b, t] == data_recall.PAPER_LAYOUT.ANSWER:
+                    key = tokens[b, t - 1]
+                    pos = int((tokens[b, : t - 2] == key).nonzero()[0])
+                    logits[b, t, tokens[b, pos + 1]] = 10.0
+        return logits
+
+
+def _sampler():
+    return data_text.WindowSampler(torch.randint(0, 256, (5000,), generator=torch.Generator().manual_seed(0)),
+                                   batch_size=4, seq_len=32, seed=0)
+
+
+def test_training_lowers_the_loss_and_returns_history():
+    seed_everything(0)
+    model = TinyLM()
+    hist = train(model, _sampler(), steps=30, lr=1e-2, device="cpu", progress=False)
+    assert len(hist["loss"]) == 30 and hist["steps"] == 30 and hist["stopped"] == "done"
+    assert sum(hist["loss"][-5:]) < sum(hist["loss"][:5])
+    assert hist["lr"] == [1e-2] * 30 and hist["seconds"] > 0
+
+
+def test_warmup_is_linear_then_constant():
+    assert [lr_at(k, 1.0, 4) for k in range(6)] == [0.25, 0.5, 0.75, 1.0, 1.0, 1.0]
+    assert lr_at(0, 3e-4, 0) == 3e-4
+
+
+def test_resume_reproduces_the_uninterrupted_run_exactly(tmp_path):
+    seed_everything(1)
+    full = train(TinyLM(), _sampler(), steps=8, lr=1e-2, device="cpu", progress=False)["loss"]
+
+    seed_everything(1)
+    ckpt = tmp_path / "run.pt"
+    first = train(TinyLM(), _sampler(), steps=4, lr=1e-2, device="cpu", progress=False, checkpoint_path=ckpt)
+    torch.manual_seed(12345)  # disturb every random state: resuming must restore them
+    seed_everything(999)
+    resumed = train(TinyLM(), _sampler(), steps=8, lr=1e-2, device="cpu", progress=False, checkpoint_path=ckpt,
+                    resume=True)
+    assert first["loss"] == full[:4]
+    assert resumed["loss"] == full  # bit-for-bit, including dropout
+    model = TinyLM()
+    assert load_checkpoint(ckpt, model)["step"] == 8
+
+
+def test_resume_with_an_iterator_fast_forwards(tmp_path):
+    def stream():
+        s = _sampler()
+        k = 0
+        while True:
+            yield s(k)
+            k += 1
+
+    seed_everything(2)
+    full = train(TinyLM(), stream(), steps=6, device="cpu", progress=False)["loss"]
+    seed_everything(2)
+    train(TinyLM(), stream(), steps=3, device="cpu", progress=False, checkpoint_path=tmp_path / "c.pt")
+    assert train(TinyLM(), stream(), steps=6, device="cpu", progress=False, checkpoint_path=tmp_path / "c.pt",
+                 resume=True)["loss"] == full
+
+
+def test_nan_loss_stops_with_the_step_named():
+    class Blows(TinyLM):
+        def forward(self, tokens):
+            out = super().forward(tokens)
+            self.calls = getattr(self, "calls", 0) + 1
+            return out * float("nan") if self.calls == 3 else out
+
+    with pytest.raises(TrainingDiverged, match="at step 2"):
+        train(Blows(), _sampler(), steps=5, device="cpu", progress=False)
+
+
+def test_time_budget_stops_early():
+    hist = train(TinyLM(), _sampler(), steps=10_000, device="cpu", progress=False, max_seconds=0.2)
+    assert hist["steps"] < 10_000 and "time budget" in hist["stopped"]
+
+
+def test_steps_must_be_positive():
+    with pytest.raises(ValueError, match="steps"):
+        train(TinyLM(), _sampler(), steps=0, device="cpu", progress=False)
+
+
+def test_uniform_model_scores_log2_259_bits_per_byte():
+    tokens = data_text.encode("a small text to measure " * 20)
+    batches = data_text.eval_batches(tokens, seq_len=16, batch_size=4)
+    assert bits_per_byte(Uniform(259), batches) == pytest.approx(math.log2(259), abs=1e-5)
+    assert math.log2(259) == pytest.approx(8.017, abs=1e-3)
+    assert mean_token_loss(Uniform(259), batches, max_batches=1) == pytest.approx(math.log(259), abs=1e-5)
+
+
+def test_recall_accuracy_of_an_oracle_is_one_and_uniform_guess_is_zero():
+    x, y = data_recall.eval_set(64, seed=0, seq_len=32)
+    assert recall_accuracy(Oracle(), x, y, batch_size=16)["accuracy"] == 1.0
+    assert recall_accuracy(Uniform(64), x, y)["accuracy"] == 0.0  # argmax of ties is id 0 (PAD)
+    mx, my = data_recall.eval_set(32, seed=0, n_queries=3, n_pairs=4, seq_len=40)
+    result = recall_accuracy(Oracle(), mx, my)
+    assert result["accuracy"] == 1.0 and result["per_query"] == [1.0, 1.0, 1.0] and result["n"] == 32
+
+
+def test_metrics_leave_the_model_in_training_mode():
+    model = TinyLM()
+    model.train()
+    bits_per_byte(model, data_text.eval_batches(data_text.encode("abc" * 50), 16, 4))
+    assert model.training

@@ -1,0 +1,97 @@
+"""Metrics: bits per byte, mean token loss, recall accuracy (and per-query accuracy for MQAR).
+
+Glossary
+    CE            cross-entropy in nats, -log p(target), averaged over supervised positions
+    BPB           bits per byte = CE / ln 2 on byte-level text (one token = one byte);
+                  a model that spreads probability evenly over 259 ids scores log2(259) = 8.017
+    mean token loss  CE over tokens (the tokenized benchmark's metric, nats)
+    accuracy      fraction of supervised positions where argmax over the WHOLE vocabulary
+                  equals the target (recall: only the last position is supervised)
+    per-query     MQAR: accuracy of the 1st, 2nd, ... question of each sequence separately
+
+All metrics run the model in eval mode (no dropout) under ``torch.no_grad`` and put it back
+in the mode it was in. Positions whose target is IGNORE (-100) are skipped.
+"""
+
+from __future__ import annotations
+
+import math
+from contextlib import contextmanager
+
+import torch
+import torch.nn.functional as F
+
+IGNORE = -100
+
+
+@contextmanager
+def evaluating(model: torch.nn.Module):
+    """Eval mode and no gradients inside the block; the previous mode afterwards."""
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            yield
+    finally:
+        model.train(was_training)
+
+
+def _device_of(model: torch.nn.Module) -> torch.device:
+    return next(model.parameters()).device
+
+
+def total_ce(model: torch.nn.Module, batches, max_batches: int | None = None) -> tuple[float, int]:
+    """Sum of CE (nats) and number of supervised tokens over ``batches`` of (x, y)."""
+    device = _device_of(model)
+    total, count = 0.0, 0
+    with evaluating(model):
+        for i, (x, y, *_) in enumerate(batches):
+            if max_batches is not None and i >= max_batches:
+                break
+            x, y = x.to(device), y.to(device)
+            logits = model(x)  # [B, T, V]
+            ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), y.reshape(-1),
+                                 ignore_index=IGNORE, reduction="sum")
+            total += ce.item()
+            count += int((y != IGNORE).sum())
+    if count == 0:
+        raise ValueError("no supervised tokens in the evaluation batches")
+    return total, count
+
+
+def mean_token_loss(model: torch.nn.Module, batches, max_batches: int | None = None) -> float:
+    """Mean CE per supervised token, in nats."""
+    total, count = total_ce(model, batches, max_batches)
+    return total / count
+
+
+def bits_per_byte(model: torch.nn.Module, batches, max_batches: int | None = None) -> float:
+    """BPB = mean CE (nats) / ln 2 over all target bytes of ``batches`` (or the first ``max_batches``).
+
+    With equal-sized chunks this equals the paper's mean of per-batch losses / ln 2.
+    """
+    return mean_token_loss(model, batches, max_batches) / math.log(2)
+
+
+def recall_accuracy(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, batch_size: int = 256) -> dict:
+    """Accuracy at the supervised positions of x, y [N, T] (argmax over the whole vocabulary).
+
+    Returns {"accuracy": fraction over all questions, "per_query": [fraction for question 1, 2, ...],
+    "n": number of sequences}. For the paper's task (one question at the last position) both are
+    the last-position accuracy; for MQAR ``per_query`` shows whether later questions are harder.
+    """
+    device = _device_of(model)
+    labelled = y != IGNORE  # [N, T]
+    per_row = labelled.sum(1)
+    if per_row.min() < 1 or per_row.min() != per_row.max():
+        raise ValueError("every sequence needs the same number (>= 1) of supervised positions")
+    n_queries = int(per_row[0])
+    correct = []
+    with evaluating(model):
+        for i in range(0, len(x), batch_size):
+            xb, yb, mb = x[i:i + batch_size].to(device), y[i:i + batch_size].to(device), labelled[i:i + batch_size]
+            pred = model(xb).argmax(dim=-1)  # [b, T]
+            hit = (pred == yb)[mb.to(device)].view(-1, n_queries)  # [b, Q], questions in order
+            correct.append(hit.cpu())
+    hits = torch.cat(correct).float()  # [N, Q]
+    return {"accuracy": hits.mean().item(), "per_query": hits.mean(0).tolist(), "n": len(x)}
