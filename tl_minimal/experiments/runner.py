@@ -1,0 +1,171 @@
+"""Run a task for several variants and seeds, print a table, write the results JSON.
+
+The results file::
+
+    {"task": "lm",
+     "protocol": {...every hyperparameter..., "data_source": "...", "model_config": {...},
+                  "overrides": {...}, "environment": {"torch", "python", "device", "git_commit", ...}},
+     "runs": [{"variant", "seed", "params", "metric", "value", "steps", "seconds", "device", ...}, ...]}
+
+``value`` is the metric: bpb (lm), accuracy as a fraction (recall, mqar), mean token loss in
+nats (tokenized). A run whose loss turned NaN or inf has ``value: null`` and an ``error``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import platform
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+from .. import distributed
+from ..device import get_device
+from ..train import TrainingDiverged
+from .protocols import PAPER_VARIANTS
+from .protocols import protocol as make_protocol
+from .tasks import TASKS, build
+
+
+class ConfigError(ValueError):
+    """A bad task, variant, config value or device: reported by the command line as one line."""
+
+
+def git_commit() -> str | None:
+    """The repository's current commit (with "+dirty" when files changed), or None outside git."""
+    here = Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, check=False,
+                                timeout=5).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                               capture_output=True, text=True, timeout=5, check=False).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (commit + ("+dirty" if dirty else "")) or None
+
+
+def environment(device: torch.device) -> dict:
+    return {"torch": torch.__version__, "python": platform.python_version(), "device": str(device),
+            "cuda_device": torch.cuda.get_device_name(0) if device.type == "cuda" else None,
+            "threads": torch.get_num_threads(), "world_size": distributed.world_size(),
+            "git_commit": git_commit(), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "command": " ".join(["python -m tl_minimal.experiments" if sys.argv[0].endswith("__main__.py") else sys.argv[0], *sys.argv[1:]])}
+
+
+def check_variants(variants, p, overrides) -> None:
+    """Build each variant once on the CPU, so a bad name or --set value fails before any training."""
+    from .. import VARIANTS, default_config
+
+    for v in variants:
+        if v not in VARIANTS:
+            raise ValueError(f"unknown variant {v!r}: expected one of {', '.join(VARIANTS)}")
+    for key in overrides:
+        if not any(key in default_config(v) for v in variants):
+            raise ValueError(f"--set {key}: no variant in this run has that setting "
+                             f"(e.g. {variants[0]} has: {', '.join(sorted(default_config(variants[0])))})")
+    for v in dict.fromkeys(variants):
+        build(v, p, overrides)
+
+
+def _settle(task, variants, seeds, steps, device, overrides, eval_batches, eval_examples):
+    """Check every argument before any data is loaded or model trained."""
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}: expected one of {', '.join(TASKS)}")
+    from .. import VARIANTS
+
+    if steps is not None and steps < 1:
+        raise ValueError(f"steps must be >= 1, got {steps}")
+    changes = {"steps": steps, "seeds": tuple(seeds) if seeds else None}
+    if eval_batches is not None:
+        changes["eval_batches"] = eval_batches if eval_batches > 0 else None
+        if task not in ("lm", "tokenized"):
+            raise ValueError("--eval-batches applies to lm and tokenized; recall tasks take --eval-examples")
+    if eval_examples is not None:
+        if task not in ("recall", "mqar"):
+            raise ValueError("--eval-examples applies to recall and mqar")
+        changes["eval_examples"] = eval_examples
+    p = make_protocol(task, **changes)
+    if eval_batches == 0:
+        p.eval_batches = None
+    variants = list(variants or [v for v in PAPER_VARIANTS if v in VARIANTS])
+    overrides = dict(overrides or {})
+    device = get_device(device)
+    if distributed.launched() and not TASKS[task].distributed:
+        raise ValueError(f"task {task!r} does not run under torchrun; only: "
+                         f"{', '.join(t for t in TASKS if TASKS[t].distributed)}")
+    check_variants(variants, p, overrides)
+    return p, variants, overrides, device
+
+
+def run_experiment(task: str, variants=None, seeds=None, steps=None, device="auto", overrides=None,
+                   max_seconds=None, eval_batches=None, eval_examples=None, data_dir=None, jsonl=None, out=None,
+                   progress=True, echo=print) -> dict:
+    """Run ``task`` for every (variant, seed); returns the results dict (and writes it to ``out``).
+
+    ``eval_batches=0`` evaluates the whole split (lm, tokenized). Usable from notebooks:
+    ``run_experiment("recall", ["transformer"], [0], steps=50)``.
+    """
+    try:
+        p, variants, overrides, device = _settle(task, variants, seeds, steps, device, overrides, eval_batches,
+                                                 eval_examples)
+    except (ValueError, RuntimeError) as exc:  # device errors are RuntimeErrors
+        raise ConfigError(str(exc)) from exc
+
+    data = TASKS[task].load(p, data_dir=data_dir, jsonl=jsonl)
+    main = distributed.is_main()
+    say = echo if main else (lambda *a, **k: None)
+    say(f"{task}: data = {data.source}")
+    if getattr(data, "partial", False):
+        say(f"{task}: NOTE the data is not the paper's full corpus (see the source above); numbers are not comparable")
+    runs, diverged = [], 0
+    for variant in variants:
+        for seed in p.seeds:
+            try:
+                run = TASKS[task].run_one(p, data, variant, seed, device, overrides, progress, max_seconds)
+            except TrainingDiverged as exc:
+                diverged += 1
+                run = {"variant": variant, "seed": seed, "params": None, "metric": p.metric, "value": None,
+                       "steps": None, "seconds": None, "device": str(device), "error": str(exc)}
+            runs.append(run)
+            shown = "diverged" if run["value"] is None else f"{run['value']:.4f}"
+            say(f"  {variant:<24} seed {seed:<3} {p.metric} {shown}  ({run['steps']} steps, {run['seconds']} s)")
+    results = {"task": task,
+               "protocol": {**p.to_dict(), "data_source": data.source, "model_config": p.model_config(overrides),
+                            "model_config_note": "plus each variant's registry defaults; see runs[].config",
+                            "overrides": overrides, "max_seconds": max_seconds,
+                            "environment": environment(torch.device(runs[0]["device"]) if runs else device)},
+               "runs": runs, "diverged": diverged}
+    if main:
+        say(format_table(results))
+        if out is not None:
+            write_json(results, out)
+            say(f"wrote {out}")
+    distributed.teardown()
+    return results
+
+
+def format_table(results: dict) -> str:
+    """A plain-text table: one row per variant, mean (and spread over seeds) of the metric."""
+    rows, metric = {}, results["protocol"]["metric"]
+    for r in results["runs"]:
+        rows.setdefault(r["variant"], []).append(r)
+    lines = [f"{'variant':<24} {'params':>9} {'seeds':>5} {metric:>9} {'+-':>7} {'steps':>6} {'seconds':>8}"]
+    for variant, rs in rows.items():
+        vals = [r["value"] for r in rs if r["value"] is not None]
+        mean = f"{statistics.fmean(vals):.4f}" if vals else "diverged"
+        spread = f"{statistics.stdev(vals):.4f}" if len(vals) > 1 else ""
+        secs = sum(r["seconds"] or 0 for r in rs) / len(rs)
+        lines.append(f"{variant:<24} {rs[0]['params']!s:>9} {len(rs):>5} {mean:>9} {spread:>7} "
+                     f"{rs[0]['steps']!s:>6} {secs:>8.1f}")
+    return "\n".join(lines)
+
+
+def write_json(results: dict, path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=2, default=str) + "\n")
+    return path
