@@ -40,7 +40,7 @@ import torch
 from torch import nn
 
 from .pair_memory import check_pair_inputs, pair_memory_at, pair_memory_step
-from .state import (DEFAULT_CHUNK, check_chunk_size, check_mode, check_sequence, decayed_cumsum,
+from .state import (DEFAULT_CHUNK, causal_decay, check_chunk_size, check_mode, check_sequence, decayed_cumsum,
                     log_gate, previous_states, running_state, running_state_step)
 
 
@@ -69,9 +69,7 @@ def decayed_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_dec
     G_end = G[..., -1:]                                             # [B, H, N, 1]
 
     # intra-chunk: A[t, tau] = (q_t . k_tau) exp(G_t - G_tau) for tau <= t, then o = A v
-    causal = torch.ones(C, C, dtype=torch.bool, device=q.device).tril()
-    decay = torch.exp((G.unsqueeze(-1) - G.unsqueeze(-2)).masked_fill(~causal, float("-inf")))
-    A = (q @ k.transpose(-1, -2)) * decay                           # [B, H, N, C, C]
+    A = (q @ k.transpose(-1, -2)) * causal_decay(G)                 # [B, H, N, C, C]
     o = A @ v                                                       # [B, H, N, C, Dv]
 
     # what each chunk adds to the memory: U_n = sum_tau exp(G_end - G_tau) outer(k_tau, v_tau)

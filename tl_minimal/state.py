@@ -91,6 +91,17 @@ def log_gate(gate: torch.Tensor) -> torch.Tensor:
 
 # --- the building block: h_t = exp(log_decay_t) * h_{t-1} + x_t ---------------------------
 
+def causal_decay(G: torch.Tensor) -> torch.Tensor:
+    """exp(G_t - G_tau) for tau <= t and 0 for tau > t: G [..., C] -> [..., C, C] (rows t).
+
+    G is a cumulative sum of log-gates, so G_t - G_tau <= 0 on and below the diagonal. Above it
+    the difference is positive and could overflow, so it is replaced by -inf *before* exp.
+    """
+    C = G.shape[-1]
+    causal = torch.ones(C, C, dtype=torch.bool, device=G.device).tril()  # [C, C]
+    return torch.exp(torch.where(causal, G.unsqueeze(-1) - G.unsqueeze(-2), float("-inf")))
+
+
 def decayed_cumsum(log_decay: torch.Tensor, x: torch.Tensor, h0: torch.Tensor | None = None,
                    chunk_size: int = DEFAULT_CHUNK) -> torch.Tensor:
     """All states of h_t = exp(log_decay_t) h_{t-1} + x_t (h_{-1} = h0 or 0), chunkwise.
@@ -110,9 +121,8 @@ def decayed_cumsum(log_decay: torch.Tensor, x: torch.Tensor, h0: torch.Tensor | 
 
     # G_t = sum_{u=c..t} log lambda_u, counted from the start of each chunk
     G = torch.cumsum(ld, dim=-1)                                    # [B, H, N, C]
-    # W[t, tau] = Lambda_t / Lambda_tau = exp(G_t - G_tau) for tau <= t, else 0 (masked before exp)
-    causal = torch.ones(C, C, dtype=torch.bool, device=x.device).tril()
-    W = torch.exp((G.unsqueeze(-1) - G.unsqueeze(-2)).masked_fill(~causal, float("-inf")))  # [B, H, N, C, C]
+    # W[t, tau] = Lambda_t / Lambda_tau = exp(G_t - G_tau) for tau <= t, else 0
+    W = causal_decay(G)                                             # [B, H, N, C, C]
     # h_t (from a zero state at the chunk start) = sum_{tau=c..t} W[t, tau] x_tau
     h_local = W @ xc                                                # [B, H, N, C, D]
 

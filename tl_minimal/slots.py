@@ -1,0 +1,193 @@
+"""Step 4: slot-compressed pair memory (the paper's triple_slot variant).
+
+Glossary (paper symbol -> code name -> shape)
+    n_t           n                  [B, T, d]        LayerNormed input of the layer
+    s_{t-1}       s_prev             [B, T, H, S]     running state before token t (``state.py``)
+    b_t           b                  [B, T, H, S]     write vector of token t
+    q^l_t, q^r_t  q_left, q_right    [B, T, H, S]     left and right queries
+    gamma_t       gam                [B, T, H]        keep gate of the slot memories
+    g_t           g (slot_weights)   [B, T, H, K]     soft choice of slot, sums to 1 over K
+    L_k, R_k      L, R               [B, H, K, S]     left / right memory of slot k (one t at a time)
+    f_t           f                  [B, T, H, K]     one feature per slot
+    W_o           out                Linear(H*K, d)   o_t = W_o vec(f_t)
+    K             num_slots          8 in the paper
+
+Instead of the dense S x S pair memory, each head keeps K slots, each a pair of S-vectors:
+
+    g_t    = softmax_K(Linear(d -> H*K)(n_t))
+    L_k,t  = gamma_t L_k,t-1 + (1 - gamma_t) g_t[k] s_{t-1}
+    R_k,t  = gamma_t R_k,t-1 + (1 - gamma_t) g_t[k] b_t
+    f_t[k] = (q^l_t . L_k,t) (q^r_t . R_k,t)
+
+Memory per head: 2 K S numbers instead of S^2. Be clear about what this is: L and R are
+accumulated *separately*, so sum_k outer(L_k, R_k) is NOT the dense memory P of ``pair_memory.py``
+restricted to rank K; products of a state from one token with a write from another token enter
+f_t. It is a cheaper, different memory, not an exact low-rank version of P.
+
+Both slot memories are running states with gate gamma (over inputs g_k s_{t-1} and g_k b_t), so
+:func:`slot_memory` materializes them with ``state.running_state``. The feature needs only
+q^l_t . L_k,t = sum_{tau<=t} w_{t,tau} g_tau[k] (q^l_t . s_{tau-1}): the pair readout's gated
+linear attention with the slot weights as values. So the chunked form is two calls of
+``readout.decayed_attention`` (query q^l, key s_prev; query q^r, key b) and never builds L, R
+for every token.
+
+Forms: ``mode="loop"`` (the specification), ``mode="chunked"`` (default), and
+:func:`slot_readout_step` (one token, O(K S) work).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from .readout import TripleLatentMixer, _normal_init, decayed_attention
+from .state import (DEFAULT_CHUNK, check_chunk_size, check_mode, check_sequence, log_gate,
+                    previous_states, running_state, running_state_step)
+
+
+def check_slot_inputs(s_prev, b, g, gam, L0=None, R0=None):
+    check_sequence("s_prev", s_prev, 4)
+    B, T, H, S = s_prev.shape
+    check_sequence("b", b, 4, like=s_prev, shape=(B, T, H, S))
+    check_sequence("g", g, 4, like=s_prev)
+    if tuple(g.shape[:3]) != (B, T, H):
+        raise ValueError(f"g (slot weights) must have shape [B, T, H, K] = [{B}, {T}, {H}, K], got {tuple(g.shape)}")
+    K = g.shape[-1]
+    check_sequence("gam", gam, 3, like=s_prev, shape=(B, T, H))
+    for name, M in (("L0", L0), ("R0", R0)):
+        if M is not None:
+            check_sequence(name, M, 4, like=s_prev, shape=(B, H, K, S))
+    return K
+
+
+def slot_readout_step(L, R, s_prev_t, b_t, g_t, gam_t, ql_t, qr_t):
+    """One token. L, R [B, H, K, S] (None = zeros); s_prev_t, b_t, ql_t, qr_t [B, H, S];
+    g_t [B, H, K]; gam_t [B, H] -> (f_t [B, H, K], L_t, R_t)."""
+    keep = gam_t[..., None, None]                                   # [B, H, 1, 1]
+    write = (1 - keep) * g_t.unsqueeze(-1)                          # [B, H, K, 1]
+    # L_k,t = gamma_t L_k,t-1 + (1 - gamma_t) g_t[k] s_{t-1}
+    L = write * s_prev_t.unsqueeze(-2) + (0 if L is None else keep * L)  # [B, H, K, S]
+    # R_k,t = gamma_t R_k,t-1 + (1 - gamma_t) g_t[k] b_t
+    R = write * b_t.unsqueeze(-2) + (0 if R is None else keep * R)  # [B, H, K, S]
+    # f_t[k] = (q^l_t . L_k,t) (q^r_t . R_k,t)
+    f_t = (L @ ql_t.unsqueeze(-1)).squeeze(-1) * (R @ qr_t.unsqueeze(-1)).squeeze(-1)  # [B, H, K]
+    return f_t, L, R
+
+
+def _slot_readout_loop(s_prev, b, g, gam, q_left, q_right, L0, R0):
+    L, R, fs = L0, R0, []
+    for t in range(s_prev.shape[1]):
+        f_t, L, R = slot_readout_step(L, R, s_prev[:, t], b[:, t], g[:, t], gam[:, t],
+                                      q_left[:, t], q_right[:, t])
+        fs.append(f_t)
+    return torch.stack(fs, dim=1), L, R                             # [B, T, H, K]
+
+
+def _slot_readout_chunked(s_prev, b, g, gam, q_left, q_right, L0, R0, chunk_size):
+    heads_first = lambda x: x.transpose(1, 2)                       # [B, T, H, ...] -> [B, H, T, ...]
+    log_gam = heads_first(log_gate(gam))                            # [B, H, T]
+    # value v_tau = (1 - gamma_tau) g_tau: the memory M[i, k] = sum w g[k] key[i] is L^T (or R^T)
+    v = heads_first((1 - gam).unsqueeze(-1) * g)                    # [B, H, T, K]
+    as_M0 = lambda M: None if M is None else M.transpose(-1, -2)    # [B, H, K, S] -> [B, H, S, K]
+    # q^l_t . L_k,t: query q^l, key s_{tau-1}
+    left, ML = decayed_attention(heads_first(q_left), heads_first(s_prev), v, log_gam, as_M0(L0), chunk_size)
+    # q^r_t . R_k,t: query q^r, key b_tau
+    right, MR = decayed_attention(heads_first(q_right), heads_first(b), v, log_gam, as_M0(R0), chunk_size)
+    # f_t[k] = (q^l_t . L_k,t) (q^r_t . R_k,t)
+    f = heads_first(left * right)                                   # [B, T, H, K]
+    return f, ML.transpose(-1, -2), MR.transpose(-1, -2)
+
+
+def slot_readout(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None, mode: str = "chunked",
+                 return_state: bool = False, chunk_size: int = DEFAULT_CHUNK):
+    """Slot features f [B, T, H, K] (or (f, L_last, R_last) with return_state=True).
+
+    s_prev, b, q_left, q_right [B, T, H, S]; g [B, T, H, K]; gam [B, T, H];
+    L0, R0 [B, H, K, S] or None. mode: "loop" or "chunked".
+    """
+    check_mode(mode)
+    check_chunk_size(chunk_size)
+    check_slot_inputs(s_prev, b, g, gam, L0, R0)
+    check_sequence("q_left", q_left, 4, like=s_prev, shape=s_prev.shape)
+    check_sequence("q_right", q_right, 4, like=s_prev, shape=s_prev.shape)
+    if mode == "loop":
+        f, L, R = _slot_readout_loop(s_prev, b, g, gam, q_left, q_right, L0, R0)
+    else:
+        f, L, R = _slot_readout_chunked(s_prev, b, g, gam, q_left, q_right, L0, R0, chunk_size)
+    return (f, L, R) if return_state else f
+
+
+def slot_memory(s_prev, b, g, gam, L0=None, R0=None, mode: str = "chunked"):
+    """The materialized slot memories, for plots: (L, R) each [B, T, H, K, S] (entry t = after token t).
+
+    Each is a running state with keep gate gamma: L over inputs g_t[k] s_{t-1}, R over g_t[k] b_t.
+    """
+    check_mode(mode)
+    K = check_slot_inputs(s_prev, b, g, gam, L0, R0)
+    B, T, H, S = s_prev.shape
+    flat = lambda M: None if M is None else M.reshape(B, H, K * S)
+    # L_k,t = gamma_t L_k,t-1 + (1 - gamma_t) (g_t[k] s_{t-1})
+    L = running_state((g.unsqueeze(-1) * s_prev.unsqueeze(-2)).reshape(B, T, H, K * S), gam, flat(L0), mode)
+    # R_k,t = gamma_t R_k,t-1 + (1 - gamma_t) (g_t[k] b_t)
+    R = running_state((g.unsqueeze(-1) * b.unsqueeze(-2)).reshape(B, T, H, K * S), gam, flat(R0), mode)
+    return L.reshape(B, T, H, K, S), R.reshape(B, T, H, K, S)
+
+
+class SlotMixer(TripleLatentMixer):
+    """The triple_slot time mixer: the triple-latent layer with K slots in place of P.
+
+    ``forward(n, state=None, record=None) -> (o, state)``, n, o [B, T, d];
+    state = {"s": [B, H, S], "L": [B, H, K, S], "R": [B, H, K, S]}.
+    record (optional dict) receives detached "lam", "gam" [B, T, H], "s" [B, T, H, S] and
+    "slot_weights" = g [B, T, H, K]. A call with T = 1 uses the one-token step functions.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, state_dim: int, num_slots: int = 8,
+                 mode: str = "chunked", lam_bias: float = 0.0, gam_bias: float = 0.0,
+                 chunk_size: int = DEFAULT_CHUNK):
+        super().__init__(d_model, n_heads, state_dim, mode=mode, lam_bias=lam_bias, gam_bias=gam_bias,
+                         chunk_size=chunk_size)
+        if isinstance(num_slots, bool) or not isinstance(num_slots, int) or num_slots < 1:
+            raise ValueError(f"num_slots must be a positive int, got {num_slots!r}")
+        self.num_slots = num_slots
+        # g_t = softmax_K(Linear(d -> H*K)(n_t))
+        self.to_slots = nn.Linear(d_model, n_heads * num_slots)
+        # o_t = W_o vec(f_t), W_o: H*K -> d (replaces the dense layer's H*S -> d)
+        self.out = nn.Linear(n_heads * num_slots, d_model, bias=False)
+        _normal_init(self.to_slots)
+        _normal_init(self.out)
+
+    def _initial_state(self, state, a):
+        if state is None:
+            return None, None, None
+        if not isinstance(state, dict) or set(state) != {"s", "L", "R"}:
+            raise ValueError("state must be None or a dict with keys 's' [B, H, S], 'L' and 'R' [B, H, K, S]")
+        B, _, H, S = a.shape
+        check_sequence("state['s']", state["s"], 3, like=a, shape=(B, H, S))
+        for key in ("L", "R"):
+            check_sequence(f"state['{key}']", state[key], 4, like=a, shape=(B, H, self.num_slots, S))
+        return state["s"], state["L"], state["R"]
+
+    def forward(self, n: torch.Tensor, state=None, record=None):
+        a, b, ql, qr, lam, gam = self.project(n)                    # [B, T, H, S] x4, [B, T, H] x2
+        B, T = n.shape[:2]
+        # g_t = softmax over the K slots, per head
+        g = torch.softmax(self.to_slots(n).view(B, T, self.n_heads, self.num_slots), dim=-1)  # [B, T, H, K]
+        s0, L0, R0 = self._initial_state(state, a)
+        check_mode(self.mode)
+        if T == 1:  # generation: one step, O(1) per token
+            if s0 is None:
+                s0 = torch.zeros_like(a[:, 0])
+            s = running_state_step(a[:, 0], lam[:, 0], s0).unsqueeze(1)  # [B, 1, H, S]
+            f_t, L, R = slot_readout_step(L0, R0, s0, b[:, 0], g[:, 0], gam[:, 0], ql[:, 0], qr[:, 0])
+            f = f_t.unsqueeze(1)                                    # [B, 1, H, K]
+        else:
+            s = running_state(a, lam, s0, mode=self.mode, chunk_size=self.chunk_size)  # [B, T, H, S]
+            s_prev = previous_states(s, s0)                         # [B, T, H, S]
+            f, L, R = slot_readout(s_prev, b, g, gam, ql, qr, L0, R0, mode=self.mode, return_state=True,
+                                   chunk_size=self.chunk_size)
+        o = self.out(f.reshape(B, T, self.n_heads * self.num_slots))  # [B, T, d]
+        if record is not None:
+            record["lam"], record["gam"] = lam.detach(), gam.detach()
+            record["s"], record["slot_weights"] = s.detach(), g.detach()
+        return o, {"s": s[:, -1], "L": L, "R": R}
