@@ -4,7 +4,8 @@ import pytest
 import torch
 
 from tl_minimal import data_recall as dr
-from tl_minimal.data_recall import IGNORE, PAPER_LAYOUT as L
+from tl_minimal.data_recall import IGNORE
+from tl_minimal.data_recall import PAPER_LAYOUT as L
 
 
 def _g(seed):
@@ -41,7 +42,7 @@ def test_seeds_reproduce_and_train_eval_differ():
     assert torch.equal(a(3)[0], dr.RecallSampler(32, seed=5)(3)[0])
     assert not torch.equal(a(3)[0], a(4)[0])
     assert not torch.equal(a(0)[0], dr.RecallSampler(32, seed=6)(0)[0])
-    ex, ey = dr.eval_set(32, seed=5)
+    ex, _ = dr.eval_set(32, seed=5)
     assert dr.eval_seed(5) != 5
     assert torch.equal(ex, dr.eval_set(32, seed=5)[0])
     assert not any(torch.equal(ex, a(s)[0]) for s in range(5))

@@ -41,7 +41,7 @@ def test_lm_run_writes_the_promised_json(tmp_path, monkeypatch, capsys):
     assert "head of the train split" in p["data_source"] and p["overrides"] == {"d_model": 16, "n_layers": 1}
     assert p["environment"]["torch"] and "git_commit" in p["environment"]
     printed = capsys.readouterr().out
-    assert "head of the train split" in printed and "NOTE" in printed and "transformer" in printed
+    assert "head of the train split" in printed and "NOTE training windows" in printed and "transformer" in printed
 
 
 def test_recall_and_mqar_report_accuracy_fractions(tmp_path):

@@ -98,6 +98,7 @@ def _settle(task, variants, seeds, steps, device, overrides, eval_batches, eval_
         raise ValueError(f"task {task!r} does not run under torchrun; only: "
                          f"{', '.join(t for t in TASKS if TASKS[t].distributed)}")
     check_variants(variants, p, overrides)
+    device = distributed.setup(device)  # under torchrun: join the group, take this rank's GPU
     return p, variants, overrides, device
 
 
@@ -119,8 +120,8 @@ def run_experiment(task: str, variants=None, seeds=None, steps=None, device="aut
     main = distributed.is_main()
     say = echo if main else (lambda *a, **k: None)
     say(f"{task}: data = {data.source}")
-    if getattr(data, "partial", False):
-        say(f"{task}: NOTE the data is not the paper's full corpus (see the source above); numbers are not comparable")
+    if data.note:
+        say(f"{task}: NOTE {data.note}")
     runs, diverged = [], 0
     for variant in variants:
         for seed in p.seeds:
@@ -134,7 +135,8 @@ def run_experiment(task: str, variants=None, seeds=None, steps=None, device="aut
             shown = "diverged" if run["value"] is None else f"{run['value']:.4f}"
             say(f"  {variant:<24} seed {seed:<3} {p.metric} {shown}  ({run['steps']} steps, {run['seconds']} s)")
     results = {"task": task,
-               "protocol": {**p.to_dict(), "data_source": data.source, "model_config": p.model_config(overrides),
+               "protocol": {**p.to_dict(), "data_source": data.source, "data_note": data.note,
+                            "model_config": p.model_config(overrides),
                             "model_config_note": "plus each variant's registry defaults; see runs[].config",
                             "overrides": overrides, "max_seconds": max_seconds,
                             "environment": environment(torch.device(runs[0]["device"]) if runs else device)},

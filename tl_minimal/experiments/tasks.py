@@ -70,7 +70,9 @@ def load_lm(p, data_dir=None, jsonl=None):
     eval_split = data_text.load_split(p.eval_split, data_dir)
     x, y = chunk_eval_set(eval_split.tokens, p)
     source = f"train: {train_split.source}; eval: {eval_split.source}, {len(x):,} chunks of {p.seq_len}"
-    return SimpleNamespace(train=train_split.tokens, eval=(x, y), source=source, partial=train_split.partial)
+    note = ("training windows come from the head of the train split only (the offline copy), not the full split"
+            if train_split.partial else None)
+    return SimpleNamespace(train=train_split.tokens, eval=(x, y), source=source, note=note)
 
 
 def run_lm(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None, checkpoint_path=None):
@@ -92,7 +94,7 @@ def run_lm(p, data, variant, seed, device, overrides=None, progress=True, max_se
 
 # ----------------------------------------------------------------------------- recall and MQAR
 def load_recall(p, data_dir=None, jsonl=None):
-    return SimpleNamespace(source=f"synthetic associative recall ({p.n_pairs} pairs, {p.n_queries} "
+    return SimpleNamespace(note=None, source=f"synthetic associative recall ({p.n_pairs} pairs, {p.n_queries} "
                                   f"question(s), seq {p.seq_len}), generated from each run's seed")
 
 
@@ -113,7 +115,9 @@ def run_recall(p, data, variant, seed, device, overrides=None, progress=True, ma
 def load_tokenized(p, data_dir=None, jsonl=None):
     corpus = data_tokenized.load_corpus(jsonl=jsonl, data_dir=data_dir, max_docs=p.max_docs)
     x, y = chunk_eval_set(corpus.holdout, p)
-    return SimpleNamespace(train=corpus.train, eval=(x, y), partial="stand-in" in corpus.source,
+    note = ("stand-in corpus: WikiText-2 text with the MiniMind tokenizer, not MiniMind's pretraining data; "
+            "losses are not comparable with the paper's" if "stand-in" in corpus.source else None)
+    return SimpleNamespace(train=corpus.train, eval=(x, y), note=note,
                            source=f"{corpus.source}; eval: {len(x):,} holdout chunks of {p.seq_len} tokens")
 
 
