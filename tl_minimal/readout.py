@@ -69,11 +69,13 @@ def decayed_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_dec
     G_end = G[..., -1:]                                             # [B, H, N, 1]
 
     # intra-chunk: A[t, tau] = (q_t . k_tau) exp(G_t - G_tau) for tau <= t, then o = A v
-    A = (q @ k.transpose(-1, -2)) * causal_decay(G)                 # [B, H, N, C, C]
+    decay = causal_decay(G)                                         # [B, H, N, C, C]
+    A = (q @ k.transpose(-1, -2)) * decay                           # [B, H, N, C, C]
     o = A @ v                                                       # [B, H, N, C, Dv]
 
-    # what each chunk adds to the memory: U_n = sum_tau exp(G_end - G_tau) outer(k_tau, v_tau)
-    U = (k * torch.exp(G_end - G).unsqueeze(-1)).transpose(-1, -2) @ v  # [B, H, N, Dk, Dv]
+    # what each chunk adds to the memory: U_n = sum_tau exp(G_end - G_tau) outer(k_tau, v_tau);
+    # exp(G_end - G_tau) is the last row of the decay matrix
+    U = (k * decay[..., -1, :].unsqueeze(-1)).transpose(-1, -2) @ v  # [B, H, N, Dk, Dv]
     # memory after each chunk: M_n = exp(G_end_n) M_{n-1} + U_n  (a running state over chunks)
     M0_flat = None if M0 is None else M0.reshape(B, H, Dk * Dv)
     M_end = decayed_cumsum(G_end.squeeze(-1), U.reshape(B, H, N, Dk * Dv), M0_flat, chunk_size)

@@ -94,12 +94,17 @@ def log_gate(gate: torch.Tensor) -> torch.Tensor:
 def causal_decay(G: torch.Tensor) -> torch.Tensor:
     """exp(G_t - G_tau) for tau <= t and 0 for tau > t: G [..., C] -> [..., C, C] (rows t).
 
-    G is a cumulative sum of log-gates, so G_t - G_tau <= 0 on and below the diagonal. Above it
-    the difference is positive and could overflow, so it is replaced by -inf *before* exp.
+    G is a cumulative sum of log-gates, so G_t - G_tau <= 0 below the diagonal. Above it the
+    difference is positive and could overflow, so it is replaced by -inf *before* exp. The
+    diagonal is exactly exp(0) = 1 and is not computed from G at all: otherwise its gradient
+    would be +g - g, two large terms whose rounding error, divided by a gate near 0 in the
+    chain rule of log(gate), would swamp the true gradient.
     """
     C = G.shape[-1]
-    causal = torch.ones(C, C, dtype=torch.bool, device=G.device).tril()  # [C, C]
-    return torch.exp(torch.where(causal, G.unsqueeze(-1) - G.unsqueeze(-2), float("-inf")))
+    below = torch.ones(C, C, dtype=torch.bool, device=G.device).tril(-1)  # tau < t
+    # 0 on the diagonal (exp -> 1), -inf above it (exp -> 0)
+    fill = torch.full((C, C), float("-inf"), dtype=G.dtype, device=G.device).triu(1)
+    return torch.exp(torch.where(below, G.unsqueeze(-1) - G.unsqueeze(-2), fill))
 
 
 def decayed_cumsum(log_decay: torch.Tensor, x: torch.Tensor, h0: torch.Tensor | None = None,

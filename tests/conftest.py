@@ -1,0 +1,45 @@
+"""Small helpers shared by the unit tests (kept generic on purpose)."""
+
+import pytest
+import torch
+
+
+def relative_error(x: torch.Tensor, y: torch.Tensor) -> float:
+    """||x - y|| / ||y|| (0 when both are zero): the error measure of the equivalence tests."""
+    x, y = x.detach().double().cpu(), y.detach().double().cpu()
+    denom = y.norm().item()
+    diff = (x - y).norm().item()
+    return diff if denom == 0 else diff / denom
+
+
+@pytest.fixture
+def rel_err():
+    return relative_error
+
+
+def random_gates(shape, regime: str, dtype, generator: torch.Generator) -> torch.Tensor:
+    """Gates in (0, 1): 'mid' in [0.2, 0.8], 'near0' log-uniform in [1e-6, 1e-3], 'near1' = 1 - that."""
+    u = torch.rand(shape, generator=generator, dtype=torch.float64)
+    if regime == "mid":
+        g = 0.2 + 0.6 * u
+    elif regime in ("near0", "near1"):
+        small = 10 ** (-6 + 3 * u)
+        g = small if regime == "near0" else 1 - small
+    else:
+        raise ValueError(f"unknown gate regime {regime!r}")
+    return g.to(dtype)
+
+
+def randn(*shape, dtype=torch.float64, generator=None) -> torch.Tensor:
+    """Standard normal numbers drawn in float64 (same values for every dtype), then cast."""
+    return torch.randn(*shape, generator=generator, dtype=torch.float64).to(dtype)
+
+
+def accelerators() -> list[str]:
+    """Non-CPU devices present here ('cuda', 'mps'), for tests that also run on an accelerator."""
+    found = []
+    if torch.cuda.is_available():
+        found.append("cuda")
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        found.append("mps")
+    return found
