@@ -63,7 +63,7 @@ def test_step_and_chunks_equal_whole_pass(variant):
     assert _rel(torch.cat([first, rest], 1), whole) < 1e-10
 
 
-@pytest.mark.parametrize("variant", ["triple_latent", "gated_hybrid"])
+@pytest.mark.parametrize("variant", ["triple_latent", "triple_slot", "gated_hybrid"])
 def test_loop_mode_equals_chunked(variant):
     fast, loop = tiny(variant), tiny(variant, mode="loop")
     loop.load_state_dict(fast.state_dict())
@@ -189,3 +189,14 @@ def test_resolved_config_and_attributes():
     assert model.config == {**default_config("gated_hybrid"), "top_k": "all", "query_align": "current"}
     x = torch.randint(0, 259, (2, 16))
     assert torch.isfinite(model(x)).all()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_training_pass_has_finite_gradients(variant):
+    model = tiny(variant).float().train()  # dropout on, float32 as in training
+    x = _tokens(T=16)
+    logits = model(x[:, :-1])
+    loss = torch.nn.functional.cross_entropy(logits.reshape(-1, V), x[:, 1:].reshape(-1))
+    loss.backward()
+    grads = [p.grad for p in model.parameters() if p.requires_grad]
+    assert all(g is not None and torch.isfinite(g).all() for g in grads)

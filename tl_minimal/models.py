@@ -35,6 +35,7 @@ from .conv import LocalConv
 from .kv_fusion import KVFusion
 from .layers import Block
 from .readout import TripleLatentMixer
+from .slots import SlotMixer
 from .transformer import CausalSelfAttention
 
 
@@ -264,8 +265,6 @@ class TripleSlotLM(LanguageModel):
     """triple_slot: slot-compressed pair memory blocks (slots.py)."""
 
     def make_mixer(self):
-        from .slots import SlotMixer  # TEMPORARY: slots.py is still being written
-
         c = self.config
         return SlotMixer(c["d_model"], c["n_heads"], c["state_dim"], num_slots=c["num_slots"],
                          mode=c["mode"], lam_bias=c["lam_bias"], gam_bias=c["gam_bias"])
