@@ -36,10 +36,10 @@ def test_loop_equals_fast(top_k, use_logw, lag):
 
 def test_step_equals_fast():
     q, keys, values, logw = _random_memory(T=7)
-    m, w, i = kv_read(q, keys, values, [max(t - 1, 0) for t in range(7)], 3, 1.0, logw)
+    m, _, i = kv_read(q, keys, values, [max(t - 1, 0) for t in range(7)], 3, 1.0, logw)
     for t in range(2, 7):  # at t the cache holds entries j <= t-2
         n = t - 1
-        mt, wt, it = kv_read_step(q[:, t], keys[:, :n], values[:, :n], 3, 1.0, logw[:, :n])
+        mt, _, it = kv_read_step(q[:, t], keys[:, :n], values[:, :n], 3, 1.0, logw[:, :n])
         assert _rel(mt, m[:, t]) < 1e-12
         assert torch.equal(it, i[:, t, : it.shape[1]])
 

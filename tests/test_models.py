@@ -7,8 +7,8 @@ import tl_minimal
 from tl_minimal import VARIANTS, build_model, default_config
 
 V = 50
-TINY = dict(d_model=32, n_layers=2, n_heads=4, state_dim=8, num_slots=4, max_seq_len=64,
-            assoc_dim=16, top_k=4)
+TINY = {"d_model": 32, "n_layers": 2, "n_heads": 4, "state_dim": 8, "num_slots": 4, "max_seq_len": 64,
+        "assoc_dim": 16, "top_k": 4}
 
 
 def tiny(variant, **extra):
@@ -75,7 +75,10 @@ def test_loop_mode_equals_chunked(variant):
 def test_generate(variant):
     model = tiny(variant)
     prompt = _tokens(B=3, T=4)
-    g = lambda: torch.Generator().manual_seed(123)  # noqa: E731
+
+    def g():
+        return torch.Generator().manual_seed(123)
+
     a = model.generate(prompt, 6, temperature=0.8, top_k=5, generator=g())
     b = model.generate(prompt, 6, temperature=0.8, top_k=5, generator=g())
     assert a.shape == (3, 10) and a.dtype == torch.long and torch.equal(a, b)
@@ -116,7 +119,10 @@ def test_internals(variant):
 
 
 def test_parameter_counts_at_paper_defaults():
-    count = lambda m: sum(p.numel() for p in m.parameters())  # noqa: E731
+
+    def count(m):
+        return sum(p.numel() for p in m.parameters())
+
     assert count(build_model("transformer", 259)) == 174_848
     assert count(build_model("triple_hybrid", 259, state_dim=8)) == 177_752  # the paper's figure
     # the gated paper row = triple_hybrid (S=8) + W_k, W_v, W_q (3 x 64 x 64) + read gate 65 + LN 128

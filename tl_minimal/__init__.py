@@ -5,4 +5,4 @@ from .registry import VARIANTS, build_model, default_config
 
 __version__ = "0.1.0"
 
-__all__ = ["VARIANTS", "build_model", "default_config", "get_device", "__version__"]
+__all__ = ["VARIANTS", "__version__", "build_model", "default_config", "get_device"]

@@ -53,7 +53,7 @@ def _check_x(x: torch.Tensor, weight: torch.Tensor) -> None:
 def _left_context(x: torch.Tensor, weight: torch.Tensor, causal: bool, state=None):
     """Pad x along time so that a plain 'valid' convolution gives the wanted alignment."""
     k = weight.shape[-1]
-    B, T, d = x.shape
+    B, _, d = x.shape
     if causal:
         # causal: the k-1 inputs before position 0 are the carried state (or zeros)
         past = state if state is not None else x.new_zeros(B, k - 1, d)  # [B, k-1, d]

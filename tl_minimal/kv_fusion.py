@@ -68,7 +68,7 @@ def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
     logw [B, N] or None. Returns m [B, T, A], weights [B, T, K'], index [B, T, K'] with
     K' = min(top_k, N) (N for "all"); unused slots have weight 0 and index -1.
     """
-    B, T, A = q.shape
+    B, T, _ = q.shape
     N = keys.shape[1]
     width = _keep(top_k, N) or N
     m = q.new_zeros(B, T, values.shape[-1])
@@ -98,7 +98,7 @@ def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
 
 def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
     """Fast form of :func:`kv_read_loop` (same arguments and results), no loop over time."""
-    B, T, A = q.shape
+    B, T, _ = q.shape
     N = keys.shape[1]
     if N == 0:  # no entries anywhere: m = 0
         return (q.new_zeros(B, T, values.shape[-1]), q.new_zeros(B, T, 0),

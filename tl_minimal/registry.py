@@ -35,13 +35,14 @@ import numbers
 from .kv_fusion import QUERY_ALIGNS
 from .state import MODES
 
-COMMON = dict(d_model=64, n_layers=3, n_heads=4, max_seq_len=128, dropout=0.1)
-RECURRENT = dict(state_dim=16, mode="chunked", lam_bias=0.0, gam_bias=0.0)
-CONV = dict(conv_kernel=5, conv_causal=True)
+COMMON = {"d_model": 64, "n_layers": 3, "n_heads": 4, "max_seq_len": 128, "dropout": 0.1}
+RECURRENT = {"state_dim": 16, "mode": "chunked", "lam_bias": 0.0, "gam_bias": 0.0}
+CONV = {"conv_kernel": 5, "conv_causal": True}
 # the paper's gated runs: S = 8, assoc dim 64, top-8 cosine scores at temperature 1,
 # previous-token query, no write gate, the read gate inside the LayerNorm
-GATED_PAPER = dict(state_dim=8, assoc_dim=64, top_k=8, temperature=1.0, learnable_temperature=False,
-                   query_align="previous", write_gate=False, gate_outside_norm=False)
+GATED_PAPER = {"state_dim": 8, "assoc_dim": 64, "top_k": 8, "temperature": 1.0,
+               "learnable_temperature": False, "query_align": "previous", "write_gate": False,
+               "gate_outside_norm": False}
 # gated_hybrid's own defaults: for now the paper's; change this dict to move them
 GATED = dict(GATED_PAPER)
 
