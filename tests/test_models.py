@@ -206,3 +206,19 @@ def test_training_pass_has_finite_gradients(variant):
     loss.backward()
     grads = [p.grad for p in model.parameters() if p.requires_grad]
     assert all(g is not None and torch.isfinite(g).all() for g in grads)
+
+
+@pytest.mark.parametrize("extra", [{"query_align": "current", "write_gate": True},
+                                   {"top_k": "all", "learnable_temperature": True, "gate_outside_norm": True}])
+def test_gated_options_stay_causal_and_steppable(extra):
+    model = tiny("gated_hybrid", **extra)
+    x = _tokens(T=10)
+    whole = model(x)
+    y = x.clone()
+    y[:, 6:] = (y[:, 6:] + 3) % V
+    assert torch.equal(model(y)[:, :6], whole[:, :6])
+    state, steps = model.init_state(2), []
+    for t in range(10):
+        out, state = model.step(x[:, t], state)
+        steps.append(out)
+    assert _rel(torch.stack(steps, 1), whole) < 1e-10
