@@ -18,7 +18,10 @@ def rel_err():
 
 
 def random_gates(shape, regime: str, dtype, generator: torch.Generator) -> torch.Tensor:
-    """Gates in (0, 1): 'mid' in [0.2, 0.8], 'near0' log-uniform in [1e-6, 1e-3], 'near1' = 1 - that."""
+    """Gates in (0, 1): 'mid' in [0.2, 0.8], 'near0' log-uniform in [1e-6, 1e-3], 'near1' = 1 - that.
+
+    Values are rounded to float32 first, so float32 and float64 runs see exactly the same gates
+    and one float64 reference serves both."""
     u = torch.rand(shape, generator=generator, dtype=torch.float64)
     if regime == "mid":
         g = 0.2 + 0.6 * u
@@ -27,12 +30,12 @@ def random_gates(shape, regime: str, dtype, generator: torch.Generator) -> torch
         g = small if regime == "near0" else 1 - small
     else:
         raise ValueError(f"unknown gate regime {regime!r}")
-    return g.to(dtype)
+    return g.float().to(dtype)
 
 
 def randn(*shape, dtype=torch.float64, generator=None) -> torch.Tensor:
-    """Standard normal numbers drawn in float64 (same values for every dtype), then cast."""
-    return torch.randn(*shape, generator=generator, dtype=torch.float64).to(dtype)
+    """Standard normal numbers, rounded to float32 (the same values for every dtype), then cast."""
+    return torch.randn(*shape, generator=generator, dtype=torch.float64).float().to(dtype)
 
 
 def accelerators() -> list[str]:

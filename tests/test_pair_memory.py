@@ -4,6 +4,8 @@ Error bounds (relative, ||x - y|| / ||y||): values 1e-10 (float64) / 2e-5 (float
 gradients 1e-9 / 1e-4.
 """
 
+import functools
+
 import pytest
 import torch
 
@@ -30,11 +32,19 @@ def step_form(s_prev, b, gam, P0=None):
     return torch.stack(out, dim=1)
 
 
-def outputs_and_grads(fn, inputs, weight):
+def outputs_and_grads(fn, inputs):
     leaves = [None if x is None else x.detach().clone().requires_grad_(True) for x in inputs]
     P = fn(*leaves)
-    (P * weight).sum().backward()
+    weight = randn(*P.shape, dtype=P.dtype, generator=torch.Generator().manual_seed(1))
+    (P * weight).sum().backward()                                   # a random linear loss
     return P.detach(), [x.grad for x in leaves if x is not None]
+
+
+@functools.cache
+def reference(T, regime, with_init):
+    """The loop (the specification) in float64, once per case (inputs are float32-exact)."""
+    return outputs_and_grads(lambda *x: pair_memory(*x, mode="loop"),
+                             make_inputs(T, regime, with_init, torch.float64))
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
@@ -43,15 +53,16 @@ def outputs_and_grads(fn, inputs, weight):
 @pytest.mark.parametrize("T", [1, 7, 63, 129])
 def test_loop_chunked_step_agree(T, regime, with_init, dtype):
     inputs = make_inputs(T, regime, with_init, dtype)
-    B, _, H, S = inputs[0].shape
-    weight = randn(B, T, H, S, S, dtype=dtype, generator=torch.Generator().manual_seed(1))
-    ref, ref_grads = outputs_and_grads(lambda *x: pair_memory(*x, mode="loop"), inputs, weight)
-    forms = [lambda *x: pair_memory(*x, chunk_size=8), lambda *x: pair_memory(*x), step_form]
-    for form in forms:
-        out, grads = outputs_and_grads(form, inputs, weight)
-        assert relative_error(out, ref) < TOL[dtype]
+    ref, ref_grads = reference(T, regime, with_init)
+    forms = {"loop": lambda *x: pair_memory(*x, mode="loop"),
+             "chunked-8": lambda *x: pair_memory(*x, chunk_size=8),
+             "chunked": lambda *x: pair_memory(*x)}
+    for name, form in forms.items():
+        out, grads = outputs_and_grads(form, inputs)
+        assert relative_error(out, ref) < TOL[dtype], name
         for g, g_ref in zip(grads, ref_grads):
-            assert relative_error(g, g_ref) < GRAD_TOL[dtype]
+            assert relative_error(g, g_ref) < GRAD_TOL[dtype], name
+    assert relative_error(step_form(*inputs), ref) < TOL[dtype]
 
 
 def test_one_write_by_hand():

@@ -31,8 +31,7 @@ from __future__ import annotations
 
 import torch
 
-from .state import (DEFAULT_CHUNK, check_chunk_size, check_mode, check_sequence, decayed_cumsum,
-                    log_gate)
+from .state import DEFAULT_CHUNK, check_chunk_size, check_mode, check_sequence, decayed_cumsum, log_gate
 
 
 def check_pair_inputs(s_prev, b, gam, P0=None):
@@ -100,7 +99,7 @@ def unrolled_weights(gam: torch.Tensor, positions=None) -> tuple[torch.Tensor, t
     Each product is summed in log space backwards from t, so long sequences stay accurate.
     """
     check_sequence("gam", gam, 3)
-    B, T, H = gam.shape
+    T = gam.shape[1]
     rows = list(range(T)) if positions is None else _check_positions(positions, T)
     t = torch.tensor(rows, device=gam.device)                      # [n]
     tau = torch.arange(T, device=gam.device)                        # [T]

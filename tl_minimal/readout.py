@@ -40,9 +40,18 @@ import torch
 from torch import nn
 
 from .pair_memory import check_pair_inputs, pair_memory_at, pair_memory_step
-from .state import (DEFAULT_CHUNK, causal_decay, check_chunk_size, check_mode, check_sequence, decayed_cumsum,
-                    log_gate, previous_states, running_state, running_state_step)
-
+from .state import (
+    DEFAULT_CHUNK,
+    causal_decay,
+    check_chunk_size,
+    check_mode,
+    check_sequence,
+    decayed_cumsum,
+    log_gate,
+    previous_states,
+    running_state,
+    running_state_step,
+)
 
 # --- gated linear attention with scalar decay, heads-first layout ---------------------------
 
@@ -64,12 +73,13 @@ def decayed_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_dec
     q = q.reshape(B, H, N, C, Dk)
     k = k.reshape(B, H, N, C, Dk)
     v = v.reshape(B, H, N, C, Dv)
+    ld = log_decay.reshape(B, H, N, C)                              # [B, H, N, C]
     # G_t = sum_{u=c..t} log gamma_u from the chunk start
-    G = torch.cumsum(log_decay.reshape(B, H, N, C), dim=-1)         # [B, H, N, C]
+    G = torch.cumsum(ld, dim=-1)                                    # [B, H, N, C]
     G_end = G[..., -1:]                                             # [B, H, N, 1]
 
     # intra-chunk: A[t, tau] = (q_t . k_tau) exp(G_t - G_tau) for tau <= t, then o = A v
-    decay = causal_decay(G)                                         # [B, H, N, C, C]
+    decay = causal_decay(ld)                                        # [B, H, N, C, C]
     A = (q @ k.transpose(-1, -2)) * decay                           # [B, H, N, C, C]
     o = A @ v                                                       # [B, H, N, C, Dv]
 

@@ -41,8 +41,16 @@ import torch
 from torch import nn
 
 from .readout import TripleLatentMixer, _normal_init, decayed_attention
-from .state import (DEFAULT_CHUNK, check_chunk_size, check_mode, check_sequence, log_gate,
-                    previous_states, running_state, running_state_step)
+from .state import (
+    DEFAULT_CHUNK,
+    check_chunk_size,
+    check_mode,
+    check_sequence,
+    log_gate,
+    previous_states,
+    running_state,
+    running_state_step,
+)
 
 
 def check_slot_inputs(s_prev, b, g, gam, L0=None, R0=None):

@@ -91,20 +91,24 @@ def log_gate(gate: torch.Tensor) -> torch.Tensor:
 
 # --- the building block: h_t = exp(log_decay_t) * h_{t-1} + x_t ---------------------------
 
-def causal_decay(G: torch.Tensor) -> torch.Tensor:
-    """exp(G_t - G_tau) for tau <= t and 0 for tau > t: G [..., C] -> [..., C, C] (rows t).
+def causal_decay(log_decay: torch.Tensor) -> torch.Tensor:
+    """W[..., t, tau] = exp(sum_{u=tau+1..t} log_decay_u) for tau <= t, 0 for tau > t.
 
-    G is a cumulative sum of log-gates, so G_t - G_tau <= 0 below the diagonal. Above it the
-    difference is positive and could overflow, so it is replaced by -inf *before* exp. The
-    diagonal is exactly exp(0) = 1 and is not computed from G at all: otherwise its gradient
-    would be +g - g, two large terms whose rounding error, divided by a gate near 0 in the
-    chain rule of log(gate), would swamp the true gradient.
+    log_decay [..., C] -> W [..., C, C]. Each segment sum is added up directly (a cumulative sum
+    down the columns of a masked matrix) rather than as a difference G_t - G_tau of running sums:
+    the difference gives the same numbers, but its gradient adds and subtracts large terms
+    that cancel, and the rounding error, divided by a gate near 0 in the chain rule of
+    log(gate), can swamp float32 gate gradients. The diagonal is the empty sum, exactly 0, so
+    W[t, t] = 1; above the diagonal -inf is put in *before* exp (no overflow, gradient 0).
     """
-    C = G.shape[-1]
-    below = torch.ones(C, C, dtype=torch.bool, device=G.device).tril(-1)  # tau < t
-    # 0 on the diagonal (exp -> 1), -inf above it (exp -> 0)
-    fill = torch.full((C, C), float("-inf"), dtype=G.dtype, device=G.device).triu(1)
-    return torch.exp(torch.where(below, G.unsqueeze(-1) - G.unsqueeze(-2), fill))
+    C = log_decay.shape[-1]
+    below = torch.ones(C, C, dtype=torch.bool, device=log_decay.device).tril(-1)  # u > tau
+    # x[u, tau] = log_decay_u where u > tau, else 0
+    x = torch.where(below, log_decay.unsqueeze(-1), 0.0)             # [..., C, C]
+    # seg[t, tau] = sum_{u <= t} x[u, tau] = sum_{u=tau+1..t} log_decay_u
+    seg = torch.cumsum(x, dim=-2)                                   # [..., C, C]
+    # keep tau <= t (the complement of "tau > t"), -inf above the diagonal
+    return torch.exp(torch.where(~below.T, seg, float("-inf")))    # [..., C, C]
 
 
 def decayed_cumsum(log_decay: torch.Tensor, x: torch.Tensor, h0: torch.Tensor | None = None,
@@ -127,7 +131,7 @@ def decayed_cumsum(log_decay: torch.Tensor, x: torch.Tensor, h0: torch.Tensor | 
     # G_t = sum_{u=c..t} log lambda_u, counted from the start of each chunk
     G = torch.cumsum(ld, dim=-1)                                    # [B, H, N, C]
     # W[t, tau] = Lambda_t / Lambda_tau = exp(G_t - G_tau) for tau <= t, else 0
-    W = causal_decay(G)                                             # [B, H, N, C, C]
+    W = causal_decay(ld)                                            # [B, H, N, C, C]
     # h_t (from a zero state at the chunk start) = sum_{tau=c..t} W[t, tau] x_tau
     h_local = W @ xc                                                # [B, H, N, C, D]
 
@@ -191,7 +195,7 @@ def previous_states(s: torch.Tensor, s0: torch.Tensor | None = None) -> torch.Te
     The pair memory pairs the state *before* token t with token t's write, so it reads s_prev.
     """
     check_sequence("s", s, 4)
-    B, T, H, S = s.shape
+    B, _, H, S = s.shape
     if s0 is None:
         s0 = torch.zeros_like(s[:, 0])                              # [B, H, S]
     else:
