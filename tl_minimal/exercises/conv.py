@@ -1,0 +1,140 @@
+"""Checkers for exercise 05, the causal local convolution and the future-token leak.
+
+    y_t = GELU(c + sum_{i=0..k-1} W[:, :, i] x_{t-(k-1)+i})      (x_{<0} = 0: pad k-1 zeros on the LEFT)
+
+Tasks (notebooks/exercises/05_convolution.ipynb)
+    1  causal_pad(x [B, T, d], k) -> [B, T+k-1, d]
+    2  causal_conv(x [B, T, d], weight [d, d, k], bias [d]) -> y [B, T, d]
+    3  a prediction: how many future tokens does the paper's symmetric convolution see?
+    4  leaks_future(fn, T, d) -> bool: a causality test (then on trained convolutions)
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from .. import conv
+from .harness import Case, Mistake, Result, check_choice, check_function, generator, one_thread, rand, report
+
+B, D = 2, 3
+
+
+def _pad(x, left, right):
+    return torch.cat([x.new_zeros(x.shape[0], left, x.shape[2]), x, x.new_zeros(x.shape[0], right, x.shape[2])], 1)
+
+
+def check_causal_pad(student):
+    """Task 1: k-1 zeros before the first token, none after the last."""
+    def make(seed, T, k):
+        return lambda: (rand(generator(seed), B, T, D), k)
+    cases = [Case("T = 6, k = 5", make(0, 6, 5)), Case("T = 1, k = 5", make(1, 1, 5)), Case("T = 7, k = 3", make(2, 7, 3))]
+    mistakes = [
+        Mistake("leaks the future: that pads both sides (the paper's padding); put all k-1 zeros on the LEFT",
+                lambda x, k: _pad(x, (k - 1) // 2, (k - 1) // 2)),
+        Mistake("the zeros are on the right: position t would then read t+1 .. t+k-1, the future",
+                lambda x, k: _pad(x, 0, k - 1)),
+        Mistake("off by one: pad k-1 zeros, not k (a kernel of k taps needs k-1 earlier positions)",
+                lambda x, k: _pad(x, k, 0)),
+        Mistake("padded the wrong axis: time is dim=1 of [B, T, d]", lambda x, k: F.pad(x, (k - 1, 0))),
+    ]
+    return check_function("05.1 causal_pad", student, lambda x, k: _pad(x, k - 1, 0), cases, mistakes,
+                          todo="concatenate k-1 zero positions before x along time (dim=1)",
+                          what="3 cases: T = 6, T = 1, k = 3")
+
+
+def _conv_case(seed, T, k=5):
+    def make():
+        g = generator(seed)
+        return rand(g, B, T, D), rand(g, D, D, k), rand(g, D)
+    return make
+
+
+def check_causal_conv(student):
+    """Task 2: the causal convolution, against ``conv.conv_loop(causal=True)``."""
+    ref = lambda x, w, c: conv.conv_loop(x, w, c, causal=True)  # noqa: E731
+    mistakes = [
+        Mistake("leaks the future: position t must read x_{t-k+1} .. x_t only (pad on the left)",
+                lambda x, w, c: conv.conv_loop(x, w, c, causal=False)),
+        Mistake("the taps are reversed: tap i reads x_{t-(k-1)+i}, so the LAST tap W[:, :, k-1] multiplies x_t",
+                lambda x, w, c: ref(x, w.flip(-1), c)),
+        Mistake("forgot the GELU at the end", lambda x, w, c: F.conv1d(_pad(x, w.shape[-1] - 1, 0).transpose(1, 2),
+                                                                       w, c).transpose(1, 2)),
+        Mistake("forgot the bias c", lambda x, w, c: ref(x, w, torch.zeros_like(c))),
+        Mistake("W[:, :, i] is [d_out, d_in]: multiply x @ W[:, :, i].T (you used it untransposed)",
+                lambda x, w, c: ref(x, w.transpose(0, 1), c)),
+        Mistake("off by one in time: position t must include x_t itself (the taps cover t-k+1 .. t)",
+                lambda x, w, c: ref(torch.cat([torch.zeros_like(x[:, :1]), x[:, :-1]], 1), w, c)),
+    ]
+    cases = [Case("T = 8, k = 5", _conv_case(10, 8)), Case("T = 1", _conv_case(11, 1)),
+             Case("T = 7, k = 3", _conv_case(12, 7, 3))]
+    return check_function("05.2 causal_conv", student, ref, cases, mistakes,
+                          todo="pad with causal_pad, then for each tap i add xp[:, i:i+T] @ weight[:, :, i].T, "
+                               "add the bias, apply GELU",
+                          what="3 cases: T = 8, T = 1, k = 3")
+
+
+def check_leak_prediction(answer):
+    """Task 3: symmetric padding with k = 5 shows position t the tokens t+1 and t+2."""
+    return check_choice(
+        "05.3 how far does the paper's convolution see", answer, correct="c",
+        hints={"a": "padding=k//2 puts (k-1)/2 zeros on EACH side; what does the right half of the window cover?",
+               "b": "count the taps of a 5-wide window centred on t",
+               "d": "the window is centred on t: only half of the other taps are in the future"},
+        todo="replace None by the letter of your answer",
+        explanation="a 5-tap window centred on t covers t-2 .. t+2: two future tokens, and t+1 is the very "
+                    "token position t is trained to predict")
+
+
+def _reference_leaks(fn, T, d):
+    """True when some y_t changes although only inputs after t changed."""
+    g = generator(123)
+    x = rand(g, 1, T, d)
+    y = fn(x)
+    for t in range(T - 1):
+        x2 = x.clone()
+        x2[:, t + 1:] += rand(g, 1, T - t - 1, d)
+        if not torch.allclose(fn(x2)[:, : t + 1], y[:, : t + 1], atol=1e-7):
+            return True
+    return False
+
+
+def _functions(extra: dict | None):
+    g = generator(7)
+    w, c = rand(g, D, D, 5), rand(g, D)
+    cases = {
+        "the causal convolution": (lambda x: conv.conv_fast(x, w.to(x.dtype), c.to(x.dtype), causal=True), False),
+        "the symmetric (paper's) convolution": (lambda x: conv.conv_fast(x, w.to(x.dtype), c.to(x.dtype), causal=False), True),
+        "a running sum (cumsum over time)": (lambda x: x.cumsum(1), False),
+        "y_t = x_{t+1} (a shift into the past)": (lambda x: torch.cat([x[:, 1:], x[:, -1:]], 1), True),
+        "a function that peeks only at the last token": (lambda x: x + x[:, -1:] * (torch.arange(x.shape[1]) == 0)[None, :, None], True),
+        "y_t = x_t (identity)": (lambda x: x.clone(), False),
+    }
+    return {**cases, **(extra or {})}
+
+
+def check_leaks_future(student, extra: dict | None = None) -> Result:
+    """Task 4: run the student's test on known causal and leaky functions (``extra``: name -> (fn, leaks))."""
+    with one_thread():
+        for name, (fn, leaks) in _functions(extra).items():
+            try:
+                verdict = student(fn, 8, D)
+            except NotImplementedError:
+                return report("05.4 leaks_future", False, "not done yet: perturb only the inputs AFTER position t and "
+                                                         "check whether any output at positions <= t changed")
+            except Exception as exc:  # student code errors become hints
+                return report("05.4 leaks_future", False, f"not quite: on {name} your function raised "
+                                                         f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+            if not isinstance(verdict, (bool, torch.Tensor)) or verdict not in (True, False):
+                return report("05.4 leaks_future", False, f"not quite: return True or False, got {verdict!r}")
+            if bool(verdict) != leaks and leaks:
+                return report("05.4 leaks_future", False,
+                              f"not quite: {name} reads the future but your test says it does not; perturb EVERY "
+                              "later position t+1 .. T-1 for EVERY t, and compare all outputs up to t")
+            if bool(verdict) != leaks:
+                return report("05.4 leaks_future", False,
+                              f"not quite: {name} is causal but your test says it leaks; change only inputs AFTER t "
+                              "and compare outputs at positions <= t (y_t may depend on x_t itself)")
+    n = len(_functions(extra))
+    return report("05.4 leaks_future", True, f"correct: right verdict on all {n} functions"
+                  + (", including the trained convolutions" if extra else ""))

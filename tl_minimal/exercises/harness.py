@@ -1,0 +1,220 @@
+"""The shared machinery of the exercise checkers: run the student's code, compare, diagnose.
+
+A checker never raises and never shows a traceback. It runs the student's function and the
+library's reference on the same fresh inputs (several random cases, including T = 1 and odd
+lengths), and prints one of:
+
+    correct: <what was checked>
+    not done yet: <the task's hint>                    the function still raises NotImplementedError
+    not quite: <a specific hint>                       a known mistake, a wrong shape, an error
+
+Known mistakes are recognised by running deliberately wrong versions of the reference (a
+:class:`Mistake`: "uses s_t instead of s_{t-1}", "forgot the (1 - gate) factor", ...) on the same
+inputs: if the student's output matches one of them, its hint is printed.
+
+Glossary
+    Case       one set of inputs: a description ("T = 7, with s0") and a function making fresh args
+    Mistake    a wrong reference variant and the hint printed when the student's output matches it
+    Result     what a checker returns: ``passed`` (bool) and ``message`` (the printed text)
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Callable
+
+import torch
+
+RTOL = 1e-5  # relative error below which two outputs count as equal
+
+
+@dataclass
+class Result:
+    """The outcome of one check. Truthy when passed; the message was already printed."""
+
+    task: str
+    passed: bool
+    message: str
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    @property
+    def not_done(self) -> bool:
+        return self.message.startswith("not done yet")
+
+    def _ipython_display_(self):  # the checker printed the message already: show nothing twice
+        pass
+
+
+@dataclass
+class Case:
+    """Inputs for one comparison: ``make()`` returns a fresh tuple of arguments every call."""
+
+    description: str
+    make: Callable[[], tuple]
+
+
+@dataclass
+class Mistake:
+    """A typical wrong answer: ``fn`` computes it from the same arguments as the reference."""
+
+    hint: str
+    fn: Callable
+
+
+@contextlib.contextmanager
+def one_thread():
+    """Run tiny tensors on one CPU thread: on a busy machine, several threads wait on each other
+    far longer than the work takes (a 50 ms training step became 4 s on a loaded 2-core CPU)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def report(task: str, passed: bool, message: str) -> Result:
+    """Print ``message`` and wrap it in a :class:`Result`."""
+    print(message)
+    return Result(task, passed, message)
+
+
+def generator(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def rand(g: torch.Generator, *shape, low: float = -1.0, high: float = 1.0) -> torch.Tensor:
+    """Uniform float64 numbers in [low, high): checks run in float64 so tolerances can be tight."""
+    return low + (high - low) * torch.rand(*shape, generator=g, dtype=torch.float64)
+
+
+def gates(g: torch.Generator, *shape, low: float = 0.05, high: float = 0.95) -> torch.Tensor:
+    """Gate values in (low, high), one per head and token."""
+    return rand(g, *shape, low=low, high=high)
+
+
+# --- comparing outputs ------------------------------------------------------------------------
+
+def relative_error(got: torch.Tensor, want: torch.Tensor) -> float:
+    got, want = got.detach().double().cpu(), want.detach().double().cpu()
+    scale = max(want.norm().item(), 1e-12)
+    return (got - want).norm().item() / scale
+
+
+def describe(x) -> str:
+    if isinstance(x, torch.Tensor):
+        return f"a tensor of shape {list(x.shape)}"
+    if isinstance(x, (tuple, list)):
+        return f"a {type(x).__name__} of {len(x)} items"
+    return f"a {type(x).__name__}"
+
+
+def difference(got, want) -> str | None:
+    """None when ``got`` equals ``want`` (tensors, tuples of tensors, numbers), else what differs."""
+    if isinstance(want, (tuple, list)):
+        if not isinstance(got, (tuple, list)) or len(got) != len(want):
+            return f"expected {describe(want)}, got {describe(got)}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            problem = difference(g, w)
+            if problem:
+                return f"item {i} of the result: {problem}"
+        return None
+    if isinstance(want, torch.Tensor):
+        if not isinstance(got, torch.Tensor):
+            return f"expected {describe(want)}, got {describe(got)} (return a torch.Tensor)"
+        if tuple(got.shape) != tuple(want.shape):
+            return f"wrong shape: expected {list(want.shape)}, got {list(got.shape)}"
+        if not torch.isfinite(got).all():
+            return "the result contains NaN or inf"
+        err = relative_error(got, want)
+        return None if err < RTOL else f"wrong values (relative error {err:.2g})"
+    if isinstance(want, bool):
+        return None if got == want else f"expected {want}, got {got}"
+    if isinstance(want, (int, float)):
+        if not isinstance(got, (int, float, torch.Tensor)) or isinstance(got, bool):
+            return f"expected a number, got {describe(got)}"
+        got = float(got)
+        return None if abs(got - want) <= RTOL * max(1.0, abs(want)) else f"expected {want:.4g}, got {got:.4g}"
+    return None if got == want else f"expected {want!r}, got {got!r}"
+
+
+def _clone(args: tuple) -> tuple:
+    return tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
+
+
+def _safe(fn, args):
+    try:
+        return fn(*_clone(args))
+    except Exception:  # a mistake variant that cannot run on these inputs matches nothing
+        return None
+
+
+# --- the check --------------------------------------------------------------------------------
+
+def check_function(task: str, student: Callable, reference: Callable, cases: list[Case],
+                   mistakes: list[Mistake], todo: str, what: str, on_error: dict | None = None) -> Result:
+    """Compare ``student`` with ``reference`` on every case; print and return a :class:`Result`.
+
+    ``todo`` is the hint shown while the function is not written yet; ``what`` says what a
+    passing check covered ("3 random cases incl. T = 1 and T = 7"); ``on_error`` maps a piece
+    of an error message ("must match the size") to a hint added when the student's code raises it.
+    """
+    with one_thread():
+        return _check_function(task, student, reference, cases, mistakes, todo, what, on_error)
+
+
+def _check_function(task, student, reference, cases, mistakes, todo, what, on_error):
+    if not callable(student):
+        return report(task, False, f"not quite: pass your function itself (no parentheses), got {describe(student)}")
+    for case in cases:
+        args = case.make()
+        want = reference(*_clone(args))
+        try:
+            got = student(*_clone(args))
+        except NotImplementedError:
+            return report(task, False, f"not done yet: {todo}")
+        except Exception as exc:  # any error in student code becomes a hint, never a traceback
+            extra = next((h for key, h in (on_error or {}).items() if key in str(exc)), None)
+            return report(task, False, f"not quite: on {case.description} your function raised "
+                                       f"{type(exc).__name__}: {_first_line(exc)}" + (f". Hint: {extra}" if extra else ""))
+        problem = difference(got, want)
+        if problem is None:
+            continue
+        for mistake in mistakes:
+            if difference(got, _safe(mistake.fn, args)) is None:
+                return report(task, False, f"not quite ({case.description}): {mistake.hint}")
+        return report(task, False, f"not quite ({case.description}): {problem}")
+    return report(task, True, f"correct: {what}")
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:200] if text else "(no message)"
+
+
+def check_choice(task: str, answer, correct, hints: dict, todo: str, explanation: str,
+                 tolerance: float | None = None) -> Result:
+    """A prediction: ``answer`` is a letter (multiple choice) or a number (``tolerance`` set).
+
+    ``hints`` maps wrong letters to what they get wrong; ``explanation`` is printed when right.
+    """
+    if answer is None or answer is Ellipsis:
+        return report(task, False, f"not done yet: {todo}")
+    if tolerance is not None:
+        try:
+            value = float(answer)
+        except (TypeError, ValueError):
+            return report(task, False, f"not quite: the answer should be a number, got {answer!r}")
+        if abs(value - correct) <= tolerance:
+            return report(task, True, f"correct: {explanation}")
+        return report(task, False, f"not quite: {hints.get('number', 'recompute it, step by step')}")
+    choice = str(answer).strip().lower().strip("()")
+    if choice == correct:
+        return report(task, True, f"correct: {explanation}")
+    if choice not in hints:
+        allowed = ", ".join(sorted([correct, *hints]))
+        return report(task, False, f"not quite: answer with one letter ({allowed}), got {answer!r}")
+    return report(task, False, f"not quite: {hints[choice]}")

@@ -1,0 +1,139 @@
+"""Checkers for exercise 06, the key-value memory, its read gate and late fusion (gated_hybrid).
+
+    s_{t,j} = cos(q_t, k_j);  keep the top K;  alpha_t = softmax(kept);  m_t = sum_j alpha_{t,j} v_{j+1}
+
+Tasks (notebooks/exercises/06_kv_gated_fusion.ipynb)
+    1  cosine_scores(q [B, T, A], keys [B, N, A]) -> [B, T, N]
+    2  topk_read(scores [B, T, N], values [B, N, A], k) -> m [B, T, A]
+    3  a prediction: which entries may position t read?
+    4  top_entry(weights, index [B, T, K]) -> [B, T], the memory position read most (then on a trained model)
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from .harness import Case, Mistake, check_choice, check_function, generator, rand
+
+B, T, N, A = 2, 5, 9, 6
+
+
+def _ref_scores(q, keys):
+    return F.normalize(q, dim=-1) @ F.normalize(keys, dim=-1).transpose(1, 2)  # [B, T, N]
+
+
+def check_cosine_scores(student):
+    """Task 1: cosine similarity of every query with every key."""
+    def make(seed, t, n):
+        def args():
+            g = generator(seed)
+            return 3 * rand(g, B, t, A), 3 * rand(g, B, n, A)
+        return args
+    mistakes = [
+        Mistake("that is the dot product: divide by both lengths |q| |k| (normalize first) to get the cosine",
+                lambda q, k: q @ k.transpose(1, 2)),
+        Mistake("only the queries are normalized: normalize the keys too",
+                lambda q, k: F.normalize(q, dim=-1) @ k.transpose(1, 2)),
+        Mistake("only the keys are normalized: normalize the queries too",
+                lambda q, k: q @ F.normalize(k, dim=-1).transpose(1, 2)),
+        Mistake("no softmax yet: this task returns the raw cosine scores",
+                lambda q, k: _ref_scores(q, k).softmax(-1)),
+        Mistake("the axes are swapped: the result is [B, T, N], one row of scores per query",
+                lambda q, k: _ref_scores(q, k).transpose(1, 2)),
+    ]
+    return check_function("06.1 cosine_scores", student, _ref_scores,
+                          [Case("T = 5, N = 9", make(0, T, N)), Case("T = 1, N = 1", make(1, 1, 1)),
+                           Case("T = 4, N = 7", make(2, 4, 7))], mistakes,
+                          todo="normalize q and keys to unit length along the last axis, then one batched matmul",
+                          what="3 cases incl. a single query and a single key")
+
+
+def _ref_read(scores, values, k):
+    kept, idx = scores.topk(min(k, scores.shape[-1]), dim=-1)  # [B, T, K]
+    alpha = kept.softmax(-1)  # [B, T, K]
+    picked = values.unsqueeze(1).expand(-1, scores.shape[1], -1, -1)  # [B, T, N, A]
+    picked = picked.gather(2, idx.unsqueeze(-1).expand(-1, -1, -1, values.shape[-1]))  # [B, T, K, A]
+    return (alpha.unsqueeze(-1) * picked).sum(2)  # [B, T, A]
+
+
+def _softmax_then_topk(scores, values, k):
+    p = scores.softmax(-1)
+    w, idx = p.topk(k, dim=-1)
+    return _weighted(w, idx, values)
+
+
+def _weighted(w, idx, values):
+    dense = torch.zeros(*w.shape[:2], values.shape[1], dtype=w.dtype).scatter(-1, idx, w)  # [B, T, N]
+    return dense @ values
+
+
+def check_topk_read(student):
+    """Task 2: keep the top k scores, softmax over them, mix the values."""
+    def make(seed, k, n=N):
+        def args():
+            g = generator(seed)
+            return 2 * rand(g, B, T, n), rand(g, B, n, A), k
+        return args
+    mistakes = [
+        Mistake("no top-k: keep only the k best scores and give every other entry weight 0",
+                lambda s, v, k: s.softmax(-1) @ v),
+        Mistake("the softmax came before the top-k: take the k best scores first, then softmax over just those "
+                "(the kept weights must sum to 1)", _softmax_then_topk),
+        Mistake("that reads only the single best entry; mix the top k with softmax weights",
+                lambda s, v, k: _ref_read(s, v, 1)),
+        Mistake("the weights ignore the scores: softmax over the kept scores, not a plain average",
+                lambda s, v, k: _weighted(torch.full((*s.shape[:2], k), 1.0 / k, dtype=s.dtype), s.topk(k, -1)[1], v)),
+    ]
+    return check_function("06.2 topk_read", student, _ref_read,
+                          [Case("k = 3 of 9 entries", make(10, 3)), Case("k = 1", make(11, 1)),
+                           Case("k = 4 of 4 entries", make(12, 4, 4))], mistakes,
+                          todo="scores.topk(k) gives kept scores and their positions; softmax the kept scores; "
+                               "gather the values at those positions; weighted sum",
+                          what="3 cases incl. k = 1 and k = N")
+
+
+def check_visible_prediction(answer):
+    """Task 3: with the previous-token query, position t reads entries j <= t - 2."""
+    return check_choice(
+        "06.3 which entries can position t read", answer, correct="c",
+        hints={"a": "entry j holds (k_j, v_{j+1}); with j = t its value is token t+1, the token to predict: "
+                    "that leaks the future",
+               "b": "the query at t comes from e_{t-1}; entry j = t-1 has the key k_{t-1}, the very same token, "
+                    "and its value is the current token e_t, which the model sees anyway"},
+        todo="replace None by the letter of your answer",
+        explanation="entries j <= t-2: entry j = t would hand over the next token (a leak), and entry j = t-1 would "
+                    "match the query's own token and return the current one")
+
+
+def _ref_top(weights, index):
+    best = weights.argmax(-1, keepdim=True)  # [B, T, 1]
+    top = index.gather(-1, best)[..., 0]  # [B, T]
+    return torch.where(weights.sum(-1) > 0, top, torch.full_like(top, -1))
+
+
+def check_top_entry(student, weights: torch.Tensor | None = None, index: torch.Tensor | None = None):
+    """Task 4: the memory position with the largest weight (-1 where nothing could be read)."""
+    def make(seed):
+        def args():
+            g = generator(seed)
+            w = torch.softmax(3 * rand(g, B, T, 4), -1)  # [B, T, K]
+            idx = torch.stack([torch.randperm(N, generator=g)[:4] for _ in range(B * T)]).view(B, T, 4)
+            w[:, 0], idx[:, 0] = 0.0, -1  # the first position has nothing to read
+            return w, idx
+        return args
+    cases = [Case("random weights, nothing to read at t = 0", make(20)), Case("other weights", make(21))]
+    if weights is not None:
+        trained = (weights.detach().double(), index.detach())
+        cases.append(Case("the trained model's retrieval", lambda: (trained[0].clone(), trained[1].clone())))
+    rank = "that is the rank among the kept entries (0 .. K-1), not the memory position: look it up in index"
+    mistakes = [
+        Mistake(rank, lambda w, i: torch.where(w.sum(-1) > 0, w.argmax(-1), torch.full_like(w.argmax(-1), -1))),
+        Mistake(rank, lambda w, i: w.argmax(-1)),
+        Mistake("where no entry was readable (all weights 0) return -1",
+                lambda w, i: i.gather(-1, w.argmax(-1, keepdim=True))[..., 0]),
+    ]
+    return check_function("06.4 top_entry", student, _ref_top, cases, mistakes,
+                          todo="argmax over the last axis of weights, then index.gather at that argmax; -1 where all "
+                               "weights are 0",
+                          what=f"{len(cases)} cases" + (" incl. the trained model" if weights is not None else ""))

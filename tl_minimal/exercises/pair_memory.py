@@ -1,0 +1,139 @@
+"""Checkers for exercise 02, the pair memory  P_t = gam_t P_{t-1} + (1 - gam_t) outer(s_{t-1}, b_t).
+
+Tasks (notebooks/exercises/02_pair_memory.ipynb)
+    1  pair_memory_step(P_prev [B, H, S, S], s_prev_t, b_t [B, H, S], gam_t [B, H]) -> P_t
+    2  pair_memory_from_states(s [B, T, H, S], b, gam) -> P [B, T, H, S, S]   (s[:, t] = s_t: shift it!)
+    3  a prediction: what is P_0?
+    4  unrolled_weights_row(gam [T], t) -> w [T], the weight of each write in P_t (then on trained gates)
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .. import pair_memory as pm
+from ..state import previous_states
+from .harness import Case, Mistake, check_choice, check_function, gates, generator, rand
+
+B, H, S = 2, 3, 4
+BROADCAST = {"must match the size": "gam_t is [B, H]; give it two trailing axes (gam_t[..., None, None]) "
+                                    "so it scales the whole S x S memory of its head"}
+
+
+def _outer(x, y):
+    return x.unsqueeze(-1) * y.unsqueeze(-2)  # [..., S, S]
+
+
+def _step_case(seed):
+    def make():
+        g = generator(seed)
+        return rand(g, B, H, S, S), rand(g, B, H, S), rand(g, B, H, S), gates(g, B, H)
+    return make
+
+
+def check_pair_memory_step(student):
+    """Task 1: one token of the pair memory, against ``pair_memory.pair_memory_step``."""
+    gate = lambda gam: gam[..., None, None]  # noqa: E731
+    mistakes = [
+        Mistake("the outer product is transposed: rows index the state, outer(s, b)[i, j] = s[i] * b[j]; "
+                "you built outer(b, s)", lambda P, s, b, g: gate(g) * P + (1 - gate(g)) * _outer(b, s)),
+        Mistake("s_prev_t * b_t is elementwise ([B, H, S]); the outer product is s[..., :, None] * b[..., None, :]",
+                lambda P, s, b, g: gate(g)[..., 0] * P.diagonal(dim1=-2, dim2=-1) + (1 - gate(g)[..., 0]) * s * b),
+        Mistake("forgot the (1 - gam_t) factor on the new outer product", lambda P, s, b, g: gate(g) * P + _outer(s, b)),
+        Mistake("the gates are swapped: gam_t keeps the OLD memory, (1 - gam_t) scales the new pair",
+                lambda P, s, b, g: (1 - gate(g)) * P + gate(g) * _outer(s, b)),
+        Mistake("the old memory P_prev is missing", lambda P, s, b, g: (1 - gate(g)) * _outer(s, b)),
+    ]
+    return check_function("02.1 pair_memory_step", student, pm.pair_memory_step,
+                          [Case("a random token", _step_case(0)), Case("another random token", _step_case(1))],
+                          mistakes, todo="return gam_t * P_prev + (1 - gam_t) * outer(s_prev_t, b_t), one S x S matrix "
+                                         "per head", what="one token, 2 random cases", on_error=BROADCAST)
+
+
+def _seq_case(seed, T):
+    def make():
+        g = generator(seed)
+        return rand(g, B, T, H, S), rand(g, B, T, H, S), gates(g, B, T, H)
+    return make
+
+
+def _reference_from_states(s, b, gam):
+    return pm.pair_memory(previous_states(s), b, gam, mode="loop")
+
+
+def check_pair_memory_from_states(student):
+    """Task 2: P for every t from the running states s (s[:, t] = s_t), so the student must shift."""
+    loop = lambda s_prev, b, gam: pm.pair_memory(s_prev, b, gam, mode="loop")  # noqa: E731
+    mistakes = [
+        Mistake("uses s_t instead of s_{t-1}: token t pairs its write b_t with the state BEFORE it, "
+                "s_prev[:, 0] = 0 and s_prev[:, t] = s[:, t-1]", lambda s, b, gam: loop(s, b, gam)),
+        Mistake("off by one in time: P[:, t] must be the memory AFTER token t (P_t); you stored P_{t-1}",
+                lambda s, b, gam: torch.cat([torch.zeros_like(_reference_from_states(s, b, gam)[:, :1]),
+                                             _reference_from_states(s, b, gam)[:, :-1]], 1)),
+        Mistake("the outer product is transposed: outer(s_{t-1}, b_t)[i, j] = s_{t-1}[i] * b_t[j]",
+                lambda s, b, gam: _reference_from_states(s, b, gam).transpose(-1, -2)),
+        Mistake("forgot the (1 - gam_t) factor on the new outer product",
+                lambda s, b, gam: pm.pair_memory(previous_states(s), b / (1 - gam[..., None]), gam, mode="loop")),
+        Mistake("time is on the wrong axis: stack along dim=1, the result is [B, T, H, S, S]",
+                lambda s, b, gam: _reference_from_states(s, b, gam).transpose(0, 1)),
+    ]
+    return check_function("02.2 pair_memory_from_states", student, _reference_from_states,
+                          [Case("T = 5", _seq_case(10, 5)), Case("T = 1", _seq_case(11, 1)),
+                           Case("T = 7", _seq_case(12, 7))], mistakes,
+                          todo="build s_prev (zeros, then s[:, :-1]), then loop over t with your pair_memory_step "
+                               "starting from a zero memory, and stack along dim=1",
+                          what="3 sequences: T = 5, T = 1, T = 7", on_error=BROADCAST)
+
+
+def check_first_memory_prediction(answer):
+    """Task 3: P_0 is zero, because s_{-1} = 0."""
+    return check_choice(
+        "02.3 what is P_0", answer, correct="c",
+        hints={"a": "a_0 enters the running state s_0, but P_0 pairs b_0 with the state BEFORE token 0",
+               "b": "s_0 is the state after token 0; P_0 uses s_{-1}, the state before it",
+               "d": "gam_0 multiplies the old memory P_{-1}; the new pair is scaled by (1 - gam_0)"},
+        todo="replace None by the letter of your answer, e.g. \"a\"",
+        explanation="P_0 = gam_0 P_{-1} + (1 - gam_0) outer(s_{-1}, b_0), and both P_{-1} and s_{-1} are zero: "
+                    "the first token can write nothing into the pair memory")
+
+
+def unrolled_weights_row(gam: torch.Tensor, t: int) -> torch.Tensor:
+    """Reference: w[tau] = (1 - gam[tau]) prod_{u=tau+1..t} gam[u] for tau <= t, 0 after; gam [T] -> w [T]."""
+    w, _ = pm.unrolled_weights(gam[None, :, None], [t])  # [1, 1, T, 1]
+    return w[0, 0, :, 0]
+
+
+def _no_one_minus(gam, t):
+    return unrolled_weights_row(gam, t) / (1 - gam)
+
+
+def _product_from_tau(gam, t):
+    return unrolled_weights_row(gam, t) * gam
+
+
+def _no_mask(gam, t):
+    """Wrong on purpose: the formula applied to tau > t as well (an empty product is 1)."""
+    w = unrolled_weights_row(gam, t).clone()
+    w[t + 1:] = 1 - gam[t + 1:]
+    return w
+
+
+def check_unrolled_weights(student, gam: torch.Tensor | None = None):
+    """Task 4: the weight of write tau in P_t; ``gam`` [T] (optional): a trained head's gates."""
+    def make(seed, T, t):
+        return lambda: (gates(generator(seed), T), t)
+    cases = [Case("T = 9, t = 5", make(20, 9, 5)), Case("T = 9, t = 0", make(21, 9, 0)),
+             Case("T = 9, t = 8 (the last token)", make(22, 9, 8)), Case("T = 1, t = 0", make(23, 1, 0))]
+    if gam is not None:
+        trained = gam.detach().double().flatten()
+        cases.append(Case("the trained head's gates", lambda: (trained.clone(), len(trained) - 1)))
+    mistakes = [
+        Mistake("off by one: the product of later gates runs over u = tau+1 .. t; you included gam[tau] too",
+                _product_from_tau),
+        Mistake("forgot the (1 - gam[tau]) factor: each write enters the memory scaled by (1 - gam_tau)", _no_one_minus),
+        Mistake("leaks the future: writes after t are not in P_t yet, so w[tau] = 0 for tau > t", _no_mask),
+    ]
+    return check_function("02.4 unrolled_weights_row", student, unrolled_weights_row, cases, mistakes,
+                          todo="for each tau <= t: (1 - gam[tau]) times the product of gam[tau+1 .. t]; zero for tau > t",
+                          what=f"{len(cases)} cases incl. t = 0, the last token and T = 1"
+                               + (", and the trained head" if gam is not None else ""))

@@ -1,0 +1,135 @@
+"""Checkers for exercise 01, the running state  s_t = lam_t s_{t-1} + (1 - lam_t) a_t.
+
+Tasks (notebooks/exercises/01_running_state.ipynb)
+    1  running_state_step(a_t [B, H, S], lam_t [B, H], s_prev [B, H, S]) -> s_t [B, H, S]
+    2  running_state_loop(a [B, T, H, S], lam [B, T, H], s0=None) -> s [B, T, H, S]
+    3  a prediction: the impulse response of a constant gate
+    4  half_life(lam) -> tokens until a write has lost half its weight (then on trained gates)
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .. import state
+from .harness import Case, Mistake, check_choice, check_function, gates, generator, rand
+
+B, H, S = 2, 3, 4  # distinct sizes, so a gate that does not broadcast over S is an error, not a silent bug
+BROADCAST = {"must match the size": "lam_t is [B, H]; give it a last axis (lam_t[..., None]) so it "
+                                    "multiplies every one of the S numbers of its head"}
+
+
+def _step_case(seed: int, low=0.05, high=0.95):
+    def make():
+        g = generator(seed)
+        return rand(g, B, H, S), gates(g, B, H, low=low, high=high), rand(g, B, H, S)
+    return make
+
+
+def check_running_state_step(student):
+    """Task 1: one token of the recurrence, against ``state.running_state_step``."""
+    cases = [Case("a random token", _step_case(0)), Case("gates near 1", _step_case(1, 0.9, 0.999)),
+             Case("gates near 0", _step_case(2, 0.001, 0.1))]
+    lam = lambda lam_t: lam_t.unsqueeze(-1)  # noqa: E731  [B, H, 1]
+    mistakes = [
+        Mistake("the gates are swapped: lam_t keeps the OLD state s_{t-1}, (1 - lam_t) scales the new write a_t",
+                lambda a, l, s: (1 - lam(l)) * s + lam(l) * a),
+        Mistake("forgot the (1 - lam_t) factor on the write a_t", lambda a, l, s: lam(l) * s + a),
+        Mistake("forgot lam_t on the previous state: without it the state never forgets",
+                lambda a, l, s: s + (1 - lam(l)) * a),
+        Mistake("the result ignores the previous state s_prev", lambda a, l, s: (1 - lam(l)) * a),
+    ]
+    return check_function("01.1 running_state_step", student, state.running_state_step, cases, mistakes,
+                          todo="write s_t = lam_t * s_{t-1} + (1 - lam_t) * a_t for one token (mind the shapes: "
+                               "lam_t is [B, H], the vectors are [B, H, S])",
+                          what="one token, 3 random cases (ordinary, near-1 and near-0 gates)", on_error=BROADCAST)
+
+
+def _seq_case(seed: int, T: int, with_s0: bool, low=0.05, high=0.95):
+    def make():
+        g = generator(seed)
+        a, lam = rand(g, B, T, H, S), gates(g, B, T, H, low=low, high=high)
+        return (a, lam, rand(g, B, H, S)) if with_s0 else (a, lam)
+    return make
+
+
+def _shifted(a, lam, s0=None):
+    """Wrong on purpose: stores the state *before* each token (s_{t-1}) instead of after it."""
+    s = state.running_state(a, lam, s0, mode="loop")
+    return state.previous_states(s, s0)
+
+
+def check_running_state(student):
+    """Task 2: the whole sequence, against ``state.running_state(mode="loop")``."""
+    cases = [Case("T = 5, no s0", _seq_case(10, 5, False)), Case("T = 1", _seq_case(11, 1, False)),
+             Case("T = 7 with an initial state s0", _seq_case(12, 7, True)),
+             Case("T = 13, gates near 1", _seq_case(13, 13, True, 0.95, 0.999))]
+    loop = lambda a, lam, s0=None: state.running_state(a, lam, s0, mode="loop")  # noqa: E731
+    mistakes = [
+        Mistake("off by one in time: s[:, t] must be the state AFTER token t (s_t); you stored the state "
+                "before it (s_{t-1})", _shifted),
+        Mistake("the initial state s0 is ignored: when it is given, s_{-1} = s0 (zeros only when s0 is None)",
+                lambda a, lam, s0=None: loop(a, lam)),
+        Mistake("time is on the wrong axis: stack the states along dim=1, the result is [B, T, H, S]",
+                lambda a, lam, s0=None: loop(a, lam, s0).transpose(0, 1)),
+        Mistake("the gates are swapped: lam_t keeps s_{t-1}, (1 - lam_t) scales a_t", _swapped),
+        Mistake("forgot the (1 - lam_t) factor on a_t", _no_one_minus),
+    ]
+    return check_function("01.2 running_state_loop", student, loop, cases, mistakes,
+                          todo="loop over t, start from s0 (zeros when None), store every s_t, stack along time (dim=1)",
+                          what="4 sequences: T = 5, T = 1, T = 7 with s0, T = 13 with gates near 1",
+                          on_error=BROADCAST)
+
+
+def _swapped(a, lam, s0=None):
+    s, out = (torch.zeros_like(a[:, 0]) if s0 is None else s0), []
+    for t in range(a.shape[1]):
+        l = lam[:, t, :, None]
+        s = (1 - l) * s + l * a[:, t]
+        out.append(s)
+    return torch.stack(out, 1)
+
+
+def _no_one_minus(a, lam, s0=None):
+    s, out = (torch.zeros_like(a[:, 0]) if s0 is None else s0), []
+    for t in range(a.shape[1]):
+        s = lam[:, t, :, None] * s + a[:, t]
+        out.append(s)
+    return torch.stack(out, 1)
+
+
+def check_impulse_prediction(answer):
+    """Task 3: s_5 for a_0 = 1, a_t = 0 after, lam = 0.8 everywhere, s_{-1} = 0."""
+    return check_choice("01.3 impulse prediction", answer, correct=0.2 * 0.8 ** 5, tolerance=1e-3,
+                        hints={"number": "first work out s_0 (the write a_0 is scaled by 1 - lam), then count how "
+                                         "many times lam multiplies it on the way to s_5"},
+                        todo="replace None by your predicted value of s_5 (a number)",
+                        explanation="s_0 = (1 - 0.8) * 1 = 0.2 and five more tokens multiply it by 0.8 each: "
+                                    "s_5 = 0.2 * 0.8^5 = 0.0655")
+
+
+def half_life(lam: torch.Tensor) -> torch.Tensor:
+    """Reference: n with lam^n = 1/2, i.e. n = log(1/2) / log(lam) (tokens until a write halves)."""
+    return math.log(0.5) / torch.log(lam)
+
+
+def check_half_life(student, lam: torch.Tensor | None = None):
+    """Task 4: the half-life of a keep gate; ``lam`` (optional) adds a trained model's gates as a case."""
+    def make(seed, shape):
+        return lambda: (gates(generator(seed), *shape, low=0.01, high=0.99),)
+    cases = [Case("random gates [2, 7, 3]", make(20, (2, 7, 3))), Case("one gate [1]", make(21, (1,)))]
+    if lam is not None:
+        cases.append(Case("the trained model's gates", lambda: (lam.detach().double().clamp(1e-6, 1 - 1e-6),)))
+    mistakes = [
+        Mistake("that is the mean memory length 1 / (1 - lam), not the half-life: solve lam^n = 1/2 for n",
+                lambda l: 1 / (1 - l)),
+        Mistake("upside down: solve lam^n = 1/2, so n = log(1/2) / log(lam)", lambda l: torch.log(l) / math.log(0.5)),
+        Mistake("the sign is wrong: log(lam) < 0 and log(1/2) < 0, so the half-life is positive",
+                lambda l: -math.log(0.5) / torch.log(l)),
+        Mistake("that is the weight left after one token (lam itself), not a number of tokens", lambda l: l),
+    ]
+    return check_function("01.4 half_life", student, half_life, cases, mistakes,
+                          todo="return log(1/2) / log(lam), elementwise (torch.log works on tensors)",
+                          what=f"{len(cases)} cases" + (" including the trained model's gates" if lam is not None else ""))
