@@ -1,0 +1,351 @@
+"""Pictures of the triple-latent family, drawn the same way in every notebook.
+
+Each function takes plain tensors (or a model and some tokens), draws one kind of picture with
+labelled axes and a title, and returns the matplotlib ``Figure``; the notebook then calls
+``plt.show()``. Nothing here re-implements the math: the pulse plot calls
+``state.running_state``, and the gate / pair-memory pictures read ``model.internals``.
+
+What is here (read in the order the notebooks use them)
+    token_labels, token_strip     bytes or tokens as a row of labelled boxes, some highlighted
+    recall_strip                  one associative-recall example, key / value / question marked
+    pulse_memory                  what a running state remembers of one pulse, for a few lambda
+    matrix_heatmap                one labelled seaborn heatmap (the building block of the rest)
+    outer_product_step            s_{t-1}, b_t, their outer product and P_t side by side
+    pair_memory_grid              P_t per head (columns) at a few positions (rows)
+    gate_heatmaps                 gates [layers, T, H]: one heatmap per layer, heads x tokens
+    model_gates, model_pair_memory   the tensors above, read from a trained model's internals
+    loss_curves, metric_bars      training losses of several runs; a metric beside the paper's
+
+Shapes follow the library: gates [T, H] per layer, pair memory [H, S, S] per position.
+"""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import seaborn as sns
+import torch
+
+from . import data_recall
+from .data_text import BOS, EOS, PAD
+from .evaluate import evaluating
+from .state import running_state
+
+_SPECIAL_BYTES = {PAD: "PAD", BOS: "BOS", EOS: "EOS", 10: "⏎", 32: "␣", 9: "⇥"}
+
+
+def _numpy(x) -> np.ndarray:
+    """Tensor (any device, any float dtype) or array -> float64 numpy array on the CPU."""
+    if isinstance(x, torch.Tensor):
+        return x.detach().to("cpu", torch.float64).numpy()
+    return np.asarray(x, dtype=np.float64)
+
+
+def _check_rank(name: str, x: np.ndarray, ndim: int, shape_words: str) -> np.ndarray:
+    if x.ndim != ndim:
+        raise ValueError(f"{name} must be {shape_words}, got shape {tuple(x.shape)}")
+    return x
+
+
+# --- tokens as boxes -----------------------------------------------------------------------
+
+def byte_label(token: int) -> str:
+    """A readable label for one byte-level id: the character, ␣ for space, ⏎ for newline, BOS..."""
+    token = int(token)
+    if token in _SPECIAL_BYTES:
+        return _SPECIAL_BYTES[token]
+    if 33 <= token < 127:
+        return chr(token)
+    return f"x{token:02x}"  # control bytes and the pieces of multi-byte UTF-8 characters
+
+
+def token_labels(tokens, name=None) -> list[str]:
+    """Labels for a 1-D sequence of ids; ``name(id) -> str`` overrides the byte labels."""
+    ids = tokens.tolist() if isinstance(tokens, torch.Tensor) else list(tokens)
+    if ids and isinstance(ids[0], list):
+        raise ValueError("token_labels takes one sequence [T], not a batch [B, T]; pass tokens[0]")
+    return [name(i) if name is not None else byte_label(i) for i in ids]
+
+
+def token_strip(labels, ids=None, highlight=None, per_row: int = 32, title: str | None = None,
+                ax=None):
+    """Draw tokens as a row (or rows) of boxes: label inside, id (and position) below.
+
+    highlight: {position: (colour, note)} colours those boxes and writes ``note`` above them.
+    """
+    labels = list(labels)
+    if not labels:
+        raise ValueError("token_strip needs at least one token")
+    if ids is not None and len(ids) != len(labels):
+        raise ValueError(f"{len(labels)} labels but {len(ids)} ids")
+    highlight = highlight or {}
+    n_rows = math.ceil(len(labels) / per_row)
+    width = min(len(labels), per_row)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(4.0, 0.42 * width + 0.5), 1.35 * n_rows + 0.4))
+    for k, label in enumerate(labels):
+        row, col = divmod(k, per_row)
+        y = -1.6 * row
+        colour, note = highlight.get(k, ("#f2f2f2", None))
+        ax.add_patch(plt.Rectangle((col, y), 0.92, 0.92, facecolor=colour, edgecolor="#666666", lw=0.6))
+        size = 8 if len(label) <= 3 else max(4, 13 - 2 * len(label))
+        ax.text(col + 0.46, y + 0.46, label, ha="center", va="center", fontsize=size, family="monospace")
+        under = f"{ids[k]}" if ids is not None else f"{k}"
+        ax.text(col + 0.46, y - 0.18, under, ha="center", va="center", fontsize=5.5, color="#555555")
+        if note:
+            ax.text(col + 0.46, y + 1.12, note, ha="center", va="bottom", fontsize=6.5, color="black")
+    ax.set_xlim(-0.2, width + 0.1)
+    ax.set_ylim(-1.6 * (n_rows - 1) - 0.5, 1.6)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    if title:
+        ax.set_title(title, fontsize=10)
+    return ax.figure
+
+
+def recall_strip(x, y, layout: data_recall.RecallLayout = data_recall.PAPER_LAYOUT, per_row: int = 32,
+                 title: str | None = None):
+    """One associative-recall example x, y [T]: the asked key and its value in context, the
+    question's key and the answer position highlighted (positions from ``data_recall.locate``)."""
+    x, y = torch.as_tensor(x), torch.as_tensor(y)
+    if x.dim() != 1 or y.shape != x.shape:
+        raise ValueError(f"recall_strip takes one example x, y [T]; got {tuple(x.shape)} and {tuple(y.shape)}")
+    questions = data_recall.locate(x, y, layout)
+    highlight = {}
+    for q in questions:
+        highlight[q["key_pos"]] = ("#ffcc80", "key")
+        highlight[q["value_pos"]] = ("#a5d6a7", "value")
+        highlight[q["query_pos"] + 1] = ("#ffcc80", "asked")
+        highlight[q["answer_pos"]] = ("#90caf9", f"-> {layout.name(q['value'])}")
+    labels = [layout.name(t) for t in x.tolist()]
+    if title is None and questions:
+        q = questions[-1]
+        title = (f"asks {layout.name(q['key'])}: written at {q['key_pos']}, its value "
+                 f"{layout.name(q['value'])} at {q['value_pos']}, answer due at {q['answer_pos']}")
+    return token_strip(labels, x.tolist(), highlight, per_row, title)
+
+
+# --- the running state ---------------------------------------------------------------------
+
+def half_life(lam: float) -> float:
+    """Tokens until a pulse's trace halves: lambda^h = 1/2, so h = ln 0.5 / ln lambda."""
+    if not 0 < lam < 1:
+        raise ValueError(f"lambda must lie in (0, 1), got {lam}")
+    return math.log(0.5) / math.log(lam)
+
+
+def pulse_response(lam: float, T: int = 40) -> torch.Tensor:
+    """s_t for a = [1, 0, 0, ...] and a constant gate lambda, through ``state.running_state``: [T]."""
+    a = torch.zeros(1, T, 1, 1)
+    a[0, 0] = 1.0                                                   # one pulse at t = 0
+    lam_seq = torch.full((1, T, 1), float(lam))                     # [1, T, 1]
+    return running_state(a, lam_seq)[0, :, 0, 0]                   # s_t = (1 - lam) lam^t
+
+
+def pulse_memory(lams=(0.5, 0.8, 0.95), T: int = 40, ax=None, title: str | None = None):
+    """The state's memory of one pulse for each lambda, with each half-life marked."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.2))
+    lams = [lams] if isinstance(lams, (int, float)) else list(lams)
+    for lam in lams:
+        s = pulse_response(lam, T).numpy()
+        h = half_life(lam)
+        line, = ax.plot(range(T), s, marker="o", ms=3, label=f"λ = {lam:.3g}  (half-life {h:.1f} tokens)")
+        if h < T:
+            ax.axvline(h, color=line.get_color(), ls=":", lw=1)
+    ax.set_xlabel("tokens since the pulse t")
+    ax.set_ylabel("state s_t")
+    ax.set_title(title or "memory of a pulse: s_t = (1 - λ) λ^t")
+    ax.legend(fontsize=8)
+    return ax.figure
+
+
+# --- heatmaps ------------------------------------------------------------------------------
+
+def matrix_heatmap(M, xlabels=None, ylabels=None, ax=None, title: str | None = None, xlabel: str = "",
+                   ylabel: str = "", center: float | None = 0.0, vmin=None, vmax=None, cmap=None,
+                   cbar: bool = True, annot: bool = False):
+    """One matrix [rows, cols] as a seaborn heatmap; diverging colours around ``center``.
+
+    With ``center`` set and no vmin / vmax, the colour scale is symmetric: zero is white.
+    """
+    M = _check_rank("M", _numpy(M), 2, "a matrix [rows, cols]")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(3.0, 0.25 * M.shape[1] + 1.5), max(2.0, 0.25 * M.shape[0] + 1)))
+    if center is not None and vmin is None and vmax is None:
+        top = float(np.abs(M).max()) or 1.0
+        vmin, vmax = -top, top
+    sns.heatmap(M, ax=ax, center=center, vmin=vmin, vmax=vmax, cmap=cmap or ("vlag" if center is not None else "viridis"),
+                cbar=cbar, annot=annot, fmt=".2f", annot_kws={"fontsize": 6},
+                xticklabels=xlabels if xlabels is not None else "auto",
+                yticklabels=ylabels if ylabels is not None else "auto")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title, fontsize=9)
+    return ax.figure
+
+
+def outer_product_step(s_prev_t, b_t, P_prev, P_t, gam_t: float, t: int | None = None):
+    """One pair-memory update for one head: s_{t-1} [S], b_t [S], P_{t-1}, P_t [S, S]."""
+    s_prev_t, b_t = _numpy(s_prev_t), _numpy(b_t)
+    outer = np.outer(s_prev_t, b_t)                                 # [S, S], display only
+    top = max(float(np.abs(x).max()) for x in (outer, _numpy(P_prev), _numpy(P_t))) or 1.0
+    fig, axes = plt.subplots(1, 5, figsize=(14, 3.2), gridspec_kw={"width_ratios": [0.6, 3, 3, 3, 3]})
+    kw = {"vmin": -top, "vmax": top, "cbar": False}
+    matrix_heatmap(s_prev_t[:, None], ax=axes[0], xlabels=[], title="s_{t-1}", ylabel="i (state)", **kw)
+    matrix_heatmap(b_t[None, :], ax=axes[1], ylabels=[], title="b_t", xlabel="j (write)", **kw)
+    matrix_heatmap(outer, ax=axes[2], title="outer(s_{t-1}, b_t)", xlabel="j", ylabel="i", **kw)
+    matrix_heatmap(P_prev, ax=axes[3], title="P_{t-1}", xlabel="j", **kw)
+    matrix_heatmap(P_t, ax=axes[4], title=f"P_t = {gam_t:.2f} P_(t-1) + {1 - gam_t:.2f} outer", xlabel="j",
+                   cbar=True, vmin=-top, vmax=top)
+    fig.suptitle("one pair-memory step" + (f" at t = {t}" if t is not None else ""), fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def pair_memory_grid(snapshots: dict, labels=None, heads=None, title: str | None = None):
+    """P_t per head (columns) at the snapshot positions (rows): {t: [H, S, S]} -> Figure.
+
+    One symmetric colour scale for all panels, so rows can be compared; labels (token labels of
+    the whole sequence) name the token each row has just read.
+    """
+    if not snapshots:
+        raise ValueError("snapshots is empty: give {position: P [H, S, S]}")
+    items = sorted((int(t), _check_rank(f"snapshots[{t}]", _numpy(P), 3, "[H, S, S]")) for t, P in snapshots.items())
+    H = items[0][1].shape[0]
+    heads = list(range(H)) if heads is None else list(heads)
+    top = max(float(np.abs(P[heads]).max()) for _, P in items) or 1.0
+    fig, axes = plt.subplots(len(items), len(heads), figsize=(2.6 * len(heads) + 0.6, 2.4 * len(items)),
+                             squeeze=False)
+    for r, (t, P) in enumerate(items):
+        token = f" '{labels[t]}'" if labels is not None else ""
+        for c, h in enumerate(heads):
+            ax = axes[r, c]
+            sns.heatmap(P[h], ax=ax, center=0, vmin=-top, vmax=top, cmap="vlag", cbar=c == len(heads) - 1,
+                        xticklabels=False, yticklabels=False, square=True)
+            ax.set_title(f"t = {t}{token}, head {h}", fontsize=8)
+            if r == len(items) - 1:
+                ax.set_xlabel("j (write b)")
+            if c == 0:
+                ax.set_ylabel("i (state s)")
+    fig.suptitle(title or "pair memory P_t", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def gate_heatmaps(gates, labels=None, title: str | None = None, name: str = "gate", vmin=0.0, vmax=1.0,
+                  cmap: str = "mako"):
+    """Gates [L, T, H] (or a list of [T, H] per layer): one heatmap per layer, heads x tokens."""
+    if isinstance(gates, (list, tuple)):
+        gates = torch.stack([torch.as_tensor(g) for g in gates])
+    G = _check_rank("gates", _numpy(gates), 3, "[layers, T, heads]")
+    L, T, H = G.shape
+    if labels is not None and len(labels) != T:
+        raise ValueError(f"{len(labels)} labels for {T} time steps")
+    fig, axes = plt.subplots(L, 1, figsize=(max(6.0, 0.2 * T + 2), 1.0 + 0.45 * H * L + 0.5 * L), squeeze=False)
+    for layer in range(L):
+        ax = axes[layer, 0]
+        sns.heatmap(G[layer].T, ax=ax, vmin=vmin, vmax=vmax, cmap=cmap, cbar_kws={"label": name},
+                    xticklabels=labels if labels is not None and layer == L - 1 else False,
+                    yticklabels=[f"h{h}" for h in range(H)])
+        ax.set_ylabel(f"layer {layer}\nhead")
+        ax.tick_params(axis="x", labelrotation=0, labelsize=7)
+    axes[-1, 0].set_xlabel("token (the gate applied when reading it)")
+    fig.suptitle(title or f"{name} per layer, head and token", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+# --- reading a model -----------------------------------------------------------------------
+
+def _one_sequence(tokens) -> torch.Tensor:
+    tokens = torch.as_tensor(tokens)
+    if tokens.dim() == 1:
+        tokens = tokens[None]
+    if tokens.dim() != 2 or tokens.shape[0] != 1:
+        raise ValueError(f"give one sequence: tokens [T] or [1, T], got shape {tuple(tokens.shape)}")
+    return tokens.long()
+
+
+def _model_device(model) -> torch.device:
+    return next(model.parameters()).device
+
+
+def model_gates(model, tokens, key: str = "gam") -> torch.Tensor:
+    """The model's gates on one sequence, from ``model.internals``: [L, T, H] on the CPU.
+
+    key: "gam" (pair-memory keep gate) or "lam" (running-state keep gate). Layers without that
+    gate (attention) are an error that says which layers have it.
+    """
+    tokens = _one_sequence(tokens).to(_model_device(model))
+    with evaluating(model):                                         # no dropout: the gates as used at test time
+        _, record = model.internals(tokens)
+    found = [layer.get(key) for layer in record["layers"]]
+    if any(g is None for g in found):
+        have = [i for i, g in enumerate(found) if g is not None]
+        raise ValueError(f"{key!r} is recorded by layers {have} of {len(found)} of this {model.variant} "
+                         "model; gates exist in triple-latent and slot layers only")
+    return torch.stack([g[0] for g in found]).float().cpu()        # [L, T, H]
+
+
+def model_pair_memory(model, tokens, positions, layer: int = 0) -> dict:
+    """P_t of one layer at ``positions`` of one sequence: {t: [H, S, S]} on the CPU."""
+    tokens = _one_sequence(tokens).to(_model_device(model))
+    positions = [int(p) for p in positions]
+    with evaluating(model):
+        _, record = model.internals(tokens, snapshot_at=positions)
+    layers = record["layers"]
+    if not 0 <= layer < len(layers) or "P" not in layers[layer]:
+        raise ValueError(f"layer {layer} of this {model.variant} model records no pair memory P "
+                         f"({len(layers)} layers)")
+    return {t: P[0].float().cpu() for t, P in layers[layer]["P"].items()}
+
+
+# --- training runs ---------------------------------------------------------------------------
+
+def loss_curves(histories: dict, ax=None, title: str = "training loss", bits: bool = False,
+                smooth: int = 1):
+    """Loss per step of several runs: {name: history dict (with "loss") or list of floats}.
+
+    bits=True divides by ln 2 (bits per token = BPB on bytes); smooth > 1 adds a moving average.
+    """
+    if not histories:
+        raise ValueError("histories is empty: give {name: history}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.5))
+    scale = 1 / math.log(2) if bits else 1.0
+    for name, h in histories.items():
+        loss = np.asarray(h["loss"] if isinstance(h, dict) else h, dtype=np.float64) * scale
+        line, = ax.plot(np.arange(1, len(loss) + 1), loss, lw=1, alpha=0.45 if smooth > 1 else 1.0,
+                        label=name if smooth <= 1 else None)
+        if smooth > 1 and len(loss) >= smooth:
+            avg = np.convolve(loss, np.ones(smooth) / smooth, mode="valid")
+            ax.plot(np.arange(smooth, len(loss) + 1), avg, lw=2, color=line.get_color(), label=name)
+    ax.set_xlabel("optimizer step")
+    ax.set_ylabel("training loss (bits per byte)" if bits else "training loss (nats)")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    return ax.figure
+
+
+def metric_bars(ours: dict, paper: dict | None = None, ax=None, ylabel: str = "BPB",
+                title: str = "ours beside the paper"):
+    """Bars of one metric per model, ours and (hatched) the paper's where it reports one."""
+    if not ours:
+        raise ValueError("ours is empty: give {model name: value}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3.2))
+    names = list(ours)
+    x = np.arange(len(names))
+    ax.bar(x - 0.2, [ours[n] for n in names], width=0.4, label="this run")
+    if paper:
+        vals = [paper.get(n, np.nan) for n in names]
+        ax.bar(x + 0.2, vals, width=0.4, hatch="//", alpha=0.6, label="paper")
+    ax.set_xticks(x, names)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    return ax.figure
