@@ -52,7 +52,8 @@ def _fusion(**kw):
 @pytest.mark.parametrize("align", ["previous", "current"])
 @pytest.mark.parametrize("extra", [{}, {"write_gate": True, "top_k": "all"},
                                    {"learnable_temperature": True, "temperature": 3.0, "assoc_dim": 12},
-                                   {"gate_outside_norm": True, "top_k": 2}])
+                                   {"gate_outside_norm": True, "top_k": 2},
+                                   {"tie_qk": True, "learnable_temperature": True, "temperature": 10.0}])
 def test_module_loop_fast_step_and_chunks_agree(align, extra):
     fast = _fusion(query_align=align, **dict(extra))
     loop = _fusion(query_align=align, mode="loop", **dict(extra))
@@ -116,3 +117,20 @@ def test_bad_options():
         KVFusion(8, top_k=0)
     with pytest.raises(ValueError, match="temperature"):
         KVFusion(8, temperature=0.0)
+
+
+def test_tied_query_key_scores_an_exact_repeat_at_cos_one():
+    # one W_qk for queries and keys: at initialization the entry whose key token equals the
+    # query token scores exactly tau * 1, the highest possible score, whatever W_qk is
+    torch.manual_seed(0)
+    f = KVFusion(8, assoc_dim=6, top_k="all", temperature=10.0, tie_qk=True).double()
+    assert f.query is None
+    tokens = torch.tensor([[0, 1, 2, 3, 4, 5, 2, 6]])  # at t=7 the previous token 2 was seen at j=2
+    e = torch.randn(7, 8, dtype=torch.float64)[tokens]
+    rec = {}
+    f(e, record=rec)
+    w = rec["weights"][0, 7, :6]  # entries j = 0..5, in memory order
+    assert w.argmax().item() == 2 and w[2] > 0.5
+    # independent projections: the repeat is not singled out in general
+    g = KVFusion(8, assoc_dim=6, top_k="all", temperature=10.0).double()
+    assert sum(p.numel() for p in g.parameters()) == sum(p.numel() for p in f.parameters()) + 8 * 6

@@ -9,7 +9,8 @@ Glossary (paper symbol -> code name -> shape); A = assoc_dim (64), d = d_model, 
     e_t          e             [B, T, d]     raw token embedding (no position)
     k_j = W_k e_j     key      [B, N, A]     key of memory entry j (the token at j)
     v_{j+1} = W_v e_{j+1} value [B, N, A]    value of entry j (the token AFTER j)
-    q_t = W_q e_{t-1} q        [B, T, A]     query ("previous": from the previous token)
+    q_t = W_q e_{t-1} q        [B, T, A]     query ("previous": from the previous token);
+                                             tie_qk: W_q = W_k (one W_qk, no W_q parameter)
     N            n entries     int           entries j = 0 .. (tokens seen) - 2
     tau          scale         scalar        temperature multiplying the cosine (1.0, fixed)
     omega_j      logw          [B, N]        log write strength (optional write gate)
@@ -144,7 +145,8 @@ class KVFusion(nn.Module):
 
     def __init__(self, d_model: int, assoc_dim: int = 64, top_k=8, temperature: float = 1.0,
                  learnable_temperature: bool = False, query_align: str = "previous",
-                 write_gate: bool = False, gate_outside_norm: bool = False, mode: str = "fast"):
+                 write_gate: bool = False, gate_outside_norm: bool = False, tie_qk: bool = False,
+                 mode: str = "fast"):
         super().__init__()
         if query_align not in QUERY_ALIGNS:
             raise ValueError(f"query_align must be one of {QUERY_ALIGNS}, got {query_align!r}")
@@ -158,7 +160,8 @@ class KVFusion(nn.Module):
         self.gate_outside_norm = gate_outside_norm
         self.key = nn.Linear(d_model, assoc_dim, bias=False)  # W_k
         self.value = nn.Linear(d_model, assoc_dim, bias=False)  # W_v
-        self.query = nn.Linear(d_model, assoc_dim, bias=False)  # W_q
+        # W_q; with tie_qk the query reuses W_k, so an exact repeat of a key token scores cos = 1
+        self.query = None if tie_qk else nn.Linear(d_model, assoc_dim, bias=False)
         self.read_gate = nn.Linear(d_model, 1)  # w_g, b_g
         self.write_gate = nn.Linear(d_model, 1) if write_gate else None  # omega_j = sigmoid(.)
         self.out = nn.Linear(assoc_dim, d_model, bias=False) if assoc_dim != d_model else nn.Identity()
@@ -189,7 +192,7 @@ class KVFusion(nn.Module):
             logw = torch.cat([state["logw"], logw], dim=1) if logw is not None else None
         # the query token: e_{t-1} ("previous", the paper) or e_t ("current", induction)
         src = e_before if self.query_align == "previous" else e  # [B, T, d]
-        q = self.query(src)  # [B, T, A]
+        q = (self.key if self.query is None else self.query)(src)  # [B, T, A]
         t_abs = torch.arange(t0, t0 + T, device=e.device)
         # visible entries: j <= t-2 ("previous") or j <= t-1 ("current")
         lag = 1 if self.query_align == "previous" else 0

@@ -300,7 +300,8 @@ class GatedHybridLM(TripleHybridLM):
         c = config
         self.kv = KVFusion(c["d_model"], c["assoc_dim"], c["top_k"], c["temperature"],
                            c["learnable_temperature"], c["query_align"], c["write_gate"],
-                           c["gate_outside_norm"], mode="loop" if c["mode"] == "loop" else "fast")
+                           c["gate_outside_norm"], c["tie_qk"],
+                           mode="loop" if c["mode"] == "loop" else "fast")
         _reference_init(self.kv)
 
     def after_stack(self, h, e, state, record):
