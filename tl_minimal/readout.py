@@ -111,7 +111,7 @@ def pair_readout_step(P, s_prev_t, b_t, gam_t, ql_t, qr_t):
     # P_t = gamma_t P_{t-1} + (1 - gamma_t) outer(s_{t-1}, b_t)
     P = pair_memory_step(P, s_prev_t, b_t, gam_t)                   # [B, H, S, S]
     # r_t[j] = (sum_i P_t[i, j] q^l_t[i]) q^r_t[j]
-    r_t = (ql_t.unsqueeze(-2) @ P).squeeze(-2) * qr_t               # [B, H, S]
+    r_t = (ql_t.unsqueeze(-1) * P).sum(dim=-2) * qr_t               # [B, H, S]
     return r_t, P
 
 

@@ -78,7 +78,7 @@ def slot_readout_step(L, R, s_prev_t, b_t, g_t, gam_t, ql_t, qr_t):
     # R_k,t = gamma_t R_k,t-1 + (1 - gamma_t) g_t[k] b_t
     R = write * b_t.unsqueeze(-2) + (0 if R is None else keep * R)  # [B, H, K, S]
     # f_t[k] = (q^l_t . L_k,t) (q^r_t . R_k,t)
-    f_t = (L @ ql_t.unsqueeze(-1)).squeeze(-1) * (R @ qr_t.unsqueeze(-1)).squeeze(-1)  # [B, H, K]
+    f_t = (L * ql_t.unsqueeze(-2)).sum(-1) * (R * qr_t.unsqueeze(-2)).sum(-1)  # [B, H, K]
     return f_t, L, R
 
 
