@@ -85,3 +85,11 @@ def test_describe_and_locate_tell_where_to_look():
     assert text.startswith("BOS k7 v17 SEP") and "ANSWER -> v19" in text  # the docstring's worked example
     (q,) = dr.locate(x[0], y[0])
     assert q["key_pos"] == 7 and q["value"] == 19 and q["answer_pos"] == 19
+
+
+def test_docstring_worked_examples_are_what_the_code_gives():
+    x, y = dr.recall_batch(1, seq_len=20, generator=_g(0))
+    assert x[0].tolist() == [1, 7, 17, 2, 8, 18, 2, 9, 19, 2, 11, 15, 2, 27, 29, 25, 24, 3, 9, 4] and y[0, -1] == 19
+    x, y = dr.mqar_batch(1, n_queries=2, seq_len=24, generator=_g(1))
+    assert x[0].tolist() == [1, 9, 18, 2, 6, 14, 2, 11, 20, 2, 7, 19, 2, 23, 22, 23, 27, 3, 6, 4, 14, 3, 7, 4]
+    assert {i: int(v) for i, v in enumerate(y[0]) if v != IGNORE} == {19: 14, 23: 19}

@@ -111,7 +111,14 @@ def _distinct(batch: int, k: int, n: int, g: torch.Generator) -> torch.Tensor:
 
 def mqar_batch(batch_size: int, n_queries: int = 4, n_pairs: int = 4, seq_len: int = 128,
                layout: RecallLayout = PAPER_LAYOUT, generator: torch.Generator | None = None):
-    """Multi-query recall: x, y [B, T]; labels only at the Q ANSWER positions (see module docstring)."""
+    """Multi-query recall: x, y [B, T]; labels only at the Q ANSWER positions (see module docstring).
+
+    Worked example, ``mqar_batch(1, n_queries=2, seq_len=24, generator=torch.Generator().manual_seed(1))``::
+
+        x[0] = [1, 9, 18, 2, 6, 14, 2, 11, 20, 2, 7, 19, 2, 23, 22, 23, 27, 3, 6, 4, 14, 3, 7, 4]
+               BOS k9 v18 SEP k6 v14 SEP k11 v20 SEP k7 v19 SEP (4 filler) QUERY k6 ANSWER v14 QUERY k7 ANSWER
+        y[0] = -100 everywhere except y[0, 19] = 14 (v14) and y[0, 23] = 19 (v19)
+    """
     L = layout
     if not 1 <= n_pairs <= min(L.n_keys, L.n_values):
         raise ValueError(f"n_pairs must be in 1..{min(L.n_keys, L.n_values)} for this layout, got {n_pairs}")
@@ -142,7 +149,17 @@ def mqar_batch(batch_size: int, n_queries: int = 4, n_pairs: int = 4, seq_len: i
 
 def recall_batch(batch_size: int, n_pairs: int = 4, seq_len: int = 128,
                  layout: RecallLayout = PAPER_LAYOUT, generator: torch.Generator | None = None):
-    """The paper's task: x, y [B, T]; y is IGNORE except y[:, -1] = the queried key's value."""
+    """The paper's task: x, y [B, T]; y is IGNORE except y[:, -1] = the queried key's value.
+
+    Worked example, ``recall_batch(1, seq_len=20, generator=torch.Generator().manual_seed(0))``::
+
+        x[0] = [1, 7, 17, 2, 8, 18, 2, 9, 19, 2, 11, 15, 2, 27, 29, 25, 24, 3, 9, 4]
+               BOS k7 v17 SEP k8 v18 SEP k9 v19 SEP k11 v15 SEP (4 filler) QUERY k9 ANSWER
+        y[0] = -100 everywhere except y[0, -1] = 19: k9 was written at position 7, its value after it
+
+    ``generator`` supplies every random choice; without one a generator seeded with 0 is used,
+    so two calls without a generator return the same batch (use :class:`RecallSampler` to train).
+    """
     return mqar_batch(batch_size, 1, n_pairs, seq_len, layout, generator)
 
 
