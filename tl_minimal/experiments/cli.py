@@ -7,7 +7,15 @@
 Subcommands live in a registry: :func:`register` adds one (name, help, a function that adds
 its arguments, a function that runs it and returns an exit code). The paper tasks register
 below; another module (e.g. ``speed``) registers itself when imported, and the modules named
-in :data:`SUBCOMMAND_MODULES` are imported if they exist.
+in :data:`SUBCOMMAND_MODULES` are imported if they exist. A new subcommand is one file::
+
+    # tl_minimal/experiments/speed.py
+    from .cli import register
+
+    def add_arguments(parser): parser.add_argument("--lengths", type=int, nargs="+", default=[64, 128])
+    def run(args) -> int: ...; return 0
+
+    register("speed", "forward throughput against sequence length", add_arguments, run)
 
 Bad arguments print one line (``error: ...``) and exit with status 2; a missing data set or a
 diverged run exits with status 1. Notebooks can call ``main(["recall", "--steps", "20"])``,
