@@ -162,8 +162,8 @@ def train(model: torch.nn.Module, batches, steps: int, lr: float = 3e-4, weight_
         value = loss.item()
         if any_rank(not math.isfinite(value)):  # under DDP every rank stops together
             bar.close()
-            raise TrainingDiverged(f"training loss became {value} at step {step} (of {steps}); stopped. "
-                                   "Try a lower lr, warmup (warmup_steps) or gradient clipping.")
+            raise TrainingDiverged(f"training loss became {value} at step {step} (counting from 0, of {steps}); "
+                                   "stopped. Try a lower lr, warmup (warmup_steps) or gradient clipping.")
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if grad_clip is not None and grad_clip > 0:
