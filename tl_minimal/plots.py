@@ -71,33 +71,40 @@ def token_labels(tokens, name=None) -> list[str]:
 
 def token_strip(labels, ids=None, highlight=None, per_row: int = 32, title: str | None = None,
                 ax=None):
-    """Draw tokens as a row (or rows) of boxes: label inside, id (and position) below.
+    """Draw tokens as rows of boxes: the label inside, the id (or position) below.
 
-    highlight: {position: (colour, note)} colours those boxes and writes ``note`` above them.
+    Boxes widen with their label (multi-character tokens stay readable); a row holds about
+    ``per_row`` one-character boxes. highlight: {position: (colour, note)} colours those boxes
+    and writes ``note`` above them.
     """
-    labels = list(labels)
+    labels = [str(label) for label in labels]
     if not labels:
         raise ValueError("token_strip needs at least one token")
     if ids is not None and len(ids) != len(labels):
         raise ValueError(f"{len(labels)} labels but {len(ids)} ids")
     highlight = highlight or {}
-    n_rows = math.ceil(len(labels) / per_row)
-    width = min(len(labels), per_row)
+    widths = [max(1.0, 0.55 * len(label) + 0.4) for label in labels]
+    places, row, col = [], 0, 0.0                                   # (row, left edge) of each box
+    for w in widths:
+        if col > 0 and col + w > per_row:
+            row, col = row + 1, 0.0
+        places.append((row, col))
+        col += w + 0.08
+    n_rows = row + 1
+    span = max(c + w for (_, c), w in zip(places, widths))
     if ax is None:
-        _, ax = plt.subplots(figsize=(max(4.0, 0.42 * width + 0.5), 1.35 * n_rows + 0.4))
-    for k, label in enumerate(labels):
-        row, col = divmod(k, per_row)
-        y = -1.6 * row
+        _, ax = plt.subplots(figsize=(max(4.0, 0.4 * span + 0.5), 1.3 * n_rows + 0.5))
+    for k, (label, w, (r, c)) in enumerate(zip(labels, widths, places)):
+        y = -1.7 * r
         colour, note = highlight.get(k, ("#f2f2f2", None))
-        ax.add_patch(plt.Rectangle((col, y), 0.92, 0.92, facecolor=colour, edgecolor="#666666", lw=0.6))
-        size = 8 if len(label) <= 3 else max(4, 13 - 2 * len(label))
-        ax.text(col + 0.46, y + 0.46, label, ha="center", va="center", fontsize=size, family="monospace")
+        ax.add_patch(plt.Rectangle((c, y), w, 0.92, facecolor=colour, edgecolor="#666666", lw=0.6))
+        ax.text(c + w / 2, y + 0.46, label, ha="center", va="center", fontsize=8, family="monospace")
         under = f"{ids[k]}" if ids is not None else f"{k}"
-        ax.text(col + 0.46, y - 0.18, under, ha="center", va="center", fontsize=5.5, color="#555555")
+        ax.text(c + w / 2, y - 0.2, under, ha="center", va="center", fontsize=5.5, color="#555555")
         if note:
-            ax.text(col + 0.46, y + 1.12, note, ha="center", va="bottom", fontsize=6.5, color="black")
-    ax.set_xlim(-0.2, width + 0.1)
-    ax.set_ylim(-1.6 * (n_rows - 1) - 0.5, 1.6)
+            ax.text(c + w / 2, y + 1.05, note, ha="center", va="bottom", fontsize=6.5)
+    ax.set_xlim(-0.2, span + 0.2)
+    ax.set_ylim(-1.7 * (n_rows - 1) - 0.6, 1.7)
     ax.set_aspect("equal")
     ax.axis("off")
     if title:

@@ -98,12 +98,22 @@ def interactive(draw, static: bool | None = None, **controls):
     import ipywidgets as w
 
     made = {name: spec.make(name) for name, spec in controls.items()}
+    out = w.Output()
 
-    def redraw(**values):
-        draw(**values)
-        plt.show()
+    def redraw(change=None):
+        out.clear_output(wait=True)
+        with out:                                                   # live use: outputs go into the widget
+            draw(**{name: control.value for name, control in made.items()})
+            plt.show()
 
-    out = w.interactive_output(redraw, made)
+    for control in made.values():
+        control.observe(redraw, names="value")
+    # the first picture is put into the widget's state directly rather than printed into it: a
+    # headless run (nbconvert, nbval) then sees no stray outputs, and nbclient's Output-widget
+    # hook (which fails when widget state is not stored) never fires
+    fig = draw(**{name: spec.value for name, spec in controls.items()})
+    out.append_display_data(fig)
+    plt.close(fig)
     return w.VBox([*made.values(), out])
 
 
