@@ -5,7 +5,8 @@
     python data/prepare_minimind.py --jsonl pretrain_hq.jsonl  # check the corpus format and count tokens
 
 The tokenized benchmark uses the jsonl when ``--jsonl`` is passed to the experiments command,
-when ``TL_MINIMAL_MINIMIND_JSONL`` names it, or when it lies at ``$TL_MINIMAL_DATA/minimind/pretrain_hq.jsonl``;
+when ``TL_MINIMAL_MINIMIND_JSONL`` names it, or when it lies at
+``$TL_MINIMAL_DATA/minimind/pretrain_hq.jsonl``;
 otherwise it tokenizes WikiText-2 with the same tokenizer and says so.
 """
 
@@ -62,8 +63,10 @@ def check_jsonl(path: Path, lines: int) -> int:
                 print(f"{path}:{number}: not a JSON object with a 'text' field ({exc})", file=sys.stderr)
                 return 1
             n_docs += 1
-    print(f"{path}: first {n_docs:,} documents ok ({n_chars:,} characters); "
-          f"use it with: python -m tl_minimal.experiments tokenized --jsonl {path}")
+    print(
+        f"{path}: first {n_docs:,} documents ok ({n_chars:,} characters); "
+        f"use it with: python -m tl_minimal.experiments tokenized --jsonl {path}"
+    )
     return 0
 
 

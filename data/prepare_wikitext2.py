@@ -17,10 +17,15 @@ import sys
 from pathlib import Path
 
 KNOWN = {  # sha256 of the files in the project's offline copy (see data/README.md)
-    "wiki.valid.raw": ("4cd0f6876d07a413aa911261ff6d363c72d757d47f0fdd6015702014c89cb9c7", "full validation split"),
+    "wiki.valid.raw": (
+        "4cd0f6876d07a413aa911261ff6d363c72d757d47f0fdd6015702014c89cb9c7",
+        "full validation split",
+    ),
     "wiki.test.raw": ("173c87a53759e0201f33e0ccf978e510c2042d7f2cb78229d9a50d79b9e7dd08", "full test split"),
-    "wiki.train.head1MB.txt": ("202fe8b8c4853f1de79b459d8af874d7f043f8299995c769604ffde1b07eb860",
-                               "first 1,000,000 bytes of the train split (blank lines removed)"),
+    "wiki.train.head1MB.txt": (
+        "202fe8b8c4853f1de79b459d8af874d7f043f8299995c769604ffde1b07eb860",
+        "first 1,000,000 bytes of the train split (blank lines removed)",
+    ),
 }
 FILES = {"train": "wiki.train.raw", "validation": "wiki.valid.raw", "test": "wiki.test.raw"}
 

@@ -17,7 +17,9 @@ def test_recall_format_matches_the_paper():
     assert x.shape == y.shape == (64, 128) and x.dtype == torch.long
     assert (x[:, 0] == L.BOS).all()
     ctx = x[:, 1:13].view(64, 4, 3)  # 4 x (key value SEP)
-    assert ((ctx[..., 0] >= 5) & (ctx[..., 0] <= 12)).all() and ((ctx[..., 1] >= 13) & (ctx[..., 1] <= 20)).all()
+    assert ((ctx[..., 0] >= 5) & (ctx[..., 0] <= 12)).all() and (
+        (ctx[..., 1] >= 13) & (ctx[..., 1] <= 20)
+    ).all()
     assert (ctx[..., 2] == L.SEP).all()
     assert ((x[:, 13:125] >= 21) & (x[:, 13:125] <= 30)).all()  # filler
     assert (x[:, -3] == L.QUERY).all() and (x[:, -1] == L.ANSWER).all()
@@ -67,7 +69,9 @@ def test_mqar_labels_only_at_answer_positions():
 
 
 def test_single_query_mqar_is_the_recall_task():
-    assert torch.equal(dr.mqar_batch(8, n_queries=1, generator=_g(3))[0], dr.recall_batch(8, generator=_g(3))[0])
+    assert torch.equal(
+        dr.mqar_batch(8, n_queries=1, generator=_g(3))[0], dr.recall_batch(8, generator=_g(3))[0]
+    )
 
 
 def test_bad_sizes_are_clear_errors():
@@ -89,7 +93,10 @@ def test_describe_and_locate_tell_where_to_look():
 
 def test_docstring_worked_examples_are_what_the_code_gives():
     x, y = dr.recall_batch(1, seq_len=20, generator=_g(0))
-    assert x[0].tolist() == [1, 7, 17, 2, 8, 18, 2, 9, 19, 2, 11, 15, 2, 27, 29, 25, 24, 3, 9, 4] and y[0, -1] == 19
+    assert (
+        x[0].tolist() == [1, 7, 17, 2, 8, 18, 2, 9, 19, 2, 11, 15, 2, 27, 29, 25, 24, 3, 9, 4]
+        and y[0, -1] == 19
+    )
     x, y = dr.mqar_batch(1, n_queries=2, seq_len=24, generator=_g(1))
     assert x[0].tolist() == [1, 9, 18, 2, 6, 14, 2, 11, 20, 2, 7, 19, 2, 23, 22, 23, 27, 3, 6, 4, 14, 3, 7, 4]
     assert {i: int(v) for i, v in enumerate(y[0]) if v != IGNORE} == {19: 14, 23: 19}

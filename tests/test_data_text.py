@@ -80,7 +80,9 @@ def test_windows_are_shifted_seeded_and_differ_per_stream():
     assert x.shape == y.shape == (4, 16) and torch.equal(y, x + 1)
     assert torch.equal(a(5)[0], data_text.WindowSampler(tokens, 4, 16, seed=3)(5)[0])  # same seed, same step
     assert not torch.equal(a(5)[0], a(6)[0])  # next step, new windows
-    assert not torch.equal(a(5)[0], data_text.WindowSampler(tokens, 4, 16, seed=3, stream=1)(5)[0])  # DDP rank 1
+    assert not torch.equal(
+        a(5)[0], data_text.WindowSampler(tokens, 4, 16, seed=3, stream=1)(5)[0]
+    )  # DDP rank 1
     assert not torch.equal(a(5)[0], data_text.WindowSampler(tokens, 4, 16, seed=4)(5)[0])
 
 

@@ -30,10 +30,34 @@ def test_single_process_helpers_are_no_ops():
 def test_two_cpu_processes_stay_in_step(tmp_path):
     out = tmp_path / "ddp.json"
     env = {**os.environ, "TL_MINIMAL_DATA": str(SHARED), "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", "--master_addr=127.0.0.1",
-           f"--master_port={_free_port()}", "-m", "tl_minimal.experiments", "lm", "--variants", "transformer",
-           "--seeds", "0", "--steps", "3", "--eval-batches", "1", "--device", "cpu", "--no-progress",
-           "--set", "d_model=16", "--set", "n_layers=1", "--out", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nproc_per_node=2",
+        "--master_addr=127.0.0.1",
+        f"--master_port={_free_port()}",
+        "-m",
+        "tl_minimal.experiments",
+        "lm",
+        "--variants",
+        "transformer",
+        "--seeds",
+        "0",
+        "--steps",
+        "3",
+        "--eval-batches",
+        "1",
+        "--device",
+        "cpu",
+        "--no-progress",
+        "--set",
+        "d_model=16",
+        "--set",
+        "n_layers=1",
+        "--out",
+        str(out),
+    ]
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240, check=False)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     run = json.loads(out.read_text())["runs"][0]

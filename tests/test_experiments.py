@@ -29,8 +29,20 @@ def _run(tmp_path, *args):
 @needs_local
 def test_lm_run_writes_the_promised_json(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("TL_MINIMAL_DATA", str(SHARED))
-    code, res = _run(tmp_path, "lm", "--variants", "transformer", "triple_latent", "--seeds", "0", "1",
-                     "--steps", "2", "--eval-batches", "2")
+    code, res = _run(
+        tmp_path,
+        "lm",
+        "--variants",
+        "transformer",
+        "triple_latent",
+        "--seeds",
+        "0",
+        "1",
+        "--steps",
+        "2",
+        "--eval-batches",
+        "2",
+    )
     assert code == 0
     assert res["task"] == "lm" and len(res["runs"]) == 4
     run = res["runs"][0]
@@ -41,17 +53,41 @@ def test_lm_run_writes_the_promised_json(tmp_path, monkeypatch, capsys):
     assert "head of the train split" in p["data_source"] and p["overrides"] == {"d_model": 16, "n_layers": 1}
     assert p["environment"]["torch"] and "git_commit" in p["environment"]
     printed = capsys.readouterr().out
-    assert "head of the train split" in printed and "NOTE training windows" in printed and "transformer" in printed
+    assert (
+        "head of the train split" in printed
+        and "NOTE training windows" in printed
+        and "transformer" in printed
+    )
 
 
 def test_recall_and_mqar_report_accuracy_fractions(tmp_path):
-    code, res = _run(tmp_path, "recall", "--variants", "transformer", "--seeds", "3", "--steps", "2",
-                     "--eval-examples", "64")
+    code, res = _run(
+        tmp_path,
+        "recall",
+        "--variants",
+        "transformer",
+        "--seeds",
+        "3",
+        "--steps",
+        "2",
+        "--eval-examples",
+        "64",
+    )
     assert code == 0 and res["protocol"]["weight_decay"] == 0.01 and res["protocol"]["batch_size"] == 32
     run = res["runs"][0]
     assert run["metric"] == "accuracy" and 0.0 <= run["value"] <= 1.0 and run["eval_examples"] == 64
-    code, res = _run(tmp_path, "mqar", "--variants", "triple_hybrid", "--seeds", "0", "--steps", "1",
-                     "--eval-examples", "32")
+    code, res = _run(
+        tmp_path,
+        "mqar",
+        "--variants",
+        "triple_hybrid",
+        "--seeds",
+        "0",
+        "--steps",
+        "1",
+        "--eval-examples",
+        "32",
+    )
     assert code == 0 and len(res["runs"][0]["per_query"]) == res["protocol"]["n_queries"] == 4
 
 
@@ -59,24 +95,67 @@ def test_recall_and_mqar_report_accuracy_fractions(tmp_path):
 def test_tokenized_reports_mean_token_loss_and_its_corpus(tmp_path, monkeypatch):
     monkeypatch.setenv("TL_MINIMAL_DATA", str(SHARED))
     monkeypatch.delenv("TL_MINIMAL_MINIMIND_JSONL", raising=False)
-    code, res = _run(tmp_path, "tokenized", "--variants", "transformer", "--seeds", "1", "--steps", "2",
-                     "--eval-batches", "2")
+    code, res = _run(
+        tmp_path,
+        "tokenized",
+        "--variants",
+        "transformer",
+        "--seeds",
+        "1",
+        "--steps",
+        "2",
+        "--eval-batches",
+        "2",
+    )
     assert code == 0 and res["runs"][0]["metric"] == "loss" and 5.0 < res["runs"][0]["value"] < 10.0
     assert "stand-in WikiText-2" in res["protocol"]["data_source"] and res["protocol"]["vocab_size"] == 6400
 
 
 def test_time_budget_is_recorded(tmp_path):
-    code, res = _run(tmp_path, "recall", "--variants", "transformer", "--seeds", "0", "--steps", "100000",
-                     "--max-seconds", "0.5", "--eval-examples", "32")
+    code, res = _run(
+        tmp_path,
+        "recall",
+        "--variants",
+        "transformer",
+        "--seeds",
+        "0",
+        "--steps",
+        "100000",
+        "--max-seconds",
+        "0.5",
+        "--eval-examples",
+        "32",
+    )
     assert code == 0 and res["runs"][0]["steps"] < 100000 and "time budget" in res["runs"][0]["stopped"]
 
 
 def test_defaults_are_the_paper_protocols():
     lm, rec, tok = protocol("lm"), protocol("recall"), protocol("tokenized")
-    assert (lm.steps, lm.batch_size, lm.seq_len, lm.eval_batches, lm.grad_clip, lm.dropout) == (80, 16, 128, 128, 1.0, 0.1)
-    assert (rec.vocab_size, rec.batch_size, rec.steps, rec.weight_decay, rec.eval_examples) == (64, 32, 200, 0.01, 2048)
-    assert (tok.vocab_size, tok.d_model, tok.n_layers, tok.seq_len, tok.batch_size, tok.steps, tok.eval_batches,
-            tok.seeds) == (6400, 96, 2, 96, 4, 120, 32, (1, 2, 3))
+    assert (lm.steps, lm.batch_size, lm.seq_len, lm.eval_batches, lm.grad_clip, lm.dropout) == (
+        80,
+        16,
+        128,
+        128,
+        1.0,
+        0.1,
+    )
+    assert (rec.vocab_size, rec.batch_size, rec.steps, rec.weight_decay, rec.eval_examples) == (
+        64,
+        32,
+        200,
+        0.01,
+        2048,
+    )
+    assert (
+        tok.vocab_size,
+        tok.d_model,
+        tok.n_layers,
+        tok.seq_len,
+        tok.batch_size,
+        tok.steps,
+        tok.eval_batches,
+        tok.seeds,
+    ) == (6400, 96, 2, 96, 4, 120, 32, (1, 2, 3))
     assert len(PAPER_VARIANTS) == 6
 
 
@@ -85,16 +164,19 @@ def _unavailable_device():
     return missing[0] if missing else None
 
 
-@pytest.mark.parametrize("args, words", [
-    (["speling"], "invalid choice"),
-    (["lm", "--variants", "nope"], "unknown variant 'nope'"),
-    (["recall", "--steps", "0"], "must be >= 1"),
-    (["recall", "--steps", "many"], "whole number"),
-    (["recall", "--set", "no_such_setting=3"], "no_such_setting"),
-    (["recall", "--set", "d_model=-4", "--variants", "transformer"], "d_model"),
-    (["recall", "--eval-batches", "3"], "unrecognized"),
-    (["recall", "--device", "tpu"], "unknown device"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["speling"], "invalid choice"),
+        (["lm", "--variants", "nope"], "unknown variant 'nope'"),
+        (["recall", "--steps", "0"], "must be >= 1"),
+        (["recall", "--steps", "many"], "whole number"),
+        (["recall", "--set", "no_such_setting=3"], "no_such_setting"),
+        (["recall", "--set", "d_model=-4", "--variants", "transformer"], "d_model"),
+        (["recall", "--eval-batches", "3"], "unrecognized"),
+        (["recall", "--device", "tpu"], "unknown device"),
+    ],
+)
 def test_bad_arguments_give_one_line_and_status_2(args, words, capsys):
     assert cli.main(args) == 2
     err = capsys.readouterr().err.strip()
@@ -131,11 +213,25 @@ def test_diverged_run_is_recorded_and_exits_1(tmp_path, monkeypatch, capsys):
 
 def test_module_entry_point_from_a_terminal():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "tl_minimal.experiments", "recall", "--variants", "bogus"],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "tl_minimal.experiments", "recall", "--variants", "bogus"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "bogus" in done.stderr
-    helped = subprocess.run([sys.executable, "-m", "tl_minimal.experiments", "--help"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=120, check=False)
+    helped = subprocess.run(
+        [sys.executable, "-m", "tl_minimal.experiments", "--help"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert helped.returncode == 0 and "lm" in helped.stdout and "tokenized" in helped.stdout
 
 

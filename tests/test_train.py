@@ -57,8 +57,12 @@ class Oracle(nn.Module):
 
 
 def _sampler():
-    return data_text.WindowSampler(torch.randint(0, 256, (5000,), generator=torch.Generator().manual_seed(0)),
-                                   batch_size=4, seq_len=32, seed=0)
+    return data_text.WindowSampler(
+        torch.randint(0, 256, (5000,), generator=torch.Generator().manual_seed(0)),
+        batch_size=4,
+        seq_len=32,
+        seed=0,
+    )
 
 
 def test_training_lowers_the_loss_and_returns_history():
@@ -84,8 +88,16 @@ def test_resume_reproduces_the_uninterrupted_run_exactly(tmp_path):
     first = train(TinyLM(), _sampler(), steps=4, lr=1e-2, device="cpu", progress=False, checkpoint_path=ckpt)
     torch.manual_seed(12345)  # disturb every random state: resuming must restore them
     seed_everything(999)
-    resumed = train(TinyLM(), _sampler(), steps=8, lr=1e-2, device="cpu", progress=False, checkpoint_path=ckpt,
-                    resume=True)
+    resumed = train(
+        TinyLM(),
+        _sampler(),
+        steps=8,
+        lr=1e-2,
+        device="cpu",
+        progress=False,
+        checkpoint_path=ckpt,
+        resume=True,
+    )
     assert first["loss"] == full[:4]
     assert resumed["loss"] == full  # bit-for-bit, including dropout
     model = TinyLM()
@@ -104,8 +116,18 @@ def test_resume_with_an_iterator_fast_forwards(tmp_path):
     full = train(TinyLM(), stream(), steps=6, device="cpu", progress=False)["loss"]
     seed_everything(2)
     train(TinyLM(), stream(), steps=3, device="cpu", progress=False, checkpoint_path=tmp_path / "c.pt")
-    assert train(TinyLM(), stream(), steps=6, device="cpu", progress=False, checkpoint_path=tmp_path / "c.pt",
-                 resume=True)["loss"] == full
+    assert (
+        train(
+            TinyLM(),
+            stream(),
+            steps=6,
+            device="cpu",
+            progress=False,
+            checkpoint_path=tmp_path / "c.pt",
+            resume=True,
+        )["loss"]
+        == full
+    )
 
 
 def test_nan_loss_stops_with_the_step_named():

@@ -79,12 +79,20 @@ class RecallLayout:
 
     def __post_init__(self):
         if self.first_filler + self.n_filler > self.vocab_size:
-            raise ValueError(f"layout needs {self.first_filler + self.n_filler} ids but vocab_size is {self.vocab_size}")
+            raise ValueError(
+                f"layout needs {self.first_filler + self.n_filler} ids but vocab_size is {self.vocab_size}"
+            )
 
     def name(self, token: int) -> str:
         """Readable name of one id: BOS, k5, v13, f0 (filler index), ..."""
         token = int(token)
-        specials = {self.PAD: "PAD", self.BOS: "BOS", self.SEP: "SEP", self.QUERY: "QUERY", self.ANSWER: "ANSWER"}
+        specials = {
+            self.PAD: "PAD",
+            self.BOS: "BOS",
+            self.SEP: "SEP",
+            self.QUERY: "QUERY",
+            self.ANSWER: "ANSWER",
+        }
         if token in specials:
             return specials[token]
         if self.first_key <= token < self.first_value:
@@ -109,8 +117,14 @@ def _distinct(batch: int, k: int, n: int, g: torch.Generator) -> torch.Tensor:
     return torch.rand(batch, n, generator=g).argsort(dim=1)[:, :k]
 
 
-def mqar_batch(batch_size: int, n_queries: int = 4, n_pairs: int = 4, seq_len: int = 128,
-               layout: RecallLayout = PAPER_LAYOUT, generator: torch.Generator | None = None):
+def mqar_batch(
+    batch_size: int,
+    n_queries: int = 4,
+    n_pairs: int = 4,
+    seq_len: int = 128,
+    layout: RecallLayout = PAPER_LAYOUT,
+    generator: torch.Generator | None = None,
+):
     """Multi-query recall: x, y [B, T]; labels only at the Q ANSWER positions (see module docstring).
 
     Worked example, ``mqar_batch(1, n_queries=2, seq_len=24, generator=torch.Generator().manual_seed(1))``::
@@ -137,8 +151,9 @@ def mqar_batch(batch_size: int, n_queries: int = 4, n_pairs: int = 4, seq_len: i
     sep = torch.full((B, n_pairs), L.SEP)
     context = torch.stack([keys, values, sep], dim=2).reshape(B, 3 * n_pairs)  # k v SEP k v SEP ...
     q_keys, q_values = keys.gather(1, asked), values.gather(1, asked)  # [B, Q]
-    questions = torch.stack([torch.full((B, n_queries), L.QUERY), q_keys,
-                             torch.full((B, n_queries), L.ANSWER), q_values], dim=2).reshape(B, 4 * n_queries)
+    questions = torch.stack(
+        [torch.full((B, n_queries), L.QUERY), q_keys, torch.full((B, n_queries), L.ANSWER), q_values], dim=2
+    ).reshape(B, 4 * n_queries)
     x = torch.cat([torch.full((B, 1), L.BOS), context, filler, questions[:, :-1]], dim=1)  # [B, T]
 
     y = torch.full_like(x, IGNORE)
@@ -147,8 +162,13 @@ def mqar_batch(batch_size: int, n_queries: int = 4, n_pairs: int = 4, seq_len: i
     return x, y
 
 
-def recall_batch(batch_size: int, n_pairs: int = 4, seq_len: int = 128,
-                 layout: RecallLayout = PAPER_LAYOUT, generator: torch.Generator | None = None):
+def recall_batch(
+    batch_size: int,
+    n_pairs: int = 4,
+    seq_len: int = 128,
+    layout: RecallLayout = PAPER_LAYOUT,
+    generator: torch.Generator | None = None,
+):
     """The paper's task: x, y [B, T]; y is IGNORE except y[:, -1] = the queried key's value.
 
     Worked example, ``recall_batch(1, seq_len=20, generator=torch.Generator().manual_seed(0))``::
@@ -164,10 +184,17 @@ def recall_batch(batch_size: int, n_pairs: int = 4, seq_len: int = 128,
 
 
 class RecallSampler:
-    """``sampler(step) -> (x, y)``: training batches, a pure function of (seed, step), so resumes are exact."""
+    """``sampler(step) -> (x, y)``: training batches, a function of (seed, step) only: resumes are exact."""
 
-    def __init__(self, batch_size: int, seed: int, n_queries: int = 1, n_pairs: int = 4, seq_len: int = 128,
-                 layout: RecallLayout = PAPER_LAYOUT):
+    def __init__(
+        self,
+        batch_size: int,
+        seed: int,
+        n_queries: int = 1,
+        n_pairs: int = 4,
+        seq_len: int = 128,
+        layout: RecallLayout = PAPER_LAYOUT,
+    ):
         self.batch_size, self.seed = batch_size, seed
         self.kw = {"n_queries": n_queries, "n_pairs": n_pairs, "seq_len": seq_len, "layout": layout}
 
@@ -176,8 +203,14 @@ class RecallSampler:
         return mqar_batch(self.batch_size, generator=g, **self.kw)
 
 
-def eval_set(n_examples: int = 2048, seed: int = 0, n_queries: int = 1, n_pairs: int = 4, seq_len: int = 128,
-             layout: RecallLayout = PAPER_LAYOUT):
+def eval_set(
+    n_examples: int = 2048,
+    seed: int = 0,
+    n_queries: int = 1,
+    n_pairs: int = 4,
+    seq_len: int = 128,
+    layout: RecallLayout = PAPER_LAYOUT,
+):
     """``n_examples`` fresh examples for training seed ``seed`` (drawn with :func:`eval_seed`)."""
     g = torch.Generator().manual_seed(eval_seed(seed))
     return mqar_batch(n_examples, n_queries, n_pairs, seq_len, layout, g)
@@ -193,8 +226,16 @@ def locate(x: torch.Tensor, y: torch.Tensor, layout: RecallLayout = PAPER_LAYOUT
     for a in (y != IGNORE).nonzero().flatten().tolist():
         key = int(x[a - 1])
         key_pos = int((x[: a - 2] == key).nonzero()[0])
-        out.append({"answer_pos": a, "query_pos": a - 2, "key": key, "key_pos": key_pos,
-                    "value": int(y[a]), "value_pos": key_pos + 1})
+        out.append(
+            {
+                "answer_pos": a,
+                "query_pos": a - 2,
+                "key": key,
+                "key_pos": key_pos,
+                "value": int(y[a]),
+                "value_pos": key_pos + 1,
+            }
+        )
     return out
 
 
@@ -217,6 +258,8 @@ def describe(x: torch.Tensor, y: torch.Tensor, layout: RecallLayout = PAPER_LAYO
         i += 1
     lines = [" ".join(parts)]
     for q in locate(x, y, layout):
-        lines.append(f"  asks {layout.name(q['key'])} (written at {q['key_pos']}, value {layout.name(q['value'])} "
-                     f"at {q['value_pos']}); answer due at position {q['answer_pos']}")
+        lines.append(
+            f"  asks {layout.name(q['key'])} (written at {q['key_pos']}, value {layout.name(q['value'])} "
+            f"at {q['value_pos']}); answer due at position {q['answer_pos']}"
+        )
     return "\n".join(lines)

@@ -130,7 +130,11 @@ def load_split(split: str = "train", data_dir: str | os.PathLike | None = None) 
         try:
             found = _read_hub(split)
         except Exception as exc:  # no package, no network, no cache: all end here
-            tried = f"TL_MINIMAL_DATA={root} has no {_LOCAL_FILES[split][0]}" if root else "TL_MINIMAL_DATA is unset"
+            tried = (
+                f"TL_MINIMAL_DATA={root} has no {_LOCAL_FILES[split][0]}"
+                if root
+                else "TL_MINIMAL_DATA is unset"
+            )
             raise DataUnavailable(
                 f"WikiText-2 {split} is not available. Either point TL_MINIMAL_DATA (or data_dir=) at a "
                 f"local directory holding wikitext-2-raw/{_LOCAL_FILES[split][0]} ({tried}), or let Hugging "
@@ -186,8 +190,13 @@ def eval_chunks(tokens: torch.Tensor, seq_len: int) -> tuple[torch.Tensor, torch
     return x, y
 
 
-def eval_batches(tokens: torch.Tensor, seq_len: int, batch_size: int, max_batches: int | None = None,
-                 shuffle_seed: int | None = None) -> list[tuple[torch.Tensor, torch.Tensor]]:
+def eval_batches(
+    tokens: torch.Tensor,
+    seq_len: int,
+    batch_size: int,
+    max_batches: int | None = None,
+    shuffle_seed: int | None = None,
+) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """Evaluation batches of non-overlapping chunks.
 
     Default: the chunks in text order and the first ``max_batches`` batches of ``batch_size``
@@ -202,5 +211,7 @@ def eval_batches(tokens: torch.Tensor, seq_len: int, batch_size: int, max_batche
     n_batches = math.ceil(len(x) / batch_size)
     if max_batches is not None:
         n_batches = min(n_batches, max_batches)
-    return [(x[i * batch_size : (i + 1) * batch_size], y[i * batch_size : (i + 1) * batch_size])
-            for i in range(n_batches)]
+    return [
+        (x[i * batch_size : (i + 1) * batch_size], y[i * batch_size : (i + 1) * batch_size])
+        for i in range(n_batches)
+    ]

@@ -50,7 +50,7 @@ def load_tokenizer(tokenizer_dir: str | os.PathLike | None = None):
         raise DataUnavailable(
             "The MiniMind tokenizer is not available. Either point TL_MINIMAL_DATA (or tokenizer_dir=) at a "
             "directory holding minimind/tokenizer.json, or let the Hugging Face hub download "
-            f"{HUB_REPO} once with internet (`python data/prepare_minimind.py`). The hub attempt failed with: "
+            f"{HUB_REPO} once with internet (`python data/prepare_minimind.py`). The hub attempt failed: "
             f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
         ) from exc
 
@@ -82,7 +82,9 @@ def read_jsonl(path: Path, max_docs: int | None) -> list[str]:
             try:
                 docs.append(json.loads(line)["text"])
             except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise ValueError(f"{path}:{number}: expected a JSON object with a 'text' field ({exc})") from exc
+                raise ValueError(
+                    f"{path}:{number}: expected a JSON object with a 'text' field ({exc})"
+                ) from exc
     return docs
 
 
@@ -113,11 +115,16 @@ class TokenCorpus:
     vocab_size: int = VOCAB_SIZE
 
     def __repr__(self) -> str:
-        return f"TokenCorpus(train={len(self.train):,}, holdout={len(self.holdout):,} tokens, source={self.source!r})"
+        sizes = f"train={len(self.train):,}, holdout={len(self.holdout):,} tokens"
+        return f"TokenCorpus({sizes}, source={self.source!r})"
 
 
-def load_corpus(jsonl: str | os.PathLike | None = None, data_dir: str | os.PathLike | None = None,
-                tokenizer=None, max_docs: int | None = 200_000) -> TokenCorpus:
+def load_corpus(
+    jsonl: str | os.PathLike | None = None,
+    data_dir: str | os.PathLike | None = None,
+    tokenizer=None,
+    max_docs: int | None = 200_000,
+) -> TokenCorpus:
     """Tokenized corpus with the 1-in-20 holdout (see the module docstring for the sources)."""
     tokenizer = tokenizer if tokenizer is not None else load_tokenizer(data_dir)
     vocab = tokenizer.get_vocab_size()
@@ -130,10 +137,14 @@ def load_corpus(jsonl: str | os.PathLike | None = None, data_dir: str | os.PathL
     else:
         split = load_split("train", data_dir)
         docs = split.text.split("\n")
-        source = (f"no MiniMind jsonl: stand-in WikiText-2 train text tokenized with the MiniMind tokenizer, "
-                  f"one document per line ({len(docs):,} lines; {split.source})")
+        source = (
+            f"no MiniMind jsonl: stand-in WikiText-2 train text tokenized with the MiniMind tokenizer, "
+            f"one document per line ({len(docs):,} lines; {split.source})"
+        )
     if len(docs) < HOLDOUT_EVERY:
-        raise ValueError(f"corpus has {len(docs)} documents; the 1-in-{HOLDOUT_EVERY} holdout needs at least {HOLDOUT_EVERY}")
+        raise ValueError(
+            f"corpus has {len(docs)} documents; a 1-in-{HOLDOUT_EVERY} holdout needs {HOLDOUT_EVERY} or more"
+        )
     train_docs, held_docs = split_holdout(docs)
     source += f"; holdout = every {HOLDOUT_EVERY}th document ({len(held_docs):,})"
     return TokenCorpus(tokenize_stream(tokenizer, train_docs), tokenize_stream(tokenizer, held_docs), source)

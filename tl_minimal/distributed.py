@@ -63,7 +63,9 @@ def setup(device: torch.device) -> torch.device:
         dist.init_process_group("nccl")
         return torch.device("cuda", local)
     if device.type != "cpu":
-        raise RuntimeError(f"DistributedDataParallel here supports cuda (nccl) and cpu (gloo), not {device.type}")
+        raise RuntimeError(
+            f"DistributedDataParallel here supports cuda (nccl) and cpu (gloo), not {device.type}"
+        )
     dist.init_process_group("gloo")
     return device
 

@@ -50,8 +50,12 @@ def total_ce(model: torch.nn.Module, batches, max_batches: int | None = None) ->
                 break
             x, y = x.to(device), y.to(device)
             logits = model(x)  # [B, T, V]
-            ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), y.reshape(-1),
-                                 ignore_index=IGNORE, reduction="sum")
+            ce = F.cross_entropy(
+                logits.reshape(-1, logits.shape[-1]).float(),
+                y.reshape(-1),
+                ignore_index=IGNORE,
+                reduction="sum",
+            )
             total += ce.item()
             count += int((y != IGNORE).sum())
     if count == 0:
@@ -89,7 +93,11 @@ def recall_accuracy(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, ba
     correct = []
     with evaluating(model):
         for i in range(0, len(x), batch_size):
-            xb, yb, mb = x[i:i + batch_size].to(device), y[i:i + batch_size].to(device), labelled[i:i + batch_size]
+            xb, yb, mb = (
+                x[i : i + batch_size].to(device),
+                y[i : i + batch_size].to(device),
+                labelled[i : i + batch_size],
+            )
             pred = model(xb).argmax(dim=-1)  # [b, T]
             hit = (pred == yb)[mb.to(device)].view(-1, n_queries)  # [b, Q], questions in order
             correct.append(hit.cpu())

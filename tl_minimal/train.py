@@ -49,7 +49,11 @@ def seed_everything(seed: int) -> None:
 
 def unwrap(model: torch.nn.Module) -> torch.nn.Module:
     """The plain model inside a DistributedDataParallel wrapper (or the model itself)."""
-    return model.module if hasattr(model, "module") and isinstance(model, torch.nn.parallel.DistributedDataParallel) else model
+    return (
+        model.module
+        if hasattr(model, "module") and isinstance(model, torch.nn.parallel.DistributedDataParallel)
+        else model
+    )
 
 
 def lm_loss(logits: torch.Tensor, y: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
@@ -89,8 +93,14 @@ def save_checkpoint(path, model, optimizer, step: int, history: dict, extra: dic
     """Write everything needed to continue at ``step`` (atomically: temp file, then rename)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"model": unwrap(model).state_dict(), "optimizer": optimizer.state_dict(), "step": step,
-               "history": history, "rng": _rng_state(), "extra": extra or {}}
+    payload = {
+        "model": unwrap(model).state_dict(),
+        "optimizer": optimizer.state_dict(),
+        "step": step,
+        "history": history,
+        "rng": _rng_state(),
+        "extra": extra or {},
+    }
     tmp = path.with_suffix(path.suffix + ".tmp")
     torch.save(payload, tmp)
     os.replace(tmp, path)
@@ -117,10 +127,24 @@ def _batch_source(batches, start: int):
     return lambda step: next(it)
 
 
-def train(model: torch.nn.Module, batches, steps: int, lr: float = 3e-4, weight_decay: float = 0.05,
-          grad_clip: float | None = 1.0, warmup_steps: int = 0, device=None, seed: int | None = None,
-          checkpoint_path=None, checkpoint_every: int | None = None, resume: bool = False, log_every: int = 1,
-          progress: bool = True, max_seconds: float | None = None, desc: str = "train") -> dict:
+def train(
+    model: torch.nn.Module,
+    batches,
+    steps: int,
+    lr: float = 3e-4,
+    weight_decay: float = 0.05,
+    grad_clip: float | None = 1.0,
+    warmup_steps: int = 0,
+    device=None,
+    seed: int | None = None,
+    checkpoint_path=None,
+    checkpoint_every: int | None = None,
+    resume: bool = False,
+    log_every: int = 1,
+    progress: bool = True,
+    max_seconds: float | None = None,
+    desc: str = "train",
+) -> dict:
     """Train ``model`` for ``steps`` optimizer steps and return the history (see module docstring).
 
     ``seed`` (optional) seeds the global generators first (dropout); seed *before* building the
@@ -148,8 +172,14 @@ def train(model: torch.nn.Module, batches, steps: int, lr: float = 3e-4, weight_
 
     from tqdm.auto import tqdm  # notebooks get a widget bar, terminals a text bar
 
-    bar = tqdm(range(start, steps), desc=desc, initial=start, total=steps, disable=not (progress and is_main()),
-               leave=False)
+    bar = tqdm(
+        range(start, steps),
+        desc=desc,
+        initial=start,
+        total=steps,
+        disable=not (progress and is_main()),
+        leave=False,
+    )
     t0 = time.perf_counter() - history["seconds"]
     for step in bar:
         batch = next_batch(step)
@@ -162,8 +192,10 @@ def train(model: torch.nn.Module, batches, steps: int, lr: float = 3e-4, weight_
         value = loss.item()
         if any_rank(not math.isfinite(value)):  # under DDP every rank stops together
             bar.close()
-            raise TrainingDiverged(f"training loss became {value} at step {step} (counting from 0, of {steps}); "
-                                   "stopped. Try a lower lr, warmup (warmup_steps) or gradient clipping.")
+            raise TrainingDiverged(
+                f"training loss became {value} at step {step} (counting from 0, of {steps}); "
+                "stopped. Try a lower lr, warmup (warmup_steps) or gradient clipping."
+            )
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if grad_clip is not None and grad_clip > 0:
@@ -176,7 +208,12 @@ def train(model: torch.nn.Module, batches, steps: int, lr: float = 3e-4, weight_
         history["seconds"] = time.perf_counter() - t0
         if log_every and (step % log_every == 0 or step == steps - 1):
             bar.set_postfix(loss=f"{value:.4f}")
-        if checkpoint_path is not None and checkpoint_every and (step + 1) % checkpoint_every == 0 and is_main():
+        if (
+            checkpoint_path is not None
+            and checkpoint_every
+            and (step + 1) % checkpoint_every == 0
+            and is_main()
+        ):
             save_checkpoint(checkpoint_path, model, optimizer, step + 1, history)
         if max_seconds is not None and step + 1 < steps and any_rank(history["seconds"] >= max_seconds):
             history["stopped"] = f"time budget of {max_seconds:g} s used after {step + 1} steps"

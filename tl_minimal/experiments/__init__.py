@@ -14,25 +14,25 @@ line and its subcommand registry: ``register(name, help, add_arguments, run)``).
 """
 
 from .protocols import (
-           PROTOCOLS,
-           LMProtocol,
-           MQARProtocol,
-           Protocol,
-           RecallProtocol,
-           TokenizedProtocol,
-           protocol,
+    PROTOCOLS,
+    LMProtocol,
+    MQARProtocol,
+    Protocol,
+    RecallProtocol,
+    TokenizedProtocol,
+    protocol,
 )
 from .runner import format_table, run_experiment, write_json
 
 __all__ = [
-           "PROTOCOLS",
-           "LMProtocol",
-           "MQARProtocol",
-           "Protocol",
-           "RecallProtocol",
-           "TokenizedProtocol",
-           "format_table",
-           "protocol",
-           "run_experiment",
-           "write_json",
+    "PROTOCOLS",
+    "LMProtocol",
+    "MQARProtocol",
+    "Protocol",
+    "RecallProtocol",
+    "TokenizedProtocol",
+    "format_table",
+    "protocol",
+    "run_experiment",
+    "write_json",
 ]

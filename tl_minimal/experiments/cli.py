@@ -121,19 +121,42 @@ def add_task_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--steps", type=positive_int, help=f"training steps (default: {p.steps})")
     parser.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N or mps")
     parser.add_argument("--out", metavar="FILE.json", help="results file (default: runs/<task>-<time>.json)")
-    parser.add_argument("--set", dest="overrides", action="append", type=key_value, default=[], metavar="KEY=VALUE",
-                        help="model config override passed to build_model, e.g. --set state_dim=8 (repeatable)")
-    parser.add_argument("--max-seconds", type=positive_float, metavar="S",
-                        help="wall-clock training budget per run (stops early; for time-matched comparisons)")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        type=key_value,
+        default=[],
+        metavar="KEY=VALUE",
+        help="model config override passed to build_model, e.g. --set state_dim=8 (repeatable)",
+    )
+    parser.add_argument(
+        "--max-seconds",
+        type=positive_float,
+        metavar="S",
+        help="wall-clock training budget per run (stops early; for time-matched comparisons)",
+    )
     if task in ("lm", "tokenized"):
-        parser.add_argument("--eval-batches", type=non_negative_int, metavar="N",
-                            help=f"evaluation batches (default: {p.eval_batches}; 0 = the whole split)")
-        parser.add_argument("--data-dir", metavar="DIR", help="local data directory (default: $TL_MINIMAL_DATA)")
+        parser.add_argument(
+            "--eval-batches",
+            type=non_negative_int,
+            metavar="N",
+            help=f"evaluation batches (default: {p.eval_batches}; 0 = the whole split)",
+        )
+        parser.add_argument(
+            "--data-dir", metavar="DIR", help="local data directory (default: $TL_MINIMAL_DATA)"
+        )
     else:
-        parser.add_argument("--eval-examples", type=positive_int, metavar="N",
-                            help=f"fresh evaluation examples (default: {p.eval_examples})")
+        parser.add_argument(
+            "--eval-examples",
+            type=positive_int,
+            metavar="N",
+            help=f"fresh evaluation examples (default: {p.eval_examples})",
+        )
     if task == "tokenized":
-        parser.add_argument("--jsonl", metavar="FILE", help="MiniMind pretraining jsonl (default: WikiText-2 stand-in)")
+        parser.add_argument(
+            "--jsonl", metavar="FILE", help="MiniMind pretraining jsonl (default: WikiText-2 stand-in)"
+        )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -143,20 +166,36 @@ def run_task(args: argparse.Namespace) -> int:
     from .runner import run_experiment
 
     out = args.out or f"runs/{args.command}-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
-    results = run_experiment(args.command, variants=args.variants, seeds=args.seeds, steps=args.steps,
-                             device=args.device, overrides=dict(args.overrides), max_seconds=args.max_seconds,
-                             eval_batches=getattr(args, "eval_batches", None),
-                             eval_examples=getattr(args, "eval_examples", None),
-                             data_dir=getattr(args, "data_dir", None), jsonl=getattr(args, "jsonl", None),
-                             out=out, progress=not args.no_progress)
+    results = run_experiment(
+        args.command,
+        variants=args.variants,
+        seeds=args.seeds,
+        steps=args.steps,
+        device=args.device,
+        overrides=dict(args.overrides),
+        max_seconds=args.max_seconds,
+        eval_batches=getattr(args, "eval_batches", None),
+        eval_examples=getattr(args, "eval_examples", None),
+        data_dir=getattr(args, "data_dir", None),
+        jsonl=getattr(args, "jsonl", None),
+        out=out,
+        progress=not args.no_progress,
+    )
     if results["diverged"]:
-        print(f"error: {results['diverged']} run(s) diverged (loss NaN or inf); see 'error' in {out}", file=sys.stderr)
+        print(
+            f"error: {results['diverged']} run(s) diverged (loss NaN or inf); see 'error' in {out}",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
 
-_HELP = {"lm": "byte-level WikiText-2, metric bits per byte", "recall": "the paper's associative recall, accuracy",
-         "mqar": "multi-query associative recall, accuracy", "tokenized": "MiniMind-tokenized LM, mean token loss"}
+_HELP = {
+    "lm": "byte-level WikiText-2, metric bits per byte",
+    "recall": "the paper's associative recall, accuracy",
+    "mqar": "multi-query associative recall, accuracy",
+    "tokenized": "MiniMind-tokenized LM, mean token loss",
+}
 for _name in PROTOCOLS:
     register(_name, _HELP[_name], add_task_arguments, run_task)
 
@@ -173,9 +212,13 @@ def _load_extra_subcommands() -> None:
 # ----------------------------------------------------------------------------- entry point
 def build_parser() -> argparse.ArgumentParser:
     _load_extra_subcommands()
-    parser = _Parser(prog="python -m tl_minimal.experiments",
-                     description="Run the paper's protocols (and friends); print a table, write JSON.")
-    subs = parser.add_subparsers(dest="command", metavar="{" + ",".join(SUBCOMMANDS) + "}", parser_class=_Parser)
+    parser = _Parser(
+        prog="python -m tl_minimal.experiments",
+        description="Run the paper's protocols (and friends); print a table, write JSON.",
+    )
+    subs = parser.add_subparsers(
+        dest="command", metavar="{" + ",".join(SUBCOMMANDS) + "}", parser_class=_Parser
+    )
     subs.required = True
     for sc in SUBCOMMANDS.values():
         sc.add_arguments(subs.add_parser(sc.name, help=sc.help, description=sc.help))

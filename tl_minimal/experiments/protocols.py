@@ -11,8 +11,14 @@ from dataclasses import dataclass
 
 MODEL_KEYS = ("d_model", "n_layers", "n_heads", "dropout")  # + max_seq_len = seq_len
 # the six variants of the paper (the registry may hold more, e.g. frozen paper configurations)
-PAPER_VARIANTS = ("transformer", "triple_latent", "triple_slot", "triple_hybrid", "transformer_plus_triple",
-                  "gated_hybrid")
+PAPER_VARIANTS = (
+    "transformer",
+    "triple_latent",
+    "triple_slot",
+    "triple_hybrid",
+    "transformer_plus_triple",
+    "gated_hybrid",
+)
 
 
 @dataclass
@@ -67,8 +73,11 @@ class LMProtocol(Protocol):
     eval_split: str = "validation"
     eval_batches: int | None = 128  # first 128 batches of non-overlapping chunks; None = whole split
     eval_batch_size: int = 16  # defines which chunks "the first N batches" are
-    assumed: tuple = ("AdamW betas (0.9, 0.999) (PyTorch defaults)", "eval chunks in text order",
-                      "state size and other variant settings: the registry defaults (S=16; gated S=8)")
+    assumed: tuple = (
+        "AdamW betas (0.9, 0.999) (PyTorch defaults)",
+        "eval chunks in text order",
+        "state size and other variant settings: the registry defaults (S=16; gated S=8)",
+    )
 
 
 @dataclass
@@ -84,9 +93,11 @@ class RecallProtocol(Protocol):
     n_pairs: int = 4
     n_queries: int = 1
     eval_examples: int = 2048
-    assumed: tuple = ("grad clip 1.0 and dropout 0.1 as in the byte-level protocol",
-                      "model d=64, 3 layers, 4 heads, registry defaults otherwise (the byte-level model)",
-                      "keys distinct and values distinct within a sequence")
+    assumed: tuple = (
+        "grad clip 1.0 and dropout 0.1 as in the byte-level protocol",
+        "model d=64, 3 layers, 4 heads, registry defaults otherwise (the byte-level model)",
+        "keys distinct and values distinct within a sequence",
+    )
 
 
 @dataclass
@@ -115,8 +126,11 @@ class TokenizedProtocol(Protocol):
     eval_batches: int | None = 32
     eval_batch_size: int = 4
     max_docs: int | None = 200_000  # documents read from a MiniMind jsonl (it is 1.6 GB)
-    assumed: tuple = ("weight decay 0.05, grad clip 1.0, dropout 0.1, registry defaults (S=16) as in the byte-level protocol",
-                      "documents wrapped as <|im_start|> text <|im_end|>", "eval chunks in holdout order")
+    assumed: tuple = (
+        "weight decay 0.05, grad clip 1.0, dropout 0.1, registry defaults (S=16), as in the byte-level LM",
+        "documents wrapped as <|im_start|> text <|im_end|>",
+        "eval chunks in holdout order",
+    )
 
 
 PROTOCOLS = {p.task: p for p in (LMProtocol(), RecallProtocol(), MQARProtocol(), TokenizedProtocol())}

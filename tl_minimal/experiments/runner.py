@@ -39,21 +39,39 @@ def git_commit() -> str | None:
     """The repository's current commit (with "+dirty" when files changed), or None outside git."""
     here = Path(__file__).resolve().parent
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, check=False,
-                                timeout=5).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
-                               capture_output=True, text=True, timeout=5, check=False).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, check=False, timeout=5
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=here,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     return (commit + ("+dirty" if dirty else "")) or None
 
 
 def environment(device: torch.device) -> dict:
-    return {"torch": torch.__version__, "python": platform.python_version(), "device": str(device),
-            "cuda_device": torch.cuda.get_device_name(0) if device.type == "cuda" else None,
-            "threads": torch.get_num_threads(), "world_size": distributed.world_size(),
-            "git_commit": git_commit(), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "command": " ".join(["python -m tl_minimal.experiments" if sys.argv[0].endswith("__main__.py") else sys.argv[0], *sys.argv[1:]])}
+    return {
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "device": str(device),
+        "cuda_device": torch.cuda.get_device_name(0) if device.type == "cuda" else None,
+        "threads": torch.get_num_threads(),
+        "world_size": distributed.world_size(),
+        "git_commit": git_commit(),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "command": " ".join(
+            [
+                "python -m tl_minimal.experiments" if sys.argv[0].endswith("__main__.py") else sys.argv[0],
+                *sys.argv[1:],
+            ]
+        ),
+    }
 
 
 def check_variants(variants, p, overrides) -> None:
@@ -65,8 +83,10 @@ def check_variants(variants, p, overrides) -> None:
             raise ValueError(f"unknown variant {v!r}: expected one of {', '.join(VARIANTS)}")
     for key in overrides:
         if not any(key in default_config(v) for v in variants):
-            raise ValueError(f"--set {key}: no variant in this run has that setting "
-                             f"(e.g. {variants[0]} has: {', '.join(sorted(default_config(variants[0])))})")
+            raise ValueError(
+                f"--set {key}: no variant in this run has that setting "
+                f"(e.g. {variants[0]} has: {', '.join(sorted(default_config(variants[0])))})"
+            )
     for v in dict.fromkeys(variants):
         build(v, p, overrides)
 
@@ -95,24 +115,40 @@ def _settle(task, variants, seeds, steps, device, overrides, eval_batches, eval_
     overrides = dict(overrides or {})
     device = get_device(device)
     if distributed.launched() and not TASKS[task].distributed:
-        raise ValueError(f"task {task!r} does not run under torchrun; only: "
-                         f"{', '.join(t for t in TASKS if TASKS[t].distributed)}")
+        raise ValueError(
+            f"task {task!r} does not run under torchrun; only: "
+            f"{', '.join(t for t in TASKS if TASKS[t].distributed)}"
+        )
     check_variants(variants, p, overrides)
     device = distributed.setup(device)  # under torchrun: join the group, take this rank's GPU
     return p, variants, overrides, device
 
 
-def run_experiment(task: str, variants=None, seeds=None, steps=None, device="auto", overrides=None,
-                   max_seconds=None, eval_batches=None, eval_examples=None, data_dir=None, jsonl=None, out=None,
-                   progress=True, echo=print) -> dict:
+def run_experiment(
+    task: str,
+    variants=None,
+    seeds=None,
+    steps=None,
+    device="auto",
+    overrides=None,
+    max_seconds=None,
+    eval_batches=None,
+    eval_examples=None,
+    data_dir=None,
+    jsonl=None,
+    out=None,
+    progress=True,
+    echo=print,
+) -> dict:
     """Run ``task`` for every (variant, seed); returns the results dict (and writes it to ``out``).
 
     ``eval_batches=0`` evaluates the whole split (lm, tokenized). Usable from notebooks:
     ``run_experiment("recall", ["transformer"], [0], steps=50)``.
     """
     try:
-        p, variants, overrides, device = _settle(task, variants, seeds, steps, device, overrides, eval_batches,
-                                                 eval_examples)
+        p, variants, overrides, device = _settle(
+            task, variants, seeds, steps, device, overrides, eval_batches, eval_examples
+        )
     except (ValueError, RuntimeError) as exc:  # device errors are RuntimeErrors
         raise ConfigError(str(exc)) from exc
 
@@ -129,18 +165,38 @@ def run_experiment(task: str, variants=None, seeds=None, steps=None, device="aut
                 run = TASKS[task].run_one(p, data, variant, seed, device, overrides, progress, max_seconds)
             except TrainingDiverged as exc:
                 diverged += 1
-                run = {"variant": variant, "seed": seed, "params": None, "metric": p.metric, "value": None,
-                       "steps": None, "seconds": None, "device": str(device), "error": str(exc)}
+                run = {
+                    "variant": variant,
+                    "seed": seed,
+                    "params": None,
+                    "metric": p.metric,
+                    "value": None,
+                    "steps": None,
+                    "seconds": None,
+                    "device": str(device),
+                    "error": str(exc),
+                }
             runs.append(run)
             shown = "diverged" if run["value"] is None else f"{run['value']:.4f}"
-            say(f"  {variant:<24} seed {seed:<3} {p.metric} {shown}  ({run['steps']} steps, {run['seconds']} s)")
-    results = {"task": task,
-               "protocol": {**p.to_dict(), "data_source": data.source, "data_note": data.note,
-                            "model_config": p.model_config(overrides),
-                            "model_config_note": "plus each variant's registry defaults; see runs[].config",
-                            "overrides": overrides, "max_seconds": max_seconds,
-                            "environment": environment(torch.device(runs[0]["device"]) if runs else device)},
-               "runs": runs, "diverged": diverged}
+            say(
+                f"  {variant:<24} seed {seed:<3} {p.metric} {shown}  "
+                f"({run['steps']} steps, {run['seconds']} s)"
+            )
+    results = {
+        "task": task,
+        "protocol": {
+            **p.to_dict(),
+            "data_source": data.source,
+            "data_note": data.note,
+            "model_config": p.model_config(overrides),
+            "model_config_note": "plus each variant's registry defaults; see runs[].config",
+            "overrides": overrides,
+            "max_seconds": max_seconds,
+            "environment": environment(torch.device(runs[0]["device"]) if runs else device),
+        },
+        "runs": runs,
+        "diverged": diverged,
+    }
     if main:
         say(format_table(results))
         if out is not None:
@@ -161,8 +217,10 @@ def format_table(results: dict) -> str:
         mean = f"{statistics.fmean(vals):.4f}" if vals else "diverged"
         spread = f"{statistics.stdev(vals):.4f}" if len(vals) > 1 else ""
         secs = sum(r["seconds"] or 0 for r in rs) / len(rs)
-        lines.append(f"{variant:<24} {rs[0]['params']!s:>9} {len(rs):>5} {mean:>9} {spread:>7} "
-                     f"{rs[0]['steps']!s:>6} {secs:>8.1f}")
+        lines.append(
+            f"{variant:<24} {rs[0]['params']!s:>9} {len(rs):>5} {mean:>9} {spread:>7} "
+            f"{rs[0]['steps']!s:>6} {secs:>8.1f}"
+        )
     return "\n".join(lines)
 
 

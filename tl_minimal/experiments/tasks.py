@@ -36,7 +36,9 @@ def build(variant: str, protocol, overrides: dict | None = None) -> torch.nn.Mod
     """``tl_minimal.build_model`` with the protocol's model config (and ``--set`` overrides)."""
     from .. import build_model, default_config
 
-    return build_model(variant, protocol.vocab_size, **protocol.model_config(overrides, default_config(variant)))
+    return build_model(
+        variant, protocol.vocab_size, **protocol.model_config(overrides, default_config(variant))
+    )
 
 
 def chunk_eval_set(tokens: torch.Tensor, p) -> tuple[torch.Tensor, torch.Tensor]:
@@ -48,20 +50,42 @@ def chunk_eval_set(tokens: torch.Tensor, p) -> tuple[torch.Tensor, torch.Tensor]
 
 
 def _batched(x, y, size=FORWARD_BATCH):
-    return [(x[i:i + size], y[i:i + size]) for i in range(0, len(x), size)]
+    return [(x[i : i + size], y[i : i + size]) for i in range(0, len(x), size)]
 
 
 def _fit(model, sampler, p, device, progress, max_seconds, desc, checkpoint_path=None):
-    return train(model, sampler, p.steps, lr=p.lr, weight_decay=p.weight_decay, grad_clip=p.grad_clip,
-                 warmup_steps=p.warmup_steps, device=device, progress=progress, max_seconds=max_seconds,
-                 desc=desc, checkpoint_path=checkpoint_path)
+    return train(
+        model,
+        sampler,
+        p.steps,
+        lr=p.lr,
+        weight_decay=p.weight_decay,
+        grad_clip=p.grad_clip,
+        warmup_steps=p.warmup_steps,
+        device=device,
+        progress=progress,
+        max_seconds=max_seconds,
+        desc=desc,
+        checkpoint_path=checkpoint_path,
+    )
 
 
 def _record(variant, seed, model, p, value, history, seconds, device, **extra) -> dict:
-    return {"variant": variant, "seed": seed, "params": count_parameters(unwrap(model)), "metric": p.metric,
-            "value": value, "steps": history["steps"], "seconds": round(seconds, 3), "device": str(device),
-            "train_seconds": round(history["seconds"], 3), "final_train_loss": history["loss"][-1],
-            "stopped": history["stopped"], "config": dict(getattr(unwrap(model), "config", {})), **extra}
+    return {
+        "variant": variant,
+        "seed": seed,
+        "params": count_parameters(unwrap(model)),
+        "metric": p.metric,
+        "value": value,
+        "steps": history["steps"],
+        "seconds": round(seconds, 3),
+        "device": str(device),
+        "train_seconds": round(history["seconds"], 3),
+        "final_train_loss": history["loss"][-1],
+        "stopped": history["stopped"],
+        "config": dict(getattr(unwrap(model), "config", {})),
+        **extra,
+    }
 
 
 # ----------------------------------------------------------------------------- byte-level LM
@@ -70,12 +94,17 @@ def load_lm(p, data_dir=None, jsonl=None):
     eval_split = data_text.load_split(p.eval_split, data_dir)
     x, y = chunk_eval_set(eval_split.tokens, p)
     source = f"train: {train_split.source}; eval: {eval_split.source}, {len(x):,} chunks of {p.seq_len}"
-    note = ("training windows come from the head of the train split only (the offline copy), not the full split"
-            if train_split.partial else None)
+    note = (
+        "training windows come from the head of the train split only (the offline copy), not the full split"
+        if train_split.partial
+        else None
+    )
     return SimpleNamespace(train=train_split.tokens, eval=(x, y), source=source, note=note)
 
 
-def run_lm(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None, checkpoint_path=None):
+def run_lm(
+    p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None, checkpoint_path=None
+):
     t0 = time.perf_counter()
     seed_everything(seed)
     device = distributed.setup(device)
@@ -84,7 +113,10 @@ def run_lm(p, data, variant, seed, device, overrides=None, progress=True, max_se
     history = _fit(model, sampler, p, device, progress, max_seconds, f"lm {variant} s{seed}", checkpoint_path)
     extra = {}
     if distributed.initialized():
-        extra = {"world_size": distributed.world_size(), "ranks_agree": distributed.ranks_agree(unwrap(model))}
+        extra = {
+            "world_size": distributed.world_size(),
+            "ranks_agree": distributed.ranks_agree(unwrap(model)),
+        }
     value = None
     if distributed.is_main():
         value = mean_token_loss(unwrap(model), _batched(*data.eval)) / math.log(2)  # BPB
@@ -94,40 +126,68 @@ def run_lm(p, data, variant, seed, device, overrides=None, progress=True, max_se
 
 # ----------------------------------------------------------------------------- recall and MQAR
 def load_recall(p, data_dir=None, jsonl=None):
-    return SimpleNamespace(note=None, source=f"synthetic associative recall ({p.n_pairs} pairs, {p.n_queries} "
-                                  f"question(s), seq {p.seq_len}), generated from each run's seed")
+    return SimpleNamespace(
+        note=None,
+        source=f"synthetic associative recall ({p.n_pairs} pairs, {p.n_queries} "
+        f"question(s), seq {p.seq_len}), generated from each run's seed",
+    )
 
 
-def run_recall(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None, checkpoint_path=None):
+def run_recall(
+    p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None, checkpoint_path=None
+):
     t0 = time.perf_counter()
     seed_everything(seed)
     model = build(variant, p, overrides).to(device)
     kw = {"n_queries": p.n_queries, "n_pairs": p.n_pairs, "seq_len": p.seq_len}
     sampler = data_recall.RecallSampler(p.batch_size, seed, **kw)
-    history = _fit(model, sampler, p, device, progress, max_seconds, f"{p.task} {variant} s{seed}", checkpoint_path)
+    history = _fit(
+        model, sampler, p, device, progress, max_seconds, f"{p.task} {variant} s{seed}", checkpoint_path
+    )
     x, y = data_recall.eval_set(p.eval_examples, seed, **kw)
     result = recall_accuracy(model, x, y)
-    return _record(variant, seed, model, p, result["accuracy"], history, time.perf_counter() - t0, device,
-                   per_query=result["per_query"], eval_examples=result["n"])
+    return _record(
+        variant,
+        seed,
+        model,
+        p,
+        result["accuracy"],
+        history,
+        time.perf_counter() - t0,
+        device,
+        per_query=result["per_query"],
+        eval_examples=result["n"],
+    )
 
 
 # ----------------------------------------------------------------------------- tokenized (MiniMind)
 def load_tokenized(p, data_dir=None, jsonl=None):
     corpus = data_tokenized.load_corpus(jsonl=jsonl, data_dir=data_dir, max_docs=p.max_docs)
     x, y = chunk_eval_set(corpus.holdout, p)
-    note = ("stand-in corpus: WikiText-2 text with the MiniMind tokenizer, not MiniMind's pretraining data; "
-            "losses are not comparable with the paper's" if "stand-in" in corpus.source else None)
-    return SimpleNamespace(train=corpus.train, eval=(x, y), note=note,
-                           source=f"{corpus.source}; eval: {len(x):,} holdout chunks of {p.seq_len} tokens")
+    note = (
+        "stand-in corpus: WikiText-2 text with the MiniMind tokenizer, not MiniMind's pretraining data; "
+        "losses are not comparable with the paper's"
+        if "stand-in" in corpus.source
+        else None
+    )
+    return SimpleNamespace(
+        train=corpus.train,
+        eval=(x, y),
+        note=note,
+        source=f"{corpus.source}; eval: {len(x):,} holdout chunks of {p.seq_len} tokens",
+    )
 
 
-def run_tokenized(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None,
-                  checkpoint_path=None):
+def run_tokenized(
+    p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None, checkpoint_path=None
+):
     t0 = time.perf_counter()
     seed_everything(seed)
     model = build(variant, p, overrides).to(device)
     sampler = data_text.WindowSampler(data.train, p.batch_size, p.seq_len, seed)
-    history = _fit(model, sampler, p, device, progress, max_seconds, f"tok {variant} s{seed}", checkpoint_path)
+    history = _fit(
+        model, sampler, p, device, progress, max_seconds, f"tok {variant} s{seed}", checkpoint_path
+    )
     value = mean_token_loss(model, _batched(*data.eval))
     return _record(variant, seed, model, p, value, history, time.perf_counter() - t0, device)
 
