@@ -1,0 +1,387 @@
+"""Speed: a training step, a forward pass and one generated token, per variant and length.
+
+    python -m tl_minimal.experiments speed [--variants V ...] [--seq-lens T ...] [--device D]
+        [--out FILE.json] [--quick] [--steps N] [--threads N] [--tokens-per-step N]
+        [--fwd-seconds S] [--set KEY=VALUE ...] [--no-loop] [--no-memory]
+
+The paper's models ran 32.7x (triple_hybrid) and 106.5x (gated) slower than its Transformer,
+because every layer looped over time in Python. Here the same models run their chunked
+(fast) forms; this command measures how close that gets, and keeps the loop form beside it.
+
+One row per (variant, T), every number measured in the same run on the same device:
+    train_ms              median wall time of a training step (forward, backward, AdamW) on
+                          random tokens, batch max(1, 2048 // T): every step sees ~2048 tokens
+    train_ms_quartiles    [25th, 75th] percentile of those steps (the spread)
+    ratio_vs_transformer  train_ms / the Transformer's train_ms at the same T
+    loop_train_ms         the same step with mode="loop" (the reference form), short T only
+    loop_ratio_vs_transformer
+    fwd_tokens_per_s      the paper's throughput: eval, no_grad, batch 8, 5 warm-up + 20 timed
+                          forward passes (fewer, at least 3, when the time budget of one T
+                          runs out: long T on a slow CPU; fwd_iters says how many); tokens per
+                          pass / the *median* pass time (the paper divides by the mean; the
+                          median ignores the passes a shared machine interrupts)
+    gen_ms_per_token      median time of one model.step (batch 1) with the state carried after a
+                          prompt of T tokens: the cost of the next token at context T
+    peak_mem_mb           peak bytes allocated during one training step above what was live
+                          before it (parameters, gradients' buffers and AdamW state already
+                          exist): torch.cuda.max_memory_allocated on CUDA; on the CPU (and MPS)
+                          the running sum of the allocator's allocation / free events that
+                          torch.profiler records (profile_memory=True). Not process RSS.
+    batch, params
+
+Timing method: models of all variants are built at once and their steps are *interleaved*
+(round r times one step of every variant, in a rotated order), so a change of machine load
+during the run hits every variant alike; each clock read is preceded by a device synchronize
+(CUDA, MPS). The table and JSON carry ratios measured within the run, which are what transfer
+between machines; absolute milliseconds do not. The jobs, the interleaving and the memory
+counter live in :mod:`tl_minimal.experiments.timing`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import torch
+
+from ..device import get_device
+from ..registry import DEFAULTS, build_model
+from .cli import key_value, positive_float, positive_int, register
+from .timing import Forward, NextToken, TrainStep, interleaved, peak_step_memory_mb
+
+DEFAULT_VARIANTS = (
+    "transformer",
+    "triple_latent",
+    "triple_slot",
+    "triple_hybrid",
+    "transformer_plus_triple",
+    "gated_hybrid",
+)
+DEFAULT_SEQ_LENS = (64, 128, 256, 512, 1024, 2048, 4096)
+TOKENS_PER_STEP = 2048
+VOCAB = 259  # byte-level protocol (timing does not depend on the token values)
+
+
+@dataclass(frozen=True)
+class SpeedSettings:
+    """How many repetitions of each measurement; :meth:`quick` is the short version."""
+
+    train_warmup: int = 2
+    train_steps: int = 7
+    fwd_batch: int = 8
+    fwd_warmup: int = 5
+    fwd_iters: int = 20
+    fwd_seconds: float = 30.0  # at one T, stop the timed forward passes (all variants) after this long
+    gen_warmup: int = 4
+    gen_tokens: int = 16
+    loop_max_len: int = 128  # time the loop form only up to this T (it is slow)
+    loop_steps: int = 3
+    memory: bool = True
+    lr: float = 3e-4
+    weight_decay: float = 0.05
+    tokens_per_step: int = TOKENS_PER_STEP  # training batch = max(1, tokens_per_step // T)
+
+    def quick(self) -> SpeedSettings:
+        fewer = {"train_warmup": 1, "train_steps": 3, "fwd_warmup": 1, "fwd_iters": 3, "gen_warmup": 1}
+        return replace(self, **fewer, gen_tokens=4, loop_steps=min(self.loop_steps, 1), fwd_seconds=2.0)
+
+
+def batch_for(seq_len: int, tokens_per_step: int = TOKENS_PER_STEP) -> int:
+    """Training batch at length T: about ``tokens_per_step`` tokens per step."""
+    return max(1, tokens_per_step // seq_len)
+
+
+def config_for(variant: str, overrides: dict) -> dict:
+    """The overrides this variant knows (a key no chosen variant knows is rejected earlier)."""
+    return {k: v for k, v in overrides.items() if k in DEFAULTS[variant]}
+
+
+def make_model(variant: str, positions: int, device, overrides: dict | None = None, mode: str | None = None):
+    """A freshly initialized model with at least 128 learned positions (the paper's context)."""
+    config = config_for(variant, overrides or {})
+    if mode is not None and "mode" in DEFAULTS[variant]:
+        config["mode"] = mode
+    return build_model(variant, VOCAB, **{**config, "max_seq_len": max(128, positions)}).to(device)
+
+
+def _median_ms(seconds: list) -> float:
+    return 1000 * statistics.median(seconds)
+
+
+def _quartiles_ms(seconds: list) -> list:
+    if len(seconds) < 2:
+        return [1000 * seconds[0]] * 2
+    q = statistics.quantiles(seconds, n=4, method="inclusive")
+    return [1000 * q[0], 1000 * q[2]]
+
+
+# ----------------------------------------------------------------------------- one length
+def measure_length(
+    variants, seq_len: int, device, settings: SpeedSettings, overrides: dict, loop: bool = True, log=print
+) -> list[dict]:
+    """All measurements at one length T for every variant: a list of rows (see module doc)."""
+    B = batch_for(seq_len, settings.tokens_per_step)
+    rows = {v: {"variant": v, "seq_len": seq_len, "batch": B} for v in variants}
+
+    def trainer(v, mode=None):
+        model = make_model(v, seq_len, device, overrides, mode)
+        return TrainStep(model, B, seq_len, device, settings.lr, settings.weight_decay)
+
+    # training step, chunked (fast) forms, interleaved across variants
+    torch.manual_seed(0)
+    steps = {v: trainer(v) for v in variants}
+    times = interleaved(steps, device, settings.train_warmup, settings.train_steps)
+    for v in variants:
+        rows[v].update(
+            params=sum(p.numel() for p in steps[v].model.parameters()),
+            train_ms=_median_ms(times[v]),
+            train_ms_quartiles=_quartiles_ms(times[v]),
+        )
+        rows[v]["peak_mem_mb"] = peak_step_memory_mb(steps[v], device) if settings.memory else None
+    del steps
+    log(f"  T={seq_len}: training steps done")
+
+    # the loop (reference) form, short T only: slow, so fewer steps
+    loop_variants = (
+        [v for v in variants if "mode" in DEFAULTS[v]] if loop and seq_len <= settings.loop_max_len else []
+    )
+    if loop_variants:
+        jobs = {v: trainer(v, mode="loop") for v in loop_variants}
+        loop_times = interleaved(jobs, device, 1, settings.loop_steps)
+        for v in loop_variants:
+            rows[v]["loop_train_ms"] = _median_ms(loop_times[v])
+        del jobs
+        log(f"  T={seq_len}: loop form done")
+
+    # forward throughput, the paper's protocol
+    fwd = {
+        v: Forward(make_model(v, seq_len, device, overrides), settings.fwd_batch, seq_len, device)
+        for v in variants
+    }
+    fwd_times = interleaved(fwd, device, settings.fwd_warmup, settings.fwd_iters, settings.fwd_seconds)
+    for v in variants:
+        n = len(fwd_times[v])
+        rows[v].update(
+            fwd_tokens_per_s=settings.fwd_batch * seq_len / statistics.median(fwd_times[v]), fwd_iters=n
+        )
+    del fwd
+
+    # the next token after a context of T tokens, state carried
+    n_gen = settings.gen_warmup + settings.gen_tokens
+    gen = {
+        v: NextToken(make_model(v, seq_len + n_gen + 1, device, overrides), seq_len, device) for v in variants
+    }
+    gen_times = interleaved(gen, device, settings.gen_warmup, settings.gen_tokens)
+    for v in variants:
+        rows[v]["gen_ms_per_token"] = _median_ms(gen_times[v])
+    del gen
+    log(f"  T={seq_len}: forward and generation done")
+
+    base = rows.get("transformer")
+    for row in rows.values():
+        row["ratio_vs_transformer"] = row["train_ms"] / base["train_ms"] if base else None
+        if "loop_train_ms" in row:
+            row["loop_ratio_vs_transformer"] = row["loop_train_ms"] / base["train_ms"] if base else None
+        else:
+            row["loop_train_ms"] = row["loop_ratio_vs_transformer"] = None
+    return [rows[v] for v in variants]
+
+
+# ----------------------------------------------------------------------------- the whole run
+def check_overrides(variants, overrides: dict) -> None:
+    """Reject a --set key that none of the chosen variants has (a typo must not pass silently)."""
+    unknown = sorted(k for k in overrides if not any(k in DEFAULTS[v] for v in variants))
+    if unknown:
+        raise ValueError(f"no chosen variant has the setting(s) {', '.join(unknown)}")
+    if "max_seq_len" in overrides:
+        raise ValueError("max_seq_len is chosen by the benchmark (at least T); do not --set it")
+
+
+def run_speed(
+    variants=DEFAULT_VARIANTS,
+    seq_lens=DEFAULT_SEQ_LENS,
+    device="auto",
+    settings=None,
+    overrides=None,
+    out=None,
+    log=print,
+) -> dict:
+    """Measure every variant at every length; print a table; write JSON to ``out`` (if given).
+
+    Returns {"benchmark": "speed", "settings", "environment", "rows": [...]}.
+    """
+    from .runner import environment
+
+    variants, seq_lens = list(variants), sorted(set(seq_lens))
+    unknown = [v for v in variants if v not in DEFAULTS]
+    if unknown:
+        raise ValueError(f"unknown variant(s) {', '.join(unknown)}: expected some of {', '.join(DEFAULTS)}")
+    if not seq_lens or min(seq_lens) < 2:
+        raise ValueError(f"sequence lengths must be >= 2, got {seq_lens}")
+    overrides = dict(overrides or {})
+    check_overrides(variants, overrides)
+    settings = settings or SpeedSettings()
+    dev = get_device(device)
+    env = {**environment(dev), "load_average_start": os.getloadavg()}
+    started = time.perf_counter()
+    rows = []
+    for T in seq_lens:
+        log(f"T = {T} (batch {batch_for(T, settings.tokens_per_step)})")
+        rows.extend(
+            measure_length(variants, T, dev, settings, overrides, loop=settings.loop_steps > 0, log=log)
+        )
+    env.update(load_average_end=os.getloadavg(), seconds=round(time.perf_counter() - started, 1))
+    result = {
+        "benchmark": "speed",
+        "settings": asdict(settings),
+        "overrides": overrides,
+        "environment": env,
+        "rows": rows,
+    }
+    log(format_table(rows))
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(json.dumps(result, indent=1) + "\n")
+        log(f"wrote {out}")
+    return result
+
+
+def _fmt(value, pattern: str) -> str:
+    return "-" if value is None else format(value, pattern)
+
+
+def format_table(rows) -> str:
+    """The rows as a text table: one block per length."""
+    head = (
+        f"{'T':>5} {'variant':24} {'batch':>5} {'train ms':>9} {'x tf':>6} {'loop x tf':>9} "
+        f"{'fwd tok/s':>10} {'gen ms/tok':>10} {'peak MB':>8}"
+    )
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        lines.append(
+            f"{r['seq_len']:>5} {r['variant']:24} {r['batch']:>5} {r['train_ms']:>9.1f} "
+            f"{_fmt(r['ratio_vs_transformer'], '.2f'):>6} {_fmt(r['loop_ratio_vs_transformer'], '.1f'):>9} "
+            f"{r['fwd_tokens_per_s']:>10,.0f} {r['gen_ms_per_token']:>10.2f} {_fmt(r['peak_mem_mb'], '.1f'):>8}"
+        )
+    return "\n".join(lines)
+
+
+def _row(rows, variant, T):
+    return next((r for r in rows if r["variant"] == variant and r["seq_len"] == T), None)
+
+
+def _check(target: str, value, limit: float) -> dict:
+    return {"target": target, "value": value, "met": None if value is None else value <= limit}
+
+
+def targets(rows) -> list[dict]:
+    """The issue's speed targets checked against rows: [{"target", "value", "met"}] (None: not measured)."""
+    checks = []
+    for v, limit in (
+        ("triple_latent", 1.5),
+        ("triple_slot", 1.5),
+        ("triple_hybrid", 1.5),
+        ("gated_hybrid", 2.0),
+    ):
+        r = _row(rows, v, 128)
+        checks.append(
+            _check(f"{v} train step at T=128 <= {limit}x transformer", r and r["ratio_vs_transformer"], limit)
+        )
+    r = _row(rows, "triple_latent", 2048)
+    checks.append(
+        _check("triple_latent train step at T=2048 <= 1.0x transformer", r and r["ratio_vs_transformer"], 1.0)
+    )
+    for v in ("triple_latent", "triple_slot", "triple_hybrid"):
+        short, long = _row(rows, v, 128), _row(rows, v, 2048)
+        value = long["gen_ms_per_token"] / short["gen_ms_per_token"] if short and long else None
+        checks.append(_check(f"{v} ms/token at context 2048 <= 1.2x context 128", value, 1.2))
+    return checks
+
+
+# ----------------------------------------------------------------------------- command line
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--variants",
+        nargs="+",
+        metavar="V",
+        default=list(DEFAULT_VARIANTS),
+        help=f"model variants (default: {' '.join(DEFAULT_VARIANTS)})",
+    )
+    parser.add_argument(
+        "--seq-lens",
+        nargs="+",
+        type=positive_int,
+        metavar="T",
+        default=list(DEFAULT_SEQ_LENS),
+        help=f"sequence lengths (default: {' '.join(map(str, DEFAULT_SEQ_LENS))})",
+    )
+    parser.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N or mps")
+    parser.add_argument("--out", metavar="FILE.json", help="write the rows here as JSON")
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions of everything (noisier)")
+    parser.add_argument(
+        "--steps", type=positive_int, metavar="N", help="timed training steps per variant and T"
+    )
+    parser.add_argument(
+        "--fwd-seconds",
+        type=positive_float,
+        metavar="S",
+        help="time budget of the timed forward passes at one T (default 30)",
+    )
+    parser.add_argument(
+        "--tokens-per-step",
+        type=positive_int,
+        metavar="N",
+        help=f"training batch = max(1, N // T) (default {TOKENS_PER_STEP})",
+    )
+    parser.add_argument("--threads", type=positive_int, metavar="N", help="torch.set_num_threads(N) first")
+    parser.add_argument("--no-loop", action="store_true", help="skip the loop (reference) form")
+    parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory step")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        type=key_value,
+        default=[],
+        metavar="KEY=VALUE",
+        help="model setting for every variant that has it, e.g. --set d_model=16 (repeatable)",
+    )
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from .runner import ConfigError
+
+    settings = SpeedSettings().quick() if args.quick else SpeedSettings()
+    if args.steps:
+        settings = replace(settings, train_steps=args.steps)
+    if args.tokens_per_step:
+        settings = replace(settings, tokens_per_step=args.tokens_per_step)
+    if args.fwd_seconds:
+        settings = replace(settings, fwd_seconds=args.fwd_seconds)
+    settings = replace(
+        settings, memory=not args.no_memory, loop_steps=0 if args.no_loop else settings.loop_steps
+    )
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    try:
+        result = run_speed(
+            args.variants, args.seq_lens, args.device, settings, dict(args.overrides), args.out
+        )
+    except (ValueError, RuntimeError) as exc:
+        raise ConfigError(str(exc)) from None
+    for check in targets(result["rows"]):
+        if check["met"] is not None:
+            print(f"{'met   ' if check['met'] else 'MISSED'} {check['target']}: {check['value']:.2f}")
+    return 0
+
+
+register(
+    "speed",
+    "time a training step, forward throughput and generation per variant and length",
+    add_arguments,
+    run_command,
+)

@@ -1,0 +1,154 @@
+"""Timing and memory primitives of the speed benchmark (:mod:`tl_minimal.experiments.speed`).
+
+jobs        TrainStep (forward, loss, backward, AdamW), Forward (eval, no_grad),
+            NextToken (one model.step continuing a carried state); each has .run()
+interleaved time several jobs in rotated rounds, synchronizing the device around each
+            call, so a change of machine load hits every job alike
+peak_step_memory_mb
+            peak bytes allocated during one call above the level before it: CUDA's own
+            counter on CUDA; elsewhere the allocation / free events of torch.profiler
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+from ..device import synchronize
+
+VOCAB = 259  # byte-level protocol
+
+
+class TrainStep:
+    """One training step (forward, cross-entropy, backward, AdamW) on fixed random tokens."""
+
+    def __init__(
+        self, model, batch: int, seq_len: int, device, lr: float, weight_decay: float, seed: int = 0
+    ):
+        g = torch.Generator().manual_seed(seed)
+        self.model, self.device = model.train(), device
+        self.x = torch.randint(0, VOCAB, (batch, seq_len), generator=g).to(device)
+        self.y = torch.randint(0, VOCAB, (batch, seq_len), generator=g).to(device)
+        self.opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+
+    def run(self) -> None:
+        logits = self.model(self.x)  # [B, T, V]
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), self.y.reshape(-1))
+        self.opt.zero_grad(set_to_none=True)
+        loss.backward()
+        self.opt.step()
+
+
+class Forward:
+    """One forward pass in eval mode without gradients (the paper's throughput measurement)."""
+
+    def __init__(self, model, batch: int, seq_len: int, device, seed: int = 0):
+        g = torch.Generator().manual_seed(seed)
+        self.model = model.eval()
+        self.x = torch.randint(0, VOCAB, (batch, seq_len), generator=g).to(device)
+
+    @torch.no_grad()
+    def run(self) -> None:
+        self.model(self.x)
+
+
+class NextToken:
+    """One model.step (batch 1) continuing a carried state; the prompt sets the context length."""
+
+    def __init__(self, model, context: int, device, seed: int = 0):
+        g = torch.Generator().manual_seed(seed)
+        self.model = model.eval()
+        prompt = torch.randint(0, VOCAB, (1, context), generator=g).to(device)
+        with torch.no_grad():
+            logits, self.state = model.run(prompt)
+        self.token = logits[:, -1].argmax(-1)  # [1]
+
+    @torch.no_grad()
+    def run(self) -> None:
+        logits, self.state = self.model.step(self.token, self.state)
+        self.token = logits.argmax(-1)  # greedy: the next input depends on this output
+
+
+def interleaved(jobs: dict, device, warmup: int, reps: int, max_seconds: float | None = None) -> dict:
+    """Seconds per call of every job, timed in rounds (round r rotates the order of the jobs).
+
+    jobs: {name: object with .run()}. Returns {name: [seconds, ...]}. With ``max_seconds`` the
+    rounds stop once that much time has been spent timing (at least 3 rounds are always run).
+    """
+    names = list(jobs)
+    for name in names:
+        for _ in range(warmup):
+            jobs[name].run()
+    times = {name: [] for name in names}
+    spent = 0.0
+    for r in range(reps):
+        for i in range(len(names)):
+            name = names[(r + i) % len(names)]
+            synchronize(device)
+            t0 = time.perf_counter()
+            jobs[name].run()
+            synchronize(device)
+            times[name].append(time.perf_counter() - t0)
+            spent += times[name][-1]
+        if max_seconds is not None and r >= 2 and spent > max_seconds:
+            break
+    return times
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Silence the profiler's C++ start/stop chatter (file descriptor 2) for the block."""
+    sys.stderr.flush()
+    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+
+
+def _alloc_events(prof):
+    """Allocation events (time, bytes, device type) from a torch.profiler run with profile_memory."""
+    from torch._C._profiler import _EventType
+
+    stack, found = list(prof.profiler.kineto_results.experimental_event_tree()), []
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.tag == _EventType.Allocation:
+            f = node.extra_fields
+            found.append((node.start_time_ns, f.alloc_size, torch.device(f.device).type))
+    return sorted(found)
+
+
+def peak_step_memory_mb(job: TrainStep, device) -> float | None:
+    """Peak MB allocated during one call of ``job.run()`` above the level before it (see module doc)."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        synchronize(device)
+        torch.cuda.reset_peak_memory_stats(device)
+        before = torch.cuda.memory_allocated(device)
+        job.run()
+        synchronize(device)
+        return (torch.cuda.max_memory_allocated(device) - before) / 2**20
+    try:
+        from torch.profiler import ProfilerActivity, profile
+
+        with _quiet_stderr(), profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+            job.run()
+            synchronize(device)
+        live = peak = 0
+        for _, size, kind in _alloc_events(prof):
+            if kind == device.type:
+                live += size
+                peak = max(peak, live)
+        return peak / 2**20 if peak else None
+    except (ImportError, AttributeError, RuntimeError):  # profiler internals moved: say "not measured"
+        return None
