@@ -111,6 +111,27 @@ def test_tokenized_reports_mean_token_loss_and_its_corpus(tmp_path, monkeypatch)
     assert "stand-in WikiText-2" in res["protocol"]["data_source"] and res["protocol"]["vocab_size"] == 6400
 
 
+def test_protocol_fields_can_be_changed(tmp_path):
+    code, res = _run(
+        tmp_path,
+        "recall",
+        "--variants",
+        "transformer",
+        "--steps",
+        "2",
+        "--eval-examples",
+        "32",
+        "--protocol",
+        "warmup_steps=5",
+        "--protocol",
+        "lr=1e-3",
+        "--protocol",
+        "n_pairs=3",
+    )
+    assert code == 0 and res["protocol"]["warmup_steps"] == 5 and res["protocol"]["lr"] == 1e-3
+    assert res["protocol"]["n_pairs"] == 3
+
+
 def test_time_budget_is_recorded(tmp_path):
     code, res = _run(
         tmp_path,
@@ -175,6 +196,7 @@ def _unavailable_device():
         (["recall", "--set", "d_model=-4", "--variants", "transformer"], "d_model"),
         (["recall", "--eval-batches", "3"], "unrecognized"),
         (["recall", "--device", "tpu"], "unknown device"),
+        (["recall", "--protocol", "no_field=1"], "no such field"),
     ],
 )
 def test_bad_arguments_give_one_line_and_status_2(args, words, capsys):

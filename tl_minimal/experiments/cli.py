@@ -131,6 +131,15 @@ def add_task_arguments(parser: argparse.ArgumentParser) -> None:
         help="model config override passed to build_model, e.g. --set state_dim=8 (repeatable)",
     )
     parser.add_argument(
+        "--protocol",
+        dest="protocol_changes",
+        action="append",
+        type=key_value,
+        default=[],
+        metavar="KEY=VALUE",
+        help="change a protocol field, e.g. --protocol lr=1e-3 --protocol warmup_steps=20 (repeatable)",
+    )
+    parser.add_argument(
         "--max-seconds",
         type=positive_float,
         metavar="S",
@@ -180,6 +189,7 @@ def run_task(args: argparse.Namespace) -> int:
         jsonl=getattr(args, "jsonl", None),
         out=out,
         progress=not args.no_progress,
+        protocol_changes=dict(args.protocol_changes),
     )
     if results["diverged"]:
         print(

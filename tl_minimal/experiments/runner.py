@@ -91,7 +91,7 @@ def check_variants(variants, p, overrides) -> None:
         build(v, p, overrides)
 
 
-def _settle(task, variants, seeds, steps, device, overrides, eval_batches, eval_examples):
+def _settle(task, variants, seeds, steps, device, overrides, eval_batches, eval_examples, protocol_changes):
     """Check every argument before any data is loaded or model trained."""
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}: expected one of {', '.join(TASKS)}")
@@ -100,6 +100,13 @@ def _settle(task, variants, seeds, steps, device, overrides, eval_batches, eval_
     if steps is not None and steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}")
     changes = {"steps": steps, "seeds": tuple(seeds) if seeds else None}
+    fields = make_protocol(task).to_dict()
+    for key in protocol_changes or {}:
+        if key not in fields or key in ("task", "metric", "assumed"):
+            raise ValueError(
+                f"--protocol {key}: the {task} protocol has no such field; it has: {', '.join(fields)}"
+            )
+    changes.update({k: v for k, v in (protocol_changes or {}).items() if v is not None})
     if eval_batches is not None:
         changes["eval_batches"] = eval_batches if eval_batches > 0 else None
         if task not in ("lm", "tokenized"):
@@ -139,15 +146,17 @@ def run_experiment(
     out=None,
     progress=True,
     echo=print,
+    protocol_changes=None,
 ) -> dict:
     """Run ``task`` for every (variant, seed); returns the results dict (and writes it to ``out``).
 
-    ``eval_batches=0`` evaluates the whole split (lm, tokenized). Usable from notebooks:
+    ``eval_batches=0`` evaluates the whole split (lm, tokenized). ``protocol_changes`` changes
+    other protocol fields (e.g. ``{"lr": 1e-3, "warmup_steps": 20}``). Usable from notebooks:
     ``run_experiment("recall", ["transformer"], [0], steps=50)``.
     """
     try:
         p, variants, overrides, device = _settle(
-            task, variants, seeds, steps, device, overrides, eval_batches, eval_examples
+            task, variants, seeds, steps, device, overrides, eval_batches, eval_examples, protocol_changes
         )
     except (ValueError, RuntimeError) as exc:  # device errors are RuntimeErrors
         raise ConfigError(str(exc)) from exc
