@@ -1,0 +1,187 @@
+"""Committed results: load the experiments command's JSON, summarize over seeds, set beside the paper.
+
+The experiments command (``python -m tl_minimal.experiments``) writes one JSON file per run of
+the command (see ``tl_minimal/experiments/runner.py`` for the layout). A *table* of the
+reproduction is one or more such files: a parameter-matched table, for instance, needs one
+command per variant because each variant gets its own ``--set`` sizes. This module
+
+- loads the files (:func:`load_runs`), tagging every run with the file's overrides;
+- groups runs into rows, one per (variant, overrides), with mean and sample standard deviation
+  over seeds and the parameter count (:func:`summarize`);
+- holds the paper's numbers (:data:`PAPER`, from ``PAPER.md`` section 4) and formats a
+  markdown table with ours beside them (:func:`markdown_table`).
+
+    rows = summarize(load_runs(["data/results/lm_matched_width.json"]))
+    print(markdown_table(rows, paper=PAPER["lm_matched_width"]))
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+RESULTS_DIR = Path(__file__).resolve().parent.parent / "data" / "results"
+
+# The paper's numbers (PAPER.md section 4). A string is a claim without a number ("below 5.124").
+PAPER_SOURCE = "PAPER.md section 4 (the paper's tables)"
+PAPER: dict[str, dict] = {
+    "lm_matched_width": {  # byte WT2 BPB, matched width S=16, 80 steps
+        "transformer": 5.124,
+        "triple_latent": "below 5.124",
+        "triple_slot": "below 5.124",
+        "triple_hybrid": 4.766,
+    },
+    "lm_param_matched": {  # byte WT2 BPB, parameter-matched
+        "transformer": 5.124,
+        "triple_latent": 5.114,
+        "triple_slot": 5.126,
+        "triple_hybrid": 5.067,
+    },
+    "lm_budget_winner": {"transformer": 5.143, "triple_hybrid": 4.806},  # d=64 S=8, 3 seeds
+    "tokenized": {  # MiniMind mean token loss, 3 seeds
+        "transformer": 7.317,
+        "triple_hybrid": 7.035,
+        "transformer_plus_triple": 7.239,
+        "gated_hybrid": 6.766,
+        "gated_hybrid_paper": 6.766,
+    },
+    "recall": {"transformer": 0.250, "triple_hybrid": 0.116, "gated_hybrid": 0.419,
+               "gated_hybrid_paper": 0.419},  # 3 seeds, 500 steps (gated: 14.2 / 100 / 11.6 %)
+}
+PAPER_PARAMS = {"transformer": 174_848, "triple_hybrid (d=56, S=16)": 169_424,
+                "triple_hybrid (d=64, S=8)": 177_752}
+
+_SHORT = {"d_model": "d", "state_dim": "S", "num_slots": "K", "conv_causal": "causal"}
+
+
+def load(path) -> dict:
+    """One results file as a dict; a clear error when it is missing or not a results file."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no results file {path}: run the command in data/results/run_all.sh")
+    data = json.loads(path.read_text())
+    if "runs" not in data or "protocol" not in data:
+        raise ValueError(f"{path} is not an experiments results file (needs 'protocol' and 'runs')")
+    return data
+
+
+def _paths(paths) -> list[Path]:
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    out = []
+    for p in paths:
+        hits = sorted(glob.glob(str(p)))
+        out += [Path(h) for h in hits] if hits else [Path(p)]  # a missing plain path errors in load
+    return out
+
+
+def override_label(overrides: dict) -> str:
+    """{"d_model": 56, "state_dim": 16} -> "d=56, S=16" ("" for no overrides)."""
+    return ", ".join(f"{_SHORT.get(k, k)}={v}" for k, v in sorted(overrides.items()))
+
+
+def load_runs(paths) -> list[dict]:
+    """Every run of every file (globs allowed), each with ``overrides``, ``label`` and ``file``."""
+    runs = []
+    for path in _paths(paths):
+        data = load(path)
+        overrides = data["protocol"].get("overrides") or {}
+        for run in data["runs"]:
+            label = run["variant"] + (f" ({override_label(overrides)})" if overrides else "")
+            runs.append({**run, "overrides": overrides, "label": label, "file": path.name,
+                         "protocol": data["protocol"]})
+    return runs
+
+
+@dataclass
+class Row:
+    """One table row: a variant (with its overrides) summarized over seeds."""
+
+    label: str
+    variant: str
+    params: int | None
+    values: list = field(default_factory=list)  # one metric value per seed (None: diverged)
+    steps: list = field(default_factory=list)
+    seconds: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> list[float]:
+        return [v for v in self.values if v is not None]
+
+    @property
+    def mean(self) -> float | None:
+        return statistics.fmean(self.ok) if self.ok else None
+
+    @property
+    def std(self) -> float | None:
+        return statistics.stdev(self.ok) if len(self.ok) > 1 else None
+
+    @property
+    def n(self) -> int:
+        return len(self.values)
+
+
+def summarize(runs: list[dict]) -> list[Row]:
+    """Rows in first-seen order, one per label; ValueError if a label mixes parameter counts."""
+    rows: dict[str, Row] = {}
+    for r in runs:
+        row = rows.setdefault(r["label"], Row(r["label"], r["variant"], r["params"]))
+        if r["params"] is not None and row.params not in (None, r["params"]):
+            raise ValueError(f"{r['label']}: runs with different parameter counts ({row.params}, {r['params']})")
+        row.params = row.params or r["params"]
+        row.values.append(r["value"])
+        row.steps.append(r["steps"])
+        row.seconds.append(r["seconds"])
+    return list(rows.values())
+
+
+def fmt(value, std=None, percent=False, digits=3) -> str:
+    """3.1416, 0.01 -> "3.142 ± 0.010"; percent=True shows fractions as percentages."""
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value
+    scale, unit = (100.0, "%") if percent else (1.0, "")
+    d = 1 if percent else digits
+    text = f"{value * scale:.{d}f}{unit}"
+    return text if std is None else f"{text} ± {std * scale:.{d}f}"
+
+
+def markdown_table(rows: list[Row], paper: dict | None = None, percent=False, metric="BPB",
+                   show_steps=False) -> str:
+    """A markdown table: model, parameters, seeds, ours (mean ± std), the paper's number."""
+    head = ["model", "params", "seeds", f"ours {metric}"] + (["steps"] if show_steps else [])
+    head += ["paper"] if paper is not None else []
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [f"`{r.label}`", f"{r.params:,}" if r.params else "-", str(r.n),
+                 fmt(r.mean, r.std, percent)]
+        if show_steps:
+            ok = [s for s in r.steps if s is not None]
+            cells.append(f"{min(ok)}-{max(ok)}" if ok and min(ok) != max(ok) else str(ok[0] if ok else "-"))
+        if paper is not None:
+            cells.append(fmt(paper.get(r.label, paper.get(r.variant)), percent=percent))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def provenance(paths) -> list[dict]:
+    """Per file: protocol summary, data source, device, commit, date and the exact command."""
+    out = []
+    for path in _paths(paths):
+        p = load(path)["protocol"]
+        env = p.get("environment", {})
+        out.append({"file": path.name, "task": p.get("task"), "steps": p.get("steps"),
+                    "seeds": p.get("seeds"), "max_seconds": p.get("max_seconds"),
+                    "overrides": p.get("overrides"), "data_source": p.get("data_source"),
+                    "data_note": p.get("data_note"), "device": env.get("device"),
+                    "threads": env.get("threads"), "git_commit": env.get("git_commit"),
+                    "date": env.get("date"), "command": env.get("command")})
+    return out
+
+
+__all__ = ["PAPER", "PAPER_PARAMS", "PAPER_SOURCE", "RESULTS_DIR", "Row", "fmt", "load", "load_runs",
+           "markdown_table", "override_label", "provenance", "summarize"]
