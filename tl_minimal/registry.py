@@ -43,8 +43,12 @@ CONV = {"conv_kernel": 5, "conv_causal": True}
 GATED_PAPER = {"state_dim": 8, "assoc_dim": 64, "top_k": 8, "temperature": 1.0,
                "learnable_temperature": False, "query_align": "previous", "write_gate": False,
                "gate_outside_norm": False, "tie_qk": False}
-# gated_hybrid's own defaults: for now the paper's; change this dict to move them
-GATED = dict(GATED_PAPER)
+# gated_hybrid's own defaults: the paper's, with retrieval made to work from step 0 (the recall
+# study, data/results/RECALL_STUDY.md): one W_qk for query and key, so an exact repeat of a
+# token scores cos = 1 at initialization, and a learnable temperature starting at 10, so the
+# softmax over cosines (in [-1, 1]) can be sharp instead of near uniform. Everything else as
+# in the paper (top-8, previous-token query, read gate inside the LayerNorm).
+GATED = {**GATED_PAPER, "tie_qk": True, "temperature": 10.0, "learnable_temperature": True}
 
 DEFAULTS: dict[str, dict] = {
     "transformer": {**COMMON},

@@ -1,0 +1,254 @@
+"""The recall study: train once per (variant, seed), evaluate at several step counts, probe the memory.
+
+    python -m tl_minimal.experiments.recall_study train --variants gated_hybrid_paper --seeds 0 1 2 \\
+        --eval-at 200 500 --out data/results/recall_table4.json
+    python -m tl_minimal.experiments.recall_study init --variants gated_hybrid_paper gated_hybrid \\
+        --seeds 0 1 2 3 4 --out data/results/recall_init_diagnosis.json
+    python -m tl_minimal.experiments.recall_study train --task mqar --pairs 16 --queries 4 --seq-len 256 ...
+
+The learning rate is constant (the paper's protocol), so the model after 200 steps of a
+500-step run IS the 200-step model: ``train`` evaluates at each ``--eval-at`` step and then
+continues from an exact checkpoint (model, optimizer, every random state), so the 500-step
+number equals ``python -m tl_minimal.experiments recall --steps 500`` for the same seed.
+At each evaluation of a gated hybrid, :func:`tl_minimal.diagnose_recall.retrieval_report` is
+summarized on 256 of the evaluation examples (where the answer ranks, filler in the top-k,
+entropy, read gate), so per-seed curves of the diagnosis come with the accuracies.
+
+MQAR with more pairs than the paper's 8 keys / 8 values uses a larger layout: keys and values
+``max(8, pairs)`` ids each, 10 filler ids, vocabulary rounded up to a multiple of 64.
+Every result file records the protocol, the data source, the device and the git commit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+from .. import data_recall
+from ..diagnose_recall import at_initialization, constant_guess, retrieval_report, summarize
+from ..evaluate import recall_accuracy
+from ..train import seed_everything, train
+from .protocols import protocol
+from .runner import environment, write_json
+from .tasks import build, count_parameters
+
+PROBE_EXAMPLES = 256
+
+
+def layout_for(n_pairs: int) -> data_recall.RecallLayout:
+    """The paper's layout for <= 8 pairs; otherwise n_pairs keys and values (vocab a multiple of 64)."""
+    if n_pairs <= 8:
+        return data_recall.PAPER_LAYOUT
+    n = n_pairs
+    vocab = 64 * math.ceil((5 + 2 * n + 10) / 64)
+    return data_recall.RecallLayout(n_keys=n, n_values=n, n_filler=10, vocab_size=vocab)
+
+
+def _curve(losses, every=10):
+    """Training loss averaged over consecutive windows of ``every`` steps (a readable curve)."""
+    return [round(statistics.fmean(losses[i : i + every]), 4) for i in range(0, len(losses), every)]
+
+
+def train_one(p, variant, seed, eval_at, overrides, layout, device="cpu", progress=False) -> dict:
+    """Train ``variant`` with ``seed`` up to max(eval_at) steps; accuracy (and probes) at each eval step."""
+    kw = {"n_queries": p.n_queries, "n_pairs": p.n_pairs, "seq_len": p.seq_len, "layout": layout}
+    t0 = time.perf_counter()
+    seed_everything(seed)
+    model = build(variant, p, overrides).to(device)
+    sampler = data_recall.RecallSampler(p.batch_size, seed, **kw)
+    x, y = data_recall.eval_set(p.eval_examples, seed, **kw)
+    gated = hasattr(model, "kv")
+    by_step, probes, history = {}, {}, {"loss": []}
+    if gated:
+        probes[0] = summarize(retrieval_report(model, x[:PROBE_EXAMPLES], y[:PROBE_EXAMPLES], layout))
+    with tempfile.TemporaryDirectory() as tmp:
+        ckpt = Path(tmp) / "run.pt"
+        for steps in sorted(eval_at):
+            history = train(
+                model,
+                sampler,
+                steps,
+                lr=p.lr,
+                weight_decay=p.weight_decay,
+                grad_clip=p.grad_clip,
+                warmup_steps=p.warmup_steps,
+                device=device,
+                checkpoint_path=ckpt,
+                resume=True,
+                progress=progress,
+                desc=f"{variant} s{seed}",
+            )
+            result = recall_accuracy(model, x, y)
+            by_step[steps] = {"accuracy": result["accuracy"], "per_query": result["per_query"]}
+            if gated:
+                probes[steps] = summarize(
+                    retrieval_report(model, x[:PROBE_EXAMPLES], y[:PROBE_EXAMPLES], layout)
+                )
+    final = by_step[max(eval_at)]
+    return {
+        "variant": variant,
+        "seed": seed,
+        "params": count_parameters(model),
+        "metric": "accuracy",
+        "value": final["accuracy"],
+        "steps": history["steps"],
+        "by_step": by_step,
+        "probes": probes,
+        "loss_curve_every_10": _curve(history["loss"]),
+        "seconds": round(time.perf_counter() - t0, 1),
+        "device": str(device),
+        "eval_examples": len(x),
+        "config": dict(model.config),
+    }
+
+
+def table(runs) -> str:
+    """variant x eval step: mean and std over seeds, parameters, per-seed values."""
+    lines = [f"{'variant':<22} {'params':>8} {'steps':>5} {'mean':>7} {'std':>6} {'min':>6}  per seed"]
+    rows = {}
+    for r in runs:
+        rows.setdefault(r["variant"], []).append(r)
+    for v, rs in rows.items():
+        for s in sorted(rs[0]["by_step"], key=int):
+            accs = [r["by_step"][s]["accuracy"] for r in rs]
+            std = statistics.stdev(accs) if len(accs) > 1 else 0.0
+            lines.append(
+                f"{v:<22} {rs[0]['params']:>8} {s:>5} {100 * statistics.fmean(accs):>6.1f}% "
+                f"{100 * std:>5.1f} {100 * min(accs):>5.1f}%  " + " ".join(f"{100 * a:.1f}" for a in accs)
+            )
+    return "\n".join(lines)
+
+
+def _protocol(args):
+    return protocol(
+        args.task,
+        seq_len=args.seq_len,
+        n_pairs=args.pairs,
+        n_queries=args.queries,
+        eval_examples=args.eval_examples,
+    )
+
+
+def _overrides(pairs):
+    out = {}
+    for item in pairs or []:
+        key, _, text = item.partition("=")
+        value = {"true": True, "false": False, "none": None}.get(text.lower(), text)
+        if isinstance(value, str):
+            for cast in (int, float):
+                try:
+                    value = cast(text)
+                    break
+                except ValueError:
+                    pass
+        out[key] = value
+    return out
+
+
+def cmd_train(args) -> int:
+    p = _protocol(args)
+    layout = layout_for(p.n_pairs)
+    p = p.replace(vocab_size=layout.vocab_size)
+    overrides = _overrides(args.set)
+    for v in args.variants:  # fail on a bad name or setting before any training
+        build(v, p, overrides)
+    runs = []
+    for v in args.variants:
+        for seed in args.seeds:
+            run = train_one(p, v, seed, args.eval_at, overrides, layout, progress=args.progress)
+            runs.append(run)
+            print(
+                f"  {v:<22} seed {seed}: "
+                + ", ".join(f"{s} steps {100 * a['accuracy']:.1f}%" for s, a in run["by_step"].items())
+                + f"  ({run['seconds']} s)",
+                flush=True,
+            )
+    _, y0 = data_recall.eval_set(p.eval_examples, args.seeds[0], p.n_queries, p.n_pairs, p.seq_len, layout)
+    results = {
+        "task": p.task,
+        "study": "recall_study train",
+        "protocol": {
+            **p.to_dict(),
+            "eval_at": sorted(args.eval_at),
+            "layout": vars(layout),
+            "data_source": f"synthetic associative recall generated from each run's seed "
+            f"({p.n_pairs} pairs, {p.n_queries} question(s), seq {p.seq_len}); "
+            f"eval: {p.eval_examples} fresh examples per seed",
+            "overrides": overrides,
+            "environment": environment(torch.device("cpu")),
+        },
+        "constant_guess": {
+            **constant_guess(y0, layout, p.n_pairs),
+            "note": f"best_on_set: seed {args.seeds[0]}'s eval set",
+        },
+        "runs": runs,
+    }
+    print(table(runs))
+    if args.out:
+        write_json(results, args.out)
+        print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_init(args) -> int:
+    overrides = _overrides(args.set)
+    rows = {v: at_initialization(v, args.seeds, args.examples, overrides) for v in args.variants}
+    for v, rs in rows.items():
+        print(v)
+        for r in rs:
+            print("   ", r)
+    if args.out:
+        results = {
+            "task": "recall",
+            "study": "recall_study init (no training)",
+            "protocol": {
+                **protocol("recall").to_dict(),
+                "examples": args.examples,
+                "data_source": "synthetic associative recall, eval_set(seed 0)",
+                "overrides": overrides,
+                "environment": environment(torch.device("cpu")),
+            },
+            "at_initialization": rows,
+        }
+        write_json(results, args.out)
+        print(f"wrote {args.out}")
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m tl_minimal.experiments.recall_study",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    tr = sub.add_parser("train", help="train, evaluate at several steps, probe the memory")
+    tr.add_argument("--task", choices=("recall", "mqar"), default="recall")
+    tr.add_argument("--eval-at", type=int, nargs="+", default=[200, 500])
+    tr.add_argument("--pairs", type=int, default=None)
+    tr.add_argument("--queries", type=int, default=None)
+    tr.add_argument("--seq-len", type=int, default=None)
+    tr.add_argument("--eval-examples", type=int, default=None)
+    tr.add_argument("--progress", action="store_true")
+    it = sub.add_parser("init", help="diagnose freshly initialized models (no training)")
+    it.add_argument("--examples", type=int, default=256)
+    for s in (tr, it):
+        s.add_argument("--variants", nargs="+", required=True)
+        s.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+        s.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE")
+        s.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    if args.cmd == "train" and min(args.eval_at) < 1:
+        ap.error("--eval-at steps must be >= 1")
+    return cmd_train(args) if args.cmd == "train" else cmd_init(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
