@@ -202,12 +202,12 @@ def test_mixer_init_follows_the_reference():
     assert mixer.proj.weight.shape == (4 * 64, 64) and mixer.proj.bias is None
     assert mixer.out.weight.shape == (64, 64) and mixer.out.bias is None
     assert abs(mixer.proj.weight.std().item() - 0.02) < 0.002
-    assert torch.equal(mixer.to_lam.bias, torch.zeros(4))
+    assert torch.equal(mixer.to_gates.bias, torch.zeros(8))         # lambda's 4, then gamma's 4
     _, _, _, _, lam, gam = mixer.project(torch.nn.functional.layer_norm(torch.randn(2, 8, 64), (64,)))
     assert (lam - 0.5).abs().max() < 0.1 and (gam - 0.5).abs().max() < 0.1  # gates start near 0.5
     biased = TripleLatentMixer(64, 4, 16, lam_bias=3.0, gam_bias=-1.0)
-    assert torch.allclose(biased.to_lam.bias, torch.full((4,), 3.0))
-    assert torch.allclose(biased.to_gam.bias, torch.full((4,), -1.0))
+    _, _, _, _, lam, gam = biased.project(torch.zeros(1, 1, 64))
+    assert torch.allclose(lam, torch.sigmoid(torch.tensor(3.0))) and torch.allclose(gam, torch.sigmoid(torch.tensor(-1.0)))
 
 
 def test_bad_inputs_give_clear_errors():
@@ -238,3 +238,14 @@ def test_bad_inputs_give_clear_errors():
         TripleLatentMixer(16, 2, 4, mode="scan")
     with pytest.raises(ValueError, match="positions must be ints"):
         TripleLatentMixer(16, 2, 4)(torch.randn(1, 5, 16), record={"snapshot_at": [7]})
+
+
+def test_tanh_matches_torch_tanh_with_gradient():
+    from tl_minimal.readout import tanh
+    x = torch.linspace(-12, 12, 1001, dtype=torch.float64, requires_grad=True)
+    y = tanh(x)
+    y.sum().backward()
+    assert torch.allclose(y, torch.tanh(x), atol=1e-15, rtol=0)
+    assert torch.allclose(x.grad, 1 - torch.tanh(x).detach() ** 2, atol=1e-15, rtol=0)
+    x32 = torch.randn(1000)
+    assert (tanh(x32) - torch.tanh(x32)).abs().max() < 3e-7

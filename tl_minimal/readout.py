@@ -166,6 +166,30 @@ def triple_latent(a, b, q_left, q_right, lam, gam, s0=None, P0=None, mode: str =
     return r, s, P_last
 
 
+class _Tanh(torch.autograd.Function):
+    """tanh(x) computed as 2 sigmoid(2x) - 1 (the same function; error ~1e-7 absolute).
+
+    Only for speed: on the CPU build used here torch.tanh's forward is ~6x slower than
+    sigmoid's (1.4 ms vs 0.2 ms for a [16, 128, 256] tensor, one thread), and the four
+    projections are the largest elementwise op of the layer. Backward: 1 - tanh(x)^2.
+    """
+
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.sigmoid(2 * x).mul_(2).sub_(1)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return torch.ops.aten.tanh_backward(grad, y)
+
+
+def tanh(x: torch.Tensor) -> torch.Tensor:
+    return _Tanh.apply(x)
+
+
 def _normal_init(linear: nn.Linear, bias: float = 0.0) -> None:
     # the reference's init: weights N(0, 0.02), biases constant (0 unless asked)
     nn.init.normal_(linear.weight, mean=0.0, std=0.02)
@@ -196,15 +220,16 @@ class TripleLatentMixer(nn.Module):
         HS = n_heads * state_dim
         # a, b, q^l, q^r = tanh(Linear(d -> H*S, no bias)(n)): one matmul for the four
         self.proj = nn.Linear(d_model, 4 * HS, bias=False)
-        # lambda = sigmoid(Linear(d -> H)(n)), gamma = sigmoid(Linear(d -> H)(n))
-        self.to_lam = nn.Linear(d_model, n_heads)
-        self.to_gam = nn.Linear(d_model, n_heads)
+        # lambda = sigmoid(Linear(d -> H)(n)), gamma = sigmoid(Linear(d -> H)(n)): one Linear(d -> 2H)
+        # whose first H outputs are lambda's, the last H gamma's
+        self.to_gates = nn.Linear(d_model, 2 * n_heads)
         # o_t = W_o vec(r_t)
         self.out = nn.Linear(HS, d_model, bias=False)
-        for layer in (self.proj, self.out):
+        for layer in (self.proj, self.to_gates, self.out):
             _normal_init(layer)
-        _normal_init(self.to_lam, lam_bias)
-        _normal_init(self.to_gam, gam_bias)
+        with torch.no_grad():
+            self.to_gates.bias[:n_heads] = lam_bias
+            self.to_gates.bias[n_heads:] = gam_bias
 
     def project(self, n: torch.Tensor):
         """n [B, T, d] -> a, b, q_left, q_right [B, T, H, S] and lam, gam [B, T, H]."""
@@ -214,9 +239,8 @@ class TripleLatentMixer(nn.Module):
         if n.shape[1] == 0:
             raise ValueError("input has an empty time axis: need T >= 1")
         B, T, _ = n.shape
-        a, b, ql, qr = torch.tanh(self.proj(n)).view(B, T, 4, self.n_heads, self.state_dim).unbind(2)
-        lam = torch.sigmoid(self.to_lam(n))                         # [B, T, H]
-        gam = torch.sigmoid(self.to_gam(n))                         # [B, T, H]
+        a, b, ql, qr = tanh(self.proj(n)).view(B, T, 4, self.n_heads, self.state_dim).unbind(2)
+        lam, gam = torch.sigmoid(self.to_gates(n)).chunk(2, dim=-1)  # [B, T, H] each
         return a, b, ql, qr, lam, gam
 
     def _initial_state(self, state, a):
