@@ -173,14 +173,16 @@ def pulse_memory(lams=(0.5, 0.8, 0.95), T: int = 40, ax=None, title: str | None 
 
 def matrix_heatmap(M, xlabels=None, ylabels=None, ax=None, title: str | None = None, xlabel: str = "",
                    ylabel: str = "", center: float | None = 0.0, vmin=None, vmax=None, cmap=None,
-                   cbar: bool = True, annot: bool = False):
+                   cbar: bool = True, annot: bool = False, figsize=None):
     """One matrix [rows, cols] as a seaborn heatmap; diverging colours around ``center``.
 
     With ``center`` set and no vmin / vmax, the colour scale is symmetric: zero is white.
     """
     M = _check_rank("M", _numpy(M), 2, "a matrix [rows, cols]")
     if ax is None:
-        _, ax = plt.subplots(figsize=(max(3.0, 0.25 * M.shape[1] + 1.5), max(2.0, 0.25 * M.shape[0] + 1)))
+        scale = 0.6 if annot else 0.25                              # room for the numbers
+        size = figsize or (max(3.0, scale * M.shape[1] + 1.5), max(2.0, scale * M.shape[0] + 1))
+        _, ax = plt.subplots(figsize=size)
     if center is not None and vmin is None and vmax is None:
         top = float(np.abs(M).max()) or 1.0
         vmin, vmax = -top, top
@@ -188,6 +190,8 @@ def matrix_heatmap(M, xlabels=None, ylabels=None, ax=None, title: str | None = N
                 cbar=cbar, annot=annot, fmt=".2f", annot_kws={"fontsize": 6},
                 xticklabels=xlabels if xlabels is not None else "auto",
                 yticklabels=ylabels if ylabels is not None else "auto")
+    ax.tick_params(axis="x", labelrotation=0)
+    ax.tick_params(axis="y", labelrotation=0)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
@@ -326,9 +330,10 @@ def loss_curves(histories: dict, ax=None, title: str = "training loss", bits: bo
     scale = 1 / math.log(2) if bits else 1.0
     for name, h in histories.items():
         loss = np.asarray(h["loss"] if isinstance(h, dict) else h, dtype=np.float64) * scale
-        line, = ax.plot(np.arange(1, len(loss) + 1), loss, lw=1, alpha=0.45 if smooth > 1 else 1.0,
-                        label=name if smooth <= 1 else None)
-        if smooth > 1 and len(loss) >= smooth:
+        averaged = 1 < smooth <= len(loss)
+        line, = ax.plot(np.arange(1, len(loss) + 1), loss, lw=1, alpha=0.45 if averaged else 1.0,
+                        label=None if averaged else name)
+        if averaged:
             avg = np.convolve(loss, np.ones(smooth) / smooth, mode="valid")
             ax.plot(np.arange(smooth, len(loss) + 1), avg, lw=2, color=line.get_color(), label=name)
     ax.set_xlabel("optimizer step")
