@@ -50,3 +50,12 @@ def test_provenance_names_device_and_source(tmp_path):
     path = _write(tmp_path / "lm_a.json", [_run("transformer", 0, 5.0)])
     (info,) = results.provenance(path)
     assert info["device"] == "cpu" and info["data_source"] == "test" and info["file"] == "lm_a.json"
+
+
+def test_table_picks_variants_from_files_and_waits_for_missing(tmp_path):
+    _write(tmp_path / "lm_matched_width.json", [_run("transformer", 0, 5.0), _run("triple_latent", 0, 4.9)])
+    table = results.TABLES["lm_param_matched"]
+    assert [r["variant"] for r in table.runs(tmp_path)] == ["transformer"]  # only the baseline row
+    _write(tmp_path / "lm_param_matched_triple_latent.json", [_run("triple_latent", 0, 4.8, 99)], {"state_dim": 12})
+    assert "`triple_latent (S=12)` | 99 | 1 | 4.800 | 5.114 |" in table.markdown(tmp_path)
+    assert "no results yet" in results.TABLES["tokenized"].markdown(tmp_path)

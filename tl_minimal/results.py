@@ -168,6 +168,57 @@ def markdown_table(rows: list[Row], paper: dict | None = None, percent=False, me
     return "\n".join(lines)
 
 
+@dataclass
+class Table:
+    """One reproduction table: where its runs are (file globs, optionally only some variants)."""
+
+    key: str
+    title: str
+    sources: tuple  # ((glob, variants or None), ...), relative to the results folder
+    paper: str | None = None  # key of PAPER
+    metric: str = "BPB"
+    percent: bool = False
+    show_steps: bool = False
+
+    def runs(self, root=None) -> list[dict]:
+        root = Path(root or RESULTS_DIR)
+        out = []
+        for pattern, variants in self.sources:
+            if not glob.glob(str(root / pattern)):
+                continue  # a table whose runs have not landed yet shows what it has
+            out += [r for r in load_runs(root / pattern) if variants is None or r["variant"] in variants]
+        return out
+
+    def files(self, root=None) -> list[Path]:
+        root = Path(root or RESULTS_DIR)
+        return [Path(h) for pattern, _ in self.sources for h in sorted(glob.glob(str(root / pattern)))]
+
+    def markdown(self, root=None) -> str:
+        runs = self.runs(root)
+        if not runs:
+            return f"(no results yet for {self.key}: run `bash data/results/run_all.sh`)"
+        paper = PAPER.get(self.paper) if self.paper else None
+        return markdown_table(summarize(runs), paper, self.percent, self.metric, self.show_steps)
+
+
+TABLES = {t.key: t for t in (
+    Table("lm_matched_width", "1. Byte-level WikiText-2, matched width (S=16), 80 steps",
+          (("lm_matched_width.json", None),), "lm_matched_width"),
+    Table("lm_leak", "1b. The hybrids with the paper's non-causal (symmetric) convolution, 80 steps",
+          (("lm_matched_width.json", ("triple_hybrid", "gated_hybrid")), ("lm_leak.json", None)),
+          "lm_matched_width"),
+    Table("lm_param_matched", "2. Byte-level, parameter-matched (within 5% of 174,848), 80 steps",
+          (("lm_matched_width.json", ("transformer",)), ("lm_param_matched_*.json", None)),
+          "lm_param_matched"),
+    Table("lm_time_matched", "3a. Time-matched: the same wall-clock training budget per run on this CPU",
+          (("lm_time_matched.json", None),), None, show_steps=True),
+    Table("lm_2000_steps", "3b. 2,000 steps instead of 80",
+          (("lm_2000_steps_*.json", None),), None, show_steps=True),
+    Table("tokenized", "6. Tokenized LM, MiniMind tokenizer, 120 steps (mean token loss, nats)",
+          (("tokenized.json", None), ("tokenized_gated_hybrid.json", None)), "tokenized", metric="loss"),
+)}
+
+
 def provenance(paths) -> list[dict]:
     """Per file: protocol summary, data source, device, commit, date and the exact command."""
     out = []
@@ -183,5 +234,5 @@ def provenance(paths) -> list[dict]:
     return out
 
 
-__all__ = ["PAPER", "PAPER_PARAMS", "PAPER_SOURCE", "RESULTS_DIR", "Row", "fmt", "load", "load_runs",
+__all__ = ["PAPER", "PAPER_PARAMS", "PAPER_SOURCE", "RESULTS_DIR", "TABLES", "Row", "Table", "fmt", "load", "load_runs",
            "markdown_table", "override_label", "provenance", "summarize"]

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Every command behind the committed lm_*.json and tokenized_*.json (notebook 07, README "Results").
+#
+#   bash data/results/run_all.sh                 # all tables, one after another (hours on a 2-core CPU)
+#   bash data/results/run_all.sh leak tokenized  # only these tables
+#
+# Tables: matched leak param time long tokenized tokenized_gated. Each command writes one JSON file
+# here (protocol, data source, device, commit, command inside). Offline machines: set
+# TL_MINIMAL_DATA to a folder with wikitext-2-raw/ and minimind/ (data/README.md).
+# One thread per run: on a shared, overloaded 2-core CPU, two torch threads were 10x slower in
+# wall-clock time than one (they wait for each other whenever one is descheduled).
+# The recall and MQAR tables (recall_*.json, mqar_*.json) come from tl_minimal.experiments.recall_study;
+# see RECALL_STUDY.md.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}" PYTHONUNBUFFERED=1
+PY="${PYTHON:-.venv/bin/python}"
+E=(nice -n 10 "$PY" -m tl_minimal.experiments)
+OUT=data/results
+ALL=(transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid)
+SEEDS=(0 1 2)
+TIME_BUDGET="${TIME_BUDGET:-40}"  # seconds of training per run in the time-matched table
+
+matched() {  # 1. byte-level WikiText-2, matched width (S=16; gated S=8 as in the paper), 80 steps
+  "${E[@]}" lm --variants "${ALL[@]}" --seeds "${SEEDS[@]}" --no-progress --out $OUT/lm_matched_width.json
+}
+leak() {  # 1b. the same hybrids with the paper's symmetric (non-causal) convolution
+  "${E[@]}" lm --variants triple_hybrid gated_hybrid --seeds "${SEEDS[@]}" --set conv_causal=false \
+    --no-progress --out $OUT/lm_leak.json
+}
+param() {  # 2. parameter-matched to the Transformer's 174,848 (within 5%); the Transformer row is table 1's
+  "${E[@]}" lm --variants triple_latent --set state_dim=12 --seeds "${SEEDS[@]}" --no-progress \
+    --out $OUT/lm_param_matched_triple_latent.json
+  "${E[@]}" lm --variants triple_slot --set state_dim=12 --seeds "${SEEDS[@]}" --no-progress \
+    --out $OUT/lm_param_matched_triple_slot.json
+  "${E[@]}" lm --variants triple_hybrid --set d_model=56 --set state_dim=16 --seeds "${SEEDS[@]}" \
+    --no-progress --out $OUT/lm_param_matched_triple_hybrid.json  # the paper's 169,424
+  "${E[@]}" lm --variants triple_hybrid --set state_dim=8 --seeds "${SEEDS[@]}" --no-progress \
+    --out $OUT/lm_param_matched_triple_hybrid_s8.json  # the paper's budget winner, 177,752
+  "${E[@]}" lm --variants transformer_plus_triple --set d_model=60 --seeds "${SEEDS[@]}" --no-progress \
+    --out $OUT/lm_param_matched_transformer_plus_triple.json
+  "${E[@]}" lm --variants gated_hybrid --set d_model=60 --set state_dim=8 --seeds "${SEEDS[@]}" \
+    --no-progress --out $OUT/lm_param_matched_gated_hybrid.json
+}
+time_matched() {  # 3a. the same wall-clock training budget per run on this CPU (steps as many as fit)
+  "${E[@]}" lm --variants "${ALL[@]}" --seeds "${SEEDS[@]}" --steps 100000 --max-seconds "$TIME_BUDGET" \
+    --no-progress --out $OUT/lm_time_matched.json
+}
+long() {  # 3b. 2,000 steps instead of 80 (one seed: about 12 minutes per run here)
+  for v in ${LONG_VARIANTS:-transformer triple_hybrid triple_latent}; do
+    "${E[@]}" lm --variants "$v" --seeds 0 --steps 2000 --no-progress --out "$OUT/lm_2000_steps_$v.json"
+  done
+}
+tokenized() {  # 6. MiniMind tokenizer (WikiText-2 text offline), the paper's tokenized protocol, seeds 1 2 3
+  "${E[@]}" tokenized --variants transformer triple_latent triple_hybrid transformer_plus_triple \
+    gated_hybrid_paper --no-progress --out $OUT/tokenized.json
+}
+tokenized_gated() {  # 6b. gated_hybrid at its current default (it may differ from gated_hybrid_paper)
+  "${E[@]}" tokenized --variants gated_hybrid --no-progress --out $OUT/tokenized_gated_hybrid.json
+}
+
+TABLES=("$@")
+[ ${#TABLES[@]} -eq 0 ] && TABLES=(matched leak param time_matched long tokenized tokenized_gated)
+for t in "${TABLES[@]}"; do
+  case "$t" in
+    time) t=time_matched ;;
+  esac
+  echo "== $t $(date -u +%H:%M:%S)"
+  "$t"
+done
