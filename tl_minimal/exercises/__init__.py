@@ -20,13 +20,42 @@ from . import conv, kv_fusion, pair_memory, readout, running_state, slots
 from .conv import check_causal_conv, check_causal_pad, check_leak_prediction, check_leaks_future
 from .harness import Result
 from .kv_fusion import check_cosine_scores, check_top_entry, check_topk_read, check_visible_prediction
-from .pair_memory import (check_first_memory_prediction, check_pair_memory_from_states, check_pair_memory_step,
-                          check_unrolled_weights)
-from .readout import check_first_readout_prediction, check_readout_loop, check_readout_scores, check_readout_step
-from .running_state import check_half_life, check_impulse_prediction, check_running_state, check_running_state_step
+from .pair_memory import (
+    check_first_memory_prediction,
+    check_pair_memory_from_states,
+    check_pair_memory_step,
+    check_unrolled_weights,
+)
+from .readout import (
+    check_first_readout_prediction,
+    check_readout_loop,
+    check_readout_scores,
+    check_readout_step,
+)
+from .running_state import (
+    check_half_life,
+    check_impulse_prediction,
+    check_running_state,
+    check_running_state_step,
+)
 from .slots import check_dense_prediction, check_slot_entropy, check_slot_features, check_slot_step
 from .trained import layer_inputs, sample_tokens, tiny_model
 
-__all__ = [name for name in dir() if name.startswith("check_")] + [
+__all__ = [  # noqa: RUF022  (grouped by notebook, in task order)
+    # 01 running state
+    "check_running_state_step", "check_running_state", "check_impulse_prediction", "check_half_life",
+    # 02 pair memory
+    "check_pair_memory_step", "check_pair_memory_from_states", "check_first_memory_prediction",
+    "check_unrolled_weights",
+    # 03 readout
+    "check_readout_step", "check_readout_loop", "check_first_readout_prediction", "check_readout_scores",
+    # 04 slots
+    "check_slot_step", "check_slot_features", "check_dense_prediction", "check_slot_entropy",
+    # 05 convolution
+    "check_causal_pad", "check_causal_conv", "check_leak_prediction", "check_leaks_future",
+    # 06 key-value memory
+    "check_cosine_scores", "check_topk_read", "check_visible_prediction", "check_top_entry",
+    # shared
     "Result", "layer_inputs", "sample_tokens", "tiny_model",
-    "conv", "kv_fusion", "pair_memory", "readout", "running_state", "slots"]
+    "conv", "kv_fusion", "pair_memory", "readout", "running_state", "slots",
+]

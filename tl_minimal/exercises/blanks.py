@@ -25,7 +25,8 @@ BEGIN, END, BLANK, ONLY = "### BEGIN SOLUTION", "### END SOLUTION", "### BLANK:"
 def make_blank(source: str) -> str:
     """The blank version of one solutions notebook's percent-format text."""
     out, inside = [], False
-    for number, line in enumerate(source.splitlines(), 1):
+    lines = source.splitlines()
+    for number, line in enumerate(lines, 1):
         text = line.strip()
         if text == BEGIN:
             if inside:
@@ -35,7 +36,11 @@ def make_blank(source: str) -> str:
             if not inside:
                 raise ValueError(f"line {number}: {END} without {BEGIN}")
             inside = False
-        elif inside or line.rstrip().endswith(ONLY):
+        elif inside:
+            continue
+        elif line.rstrip().endswith(ONLY):
+            if out and out[-1] == "#" and number < len(lines) and lines[number] == "#":
+                out.pop()  # do not leave two empty markdown lines where the note was
             continue
         elif text.startswith(BLANK):
             indent = line[: len(line) - len(line.lstrip())]

@@ -52,7 +52,7 @@ def _conv_case(seed, T, k=5):
 
 def check_causal_conv(student):
     """Task 2: the causal convolution, against ``conv.conv_loop(causal=True)``."""
-    ref = lambda x, w, c: conv.conv_loop(x, w, c, causal=True)  # noqa: E731
+    ref = lambda x, w, c: conv.conv_loop(x, w, c, causal=True)
     mistakes = [
         Mistake("leaks the future: position t must read x_{t-k+1} .. x_t only (pad on the left)",
                 lambda x, w, c: conv.conv_loop(x, w, c, causal=False)),
@@ -114,15 +114,18 @@ def _functions(extra: dict | None):
 
 
 def check_leaks_future(student, extra: dict | None = None) -> Result:
-    """Task 4: run the student's test on known causal and leaky functions (``extra``: name -> (fn, leaks))."""
+    """Task 4: run the student's test on known causal and leaky functions.
+
+    ``extra`` adds more: name -> (fn, leaks) or (fn, leaks, d) where d is the width fn expects.
+    """
     with one_thread():
-        for name, (fn, leaks) in _functions(extra).items():
+        for name, (fn, leaks, *width) in _functions(extra).items():
             try:
-                verdict = student(fn, 8, D)
+                verdict = student(fn, 8, width[0] if width else D)
             except NotImplementedError:
                 return report("05.4 leaks_future", False, "not done yet: perturb only the inputs AFTER position t and "
                                                          "check whether any output at positions <= t changed")
-            except Exception as exc:  # student code errors become hints
+            except Exception as exc:  # noqa: BLE001  (student code errors become hints)
                 return report("05.4 leaks_future", False, f"not quite: on {name} your function raised "
                                                          f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
             if not isinstance(verdict, (bool, torch.Tensor)) or verdict not in (True, False):

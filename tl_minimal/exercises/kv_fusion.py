@@ -106,7 +106,7 @@ def check_visible_prediction(answer):
                     "match the query's own token and return the current one")
 
 
-def _ref_top(weights, index):
+def top_entry(weights, index):
     best = weights.argmax(-1, keepdim=True)  # [B, T, 1]
     top = index.gather(-1, best)[..., 0]  # [B, T]
     return torch.where(weights.sum(-1) > 0, top, torch.full_like(top, -1))
@@ -133,7 +133,7 @@ def check_top_entry(student, weights: torch.Tensor | None = None, index: torch.T
         Mistake("where no entry was readable (all weights 0) return -1",
                 lambda w, i: i.gather(-1, w.argmax(-1, keepdim=True))[..., 0]),
     ]
-    return check_function("06.4 top_entry", student, _ref_top, cases, mistakes,
+    return check_function("06.4 top_entry", student, top_entry, cases, mistakes,
                           todo="argmax over the last axis of weights, then index.gather at that argmax; -1 where all "
                                "weights are 0",
                           what=f"{len(cases)} cases" + (" incl. the trained model" if weights is not None else ""))

@@ -33,7 +33,7 @@ def _step_case(seed):
 
 def check_pair_memory_step(student):
     """Task 1: one token of the pair memory, against ``pair_memory.pair_memory_step``."""
-    gate = lambda gam: gam[..., None, None]  # noqa: E731
+    gate = lambda gam: gam[..., None, None]
     mistakes = [
         Mistake("the outer product is transposed: rows index the state, outer(s, b)[i, j] = s[i] * b[j]; "
                 "you built outer(b, s)", lambda P, s, b, g: gate(g) * P + (1 - gate(g)) * _outer(b, s)),
@@ -63,7 +63,7 @@ def _reference_from_states(s, b, gam):
 
 def check_pair_memory_from_states(student):
     """Task 2: P for every t from the running states s (s[:, t] = s_t), so the student must shift."""
-    loop = lambda s_prev, b, gam: pm.pair_memory(s_prev, b, gam, mode="loop")  # noqa: E731
+    loop = lambda s_prev, b, gam: pm.pair_memory(s_prev, b, gam, mode="loop")
     mistakes = [
         Mistake("uses s_t instead of s_{t-1}: token t pairs its write b_t with the state BEFORE it, "
                 "s_prev[:, 0] = 0 and s_prev[:, t] = s[:, t-1]", lambda s, b, gam: loop(s, b, gam)),

@@ -32,7 +32,7 @@ def check_running_state_step(student):
     """Task 1: one token of the recurrence, against ``state.running_state_step``."""
     cases = [Case("a random token", _step_case(0)), Case("gates near 1", _step_case(1, 0.9, 0.999)),
              Case("gates near 0", _step_case(2, 0.001, 0.1))]
-    lam = lambda lam_t: lam_t.unsqueeze(-1)  # noqa: E731  [B, H, 1]
+    lam = lambda lam_t: lam_t.unsqueeze(-1)
     mistakes = [
         Mistake("the gates are swapped: lam_t keeps the OLD state s_{t-1}, (1 - lam_t) scales the new write a_t",
                 lambda a, l, s: (1 - lam(l)) * s + lam(l) * a),
@@ -66,7 +66,7 @@ def check_running_state(student):
     cases = [Case("T = 5, no s0", _seq_case(10, 5, False)), Case("T = 1", _seq_case(11, 1, False)),
              Case("T = 7 with an initial state s0", _seq_case(12, 7, True)),
              Case("T = 13, gates near 1", _seq_case(13, 13, True, 0.95, 0.999))]
-    loop = lambda a, lam, s0=None: state.running_state(a, lam, s0, mode="loop")  # noqa: E731
+    loop = lambda a, lam, s0=None: state.running_state(a, lam, s0, mode="loop")
     mistakes = [
         Mistake("off by one in time: s[:, t] must be the state AFTER token t (s_t); you stored the state "
                 "before it (s_{t-1})", _shifted),

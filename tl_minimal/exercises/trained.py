@@ -21,7 +21,7 @@ from ..data_text import DataUnavailable, WindowSampler, load_split
 from ..train import seed_everything, train
 from .harness import one_thread
 
-TINY = dict(d_model=32, n_layers=2, n_heads=2, max_seq_len=64, dropout=0.0)
+TINY = {"d_model": 32, "n_layers": 2, "n_heads": 2, "max_seq_len": 64, "dropout": 0.0}
 SEQ_LEN, BATCH, RECALL_VOCAB = 64, 8, 64
 
 

@@ -1,0 +1,132 @@
+# %% [markdown]
+# # Exercise 02 · The pair memory
+#
+# **Time:** about 30 minutes. **Assumes:** exercise 01 (the running state), outer products,
+# notebook `02_pair_memory`. **How it works:** write your code where a cell says `raise
+# NotImplementedError`, run the check cell under it, read the hint if there is one. The
+# solutions are in `solutions/`: try first, look after.
+#
+# ## Recap
+#
+# Each head keeps an $S \times S$ memory of (state before the token) $\times$ (what the token writes):
+#
+# $$ P_t = \gamma_t \, P_{t-1} + (1 - \gamma_t)\, s_{t-1} \otimes b_t, \qquad (s \otimes b)[i, j] = s[i]\, b[j], \qquad P_{-1} = 0 $$
+#
+# | symbol | meaning | shape |
+# |---|---|---|
+# | $s_{t-1}$ | running state *before* token $t$ (exercise 01), $s_{-1} = 0$ | `[B, H, S]` per token |
+# | $b_t$ | what token $t$ writes into the pair memory | `[B, H, S]` per token |
+# | $\gamma_t$ | keep gate of the pair memory | `[B, H]` per token |
+# | $P_t$ | the memory after token $t$; rows $i$ = state, columns $j$ = write | `[B, H, S, S]` |
+#
+# The library's version is `tl_minimal/pair_memory.py`.
+
+# %%
+import matplotlib.pyplot as plt
+import torch
+
+from tl_minimal import exercises as ex
+from tl_minimal.pair_memory import pair_memory, unrolled_weights
+
+# %% [markdown]
+# ## Task 1 · One token
+#
+# Write `pair_memory_step(P_prev, s_prev_t, b_t, gam_t)`: the memory after one token. `P_prev`
+# is `[B, H, S, S]`, the vectors `[B, H, S]`, the gate `[B, H]`.
+
+# %%
+def pair_memory_step(P_prev, s_prev_t, b_t, gam_t):
+    raise NotImplementedError("gam_t * P_prev + (1 - gam_t) * outer(s_prev_t, b_t), per head")
+
+
+# %%
+ex.check_pair_memory_step(pair_memory_step)
+
+# %% [markdown]
+# ## Task 2 · From the running states
+#
+# You are given the running states `s [B, T, H, S]` with `s[:, t]` $= s_t$ (the state *after*
+# token $t$), the writes `b [B, T, H, S]` and the gates `gam [B, T, H]`. Return every memory,
+# `P[:, t]` $= P_t$, shape `[B, T, H, S, S]`. Careful: the memory pairs $b_t$ with $s_{t-1}$.
+
+# %%
+def pair_memory_from_states(s, b, gam):
+    raise NotImplementedError("shift s by one token first (s_{-1} = 0), then loop with pair_memory_step")
+
+
+# %%
+ex.check_pair_memory_from_states(pair_memory_from_states)
+
+# %% [markdown]
+# ## Task 3 · Predict before you plot
+#
+# Token 0 arrives; nothing came before it. **What is $P_0$?**
+#
+# - (a) $(1 - \gamma_0)\, a_0 \otimes b_0$
+# - (b) $(1 - \gamma_0)\, s_0 \otimes b_0$
+# - (c) the zero matrix
+# - (d) $\gamma_0\, s_0 \otimes b_0$
+#
+# Write the letter in `my_prediction`; the heatmaps below show $P_0, \dots, P_3$ for random inputs.
+
+# %%
+my_prediction = None  # "a", "b", "c" or "d"
+ex.check_first_memory_prediction(my_prediction)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+g = torch.Generator().manual_seed(0)
+s = torch.randn(1, 4, 1, 6, generator=g)
+s_prev = torch.cat([torch.zeros_like(s[:, :1]), s[:, :-1]], dim=1)  # s_{-1} = 0
+P = pair_memory(s_prev, torch.randn(1, 4, 1, 6, generator=g), torch.full((1, 4, 1), 0.7))  # [1, 4, 1, 6, 6]
+fig, axes = plt.subplots(1, 4, figsize=(10, 2.6))
+for t, ax in enumerate(axes):
+    ax.imshow(P[0, t, 0], cmap="RdBu", vmin=-1, vmax=1)
+    ax.set(title=f"P_{t}", xlabel="j (write b)", ylabel="i (state s)" if t == 0 else None, xticks=[], yticks=[])
+plt.show()
+
+# %% [markdown]
+# ## Task 4 · How far back does a trained memory reach?
+#
+# Unrolled, $P_t = \sum_{\tau \le t} w_{t,\tau}\, s_{\tau-1} \otimes b_\tau$ with
+# $w_{t,\tau} = (1 - \gamma_\tau) \prod_{u=\tau+1}^{t} \gamma_u$. Write `unrolled_weights_row(gam, t)`
+# for ONE head: `gam [T]` -> `w [T]`, with `w[tau]` $= w_{t,\tau}$ for $\tau \le t$ and 0 after $t$.
+# The check also runs it on the pair gates of a small trained model.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+model, info = ex.tiny_model("triple_latent")  # 2 layers, 2 heads, S = 8; a few seconds of training
+tokens = ex.sample_tokens(info)  # [2, 64]
+_, inside = model.internals(tokens, snapshot_at=(63,))
+gam = inside["layers"][0]["gam"]  # [B, T, H]: pair-memory gates of layer 0
+print(f"task: {info['task']}, loss {info['losses'][0]:.2f} -> {info['losses'][-1]:.2f}")
+
+
+# %%
+def unrolled_weights_row(gam, t):
+    raise NotImplementedError("(1 - gam[tau]) * product of gam[tau+1 .. t] for tau <= t; zeros after t")
+
+
+# %%
+ex.check_unrolled_weights(unrolled_weights_row, gam=gam[0, :, 0])
+
+# %% [markdown]
+# Each trained head's weights $w_{63,\tau}$ at the last token (library version), and the memory
+# $P_{63}$ itself: how many of the 64 tokens still count?
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+w, _ = unrolled_weights(gam, [63])  # [B, 1, T, H]
+fig, axes = plt.subplots(1, 3, figsize=(11, 3))
+for h in range(gam.shape[-1]):
+    axes[0].semilogy(w[0, 0, :, h], label=f"head {h}")
+axes[0].set(xlabel="write tau", ylabel="w_{63, tau}", title="layer 0, sequence 0")
+axes[0].legend()
+for h in range(2):
+    axes[1 + h].imshow(inside["layers"][0]["P"][63][0, h], cmap="RdBu")
+    axes[1 + h].set(title=f"trained P_63, head {h}", xlabel="j (write)", ylabel="i (state)")
+plt.show()
+
+# %% [markdown]
+# **To discuss:** why does the first token never reach the pair memory, while it does reach the
+# running state? Is that a problem for a sequence that starts with the most important token?

@@ -1,0 +1,121 @@
+# %% [markdown]
+# # Exercise 03 · The readout
+#
+# **Time:** about 35 minutes. **Assumes:** exercises 01 and 02, `einsum` or batched matmul,
+# notebook `03_readout`. **How it works:** write your code where a cell says `raise
+# NotImplementedError`, run the check cell under it, read the hint if there is one. The
+# solutions are in `solutions/`: try first, look after.
+#
+# ## Recap
+#
+# Token $t$ reads its pair memory with two queries, a left one contracted with the *state*
+# index $i$ of $P_t$ and a right one that multiplies the result:
+#
+# $$ r_t[j] = \Big(\sum_i P_t[i, j]\, q^l_t[i]\Big)\, q^r_t[j], \qquad\text{i.e.}\quad r_t = (P_t^\top q^l_t) \odot q^r_t $$
+#
+# Unrolled, this is attention with a decay: $r_t = q^r_t \odot \sum_{\tau \le t} w_{t,\tau}\,
+# (q^l_t \cdot s_{\tau-1})\, b_\tau$, with $w_{t,\tau} = (1-\gamma_\tau)\prod_{u=\tau+1}^{t}\gamma_u$
+# (exercise 02). The library's version is `tl_minimal/readout.py`.
+
+# %%
+import matplotlib.pyplot as plt
+import torch
+
+from tl_minimal import exercises as ex
+from tl_minimal.readout import triple_latent
+from tl_minimal.state import previous_states, running_state
+
+# %% [markdown]
+# ## Task 1 · Read one memory
+#
+# Write `readout_step(P, q_left, q_right)`: `P [B, H, S, S]`, queries `[B, H, S]` -> `r_t [B, H, S]`.
+
+# %%
+def readout_step(P, q_left, q_right):
+    raise NotImplementedError("r[j] = (sum_i P[i, j] q_left[i]) * q_right[j]")
+
+
+# %%
+ex.check_readout_step(readout_step)
+
+# %% [markdown]
+# ## Task 2 · Write, then read, for every token
+#
+# Write `readout_loop(s_prev, b, gam, q_left, q_right)` (all `[B, T, H, S]`, `gam [B, T, H]`,
+# `s_prev[:, t]` $= s_{t-1}$) returning `r [B, T, H, S]`. Start from $P_{-1} = 0$; at each token
+# first update the memory (exercise 02), then read it.
+
+# %%
+def readout_loop(s_prev, b, gam, q_left, q_right):
+    raise NotImplementedError("for each t: P = gam P + (1 - gam) outer(s_prev, b), then r_t = readout_step(P, ...)")
+
+
+# %%
+ex.check_readout_loop(readout_loop)
+
+# %% [markdown]
+# ## Task 3 · Predict before you plot
+#
+# **What is $r_0$, the readout of the very first token?**
+#
+# - (a) exactly zero, whatever the token
+# - (b) $(1 - \gamma_0)\,(q^l_0 \cdot s_0)\, b_0 \odot q^r_0$
+# - (c) $q^r_0$: the memory is empty, so the right query passes through
+#
+# The plot below runs a trained model's first layer and shows $|r_t|$ for every token.
+
+# %%
+my_prediction = None  # "a", "b" or "c"
+ex.check_first_readout_prediction(my_prediction)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+model, info = ex.tiny_model("triple_latent")  # 2 layers, 2 heads, S = 8; a few seconds of training
+tokens = ex.sample_tokens(info)  # [2, 64]
+x = ex.layer_inputs(model, tokens)  # what layer 0 computes from its input: a, b, q_left, q_right, lam, gam
+r, s, _ = triple_latent(x["a"], x["b"], x["q_left"], x["q_right"], x["lam"], x["gam"])  # r [B, T, H, S]
+print(f"task: {info['task']}, loss {info['losses'][0]:.2f} -> {info['losses'][-1]:.2f}")
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+fig, ax = plt.subplots(figsize=(6, 3))
+for h in range(r.shape[2]):
+    ax.plot(r[0, :, h].norm(dim=-1), marker=".", label=f"head {h}")
+ax.set(xlabel="token t", ylabel="|r_t|", title="trained layer 0: the readout of every token")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# ## Task 4 · The readout as attention
+#
+# Write `readout_scores(s_prev, gam, q_left)` returning `A [B, H, T, T]` with
+# `A[b, h, t, tau]` $= w_{t,\tau}\,(q^l_t \cdot s_{\tau-1})$ for $\tau \le t$ and 0 for $\tau > t$.
+# Then $\sum_\tau A[t, \tau]\, b_\tau \odot q^r_t$ is the readout. The check also runs it on the
+# trained model's layer 0.
+
+# %%
+def readout_scores(s_prev, gam, q_left):
+    raise NotImplementedError("dot products q_left_t . s_prev_tau for all (t, tau), times w_{t,tau}, zero above the diagonal")
+
+
+# %%
+trained = {"s_prev": previous_states(running_state(x["a"], x["lam"])), "gam": x["gam"], "q_left": x["q_left"]}
+ex.check_readout_scores(readout_scores, inputs=trained)
+
+# %% [markdown]
+# The trained layer's scores for the first 32 tokens (library version): each row $t$ is what
+# token $t$ reads. Compare the heads with the half-lives of exercise 01.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+A = ex.readout.scores_reference(*(v.double() for v in trained.values()))  # [B, H, T, T]
+fig, axes = plt.subplots(1, A.shape[1], figsize=(9, 4))
+for h, ax in enumerate(axes):
+    lim = A[0, h, :32, :32].abs().max()
+    ax.imshow(A[0, h, :32, :32], cmap="RdBu", vmin=-lim, vmax=lim)
+    ax.set(title=f"head {h}", xlabel="tau (written)", ylabel="t (reading)")
+plt.show()
+
+# %% [markdown]
+# **To discuss:** the paper's text writes $P_t q^l_t$, its code $P_t^\top q^l_t$. In words, what
+# does each one look up: "which write followed a state like $q^l$", or the other way round?

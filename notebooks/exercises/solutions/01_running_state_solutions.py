@@ -1,0 +1,150 @@
+# %% [markdown]
+# # Exercise 01 · The running state
+#
+# > **Solutions, for instructors.** Students work in `../01_running_state.ipynb`, the same notebook with the answers removed. <!-- solutions only -->
+#
+# **Time:** about 25 minutes. **Assumes:** notebook `01_running_state` (or the recap below) and
+# PyTorch broadcasting. **How it works:** write your code where a cell says `raise
+# NotImplementedError`, then run the check cell under it. The checker tries your code on random
+# inputs (including one token and odd lengths) and prints `correct: ...` or a hint saying what
+# is wrong. The solutions are in `solutions/`: try first, look after.
+#
+# ## Recap
+#
+# Each head keeps a running state, an exponential moving average with a learned gate:
+#
+# $$ s_t = \lambda_t \, s_{t-1} + (1 - \lambda_t)\, a_t, \qquad s_{-1} = 0 \text{ (or a given } s_0) $$
+#
+# | symbol | meaning | shape |
+# |---|---|---|
+# | $a_t$ | what token $t$ writes | `a[:, t]` is `[B, H, S]` |
+# | $\lambda_t$ | keep gate, one number per head, in (0, 1) | `lam[:, t]` is `[B, H]` |
+# | $s_t$ | the state after token $t$ | `s[:, t]` is `[B, H, S]` |
+#
+# The library's version is `tl_minimal/state.py`. Do not copy it: write your own, then compare.
+
+# %%
+import matplotlib.pyplot as plt
+import torch
+
+from tl_minimal import exercises as ex
+from tl_minimal.state import running_state
+
+# %% [markdown]
+# ## Task 1 · One token
+#
+# Write `running_state_step`: given the write `a_t [B, H, S]`, the gate `lam_t [B, H]` and the
+# previous state `s_prev [B, H, S]`, return $s_t$ `[B, H, S]`. Mind the shapes: one gate per head
+# scales all $S$ numbers of that head.
+
+# %%
+def running_state_step(a_t, lam_t, s_prev):
+    ### BLANK: raise NotImplementedError("return s_t = lam_t * s_prev + (1 - lam_t) * a_t")
+    ### BEGIN SOLUTION
+    lam_t = lam_t.unsqueeze(-1)  # [B, H, 1]: one gate for the S numbers of each head
+    return lam_t * s_prev + (1 - lam_t) * a_t
+    ### END SOLUTION
+
+
+# %%
+ex.check_running_state_step(running_state_step)
+
+# %% [markdown]
+# ## Task 2 · The whole sequence
+#
+# Write `running_state_loop(a, lam, s0=None)`: a for-loop over time that returns every state,
+# `s[:, t]` $= s_t$, shape `[B, T, H, S]`. Start from `s0` when it is given, from zeros otherwise.
+# You may call your `running_state_step`.
+
+# %%
+def running_state_loop(a, lam, s0=None):
+    ### BLANK: raise NotImplementedError("loop over t = 0 .. T-1, keep every s_t, stack them along dim=1")
+    ### BEGIN SOLUTION
+    s_t = torch.zeros_like(a[:, 0]) if s0 is None else s0  # [B, H, S]: s_{-1}
+    states = []
+    for t in range(a.shape[1]):
+        s_t = running_state_step(a[:, t], lam[:, t], s_t)  # s_t, after token t
+        states.append(s_t)
+    return torch.stack(states, dim=1)  # [B, T, H, S]
+    ### END SOLUTION
+
+
+# %%
+ex.check_running_state(running_state_loop)
+
+# %% [markdown]
+# ## Task 3 · Predict before you plot
+#
+# One head, one number ($S = 1$), gate $\lambda_t = 0.8$ at every token, $s_{-1} = 0$. Token 0
+# writes $a_0 = 1$; every later token writes $a_t = 0$. **What is $s_5$?** Work it out on paper,
+# then put your number in `my_prediction` and run the check. The plot below shows the answer.
+
+# %%
+### BLANK: my_prediction = None  # your value of s_5, a number
+### BEGIN SOLUTION
+my_prediction = 0.2 * 0.8**5
+### END SOLUTION
+ex.check_impulse_prediction(my_prediction)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+T = 20
+impulse = torch.zeros(1, T, 1, 1)
+impulse[0, 0] = 1.0  # a_0 = 1, later writes are 0
+fig, ax = plt.subplots(figsize=(6, 3))
+for keep in (0.5, 0.8, 0.95):
+    s = running_state(impulse, torch.full((1, T, 1), keep))  # [1, T, 1, 1]
+    ax.plot(s[0, :, 0, 0], marker="o", ms=3, label=f"lam = {keep}")
+ax.axvline(5, color="grey", lw=0.5)
+ax.set(xlabel="token t", ylabel="s_t", title="impulse response: (1 - lam) lam^t")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# A larger gate writes less at first ($1 - \lambda$) but forgets more slowly ($\lambda^t$).
+#
+# ## Task 4 · Half-lives of a trained model's gates
+#
+# After how many tokens has a write lost half of its weight? Solve $\lambda^n = 1/2$ for $n$.
+# Write `half_life(lam)`, elementwise on a tensor of gates. The check also runs it on the keep
+# gates of a small model trained for a few seconds on WikiText-2 bytes (its gates start near 0.5).
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+model, info = ex.tiny_model("triple_latent")  # 2 layers, 2 heads, S = 8; a few seconds of training
+tokens = ex.sample_tokens(info)  # [2, 64] bytes of text
+_, inside = model.internals(tokens)
+lam = inside["layers"][0]["lam"]  # [B, T, H]: the keep gates of layer 0
+print(f"task: {info['task']}, loss {info['losses'][0]:.2f} -> {info['losses'][-1]:.2f}")
+
+
+# %%
+def half_life(lam):
+    ### BLANK: raise NotImplementedError("solve lam ** n = 1/2 for n (torch.log is elementwise)")
+    ### BEGIN SOLUTION
+    return torch.log(torch.tensor(0.5, dtype=lam.dtype)) / torch.log(lam)
+    ### END SOLUTION
+
+
+# %%
+ex.check_half_life(half_life, lam=lam)
+
+# %% [markdown]
+# How long does each trained head remember? (The plot uses the library's `half_life`, so it
+# works before you finish.) Heads whose half-life stays near 1 token keep almost nothing; a head
+# with a long tail has learned to carry context.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+fig, axes = plt.subplots(1, len(inside["layers"]), figsize=(9, 3), sharey=True)
+for layer, ax in enumerate(axes):
+    hl = ex.running_state.half_life(inside["layers"][layer]["lam"].double())  # [B, T, H]
+    for h in range(hl.shape[-1]):
+        ax.hist(hl[..., h].flatten().clamp(max=20), bins=30, alpha=0.6, label=f"head {h}")
+    ax.set(title=f"layer {layer}", xlabel="half-life (tokens, capped at 20)")
+axes[0].legend()
+plt.show()
+
+# %% [markdown]
+# **To discuss:** the model starts with every gate near 0.5, a half-life of one token. Which heads
+# moved, and which way? What would a head need to remember to help predict the next byte?

@@ -1,0 +1,143 @@
+# %% [markdown]
+# # Exercise 04 · Slots
+#
+# > **Solutions, for instructors.** Students work in `../04_slots.ipynb`, the same notebook with the answers removed. <!-- solutions only -->
+#
+# **Time:** about 30 minutes. **Assumes:** exercises 02 and 03, softmax, entropy, notebook
+# `04_slots`. **How it works:** write your code where a cell says `raise NotImplementedError`,
+# run the check cell under it, read the hint if there is one. The solutions are in
+# `solutions/`: try first, look after.
+#
+# ## Recap
+#
+# Instead of a dense $S \times S$ memory, each head keeps $K$ slots, each a pair of vectors
+# $L_k, R_k$. A softmax $g_t$ chooses, softly, which slots token $t$ writes:
+#
+# $$ L_{k,t} = \gamma_t L_{k,t-1} + (1 - \gamma_t)\, g_t[k]\, s_{t-1}, \qquad R_{k,t} = \gamma_t R_{k,t-1} + (1 - \gamma_t)\, g_t[k]\, b_t $$
+# $$ f_t[k] = (q^l_t \cdot L_{k,t})\,(q^r_t \cdot R_{k,t}) $$
+#
+# | symbol | shape |
+# |---|---|
+# | $L, R$ | `[B, H, K, S]` |
+# | $g_t$ (slot weights, sum to 1 over $K$) | `[B, H, K]` |
+# | $f_t$ | `[B, H, K]` |
+#
+# The library's version is `tl_minimal/slots.py`.
+
+# %%
+import matplotlib.pyplot as plt
+import torch
+
+from tl_minimal import exercises as ex
+
+# %% [markdown]
+# ## Task 1 · One token, both slot memories
+#
+# Write `slot_step(L, R, s_prev_t, b_t, g_t, gam_t)` returning the pair `(L_t, R_t)`.
+
+# %%
+def slot_step(L, R, s_prev_t, b_t, g_t, gam_t):
+    ### BLANK: raise NotImplementedError("L_t = gam L + (1 - gam) g[k] s_prev_t;  R_t = gam R + (1 - gam) g[k] b_t")
+    ### BEGIN SOLUTION
+    keep = gam_t[..., None, None]  # [B, H, 1, 1]
+    write = (1 - keep) * g_t.unsqueeze(-1)  # [B, H, K, 1]
+    L = keep * L + write * s_prev_t.unsqueeze(-2)  # [B, H, K, S]
+    R = keep * R + write * b_t.unsqueeze(-2)
+    return L, R
+    ### END SOLUTION
+
+
+# %%
+ex.check_slot_step(slot_step)
+
+# %% [markdown]
+# ## Task 2 · One feature per slot
+#
+# Write `slot_features(L, R, q_left, q_right)` -> `f [B, H, K]`.
+
+# %%
+def slot_features(L, R, q_left, q_right):
+    ### BLANK: raise NotImplementedError("f[k] = (q_left . L[k]) * (q_right . R[k])")
+    ### BEGIN SOLUTION
+    left = torch.einsum("bhks,bhs->bhk", L, q_left)
+    right = torch.einsum("bhks,bhs->bhk", R, q_right)
+    return left * right
+    ### END SOLUTION
+
+
+# %%
+ex.check_slot_features(slot_features)
+
+# %% [markdown]
+# ## Task 3 · Predict before you plot
+#
+# Take one slot ($K = 1$, so $g_t = 1$). Is $L_t \otimes R_t$ the dense pair memory $P_t$ of
+# exercise 02 (same gates, same $s$ and $b$)?
+#
+# - (a) yes, always
+# - (b) yes, up to a constant factor
+# - (c) no: it contains products of a state from one token with the write of another
+#
+# The plot compares the two on random inputs.
+
+# %%
+### BLANK: my_prediction = None  # "a", "b" or "c"
+### BEGIN SOLUTION
+my_prediction = "c"
+### END SOLUTION
+ex.check_dense_prediction(my_prediction)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+gaps, approx, P = ex.slots.dense_vs_slots(T=12)
+fig, axes = plt.subplots(1, 3, figsize=(11, 3))
+axes[0].plot(gaps, marker="o")
+axes[0].set(xlabel="token t", ylabel="|L R^T - P| / |P|", title="K = 1 slot vs the dense memory")
+for ax, M, name in ((axes[1], approx[-1], "L_t outer R_t"), (axes[2], P[-1], "P_t (dense)")):
+    ax.imshow(M, cmap="RdBu")
+    ax.set(title=f"{name}, t = 11", xticks=[], yticks=[])
+plt.show()
+
+# %% [markdown]
+# ## Task 4 · How decided is a trained model's slot choice?
+#
+# The entropy of the slot weights, $-\sum_k g[k] \log g[k]$ (natural log), is $\log K$ when a
+# token spreads its write evenly and near 0 when it picks one slot. Write `slot_entropy(g)` over
+# the last axis; the check also runs it on a trained `triple_slot` model's slot weights.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+model, info = ex.tiny_model("triple_slot", num_slots=8)  # a few seconds of training
+tokens = ex.sample_tokens(info)
+_, inside = model.internals(tokens)
+g = inside["layers"][0]["slot_weights"]  # [B, T, H, K]
+print(f"task: {info['task']}, loss {info['losses'][0]:.2f} -> {info['losses'][-1]:.2f}")
+
+
+# %%
+def slot_entropy(g):
+    ### BLANK: raise NotImplementedError("-(g * log g) summed over the last axis")
+    ### BEGIN SOLUTION
+    return -(g * torch.log(g)).sum(dim=-1)
+    ### END SOLUTION
+
+
+# %%
+ex.check_slot_entropy(slot_entropy, g=g)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+entropy = ex.slots.slot_entropy(g)  # library version: [B, T, H]
+fig, axes = plt.subplots(1, 2, figsize=(10, 3))
+for h in range(entropy.shape[-1]):
+    axes[0].plot(entropy[0, :, h], label=f"head {h}")
+axes[0].axhline(torch.log(torch.tensor(8.0)), color="grey", ls="--", label="log K (even)")
+axes[0].set(xlabel="token t", ylabel="entropy (nats)", title="layer 0 slot choice")
+axes[0].legend()
+axes[1].imshow(g.mean(dim=(0, 1)), cmap="viridis")
+axes[1].set(xlabel="slot k", ylabel="head", title="mean slot weight")
+plt.show()
+
+# %% [markdown]
+# **To discuss:** at initialization every token spreads its write evenly (entropy $\log 8$). If the
+# slots all receive the same write, what do the $K$ features $f_t[k]$ have in common?

@@ -1,0 +1,156 @@
+# %% [markdown]
+# # Exercise 05 · The causal convolution and the future-token leak
+#
+# > **Solutions, for instructors.** Students work in `../05_convolution.ipynb`, the same notebook with the answers removed. <!-- solutions only -->
+#
+# **Time:** about 30 minutes. **Assumes:** `Conv1d` and padding, next-token prediction, notebook
+# `05_convolution`. **How it works:** write your code where a cell says `raise
+# NotImplementedError`, run the check cell under it, read the hint if there is one. The
+# solutions are in `solutions/`: try first, look after.
+#
+# ## Recap
+#
+# The hybrid adds one short convolution over time before its stack. Causal: pad $k-1$ zeros on
+# the **left**, so position $t$ reads $x_{t-k+1}, \dots, x_t$:
+#
+# $$ y_t = \mathrm{GELU}\Big(c + \sum_{i=0}^{k-1} W_{:,:,i}\, x_{t-(k-1)+i}\Big), \qquad x_{<0} = 0 $$
+#
+# `x` is `[B, T, d]`, `weight` is `[d, d, k]` (tap $i$ is `weight[:, :, i]`, shape `[d_out, d_in]`),
+# `bias` is `[d]`. The paper's code pads symmetrically (`padding=k//2`). The library's version is
+# `tl_minimal/conv.py`.
+
+# %%
+import matplotlib.pyplot as plt
+import torch
+import torch.nn.functional as F
+
+from tl_minimal import exercises as ex
+from tl_minimal.conv import conv_fast
+
+# %% [markdown]
+# ## Task 1 · Causal padding
+#
+# Write `causal_pad(x, k)`: `[B, T, d]` -> `[B, T + k - 1, d]`, with $k-1$ zeros before the first token.
+
+# %%
+def causal_pad(x, k):
+    ### BLANK: raise NotImplementedError("put k-1 zero positions before x along time (dim=1)")
+    ### BEGIN SOLUTION
+    zeros = x.new_zeros(x.shape[0], k - 1, x.shape[2])  # [B, k-1, d]
+    return torch.cat([zeros, x], dim=1)
+    ### END SOLUTION
+
+
+# %%
+ex.check_causal_pad(causal_pad)
+
+# %% [markdown]
+# ## Task 2 · The convolution, tap by tap
+#
+# Write `causal_conv(x, weight, bias)` with a loop over the $k$ taps (no `F.conv1d`), using your
+# `causal_pad`.
+
+# %%
+def causal_conv(x, weight, bias):
+    ### BLANK: raise NotImplementedError("xp = causal_pad(x, k); sum over taps i of xp[:, i:i+T] @ weight[:, :, i].T; + bias; GELU")
+    ### BEGIN SOLUTION
+    k, T = weight.shape[-1], x.shape[1]
+    xp = causal_pad(x, k)  # [B, T+k-1, d]
+    pre = bias
+    for i in range(k):
+        pre = pre + xp[:, i : i + T] @ weight[:, :, i].T  # tap i reads x_{t-(k-1)+i}
+    return F.gelu(pre)
+    ### END SOLUTION
+
+
+# %%
+ex.check_causal_conv(causal_conv)
+
+# %% [markdown]
+# ## Task 3 · Predict before you plot
+#
+# The paper's convolution pads symmetrically, kernel $k = 5$. **How many tokens after $t$ does
+# position $t$ see?**  (a) 0  (b) 1  (c) 2  (d) 4
+#
+# The plot shows, for both paddings, which inputs $x_\tau$ each output $y_t$ depends on (the
+# gradient of $y_t$ with respect to $x_\tau$).
+
+# %%
+### BLANK: my_prediction = None  # "a", "b", "c" or "d"
+### BEGIN SOLUTION
+my_prediction = "c"
+### END SOLUTION
+ex.check_leak_prediction(my_prediction)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+torch.manual_seed(0)
+weight, bias, T = torch.randn(3, 3, 5), torch.randn(3), 10
+fig, axes = plt.subplots(1, 2, figsize=(9, 4))
+for ax, causal in zip(axes, (True, False)):
+    dep = torch.autograd.functional.jacobian(lambda x: conv_fast(x, weight, bias, causal=causal), torch.randn(1, T, 3))
+    ax.imshow(dep.abs().sum(dim=(0, 2, 3, 5)) > 0, cmap="Greys")  # [T (output t), T (input tau)]
+    ax.plot([0, T - 1], [0, T - 1], color="red", lw=0.8)
+    ax.set(title="causal (left padding)" if causal else "symmetric (the paper)", xlabel="input tau", ylabel="output t")
+plt.show()
+
+# %% [markdown]
+# Black right of the red diagonal means $y_t$ depends on a later token. With next-token
+# prediction the logits at $t$ are trained to predict $x_{t+1}$, and the symmetric convolution
+# hands them $x_{t+1}$ directly.
+#
+# ## Task 4 · A causality test, on trained models too
+#
+# Write `leaks_future(fn, T, d)`: `fn` maps `[1, T, d]` to `[1, T, d]`; return `True` if some
+# output $y_t$ changes when only inputs **after** $t$ change, else `False`. The check runs your
+# test on known functions and on the convolutions of two small trained hybrids, one causal and
+# one with the paper's padding.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+causal_model, causal_info = ex.tiny_model("triple_hybrid", conv_causal=True)
+leaky_model, leaky_info = ex.tiny_model("triple_hybrid", conv_causal=False)
+print(f"final training loss: causal {causal_info['losses'][-1]:.2f}, leaky {leaky_info['losses'][-1]:.2f}")
+
+
+# %%
+def leaks_future(fn, T, d):
+    ### BLANK: raise NotImplementedError("for each t: change x[:, t+1:] only, compare fn's outputs at positions <= t")
+    ### BEGIN SOLUTION
+    x = torch.randn(1, T, d, dtype=torch.float64)
+    y = fn(x)
+    for t in range(T - 1):
+        x2 = x.clone()
+        x2[:, t + 1 :] += torch.randn(1, T - t - 1, d, dtype=torch.float64)
+        if not torch.allclose(fn(x2)[:, : t + 1], y[:, : t + 1]):
+            return True
+    return False
+    ### END SOLUTION
+
+
+# %%
+def trained_conv(model):
+    """The trained model's convolution path as a function of float64 inputs [1, T, d]."""
+    return lambda x: model.conv(x.float())[0].double()
+
+
+d = causal_model.config["d_model"]
+ex.check_leaks_future(leaks_future, extra={"the trained causal convolution": (trained_conv(causal_model), False, d),
+                                           "the trained leaky convolution": (trained_conv(leaky_model), True, d)})
+
+# %% [markdown]
+# What the leak does to training: the leaky model's loss falls faster, for a reason that cannot
+# exist when generating text (token $t+1$ is not there yet).
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+fig, ax = plt.subplots(figsize=(6, 3))
+ax.plot(causal_info["losses"], label="causal convolution")
+ax.plot(leaky_info["losses"], label="symmetric (leaks t+1, t+2)")
+ax.set(xlabel="step", ylabel="training loss (nats)", title="triple_hybrid, tiny, same seed")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# **To discuss:** the paper's hybrid beats the Transformer on BPB. Which of its numbers would you
+# trust after this exercise, and what experiment would settle it?

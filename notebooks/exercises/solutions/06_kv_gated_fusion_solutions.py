@@ -1,0 +1,150 @@
+# %% [markdown]
+# # Exercise 06 · Key-value memory, top-k read and the read gate
+#
+# > **Solutions, for instructors.** Students work in `../06_kv_gated_fusion.ipynb`, the same notebook with the answers removed. <!-- solutions only -->
+#
+# **Time:** about 35 minutes. **Assumes:** cosine similarity, softmax, `topk` and `gather`, the
+# associative recall task (notebook `00_start_here`), notebook `06_kv_gated_fusion`. **How it
+# works:** write your code where a cell says `raise NotImplementedError`, run the check cell
+# under it, read the hint if there is one. The solutions are in `solutions/`: try first, look after.
+#
+# ## Recap
+#
+# Beside the compressed stack, the gated hybrid keeps exact pairs of raw token embeddings:
+# entry $j$ is $(k_j, v_{j+1})$, "token $j$ was followed by token $j+1$". Position $t$ queries with
+# the previous token, $q_t = W_q e_{t-1}$:
+#
+# $$ s_{t,j} = \cos(q_t, k_j), \quad \text{keep the top } K, \quad \alpha_t = \mathrm{softmax}(\text{kept}), \quad m_t = \sum_j \alpha_{t,j}\, v_{j+1} $$
+# $$ \text{logits}_t = W_{vocab} h_t + W_{vocab}\, \mathrm{LN}(g_t\, m_t), \qquad g_t = \sigma(w_g \cdot e_{t-1} + b_g) $$
+#
+# The library's version is `tl_minimal/kv_fusion.py`.
+
+# %%
+import matplotlib.pyplot as plt
+import torch
+import torch.nn.functional as F
+
+from tl_minimal import exercises as ex
+
+# %% [markdown]
+# ## Task 1 · Cosine scores
+#
+# Write `cosine_scores(q, keys)`: `q [B, T, A]`, `keys [B, N, A]` -> `[B, T, N]`.
+
+# %%
+def cosine_scores(q, keys):
+    ### BLANK: raise NotImplementedError("normalize q and keys along the last axis, then q @ keys^T")
+    ### BEGIN SOLUTION
+    q = q / q.norm(dim=-1, keepdim=True)
+    keys = keys / keys.norm(dim=-1, keepdim=True)
+    return q @ keys.transpose(1, 2)
+    ### END SOLUTION
+
+
+# %%
+ex.check_cosine_scores(cosine_scores)
+
+# %% [markdown]
+# ## Task 2 · Top-k read
+#
+# Write `topk_read(scores, values, k)`: `scores [B, T, N]`, `values [B, N, A]` -> `m [B, T, A]`.
+# Keep each row's `k` best scores, softmax over just those, mix the matching values.
+
+# %%
+def topk_read(scores, values, k):
+    ### BLANK: raise NotImplementedError("scores.topk(k) -> softmax of the kept scores -> weighted sum of the values at those positions")
+    ### BEGIN SOLUTION
+    kept, idx = scores.topk(k, dim=-1)  # [B, T, k]
+    alpha = kept.softmax(dim=-1)  # [B, T, k]
+    batch = torch.arange(values.shape[0])[:, None, None]  # [B, 1, 1]
+    picked = values[batch, idx]  # [B, T, k, A]
+    return (alpha.unsqueeze(-1) * picked).sum(dim=2)
+    ### END SOLUTION
+
+
+# %%
+ex.check_topk_read(topk_read)
+
+# %% [markdown]
+# ## Task 3 · Predict before you plot
+#
+# With the previous-token query, **which entries $(k_j, v_{j+1})$ may position $t$ read?**
+#
+# - (a) $j \le t$
+# - (b) $j \le t - 1$
+# - (c) $j \le t - 2$
+#
+# The plot shows which memory positions a trained gated hybrid actually read.
+
+# %%
+### BLANK: my_prediction = None  # "a", "b" or "c"
+### BEGIN SOLUTION
+my_prediction = "c"
+### END SOLUTION
+ex.check_visible_prediction(my_prediction)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+model, info = ex.tiny_model("gated_hybrid", task="recall")  # the paper's recall task, 64 tokens
+tokens = ex.sample_tokens(info, batch=64)  # [64, 64]
+_, inside = model.internals(tokens)
+weights, index = inside["retrieval"]["weights"], inside["retrieval"]["index"]  # [B, T, K] each
+print(f"loss {info['losses'][0]:.2f} -> {info['losses'][-1]:.2f}")
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+T = tokens.shape[1]
+t_grid = torch.arange(T)[None, :, None].expand_as(index)
+read = index >= 0
+fig, ax = plt.subplots(figsize=(4.5, 4))
+ax.scatter(t_grid[0][read[0]], index[0][read[0]], s=4 + 40 * weights[0][read[0]], alpha=0.5)
+ax.plot([2, T - 1], [0, T - 3], color="red", lw=0.8, label="j = t - 2")
+ax.set(xlabel="position t", ylabel="memory entry j read", title="sequence 0: every kept entry")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# ## Task 4 · Where does the trained model look?
+#
+# Write `top_entry(weights, index)`: both `[B, T, K]` (`index` holds memory positions, -1 where
+# nothing could be read, with weight 0) -> `[B, T]`, the memory position with the largest weight,
+# or -1 where all weights are 0. The check also runs it on the trained model's retrieval.
+
+# %%
+def top_entry(weights, index):
+    ### BLANK: raise NotImplementedError("argmax over the kept entries, then look up that entry's memory position in index")
+    ### BEGIN SOLUTION
+    best = weights.argmax(dim=-1, keepdim=True)  # [B, T, 1]: rank of the best kept entry
+    position = index.gather(-1, best).squeeze(-1)  # [B, T]
+    return torch.where(weights.sum(-1) > 0, position, torch.full_like(position, -1))
+    ### END SOLUTION
+
+
+# %%
+ex.check_top_entry(top_entry, weights=weights, index=index)
+
+# %% [markdown]
+# At the last position (ANSWER) the right entry is the queried key's own position $j$: its pair
+# is (key, value). How often is it the top entry? The model above uses this project's default,
+# one matrix $W_{qk}$ for queries and keys and a temperature of 10, so an exact repeat of a token
+# scores highest from the start. The paper's configuration (separate $W_q$, $W_k$, temperature 1)
+# has no such head start: train it for the same few seconds and compare.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+def answer_hits(model, tokens):
+    """How many sequences read the queried key's pair as their top entry at the last position."""
+    _, inside = model.internals(tokens)
+    top_last = ex.kv_fusion.top_entry(inside["retrieval"]["weights"], inside["retrieval"]["index"])[:, -1]
+    key_pos = [(row[: T - 3] == row[-2]).nonzero()[0, 0].item() for row in tokens]  # where the key sat
+    return sum(int(p == k) for p, k in zip(top_last.tolist(), key_pos))
+
+
+paper_model, _ = ex.tiny_model("gated_hybrid_paper", task="recall")
+for name, m in (("project default", model), ("paper's configuration", paper_model)):
+    print(f"{name:22s} top entry = the queried key's pair in {answer_hits(m, tokens)} of {len(tokens)} "
+          f"sequences (chance: about 1 in {T - 2})")
+
+# %% [markdown]
+# **To discuss:** the read gate sits inside the LayerNorm, $\mathrm{LN}(g_t m_t)$. What happens to
+# the fused vector when $g_t$ halves? Can the model switch retrieval off?

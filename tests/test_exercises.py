@@ -1,0 +1,365 @@
+"""The classroom exercises: solutions pass, blanks say "not done yet", typical mistakes get their hint.
+
+The solutions' functions are read from notebooks/exercises/solutions/*.py (every top-level
+``def``), the blanks' from notebooks/exercises/*.py, so the tests check exactly what students
+and instructors run. The wrong answers below are written the way a student would write them
+(loops, slices, einsum), not as copies of the checkers' own mistake variants.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from tl_minimal import exercises as ex
+from tl_minimal.exercises.blanks import blank_path, make_blank
+
+FOLDER = Path(__file__).resolve().parents[1] / "notebooks" / "exercises"
+SOLUTIONS = sorted((FOLDER / "solutions").glob("*_solutions.py"))
+
+# notebook stem -> [(checker, name of the student's function)]
+TASKS = {
+    "01_running_state": [(ex.check_running_state_step, "running_state_step"),
+                         (ex.check_running_state, "running_state_loop"), (ex.check_half_life, "half_life")],
+    "02_pair_memory": [(ex.check_pair_memory_step, "pair_memory_step"),
+                       (ex.check_pair_memory_from_states, "pair_memory_from_states"),
+                       (ex.check_unrolled_weights, "unrolled_weights_row")],
+    "03_readout": [(ex.check_readout_step, "readout_step"), (ex.check_readout_loop, "readout_loop"),
+                   (ex.check_readout_scores, "readout_scores")],
+    "04_slots": [(ex.check_slot_step, "slot_step"), (ex.check_slot_features, "slot_features"),
+                 (ex.check_slot_entropy, "slot_entropy")],
+    "05_convolution": [(ex.check_causal_pad, "causal_pad"), (ex.check_causal_conv, "causal_conv"),
+                       (ex.check_leaks_future, "leaks_future")],
+    "06_kv_gated_fusion": [(ex.check_cosine_scores, "cosine_scores"), (ex.check_topk_read, "topk_read"),
+                           (ex.check_top_entry, "top_entry")],
+}
+PREDICTIONS = {"01_running_state": ex.check_impulse_prediction, "02_pair_memory": ex.check_first_memory_prediction,
+               "03_readout": ex.check_first_readout_prediction, "04_slots": ex.check_dense_prediction,
+               "05_convolution": ex.check_leak_prediction, "06_kv_gated_fusion": ex.check_visible_prediction}
+
+
+def functions_of(path: Path) -> dict:
+    """Every top-level function (and the prediction variable) defined in a notebook script."""
+    tree = ast.parse(path.read_text())
+    keep = [node for node in tree.body if isinstance(node, ast.FunctionDef)
+            or (isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "my_prediction")]
+    namespace = {"torch": torch, "F": F, "math": math}
+    exec(compile(ast.Module(body=keep, type_ignores=[]), str(path), "exec"), namespace)  # noqa: S102
+    return namespace
+
+
+def _stem(solution: Path) -> str:
+    return solution.name.removesuffix("_solutions.py")
+
+
+def test_every_concept_has_an_exercise():
+    assert sorted(_stem(s) for s in SOLUTIONS) == sorted(TASKS)
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=_stem)
+def test_blank_notebook_is_the_stripped_solution(solution):
+    blank = blank_path(solution)
+    assert blank.exists(), f"missing {blank.name}: run python -m tl_minimal.exercises.blanks"
+    assert blank.read_text() == make_blank(solution.read_text()), (
+        f"{blank.name} is out of date: run python -m tl_minimal.exercises.blanks, then make sync")
+    assert "BEGIN SOLUTION" not in blank.read_text()
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=_stem)
+def test_solutions_pass_every_check(solution, capsys):
+    code = functions_of(solution)
+    for checker, name in TASKS[_stem(solution)]:
+        result = checker(code[name])
+        assert result.passed, f"{name}: {result.message}"
+    assert PREDICTIONS[_stem(solution)](code["my_prediction"]).passed
+    assert "correct" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=_stem)
+def test_blank_exercises_say_not_done_yet(solution, capsys):
+    code = functions_of(blank_path(solution))
+    for checker, name in TASKS[_stem(solution)]:
+        result = checker(code[name])
+        assert not result.passed and result.message.startswith("not done yet: "), result.message
+    assert PREDICTIONS[_stem(solution)](code["my_prediction"]).message.startswith("not done yet")
+    out = capsys.readouterr().out
+    assert "Traceback" not in out and out.count("not done yet") == len(TASKS[_stem(solution)]) + 1
+
+
+def test_result_object(capsys):
+    result = ex.check_impulse_prediction(0.0655)
+    assert result and result.passed and result.message.startswith("correct")
+    assert capsys.readouterr().out.strip() == result.message
+
+
+def test_checkers_never_raise_on_nonsense(capsys):
+    assert not ex.check_running_state("not a function").passed
+    assert not ex.check_running_state(lambda a, lam, s0=None: [1, 2]).passed
+    assert not ex.check_running_state(lambda a, lam, s0=None: 1 / 0).passed
+    assert not ex.check_leaks_future(lambda fn, T, d: "maybe").passed
+    assert not ex.check_dense_prediction("z").passed
+    out = capsys.readouterr().out
+    assert "Traceback" not in out and "ZeroDivisionError" in out
+
+
+# --- typical wrong answers, written the way students write them -------------------------------
+
+def _lam(lam_t):
+    return lam_t[..., None]
+
+
+def rs_step_swapped(a_t, lam_t, s_prev):
+    return (1 - _lam(lam_t)) * s_prev + _lam(lam_t) * a_t
+
+
+def rs_step_no_one_minus(a_t, lam_t, s_prev):
+    return _lam(lam_t) * s_prev + a_t
+
+
+def rs_step_no_broadcast(a_t, lam_t, s_prev):
+    return lam_t * s_prev + (1 - lam_t) * a_t
+
+
+def rs_loop_stores_before(a, lam, s0=None):
+    s, out = (torch.zeros_like(a[:, 0]) if s0 is None else s0), []
+    for t in range(a.shape[1]):
+        out.append(s)  # appended before the update: s_{t-1}
+        s = _lam(lam[:, t]) * s + (1 - _lam(lam[:, t])) * a[:, t]
+    return torch.stack(out, 1)
+
+
+def rs_loop_ignores_s0(a, lam, s0=None):
+    s, out = torch.zeros_like(a[:, 0]), []
+    for t in range(a.shape[1]):
+        s = _lam(lam[:, t]) * s + (1 - _lam(lam[:, t])) * a[:, t]
+        out.append(s)
+    return torch.stack(out, 1)
+
+
+
+def pm_step_transposed(P_prev, s_prev_t, b_t, gam_t):
+    outer = torch.einsum("bhj,bhi->bhij", s_prev_t, b_t)  # b on the rows
+    return gam_t[..., None, None] * P_prev + (1 - gam_t[..., None, None]) * outer
+
+
+def pm_step_no_one_minus(P_prev, s_prev_t, b_t, gam_t):
+    return gam_t[..., None, None] * P_prev + s_prev_t[..., :, None] * b_t[..., None, :]
+
+
+def pm_from_states_uses_s_t(s, b, gam):
+    P, out = torch.zeros(*s.shape[:1], *s.shape[2:], s.shape[-1], dtype=s.dtype), []
+    for t in range(s.shape[1]):
+        g = gam[:, t, :, None, None]
+        P = g * P + (1 - g) * s[:, t, :, :, None] * b[:, t, :, None, :]  # s_t: should be s_{t-1}
+        out.append(P)
+    return torch.stack(out, 1)
+
+
+def pm_row_includes_own_gate(gam, t):
+    w = torch.zeros_like(gam)
+    for tau in range(t + 1):
+        w[tau] = (1 - gam[tau]) * torch.prod(gam[tau:t + 1])
+    return w
+
+
+def pm_row_no_mask(gam, t):
+    return torch.stack([(1 - gam[tau]) * torch.prod(gam[tau + 1:t + 1]) for tau in range(len(gam))])
+
+
+def ro_step_not_transposed(P, q_left, q_right):
+    return torch.einsum("bhij,bhj->bhi", P, q_left) * q_right
+
+
+def ro_step_no_qr(P, q_left, q_right):
+    return torch.einsum("bhij,bhi->bhj", P, q_left)
+
+
+def ro_loop_reads_before_writing(s_prev, b, gam, q_left, q_right):
+    P = torch.zeros(s_prev.shape[0], s_prev.shape[2], s_prev.shape[3], s_prev.shape[3], dtype=s_prev.dtype)
+    out = []
+    for t in range(s_prev.shape[1]):
+        out.append(torch.einsum("bhij,bhi->bhj", P, q_left[:, t]) * q_right[:, t])  # reads P_{t-1}
+        g = gam[:, t, :, None, None]
+        P = g * P + (1 - g) * s_prev[:, t, :, :, None] * b[:, t, :, None, :]
+    return torch.stack(out, 1)
+
+
+def ro_scores_no_mask(s_prev, gam, q_left):
+    c = torch.cumprod(gam, dim=1).permute(0, 2, 1)  # [B, H, T]
+    w = (1 - gam).permute(0, 2, 1)[:, :, None, :] * c[:, :, :, None] / c[:, :, None, :]
+    return w * torch.einsum("bthi,buhi->bhtu", q_left, s_prev)
+
+
+def sl_step_no_g(L, R, s_prev_t, b_t, g_t, gam_t):
+    k, w = gam_t[..., None, None], 1 - gam_t[..., None, None]
+    return k * L + w * s_prev_t[:, :, None], k * R + w * b_t[:, :, None]
+
+
+def sl_step_swapped(L, R, s_prev_t, b_t, g_t, gam_t):
+    k, w = gam_t[..., None, None], (1 - gam_t[..., None, None]) * g_t[..., None]
+    return k * L + w * b_t[:, :, None], k * R + w * s_prev_t[:, :, None]
+
+
+def sl_features_sum(L, R, q_left, q_right):
+    return torch.einsum("bhks,bhs->bhk", L, q_left) + torch.einsum("bhks,bhs->bhk", R, q_right)
+
+
+def sl_features_swapped(L, R, q_left, q_right):
+    return torch.einsum("bhks,bhs->bhk", L, q_right) * torch.einsum("bhks,bhs->bhk", R, q_left)
+
+
+def sl_entropy_bits(g):
+    return -(g * torch.log2(g)).sum(-1)
+
+
+def sl_entropy_sign(g):
+    return (g * torch.log(g)).sum(-1)
+
+
+def cv_pad_symmetric(x, k):
+    return F.pad(x, (0, 0, (k - 1) // 2, (k - 1) // 2))
+
+
+def cv_pad_right(x, k):
+    return F.pad(x, (0, 0, 0, k - 1))
+
+
+def cv_pad_k(x, k):
+    return F.pad(x, (0, 0, k, 0))
+
+
+def cv_conv_symmetric(x, weight, bias):
+    return F.gelu(F.conv1d(x.transpose(1, 2), weight, bias, padding=weight.shape[-1] // 2).transpose(1, 2))
+
+
+def cv_conv_no_gelu(x, weight, bias):
+    return F.conv1d(F.pad(x.transpose(1, 2), (weight.shape[-1] - 1, 0)), weight, bias).transpose(1, 2)
+
+
+def cv_conv_flipped(x, weight, bias):
+    k, T = weight.shape[-1], x.shape[1]
+    xp = F.pad(x, (0, 0, k - 1, 0))
+    return F.gelu(bias + sum(xp[:, i:i + T] @ weight[:, :, k - 1 - i].T for i in range(k)))
+
+
+def cv_leaks_perturbs_t(fn, T, d):
+    x = torch.randn(1, T, d, dtype=torch.float64)
+    y = fn(x)
+    for t in range(T):
+        x2 = x.clone()
+        x2[:, t] += 1  # perturbs position t itself
+        if not torch.allclose(fn(x2)[:, :t + 1], y[:, :t + 1]):
+            return True
+    return False
+
+
+def cv_leaks_only_next(fn, T, d):
+    x = torch.randn(1, T, d, dtype=torch.float64)
+    x2 = x.clone()
+    x2[:, 1] += 1  # looks at one position only
+    return not torch.allclose(fn(x2)[:, 0], fn(x)[:, 0])
+
+
+def kv_scores_dot(q, keys):
+    return torch.einsum("bta,bna->btn", q, keys)
+
+
+def kv_read_no_topk(scores, values, k):
+    return torch.softmax(scores, -1) @ values
+
+
+def kv_read_softmax_first(scores, values, k):
+    p = torch.softmax(scores, -1)
+    w, idx = p.topk(k, -1)
+    return torch.einsum("btk,btka->bta", w, values[torch.arange(values.shape[0])[:, None, None], idx])
+
+
+def kv_top_rank(weights, index):
+    return weights.argmax(-1)
+
+
+WRONG = [
+    (ex.check_running_state_step, rs_step_swapped, "gates are swapped"),
+    (ex.check_running_state_step, rs_step_no_one_minus, "forgot the (1 - lam_t) factor"),
+    (ex.check_running_state_step, rs_step_no_broadcast, "give it a last axis"),
+    (ex.check_running_state, rs_loop_stores_before, "off by one in time"),
+    (ex.check_running_state, rs_loop_ignores_s0, "s0 is ignored"),
+    (ex.check_half_life, lambda lam: 1 / (1 - lam), "mean memory length"),
+    (ex.check_half_life, lambda lam: torch.log(lam) / math.log(0.5), "upside down"),
+    (ex.check_pair_memory_step, pm_step_transposed, "transposed"),
+    (ex.check_pair_memory_step, pm_step_no_one_minus, "(1 - gam_t)"),
+    (ex.check_pair_memory_from_states, pm_from_states_uses_s_t, "uses s_t instead of s_{t-1}"),
+    (ex.check_unrolled_weights, pm_row_includes_own_gate, "off by one"),
+    (ex.check_unrolled_weights, pm_row_no_mask, "leaks the future"),
+    (ex.check_readout_step, ro_step_not_transposed, "P instead of P^T"),
+    (ex.check_readout_step, ro_step_no_qr, "forgot to multiply by q^r"),
+    (ex.check_readout_loop, ro_loop_reads_before_writing, "read P_t AFTER writing"),
+    (ex.check_readout_scores, ro_scores_no_mask, "leaks the future"),
+    (ex.check_slot_step, sl_step_no_g, "forgot the slot weights"),
+    (ex.check_slot_step, sl_step_swapped, "L and R are swapped"),
+    (ex.check_slot_features, sl_features_sum, "PRODUCT"),
+    (ex.check_slot_features, sl_features_swapped, "queries are swapped"),
+    (ex.check_slot_entropy, sl_entropy_bits, "bits"),
+    (ex.check_slot_entropy, sl_entropy_sign, "the sign"),
+    (ex.check_causal_pad, cv_pad_symmetric, "leaks the future"),
+    (ex.check_causal_pad, cv_pad_right, "on the right"),
+    (ex.check_causal_pad, cv_pad_k, "pad k-1 zeros, not k"),
+    (ex.check_causal_conv, cv_conv_symmetric, "leaks the future"),
+    (ex.check_causal_conv, cv_conv_no_gelu, "forgot the GELU"),
+    (ex.check_causal_conv, cv_conv_flipped, "taps are reversed"),
+    (ex.check_leaks_future, cv_leaks_perturbs_t, "is causal but your test says it leaks"),
+    (ex.check_leaks_future, cv_leaks_only_next, "reads the future but your test says it does not"),
+    (ex.check_cosine_scores, kv_scores_dot, "dot product"),
+    (ex.check_topk_read, kv_read_no_topk, "no top-k"),
+    (ex.check_topk_read, kv_read_softmax_first, "softmax came before the top-k"),
+    (ex.check_top_entry, kv_top_rank, "not the memory position"),
+]
+
+
+@pytest.mark.parametrize("checker, wrong, hint", WRONG, ids=lambda v: getattr(v, "__name__", None))
+def test_typical_mistakes_get_their_hint(checker, wrong, hint, capsys):
+    result = checker(wrong)
+    assert not result.passed
+    assert result.message.startswith("not quite") and hint in result.message, result.message
+    assert "Traceback" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("checker, answer, hint", [
+    (ex.check_impulse_prediction, 0.8 ** 5, "work out s_0"),
+    (ex.check_first_memory_prediction, "b", "s_{-1}"),
+    (ex.check_first_readout_prediction, "(b)", "P_0"),
+    (ex.check_dense_prediction, "A", "which pairs"),
+    (ex.check_leak_prediction, "a", "EACH side"),
+    (ex.check_visible_prediction, "a", "leaks the future"),
+])
+def test_wrong_predictions_get_a_hint(checker, answer, hint):
+    result = checker(answer)
+    assert not result.passed and hint in result.message, result.message
+
+
+# --- the committed notebooks show what students and instructors will see ------------------------
+
+def _printed(ipynb: Path) -> list[str]:
+    import json
+    lines = []
+    for cell in json.loads(ipynb.read_text())["cells"]:
+        for out in cell.get("outputs", []):
+            assert out.get("output_type") != "error", f"{ipynb.name} has an error output"
+            if out.get("output_type") == "stream":
+                lines += "".join(out["text"]).splitlines()
+    return lines
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=_stem)
+def test_committed_outputs(solution):
+    n_checks = len(TASKS[_stem(solution)]) + 1
+    solved = _printed(solution.with_suffix(".ipynb"))
+    assert sum(line.startswith("correct: ") for line in solved) == n_checks, solved
+    blank = _printed(blank_path(solution).with_suffix(".ipynb"))
+    assert sum(line.startswith("not done yet: ") for line in blank) == n_checks, blank
+    assert not any(line.startswith(("not quite", "correct")) for line in blank), blank
