@@ -9,7 +9,7 @@ What is here (in the order the notebooks use them)
     slot_usage            slot weights g [T, H, K] of one layer: who writes to which slot
     spectra               singular values of a few S x S memories (dense P against the slots')
     conv_influence        |d y_t / d x_tau| of a convolution: which inputs each output reads
-    influence_maps        those maps side by side, the future (tau > t) shaded
+    influence_maps        those maps side by side, reads from the future (tau > t) outlined
     tap_norms             ||W[:, :, i]|| per kernel tap of trained convolutions, by offset
     prediction_strips     a text and each model's top next-byte guess, right guesses coloured
     recall_sequence       one recall example built by hand (for widgets): x, y [T]
@@ -29,9 +29,16 @@ import seaborn as sns
 import torch
 
 from . import data_recall
-from .plots import _numpy, byte_label, token_strip
+from .plots import byte_label, token_strip
 
 _KEY, _VALUE, _ASK = "#ff9800", "#4caf50", "#2196f3"
+
+
+def _numpy(x) -> np.ndarray:
+    """Tensor (any device, any float dtype) or array -> float64 numpy array on the CPU."""
+    if isinstance(x, torch.Tensor):
+        return x.detach().cpu().double().numpy()  # to the CPU first: MPS has no float64
+    return np.asarray(x, dtype=np.float64)
 
 
 # --- slots (notebook 04) -------------------------------------------------------------------
@@ -158,10 +165,11 @@ def tap_norms(kernels: dict, ax=None, title: str = "size of each kernel tap afte
     ticks = sorted(offsets_seen)
     ax.set_xticks(ticks, [f"x[t{o:+d}]" if o else "x[t]" for o in ticks])
     ax.axvspan(0.5, max(ticks) + 0.5, color="red", alpha=0.08, label="future inputs")
+    ax.set_ylim(0, 1.3 * ax.get_ylim()[1])                          # room for the legend above the bars
     ax.set_xlabel("input the tap reads (relative to the output position t)")
     ax.set_ylabel("||W[:, :, tap]||")
     ax.set_title(title)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", ncol=len(kernels) + 1)
     return ax.figure
 
 
