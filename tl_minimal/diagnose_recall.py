@@ -130,7 +130,7 @@ def constant_guess(y: torch.Tensor, layout: RecallLayout = PAPER_LAYOUT, n_pairs
     labels = y[y != IGNORE]
     counts = torch.bincount(labels, minlength=layout.vocab_size)
     return {"expected": 1.0 / layout.n_values, "best_on_set": round(float(counts.max()) / len(labels), 4),
-            "most_frequent": int(counts.argmax()), "n": int(len(labels)), "in_context_pick": 1.0 / n_pairs}
+            "most_frequent": int(counts.argmax()), "n": len(labels), "in_context_pick": 1.0 / n_pairs}
 
 
 def at_initialization(variant: str, seeds, n_examples: int = 256, overrides: dict | None = None,

@@ -159,6 +159,7 @@ def cmd_train(args) -> int:
     overrides = _overrides(args.set)
     for v in args.variants:  # fail on a bad name or setting before any training
         build(v, p, overrides)
+    env = environment(torch.device("cpu"))  # the commit the runs start from
     runs = []
     for v in args.variants:
         for seed in args.seeds:
@@ -182,7 +183,7 @@ def cmd_train(args) -> int:
             f"({p.n_pairs} pairs, {p.n_queries} question(s), seq {p.seq_len}); "
             f"eval: {p.eval_examples} fresh examples per seed",
             "overrides": overrides,
-            "environment": environment(torch.device("cpu")),
+            "environment": env,
         },
         "constant_guess": {
             **constant_guess(y0, layout, p.n_pairs),
@@ -222,6 +223,21 @@ def cmd_init(args) -> int:
     return 0
 
 
+def cmd_merge(args) -> int:
+    """One result file from several (e.g. seeds run in parallel processes): runs concatenated."""
+    import json
+
+    parts = [json.loads(Path(f).read_text()) for f in args.files]
+    merged = dict(parts[0])
+    merged["runs"] = [r for part in parts for r in part["runs"]]
+    merged["merged_from"] = [{"file": str(f), "environment": part["protocol"]["environment"],
+                              "seeds": [r["seed"] for r in part["runs"]]} for f, part in zip(args.files, parts)]
+    print(table(merged["runs"]))
+    write_json(merged, args.out)
+    print(f"wrote {args.out}")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m tl_minimal.experiments.recall_study",
@@ -239,6 +255,9 @@ def main(argv=None) -> int:
     tr.add_argument("--progress", action="store_true")
     it = sub.add_parser("init", help="diagnose freshly initialized models (no training)")
     it.add_argument("--examples", type=int, default=256)
+    mg = sub.add_parser("merge", help="merge result files of the same protocol")
+    mg.add_argument("files", nargs="+")
+    mg.add_argument("--out", required=True)
     for s in (tr, it):
         s.add_argument("--variants", nargs="+", required=True)
         s.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
@@ -247,7 +266,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "train" and min(args.eval_at) < 1:
         ap.error("--eval-at steps must be >= 1")
-    return cmd_train(args) if args.cmd == "train" else cmd_init(args)
+    return {"train": cmd_train, "init": cmd_init, "merge": cmd_merge}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,71 @@
+"""The recall diagnosis: the answer's memory entry, the report's ranges, the constant-guess line."""
+
+import pytest
+import torch
+
+from tl_minimal import build_model
+from tl_minimal.data_recall import recall_batch
+from tl_minimal.diagnose_recall import (
+    answer_entries,
+    at_initialization,
+    constant_guess,
+    retrieval_report,
+    summarize,
+)
+
+SMALL = {"d_model": 16, "n_layers": 1, "n_heads": 2, "state_dim": 4, "max_seq_len": 32, "assoc_dim": 16}
+
+
+def _batch(n=24, seed=0):
+    return recall_batch(n, seq_len=32, generator=torch.Generator().manual_seed(seed))
+
+
+def test_answer_entry_holds_the_key_and_its_value_follows():
+    x, y = _batch()
+    t, key_pos = answer_entries(x, y)
+    rows = torch.arange(len(x))
+    assert t == 31
+    assert torch.equal(x[rows, key_pos], x[:, t - 1]) and torch.equal(x[rows, key_pos + 1], y[:, t])
+
+
+@pytest.mark.parametrize("tie", [False, True])
+def test_report_ranges_and_tied_keys_find_the_answer_at_init(tie):
+    torch.manual_seed(0)
+    model = build_model("gated_hybrid", 64, tie_qk=tie, temperature=10.0, **SMALL)
+    x, y = _batch()
+    rep = retrieval_report(model, x, y)
+    s = summarize(rep)
+    assert 0 <= s["filler_share"] <= 1 and 0 <= s["answer_weight"] <= 1
+    assert 0 <= s["entropy"] <= s["uniform_entropy"] + 1e-6
+    assert torch.all(rep["kept"] == 8) and 0.4 < s["read_gate"] < 0.6
+    assert torch.equal(rep["in_kept"], rep["answer_rank"] < 8)
+    if tie:  # an exact repeat scores cos = 1: first place for every example, most of the weight
+        assert s["answer_top1"] == 1.0 and s["answer_weight"] > 0.5
+
+
+def test_report_needs_a_gated_model_and_constant_guess():
+    x, y = _batch()
+    with pytest.raises(ValueError, match="gated"):
+        retrieval_report(build_model("transformer", 64, d_model=16, n_layers=1, n_heads=2, max_seq_len=32), x, y)
+    c = constant_guess(y)
+    assert c["expected"] == 0.125 and c["in_context_pick"] == 0.25 and c["n"] == 24
+    assert c["best_on_set"] >= 1 / 8
+
+
+def test_at_initialization_runs_the_protocol_model():
+    rows = at_initialization("gated_hybrid_paper", [0], n_examples=4, seq_len=32)
+    assert rows[0]["seed"] == 0 and 0 <= rows[0]["in_kept"] <= 1
+
+
+def test_study_runner_evaluates_at_each_step_and_writes_json(tmp_path):
+    import json
+
+    from tl_minimal.experiments.recall_study import main
+
+    out = tmp_path / "r.json"
+    assert main(["train", "--variants", "gated_hybrid", "--seeds", "0", "--eval-at", "1", "2", "--seq-len", "32",
+                 "--eval-examples", "16", "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    run = res["runs"][0]
+    assert set(run["by_step"]) == {"1", "2"} and set(run["probes"]) == {"0", "1", "2"} and run["steps"] == 2
+    assert res["protocol"]["environment"]["git_commit"] and res["constant_guess"]["expected"] == 0.125
