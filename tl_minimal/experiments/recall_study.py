@@ -56,57 +56,36 @@ def _curve(losses, every=10):
     return [round(statistics.fmean(losses[i : i + every]), 4) for i in range(0, len(losses), every)]
 
 
-def train_one(p, variant, seed, eval_at, overrides, layout, device="cpu", progress=False) -> dict:
-    """Train ``variant`` with ``seed`` up to max(eval_at) steps; accuracy (and probes) at each eval step."""
+def advance(p, variant, seed, steps, overrides, layout, ckpt, run=None, device="cpu", progress=False) -> dict:
+    """Train (variant, seed) up to ``steps``, resuming from ``ckpt`` when it exists; evaluate and probe.
+
+    ``run`` is the record of the earlier evaluations of this (variant, seed) (None the first time);
+    the updated record is returned and the checkpoint is left at ``steps`` for the next call.
+    """
     kw = {"n_queries": p.n_queries, "n_pairs": p.n_pairs, "seq_len": p.seq_len, "layout": layout}
     t0 = time.perf_counter()
     seed_everything(seed)
     model = build(variant, p, overrides).to(device)
-    sampler = data_recall.RecallSampler(p.batch_size, seed, **kw)
     x, y = data_recall.eval_set(p.eval_examples, seed, **kw)
+    probe = (x[:PROBE_EXAMPLES], y[:PROBE_EXAMPLES])
     gated = hasattr(model, "kv")
-    by_step, probes, history = {}, {}, {"loss": []}
+    if run is None:
+        run = {"variant": variant, "seed": seed, "params": count_parameters(model), "metric": "accuracy",
+               "by_step": {}, "probes": {}, "seconds": 0.0, "device": str(device), "eval_examples": len(x),
+               "config": dict(model.config)}
+        if gated:
+            run["probes"][0] = summarize(retrieval_report(model, *probe, layout))
+    sampler = data_recall.RecallSampler(p.batch_size, seed, **kw)
+    history = train(model, sampler, steps, lr=p.lr, weight_decay=p.weight_decay, grad_clip=p.grad_clip,
+                    warmup_steps=p.warmup_steps, device=device, checkpoint_path=ckpt, resume=True,
+                    progress=progress, desc=f"{variant} s{seed}")
+    result = recall_accuracy(model, x, y)
+    run["by_step"][steps] = {"accuracy": result["accuracy"], "per_query": result["per_query"]}
     if gated:
-        probes[0] = summarize(retrieval_report(model, x[:PROBE_EXAMPLES], y[:PROBE_EXAMPLES], layout))
-    with tempfile.TemporaryDirectory() as tmp:
-        ckpt = Path(tmp) / "run.pt"
-        for steps in sorted(eval_at):
-            history = train(
-                model,
-                sampler,
-                steps,
-                lr=p.lr,
-                weight_decay=p.weight_decay,
-                grad_clip=p.grad_clip,
-                warmup_steps=p.warmup_steps,
-                device=device,
-                checkpoint_path=ckpt,
-                resume=True,
-                progress=progress,
-                desc=f"{variant} s{seed}",
-            )
-            result = recall_accuracy(model, x, y)
-            by_step[steps] = {"accuracy": result["accuracy"], "per_query": result["per_query"]}
-            if gated:
-                probes[steps] = summarize(
-                    retrieval_report(model, x[:PROBE_EXAMPLES], y[:PROBE_EXAMPLES], layout)
-                )
-    final = by_step[max(eval_at)]
-    return {
-        "variant": variant,
-        "seed": seed,
-        "params": count_parameters(model),
-        "metric": "accuracy",
-        "value": final["accuracy"],
-        "steps": history["steps"],
-        "by_step": by_step,
-        "probes": probes,
-        "loss_curve_every_10": _curve(history["loss"]),
-        "seconds": round(time.perf_counter() - t0, 1),
-        "device": str(device),
-        "eval_examples": len(x),
-        "config": dict(model.config),
-    }
+        run["probes"][steps] = summarize(retrieval_report(model, *probe, layout))
+    run.update(value=result["accuracy"], steps=history["steps"], loss_curve_every_10=_curve(history["loss"]),
+               seconds=round(run["seconds"] + time.perf_counter() - t0, 1))
+    return run
 
 
 def table(runs) -> str:
@@ -160,17 +139,29 @@ def cmd_train(args) -> int:
     for v in args.variants:  # fail on a bad name or setting before any training
         build(v, p, overrides)
     env = environment(torch.device("cpu"))  # the commit the runs start from
-    runs = []
-    for v in args.variants:
-        for seed in args.seeds:
-            run = train_one(p, v, seed, args.eval_at, overrides, layout, progress=args.progress)
-            runs.append(run)
-            print(
-                f"  {v:<22} seed {seed}: "
-                + ", ".join(f"{s} steps {100 * a['accuracy']:.1f}%" for s, a in run["by_step"].items())
-                + f"  ({run['seconds']} s)",
-                flush=True,
-            )
+    ckpt_dir = Path(args.ckpt_dir or tempfile.mkdtemp(prefix="recall_study_"))
+    runs = {}
+    # breadth first: every (variant, seed) reaches the first eval step before any goes further,
+    # and the results file is rewritten after each evaluation, so a stopped study keeps its numbers
+    for steps in sorted(args.eval_at):
+        for v in args.variants:
+            for seed in args.seeds:
+                ckpt = ckpt_dir / f"{p.task}-{v}-s{seed}.pt"
+                runs[v, seed] = advance(p, v, seed, steps, overrides, layout, ckpt, runs.get((v, seed)),
+                                        progress=args.progress)
+                print(f"  {v:<22} seed {seed}: {steps} steps {100 * runs[v, seed]['value']:.1f}%  "
+                      f"({runs[v, seed]['seconds']} s)", flush=True)
+                if args.out:
+                    write_json(_results(args, p, layout, overrides, env, list(runs.values())), args.out)
+    results = _results(args, p, layout, overrides, env, list(runs.values()))
+    print(table(results["runs"]))
+    if args.out:
+        write_json(results, args.out)
+        print(f"wrote {args.out}")
+    return 0
+
+
+def _results(args, p, layout, overrides, env, runs) -> dict:
     _, y0 = data_recall.eval_set(p.eval_examples, args.seeds[0], p.n_queries, p.n_pairs, p.seq_len, layout)
     results = {
         "task": p.task,
@@ -191,11 +182,7 @@ def cmd_train(args) -> int:
         },
         "runs": runs,
     }
-    print(table(runs))
-    if args.out:
-        write_json(results, args.out)
-        print(f"wrote {args.out}")
-    return 0
+    return results
 
 
 def cmd_init(args) -> int:
@@ -253,6 +240,7 @@ def main(argv=None) -> int:
     tr.add_argument("--seq-len", type=int, default=None)
     tr.add_argument("--eval-examples", type=int, default=None)
     tr.add_argument("--progress", action="store_true")
+    tr.add_argument("--ckpt-dir", default=None, help="keep run checkpoints here (default: a temporary dir)")
     it = sub.add_parser("init", help="diagnose freshly initialized models (no training)")
     it.add_argument("--examples", type=int, default=256)
     mg = sub.add_parser("merge", help="merge result files of the same protocol")
