@@ -185,11 +185,32 @@ def _results(args, p, layout, overrides, env, runs) -> dict:
     return results
 
 
+# one change at a time from the paper's gated row, then together: which one fixes the read?
+ABLATIONS = {
+    "paper": {},
+    "tie_qk": {"tie_qk": True},
+    "temperature_10": {"temperature": 10.0, "learnable_temperature": True},
+    "top_k_all": {"top_k": "all"},
+    "tie_qk+temperature_10 (new default)": {"tie_qk": True, "temperature": 10.0, "learnable_temperature": True},
+    "tie_qk+temperature_10+top_k_all": {"tie_qk": True, "temperature": 10.0, "learnable_temperature": True,
+                                        "top_k": "all"},
+}
+
+
+def _mean_row(rs):
+    return {k: round(statistics.fmean(r[k] for r in rs), 4) for k in rs[0] if k != "seed"}
+
+
 def cmd_init(args) -> int:
     overrides = _overrides(args.set)
-    rows = {v: at_initialization(v, args.seeds, args.examples, overrides) for v in args.variants}
+    if args.ablations:
+        rows = {f"gated_hybrid_paper {name}": at_initialization("gated_hybrid_paper", args.seeds, args.examples,
+                                                                 {**overrides, **extra})
+                for name, extra in ABLATIONS.items()}
+    else:
+        rows = {v: at_initialization(v, args.seeds, args.examples, overrides) for v in args.variants}
     for v, rs in rows.items():
-        print(v)
+        print(v, "mean over seeds:", _mean_row(rs))
         for r in rs:
             print("   ", r)
     if args.out:
@@ -204,6 +225,8 @@ def cmd_init(args) -> int:
                 "environment": environment(torch.device("cpu")),
             },
             "at_initialization": rows,
+            "mean_over_seeds": {v: _mean_row(rs) for v, rs in rows.items()},
+            "ablations": ABLATIONS if args.ablations else None,
         }
         write_json(results, args.out)
         print(f"wrote {args.out}")
@@ -243,15 +266,18 @@ def main(argv=None) -> int:
     tr.add_argument("--ckpt-dir", default=None, help="keep run checkpoints here (default: a temporary dir)")
     it = sub.add_parser("init", help="diagnose freshly initialized models (no training)")
     it.add_argument("--examples", type=int, default=256)
+    it.add_argument("--ablations", action="store_true", help="the paper row with one change at a time")
     mg = sub.add_parser("merge", help="merge result files of the same protocol")
     mg.add_argument("files", nargs="+")
     mg.add_argument("--out", required=True)
     for s in (tr, it):
-        s.add_argument("--variants", nargs="+", required=True)
+        s.add_argument("--variants", nargs="+", required=s is tr)
         s.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
         s.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE")
         s.add_argument("--out", default=None)
     args = ap.parse_args(argv)
+    if args.cmd == "init" and not (args.variants or args.ablations):
+        ap.error("init needs --variants or --ablations")
     if args.cmd == "train" and min(args.eval_at) < 1:
         ap.error("--eval-at steps must be >= 1")
     return {"train": cmd_train, "init": cmd_init, "merge": cmd_merge}[args.cmd](args)
