@@ -233,6 +233,25 @@ def cmd_init(args) -> int:
     return 0
 
 
+def cmd_baseline(args) -> int:
+    """The collapse line, exactly: best constant answer per seed's evaluation set, and in expectation."""
+    p = protocol("recall")
+    rows = {}
+    for seed in args.seeds:
+        _, y = data_recall.eval_set(p.eval_examples, seed, p.n_queries, p.n_pairs, p.seq_len)
+        rows[seed] = constant_guess(y, n_pairs=p.n_pairs)
+        print(f"  seed {seed}: best constant {100 * rows[seed]['best_on_set']:.2f}% "
+              f"(always v{rows[seed]['most_frequent']}), expected {100 * rows[seed]['expected']:.1f}%")
+    if args.out:
+        write_json({"task": "recall", "study": "recall_study baseline (no model)",
+                    "protocol": {**p.to_dict(), "data_source": "synthetic associative recall, eval_set(seed) "
+                                 "for each seed (the evaluation examples of that training seed)",
+                                 "environment": environment(torch.device("cpu"))},
+                    "params": 0, "constant_guess": rows}, args.out)
+        print(f"wrote {args.out}")
+    return 0
+
+
 def cmd_merge(args) -> int:
     """One result file from several (e.g. seeds run in parallel processes): runs concatenated."""
     import json
@@ -267,6 +286,9 @@ def main(argv=None) -> int:
     it = sub.add_parser("init", help="diagnose freshly initialized models (no training)")
     it.add_argument("--examples", type=int, default=256)
     it.add_argument("--ablations", action="store_true", help="the paper row with one change at a time")
+    bl = sub.add_parser("baseline", help="the constant-guess accuracy on each seed's evaluation set")
+    bl.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    bl.add_argument("--out", default=None)
     mg = sub.add_parser("merge", help="merge result files of the same protocol")
     mg.add_argument("files", nargs="+")
     mg.add_argument("--out", required=True)
@@ -280,7 +302,7 @@ def main(argv=None) -> int:
         ap.error("init needs --variants or --ablations")
     if args.cmd == "train" and min(args.eval_at) < 1:
         ap.error("--eval-at steps must be >= 1")
-    return {"train": cmd_train, "init": cmd_init, "merge": cmd_merge}[args.cmd](args)
+    return {"train": cmd_train, "init": cmd_init, "merge": cmd_merge, "baseline": cmd_baseline}[args.cmd](args)
 
 
 if __name__ == "__main__":
