@@ -98,10 +98,10 @@ print("s_t:", [round(v, 4) for v in s_loop.tolist()])
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-labels = [f"{t}\nλ={v:.2f}" for t, v in enumerate(lam_vary.tolist())]
+labels = [f"{t}\n{v:.2f}" for t, v in enumerate(lam_vary.tolist())]
 plots.matrix_heatmap(W, xlabels=labels, ylabels=list(range(len(a_toy))), annot=True, center=None, vmin=0,
                      cmap="Blues", title="W[t, τ]: how much of write a_τ is in s_t",
-                     xlabel="write τ (and its gate λ_τ)", ylabel="state s_t")
+                     xlabel="write τ (its gate λ_τ below)", ylabel="state s_t")
 plt.show()
 
 # %% [markdown]

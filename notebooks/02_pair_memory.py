@@ -1,0 +1,235 @@
+# %% [markdown]
+# # 02 · The pair memory
+#
+# The second latent remembers **pairs**: which write followed which context. Each token adds the
+# outer product of the running state *before* it (notebook 01) and its own write vector $b_t$,
+# and the whole memory fades by a second gate $\gamma_t$:
+#
+# $$
+# P_t = \gamma_t\, P_{t-1} + (1 - \gamma_t)\; s_{t-1} \otimes b_t, \qquad
+# (s_{t-1} \otimes b_t)_{ij} = s_{t-1}[i]\; b_t[j], \qquad P_{-1} = 0
+# $$
+#
+# | symbol | code (`tl_minimal/pair_memory.py`) | shape | meaning |
+# |---|---|---|---|
+# | $s_{t-1}$ | `s_prev` | `[B, T, H, S]` | running state before token $t$ (`state.previous_states`) |
+# | $b_t$ | `b` | `[B, T, H, S]` | what token $t$ writes into the pair memory, $\tanh(W_b n_t)$ |
+# | $\gamma_t$ | `gam` | `[B, T, H]` | keep gate of the pair memory, in (0, 1) |
+# | $P_t$ | `P` | `[B, T, H, S, S]` | the memory: row $i$ indexed by the state, column $j$ by the write |
+#
+# One head holds $S \times S$ numbers ($16 \times 16 = 256$ in the paper's model) instead of the
+# running state's $S$. This notebook builds $P$ token by token, shows why it is an associative
+# memory, checks the library's forms, and then looks at $P_t$ inside a trained model.
+
+# %%
+import matplotlib.pyplot as plt
+import torch
+
+from tl_minimal import config, data_text, plots, widgets
+from tl_minimal.device import get_device
+from tl_minimal.pair_memory import pair_memory, pair_memory_at, pair_memory_step, unrolled_weights
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+STEPS = config.pick(80, 3)  # training steps of the byte-level protocol (the paper: 80)
+DEVICE = get_device()
+print(f"smoke mode: {config.smoke()}   training steps: {STEPS}   device: {DEVICE}")
+
+# %% [markdown]
+# ## 1. Outer products, token by token
+#
+# A toy with one head and $S = 3$. To make the picture readable, the three states before each
+# token are the unit vectors $e_0, e_1, e_2$ ("contexts") and the writes are three different
+# vectors; the gate is $\gamma = 0.5$ throughout. Written out with `torch.outer`:
+
+# %%
+s_prev_toy = torch.eye(3, dtype=torch.float64)  # s_{t-1} for t = 0, 1, 2: e_0, e_1, e_2
+b_toy = torch.tensor([[1.0, -1.0, 0.0],
+                      [0.0, 1.0, 1.0],
+                      [-1.0, 0.0, 1.0]], dtype=torch.float64)  # b_t for t = 0, 1, 2
+gam_toy = 0.5
+
+P = torch.zeros(3, 3, dtype=torch.float64)  # P_{-1} = 0
+P_by_hand = []
+for t in range(3):
+    P = gam_toy * P + (1 - gam_toy) * torch.outer(s_prev_toy[t], b_toy[t])
+    P_by_hand.append(P)
+    print(f"P_{t} =\n{P.numpy().round(3)}")
+
+# %% [markdown]
+# Row $i$ of $P$ holds (a faded copy of) the write that followed context $e_i$: row 2 is half of
+# $b_2$, row 1 a quarter of $b_1$, row 0 an eighth of $b_0$. The library's `pair_memory` computes
+# every $P_t$ at once in the model's layout; its loop and chunked forms and the one-token
+# `pair_memory_step` give the same matrices:
+
+# %%
+s_prev = s_prev_toy.view(1, 3, 1, 3)  # [B=1, T=3, H=1, S=3]
+b = b_toy.view(1, 3, 1, 3)
+gam = torch.full((1, 3, 1), gam_toy, dtype=torch.float64)  # [B, T, H]
+P_loop = pair_memory(s_prev, b, gam, mode="loop")[0, :, 0]  # [T, S, S]
+P_fast = pair_memory(s_prev, b, gam, mode="chunked")[0, :, 0]
+P_step = pair_memory_step(pair_memory_step(None, s_prev[:, 0], b[:, 0], gam[:, 0]), s_prev[:, 1], b[:, 1], gam[:, 1])
+print("loop equals the hand computation:   ", torch.allclose(P_loop, torch.stack(P_by_hand)))
+print("chunked equals the loop:            ", torch.allclose(P_fast, P_loop))
+print("two pair_memory_step calls give P_1:", torch.allclose(P_step[0, 0], P_loop[1]))
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+plots.outer_product_step(s_prev_toy[2], b_toy[2], P_by_hand[1], P_by_hand[2], gam_toy, t=2)
+plt.show()
+
+# %% [markdown]
+# **Why this is a memory of pairs.** Multiply $P$ from the left by a context: with orthogonal
+# contexts, $P_t^\top e_i$ picks out row $i$, the write that followed $e_i$, scaled by how much it
+# has faded. Notebook 03 builds the layer's readout on exactly this product, with a learned query
+# $q^l_t$ in place of $e_i$.
+
+# %%
+P2 = P_by_hand[-1]
+for i in range(3):
+    read = P2.T @ s_prev_toy[i]  # P^T e_i
+    print(f"P_2^T e_{i} = {read.numpy().round(3)}   = {read.norm().item() / b_toy[i].norm().item():.3f} x b_{i}")
+
+# %% [markdown]
+# With real, overlapping states the rows mix (the memory has only $S$ rows for any number of
+# pairs), which is the price of compressing the pairs into $S \times S$ numbers.
+#
+# ## 2. The unrolled sum, and memory at chosen positions
+#
+# Unrolling the recurrence, as for the running state:
+#
+# $$
+# P_t = \sum_{\tau \le t} w_{t,\tau}\; s_{\tau-1} \otimes b_\tau, \qquad
+# w_{t,\tau} = (1-\gamma_\tau) \prod_{u=\tau+1}^{t} \gamma_u
+# $$
+#
+# `unrolled_weights` computes the $w_{t,\tau}$, and `pair_memory_at` uses them to evaluate $P_t$
+# at a few positions only, without materializing all $T$ memories: this is how the models take
+# snapshots for the plots below. Checked on random inputs in float64 (4 heads, $S = 8$):
+
+# %%
+def relative_error(x, y):
+    return ((x - y).norm() / y.norm()).item()
+
+
+gen = torch.Generator().manual_seed(0)
+for T in (1, 7, 129):
+    s_r = torch.randn(2, T, 4, 8, generator=gen, dtype=torch.float64)  # [B, T, H, S]
+    b_r = torch.randn(2, T, 4, 8, generator=gen, dtype=torch.float64)
+    g_r = torch.rand(2, T, 4, generator=gen, dtype=torch.float64)
+    P_l = pair_memory(s_r, b_r, g_r, mode="loop")
+    P_c = pair_memory(s_r, b_r, g_r, mode="chunked")
+    at = sorted({0, T // 2, T - 1})
+    P_a = pair_memory_at(s_r, b_r, g_r, at)  # [B, n, H, S, S]
+    print(f"T = {T:3d}: chunked vs loop rel. error < 1e-12: {relative_error(P_c, P_l) < 1e-12}; "
+          f"pair_memory_at{at} vs loop < 1e-12: {relative_error(P_a, P_l[:, at]) < 1e-12}")
+
+# %%
+g5 = torch.tensor([0.9, 0.5, 0.9, 0.1, 0.9], dtype=torch.float64).view(1, 5, 1)  # [B, T, H]
+w, Gamma = unrolled_weights(g5, positions=[4])  # w [B, n=1, T, H]; Gamma = weight of P_-1
+print("gates gamma_0..4:     ", g5.flatten().tolist())
+print("weights w_{4, tau}:   ", [round(v, 4) for v in w[0, 0, :, 0].tolist()])
+print("sum of the weights + weight of P_-1 = 1:", round(w[0, 0, :, 0].sum().item() + Gamma[0, 0, 0].item(), 10))
+
+# %% [markdown]
+# The weights of a row always add up to one together with the weight of $P_{-1}$: $P_t$ is a
+# weighted average of outer products. A small gate ($\gamma_3 = 0.1$) makes the memory forget
+# almost everything written before it.
+#
+# ## 3. The pair memory of a trained model
+#
+# Now the real thing: `triple_latent` trained with the paper's byte-level protocol (16 random
+# 128-byte windows of WikiText-2 per step, AdamW at 3e-4) for `STEPS` steps, with the library's
+# `train`. `model.internals(tokens, snapshot_at=[...])` records $P_t$ of every layer at the positions
+# asked for; `plots.model_pair_memory` reads one layer's snapshots.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+from tl_minimal.experiments.protocols import protocol
+from tl_minimal.experiments.tasks import build
+from tl_minimal.train import seed_everything, train
+
+P_LM = protocol("lm", steps=STEPS)
+train_split = data_text.load_split("train")
+print(train_split)
+
+seed_everything(0)
+model = build("triple_latent", P_LM).to(DEVICE)
+sentence = "The pair memory remembers which write followed which context."
+tokens = widgets.byte_prompt(sentence, P_LM.seq_len)  # BOS + bytes: [T]
+labels = plots.token_labels(tokens)
+positions = [4, 20, 40, len(tokens) - 1]  # a few places in the sentence
+snap_init = plots.model_pair_memory(model, tokens, positions, layer=0)
+
+sampler = data_text.WindowSampler(train_split.tokens, P_LM.batch_size, P_LM.seq_len, seed=0)
+history = train(model, sampler, P_LM.steps, lr=P_LM.lr, weight_decay=P_LM.weight_decay, grad_clip=P_LM.grad_clip,
+                device=DEVICE, progress=False)
+print(f"{history['steps']} steps in {history['seconds']:.0f} s; training loss {history['loss'][0]:.3f} -> "
+      f"{history['loss'][-1]:.3f} nats")
+
+# %% [markdown]
+# The memory of the first layer, per head (columns), after reading the token named in each
+# panel's title (rows). One colour scale for all panels: red positive, blue negative. Row $i$
+# belongs to entry $i$ of the running state, column $j$ to entry $j$ of the write.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+snap_trained = plots.model_pair_memory(model, tokens, positions, layer=0)
+plots.pair_memory_grid(snap_trained, labels, title=f"P_t of layer 0 after {history['steps']} training steps")
+plt.show()
+
+# %% [markdown]
+# And the same model at initialization, for comparison:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+plots.pair_memory_grid(snap_init, labels, title="P_t of layer 0 at initialization")
+plt.show()
+
+# %% [markdown]
+# How large is the memory, token by token? The Frobenius norm $\lVert P_t \rVert$ per head and
+# layer over the sentence: with $\gamma \approx 0.5$ it tracks the last one or two tokens, so it
+# rises and falls with them rather than accumulating.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+all_positions = list(range(len(tokens)))
+L = model.config["n_layers"]
+snaps = {layer: plots.model_pair_memory(model, tokens, all_positions, layer=layer) for layer in range(L)}
+fig, axes = plt.subplots(L, 1, figsize=(14, 2.2 * L), sharex=True)
+for layer, ax in enumerate(axes):
+    norms = torch.stack([snaps[layer][t].flatten(1).norm(dim=1) for t in all_positions])  # [T, H]
+    for h in range(norms.shape[1]):
+        ax.plot(all_positions, norms[:, h], label=f"head {h}")
+    ax.set_ylabel(f"layer {layer}\n‖P_t‖")
+axes[0].set_title("size of the pair memory along the sentence (trained model)")
+axes[0].legend(fontsize=7, ncol=4)
+axes[-1].set_xticks(all_positions, labels, fontsize=7)
+axes[-1].set_xlabel("token just read")
+plt.show()
+
+# %% [markdown]
+# The gate that decides this, $\gamma_t$, per layer, head and token of the trained model:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+gam_trained = plots.model_gates(model, tokens, "gam")  # [layers, T, heads]
+plots.gate_heatmaps(gam_trained, labels, name="γ", title=f"pair-memory gate γ after {history['steps']} steps")
+plt.show()
+print("mean γ per layer:", [round(v, 3) for v in gam_trained.mean(dim=(1, 2)).tolist()])
+
+# %% [markdown]
+# Like the running-state gate of notebook 01, $\gamma$ starts near $\sigma(0) = 0.5$, and 80
+# steps of training move it *down* (a mean of about 0.35-0.43 per layer): the pair memory keeps
+# roughly the last one or two pairs, not the sentence. That is also why every panel of the grid
+# above looks like stripes, a column pattern times a row pattern: $P_t$ is dominated by the latest
+# outer product $s_{t-1} \otimes b_t$, which has rank one.
+#
+# ## Play
+#
+# Step through the sentence with the slider: $P_t$ of layer 0 for every head after reading token
+# $t$ (live kernel only; the grid above is the static version).
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+widgets.pair_memory_widget(snaps[0], labels, title="P_t of layer 0 (trained)")
