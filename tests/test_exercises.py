@@ -363,3 +363,15 @@ def test_committed_outputs(solution):
     blank = _printed(blank_path(solution).with_suffix(".ipynb"))
     assert sum(line.startswith("not done yet: ") for line in blank) == n_checks, blank
     assert not any(line.startswith(("not quite", "correct")) for line in blank), blank
+
+
+@pytest.mark.parametrize("variant", ["triple_latent", "triple_slot"])
+def test_layer_inputs_match_the_models_own_record(variant):
+    model, info = ex.tiny_model(variant, task="recall", steps=1)
+    tokens = ex.sample_tokens(info)
+    _, inside = model.internals(tokens)
+    parts = ex.layer_inputs(model, tokens)
+    assert torch.equal(parts["lam"], inside["layers"][0]["lam"])
+    assert torch.equal(parts["gam"], inside["layers"][0]["gam"])
+    if variant == "triple_slot":
+        assert torch.allclose(parts["g"], inside["layers"][0]["slot_weights"])
