@@ -203,7 +203,7 @@ class Table:
 
 TABLES = {t.key: t for t in (
     Table("lm_matched_width", "1. Byte-level WikiText-2, matched width (S=16), 80 steps",
-          (("lm_matched_width.json", None),), "lm_matched_width"),
+          (("lm_matched_width.json", None), ("lm_matched_width_gated_paper.json", None)), "lm_matched_width"),
     Table("lm_leak", "1b. The hybrids with the paper's non-causal (symmetric) convolution, 80 steps",
           (("lm_matched_width.json", ("triple_hybrid", "gated_hybrid")), ("lm_leak.json", None)),
           "lm_matched_width"),
