@@ -195,7 +195,7 @@ plt.show()
 # NBVAL_IGNORE_OUTPUT
 all_positions = list(range(len(tokens)))
 L = model.config["n_layers"]
-snaps = {layer: plots.model_pair_memory(model, tokens, all_positions, layer=layer) for layer in range(L)}
+snaps = plots.model_pair_memories(model, tokens, all_positions)  # one dict {t: P_t} per layer
 fig, axes = plt.subplots(L, 1, figsize=(14, 2.2 * L), sharex=True)
 for layer, ax in enumerate(axes):
     norms = torch.stack([snaps[layer][t].flatten(1).norm(dim=1) for t in all_positions])  # [T, H]

@@ -79,6 +79,10 @@ def test_model_internals_as_pictures(tiny_model):
     assert gates.shape == (2, len(tokens), 2) and bool(((gates > 0) & (gates < 1)).all())
     snaps = plots.model_pair_memory(tiny_model, tokens, [0, 5], layer=1)
     assert sorted(snaps) == [0, 5] and snaps[5].shape == (2, 4, 4)
+    every = plots.model_pair_memories(tiny_model, tokens, [0, 5])
+    assert len(every) == 2 and torch.equal(every[1][5], snaps[5])
+    with pytest.raises(ValueError, match="layer must be"):
+        plots.model_pair_memory(tiny_model, tokens, [0], layer=2)
     transformer = build_model("transformer", data_text.VOCAB_SIZE, d_model=8, n_layers=1, n_heads=2,
                               max_seq_len=32)
     with pytest.raises(ValueError, match="gates exist in"):

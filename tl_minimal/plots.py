@@ -13,7 +13,7 @@ What is here (read in the order the notebooks use them)
     outer_product_step            s_{t-1}, b_t, their outer product and P_t side by side
     pair_memory_grid              P_t per head (columns) at a few positions (rows)
     gate_heatmaps                 gates [layers, T, H]: one heatmap per layer, heads x tokens
-    model_gates, model_pair_memory   the tensors above, read from a trained model's internals
+    model_gates, model_pair_memory(ies)   the tensors above, read from a trained model's internals
     loss_curves, metric_bars      training losses of several runs; a metric beside the paper's
 
 Shapes follow the library: gates [T, H] per layer, pair memory [H, S, S] per position.
@@ -302,17 +302,26 @@ def model_gates(model, tokens, key: str = "gam") -> torch.Tensor:
     return torch.stack([g[0] for g in found]).float().cpu()        # [L, T, H]
 
 
-def model_pair_memory(model, tokens, positions, layer: int = 0) -> dict:
-    """P_t of one layer at ``positions`` of one sequence: {t: [H, S, S]} on the CPU."""
+def model_pair_memories(model, tokens, positions) -> list[dict]:
+    """P_t of every layer at ``positions`` of one sequence, in one forward pass: [{t: [H, S, S]}] per layer."""
     tokens = _one_sequence(tokens).to(_model_device(model))
     positions = [int(p) for p in positions]
     with evaluating(model):
         _, record = model.internals(tokens, snapshot_at=positions)
     layers = record["layers"]
-    if not 0 <= layer < len(layers) or "P" not in layers[layer]:
-        raise ValueError(f"layer {layer} of this {model.variant} model records no pair memory P "
-                         f"({len(layers)} layers)")
-    return {t: P[0].float().cpu() for t, P in layers[layer]["P"].items()}
+    missing = [i for i, layer in enumerate(layers) if "P" not in layer]
+    if missing:
+        raise ValueError(f"layers {missing} of this {model.variant} model record no pair memory P; "
+                         "pair memories exist in triple-latent layers only")
+    return [{t: P[0].float().cpu() for t, P in layer["P"].items()} for layer in layers]
+
+
+def model_pair_memory(model, tokens, positions, layer: int = 0) -> dict:
+    """P_t of one layer at ``positions`` of one sequence: {t: [H, S, S]} on the CPU."""
+    n_layers = len(getattr(model, "blocks", ()))
+    if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer < max(n_layers, 1):
+        raise ValueError(f"layer must be an int in [0, {n_layers}), got {layer!r}")
+    return model_pair_memories(model, tokens, positions)[layer]
 
 
 # --- training runs ---------------------------------------------------------------------------
