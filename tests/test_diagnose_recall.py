@@ -9,6 +9,7 @@ from tl_minimal.diagnose_recall import (
     answer_entries,
     at_initialization,
     constant_guess,
+    read_gate_gradient,
     retrieval_report,
     summarize,
 )
@@ -69,3 +70,18 @@ def test_study_runner_evaluates_at_each_step_and_writes_json(tmp_path):
     run = res["runs"][0]
     assert set(run["by_step"]) == {"1", "2"} and set(run["probes"]) == {"0", "1", "2"} and run["steps"] == 2
     assert res["protocol"]["environment"]["git_commit"] and res["constant_guess"]["expected"] == 0.125
+
+
+def test_read_gate_gets_no_gradient_inside_the_norm_once_values_are_large():
+    # LN(g m) cancels g only when |m| is well above the LayerNorm epsilon; at the paper's init
+    # (weights N(0, 0.02)) m is tiny and the epsilon dominates, so scale W_v up to see it
+    x, y = _batch(8)
+    grads = {}
+    for outside in (False, True):
+        torch.manual_seed(0)
+        model = build_model("gated_hybrid", 64, gate_outside_norm=outside, dropout=0.0, **SMALL)
+        with torch.no_grad():
+            model.kv.value.weight.mul_(100.0)
+        grads[outside] = read_gate_gradient(model, x, y)
+    assert grads[False]["read_gate_grad"] < 1e-2 * grads[True]["read_gate_grad"]
+    assert grads[False]["value_grad"] > 0

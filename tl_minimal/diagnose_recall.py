@@ -158,3 +158,24 @@ def at_initialization(variant: str, seeds, n_examples: int = 256, overrides: dic
 def entropy_of_uniform(k: int) -> float:
     """log k: the entropy (nats) of a softmax that has not learned to prefer anything."""
     return math.log(k)
+
+
+def read_gate_gradient(model, x: torch.Tensor, y: torch.Tensor) -> dict:
+    """Gradient norms of the recall loss w.r.t. the read gate (w_g, b_g) and the value map W_v.
+
+    In the paper's fusion LN(g_t m_t) the LayerNorm divides the gate's scale back out once the
+    variance of m_t is well above the LayerNorm epsilon (1e-5); while m_t is tiny (at the
+    N(0, 0.02) init it is about that size) the epsilon dominates and the gate still acts as a
+    scale. With ``gate_outside_norm`` (g_t LN(m_t)) it always does. Model left in train mode.
+    """
+    from .train import lm_loss
+
+    if not hasattr(model, "kv"):
+        raise ValueError(f"read_gate_gradient needs a gated hybrid (a model with .kv), got {type(model).__name__}")
+    model.train()
+    model.zero_grad(set_to_none=True)
+    lm_loss(model(x), y).backward()
+    gate = torch.cat([p.grad.flatten() for p in model.kv.read_gate.parameters()])
+    out = {"read_gate_grad": float(gate.norm()), "value_grad": float(model.kv.value.weight.grad.norm())}
+    model.zero_grad(set_to_none=True)
+    return out
