@@ -225,9 +225,9 @@ plt.show()
 # NBVAL_IGNORE_OUTPUT
 PAPER_BPB = {"transformer": 5.124}
 print(f"{'model':14s} {'params':>8s} {'BPB (ours)':>11s} {'BPB (paper)':>12s}")
-for variant in models:
+for variant, model in models.items():
     paper = f"{PAPER_BPB[variant]:.3f}" if variant in PAPER_BPB else "< 5.124"
-    print(f"{variant:14s} {count_parameters(models[variant]):>8,} {bpb[variant]:>11.3f} {paper:>12s}")
+    print(f"{variant:14s} {count_parameters(model):>8,} {bpb[variant]:>11.3f} {paper:>12s}")
 print(f"(uniform guessing over 259 ids: {math.log2(259):.3f} BPB)")
 plots.metric_bars(bpb, PAPER_BPB, ylabel="validation BPB (lower is better)",
                   title=f"bits per byte after {STEPS} steps")
@@ -281,6 +281,47 @@ plt.show()
 # paper's parameter-matched comparison the gap almost closes (5.114 vs 5.124). Notebook 07 runs
 # the comparisons with several seeds. (Exercise: start the gates at a long memory with
 # `build("triple_latent", P_LM, {"lam_bias": 3.0, "gam_bias": 3.0})`, retrain, and compare.)
+#
+# What does one trained layer actually read? Section 2 showed that the readout is attention with
+# scores $A_{t\tau} = w_{t,\tau}\,(q^l_t \cdot s_{\tau-1})$. For the trained model we can form
+# these scores from the library's pieces: a forward hook catches the LayerNormed input $n$ of the
+# first layer, `mixer.project` turns it into $q^l, a, \lambda, \gamma$, `running_state` and
+# `previous_states` give the keys, `unrolled_weights` the decays. Beside them, the trained
+# Transformer's softmax attention (`model.internals(..., attention=True)`) on the same bytes.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+short = tokens[:40]
+mixer0 = tl_model.blocks[0].mixer
+caught = {}
+hook = mixer0.register_forward_pre_hook(lambda module, args: caught.update(n=args[0]))
+with torch.no_grad():
+    tl_model.eval()
+    tl_model(short[None].to(DEVICE))
+    hook.remove()
+    a_, b_, ql_, qr_, lam_, gam_ = mixer0.project(caught["n"])  # [1, T, H, S], [1, T, H]
+    s_prev_ = previous_states(running_state(a_, lam_))  # keys s_(tau-1)
+    w_, _ = unrolled_weights(gam_)  # [1, T, T, H]
+    A_trained = (w_ * torch.einsum("bths,buhs->btuh", ql_, s_prev_))[0, :, :, 0].cpu()  # head 0
+    models["transformer"].eval()
+    _, rec = models["transformer"].internals(short[None].to(DEVICE), attention=True)
+attn = rec["layers"][0]["attn"][0, 0].cpu()  # layer 0, head 0: [T, T]
+
+fig, axes = plt.subplots(1, 2, figsize=(15, 6.5))
+short_labels = plots.token_labels(short)
+plots.matrix_heatmap(A_trained, xlabels=short_labels, ylabels=short_labels, ax=axes[0],
+                     title="triple_latent layer 0, head 0: readout scores A[t, τ]", xlabel="τ", ylabel="t")
+plots.matrix_heatmap(attn, xlabels=short_labels, ylabels=short_labels, ax=axes[1], center=None, vmin=0,
+                     cmap="Blues", title="Transformer layer 0, head 0: softmax attention", xlabel="τ", ylabel="t")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# The triple-latent scores live on a thin band along the diagonal: with gates below 0.5 a write
+# has almost vanished two tokens later, whatever the query asks. The Transformer's head, after the
+# same 80 steps, is the opposite extreme: apart from the first few rows, each row spreads almost
+# evenly over the whole prefix, a running average of everything so far. Neither has learned to
+# look up one particular earlier byte yet.
 #
 # ## Play
 #

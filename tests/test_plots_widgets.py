@@ -2,17 +2,13 @@
 
 import math
 
-import matplotlib
+import matplotlib.pyplot as plt  # the root conftest.py selects the off-screen Agg backend
+import pytest
+import torch
 
-matplotlib.use("Agg")
+from tl_minimal import build_model, data_recall, data_text, plots, widgets
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
-
-from tl_minimal import build_model, data_recall, data_text, plots, widgets  # noqa: E402
-
-TINY = dict(d_model=8, n_layers=2, n_heads=2, state_dim=4, max_seq_len=32, dropout=0.0)
+TINY = {"d_model": 8, "n_layers": 2, "n_heads": 2, "state_dim": 4, "max_seq_len": 32, "dropout": 0.0}
 
 
 @pytest.fixture(autouse=True)

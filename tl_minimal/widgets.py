@@ -73,8 +73,8 @@ class Choice:
 def has_frontend() -> bool:
     """True inside a Jupyter kernel with ipywidgets installed (a frontend may draw widgets)."""
     try:
-        from IPython import get_ipython
         import ipywidgets  # noqa: F401
+        from IPython import get_ipython
     except ImportError:
         return False
     shell = get_ipython()
