@@ -217,6 +217,9 @@ plots.loss_curves(histories, bits=True, smooth=5, title=f"training loss, {STEPS}
 plt.show()
 
 # %% [markdown]
+# Both curves are still falling steeply when the protocol stops at step 80: the comparison below
+# is between two models early in training, not two architectures at their best.
+#
 # Our numbers beside the paper's (the paper reports 5.124 for the Transformer and "below 5.124"
 # for triple_latent at matched width). One seed, one short run: differences of a few hundredths
 # are within the seed-to-seed spread; notebook 07 runs several seeds.
