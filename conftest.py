@@ -1,10 +1,8 @@
 """pytest configuration shared by the unit tests and nbval's notebook runs."""
 
-import os
-
-# Figures are drawn off-screen when notebooks run under pytest (nbval starts its own kernel,
-# which inherits this environment).
-os.environ.setdefault("MPLBACKEND", "Agg")
+# No MPLBACKEND is forced here: nbval's kernel then uses Jupyter's inline backend, exactly as
+# nbconvert did when the committed outputs were made (a figure cell yields the same text/plain
+# line in both), and plain pytest falls back to Agg by itself on a machine without a display.
 
 
 def pytest_collectstart(collector):
