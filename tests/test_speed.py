@@ -80,11 +80,12 @@ def test_without_transformer_ratios_are_null_and_loop_can_be_skipped(tmp_path):
     )
     row = res["rows"][0]
     assert row["ratio_vs_transformer"] is None and row["loop_train_ms"] > 0
-    settings = speed.SpeedSettings(loop_steps=0, memory=False, tokens_per_step=64).quick()
+    settings = speed.SpeedSettings(loop_steps=0, memory=False, tokens_per_step=64, clock="cpu").quick()
     res = speed.run_speed(
         ["triple_slot"], [8], "cpu", settings, {"d_model": 16, "n_layers": 1}, log=lambda *a: None
     )
     assert res["rows"][0]["loop_train_ms"] is None and res["rows"][0]["peak_mem_mb"] is None
+    assert res["settings"]["clock"] == "cpu" and res["rows"][0]["train_ms"] > 0
 
 
 @pytest.mark.parametrize(
@@ -93,6 +94,7 @@ def test_without_transformer_ratios_are_null_and_loop_can_be_skipped(tmp_path):
         (["--variants", "nope"], "unknown variant"),
         (["--variants", "transformer", "--set", "state_dim=8"], "no chosen variant has"),
         (["--seq-lens", "0"], "must be >= 1"),
+    (["--clock", "sundial"], "invalid choice"),
     ],
 )
 def test_bad_arguments_are_one_line_errors(args, message, capsys):

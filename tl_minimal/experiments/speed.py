@@ -2,7 +2,7 @@
 
     python -m tl_minimal.experiments speed [--variants V ...] [--seq-lens T ...] [--device D]
         [--out FILE.json] [--quick] [--steps N] [--threads N] [--tokens-per-step N]
-        [--fwd-seconds S] [--set KEY=VALUE ...] [--no-loop] [--no-memory]
+        [--fwd-seconds S] [--clock wall|cpu] [--set KEY=VALUE ...] [--no-loop] [--no-memory]
 
 The paper's models ran 32.7x (triple_hybrid) and 106.5x (gated) slower than its Transformer,
 because every layer looped over time in Python. Here the same models run their chunked
@@ -33,8 +33,10 @@ Timing method: models of all variants are built at once and their steps are *int
 (round r times one step of every variant, in a rotated order), so a change of machine load
 during the run hits every variant alike; each clock read is preceded by a device synchronize
 (CUDA, MPS). The table and JSON carry ratios measured within the run, which are what transfer
-between machines; absolute milliseconds do not. The jobs, the interleaving and the memory
-counter live in :mod:`tl_minimal.experiments.timing`.
+between machines; absolute milliseconds do not. ``--clock cpu --threads 1`` times with the
+process's CPU time instead of elapsed time: on a CPU shared by many busy processes, elapsed
+time mostly measures waiting for a core. The jobs, the interleaving and the memory counter
+live in :mod:`tl_minimal.experiments.timing`.
 """
 
 from __future__ import annotations
@@ -78,13 +80,14 @@ class SpeedSettings:
     fwd_iters: int = 20
     fwd_seconds: float = 30.0  # at one T, stop the timed forward passes (all variants) after this long
     gen_warmup: int = 4
-    gen_tokens: int = 16
+    gen_tokens: int = 32
     loop_max_len: int = 128  # time the loop form only up to this T (it is slow)
     loop_steps: int = 3
     memory: bool = True
     lr: float = 3e-4
     weight_decay: float = 0.05
     tokens_per_step: int = TOKENS_PER_STEP  # training batch = max(1, tokens_per_step // T)
+    clock: str = "wall"  # or "cpu": process CPU time (with --threads 1, immune to waiting for a core)
 
     def quick(self) -> SpeedSettings:
         fewer = {"train_warmup": 1, "train_steps": 3, "fwd_warmup": 1, "fwd_iters": 3, "gen_warmup": 1}
@@ -135,7 +138,7 @@ def measure_length(
     # training step, chunked (fast) forms, interleaved across variants
     torch.manual_seed(0)
     steps = {v: trainer(v) for v in variants}
-    times = interleaved(steps, device, settings.train_warmup, settings.train_steps)
+    times = interleaved(steps, device, settings.train_warmup, settings.train_steps, clock=settings.clock)
     for v in variants:
         rows[v].update(
             params=sum(p.numel() for p in steps[v].model.parameters()),
@@ -152,7 +155,7 @@ def measure_length(
     )
     if loop_variants:
         jobs = {v: trainer(v, mode="loop") for v in loop_variants}
-        loop_times = interleaved(jobs, device, 1, settings.loop_steps)
+        loop_times = interleaved(jobs, device, 1, settings.loop_steps, clock=settings.clock)
         for v in loop_variants:
             rows[v]["loop_train_ms"] = _median_ms(loop_times[v])
         del jobs
@@ -163,7 +166,9 @@ def measure_length(
         v: Forward(make_model(v, seq_len, device, overrides), settings.fwd_batch, seq_len, device)
         for v in variants
     }
-    fwd_times = interleaved(fwd, device, settings.fwd_warmup, settings.fwd_iters, settings.fwd_seconds)
+    fwd_times = interleaved(
+        fwd, device, settings.fwd_warmup, settings.fwd_iters, settings.fwd_seconds, clock=settings.clock
+    )
     for v in variants:
         n = len(fwd_times[v])
         rows[v].update(
@@ -176,7 +181,7 @@ def measure_length(
     gen = {
         v: NextToken(make_model(v, seq_len + n_gen + 1, device, overrides), seq_len, device) for v in variants
     }
-    gen_times = interleaved(gen, device, settings.gen_warmup, settings.gen_tokens)
+    gen_times = interleaved(gen, device, settings.gen_warmup, settings.gen_tokens, clock=settings.clock)
     for v in variants:
         rows[v]["gen_ms_per_token"] = _median_ms(gen_times[v])
     del gen
@@ -338,6 +343,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"training batch = max(1, N // T) (default {TOKENS_PER_STEP})",
     )
+    parser.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="wall: elapsed time (default); cpu: process CPU time, for a shared CPU with --threads 1",
+    )
     parser.add_argument("--threads", type=positive_int, metavar="N", help="torch.set_num_threads(N) first")
     parser.add_argument("--no-loop", action="store_true", help="skip the loop (reference) form")
     parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory step")
@@ -363,7 +374,10 @@ def run_command(args: argparse.Namespace) -> int:
     if args.fwd_seconds:
         settings = replace(settings, fwd_seconds=args.fwd_seconds)
     settings = replace(
-        settings, memory=not args.no_memory, loop_steps=0 if args.no_loop else settings.loop_steps
+        settings,
+        memory=not args.no_memory,
+        loop_steps=0 if args.no_loop else settings.loop_steps,
+        clock=args.clock,
     )
     if args.threads:
         torch.set_num_threads(args.threads)
