@@ -94,7 +94,7 @@ def test_without_transformer_ratios_are_null_and_loop_can_be_skipped(tmp_path):
         (["--variants", "nope"], "unknown variant"),
         (["--variants", "transformer", "--set", "state_dim=8"], "no chosen variant has"),
         (["--seq-lens", "0"], "must be >= 1"),
-    (["--clock", "sundial"], "invalid choice"),
+        (["--clock", "sundial"], "invalid choice"),
     ],
 )
 def test_bad_arguments_are_one_line_errors(args, message, capsys):
