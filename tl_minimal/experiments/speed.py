@@ -54,7 +54,7 @@ import torch
 from ..device import get_device
 from ..registry import DEFAULTS, build_model
 from .cli import key_value, positive_float, positive_int, register
-from .timing import Forward, NextToken, TrainStep, interleaved, peak_step_memory_mb
+from .timing import Forward, NextToken, TrainStep, interleaved, median_ms, peak_step_memory_mb, quartiles_ms
 
 DEFAULT_VARIANTS = (
     "transformer",
@@ -112,17 +112,6 @@ def make_model(variant: str, positions: int, device, overrides: dict | None = No
     return build_model(variant, VOCAB, **{**config, "max_seq_len": max(128, positions)}).to(device)
 
 
-def _median_ms(seconds: list) -> float:
-    return 1000 * statistics.median(seconds)
-
-
-def _quartiles_ms(seconds: list) -> list:
-    if len(seconds) < 2:
-        return [1000 * seconds[0]] * 2
-    q = statistics.quantiles(seconds, n=4, method="inclusive")
-    return [1000 * q[0], 1000 * q[2]]
-
-
 # ----------------------------------------------------------------------------- one length
 def measure_length(
     variants, seq_len: int, device, settings: SpeedSettings, overrides: dict, loop: bool = True, log=print
@@ -142,8 +131,8 @@ def measure_length(
     for v in variants:
         rows[v].update(
             params=sum(p.numel() for p in steps[v].model.parameters()),
-            train_ms=_median_ms(times[v]),
-            train_ms_quartiles=_quartiles_ms(times[v]),
+            train_ms=median_ms(times[v]),
+            train_ms_quartiles=quartiles_ms(times[v]),
         )
         rows[v]["peak_mem_mb"] = peak_step_memory_mb(steps[v], device) if settings.memory else None
     del steps
@@ -157,7 +146,7 @@ def measure_length(
         jobs = {v: trainer(v, mode="loop") for v in loop_variants}
         loop_times = interleaved(jobs, device, 1, settings.loop_steps, clock=settings.clock)
         for v in loop_variants:
-            rows[v]["loop_train_ms"] = _median_ms(loop_times[v])
+            rows[v]["loop_train_ms"] = median_ms(loop_times[v])
         del jobs
         log(f"  T={seq_len}: loop form done")
 
@@ -183,7 +172,7 @@ def measure_length(
     }
     gen_times = interleaved(gen, device, settings.gen_warmup, settings.gen_tokens, clock=settings.clock)
     for v in variants:
-        rows[v]["gen_ms_per_token"] = _median_ms(gen_times[v])
+        rows[v]["gen_ms_per_token"] = median_ms(gen_times[v])
     del gen
     log(f"  T={seq_len}: forward and generation done")
 
@@ -234,6 +223,14 @@ def run_speed(
     dev = get_device(device)
     env = {**environment(dev), "load_average_start": os.getloadavg()}
     started = time.perf_counter()
+    # untimed: one step and one forward pass of every variant, so the first length's numbers do
+    # not include one-off costs (allocator growth, kernel selection, lazy initialization)
+    first = seq_lens[0]
+    for v in variants:
+        TrainStep(
+            make_model(v, first, dev, overrides), 2, first, dev, settings.lr, settings.weight_decay
+        ).run()
+        Forward(make_model(v, first, dev, overrides), 2, first, dev).run()
     rows = []
     for T in seq_lens:
         log(f"T = {T} (batch {batch_for(T, settings.tokens_per_step)})")

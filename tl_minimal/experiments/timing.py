@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import statistics
 import sys
 import time
 
@@ -168,3 +169,16 @@ def peak_step_memory_mb(job: TrainStep, device) -> float | None:
         return peak / 2**20 if peak else None
     except (ImportError, AttributeError, RuntimeError):  # profiler internals moved: say "not measured"
         return None
+
+
+def median_ms(seconds: list) -> float:
+    """The median of times in seconds, in milliseconds."""
+    return 1000 * statistics.median(seconds)
+
+
+def quartiles_ms(seconds: list) -> list:
+    """[25th, 75th] percentile of times in seconds, in milliseconds."""
+    if len(seconds) < 2:
+        return [1000 * seconds[0]] * 2
+    q = statistics.quantiles(seconds, n=4, method="inclusive")
+    return [1000 * q[0], 1000 * q[2]]
