@@ -4,7 +4,8 @@
 #   bash data/results/run_all.sh                 # all tables, one after another (hours on a 2-core CPU)
 #   bash data/results/run_all.sh leak tokenized  # only these tables
 #
-# Tables: matched leak param time long tokenized tokenized_gated (gated_paper: only the paper's gated rows). Each command writes one JSON file
+# Tables: matched leak param time long tokenized tokenized_leak tokenized_gated
+# (gated_paper: only the paper's gated rows). Each command writes one JSON file
 # here (protocol, data source, device, commit, command inside). Offline machines: set
 # TL_MINIMAL_DATA to a folder with wikitext-2-raw/ and minimind/ (data/README.md).
 # One thread per run: on a shared, overloaded 2-core CPU, two torch threads were 10x slower in
@@ -57,8 +58,8 @@ time_matched() {  # 3a. the same wall-clock training budget per run on this CPU 
   "${E[@]}" lm --variants "${ALL[@]}" --seeds "${SEEDS[@]}" --steps 100000 --max-seconds "$TIME_BUDGET" \
     --no-progress --out $OUT/lm_time_matched.json
 }
-long() {  # 3b. 2,000 steps instead of 80 (one seed, two variants: about 15 minutes per run here)
-  for v in ${LONG_VARIANTS:-transformer triple_hybrid}; do
+long() {  # 3b. 2,000 steps instead of 80 (one seed, three variants: 10-15 minutes per run here)
+  for v in ${LONG_VARIANTS:-transformer triple_hybrid transformer_plus_triple}; do
     "${E[@]}" lm --variants "$v" --seeds 0 --steps 2000 --no-progress --out "$OUT/lm_2000_steps_$v.json"
   done
 }
@@ -66,12 +67,16 @@ tokenized() {  # 6. MiniMind tokenizer (WikiText-2 text offline), the paper's to
   "${E[@]}" tokenized --variants transformer triple_latent triple_hybrid transformer_plus_triple \
     gated_hybrid_paper --no-progress --out $OUT/tokenized.json
 }
+tokenized_leak() {  # 6c. the paper's symmetric convolution in the tokenized hybrids (its hybrids all had it)
+  "${E[@]}" tokenized --variants triple_hybrid gated_hybrid_paper --set conv_causal=false --no-progress \
+    --out $OUT/tokenized_leak.json
+}
 tokenized_gated() {  # 6b. gated_hybrid at its current default (it may differ from gated_hybrid_paper)
   "${E[@]}" tokenized --variants gated_hybrid --no-progress --out $OUT/tokenized_gated_hybrid.json
 }
 
 TABLES=("$@")
-[ ${#TABLES[@]} -eq 0 ] && TABLES=(matched leak param time_matched long tokenized tokenized_gated)
+[ ${#TABLES[@]} -eq 0 ] && TABLES=(matched leak param time_matched long tokenized tokenized_leak tokenized_gated)
 for t in "${TABLES[@]}"; do
   case "$t" in
     time) t=time_matched ;;
