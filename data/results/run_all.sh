@@ -4,7 +4,7 @@
 #   bash data/results/run_all.sh                 # all tables, one after another (hours on a 2-core CPU)
 #   bash data/results/run_all.sh leak tokenized  # only these tables
 #
-# Tables: matched leak param time long tokenized tokenized_leak tokenized_gated
+# Tables: matched leak param time long long_seeds tokenized tokenized_leak tokenized_gated
 # (gated_paper: only the paper's gated rows). Each command writes one JSON file
 # here (protocol, data source, device, commit, command inside). Offline machines: set
 # TL_MINIMAL_DATA to a folder with wikitext-2-raw/ and minimind/ (data/README.md).
@@ -58,9 +58,14 @@ time_matched() {  # 3a. the same wall-clock training budget per run on this CPU 
   "${E[@]}" lm --variants "${ALL[@]}" --seeds "${SEEDS[@]}" --steps 100000 --max-seconds "$TIME_BUDGET" \
     --no-progress --out $OUT/lm_time_matched.json
 }
-long() {  # 3b. 2,000 steps instead of 80 (one seed, three variants: 10-15 minutes per run here)
+long() {  # 3b. 2,000 steps instead of 80, seed 0 (2-5 minutes per run here, load permitting)
   for v in ${LONG_VARIANTS:-transformer triple_hybrid transformer_plus_triple}; do
     "${E[@]}" lm --variants "$v" --seeds 0 --steps 2000 --no-progress --out "$OUT/lm_2000_steps_$v.json"
+  done
+}
+long_seeds() {  # 3b. seeds 1 and 2 at 2,000 steps for the three variants that decide the ranking
+  for v in ${LONG_SEED_VARIANTS:-transformer triple_hybrid transformer_plus_triple}; do
+    "${E[@]}" lm --variants "$v" --seeds 1 2 --steps 2000 --no-progress --out "$OUT/lm_2000_steps_${v}_s12.json"
   done
 }
 tokenized() {  # 6. MiniMind tokenizer (WikiText-2 text offline), the paper's tokenized protocol, seeds 1 2 3
@@ -76,7 +81,7 @@ tokenized_gated() {  # 6b. gated_hybrid at its current default (it may differ fr
 }
 
 TABLES=("$@")
-[ ${#TABLES[@]} -eq 0 ] && TABLES=(matched leak param time_matched long tokenized tokenized_leak tokenized_gated)
+[ ${#TABLES[@]} -eq 0 ] && TABLES=(matched leak param time_matched long long_seeds tokenized tokenized_leak tokenized_gated)
 for t in "${TABLES[@]}"; do
   case "$t" in
     time) t=time_matched ;;
