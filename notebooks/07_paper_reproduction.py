@@ -1,0 +1,283 @@
+# %% [markdown]
+# # 07 · Paper reproduction: which claims hold?
+#
+# The paper (PAPER.md section 4) reports a handful of numbers: bits per byte (BPB) on byte-level
+# WikiText-2, a mean token loss with the MiniMind tokenizer, and associative-recall accuracy.
+# This notebook sets **our** numbers beside them, for every variant, over several seeds, with the
+# parameter counts, and says where they agree and where they do not.
+#
+# It does not train the tables itself (that takes hours on a 2-core CPU): it **reads the JSON
+# files** that `python -m tl_minimal.experiments` wrote into `data/results/`. Each file holds the
+# protocol (every hyperparameter), the data source, the device, the git commit and the exact
+# command. `data/results/run_all.sh` lists every command; section 8 reruns a tiny protocol
+# through the same function, and offers the full rerun.
+#
+# | table | protocol (PAPER.md section 3) | files |
+# |---|---|---|
+# | 1, 1b | byte WT2, d=64, 3 layers, S=16, 80 steps; the hybrids with and without the leak | `lm_matched_width.json`, `lm_leak.json` |
+# | 2 | byte WT2, parameters within 5% of the Transformer's 174,848 | `lm_param_matched_*.json` |
+# | 3a, 3b | the same wall-clock budget per run; 2,000 steps instead of 80 | `lm_time_matched.json`, `lm_2000_steps_*.json` |
+# | 4, 5 | associative recall, MQAR (the recall study, see `RECALL_STUDY.md`) | `recall_*.json`, `mqar_*.json` |
+# | 6 | MiniMind tokenizer, hidden 96, 2 layers, 120 steps, seeds 1-3 | `tokenized*.json` |
+
+# %%
+import json
+import tempfile
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+from IPython.display import Markdown, display
+
+from tl_minimal import config, results
+from tl_minimal.experiments import run_experiment
+
+RESULTS = results.RESULTS_DIR
+RERUN_FULL = False  # True: run every command of data/results/run_all.sh again (hours on a CPU)
+SMOKE_STEPS = config.pick(3, 2)  # the tiny rerun in section 8
+print(f"smoke mode: {config.smoke()}   results folder: data/results   full rerun: {RERUN_FULL}")
+
+# %% [markdown]
+# ## 1. Where the numbers come from
+#
+# One row per results file: the device, the threads, the commit (`+dirty`: other files of the
+# working tree were being edited while it ran; the model code was not) and the data source.
+# Offline, the byte-level protocol trains on the **first 1 MB of the train split** (the paper's 80
+# steps see about 164 KB, so this matters little at 80 steps and more at 2,000), and the tokenized
+# protocol runs on **WikiText-2 text** tokenized with the MiniMind tokenizer, not MiniMind's
+# pretraining corpus.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+files = sorted({f for t in results.TABLES.values() for f in t.files()})
+lines = ["| file | seeds | steps | device | threads | commit | date |", "|---|---|---|---|---|---|---|"]
+for info in results.provenance(files):
+    lines.append(f"| `{info['file']}` | {info['seeds']} | {info['steps']} | {info['device']} | {info['threads']} "
+                 f"| `{(info['git_commit'] or '-')[:7]}{'+dirty' if 'dirty' in (info['git_commit'] or '') else ''}` "
+                 f"| {(info['date'] or '')[:16]} |")
+display(Markdown("\n".join(lines)))
+sources = {(i["data_source"], i["data_note"]) for i in results.provenance(files)}
+for source, note in sorted(sources, key=str):
+    print("-", source, f"\n  NOTE: {note}" if note else "")
+
+# %% [markdown]
+# ## 2. Byte-level WikiText-2, matched width (table 1)
+#
+# d = 64, 3 layers, 4 heads, S = 16 (the gated hybrid S = 8, as in the paper), 80 AdamW steps of
+# 16 random 128-byte windows, BPB on the first 128 batches of validation chunks. Mean ± sample
+# standard deviation over seeds 0, 1, 2.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+for key in ("lm_matched_width", "lm_leak"):
+    display(Markdown(f"**{results.TABLES[key].title}**\n\n" + results.TABLES[key].markdown()))
+
+# %% [markdown]
+# **What agrees, what does not (80 steps, seeds 0-2, the first 128 validation batches, as in the paper).**
+#
+# - *Transformer:* 5.050 ± 0.042 BPB here, 5.124 in the paper: ours is 0.07 lower, about two of
+#   our standard deviations. The evaluation chunks are the paper's; the training text is not (we
+#   sample windows from the first 1 MB of the train split, the paper from all of it), nor are the
+#   seeds. Close, not identical.
+# - *Conv-free triple-latent layers help a little:* `triple_latent` 4.996 ± 0.010 and `triple_slot`
+#   5.005 ± 0.010, both below the Transformer as the paper says ("below 5.124"), by 0.05 BPB, about
+#   one Transformer standard deviation, with 7.5% more parameters (187,928 vs 174,848).
+# - *The hybrid's gain is the leak:* with the causal convolution `triple_hybrid` scores
+#   5.019 ± 0.005, no better than `triple_latent`; the paper's 4.766 is not reproduced. With the
+#   paper's symmetric convolution (table 1b, `causal=False`) it drops to 4.628 ± 0.049, *below* the
+#   paper's number. Position t then sees bytes t+1 and t+2, its own target among them. The same leak
+#   takes `gated_hybrid` from 4.333 to 3.581.
+# - *Two variants the paper gives no BPB for do best:* `transformer_plus_triple` 4.174 ± 0.026 and
+#   `gated_hybrid` 4.333 ± 0.030 (both causal: `tests/test_models.py::test_causal` checks every
+#   variant). Both add a LayerNorm-ed side path to the logits (late fusion). Whether this is a
+#   better model or faster early learning is what the 2,000-step table (section 4) asks.
+# - `gated_hybrid` here is the library's current default (tied query/key projection, learnable
+#   temperature starting at 10: see the recall study); `gated_hybrid_paper` is the paper's
+#   configuration, 4.272 ± 0.026 (190,233 parameters), a little better than the default here.
+
+# %% [markdown]
+# ## 3. Parameter-matched (table 2)
+#
+# Each variant gets sizes (`--set`) that bring it within 5% of the Transformer's 174,848
+# parameters. `triple_hybrid (d=56, S=16)` is the paper's parameter-matched hybrid (169,424);
+# `triple_hybrid (S=8)` is the paper's "budget winner" (177,752; paper: 4.806 vs the
+# Transformer's 5.143 on its own evaluation subset).
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+display(Markdown(results.TABLES["lm_param_matched"].markdown()))
+
+# %% [markdown]
+# **What agrees, what does not.** The parameter counts agree exactly with the paper's (174,848 for
+# the Transformer, 169,424 for the d=56 hybrid, 177,752 for the S=8 hybrid), so the models are
+# the same size; the BPBs differ.
+#
+# - *Conv-free variants, roughly at parity, slightly ahead:* `triple_latent (S=12)` 4.980 ± 0.011
+#   and `triple_slot (S=12)` 4.999 ± 0.009 against the Transformer's 5.050 ± 0.042. The paper has
+#   5.114 and 5.126 against 5.124, i.e. parity; ours are 0.05-0.07 BPB ahead, within two Transformer
+#   standard deviations. Agrees in kind ("roughly at parity"), not in the last digit.
+# - *The parameter-matched hybrid does not win:* the paper's configuration `triple_hybrid (d=56,
+#   S=16)` scores 5.221 ± 0.030, *worse* than the Transformer by 0.17; the paper's 5.067 (better by
+#   0.06) came with the leaky convolution. The paper's budget winner `triple_hybrid (S=8)` gives
+#   5.023 ± 0.019, at parity with the Transformer, not the paper's 4.806.
+# - `transformer_plus_triple (d=60)` 4.245 ± 0.032 and `gated_hybrid (d=60, S=8)` 4.411 ± 0.030 keep
+#   most of their matched-width gain at the Transformer's size (the paper reports no BPB for them).
+
+# %% [markdown]
+# ## 4. Step-matched vs time-matched, and longer training (table 3)
+#
+# The paper compares models after the same number of steps. Here every run instead gets the same
+# wall-clock training budget on this CPU (one thread; the machine was shared with other jobs, so
+# the step counts are noisy), and separately 2,000 steps instead of 80.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+for key in ("lm_time_matched", "lm_2000_steps"):
+    display(Markdown(f"**{results.TABLES[key].title}**\n\n" + results.TABLES[key].markdown()))
+budget = [i["max_seconds"] for i in results.provenance(results.TABLES["lm_time_matched"].files())]
+print("time budget per run (s):", budget)
+
+# %% [markdown]
+# **Time-matched (40 s of training per run, seeds 0-2).** On this CPU our chunked triple-latent forms
+# cost about as much per step as attention at T = 128, so every model got a similar number of
+# steps (about 180-500; 0.09-0.27 s per step), and the time-matched table is in effect a
+# step-matched table at about 4x the paper's 80 steps. The step counts say more about the shared
+# machine's load than about the models: `transformer_plus_triple` did *more* steps than the
+# Transformer although it computes strictly more, and one `triple_latent` seed got 179 steps where
+# the others got over 320 (hence its ± 0.296). We did not run the paper's reference code, whose loop over time
+# would give the triple-latent variants about 5x fewer steps (PAPER.md section 5).
+#
+# With about 300 steps the ordering changes from table 1: the causal `triple_hybrid` is now clearly
+# ahead of the Transformer (3.442 ± 0.069 vs 3.792 ± 0.045), `triple_latent` (3.650 ± 0.296) and
+# `triple_slot` (3.730 ± 0.010) are ahead by less, and `transformer_plus_triple` (3.208 ± 0.057) and
+# `gated_hybrid` (3.369 ± 0.078) stay in front. At 80 steps the causal convolution was worth
+# nothing; after a few hundred steps it is worth a lot.
+#
+# COMMENTARY_LONG
+
+# %% [markdown]
+# ## 5. Associative recall and MQAR (tables 4 and 5)
+#
+# These files come from the recall study (`python -m tl_minimal.experiments.recall_study`, see
+# `data/results/RECALL_STUDY.md`). Accuracy is over 2,048 fresh examples per seed; a constant
+# guess scores 12.5-14.4%, a random pick among the four values in context 25%.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+for path in sorted(RESULTS.glob("recall_*.json")) + sorted(RESULTS.glob("mqar_*.json")):
+    data = json.loads(path.read_text())
+    runs = [r for r in data.get("runs") or [] if "value" in r and "variant" in r]
+    if not runs:
+        guess = data.get("constant_guess") or {}
+        best = [g["best_on_set"] for g in guess.values() if isinstance(g, dict) and "best_on_set" in g]
+        if best:
+            print(f"{path.name}: best constant guess {100 * min(best):.1f}-{100 * max(best):.1f}% over "
+                  f"{len(best)} evaluation sets (expected 12.5%; a pick among the 4 values in context: 25%)")
+        continue
+    proto = data["protocol"]
+    by_step = {}
+    for r in results.load_runs(path):
+        for step, acc in (r.get("by_step") or {str(r["steps"]): {"accuracy": r["value"]}}).items():
+            by_step.setdefault(int(step), []).append({**r, "value": acc["accuracy"], "steps": int(step)})
+    head = (f"**`{path.name}`**: {proto.get('task')}, {proto.get('n_pairs')} pairs, "
+            f"{proto.get('n_queries')} question(s), seeds {proto.get('seeds') or sorted({r['seed'] for r in runs})}")
+    tables = [f"after {s} steps\n\n" + results.markdown_table(results.summarize(rs),
+              results.PAPER["recall"] if proto.get("task") == "recall" and s == 500 else None,
+              percent=True, metric="accuracy") for s, rs in sorted(by_step.items())]
+    display(Markdown(head + "\n\n" + "\n\n".join(tables)))
+
+# %% [markdown]
+# COMMENTARY_RECALL
+
+# %% [markdown]
+# ## 6. Tokenized benchmark, MiniMind tokenizer (table 6)
+#
+# Hidden 96, 2 layers, 4 heads, sequence 96, batch 4, 120 steps, 32 evaluation batches of a
+# deterministic 1-in-20 holdout, seeds 1, 2, 3; mean token loss in nats. `gated_hybrid_paper` is the
+# paper's gated configuration; `gated_hybrid` is the library's current default (its `config` is in
+# the JSON).
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+display(Markdown(results.TABLES["tokenized"].markdown()))
+
+# %% [markdown]
+# **What agrees, what does not.** The corpus differs (WikiText-2 text instead of MiniMind's
+# pretraining data), so our losses (6.2-6.4 nats) are not on the paper's scale (6.8-7.3).
+# What can be compared are the gaps to the Transformer:
+#
+# | model | ours: gap to the Transformer | paper: gap |
+# |---|---|---|
+# | `triple_hybrid` (causal) | -0.032 | -0.282 (leaky convolution) |
+# | `triple_hybrid (causal=False)` | -0.305 | -0.282 |
+# | `transformer_plus_triple` | -0.242 | -0.078 |
+# | `gated_hybrid_paper` (causal) | -0.230 | -0.551 (leaky convolution) |
+# | `gated_hybrid_paper (causal=False)` | -0.826 | -0.551 |
+#
+# Every variant beats the Transformer here as in the paper, and the gated hybrid is among the best,
+# but with causal convolutions the gaps are not the paper's: the causal hybrid gains almost nothing
+# at 120 steps. Put the paper's symmetric padding back and the hybrid's gap becomes the paper's
+# (-0.305 against -0.282), and the gated hybrid's exceeds it. The paper's tokenized hybrid numbers
+# are the leak again. Meanwhile
+# `transformer_plus_triple` (no convolution, so no leak in the paper either) gains three times what
+# the paper reports. The library's current `gated_hybrid` default (6.282 ± 0.025) is slightly
+# behind the paper's configuration (6.190 ± 0.027) on language modelling.
+
+# %% [markdown]
+# ## 7. Ours beside the paper, as a picture
+#
+# Dots: our seeds; bars: our mean; black diamonds: the paper's number where it gives one.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+for ax, key in zip(axes, ("lm_matched_width", "lm_param_matched", "tokenized")):
+    table = results.TABLES[key]
+    rows = [r for r in table.rows() if r.ok]
+    if not rows:
+        ax.set_title(f"{key}: no results yet", fontsize=9)
+        continue
+    paper = results.PAPER.get(table.paper, {})
+    x = np.arange(len(rows))
+    ax.bar(x, [r.mean or np.nan for r in rows], color="#9ecae1")
+    for i, r in enumerate(rows):
+        ax.plot([i] * len(r.ok), r.ok, "o", color="#08519c", ms=3)
+        ref = paper.get(r.label, paper.get(r.variant))
+        if isinstance(ref, float):
+            ax.plot(i, ref, "D", color="black", ms=6, label="paper" if i == 0 or "paper" not in
+                    ax.get_legend_handles_labels()[1] else None)
+    lo = min(v for r in rows for v in r.ok)
+    ax.set_ylim(lo - 0.15, max(max(v for r in rows for v in r.ok), 5.2 if table.metric == "BPB" else 7.4) + 0.05)
+    ax.set_xticks(x, [r.label.replace(" (", "\n(") for r in rows], rotation=60, ha="right", fontsize=7)
+    ax.set_ylabel(table.metric)
+    ax.set_title(table.title.split(",")[0][:48], fontsize=9)
+    ax.legend(fontsize=8)
+fig.tight_layout()
+
+# %% [markdown]
+# ## 8. Rerun
+#
+# The tables above come from the commands in `data/results/run_all.sh`. The same function the
+# command line calls, `run_experiment`, reruns a tiny version of the byte-level protocol here
+# (a few steps, one evaluation batch: the numbers mean nothing, the pipeline is the point), into a
+# temporary folder so the committed results stay untouched.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+with tempfile.TemporaryDirectory() as tmp:
+    tiny = run_experiment("lm", ["transformer", "triple_hybrid"], seeds=[0], steps=SMOKE_STEPS, device="cpu",
+                          eval_batches=1, progress=False, out=Path(tmp) / "lm_tiny.json")
+print("runs:", len(tiny["runs"]), "  recorded protocol fields:", len(tiny["protocol"]))
+
+# %% [markdown]
+# The full rerun, offered and not executed by default: set `RERUN_FULL = True` in the config cell
+# (or run `bash data/results/run_all.sh` in a terminal; `bash data/results/run_all.sh leak` runs one
+# table). It overwrites the committed files.
+
+# %%
+if RERUN_FULL and not config.smoke():
+    import subprocess
+
+    subprocess.run(["bash", str(RESULTS / "run_all.sh")], check=True)
+else:
+    print("full rerun skipped (RERUN_FULL = False); commands: data/results/run_all.sh")
