@@ -42,6 +42,7 @@ MODES = ("loop", "chunked")
 # 16 tokens per chunk: fastest measured on a 2-core CPU for T = 128 and T = 2048 (S = 16), where
 # the chunk matrices are small and the per-kernel cost of the chunk-level carry stays low
 DEFAULT_CHUNK = 16
+MAX_CHUNK = 256  # causal_decay's 0/1 segment matrix has C^3 entries
 
 
 # --- input checks shared by the op files (state, pair_memory, readout, slots) ---------------
@@ -54,8 +55,8 @@ def check_mode(mode: str) -> str:
 
 
 def check_chunk_size(chunk_size: int) -> int:
-    if not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size < 2:
-        raise ValueError(f"chunk_size must be an int >= 2, got {chunk_size!r}")
+    if not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or not 2 <= chunk_size <= MAX_CHUNK:
+        raise ValueError(f"chunk_size must be an int in [2, {MAX_CHUNK}], got {chunk_size!r}")
     return chunk_size
 
 
@@ -99,21 +100,27 @@ def causal_decay(log_decay: torch.Tensor) -> torch.Tensor:
     log_decay [..., C] -> W [..., C, C]. Each segment sum is added up directly rather than as
     a difference G_t - G_tau of running sums: the difference gives the same numbers, but its
     gradient adds and subtracts large terms that cancel, and that rounding error, divided by
-    a gate near 0 in the chain rule of log(gate), swamps float32 gate gradients. The sums are
-    one matmul with a constant 0/1 matrix (fast on every device; with TF32 matmuls switched on,
-    on CUDA, they carry TF32's ~1e-3 relative error like every other matmul). The diagonal is the empty
-    sum, exactly 0, so W[t, t] = 1; above it -inf goes in *before* exp (no overflow, gradient 0).
-    The result is the transpose of a contiguous [..., tau, t] array (matmuls take it as is).
+    a gate near 0 in the chain rule of log(gate), swamps float32 gate gradients. All C x C sums
+    are one matmul of the log-decays with a constant 0/1 matrix Z [C, C*C] (Z[u, (t, tau)] = 1
+    when tau < u <= t), and the same call (addmm) adds -inf where tau > t (the future), so exp
+    gives exactly 0 there, with gradient 0: one matmul and one exp per chunk matrix, fast on
+    every device (with TF32 matmuls switched on, on CUDA, the sums carry TF32's ~1e-3 relative
+    error like every other matmul). Z has C^3 entries (4,096 at the default C = 16), hence
+    C <= MAX_CHUNK. The diagonal is the empty sum, exactly 0, so W[t, t] = 1.
     """
     C = log_decay.shape[-1]
-    ones = torch.ones(C, C, dtype=log_decay.dtype, device=log_decay.device)
-    # x[tau, u] = log_decay_u for u > tau, else 0
-    x = log_decay.unsqueeze(-2) * ones.triu(1)                      # [..., C(tau), C(u)]
-    # seg[tau, t] = sum_u x[tau, u] [u <= t] = sum_{u=tau+1..t} log_decay_u
-    seg = x @ ones.triu()                                           # [..., C(tau), C(t)]
+    if C > MAX_CHUNK:
+        raise ValueError(f"causal_decay takes chunks of at most {MAX_CHUNK} steps (it builds a C x C^2 "
+                         f"matrix), got {C}; split the sequence into chunks")
+    u = torch.arange(C, device=log_decay.device)
+    t, tau = u.view(C, 1), u.view(1, C)                              # rows t, columns tau
+    # Z[u, t, tau] = 1 when log_decay_u is in the segment tau < u <= t
+    Z = ((tau < u.view(C, 1, 1)) & (u.view(C, 1, 1) <= t)).to(log_decay.dtype)  # [C(u), C(t), C(tau)]
     # -inf where tau > t (the future), 0 elsewhere
-    future = torch.full((C, C), float("-inf"), dtype=log_decay.dtype, device=log_decay.device).tril(-1)
-    return torch.exp(seg + future).transpose(-1, -2)                # [..., C(t), C(tau)]
+    future = torch.zeros(C, C, dtype=log_decay.dtype, device=log_decay.device).masked_fill(tau > t, float("-inf"))
+    # seg[t, tau] = sum_u log_decay_u Z[u, t, tau]  (+ -inf in the future)
+    seg = torch.addmm(future.view(C * C), log_decay.reshape(-1, C), Z.view(C, C * C))  # [..., C*C]
+    return torch.exp(seg).view(*log_decay.shape, C)                 # [..., C(t), C(tau)]
 
 
 def decayed_cumsum(log_decay: torch.Tensor, x: torch.Tensor, h0: torch.Tensor | None = None,
