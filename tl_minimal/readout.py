@@ -126,7 +126,7 @@ def _pair_readout_loop(s_prev, b, gam, q_left, q_right, P0):
 def _pair_readout_chunked(s_prev, b, gam, q_left, q_right, P0, chunk_size):
     heads_first = lambda x: x.transpose(1, 2)                       # [B, T, H, ...] -> [B, H, T, ...]
     # value v_tau = (1 - gamma_tau) b_tau, key k_tau = s_{tau-1}, query q^l_t, decay gamma
-    v = (1 - gam).unsqueeze(-1) * b                                 # [B, T, H, S]
+    v = b * (1 - gam).unsqueeze(-1)                                 # [B, T, H, S], b's memory layout
     o, P = decayed_attention(heads_first(q_left), heads_first(s_prev), heads_first(v),
                              heads_first(log_gate(gam)), P0, chunk_size)  # [B, H, T, S]
     # r_t = (P_t^T q^l_t) * q^r_t
@@ -239,7 +239,10 @@ class TripleLatentMixer(nn.Module):
         if n.shape[1] == 0:
             raise ValueError("input has an empty time axis: need T >= 1")
         B, T, _ = n.shape
-        a, b, ql, qr = tanh(self.proj(n)).view(B, T, 4, self.n_heads, self.state_dim).unbind(2)
+        # stored heads-first, [4, B, H, T, S], and handed out as [B, T, H, S] views: the chunked
+        # forms work heads-first, so their matmuls then read these without copying
+        z = self.proj(n).view(B, T, 4, self.n_heads, self.state_dim).permute(2, 0, 3, 1, 4)
+        a, b, ql, qr = tanh(z.contiguous()).transpose(2, 3).unbind(0)  # 4 x [B, T, H, S]
         lam, gam = torch.sigmoid(self.to_gates(n)).chunk(2, dim=-1)  # [B, T, H] each
         return a, b, ql, qr, lam, gam
 

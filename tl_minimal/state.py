@@ -180,7 +180,7 @@ def _running_state_loop(a, lam, s0):
 
 def _running_state_chunked(a, lam, s0, chunk_size):
     # x_t = (1 - lambda_t) a_t, decay = lambda_t: then s_t = lambda_t s_{t-1} + x_t
-    x = ((1 - lam).unsqueeze(-1) * a).transpose(1, 2)               # [B, H, T, S]
+    x = (a * (1 - lam).unsqueeze(-1)).transpose(1, 2)               # [B, H, T, S] (a's memory layout)
     s = decayed_cumsum(log_gate(lam).transpose(1, 2), x, s0, chunk_size)  # [B, H, T, S]
     return s.transpose(1, 2)                                        # [B, T, H, S]
 
@@ -212,4 +212,7 @@ def previous_states(s: torch.Tensor, s0: torch.Tensor | None = None) -> torch.Te
         s0 = torch.zeros_like(s[:, 0])                              # [B, H, S]
     else:
         check_sequence("s0", s0, 3, like=s, shape=(B, H, S))
-    return torch.cat([s0.unsqueeze(1), s[:, :-1]], dim=1)           # [B, T, H, S]
+    # joined along time in the heads-first layout the chunked forms keep states in, so the
+    # readout reads s_prev heads-first without a copy
+    s_prev = torch.cat([s0.unsqueeze(2), s.transpose(1, 2)[:, :, :-1]], dim=2)  # [B, H, T, S]
+    return s_prev.transpose(1, 2)                                   # [B, T, H, S]
