@@ -33,7 +33,7 @@ def test_summary_mean_std_and_labels(tmp_path):
 
 
 def test_glob_percent_and_errors(tmp_path):
-    _write(tmp_path / "recall_x.json", [_run("gated_hybrid", 0, 0.25)])
+    _write(tmp_path / "recall_x.json", [_run("gated_hybrid_paper", 0, 0.25)])
     rows = results.summarize(results.load_runs(tmp_path / "recall_*.json"))
     assert results.markdown_table(rows, results.PAPER["recall"], percent=True).endswith("| 25.0% | 41.9% |")
     with pytest.raises(FileNotFoundError, match="run_all.sh"):
