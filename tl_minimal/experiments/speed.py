@@ -21,7 +21,8 @@ One row per (variant, T), every number measured in the same run on the same devi
                           pass / the *median* pass time (the paper divides by the mean; the
                           median ignores the passes a shared machine interrupts)
     gen_ms_per_token      median time of one model.step (batch 1) with the state carried after a
-                          prompt of T tokens: the cost of the next token at context T
+                          prompt of T tokens: the cost of the next token at context T (all
+                          contexts of all variants timed in one interleaved pass)
     peak_mem_mb           peak bytes allocated during one training step above what was live
                           before it (parameters, gradients' buffers and AdamW state already
                           exist): torch.cuda.max_memory_allocated on CUDA; on the CPU (and MPS)
@@ -165,16 +166,7 @@ def measure_length(
         )
     del fwd
 
-    # the next token after a context of T tokens, state carried
-    n_gen = settings.gen_warmup + settings.gen_tokens
-    gen = {
-        v: NextToken(make_model(v, seq_len + n_gen + 1, device, overrides), seq_len, device) for v in variants
-    }
-    gen_times = interleaved(gen, device, settings.gen_warmup, settings.gen_tokens, clock=settings.clock)
-    for v in variants:
-        rows[v]["gen_ms_per_token"] = median_ms(gen_times[v])
-    del gen
-    log(f"  T={seq_len}: forward and generation done")
+    log(f"  T={seq_len}: forward passes done")
 
     base = rows.get("transformer")
     for row in rows.values():
@@ -184,6 +176,23 @@ def measure_length(
         else:
             row["loop_train_ms"] = row["loop_ratio_vs_transformer"] = None
     return [rows[v] for v in variants]
+
+
+def measure_generation(variants, seq_lens, device, settings: SpeedSettings, overrides: dict) -> dict:
+    """{(variant, T): ms per next token after a T-token prompt}, all contexts timed interleaved.
+
+    One interleaved pass over every (variant, context) pair, so the comparison between contexts
+    (is the next token at context 2048 dearer than at 128?) is not a comparison of two moments
+    of a shared machine.
+    """
+    n_gen = settings.gen_warmup + settings.gen_tokens
+    jobs = {
+        (v, T): NextToken(make_model(v, T + n_gen + 1, device, overrides), T, device)
+        for T in seq_lens
+        for v in variants
+    }
+    times = interleaved(jobs, device, settings.gen_warmup, settings.gen_tokens, clock=settings.clock)
+    return {key: median_ms(t) for key, t in times.items()}
 
 
 # ----------------------------------------------------------------------------- the whole run
@@ -237,6 +246,9 @@ def run_speed(
         rows.extend(
             measure_length(variants, T, dev, settings, overrides, loop=settings.loop_steps > 0, log=log)
         )
+    log("next-token times at every context")
+    for (v, T), ms in measure_generation(variants, seq_lens, dev, settings, overrides).items():
+        next(r for r in rows if r["variant"] == v and r["seq_len"] == T)["gen_ms_per_token"] = ms
     env.update(load_average_end=os.getloadavg(), seconds=round(time.perf_counter() - started, 1))
     result = {
         "benchmark": "speed",
