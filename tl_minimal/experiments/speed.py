@@ -9,26 +9,22 @@ because every layer looped over time in Python. Here the same models run their c
 (fast) forms; this command measures how close that gets, and keeps the loop form beside it.
 
 One row per (variant, T), every number measured in the same run on the same device:
-    train_ms              median wall time of a training step (forward, backward, AdamW) on
-                          random tokens, batch max(1, 2048 // T): every step sees ~2048 tokens
+    train_ms              median time (see --clock) of a training step (forward, backward, AdamW)
+                          on random tokens, batch max(1, 2048 // T): every step sees ~2048 tokens
     train_ms_quartiles    [25th, 75th] percentile of those steps (the spread)
     ratio_vs_transformer  train_ms / the Transformer's train_ms at the same T
     loop_train_ms         the same step with mode="loop" (the reference form), short T only
     loop_ratio_vs_transformer
     fwd_tokens_per_s      the paper's throughput: eval, no_grad, batch 8, 5 warm-up + 20 timed
-                          forward passes (fewer, at least 3, when the time budget of one T
-                          runs out: long T on a slow CPU; fwd_iters says how many); tokens per
-                          pass / the *median* pass time (the paper divides by the mean; the
-                          median ignores the passes a shared machine interrupts)
+                          passes (at least 3 when one T's time budget runs out; fwd_iters says);
+                          tokens per pass / the *median* pass time (the paper: the mean)
     gen_ms_per_token      median time of one model.step (batch 1) with the state carried after a
                           prompt of T tokens: the cost of the next token at context T (all
                           contexts of all variants timed in one interleaved pass)
     peak_mem_mb           peak bytes allocated during one training step above what was live
                           before it (parameters, gradients' buffers and AdamW state already
-                          exist): torch.cuda.max_memory_allocated on CUDA; on the CPU (and MPS)
-                          the running sum of the allocator's allocation / free events that
-                          torch.profiler records (profile_memory=True). Not process RSS.
-    batch, params
+                          exist): torch.cuda.max_memory_allocated on CUDA; elsewhere the running
+                          sum of the allocation / free events torch.profiler records. Not RSS.
 
 Timing method: models of all variants are built at once and their steps are *interleaved*
 (round r times one step of every variant, in a rotated order), so a change of machine load
