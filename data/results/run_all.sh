@@ -58,8 +58,8 @@ time_matched() {  # 3a. the same wall-clock training budget per run on this CPU 
   "${E[@]}" lm --variants "${ALL[@]}" --seeds "${SEEDS[@]}" --steps 100000 --max-seconds "$TIME_BUDGET" \
     --no-progress --out $OUT/lm_time_matched.json
 }
-long() {  # 3b. 2,000 steps instead of 80, seed 0 (2-5 minutes per run here, load permitting)
-  for v in ${LONG_VARIANTS:-transformer triple_hybrid transformer_plus_triple}; do
+long() {  # 3b. 2,000 steps instead of 80, seed 0 (2-6 minutes per run here; triple_slot not run, for time)
+  for v in ${LONG_VARIANTS:-transformer triple_hybrid transformer_plus_triple triple_latent gated_hybrid}; do
     "${E[@]}" lm --variants "$v" --seeds 0 --steps 2000 --no-progress --out "$OUT/lm_2000_steps_$v.json"
   done
 }
