@@ -27,8 +27,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
+# JupyterLab refuses to run as root unless told (containers, cloud shells): tell it only then.
+LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: setup
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab notebooks/ $(LAB_ARGS)
 
 test: setup
 	TL_SMOKE=1 $(BIN)/python -m pytest --nbval
