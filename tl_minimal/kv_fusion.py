@@ -44,6 +44,14 @@ Three forms of the read, tested equal (tests/test_kv_fusion.py):
     kv_read_loop   one position at a time: the specification
     kv_read        all positions at once: masked [B, T, N] scores, topk, scatter, matmul
     kv_read_step   one query against the cached entries: generation
+
+Known limit of a hard top-k: a token that occurs several times writes the same key several
+times, so those entries score the same. When such a group straddles the top-k boundary, which
+copies are kept is decided by rounding in the last bits, which differs between the whole-sequence
+pass and the cached step (their products have different sizes). Both choices are equally good by
+the model's own scores, but the values read differ, so a generated token's logits can then differ
+from the forward pass's. The tests hold the forms equal on sequences without repeated keys;
+``top_k="all"`` has no boundary and no such difference.
 """
 
 from __future__ import annotations
