@@ -155,14 +155,14 @@ print("time budget per run (s):", budget)
 # nothing; after a few hundred steps it is worth a lot.
 #
 # **2,000 steps (table 3b).** The Transformer reaches 3.353 ± 0.027 (3 seeds), the causal
-# `triple_hybrid` 2.641 ± 0.011 (3 seeds). The one-seed runs give `triple_latent` 2.695,
-# `gated_hybrid` 2.714 and `transformer_plus_triple` 2.880. The 80-step ranking does not survive:
+# `triple_hybrid` 2.641 ± 0.011 and `transformer_plus_triple` 2.879 ± 0.001 (3 seeds each).
+# The one-seed runs give `triple_latent` 2.695 and `gated_hybrid` 2.714. The 80-step ranking does not survive:
 # the late-fusion models that led by 0.7-0.9 BPB at 80 steps fall behind the plain triple-latent
 # stacks (`gated_hybrid` only just, on one seed), and every triple-latent variant ends 0.47-0.71
 # BPB ahead of the Transformer. So the
 # paper's main claim, that the compressed latent helps language modelling, holds more clearly
 # after longer training than in the paper's 80-step table, and with a causal convolution.
-# Caveats: 2,000 x 16 x 128 bytes is about four passes over the offline 1 MB train head. Three
+# Caveats: 2,000 x 16 x 128 bytes is about four passes over the offline 1 MB train head. Two
 # variants have one seed. `triple_slot` was not run at 2,000 steps (time).
 
 # %% [markdown]

@@ -63,8 +63,8 @@ long() {  # 3b. 2,000 steps instead of 80, seed 0 (2-6 minutes per run here; tri
     "${E[@]}" lm --variants "$v" --seeds 0 --steps 2000 --no-progress --out "$OUT/lm_2000_steps_$v.json"
   done
 }
-long_seeds() {  # 3b. seeds 1 and 2 at 2,000 steps for the Transformer and the causal hybrid (time allowed two)
-  for v in ${LONG_SEED_VARIANTS:-transformer triple_hybrid}; do
+long_seeds() {  # 3b. seeds 1 and 2 at 2,000 steps for the three variants that decide the ranking
+  for v in ${LONG_SEED_VARIANTS:-transformer triple_hybrid transformer_plus_triple}; do
     "${E[@]}" lm --variants "$v" --seeds 1 2 --steps 2000 --no-progress --out "$OUT/lm_2000_steps_${v}_s12.json"
   done
 }
