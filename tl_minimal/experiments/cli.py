@@ -112,6 +112,13 @@ def key_value(text: str) -> tuple[str, object]:
     return key.strip(), parse_value(value)
 
 
+def add_set_argument(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--set KEY=VALUE`` (repeatable) into ``args.overrides``: model settings for build_model."""
+    parser.add_argument(
+        "--set", dest="overrides", action="append", type=key_value, default=[], metavar="KEY=VALUE", help=help
+    )
+
+
 # ----------------------------------------------------------------------------- the paper tasks
 def add_task_arguments(parser: argparse.ArgumentParser) -> None:
     task = parser.prog.split()[-1]
@@ -121,15 +128,7 @@ def add_task_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--steps", type=positive_int, help=f"training steps (default: {p.steps})")
     parser.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N or mps")
     parser.add_argument("--out", metavar="FILE.json", help="results file (default: runs/<task>-<time>.json)")
-    parser.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        type=key_value,
-        default=[],
-        metavar="KEY=VALUE",
-        help="model config override passed to build_model, e.g. --set state_dim=8 (repeatable)",
-    )
+    add_set_argument(parser, "model config override passed to build_model, e.g. --set state_dim=8 (repeatable)")
     parser.add_argument(
         "--protocol",
         dest="protocol_changes",

@@ -50,17 +50,11 @@ import torch
 
 from ..device import get_device
 from ..registry import DEFAULTS, build_model
-from .cli import key_value, positive_float, positive_int, register
+from .cli import add_set_argument, positive_float, positive_int, register
+from .protocols import PAPER_VARIANTS
 from .timing import Forward, NextToken, TrainStep, interleaved, median_ms, peak_step_memory_mb, quartiles_ms
 
-DEFAULT_VARIANTS = (
-    "transformer",
-    "triple_latent",
-    "triple_slot",
-    "triple_hybrid",
-    "transformer_plus_triple",
-    "gated_hybrid",
-)
+DEFAULT_VARIANTS = PAPER_VARIANTS  # the paper's six
 DEFAULT_SEQ_LENS = (64, 128, 256, 512, 1024, 2048, 4096)
 TOKENS_PER_STEP = 2048
 VOCAB = 259  # byte-level protocol (timing does not depend on the token values)
@@ -357,15 +351,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=positive_int, metavar="N", help="torch.set_num_threads(N) first")
     parser.add_argument("--no-loop", action="store_true", help="skip the loop (reference) form")
     parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory step")
-    parser.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        type=key_value,
-        default=[],
-        metavar="KEY=VALUE",
-        help="model setting for every variant that has it, e.g. --set d_model=16 (repeatable)",
-    )
+    add_set_argument(parser, "model setting for every variant that has it, e.g. --set d_model=16 (repeatable)")
 
 
 def run_command(args: argparse.Namespace) -> int:
