@@ -212,7 +212,9 @@ for path in sorted(RESULTS.glob("recall_*.json")) + sorted(RESULTS.glob("mqar_*.
 #   starting at 10): 100.0% on all 5 seeds, already after 100 steps. Exact recall does need
 #   its own path, as the paper says, but that path also has to find the right entry before it
 #   has learned anything.
-# - *MQAR (table 5)* was not run (no CPU time left; `RECALL_STUDY.md` section 5 has the command).
+# - *MQAR (table 5)* is partial: only the new `gated_hybrid` was run (3 seeds, 4 questions, length
+#   128): 100.0% with 8, 16 and 32 pairs from step 100 (the `mqar_*.json` tables above). The other
+#   variants, longer sequences and 500 steps were not run, so where each model breaks is not shown.
 # - Three rows have identical per-seed numbers at 500 steps (11.8, 13.2, 12.0%). Each of these
 #   models answers one constant value for every example, the same one for a given seed.
 
