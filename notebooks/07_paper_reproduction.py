@@ -212,9 +212,10 @@ for path in sorted(RESULTS.glob("recall_*.json")) + sorted(RESULTS.glob("mqar_*.
 #   starting at 10): 100.0% on all 5 seeds, already after 100 steps. Exact recall does need
 #   its own path, as the paper says, but that path also has to find the right entry before it
 #   has learned anything.
-# - *MQAR (table 5)* is partial: only the new `gated_hybrid` was run (3 seeds, 4 questions, length
-#   128): 100.0% with 8, 16 and 32 pairs from step 100 (the `mqar_*.json` tables above). The other
-#   variants, longer sequences and 500 steps were not run, so where each model breaks is not shown.
+# - *MQAR (table 5)*, 4 questions, length 128, 3 seeds, 200 steps: the new `gated_hybrid` recalls
+#   100.0% with 8, 16 and 32 pairs from step 100; every other model sits at chance (8 pairs:
+#   12.4-13.2% against 12.5%; 32 pairs: 3.1-3.4% against 3.1%; the `mqar_*.json` tables above).
+#   Longer sequences and 500 steps were not run, so the gated hybrid's own breaking point is not found.
 # - Three rows have identical per-seed numbers at 500 steps (11.8, 13.2, 12.0%). Each of these
 #   models answers one constant value for every example, the same one for a given seed.
 
