@@ -38,6 +38,20 @@ def randn(*shape, dtype=torch.float64, generator=None) -> torch.Tensor:
     return torch.randn(*shape, generator=generator, dtype=torch.float64).float().to(dtype)
 
 
+def outputs_and_grads(fn, inputs, seed: int = 1):
+    """Run ``fn`` on fresh leaf copies of ``inputs`` (None stays None), backpropagate a random linear
+    loss sum_k <w_k, y_k> over its output(s), and return (outputs, grads of the non-None inputs).
+
+    The weights w_k come from one generator seeded with ``seed``, so every form of an op sees the
+    same loss and their gradients can be compared directly. Outputs come back as a tuple."""
+    leaves = [None if x is None else x.detach().clone().requires_grad_(True) for x in inputs]
+    out = fn(*leaves)
+    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    gen = torch.Generator().manual_seed(seed)
+    sum((y * randn(*y.shape, dtype=y.dtype, generator=gen)).sum() for y in outs).backward()
+    return tuple(y.detach() for y in outs), [x.grad for x in leaves if x is not None]
+
+
 def accelerators() -> list[str]:
     """Non-CPU devices present here ('cuda', 'mps'), for tests that also run on an accelerator."""
     found = []

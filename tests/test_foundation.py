@@ -61,7 +61,7 @@ def _readme() -> str:
 
 def test_readme_quick_start_has_exactly_two_commands():
     section = _readme().split("## Quick start", 1)[1]
-    block = re.search(r"```[a-z]*\n(.*?)```", section, re.S).group(1)
+    block = re.search(r"```[a-z]*\n(.*?)```", section, re.DOTALL).group(1)
     commands = [line for line in block.splitlines() if line.strip() and not line.strip().startswith("#")]
     assert commands == ["make lab", "make test"], commands
 
@@ -90,7 +90,7 @@ def test_notebook_pair_in_sync(ipynb: Path):
     assert script.exists(), f"{ipynb.name} has no .py pair (run `make sync`)"
     a = jupytext.read(ipynb)
     b = jupytext.read(script)
-    cells = lambda nb: [(c.cell_type, c.source.strip()) for c in nb.cells]  # noqa: E731
+    cells = lambda nb: [(c.cell_type, c.source.strip()) for c in nb.cells]
     assert cells(a) == cells(b), f"{ipynb.name} and {script.name} differ: run `make sync`"
 
 

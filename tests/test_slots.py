@@ -9,7 +9,7 @@ import functools
 import pytest
 import torch
 
-from conftest import accelerators, randn, random_gates, relative_error
+from conftest import accelerators, outputs_and_grads, randn, random_gates, relative_error
 from tl_minimal.slots import SlotMixer, slot_memory, slot_readout, slot_readout_step
 
 TOL = {torch.float64: 1e-10, torch.float32: 3e-5}
@@ -31,14 +31,6 @@ def step_form(s_prev, b, g, gam, ql, qr, L0=None, R0=None):
         f_t, L, R = slot_readout_step(L, R, s_prev[:, t], b[:, t], g[:, t], gam[:, t], ql[:, t], qr[:, t])
         fs.append(f_t)
     return torch.stack(fs, dim=1), L, R
-
-
-def outputs_and_grads(fn, inputs):
-    leaves = [None if x is None else x.detach().clone().requires_grad_(True) for x in inputs]
-    outs = fn(*leaves)                                              # (f, L_last, R_last)
-    gen = torch.Generator().manual_seed(1)
-    sum((y * randn(*y.shape, dtype=y.dtype, generator=gen)).sum() for y in outs).backward()
-    return [y.detach() for y in outs], [x.grad for x in leaves if x is not None]
 
 
 @functools.cache

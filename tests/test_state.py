@@ -10,7 +10,7 @@ import functools
 import pytest
 import torch
 
-from conftest import accelerators, randn, random_gates, relative_error
+from conftest import accelerators, outputs_and_grads, randn, random_gates, relative_error
 from tl_minimal.state import (
     MODES,
     causal_decay,
@@ -41,19 +41,11 @@ def step_form(a, lam, s0):
     return torch.stack(out, dim=1)
 
 
-def outputs_and_grads(fn, a, lam, s0):
-    leaves = [x.detach().clone().requires_grad_(True) for x in (a, lam) + ((s0,) if s0 is not None else ())]
-    s = fn(*leaves[:2], leaves[2] if s0 is not None else None)
-    weight = randn(*s.shape, dtype=s.dtype, generator=torch.Generator().manual_seed(1))
-    (s * weight).sum().backward()                                   # a random linear loss
-    return s.detach(), [x.grad for x in leaves]
-
-
 @functools.cache
 def reference(T, regime, with_init):
     """The loop (the specification) in float64: values and gradients, computed once per case."""
     return outputs_and_grads(lambda *x: running_state(*x, mode="loop"),
-                             *make_inputs(T, regime, with_init, torch.float64))
+                             make_inputs(T, regime, with_init, torch.float64))
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
@@ -62,13 +54,13 @@ def reference(T, regime, with_init):
 @pytest.mark.parametrize("T", [1, 7, 63, 129])
 def test_loop_chunked_step_agree(T, regime, with_init, dtype):
     a, lam, s0 = make_inputs(T, regime, with_init, dtype)
-    ref, ref_grads = reference(T, regime, with_init)
+    (ref,), ref_grads = reference(T, regime, with_init)
     forms = {"loop": lambda *x: running_state(*x, mode="loop"),
              # chunk 8: T = 129 has 17 chunks, so the chunk-level recursion runs twice
              "chunked-8": lambda *x: running_state(*x, mode="chunked", chunk_size=8),
              "chunked": lambda *x: running_state(*x, mode="chunked")}
     for name, form in forms.items():
-        out, grads = outputs_and_grads(form, a, lam, s0)
+        (out,), grads = outputs_and_grads(form, (a, lam, s0))
         assert relative_error(out, ref) < TOL[dtype], name
         assert relative_error(out[:, -1], ref[:, -1]) < TOL[dtype], name  # the final state
         for g, g_ref in zip(grads, ref_grads):
