@@ -59,3 +59,36 @@ def test_table_picks_variants_from_files_and_waits_for_missing(tmp_path):
     _write(tmp_path / "lm_param_matched_triple_latent.json", [_run("triple_latent", 0, 4.8, 99)], {"state_dim": 12})
     assert "`triple_latent (S=12)` | 99 | 1 | 4.800 | 5.114 |" in table.markdown(tmp_path)
     assert "no results yet" in results.TABLES["tokenized"].markdown(tmp_path)
+
+
+def _mqar(path, variant, pairs, seq_len, accs_by_step, params=100):
+    runs = [{"variant": variant, "seed": seed, "params": params, "value": accs[-1],
+             "by_step": {str(s): {"accuracy": a} for s, a in zip(accs_by_step, accs)}}
+            for seed, accs in enumerate(zip(*accs_by_step.values()))]
+    data = {"task": "mqar", "protocol": {"task": "mqar", "n_pairs": pairs, "seq_len": seq_len},
+            "constant_guess": {"expected": 1 / pairs}, "runs": runs}
+    path.write_text(json.dumps(data))
+
+
+def test_mqar_rows_group_by_setting_and_step(tmp_path):
+    _mqar(tmp_path / "mqar_a.json", "gated_hybrid", 32, 256, {100: [1.0, 0.9], 500: [1.0, 1.0]})
+    _mqar(tmp_path / "mqar_b.json", "transformer", 32, 256, {100: [0.03, 0.04]})
+    _mqar(tmp_path / "mqar_c.json", "transformer", 8, 128, {200: [0.12, 0.13, 0.14]})
+    rows = results.mqar_rows(tmp_path / "mqar_*.json")
+    assert [(r.variant, r.pairs, r.seq_len) for r in rows] == [
+        ("transformer", 8, 128), ("transformer", 32, 256), ("gated_hybrid", 32, 256)]
+    mean, std, low, n = rows[2].stats(100)
+    assert (mean, low, n) == (pytest.approx(0.95), 0.9, 2) and std == pytest.approx(0.0707, abs=1e-4)
+    table = results.mqar_markdown(rows)
+    assert table.splitlines()[0] == "| model | params | pairs | seq | chance | seeds | 100 steps | 200 steps | 500 steps |"
+    assert "| `gated_hybrid` | 100 | 32 | 256 | 3.1% | 2 | 95.0% ± 7.1 (90.0%) | - | 100.0% ± 0.0 (100.0%) |" in table
+    assert "| `transformer` | 100 | 8 | 128 | 12.5% | 3 | - | 13.0% ± 1.0 (12.0%) | - |" in table
+
+
+def test_committed_mqar_rows_sit_on_or_above_their_chance_line():
+    rows = results.mqar_rows()
+    assert rows, "no mqar_*.json in data/results"
+    for r in rows:
+        assert r.chance == pytest.approx(1 / max(r.pairs, 8))  # paper layout: 8 values; more pairs: one value each
+        for step, accs in r.by_step.items():
+            assert all(0.0 <= a <= 1.0 for a in accs) and len(accs) >= 3, (r, step)

@@ -230,6 +230,61 @@ TABLES = {t.key: t for t in (
 )}
 
 
+# ---- table 5: MQAR, one row per (variant, pairs, sequence length), accuracy at each evaluated step ----
+
+@dataclass
+class RecallRow:
+    """One MQAR setting of one variant: accuracy per evaluated step, over seeds, and its chance line."""
+    variant: str
+    params: int | None
+    pairs: int
+    seq_len: int
+    chance: float  # the constant guess's expected accuracy (1 / number of values)
+    by_step: dict = field(default_factory=dict)  # step -> [accuracy per seed]
+
+    def stats(self, step: int) -> tuple[float, float, float, int]:
+        """(mean, sample std, min, seeds) of the accuracies after ``step`` steps."""
+        accs = self.by_step[step]
+        return statistics.fmean(accs), statistics.stdev(accs) if len(accs) > 1 else 0.0, min(accs), len(accs)
+
+
+def mqar_rows(paths=None) -> list[RecallRow]:
+    """Every ``mqar_*.json`` run, grouped by (variant, pairs, seq_len), in pairs / length / ORDER order."""
+    rows: dict[tuple, RecallRow] = {}
+    for path in _paths(paths if paths is not None else RESULTS_DIR / "mqar_*.json"):
+        data = load(path)
+        p = data["protocol"]
+        for run in data["runs"]:
+            key = (run["variant"], p["n_pairs"], p["seq_len"])
+            row = rows.setdefault(key, RecallRow(run["variant"], run["params"], p["n_pairs"], p["seq_len"],
+                                                 data["constant_guess"]["expected"]))
+            if row.params != run["params"]:
+                raise ValueError(f"{key}: runs with different parameter counts ({row.params}, {run['params']})")
+            for step, acc in run["by_step"].items():
+                row.by_step.setdefault(int(step), []).append(acc["accuracy"])
+    rank = {v: i for i, v in enumerate(ORDER)}
+    return sorted(rows.values(), key=lambda r: (r.pairs, r.seq_len, rank.get(r.variant, len(ORDER))))
+
+
+def mqar_markdown(rows: list[RecallRow]) -> str:
+    """Markdown: one line per (variant, pairs, length); mean ± std (min) per evaluated step."""
+    steps = sorted({s for r in rows for s in r.by_step})
+    head = ["model", "params", "pairs", "seq", "chance", "seeds"] + [f"{s} steps" for s in steps]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        seeds = max(len(a) for a in r.by_step.values())
+        cells = [f"`{r.variant}`", f"{r.params:,}", str(r.pairs), str(r.seq_len), fmt(r.chance, percent=True),
+                 str(seeds)]
+        for s in steps:
+            if s not in r.by_step:
+                cells.append("-")
+                continue
+            mean, std, low, _ = r.stats(s)
+            cells.append(f"{fmt(mean, std, percent=True)} ({fmt(low, percent=True)})")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def provenance(paths) -> list[dict]:
     """Per file: protocol summary, data source, device, commit, date and the exact command."""
     out = []
@@ -246,4 +301,5 @@ def provenance(paths) -> list[dict]:
 
 
 __all__ = ["PAPER", "PAPER_PARAMS", "PAPER_SOURCE", "RESULTS_DIR", "TABLES", "Row", "Table", "fmt", "load", "load_runs",
-           "markdown_table", "override_label", "provenance", "summarize"]
+           "markdown_table", "mqar_markdown", "mqar_rows", "override_label", "provenance", "summarize",
+           "RecallRow"]
