@@ -4,7 +4,7 @@
 #   bash data/results/run_all.sh                 # all tables, one after another (hours on a 2-core CPU)
 #   bash data/results/run_all.sh leak tokenized  # only these tables
 #
-# Tables: matched leak param time long long_seeds tokenized tokenized_leak tokenized_gated
+# Tables: matched leak param time long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated
 # (gated_paper: only the paper's gated rows). Each command writes one JSON file
 # here (protocol, data source, device, commit, command inside). Offline machines: set
 # TL_MINIMAL_DATA to a folder with wikitext-2-raw/ and minimind/ (data/README.md).
@@ -58,15 +58,25 @@ time_matched() {  # 3a. the same wall-clock training budget per run on this CPU 
   "${E[@]}" lm --variants "${ALL[@]}" --seeds "${SEEDS[@]}" --steps 100000 --max-seconds "$TIME_BUDGET" \
     --no-progress --out $OUT/lm_time_matched.json
 }
-long() {  # 3b. 2,000 steps instead of 80, seed 0 (2-6 minutes per run here; triple_slot not run, for time)
+long() {  # 3b. 2,000 steps instead of 80, seed 0 (2-6 minutes per run here)
   for v in ${LONG_VARIANTS:-transformer triple_hybrid transformer_plus_triple triple_latent gated_hybrid}; do
     "${E[@]}" lm --variants "$v" --seeds 0 --steps 2000 --no-progress --out "$OUT/lm_2000_steps_$v.json"
   done
+  "${E[@]}" lm --variants triple_slot --seeds "${SEEDS[@]}" --steps 2000 --no-progress \
+    --out $OUT/lm_2000_steps_triple_slot.json
 }
-long_seeds() {  # 3b. seeds 1 and 2 at 2,000 steps for the three variants that decide the ranking
-  for v in ${LONG_SEED_VARIANTS:-transformer triple_hybrid transformer_plus_triple}; do
+long_seeds() {  # 3b. seeds 1 and 2 at 2,000 steps (triple_slot: all three seeds in long)
+  for v in ${LONG_SEED_VARIANTS:-transformer triple_hybrid transformer_plus_triple triple_latent gated_hybrid}; do
     "${E[@]}" lm --variants "$v" --seeds 1 2 --steps 2000 --no-progress --out "$OUT/lm_2000_steps_${v}_s12.json"
   done
+}
+lr_sensitivity() {  # 3c. is the 2,000-step gap the Transformer's learning rate? seed 0, lr 1e-3 and 3e-3
+  "${E[@]}" lm --variants transformer triple_latent --seeds 0 --steps 2000 --protocol lr=1e-3 --no-progress \
+    --out $OUT/lr_sensitivity_2000_steps.json
+  "${E[@]}" lm --variants transformer triple_latent triple_hybrid --seeds 0 --steps 2000 --protocol lr=3e-3 \
+    --no-progress --out $OUT/lr_sensitivity_2000_steps_lr3e-3.json
+  "${E[@]}" lm --variants triple_hybrid --seeds 0 --steps 2000 --protocol lr=1e-3 --no-progress \
+    --out $OUT/lr_sensitivity_2000_steps_lr1e-3_hybrid.json
 }
 tokenized() {  # 6. MiniMind tokenizer (WikiText-2 text offline), the paper's tokenized protocol, seeds 1 2 3
   "${E[@]}" tokenized --variants transformer triple_latent triple_hybrid transformer_plus_triple \
@@ -81,7 +91,7 @@ tokenized_gated() {  # 6b. gated_hybrid at its current default (it may differ fr
 }
 
 TABLES=("$@")
-[ ${#TABLES[@]} -eq 0 ] && TABLES=(matched leak param time_matched long long_seeds tokenized tokenized_leak tokenized_gated)
+[ ${#TABLES[@]} -eq 0 ] && TABLES=(matched leak param time_matched long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated)
 for t in "${TABLES[@]}"; do
   case "$t" in
     time) t=time_matched ;;
