@@ -92,3 +92,15 @@ def test_committed_mqar_rows_sit_on_or_above_their_chance_line():
         assert r.chance == pytest.approx(1 / max(r.pairs, 8))  # paper layout: 8 values; more pairs: one value each
         for step, accs in r.by_step.items():
             assert all(0.0 <= a <= 1.0 for a in accs) and len(accs) >= 3, (r, step)
+
+
+def test_sweep_markdown_pivots_a_protocol_field(tmp_path):
+    def lm(name, lr, runs):
+        data = {"task": "lm", "protocol": {"task": "lm", "lr": lr, "overrides": {}}, "runs": runs}
+        (tmp_path / name).write_text(json.dumps(data))
+    lm("a.json", 3e-4, [_run("transformer", 0, 3.4), _run("triple_latent", 0, 2.7)])
+    lm("b.json", 1e-3, [_run("transformer", 0, 2.9), _run("transformer", 1, 3.1), _run("triple_latent", 0, None)])
+    table = results.sweep_markdown(results.load_runs(tmp_path / "*.json"), "lr")
+    assert table.splitlines()[0] == "| model | lr=0.0003 | lr=0.001 |"
+    assert "| `transformer` | 3.400 | 3.000 ± 0.141 (2) |" in table
+    assert "| `triple_latent` | 2.700 | diverged |" in table

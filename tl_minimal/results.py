@@ -230,6 +230,31 @@ TABLES = {t.key: t for t in (
 )}
 
 
+def sweep_markdown(runs: list[dict], field: str = "lr") -> str:
+    """Pivot: one row per variant, one column per value of a protocol ``field`` (e.g. the learning
+    rate). A cell is one run's value, or "mean ± std (n seeds)" over several; a cell whose runs
+    all diverged shows "diverged"."""
+    cells: dict[str, dict] = {}
+    for r in runs:
+        cells.setdefault(r["variant"], {}).setdefault(r["protocol"][field], []).append(r["value"])
+    values = sorted({v for row in cells.values() for v in row})
+    rank = {v: i for i, v in enumerate(ORDER)}
+    lines = ["| model | " + " | ".join(f"{field}={v:g}" for v in values) + " |", "|---|" + "---|" * len(values)]
+    for variant in sorted(cells, key=lambda v: rank.get(v, len(ORDER))):
+        row = []
+        for v in values:
+            got = cells[variant].get(v)
+            ok = [x for x in got or [] if x is not None]
+            if not got or not ok:
+                row.append("diverged" if got else "-")
+            elif len(ok) == 1:
+                row.append(fmt(ok[0]))
+            else:
+                row.append(f"{fmt(statistics.fmean(ok), statistics.stdev(ok))} ({len(ok)})")
+        lines.append(f"| `{variant}` | " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
 # ---- table 5: MQAR, one row per (variant, pairs, sequence length), accuracy at each evaluated step ----
 
 @dataclass
@@ -302,4 +327,5 @@ def provenance(paths) -> list[dict]:
 
 __all__ = ["PAPER", "PAPER_PARAMS", "PAPER_SOURCE", "RESULTS_DIR", "TABLES", "Row", "Table", "fmt", "load", "load_runs",
            "markdown_table", "mqar_markdown", "mqar_rows", "override_label", "provenance", "summarize",
+           "sweep_markdown",
            "RecallRow"]
