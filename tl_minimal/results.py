@@ -325,7 +325,23 @@ def provenance(paths) -> list[dict]:
     return out
 
 
-__all__ = ["PAPER", "PAPER_PARAMS", "PAPER_SOURCE", "RESULTS_DIR", "TABLES", "Row", "Table", "fmt", "load", "load_runs",
-           "markdown_table", "mqar_markdown", "mqar_rows", "override_label", "provenance", "summarize",
-           "sweep_markdown",
-           "RecallRow"]
+__all__ = [
+    "PAPER",
+    "PAPER_PARAMS",
+    "PAPER_SOURCE",
+    "RESULTS_DIR",
+    "TABLES",
+    "RecallRow",
+    "Row",
+    "Table",
+    "fmt",
+    "load",
+    "load_runs",
+    "markdown_table",
+    "mqar_markdown",
+    "mqar_rows",
+    "override_label",
+    "provenance",
+    "summarize",
+    "sweep_markdown",
+]
