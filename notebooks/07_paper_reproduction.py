@@ -50,7 +50,7 @@ print(f"smoke mode: {config.smoke()}   results folder: data/results   full rerun
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-files = sorted({f for t in results.TABLES.values() for f in t.files()})
+files = sorted({f for t in results.TABLES.values() for f in t.files()} | set(RESULTS.glob("lr_sensitivity_*.json")))
 lines = ["| file | seeds | steps | device | threads | commit | date |", "|---|---|---|---|---|---|---|"]
 for info in results.provenance(files):
     lines.append(f"| `{info['file']}` | {info['seeds']} | {info['steps']} | {info['device']} | {info['threads']} "
