@@ -261,8 +261,9 @@ fig.tight_layout()
 #   without an exact-match read breaks at the smallest setting. With 8 pairs in 128 tokens the
 #   Transformer is at chance after 500 steps (12.5% ± 0.3) and the recurrent rows reach
 #   15.6-15.9%, which is not recall: their per-question accuracy is close to 1/8, 1/7, 1/6, 1/5,
-#   a guess among the values not yet given as an answer earlier in the sequence. With 32 pairs
-#   (length 128 or 256) all four sit on the 3.1% line. The new `gated_hybrid` does not break up to
+#   a guess among the values not yet given as an answer earlier in the sequence. With 16 pairs
+#   (6.2-6.5% against 6.25%) and 32 pairs (length 128 or 256; 3.0-3.3% against 3.1%) all four
+#   sit on the chance line. The new `gated_hybrid` does not break up to
 #   128 pairs in 512 tokens (99.7% ± 0.4 after 200 steps; 100% at the last evaluated step of
 #   every other setting): more pairs slow
 #   its learning (92.6% at 100 steps with 128 pairs) but its read stays exact from step 0; what
