@@ -61,6 +61,11 @@ ORDER = ("transformer", "triple_latent", "triple_slot", "triple_hybrid", "transf
 _SHORT = {"d_model": "d", "state_dim": "S", "num_slots": "K", "conv_causal": "causal"}
 
 
+def _order(variant: str) -> int:
+    """Position of a variant in :data:`ORDER` (unknown variants last)."""
+    return ORDER.index(variant) if variant in ORDER else len(ORDER)
+
+
 def load(path) -> dict:
     """One results file as a dict; a clear error when it is missing or not a results file."""
     path = Path(path)
@@ -199,9 +204,7 @@ class Table:
 
     def rows(self, root=None) -> list[Row]:
         """Summarized rows in :data:`ORDER` (a variant with several configurations: file order)."""
-        rows = summarize(self.runs(root))
-        rank = {v: i for i, v in enumerate(ORDER)}
-        return sorted(rows, key=lambda r: rank.get(r.variant, len(ORDER)))
+        return sorted(summarize(self.runs(root)), key=lambda r: _order(r.variant))
 
     def markdown(self, root=None) -> str:
         runs = self.runs(root)
@@ -234,23 +237,23 @@ def sweep_markdown(runs: list[dict], field: str = "lr") -> str:
     """Pivot: one row per variant, one column per value of a protocol ``field`` (e.g. the learning
     rate). A cell is one run's value, or "mean ± std (n seeds)" over several; a cell whose runs
     all diverged shows "diverged"."""
-    cells: dict[str, dict] = {}
+    cells: dict[str, dict[float, Row]] = {}
     for r in runs:
-        cells.setdefault(r["variant"], {}).setdefault(r["protocol"][field], []).append(r["value"])
+        cell = cells.setdefault(r["variant"], {}).setdefault(r["protocol"][field],
+                                                           Row(r["variant"], r["variant"], r["params"]))
+        cell.values.append(r["value"])
     values = sorted({v for row in cells.values() for v in row})
-    rank = {v: i for i, v in enumerate(ORDER)}
     lines = ["| model | " + " | ".join(f"{field}={v:g}" for v in values) + " |", "|---|" + "---|" * len(values)]
-    for variant in sorted(cells, key=lambda v: rank.get(v, len(ORDER))):
+    for variant in sorted(cells, key=_order):
         row = []
         for v in values:
-            got = cells[variant].get(v)
-            ok = [x for x in got or [] if x is not None]
-            if not got or not ok:
-                row.append("diverged" if got else "-")
-            elif len(ok) == 1:
-                row.append(fmt(ok[0]))
+            cell = cells[variant].get(v)
+            if cell is None or not cell.ok:
+                row.append("diverged" if cell else "-")
+            elif len(cell.ok) == 1:
+                row.append(fmt(cell.mean))
             else:
-                row.append(f"{fmt(statistics.fmean(ok), statistics.stdev(ok))} ({len(ok)})")
+                row.append(f"{fmt(cell.mean, cell.std)} ({len(cell.ok)})")
         lines.append(f"| `{variant}` | " + " | ".join(row) + " |")
     return "\n".join(lines)
 
@@ -287,8 +290,7 @@ def mqar_rows(paths=None) -> list[RecallRow]:
                 raise ValueError(f"{key}: runs with different parameter counts ({row.params}, {run['params']})")
             for step, acc in run["by_step"].items():
                 row.by_step.setdefault(int(step), []).append(acc["accuracy"])
-    rank = {v: i for i, v in enumerate(ORDER)}
-    return sorted(rows.values(), key=lambda r: (r.pairs, r.seq_len, rank.get(r.variant, len(ORDER))))
+    return sorted(rows.values(), key=lambda r: (r.pairs, r.seq_len, _order(r.variant)))
 
 
 def mqar_markdown(rows: list[RecallRow]) -> str:
