@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # 00 · Start here
 #
@@ -14,12 +22,12 @@
 import torch
 
 import tl_minimal
-from tl_minimal import config, device
+from tl_minimal.training import config, device
 
 # %% [markdown]
 # ## Which device?
 #
-# `tl_minimal.device.get_device()` picks Apple **MPS** first, then **CUDA**, then the **CPU**. Every
+# `tl_minimal.training.device.get_device()` picks Apple **MPS** first, then **CUDA**, then the **CPU**. Every
 # notebook calls it once. To force a device, set the environment variable `TL_DEVICE=cpu` (or pass
 # `"cpu"`, `"cuda"`, `"mps"`) before starting JupyterLab.
 
@@ -63,7 +71,8 @@ print("local data directory (TL_MINIMAL_DATA):", config.data_dir())
 # %%
 import matplotlib.pyplot as plt
 
-from tl_minimal import data_recall, data_text, data_tokenized, plots
+from tl_minimal.data import recall as data_recall, text as data_text, tokenized as data_tokenized
+from tl_minimal.views import plots
 
 # %% [markdown]
 # ### 1. Byte-level WikiText-2
@@ -152,7 +161,7 @@ plt.show()
 # - **Smoke mode.** Every notebook has one config cell near the top, e.g.
 #   `STEPS = config.pick(80, 3)`: the paper's setting normally, a tiny one under `TL_SMOKE=1`.
 #   Numbers from a smoke run mean nothing; they only show that the code runs.
-# - **Widgets.** Sliders and text boxes (`tl_minimal.widgets`) redraw a picture when you move them;
+# - **Widgets.** Sliders and text boxes (`tl_minimal.views.widgets`) redraw a picture when you move them;
 #   they need a running kernel. The committed notebooks show a static figure beside each widget,
 #   because widgets do not survive on GitHub. Outside Jupyter a widget helper draws that figure.
 # - **Pairs.** Each notebook is a pair, `NN_name.ipynb` (with outputs, for reading) and
@@ -172,6 +181,6 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from tl_minimal import widgets
+from tl_minimal.views import widgets
 
 widgets.pulse_memory_widget(lam=0.9)

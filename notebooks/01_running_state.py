@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # 01 · The running state
 #
@@ -8,7 +16,7 @@
 # s_t = \lambda_t\, s_{t-1} + (1 - \lambda_t)\, a_t, \qquad s_{-1} = 0
 # $$
 #
-# | symbol | code (`tl_minimal/state.py`) | shape | meaning |
+# | symbol | code (`tl_minimal/running_state.py`) | shape | meaning |
 # |---|---|---|---|
 # | $a_t$ | `a` | `[B, T, H, S]` | what token $t$ writes, $\tanh(W_a n_t)$ in the model |
 # | $\lambda_t$ | `lam` | `[B, T, H]` | keep gate, one number in (0, 1) per head and token, $\sigma(w_\lambda \cdot n_t + c)$ |
@@ -25,9 +33,11 @@ import time
 import matplotlib.pyplot as plt
 import torch
 
-from tl_minimal import config, data_text, plots, widgets
-from tl_minimal.device import get_device, synchronize
-from tl_minimal.state import causal_decay, log_gate, running_state, running_state_step
+from tl_minimal.data import text as data_text
+from tl_minimal.training import config
+from tl_minimal.views import plots, widgets
+from tl_minimal.training.device import get_device, synchronize
+from tl_minimal.running_state import causal_decay, log_gate, running_state, running_state_step
 
 # %% [markdown]
 # One config cell: the paper's setting normally, a tiny one when `TL_SMOKE=1` (see notebook 00).
@@ -110,7 +120,7 @@ plt.show()
 #
 # ## 3. Loop, chunked and step: three forms, one set of numbers
 #
-# The library holds the three forms equal (tests/test_state.py); here is the check once more, on
+# The library holds the three forms equal (tests/test_running_state.py); here is the check once more, on
 # random inputs with 4 heads of size 8, in float64 on the CPU, for lengths that are not multiples of
 # the chunk size. `running_state_step` is the form a model uses while generating: one token, the
 # previous state in, the next state out.
@@ -216,7 +226,7 @@ widgets.pulse_memory_widget(lam=0.9)
 # NBVAL_IGNORE_OUTPUT
 from tl_minimal.experiments.protocols import protocol
 from tl_minimal.experiments.tasks import build
-from tl_minimal.train import seed_everything, train
+from tl_minimal.training.train import seed_everything, train
 
 P = protocol("lm", steps=STEPS)
 train_split = data_text.load_split("train")

@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # 02 · The pair memory
 #
@@ -25,8 +33,10 @@
 import matplotlib.pyplot as plt
 import torch
 
-from tl_minimal import config, data_text, plots, widgets
-from tl_minimal.device import get_device
+from tl_minimal.data import text as data_text
+from tl_minimal.training import config
+from tl_minimal.views import plots, widgets
+from tl_minimal.training.device import get_device
 from tl_minimal.pair_memory import pair_memory, pair_memory_at, pair_memory_step, unrolled_weights
 
 # %%
@@ -147,7 +157,7 @@ print("sum of the weights + weight of P_-1 = 1:", round(w[0, 0, :, 0].sum().item
 # NBVAL_IGNORE_OUTPUT
 from tl_minimal.experiments.protocols import protocol
 from tl_minimal.experiments.tasks import build
-from tl_minimal.train import seed_everything, train
+from tl_minimal.training.train import seed_everything, train
 
 P_LM = protocol("lm", steps=STEPS)
 train_split = data_text.load_split("train")

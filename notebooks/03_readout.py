@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # 03 · The readout, and the whole triple-latent layer
 #
@@ -29,11 +37,13 @@ import math
 import matplotlib.pyplot as plt
 import torch
 
-from tl_minimal import config, data_text, plots, widgets
-from tl_minimal.device import get_device
+from tl_minimal.data import text as data_text
+from tl_minimal.training import config
+from tl_minimal.views import plots, widgets
+from tl_minimal.training.device import get_device
 from tl_minimal.pair_memory import pair_memory, unrolled_weights
 from tl_minimal.readout import TripleLatentMixer, pair_readout, pair_readout_step
-from tl_minimal.state import previous_states, running_state
+from tl_minimal.running_state import previous_states, running_state
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -186,10 +196,10 @@ print("W_o vec(r) equals the mixer's output:", torch.allclose(mixer.out(r_.resha
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from tl_minimal.evaluate import bits_per_byte
+from tl_minimal.training.evaluate import bits_per_byte
 from tl_minimal.experiments.protocols import protocol
 from tl_minimal.experiments.tasks import build, chunk_eval_set, count_parameters
-from tl_minimal.train import seed_everything, train
+from tl_minimal.training.train import seed_everything, train
 
 P_LM = protocol("lm", steps=STEPS, eval_batches=EVAL_BATCHES)
 train_split = data_text.load_split("train")

@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # 04 · Slots: a cheaper pair memory
 #
@@ -31,13 +39,15 @@
 import matplotlib.pyplot as plt
 import torch
 
-from tl_minimal import config, data_text, plots, plots_recall, widgets
-from tl_minimal.device import get_device
-from tl_minimal.evaluate import bits_per_byte
+from tl_minimal.data import text as data_text
+from tl_minimal.training import config
+from tl_minimal.views import plots, plots_recall, widgets
+from tl_minimal.training.device import get_device
+from tl_minimal.training.evaluate import bits_per_byte
 from tl_minimal.pair_memory import pair_memory
 from tl_minimal.readout import pair_readout
 from tl_minimal.slots import slot_memory, slot_readout, slot_readout_step
-from tl_minimal.state import previous_states
+from tl_minimal.running_state import previous_states
 
 # %% [markdown]
 # One config cell: the paper's byte-level protocol normally, a tiny run when `TL_SMOKE=1`.
@@ -169,7 +179,7 @@ plt.show()
 # NBVAL_IGNORE_OUTPUT
 from tl_minimal.experiments.protocols import protocol
 from tl_minimal.experiments.tasks import build, count_parameters
-from tl_minimal.train import seed_everything, train
+from tl_minimal.training.train import seed_everything, train
 
 P = protocol("lm", steps=STEPS)
 train_split = data_text.load_split("train")

@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # 05 · The local convolution, and a leak
 #
@@ -35,10 +43,12 @@ import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 
-from tl_minimal import config, data_text, plots, plots_recall, widgets
+from tl_minimal.data import text as data_text
+from tl_minimal.training import config
+from tl_minimal.views import plots, plots_recall, widgets
 from tl_minimal.conv import conv_fast, conv_loop, conv_step
-from tl_minimal.device import get_device
-from tl_minimal.evaluate import bits_per_byte, evaluating
+from tl_minimal.training.device import get_device
+from tl_minimal.training.evaluate import bits_per_byte, evaluating
 
 # %% [markdown]
 # One config cell: the paper's byte-level protocol normally, a tiny run when `TL_SMOKE=1`.
@@ -136,7 +146,7 @@ for name, M in maps.items():
 # %%
 from tl_minimal.experiments.protocols import protocol
 from tl_minimal.experiments.tasks import build, count_parameters
-from tl_minimal.train import seed_everything, train
+from tl_minimal.training.train import seed_everything, train
 
 P = protocol("lm", steps=STEPS)
 VARIANTS = {"causal": {}, "leaky": {"conv_causal": False}}  # overrides of triple_hybrid's defaults

@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # 06 · Key-value memory, read gate, late fusion
 #
@@ -38,9 +46,12 @@ import re
 import matplotlib.pyplot as plt
 import torch
 
-from tl_minimal import config, data_recall, data_text, default_config, plots, plots_recall, widgets
-from tl_minimal.device import get_device
-from tl_minimal.evaluate import bits_per_byte, recall_accuracy
+from tl_minimal import default_config
+from tl_minimal.data import recall as data_recall, text as data_text
+from tl_minimal.training import config
+from tl_minimal.views import plots, plots_recall, widgets
+from tl_minimal.training.device import get_device
+from tl_minimal.training.evaluate import bits_per_byte, recall_accuracy
 
 # %% [markdown]
 # One config cell: the paper's recall protocol normally (200 steps, its main table), a tiny run
@@ -178,7 +189,7 @@ if not differ:
 # %%
 # NBVAL_IGNORE_OUTPUT
 from tl_minimal.experiments.tasks import build, count_parameters
-from tl_minimal.train import seed_everything, train
+from tl_minimal.training.train import seed_everything, train
 
 RECALL_MODELS = ("transformer", "triple_hybrid", "gated_hybrid_paper", "gated_hybrid")
 P_recall = RP.replace(steps=RECALL_STEPS)

@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # 07 · Paper reproduction: which claims hold?
 #
@@ -30,7 +38,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from tl_minimal import config, results
+from tl_minimal.experiments import results
+from tl_minimal.training import config
 from tl_minimal.experiments import run_experiment
 
 RESULTS = results.RESULTS_DIR

@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # 08 · Speed: the loop, the chunked form and the one-token step
 #
@@ -28,12 +36,12 @@ import matplotlib.pyplot as plt
 import torch
 
 import tl_minimal
-from tl_minimal import config
-from tl_minimal.device import get_device
+from tl_minimal.training import config
+from tl_minimal.training.device import get_device
 from tl_minimal.experiments import speed
 from tl_minimal.experiments.timing import interleaved
 from tl_minimal.readout import pair_readout
-from tl_minimal.state import previous_states, running_state
+from tl_minimal.running_state import previous_states, running_state
 
 # %% [markdown]
 # One config cell: full mode times longer sequences and reruns a bigger benchmark; `TL_SMOKE=1`

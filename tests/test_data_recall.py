@@ -3,9 +3,9 @@
 import pytest
 import torch
 
-from tl_minimal import data_recall as dr
-from tl_minimal.data_recall import IGNORE
-from tl_minimal.data_recall import PAPER_LAYOUT as L
+from tl_minimal.data import recall as dr
+from tl_minimal.data.recall import IGNORE
+from tl_minimal.data.recall import PAPER_LAYOUT as L
 
 
 def _g(seed):

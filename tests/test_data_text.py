@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from tl_minimal import data_text, data_tokenized
-from tl_minimal.data_text import BOS, EOS, VOCAB_SIZE, DataUnavailable
+from tl_minimal.data import text as data_text
+from tl_minimal.data import tokenized as data_tokenized
+from tl_minimal.data.text import BOS, EOS, VOCAB_SIZE, DataUnavailable
 
 SHARED = Path(os.environ.get("TL_MINIMAL_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 needs_local = pytest.mark.skipif(not (SHARED / "wikitext-2-raw").is_dir(), reason="offline data not found")

@@ -4,8 +4,8 @@ import pytest
 import torch
 
 from tl_minimal import build_model
-from tl_minimal.data_recall import recall_batch
-from tl_minimal.diagnose_recall import (
+from tl_minimal.data.recall import recall_batch
+from tl_minimal.experiments.diagnose_recall import (
     answer_entries,
     at_initialization,
     constant_guess,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tl_minimal import distributed
+from tl_minimal.training import distributed
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("TL_MINIMAL_DATA") or ROOT.parent / "shared" / "data")

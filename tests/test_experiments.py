@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tl_minimal.device import available_devices
 from tl_minimal.experiments import cli, protocol
 from tl_minimal.experiments.protocols import PAPER_VARIANTS, PROTOCOLS
+from tl_minimal.training.device import available_devices
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("TL_MINIMAL_DATA") or ROOT.parent / "shared" / "data")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tl_minimal import config, device
+from tl_minimal.training import config, device
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,8 +10,10 @@ import matplotlib.pyplot as plt
 import pytest
 import torch
 
-from tl_minimal import build_model, data_recall, plots_recall
+from tl_minimal import build_model
 from tl_minimal.conv import conv_fast
+from tl_minimal.data import recall as data_recall
+from tl_minimal.views import plots_recall
 
 TINY = {"d_model": 16, "n_layers": 1, "n_heads": 2, "max_seq_len": 32, "dropout": 0.0}
 

@@ -6,7 +6,10 @@ import matplotlib.pyplot as plt  # the root conftest.py selects the off-screen A
 import pytest
 import torch
 
-from tl_minimal import build_model, data_recall, data_text, plots, widgets
+from tl_minimal import build_model
+from tl_minimal.data import recall as data_recall
+from tl_minimal.data import text as data_text
+from tl_minimal.views import plots, widgets
 
 TINY = {"d_model": 8, "n_layers": 2, "n_heads": 2, "state_dim": 4, "max_seq_len": 32, "dropout": 0.0}
 

@@ -1,10 +1,10 @@
-"""tl_minimal.results: loading results files, seed summaries, the table beside the paper (no training)."""
+"""tl_minimal.experiments.results: loading results files, seed summaries, the table beside the paper (no training)."""
 
 import json
 
 import pytest
 
-from tl_minimal import results
+from tl_minimal.experiments import results
 
 
 def _write(path, runs, overrides=None):

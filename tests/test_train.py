@@ -6,9 +6,10 @@ import pytest
 import torch
 from torch import nn
 
-from tl_minimal import data_recall, data_text
-from tl_minimal.evaluate import bits_per_byte, mean_token_loss, recall_accuracy
-from tl_minimal.train import TrainingDiverged, load_checkpoint, lr_at, seed_everything, train
+from tl_minimal.data import recall as data_recall
+from tl_minimal.data import text as data_text
+from tl_minimal.training.evaluate import bits_per_byte, mean_token_loss, recall_accuracy
+from tl_minimal.training.train import TrainingDiverged, load_checkpoint, lr_at, seed_everything, train
 
 
 class TinyLM(nn.Module):

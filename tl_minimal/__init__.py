@@ -1,8 +1,40 @@
-"""tl-minimal: the triple-latent model family, one concept per file."""
+"""tl-minimal: the triple-latent model family, one concept per file.
 
-from .device import get_device
+Read the model in this order (each file one step, each with a notebook):
+
+    running_state.py  1  s_t = lam_t s_{t-1} + (1 - lam_t) a_t
+    pair_memory.py    2  P_t = gam_t P_{t-1} + (1 - gam_t) outer(s_{t-1}, b_t)
+    readout.py        3  r_t = (P_t^T q^l_t) * q^r_t, and the triple-latent layer
+    slots.py          4  K slots instead of the S x S memory
+    conv.py           5  the hybrid's causal local convolution
+    kv_fusion.py      6  key-value memory, read gate, late logit fusion
+    transformer.py       the attention baseline
+    layers.py, models.py, registry.py   blocks, the language models, build_model
+
+Everything else is grouped by role: ``data/`` (WikiText-2 bytes, MiniMind tokens, recall
+tasks), ``training/`` (device, smoke switch, training loop, metrics), ``views/`` (plots and
+widgets), ``experiments/`` (the paper's protocols, speed, results, the recall study) and
+``exercises/`` (checkers). ``helpers.py`` holds the input checks and speed tricks that the
+concept files call, so that those files read as the math.
+
+The stable contract is this package's top level; module paths may change.
+"""
+
+from .pair_memory import pair_memory
+from .readout import pair_readout
 from .registry import VARIANTS, build_model, default_config
+from .running_state import running_state
+from .training.device import get_device
 
 __version__ = "0.1.0"
 
-__all__ = ["VARIANTS", "__version__", "build_model", "default_config", "get_device"]
+__all__ = [
+    "VARIANTS",
+    "__version__",
+    "build_model",
+    "default_config",
+    "get_device",
+    "pair_memory",
+    "pair_readout",
+    "running_state",
+]

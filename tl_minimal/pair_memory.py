@@ -31,7 +31,14 @@ from __future__ import annotations
 
 import torch
 
-from .state import DEFAULT_CHUNK, check_chunk_size, check_mode, check_sequence, decayed_cumsum, log_gate
+from .running_state import (
+    DEFAULT_CHUNK,
+    check_chunk_size,
+    check_mode,
+    check_sequence,
+    decayed_cumsum,
+    log_gate,
+)
 
 
 def check_pair_inputs(s_prev, b, gam, P0=None):

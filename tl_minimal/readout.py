@@ -40,7 +40,7 @@ import torch
 from torch import nn
 
 from .pair_memory import check_pair_inputs, pair_memory_at, pair_memory_step
-from .state import (
+from .running_state import (
     DEFAULT_CHUNK,
     causal_decay,
     check_chunk_size,

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numbers
 
 from .kv_fusion import QUERY_ALIGNS
-from .state import MODES
+from .running_state import MODES
 
 COMMON = {"d_model": 64, "n_layers": 3, "n_heads": 4, "max_seq_len": 128, "dropout": 0.1}
 RECURRENT = {"state_dim": 16, "mode": "chunked", "lam_bias": 0.0, "gam_bias": 0.0}

@@ -41,7 +41,7 @@ import torch
 from torch import nn
 
 from .readout import TripleLatentMixer, _normal_init, decayed_attention
-from .state import (
+from .running_state import (
     DEFAULT_CHUNK,
     check_chunk_size,
     check_mode,

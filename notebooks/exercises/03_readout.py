@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # Exercise 03 · The readout
 #
@@ -23,7 +31,7 @@ import torch
 
 from tl_minimal import exercises as ex
 from tl_minimal.readout import triple_latent
-from tl_minimal.state import previous_states, running_state
+from tl_minimal.running_state import previous_states, running_state
 
 # %% [markdown]
 # ## Task 1 · Read one memory

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import torch
 
-from .. import pair_memory as pm
-from ..state import previous_states
+from ..pair_memory import pair_memory, pair_memory_step, unrolled_weights
+from ..running_state import previous_states
 from .harness import Case, Mistake, check_choice, check_function, gates, generator, rand
 
 B, H, S = 2, 3, 4
@@ -44,7 +44,7 @@ def check_pair_memory_step(student):
                 lambda P, s, b, g: (1 - gate(g)) * P + gate(g) * _outer(s, b)),
         Mistake("the old memory P_prev is missing", lambda P, s, b, g: (1 - gate(g)) * _outer(s, b)),
     ]
-    return check_function("02.1 pair_memory_step", student, pm.pair_memory_step,
+    return check_function("02.1 pair_memory_step", student, pair_memory_step,
                           [Case("a random token", _step_case(0)), Case("another random token", _step_case(1))],
                           mistakes, todo="return gam_t * P_prev + (1 - gam_t) * outer(s_prev_t, b_t), one S x S matrix "
                                          "per head", what="one token, 2 random cases", on_error=BROADCAST)
@@ -58,12 +58,12 @@ def _seq_case(seed, T):
 
 
 def _reference_from_states(s, b, gam):
-    return pm.pair_memory(previous_states(s), b, gam, mode="loop")
+    return pair_memory(previous_states(s), b, gam, mode="loop")
 
 
 def check_pair_memory_from_states(student):
     """Task 2: P for every t from the running states s (s[:, t] = s_t), so the student must shift."""
-    loop = lambda s_prev, b, gam: pm.pair_memory(s_prev, b, gam, mode="loop")
+    loop = lambda s_prev, b, gam: pair_memory(s_prev, b, gam, mode="loop")
     mistakes = [
         Mistake("uses s_t instead of s_{t-1}: token t pairs its write b_t with the state BEFORE it, "
                 "s_prev[:, 0] = 0 and s_prev[:, t] = s[:, t-1]", lambda s, b, gam: loop(s, b, gam)),
@@ -73,7 +73,7 @@ def check_pair_memory_from_states(student):
         Mistake("the outer product is transposed: outer(s_{t-1}, b_t)[i, j] = s_{t-1}[i] * b_t[j]",
                 lambda s, b, gam: _reference_from_states(s, b, gam).transpose(-1, -2)),
         Mistake("forgot the (1 - gam_t) factor on the new outer product",
-                lambda s, b, gam: pm.pair_memory(previous_states(s), b / (1 - gam[..., None]), gam, mode="loop")),
+                lambda s, b, gam: pair_memory(previous_states(s), b / (1 - gam[..., None]), gam, mode="loop")),
         Mistake("time is on the wrong axis: stack along dim=1, the result is [B, T, H, S, S]",
                 lambda s, b, gam: _reference_from_states(s, b, gam).transpose(0, 1)),
     ]
@@ -99,7 +99,7 @@ def check_first_memory_prediction(answer):
 
 def unrolled_weights_row(gam: torch.Tensor, t: int) -> torch.Tensor:
     """Reference: w[tau] = (1 - gam[tau]) prod_{u=tau+1..t} gam[u] for tau <= t, 0 after; gam [T] -> w [T]."""
-    w, _ = pm.unrolled_weights(gam[None, :, None], [t])  # [1, 1, T, 1]
+    w, _ = unrolled_weights(gam[None, :, None], [t])  # [1, 1, T, 1]
     return w[0, 0, :, 0]
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import torch
 
-from .. import pair_memory as pm
-from .. import readout as ro
+from ..pair_memory import pair_memory, unrolled_weights
+from ..readout import pair_readout
 from .harness import Case, Mistake, check_choice, check_function, gates, generator, rand
 
 B, H, S = 2, 3, 4
@@ -55,11 +55,11 @@ def _seq_case(seed, T, low=0.05, high=0.95):
 
 
 def _loop(s_prev, b, gam, ql, qr):
-    return ro.pair_readout(s_prev, b, gam, ql, qr, mode="loop")
+    return pair_readout(s_prev, b, gam, ql, qr, mode="loop")
 
 
 def _read_before_write(s_prev, b, gam, ql, qr):
-    P = pm.pair_memory(s_prev, b, gam, mode="loop")  # [B, T, H, S, S]
+    P = pair_memory(s_prev, b, gam, mode="loop")  # [B, T, H, S, S]
     P_before = torch.cat([torch.zeros_like(P[:, :1]), P[:, :-1]], dim=1)
     return (ql.unsqueeze(-2) @ P_before).squeeze(-2) * qr
 
@@ -96,7 +96,7 @@ def check_first_readout_prediction(answer):
 
 def scores_reference(s_prev, gam, ql):
     """A[b, h, t, tau] = w_{t,tau} (q^l_t . s_{tau-1}), with w from ``pair_memory.unrolled_weights``."""
-    w, _ = pm.unrolled_weights(gam)  # [B, T(rows t), T(tau), H]
+    w, _ = unrolled_weights(gam)  # [B, T(rows t), T(tau), H]
     dots = torch.einsum("bthi,buhi->bhtu", ql, s_prev)  # [B, H, T, T]: q^l_t . s_{tau-1}
     return w.permute(0, 3, 1, 2) * dots
 

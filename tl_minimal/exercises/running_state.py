@@ -13,7 +13,7 @@ import math
 
 import torch
 
-from .. import state
+from ..running_state import previous_states, running_state, running_state_step
 from .harness import Case, Mistake, check_choice, check_function, gates, generator, rand
 
 B, H, S = 2, 3, 4  # distinct sizes, so a gate that does not broadcast over S is an error, not a silent bug
@@ -29,7 +29,7 @@ def _step_case(seed: int, low=0.05, high=0.95):
 
 
 def check_running_state_step(student):
-    """Task 1: one token of the recurrence, against ``state.running_state_step``."""
+    """Task 1: one token of the recurrence, against ``running_state_step``."""
     cases = [Case("a random token", _step_case(0)), Case("gates near 1", _step_case(1, 0.9, 0.999)),
              Case("gates near 0", _step_case(2, 0.001, 0.1))]
     lam = lambda lam_t: lam_t.unsqueeze(-1)
@@ -41,7 +41,7 @@ def check_running_state_step(student):
                 lambda a, l, s: s + (1 - lam(l)) * a),
         Mistake("the result ignores the previous state s_prev", lambda a, l, s: (1 - lam(l)) * a),
     ]
-    return check_function("01.1 running_state_step", student, state.running_state_step, cases, mistakes,
+    return check_function("01.1 running_state_step", student, running_state_step, cases, mistakes,
                           todo="write s_t = lam_t * s_{t-1} + (1 - lam_t) * a_t for one token (mind the shapes: "
                                "lam_t is [B, H], the vectors are [B, H, S])",
                           what="one token, 3 random cases (ordinary, near-1 and near-0 gates)", on_error=BROADCAST)
@@ -57,16 +57,16 @@ def _seq_case(seed: int, T: int, with_s0: bool, low=0.05, high=0.95):
 
 def _shifted(a, lam, s0=None):
     """Wrong on purpose: stores the state *before* each token (s_{t-1}) instead of after it."""
-    s = state.running_state(a, lam, s0, mode="loop")
-    return state.previous_states(s, s0)
+    s = running_state(a, lam, s0, mode="loop")
+    return previous_states(s, s0)
 
 
 def check_running_state(student):
-    """Task 2: the whole sequence, against ``state.running_state(mode="loop")``."""
+    """Task 2: the whole sequence, against ``running_state(mode="loop")``."""
     cases = [Case("T = 5, no s0", _seq_case(10, 5, False)), Case("T = 1", _seq_case(11, 1, False)),
              Case("T = 7 with an initial state s0", _seq_case(12, 7, True)),
              Case("T = 13, gates near 1", _seq_case(13, 13, True, 0.95, 0.999))]
-    loop = lambda a, lam, s0=None: state.running_state(a, lam, s0, mode="loop")
+    loop = lambda a, lam, s0=None: running_state(a, lam, s0, mode="loop")
     mistakes = [
         Mistake("off by one in time: s[:, t] must be the state AFTER token t (s_t); you stored the state "
                 "before it (s_{t-1})", _shifted),

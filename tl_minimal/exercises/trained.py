@@ -15,10 +15,10 @@ from __future__ import annotations
 import torch
 
 from .. import build_model
-from ..config import pick
-from ..data_recall import RecallSampler
-from ..data_text import DataUnavailable, WindowSampler, load_split
-from ..train import seed_everything, train
+from ..data.recall import RecallSampler
+from ..data.text import DataUnavailable, WindowSampler, load_split
+from ..training.config import pick
+from ..training.train import seed_everything, train
 from .harness import one_thread
 
 TINY = {"d_model": 32, "n_layers": 2, "n_heads": 2, "max_seq_len": 64, "dropout": 0.0}

@@ -30,7 +30,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..data_text import DataUnavailable
+from ..data.text import DataUnavailable
 from .protocols import PROTOCOLS
 from .runner import ConfigError
 

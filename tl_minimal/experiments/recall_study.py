@@ -10,7 +10,7 @@ The learning rate is constant (the paper's protocol), so the model after 200 ste
 500-step run IS the 200-step model: ``train`` evaluates at each ``--eval-at`` step and then
 continues from an exact checkpoint (model, optimizer, every random state), so the 500-step
 number equals ``python -m tl_minimal.experiments recall --steps 500`` for the same seed.
-At each evaluation of a gated hybrid, :func:`tl_minimal.diagnose_recall.retrieval_report` is
+At each evaluation of a gated hybrid, :func:`tl_minimal.experiments.diagnose_recall.retrieval_report` is
 summarized on 256 of the evaluation examples (where the answer ranks, filler in the top-k,
 entropy, read gate), so per-seed curves of the diagnosis come with the accuracies.
 
@@ -31,10 +31,10 @@ from pathlib import Path
 
 import torch
 
-from .. import data_recall
-from ..diagnose_recall import at_initialization, constant_guess, retrieval_report, summarize
-from ..evaluate import recall_accuracy
-from ..train import seed_everything, train
+from ..data import recall as data_recall
+from ..training.evaluate import recall_accuracy
+from ..training.train import seed_everything, train
+from .diagnose_recall import at_initialization, constant_guess, retrieval_report, summarize
 from .protocols import protocol
 from .runner import environment, write_json
 from .tasks import build, count_parameters

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import torch
 
-from .. import distributed
-from ..device import get_device
-from ..train import TrainingDiverged
+from ..training import distributed
+from ..training.device import get_device
+from ..training.train import TrainingDiverged
 from .protocols import PAPER_VARIANTS
 from .protocols import protocol as make_protocol
 from .tasks import TASKS, build

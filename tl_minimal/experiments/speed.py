@@ -48,8 +48,8 @@ from pathlib import Path
 
 import torch
 
-from ..device import get_device
 from ..registry import DEFAULTS, build_model
+from ..training.device import get_device
 from .cli import add_set_argument, positive_float, positive_int, register
 from .protocols import PAPER_VARIANTS
 from .timing import Forward, NextToken, TrainStep, interleaved, median_ms, peak_step_memory_mb, quartiles_ms

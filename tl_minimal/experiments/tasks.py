@@ -20,9 +20,12 @@ from types import SimpleNamespace
 
 import torch
 
-from .. import data_recall, data_text, data_tokenized, distributed
-from ..evaluate import mean_token_loss, recall_accuracy
-from ..train import seed_everything, train, unwrap
+from ..data import recall as data_recall
+from ..data import text as data_text
+from ..data import tokenized as data_tokenized
+from ..training import distributed
+from ..training.evaluate import mean_token_loss, recall_accuracy
+from ..training.train import seed_everything, train, unwrap
 
 FORWARD_BATCH = 64  # evaluation forward batch (the same chunks as the protocol's batches, fewer calls)
 

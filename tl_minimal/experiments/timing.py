@@ -20,7 +20,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from ..device import synchronize
+from ..training.device import synchronize
 
 VOCAB = 259  # byte-level protocol
 

@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # Exercise 01 · The running state
 #
@@ -21,14 +29,14 @@
 # | $\lambda_t$ | keep gate, one number per head, in (0, 1) | `lam[:, t]` is `[B, H]` |
 # | $s_t$ | the state after token $t$ | `s[:, t]` is `[B, H, S]` |
 #
-# The library's version is `tl_minimal/state.py`. Do not copy it: write your own, then compare.
+# The library's version is `tl_minimal/running_state.py`. Do not copy it: write your own, then compare.
 
 # %%
 import matplotlib.pyplot as plt
 import torch
 
 from tl_minimal import exercises as ex
-from tl_minimal.state import running_state
+from tl_minimal.running_state import running_state
 
 # %% [markdown]
 # ## Task 1 · One token

@@ -28,7 +28,7 @@ import numpy as np
 import seaborn as sns
 import torch
 
-from . import data_recall
+from ..data import recall as data_recall
 from .plots import byte_label, token_strip
 
 _KEY, _VALUE, _ASK = "#ff9800", "#4caf50", "#2196f3"

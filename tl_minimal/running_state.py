@@ -14,7 +14,7 @@ The recurrence (the paper's equation, applied to every head independently):
 
 A keep gate near 1 remembers for about 1 / (1 - lambda) tokens; near 0 the state is just a_t.
 
-Three forms, held equal by tests/test_state.py:
+Three forms, held equal by tests/test_running_state.py:
 - ``mode="loop"``: a for-loop over time, the specification.
 - ``mode="chunked"`` (default): the same numbers with a few large matrix products.
   Unroll the recurrence from the start of a chunk c (write Lambda_t = prod_{u=c..t} lambda_u):

@@ -28,10 +28,10 @@ import numpy as np
 import seaborn as sns
 import torch
 
-from . import data_recall
-from .data_text import BOS, EOS, PAD
-from .evaluate import evaluating
-from .state import running_state
+from ..data import recall as data_recall
+from ..data.text import BOS, EOS, PAD
+from ..running_state import running_state
+from ..training.evaluate import evaluating
 
 _SPECIAL_BYTES = {PAD: "PAD", BOS: "BOS", EOS: "EOS", 10: "⏎", 32: "␣", 9: "⇥"}
 

@@ -30,8 +30,8 @@ from contextlib import contextmanager
 
 import torch
 
-from .data_recall import IGNORE, PAPER_LAYOUT, RecallLayout
-from .evaluate import evaluating
+from ..data.recall import IGNORE, PAPER_LAYOUT, RecallLayout
+from ..training.evaluate import evaluating
 
 
 def answer_entries(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -140,10 +140,10 @@ def at_initialization(variant: str, seeds, n_examples: int = 256, overrides: dic
     Uses the recall protocol's model settings (``tl_minimal.experiments`` builds the model the
     same way), so the numbers describe step 0 of ``python -m tl_minimal.experiments recall``.
     """
-    from . import data_recall
-    from .experiments.protocols import protocol
-    from .experiments.tasks import build
-    from .train import seed_everything
+    from ..data import recall as data_recall
+    from ..training.train import seed_everything
+    from .protocols import protocol
+    from .tasks import build
 
     p = protocol("recall", seq_len=seq_len)
     x, y = data_recall.eval_set(n_examples, 0, n_pairs=n_pairs, seq_len=seq_len)
@@ -168,7 +168,7 @@ def read_gate_gradient(model, x: torch.Tensor, y: torch.Tensor) -> dict:
     N(0, 0.02) init it is about that size) the epsilon dominates and the gate still acts as a
     scale. With ``gate_outside_norm`` (g_t LN(m_t)) it always does. Model left in train mode.
     """
-    from .train import lm_loss
+    from ..training.train import lm_loss
 
     if not hasattr(model, "kv"):
         raise ValueError(f"read_gate_gradient needs a gated hybrid (a model with .kv), got {type(model).__name__}")

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import torch
 
-from .data_text import DataUnavailable, load_split, local_root
+from .text import DataUnavailable, load_split, local_root
 
 HUB_REPO = "jingyaogong/MiniMind2"
 VOCAB_SIZE = 6400

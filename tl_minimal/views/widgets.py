@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 
-from . import data_text, plots
+from ..data import text as data_text
+from . import plots
 
 
 @dataclass

@@ -23,7 +23,7 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-RESULTS_DIR = Path(__file__).resolve().parent.parent / "data" / "results"
+RESULTS_DIR = Path(__file__).resolve().parents[2] / "data" / "results"
 
 # The paper's numbers (PAPER.md section 4). A string is a claim without a number ("below 5.124").
 PAPER_SOURCE = "PAPER.md section 4 (the paper's tables)"
