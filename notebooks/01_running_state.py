@@ -135,7 +135,7 @@ for T in (1, 7, 64, 129, 300):
     a_r = torch.randn(2, T, 4, 8, generator=gen, dtype=torch.float64)  # [B, T, H, S]
     lam_r = torch.rand(2, T, 4, generator=gen, dtype=torch.float64)  # [B, T, H], weak and strong gates
     s_loop = running_state(a_r, lam_r, mode="loop")
-    s_fast = running_state(a_r, lam_r, mode="chunked")
+    s_fast = running_state(a_r, lam_r, mode="fast")
     s_t, steps = torch.zeros(2, 4, 8, dtype=torch.float64), []
     for t in range(T):
         s_t = running_state_step(a_r[:, t], lam_r[:, t], s_t)
@@ -151,7 +151,7 @@ for T in (1, 7, 64, 129, 300):
 # %%
 a32 = torch.randn(2, 257, 4, 8, generator=gen).to(DEVICE)
 lam32 = torch.rand(2, 257, 4, generator=gen).to(DEVICE)
-err = relative_error(running_state(a32, lam32, mode="chunked"), running_state(a32, lam32, mode="loop"))
+err = relative_error(running_state(a32, lam32, mode="fast"), running_state(a32, lam32, mode="loop"))
 print(f"float32 on the device: chunked vs loop rel. error < 1e-5: {err < 1e-5}")
 
 # %% [markdown]
@@ -164,7 +164,7 @@ print(f"float32 on the device: chunked vs loop rel. error < 1e-5: {err < 1e-5}")
 # NBVAL_IGNORE_OUTPUT
 a_long = torch.randn(8, TIMING_T, 4, 16, device=DEVICE)
 lam_long = torch.rand(8, TIMING_T, 4, device=DEVICE)
-for mode in ("loop", "chunked"):
+for mode in ("loop", "fast"):
     running_state(a_long, lam_long, mode=mode)  # warm-up
     best = float("inf")
     for _ in range(5):  # best of five: the machine may be busy with other work

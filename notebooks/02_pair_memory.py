@@ -77,7 +77,7 @@ s_prev = s_prev_toy.view(1, 3, 1, 3)  # [B=1, T=3, H=1, S=3]
 b = b_toy.view(1, 3, 1, 3)
 gam = torch.full((1, 3, 1), gam_toy, dtype=torch.float64)  # [B, T, H]
 P_loop = pair_memory(s_prev, b, gam, mode="loop")[0, :, 0]  # [T, S, S]
-P_fast = pair_memory(s_prev, b, gam, mode="chunked")[0, :, 0]
+P_fast = pair_memory(s_prev, b, gam, mode="fast")[0, :, 0]
 P_step = pair_memory_step(pair_memory_step(None, s_prev[:, 0], b[:, 0], gam[:, 0]), s_prev[:, 1], b[:, 1], gam[:, 1])
 print("loop equals the hand computation:   ", torch.allclose(P_loop, torch.stack(P_by_hand)))
 print("chunked equals the loop:            ", torch.allclose(P_fast, P_loop))
@@ -128,7 +128,7 @@ for T in (1, 7, 129):
     b_r = torch.randn(2, T, 4, 8, generator=gen, dtype=torch.float64)
     g_r = torch.rand(2, T, 4, generator=gen, dtype=torch.float64)
     P_l = pair_memory(s_r, b_r, g_r, mode="loop")
-    P_c = pair_memory(s_r, b_r, g_r, mode="chunked")
+    P_c = pair_memory(s_r, b_r, g_r, mode="fast")
     at = sorted({0, T // 2, T - 1})
     P_a = pair_memory_at(s_r, b_r, g_r, at)  # [B, n, H, S, S]
     print(f"T = {T:3d}: chunked vs loop rel. error < 1e-12: {relative_error(P_c, P_l) < 1e-12}; "

@@ -70,7 +70,7 @@ gam = torch.rand(B, T, H, generator=gen, dtype=torch.float64)
 P = pair_memory(s_prev, b, gam)  # [B, T, H, S, S]: every P_t, for checking
 r_by_hand = (P.transpose(-1, -2) @ q_left.unsqueeze(-1)).squeeze(-1) * q_right  # (P_t^T q^l_t) * q^r_t
 r_loop = pair_readout(s_prev, b, gam, q_left, q_right, mode="loop")
-r_fast = pair_readout(s_prev, b, gam, q_left, q_right, mode="chunked")
+r_fast = pair_readout(s_prev, b, gam, q_left, q_right, mode="fast")
 P_t, steps = None, []
 for t in range(T):
     r_t, P_t = pair_readout_step(P_t, s_prev[:, t], b[:, t], gam[:, t], q_left[:, t], q_right[:, t])
@@ -139,7 +139,7 @@ def relative_error(x, y):
 for T_check in (1, 7, 129):
     xs = [torch.randn(2, T_check, 4, 8, generator=gen, dtype=torch.float64) for _ in range(4)]
     g = torch.rand(2, T_check, 4, generator=gen, dtype=torch.float64)
-    err = relative_error(pair_readout(*xs[:2], g, *xs[2:], mode="chunked"), pair_readout(*xs[:2], g, *xs[2:], mode="loop"))
+    err = relative_error(pair_readout(*xs[:2], g, *xs[2:], mode="fast"), pair_readout(*xs[:2], g, *xs[2:], mode="loop"))
     print(f"T = {T_check:3d}: chunked vs loop rel. error < 1e-12: {err < 1e-12}")
 
 # %% [markdown]

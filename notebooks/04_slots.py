@@ -75,7 +75,7 @@ g = torch.randn(B, T, H, K, generator=gen, dtype=torch.float64).softmax(-1)  # [
 gam = torch.rand(B, T, H, generator=gen, dtype=torch.float64)  # [B, T, H]
 
 f_loop = slot_readout(s_prev, b, g, gam, q_left, q_right, mode="loop")  # [B, T, H, K]
-f_chunked = slot_readout(s_prev, b, g, gam, q_left, q_right, mode="chunked")
+f_chunked = slot_readout(s_prev, b, g, gam, q_left, q_right, mode="fast")
 L_run = R_run = None
 f_step = []
 for t in range(T):  # generation: one token at a time, carrying (L, R)
@@ -93,7 +93,7 @@ def relative_error(x, y):
     return ((x - y).norm() / y.norm()).item()
 
 
-for name, f in (("chunked", f_chunked), ("step", f_step), ("from slot_memory", f_from_memory)):
+for name, f in (("fast", f_chunked), ("step", f_step), ("from slot_memory", f_from_memory)):
     print(f"{name:17s} equals loop: {relative_error(f, f_loop) < 1e-10}")
 
 # %% [markdown]

@@ -20,7 +20,7 @@
 # | form | what it is | used for |
 # |---|---|---|
 # | `mode="loop"` | a Python for-loop over time, the equation as written | the specification |
-# | `mode="chunked"` (default) | a few large matrix products per chunk of tokens | training, scoring a text |
+# | `mode="fast"` (default) | a few large matrix products per chunk of tokens | training, scoring a text |
 # | `*_step` / `model.step` | one token with an explicit carried state | generation, O(1) per token |
 #
 # This notebook times them: first one op, then whole models with the benchmark command
@@ -85,7 +85,7 @@ def layer(mode):
     return pair_readout(previous_states(s), b, gam, ql, qr, mode=mode)
 
 
-r_loop, r_fast = layer("loop"), layer("chunked")
+r_loop, r_fast = layer("loop"), layer("fast")
 rel = ((r_fast - r_loop).norm() / r_loop.norm()).item()
 print(f"T = {T}: relative difference chunked vs loop < 1e-12: {rel < 1e-12}")
 
@@ -123,7 +123,7 @@ def op_job(mode, x, gates):
     return Call(run)
 
 
-op_ms = {"loop": [], "chunked": []}
+op_ms = {"loop": [], "fast": []}
 for T in OP_LENGTHS:
     x, gates = op_inputs(T, DEVICE)
     times = interleaved({m: op_job(m, x, gates) for m in op_ms}, DEVICE, warmup=1, reps=3)
@@ -133,10 +133,10 @@ for T in OP_LENGTHS:
 # %%
 # NBVAL_IGNORE_OUTPUT
 print(f"{'T':>6} {'loop ms':>10} {'chunked ms':>11} {'loop / chunked':>15}")
-for T, lo, ch in zip(OP_LENGTHS, op_ms["loop"], op_ms["chunked"]):
+for T, lo, ch in zip(OP_LENGTHS, op_ms["loop"], op_ms["fast"]):
     print(f"{T:>6} {lo:>10.2f} {ch:>11.2f} {lo / ch:>15.1f}")
 fig, ax = plt.subplots(figsize=(5, 3.5))
-for m, marker in (("loop", "o"), ("chunked", "s")):
+for m, marker in (("loop", "o"), ("fast", "s")):
     ax.loglog(OP_LENGTHS, op_ms[m], marker=marker, label=m)
 ax.set(xlabel="sequence length T", ylabel="ms per forward pass",
        title="running state + pair readout, batch 8")

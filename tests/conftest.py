@@ -3,10 +3,12 @@
 import pytest
 import torch
 
+from tl_minimal.layers import recording
+
 
 def relative_error(x: torch.Tensor, y: torch.Tensor) -> float:
     """||x - y|| / ||y|| (0 when both are zero): the error measure of the equivalence tests."""
-    x, y = x.detach().double().cpu(), y.detach().double().cpu()
+    x, y = x.detach().cpu().double(), y.detach().cpu().double()  # to the CPU first: no float64 on MPS
     denom = y.norm().item()
     diff = (x - y).norm().item()
     return diff if denom == 0 else diff / denom
@@ -60,3 +62,10 @@ def accelerators() -> list[str]:
     if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
         found.append("mps")
     return found
+
+
+def recorded(module, *args, **options):
+    """Call ``module(*args)`` while it records (layers.recording); returns (its output, its record)."""
+    with recording(module, **options):
+        out = module(*args)
+    return out, module.record

@@ -3,6 +3,7 @@
 import pytest
 import torch
 
+from conftest import recorded
 from tl_minimal.kv_fusion import KVFusion, kv_read, kv_read_loop, kv_read_step
 
 
@@ -59,9 +60,8 @@ def test_module_loop_fast_step_and_chunks_agree(align, extra):
     loop = _fusion(query_align=align, mode="loop", **dict(extra))
     loop.load_state_dict(fast.state_dict())
     e = torch.randn(2, 11, 12, dtype=torch.float64)
-    rec_f, rec_l = {}, {}
-    z, _ = fast(e, record=rec_f)
-    zl, _ = loop(e, record=rec_l)
+    (z, _), rec_f = recorded(fast, e)
+    (zl, _), rec_l = recorded(loop, e)
     assert _rel(zl, z) < 1e-12 and torch.equal(rec_f["index"], rec_l["index"])
     # token by token with the cache, after a first chunk of 3
     out, st = fast(e[:, :3])
@@ -76,8 +76,7 @@ def test_module_loop_fast_step_and_chunks_agree(align, extra):
 def test_no_nan_before_the_first_entry_and_gradients_finite():
     f = _fusion()
     e = torch.randn(3, 5, 12, dtype=torch.float64, requires_grad=True)
-    rec = {}
-    z, _ = f(e, record=rec)
+    (z, _), rec = recorded(f, e)
     assert torch.isfinite(z).all()
     assert torch.all(rec["weights"][:, :2] == 0) and torch.all(rec["index"][:, :2] == -1)
     assert rec["weights"].shape == (3, 5, 4) and rec["read_gate"].shape == (3, 5)
@@ -99,8 +98,7 @@ def test_alignment_retrieves_the_right_pair(align):
             lin.weight.copy_(torch.eye(8))
     tokens = torch.tensor([[0, 1, 2, 3, 1, 5, 6]])
     e = torch.nn.functional.one_hot(tokens, 8).double()
-    rec = {}
-    f(e, record=rec)
+    _, rec = recorded(f, e)
     idx = rec["index"][0, :, 0]
     if align == "previous":
         # at t=5 the previous token is 1 (t-1=4); it appeared at j=1, so the value is token 2
@@ -127,8 +125,7 @@ def test_tied_query_key_scores_an_exact_repeat_at_cos_one():
     assert f.query is None
     tokens = torch.tensor([[0, 1, 2, 3, 4, 5, 2, 6]])  # at t=7 the previous token 2 was seen at j=2
     e = torch.randn(7, 8, dtype=torch.float64)[tokens]
-    rec = {}
-    f(e, record=rec)
+    _, rec = recorded(f, e)
     w = rec["weights"][0, 7, :6]  # entries j = 0..5, in memory order
     assert w.argmax().item() == 2 and w[2] > 0.5
     # independent projections: the repeat is not singled out in general

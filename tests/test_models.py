@@ -189,7 +189,7 @@ def test_bad_configs():
     with pytest.raises(ValueError, match=r"dropout must be a number in \[0, 1\)"):
         build_model("transformer", V, dropout=1.0)
     with pytest.raises(ValueError, match="mode must be one of"):
-        build_model("triple_latent", V, mode="fast")
+        build_model("triple_latent", V, mode="chunked")
     with pytest.raises(ValueError, match="top_k"):
         build_model("gated_hybrid", V, top_k=0)
     with pytest.raises(ValueError, match="query_align"):

@@ -9,7 +9,7 @@ import functools
 import pytest
 import torch
 
-from conftest import accelerators, outputs_and_grads, randn, random_gates, relative_error
+from conftest import accelerators, outputs_and_grads, randn, random_gates, recorded, relative_error
 from tl_minimal.pair_memory import pair_memory, unrolled_weights
 from tl_minimal.readout import (
     TripleLatentMixer,
@@ -55,7 +55,7 @@ def test_loop_chunked_step_agree(T, regime, with_init, dtype):
     (ref_r, ref_P), ref_grads = reference(T, regime, with_init)
     forms = {"loop": lambda *x: pair_readout(*x, mode="loop", return_state=True),
              "chunked-8": lambda *x: pair_readout(*x, return_state=True, chunk_size=8),  # T=129: 17 chunks
-             "chunked": lambda *x: pair_readout(*x, return_state=True)}
+             "fast": lambda *x: pair_readout(*x, return_state=True)}
     for name, form in forms.items():
         (r, P), grads = outputs_and_grads(form, inputs)
         assert relative_error(r, ref_r) < TOL[dtype], name
@@ -127,7 +127,7 @@ def test_on_accelerator(device):
 
 # --- the mixer -------------------------------------------------------------------------------
 
-def make_mixer(mode="chunked", **kwargs):
+def make_mixer(mode="fast", **kwargs):
     torch.manual_seed(0)
     return TripleLatentMixer(16, 2, 4, mode=mode, chunk_size=8, **kwargs).double()
 
@@ -150,16 +150,16 @@ def test_mixer_whole_sequence_equals_token_by_token():
 def test_mixer_loop_and_chunked_agree_with_gradients():
     n = randn(2, 21, 16, generator=torch.Generator().manual_seed(2))
     grads = {}
-    for mode in ("loop", "chunked"):
+    for mode in ("loop", "fast"):
         mixer = make_mixer(mode, lam_bias=2.0)
         o, state = mixer(n)
         (o.square().sum() + state["P"].sum()).backward()
         grads[mode] = (o.detach(), {k: p.grad for k, p in mixer.named_parameters()})
-    assert relative_error(grads["chunked"][0], grads["loop"][0]) < 1e-10
+    assert relative_error(grads["fast"][0], grads["loop"][0]) < 1e-10
     for k, g in grads["loop"][1].items():
-        assert relative_error(grads["chunked"][1][k], g) < 1e-9, k
+        assert relative_error(grads["fast"][1][k], g) < 1e-9, k
     mixer = make_mixer("loop")
-    mixer.mode = "chunked"                                          # the attribute selects the form
+    mixer.mode = "fast"                                          # the attribute selects the form
     assert relative_error(mixer(n)[0], grads["loop"][0]) > 0       # (different init bias above)
 
 
@@ -176,8 +176,7 @@ def test_mixer_is_the_function_form():
 def test_mixer_record_and_snapshots():
     mixer = make_mixer()
     n = randn(2, 20, 16, generator=torch.Generator().manual_seed(4))
-    record = {"snapshot_at": [0, 9, 19]}
-    _, state = mixer(n, record=record)
+    (_, state), record = recorded(mixer, n, snapshot_at=[0, 9, 19])
     assert record["lam"].shape == record["gam"].shape == (2, 20, 2)
     assert not record["lam"].requires_grad and record["s"].shape == (2, 20, 2, 4)
     assert sorted(record["P"]) == [0, 9, 19] and record["P"][9].shape == (2, 2, 4, 4)
@@ -220,15 +219,15 @@ def test_bad_inputs_give_clear_errors():
         mixer(torch.randn(2, 5, 16), state={"s": torch.zeros(2, 2, 4)})
     with pytest.raises(ValueError, match=r"state\['P'\] must have 4 dimensions"):
         mixer(torch.randn(2, 5, 16), state={"s": torch.zeros(2, 2, 4), "P": torch.zeros(2, 2, 4)})
-    mixer.mode = "fast"
-    with pytest.raises(ValueError, match="unknown mode 'fast'"):
+    mixer.mode = "chunked"
+    with pytest.raises(ValueError, match="unknown mode 'chunked'"):
         mixer(torch.randn(2, 5, 16))
     with pytest.raises(ValueError, match="n_heads must be a positive int"):
         TripleLatentMixer(16, 0, 4)
     with pytest.raises(ValueError, match="unknown mode"):
         TripleLatentMixer(16, 2, 4, mode="scan")
     with pytest.raises(ValueError, match="positions must be ints"):
-        TripleLatentMixer(16, 2, 4)(torch.randn(1, 5, 16), record={"snapshot_at": [7]})
+        recorded(TripleLatentMixer(16, 2, 4), torch.randn(1, 5, 16), snapshot_at=[7])
 
 
 def test_tanh_matches_torch_tanh_with_gradient():

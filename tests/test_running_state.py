@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from conftest import accelerators, outputs_and_grads, randn, random_gates, relative_error
+from tl_minimal.helpers import MODES
 from tl_minimal.running_state import (
-    MODES,
     causal_decay,
     decayed_cumsum,
     previous_states,
@@ -57,8 +57,8 @@ def test_loop_chunked_step_agree(T, regime, with_init, dtype):
     (ref,), ref_grads = reference(T, regime, with_init)
     forms = {"loop": lambda *x: running_state(*x, mode="loop"),
              # chunk 8: T = 129 has 17 chunks, so the chunk-level recursion runs twice
-             "chunked-8": lambda *x: running_state(*x, mode="chunked", chunk_size=8),
-             "chunked": lambda *x: running_state(*x, mode="chunked")}
+             "fast-chunk-8": lambda *x: running_state(*x, mode="fast", chunk_size=8),
+             "fast": lambda *x: running_state(*x, mode="fast")}
     for name, form in forms.items():
         (out,), grads = outputs_and_grads(form, (a, lam, s0))
         assert relative_error(out, ref) < TOL[dtype], name
@@ -145,8 +145,8 @@ def test_on_accelerator(device):
 
 def test_bad_inputs_give_clear_errors():
     a, lam, s0 = make_inputs(5, "mid", True, torch.float32)
-    with pytest.raises(ValueError, match="unknown mode 'fast'.*loop, chunked"):
-        running_state(a, lam, mode="fast")
+    with pytest.raises(ValueError, match="unknown mode 'chunked'.*loop, fast"):
+        running_state(a, lam, mode="chunked")
     with pytest.raises(ValueError, match="lam must have shape"):
         running_state(a, lam[:, :4])
     with pytest.raises(ValueError, match="a must have 4 dimensions"):

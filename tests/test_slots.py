@@ -9,7 +9,7 @@ import functools
 import pytest
 import torch
 
-from conftest import accelerators, outputs_and_grads, randn, random_gates, relative_error
+from conftest import accelerators, outputs_and_grads, randn, random_gates, recorded, relative_error
 from tl_minimal.slots import SlotMixer, slot_memory, slot_readout, slot_readout_step
 
 TOL = {torch.float64: 1e-10, torch.float32: 3e-5}
@@ -49,7 +49,7 @@ def test_loop_chunked_step_agree(T, regime, with_init, dtype):
     ref, ref_grads = reference(T, regime, with_init)
     forms = {"loop": lambda *x: slot_readout(*x, mode="loop", return_state=True),
              "chunked-8": lambda *x: slot_readout(*x, return_state=True, chunk_size=8),
-             "chunked": lambda *x: slot_readout(*x, return_state=True)}
+             "fast": lambda *x: slot_readout(*x, return_state=True)}
     for name, form in forms.items():
         outs, grads = outputs_and_grads(form, inputs)
         for y, y_ref in zip(outs, ref):                             # features, final L, final R
@@ -60,7 +60,7 @@ def test_loop_chunked_step_agree(T, regime, with_init, dtype):
         assert relative_error(y, y_ref) < TOL[dtype]
 
 
-@pytest.mark.parametrize("mode", ["loop", "chunked"])
+@pytest.mark.parametrize("mode", ["loop", "fast"])
 def test_features_from_the_materialized_slots(mode):
     # f_t[k] = (q^l_t . L_k,t)(q^r_t . R_k,t) with L, R from slot_memory (running states)
     s_prev, b, g, gam, ql, qr, L0, R0 = make_inputs(30, "mid", True, torch.float64)
@@ -84,8 +84,7 @@ def test_mixer_whole_sequence_equals_token_by_token_and_loop():
     torch.manual_seed(0)
     mixer = SlotMixer(16, 2, 4, num_slots=3, chunk_size=8).double()
     n = randn(2, 23, 16, generator=torch.Generator().manual_seed(1))
-    record = {}
-    o, state = mixer(n, record=record)
+    (o, state), record = recorded(mixer, n)
     carried, outs = None, []
     for t in range(23):
         o_t, carried = mixer(n[:, t:t + 1], carried)
@@ -126,7 +125,7 @@ def test_on_accelerator(device):
 def test_bad_inputs_give_clear_errors():
     s_prev, b, g, gam, ql, qr, L0, R0 = make_inputs(5, "mid", True, torch.float32)
     with pytest.raises(ValueError, match="unknown mode"):
-        slot_readout(s_prev, b, g, gam, ql, qr, mode="fast")
+        slot_readout(s_prev, b, g, gam, ql, qr, mode="chunked")
     with pytest.raises(ValueError, match=r"g \(slot weights\) must have shape"):
         slot_readout(s_prev, b, g[:, :, :1], gam, ql, qr)
     with pytest.raises(ValueError, match="L0 must have shape"):

@@ -3,6 +3,7 @@
 import pytest
 import torch
 
+from conftest import recorded
 from tl_minimal import build_model
 from tl_minimal.transformer import CausalSelfAttention, attention_explicit, attention_fast
 
@@ -50,11 +51,9 @@ def test_attention_record_only_when_asked():
     torch.manual_seed(2)
     mixer = CausalSelfAttention(16, 4)
     n = torch.randn(1, 5, 16)
-    rec = {}
-    plain, _ = mixer(n, record=rec)
-    assert "attn" not in rec
-    rec = {"attention": True}
-    explicit, _ = mixer(n, record=rec)
+    (plain, _), rec = recorded(mixer, n)
+    assert rec is None  # nothing asked, nothing kept
+    (explicit, _), rec = recorded(mixer, n, attention=True)
     assert rec["attn"].shape == (1, 4, 5, 5)
     assert _rel(explicit, plain) < 1e-5
 

@@ -42,6 +42,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .helpers import check_mode
+from .layers import Recorder
+
 
 def _check_x(x: torch.Tensor, weight: torch.Tensor) -> None:
     if x.dim() != 3:
@@ -98,13 +101,13 @@ def conv_step(x_t, state, weight, bias):
     return F.gelu(pre), window[:, 1:]  # [B, d], [B, k-1, d]
 
 
-class LocalConv(nn.Module):
+class LocalConv(Recorder, nn.Module):
     """The hybrid's convolution path: x <- x + Dropout(GELU(Conv1d(x))), causal by default.
 
-    ``forward(x, state=None, record=None) -> (x_new, state)`` follows the mixer convention
+    ``forward(x, state=None) -> (x_new, state)`` follows the mixer convention
     of :mod:`tl_minimal.layers`, except that it returns the *residual sum*, not the update.
     The state is the last k-1 inputs [B, k-1, d] (causal only; ``None`` for causal=False).
-    ``record["update"]`` receives y = GELU(conv(x)) [B, T, d] when a record dict is given.
+    While recording (layers.recording), ``record["update"]`` = y = GELU(conv(x)) [B, T, d].
     """
 
     def __init__(self, d_model: int, kernel: int = 5, dropout: float = 0.0, causal: bool = True,
@@ -114,9 +117,7 @@ class LocalConv(nn.Module):
             raise ValueError(f"conv kernel must be >= 1, got {kernel}")
         if not causal and kernel % 2 == 0:
             raise ValueError(f"the symmetric (causal=False) convolution needs an odd kernel, got {kernel}")
-        if mode not in ("fast", "loop"):
-            raise ValueError(f"conv mode must be 'fast' or 'loop', got {mode!r}")
-        self.kernel, self.causal, self.mode = kernel, causal, mode
+        self.kernel, self.causal, self.mode = kernel, causal, check_mode(mode)
         self.conv = nn.Conv1d(d_model, d_model, kernel)  # weight [d, d, k], bias [d]
         self.drop = nn.Dropout(dropout)
 
@@ -131,7 +132,7 @@ class LocalConv(nn.Module):
                 "tokens t+1, t+2 that do not exist yet during generation (the future-token leak); "
                 "use conv_causal=True to generate")
 
-    def forward(self, x, state=None, record=None):
+    def forward(self, x, state=None):
         if not self.causal and state is not None:
             raise NotImplementedError(self._no_step_message())
         w, c = self.conv.weight, self.conv.bias
@@ -142,8 +143,7 @@ class LocalConv(nn.Module):
             y = y_t[:, None]  # [B, 1, d]
         else:
             y = conv_fast(x, w, c, self.causal, state)  # [B, T, d]
-        if record is not None:
-            record["update"] = y.detach()
+        self.keep(update=y)
         new_state = None
         if self.causal:
             # the new state: the last k-1 inputs (older ones from the old state if T < k-1)

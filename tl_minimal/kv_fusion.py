@@ -62,6 +62,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .helpers import check_mode
+from .layers import Recorder
+
 QUERY_ALIGNS = ("previous", "current")
 
 
@@ -142,13 +145,13 @@ def kv_read_step(q_t, keys, values, top_k=8, scale=1.0, logw=None):
     return m[:, 0], w[:, 0], idx[:, 0]
 
 
-class KVFusion(nn.Module):
+class KVFusion(Recorder, nn.Module):
     """The gated hybrid's associative path: e [B, T, d] -> z [B, T, d], added to h before W_vocab.
 
-    ``forward(e, state=None, record=None) -> (z, state)``; the state is the cache
+    ``forward(e, state=None) -> (z, state)``; the state is the cache
     {"t": tokens seen, "e_last": [B, d], "k": [B, N, A], "v": [B, N, A], "logw": [B, N] or None},
-    so calling token by token equals one call on the whole sequence. With a record dict,
-    record["weights"], record["index"] ([B, T, K]) and record["read_gate"] ([B, T]) are filled.
+    so calling token by token equals one call on the whole sequence. While recording
+    (layers.recording), record["weights"], record["index"] ([B, T, K]) and record["read_gate"] ([B, T]).
     """
 
     def __init__(self, d_model: int, assoc_dim: int = 64, top_k=8, temperature: float = 1.0,
@@ -162,9 +165,7 @@ class KVFusion(nn.Module):
             raise ValueError(f"top_k must be a positive int, 'all' or None, got {top_k!r}")
         if not temperature > 0:
             raise ValueError(f"temperature must be > 0, got {temperature}")
-        if mode not in ("fast", "loop"):
-            raise ValueError(f"kv_fusion mode must be 'fast' or 'loop', got {mode!r}")
-        self.top_k, self.query_align, self.mode = top_k, query_align, mode
+        self.top_k, self.query_align, self.mode = top_k, query_align, check_mode(mode)
         self.gate_outside_norm = gate_outside_norm
         self.key = nn.Linear(d_model, assoc_dim, bias=False)  # W_k
         self.value = nn.Linear(d_model, assoc_dim, bias=False)  # W_v
@@ -180,7 +181,7 @@ class KVFusion(nn.Module):
         else:
             self.register_buffer("log_temperature", log_tau, persistent=False)
 
-    def forward(self, e, state=None, record=None):
+    def forward(self, e, state=None):
         B, T, d = e.shape
         t0 = state["t"] if state is not None else 0
         e_last = state["e_last"] if state is not None else e.new_zeros(B, d)  # e_{t0-1} (0 at start)
@@ -217,7 +218,6 @@ class KVFusion(nn.Module):
         else:
             # z_t = LN(W_m g_t m_t)
             z = self.norm(self.out(g * m))  # [B, T, d]
-        if record is not None:
-            record.update(weights=w.detach(), index=idx, read_gate=g[..., 0].detach())
+        self.keep(weights=w, index=idx, read_gate=g[..., 0])
         new_state = {"t": t0 + T, "e_last": e[:, -1], "k": keys, "v": values, "logw": logw}
         return z, new_state

@@ -28,12 +28,14 @@ Glossary (symbol -> code name -> shape)
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import torch
 from torch import nn
 
 from .conv import LocalConv
 from .kv_fusion import KVFusion
-from .layers import Block
+from .layers import Block, recording
 from .readout import TripleLatentMixer
 from .slots import SlotMixer
 from .transformer import CausalSelfAttention
@@ -69,11 +71,11 @@ class LanguageModel(nn.Module):
     def make_mixer(self) -> nn.Module:
         raise NotImplementedError
 
-    def before_stack(self, x, state, record):
+    def before_stack(self, x, state):
         """Hook before the blocks: x [B, T, d] -> (x, state). Identity by default."""
         return x, None
 
-    def after_stack(self, h, e, state, record):
+    def after_stack(self, h, e, state):
         """Hook after the final LN: (h, raw embeddings e) -> (h + z, state). Identity by default."""
         return h, None
 
@@ -101,62 +103,44 @@ class LanguageModel(nn.Module):
             raise ValueError(f"token ids must lie in [0, {self.vocab_size}) (vocab_size = "
                              f"{self.vocab_size}), got ids in [{lo}, {hi}]")
 
-    def _start(self, state) -> int:
-        """Position of the first token of this call: 0, or state["t"] when continuing."""
-        if state is None:
-            return 0
-        if not isinstance(state, dict) or "t" not in state or "layers" not in state:
-            raise ValueError("state must be None or a dict from init_state() / run() / step()")
-        self.check_can_step()
-        return state["t"]
+    def _start(self, state, tokens) -> int:
+        """Check ``tokens`` (and ``state``); the position of the first token: 0 or state["t"]."""
+        t0 = 0
+        if state is not None:
+            if not isinstance(state, dict) or "t" not in state or "layers" not in state:
+                raise ValueError("state must be None or a dict from init_state() / run() / step()")
+            self.check_can_step()
+            t0 = state["t"]
+        self.check_tokens(tokens, t0)
+        if state is not None and state.get("batch_size", len(tokens)) != len(tokens):
+            raise ValueError(f"state is for batch size {state['batch_size']}, tokens have batch size {len(tokens)}")
+        return t0
 
     # --- the one forward implementation ------------------------------------------------------
-    before_name = None  # record key of the before_stack part ("conv"), None when there is none
-    after_name = None  # record key of the after_stack part ("retrieval", "side")
+    recorded: ClassVar[dict[str, str]] = {}  # record key -> attribute of a Recorder outside the blocks ("conv": "conv")
 
-    def run(self, tokens, state=None, record=None):
+    def run(self, tokens, state=None):
         """tokens [B, T] -> (logits [B, T, V], state after the last token).
 
-        ``state`` continues a sequence (positions go on from state["t"]); ``record`` (a dict,
-        optional) receives internals: "layers" (one dict per block), and per variant "conv",
-        "retrieval" or "side". record["snapshot_at"] / record["attention"] are passed to mixers.
+        ``state`` (from :meth:`init_state` or an earlier call) continues a sequence: positions
+        go on from state["t"] and every part continues from its own carried state.
         """
-        t0 = self._start(state)
-        self.check_tokens(tokens, t0)
+        t0 = self._start(state, tokens)
         B, T = tokens.shape
-        if state is not None and state.get("batch_size", B) != B:
-            raise ValueError(f"state is for batch size {state['batch_size']}, tokens have batch size {B}")
-        get = (lambda key: None) if state is None else state.get
-        # every part gets its own record dict, with the options the mixers read
-        opts = {} if record is None else {k: record[k] for k in ("snapshot_at", "attention") if k in record}
-        parts = {}
-
-        def part(name):
-            if record is None or name is None:
-                return None
-            return parts.setdefault(name, dict(opts))
-
+        carried = (lambda part: None) if state is None else state.get
         # e_t = E[token_t];  x_t = e_t + P[t]
         e = self.embed(tokens)  # [B, T, d]
         x = e + self.pos(torch.arange(t0, t0 + T, device=tokens.device))  # [B, T, d]
-        x, before = self.before_stack(x, get("before"), part(self.before_name))
-        layer_states = []
+        x, before = self.before_stack(x, carried("before"))
+        layers = []
         for i, block in enumerate(self.blocks):
-            x, s = block(x, None if state is None else state["layers"][i], part(i))  # [B, T, d]
-            layer_states.append(s)
+            x, s = block(x, None if state is None else state["layers"][i])  # [B, T, d]
+            layers.append(s)
         # h_t = LN(x_t), then late fusion h_t + z_t (when the variant has one)
-        h = self.norm(x)  # [B, T, d]
-        h, after = self.after_stack(h, e, get("after"), part(self.after_name))
+        h, after = self.after_stack(self.norm(x), e, carried("after"))  # [B, T, d]
         # logits_t = W_vocab h_t
         logits = self.head(h)  # [B, T, V]
-        if record is not None:
-            for rec in parts.values():
-                for k in opts:
-                    rec.pop(k, None)
-            record["layers"] = [parts[i] for i in range(len(self.blocks))]
-            record.update({k: v for k, v in parts.items() if isinstance(k, str)})
-        new_state = {"t": t0 + T, "batch_size": B, "layers": layer_states, "before": before, "after": after}
-        return logits, new_state
+        return logits, {"t": t0 + T, "batch_size": B, "layers": layers, "before": before, "after": after}
 
     def forward(self, tokens):
         """tokens [B, T] int64 -> logits [B, T, vocab_size]."""
@@ -164,14 +148,17 @@ class LanguageModel(nn.Module):
 
     @torch.no_grad()
     def internals(self, tokens, snapshot_at=(), attention: bool = False):
-        """The same forward pass with the record on: (logits, {"layers": [...], ...}).
+        """The same forward pass with recording on: (logits, {"layers": [one dict per block], ...}).
 
-        snapshot_at: positions t at which triple-latent layers store P_t; attention=True asks
-        attention layers for their weights record["attn"] [B, H, T, T].
+        snapshot_at: positions t at which triple-latent layers keep P_t; attention=True asks
+        attention layers for their weights record["attn"] [B, H, T, T]. Variants add the
+        records of their other parts under :attr:`recorded`'s keys ("conv", "retrieval", "side").
         """
-        record = {"snapshot_at": tuple(snapshot_at), "attention": attention}
-        logits, _ = self.run(tokens, record=record)
-        return logits, {k: v for k, v in record.items() if k not in ("snapshot_at", "attention")}
+        with recording(self, snapshot_at=tuple(snapshot_at), attention=attention):
+            logits, _ = self.run(tokens)
+        record = {"layers": [block.mixer.record or {} for block in self.blocks]}
+        record.update({key: getattr(self, name).record or {} for key, name in self.recorded.items()})
+        return logits, record
 
     # --- generation ---------------------------------------------------------------------------
     def init_state(self, batch_size: int) -> dict:
@@ -273,17 +260,17 @@ class TripleSlotLM(LanguageModel):
 class TripleHybridLM(TripleLatentLM):
     """triple_hybrid: the causal local convolution (conv.py) once before a triple_latent stack."""
 
-    before_name = "conv"
+    recorded: ClassVar[dict[str, str]] = {"conv": "conv"}
 
     def __init__(self, variant, vocab_size, config):
         super().__init__(variant, vocab_size, config)
         c = config
         self.conv = LocalConv(c["d_model"], c["conv_kernel"], c["dropout"], causal=c["conv_causal"],
-                              mode="loop" if c["mode"] == "loop" else "fast")
+                              mode=c["mode"])
 
-    def before_stack(self, x, state, record):
+    def before_stack(self, x, state):
         # x <- x + Dropout(GELU(Conv1d(x)))
-        return self.conv(x, state, record)
+        return self.conv(x, state)
 
     def check_can_step(self):
         if not self.conv.causal:
@@ -293,7 +280,7 @@ class TripleHybridLM(TripleLatentLM):
 class GatedHybridLM(TripleHybridLM):
     """gated_hybrid: triple_hybrid + the gated key-value memory of raw embeddings (kv_fusion.py)."""
 
-    after_name = "retrieval"
+    recorded: ClassVar[dict[str, str]] = {"conv": "conv", "retrieval": "kv"}
 
     def __init__(self, variant, vocab_size, config):
         super().__init__(variant, vocab_size, config)
@@ -301,19 +288,19 @@ class GatedHybridLM(TripleHybridLM):
         self.kv = KVFusion(c["d_model"], c["assoc_dim"], c["top_k"], c["temperature"],
                            c["learnable_temperature"], c["query_align"], c["write_gate"],
                            c["gate_outside_norm"], c["tie_qk"],
-                           mode="loop" if c["mode"] == "loop" else "fast")
+                           mode=c["mode"])
         _reference_init(self.kv)
 
-    def after_stack(self, h, e, state, record):
+    def after_stack(self, h, e, state):
         # logits = W_vocab h_t + W_vocab LN(g_t m_t)  ->  W_vocab (h_t + z_t)
-        z, state = self.kv(e, state, record)  # [B, T, d]
+        z, state = self.kv(e, state)  # [B, T, d]
         return h + z, state
 
 
 class TransformerPlusTripleLM(TransformerLM):
     """transformer_plus_triple: the Transformer, plus ONE triple-latent layer reading LN(e)."""
 
-    after_name = "side"
+    recorded: ClassVar[dict[str, str]] = {"side": "side"}
 
     def __init__(self, variant, vocab_size, config):
         super().__init__(variant, vocab_size, config)
@@ -323,9 +310,9 @@ class TransformerPlusTripleLM(TransformerLM):
                                       lam_bias=c["lam_bias"], gam_bias=c["gam_bias"])
         self.side_out = nn.LayerNorm(c["d_model"])
 
-    def after_stack(self, h, e, state, record):
+    def after_stack(self, h, e, state):
         # c_t = TripleLatent(LN(e))_t: the layer reads the token stream, not the stack
-        c, state = self.side(self.side_in(e), state, record)  # [B, T, d]
+        c, state = self.side(self.side_in(e), state)  # [B, T, d]
         # logits = W_vocab h_t + W_vocab LN(c_t)  ->  W_vocab (h_t + LN(c_t))
         return h + self.side_out(c), state
 

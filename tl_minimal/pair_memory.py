@@ -31,23 +31,8 @@ from __future__ import annotations
 
 import torch
 
-from .running_state import (
-    DEFAULT_CHUNK,
-    check_chunk_size,
-    check_mode,
-    check_sequence,
-    decayed_cumsum,
-    log_gate,
-)
-
-
-def check_pair_inputs(s_prev, b, gam, P0=None):
-    check_sequence("s_prev", s_prev, 4)
-    B, T, H, S = s_prev.shape
-    check_sequence("b", b, 4, like=s_prev, shape=(B, T, H, S))
-    check_sequence("gam", gam, 3, like=s_prev, shape=(B, T, H))
-    if P0 is not None:
-        check_sequence("P0", P0, 4, like=s_prev, shape=(B, H, S, S))
+from .helpers import check_chunk_size, check_mode, check_pair_inputs, check_sequence
+from .running_state import DEFAULT_CHUNK, decayed_cumsum, log_gate
 
 
 def pair_memory_step(P_prev: torch.Tensor | None, s_prev_t: torch.Tensor, b_t: torch.Tensor,
@@ -63,10 +48,10 @@ def pair_memory_step(P_prev: torch.Tensor | None, s_prev_t: torch.Tensor, b_t: t
 
 
 def pair_memory(s_prev: torch.Tensor, b: torch.Tensor, gam: torch.Tensor, P0: torch.Tensor | None = None,
-                mode: str = "chunked", chunk_size: int = DEFAULT_CHUNK) -> torch.Tensor:
+                mode: str = "fast", chunk_size: int = DEFAULT_CHUNK) -> torch.Tensor:
     """The materialized memory P [B, T, H, S, S] (P[:, t] = P_t), for small T.
 
-    s_prev, b [B, T, H, S]; gam [B, T, H]; P0 [B, H, S, S] or None. mode: "loop" or "chunked".
+    s_prev, b [B, T, H, S]; gam [B, T, H]; P0 [B, H, S, S] or None. mode: "loop" or "fast".
     """
     check_mode(mode)
     check_chunk_size(chunk_size)

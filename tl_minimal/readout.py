@@ -30,7 +30,7 @@ G_t = sum_{u=c..t} log gamma_u:
     k_tau v_tau^T, a running state over chunks (``state.decayed_cumsum`` on S*S numbers).
 All exponents are <= 0: gates near 0 or near 1 and long sequences stay finite and accurate.
 
-Forms: ``mode="loop"`` (builds P_t one step at a time: the specification), ``mode="chunked"``
+Forms: ``mode="loop"`` (builds P_t one step at a time: the specification), ``mode="fast"``
 (default), :func:`pair_readout_step` (one token, O(S^2) work, for generation).
 """
 
@@ -39,13 +39,12 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .pair_memory import check_pair_inputs, pair_memory_at, pair_memory_step
+from .helpers import check_chunk_size, check_mode, check_readout_inputs, check_sequence, heads_first, tanh
+from .layers import Recorder
+from .pair_memory import pair_memory_at, pair_memory_step
 from .running_state import (
     DEFAULT_CHUNK,
     causal_decay,
-    check_chunk_size,
-    check_mode,
-    check_sequence,
     decayed_cumsum,
     log_gate,
     previous_states,
@@ -100,12 +99,6 @@ def decayed_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_dec
 
 # --- the pair readout in the paper's layout -------------------------------------------------
 
-def check_readout_inputs(s_prev, b, gam, q_left, q_right, P0=None):
-    check_pair_inputs(s_prev, b, gam, P0)
-    check_sequence("q_left", q_left, 4, like=s_prev, shape=s_prev.shape)
-    check_sequence("q_right", q_right, 4, like=s_prev, shape=s_prev.shape)
-
-
 def pair_readout_step(P, s_prev_t, b_t, gam_t, ql_t, qr_t):
     """One token: P [B, H, S, S] (None = zeros), the rest [B, H, S], gam_t [B, H] -> (r_t, P_t)."""
     # P_t = gamma_t P_{t-1} + (1 - gamma_t) outer(s_{t-1}, b_t)
@@ -124,7 +117,6 @@ def _pair_readout_loop(s_prev, b, gam, q_left, q_right, P0):
 
 
 def _pair_readout_chunked(s_prev, b, gam, q_left, q_right, P0, chunk_size):
-    heads_first = lambda x: x.transpose(1, 2)                       # [B, T, H, ...] -> [B, H, T, ...]
     # value v_tau = (1 - gamma_tau) b_tau, key k_tau = s_{tau-1}, query q^l_t, decay gamma
     v = b * (1 - gam).unsqueeze(-1)                                 # [B, T, H, S], b's memory layout
     o, P = decayed_attention(heads_first(q_left), heads_first(s_prev), heads_first(v),
@@ -133,7 +125,7 @@ def _pair_readout_chunked(s_prev, b, gam, q_left, q_right, P0, chunk_size):
     return heads_first(o) * q_right, P                              # [B, T, H, S], [B, H, S, S]
 
 
-def pair_readout(s_prev, b, gam, q_left, q_right, P0=None, mode: str = "chunked",
+def pair_readout(s_prev, b, gam, q_left, q_right, P0=None, mode: str = "fast",
                  return_state: bool = False, chunk_size: int = DEFAULT_CHUNK):
     """r [B, T, H, S] with r_t[j] = (sum_i P_t[i, j] q_left_t[i]) q_right_t[j].
 
@@ -152,7 +144,7 @@ def pair_readout(s_prev, b, gam, q_left, q_right, P0=None, mode: str = "chunked"
 
 # --- the layer as a function: gates and projections in, readout and state out ---------------
 
-def triple_latent(a, b, q_left, q_right, lam, gam, s0=None, P0=None, mode: str = "chunked",
+def triple_latent(a, b, q_left, q_right, lam, gam, s0=None, P0=None, mode: str = "fast",
                   chunk_size: int = DEFAULT_CHUNK):
     """The layer's recurrences: returns (r [B, T, H, S], s [B, T, H, S], P_last [B, H, S, S]).
 
@@ -166,30 +158,6 @@ def triple_latent(a, b, q_left, q_right, lam, gam, s0=None, P0=None, mode: str =
     return r, s, P_last
 
 
-class _Tanh(torch.autograd.Function):
-    """tanh(x) computed as 2 sigmoid(2x) - 1 (the same function; error ~1e-7 absolute).
-
-    Only for speed: on the CPU build used here torch.tanh's forward is ~6x slower than
-    sigmoid's (1.4 ms vs 0.2 ms for a [16, 128, 256] tensor, one thread), and the four
-    projections are the largest elementwise op of the layer. Backward: 1 - tanh(x)^2.
-    """
-
-    @staticmethod
-    def forward(ctx, x):
-        y = torch.sigmoid(2 * x).mul_(2).sub_(1)
-        ctx.save_for_backward(y)
-        return y
-
-    @staticmethod
-    def backward(ctx, grad):
-        (y,) = ctx.saved_tensors
-        return torch.ops.aten.tanh_backward(grad, y)
-
-
-def tanh(x: torch.Tensor) -> torch.Tensor:
-    return _Tanh.apply(x)
-
-
 def _normal_init(linear: nn.Linear, bias: float = 0.0) -> None:
     # the reference's init: weights N(0, 0.02), biases constant (0 unless asked)
     nn.init.normal_(linear.weight, mean=0.0, std=0.02)
@@ -197,18 +165,18 @@ def _normal_init(linear: nn.Linear, bias: float = 0.0) -> None:
         nn.init.constant_(linear.bias, bias)
 
 
-class TripleLatentMixer(nn.Module):
-    """The triple-latent time mixer: ``forward(n, state=None, record=None) -> (o, state)``.
+class TripleLatentMixer(Recorder, nn.Module):
+    """The triple-latent time mixer: ``forward(n, state=None) -> (o, state)``.
 
     n [B, T, d] -> o [B, T, d]; state = {"s": [B, H, S], "P": [B, H, S, S]} after the last token.
     ``lam_bias`` / ``gam_bias`` set the gates' initial bias (0 = the reference: gates near 0.5,
-    a memory of about one token). ``mode`` ("chunked" or "loop") may be changed at any time.
+    a memory of about one token). ``mode`` ("fast" or "loop") may be changed at any time.
     A call with T = 1 uses the one-token step functions (the generation path).
-    record (optional dict) receives detached "lam", "gam" [B, T, H], "s" [B, T, H, S] and
-    "P" = {t: [B, H, S, S]} for t in record.get("snapshot_at", ()).
+    While recording (layers.recording), record = {"lam", "gam": [B, T, H], "s": [B, T, H, S],
+    "P": {t: [B, H, S, S]} for t in the recording's "snapshot_at" positions}.
     """
 
-    def __init__(self, d_model: int, n_heads: int, state_dim: int, mode: str = "chunked",
+    def __init__(self, d_model: int, n_heads: int, state_dim: int, mode: str = "fast",
                  lam_bias: float = 0.0, gam_bias: float = 0.0, chunk_size: int = DEFAULT_CHUNK):
         super().__init__()
         for name, value in (("d_model", d_model), ("n_heads", n_heads), ("state_dim", state_dim)):
@@ -256,7 +224,7 @@ class TripleLatentMixer(nn.Module):
         check_sequence("state['P']", state["P"], 4, like=a, shape=(B, H, S, S))
         return state["s"], state["P"]
 
-    def forward(self, n: torch.Tensor, state=None, record=None):
+    def forward(self, n: torch.Tensor, state=None):
         a, b, ql, qr, lam, gam = self.project(n)                     # [B, T, H, S] x4, [B, T, H] x2
         B, T = n.shape[:2]
         s0, P0 = self._initial_state(state, a)
@@ -270,16 +238,18 @@ class TripleLatentMixer(nn.Module):
         else:
             r, s, P_last = triple_latent(a, b, ql, qr, lam, gam, s0, P0, self.mode, self.chunk_size)
         o = self.out(r.reshape(B, T, self.n_heads * self.state_dim))  # [B, T, d]
-        if record is not None:
-            self._record(record, s, s0, b, gam, lam, P0)
+        if self.recording is not None:
+            self._record(s, s0, b, gam, lam, P0)
         return o, {"s": s[:, -1], "P": P_last}
 
     @torch.no_grad()
-    def _record(self, record, s, s0, b, gam, lam, P0):
-        record["lam"], record["gam"] = lam.detach(), gam.detach()
-        record["s"] = s.detach()
-        positions = list(record.get("snapshot_at", ()))
+    def _record(self, s, s0, b, gam, lam, P0):
+        positions = list(self.recording.get("snapshot_at", ()))
+        snapshots = {}
         if positions:
             s_prev = previous_states(s, s0)
             P = pair_memory_at(s_prev, b, gam, positions, P0)       # [B, n, H, S, S]
-            record["P"] = {t: P[:, k].detach() for k, t in enumerate(positions)}
+            snapshots = {t: P[:, k].detach() for k, t in enumerate(positions)}
+        self.keep(lam=lam, gam=gam, s=s)
+        if snapshots:
+            self.record["P"] = snapshots

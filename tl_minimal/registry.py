@@ -21,7 +21,7 @@ Settings
     d_model, n_layers, n_heads, max_seq_len   sizes (positive ints; d_model % n_heads == 0)
     dropout                                   in [0, 1)
     state_dim, num_slots                      S and K of the triple-latent / slot memories
-    mode                                      "chunked" (fast, default) or "loop" (reference)
+    mode                                      "fast" (fast, default) or "loop" (reference)
     lam_bias, gam_bias                        initial bias of the keep / pair gates (0: ~0.5)
     conv_kernel, conv_causal                  the hybrid's convolution (False: the paper's leak)
     assoc_dim, top_k, temperature, learnable_temperature, query_align, write_gate,
@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import numbers
 
+from .helpers import MODES
 from .kv_fusion import QUERY_ALIGNS
-from .running_state import MODES
 
 COMMON = {"d_model": 64, "n_layers": 3, "n_heads": 4, "max_seq_len": 128, "dropout": 0.1}
-RECURRENT = {"state_dim": 16, "mode": "chunked", "lam_bias": 0.0, "gam_bias": 0.0}
+RECURRENT = {"state_dim": 16, "mode": "fast", "lam_bias": 0.0, "gam_bias": 0.0}
 CONV = {"conv_kernel": 5, "conv_causal": True}
 # the paper's gated runs: S = 8, assoc dim 64, top-8 cosine scores at temperature 1,
 # previous-token query, no write gate, the read gate inside the LayerNorm

@@ -31,7 +31,7 @@ linear attention with the slot weights as values. So the chunked form is two cal
 ``readout.decayed_attention`` (query q^l, key s_prev; query q^r, key b) and never builds L, R
 for every token.
 
-Forms: ``mode="loop"`` (the specification), ``mode="chunked"`` (default), and
+Forms: ``mode="loop"`` (the specification), ``mode="fast"`` (default), and
 :func:`slot_readout_step` (one token, O(K S) work).
 """
 
@@ -40,32 +40,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from .helpers import check_chunk_size, check_mode, check_sequence, check_slot_inputs, heads_first
 from .readout import TripleLatentMixer, _normal_init, decayed_attention
-from .running_state import (
-    DEFAULT_CHUNK,
-    check_chunk_size,
-    check_mode,
-    check_sequence,
-    log_gate,
-    previous_states,
-    running_state,
-    running_state_step,
-)
-
-
-def check_slot_inputs(s_prev, b, g, gam, L0=None, R0=None):
-    check_sequence("s_prev", s_prev, 4)
-    B, T, H, S = s_prev.shape
-    check_sequence("b", b, 4, like=s_prev, shape=(B, T, H, S))
-    check_sequence("g", g, 4, like=s_prev)
-    if tuple(g.shape[:3]) != (B, T, H):
-        raise ValueError(f"g (slot weights) must have shape [B, T, H, K] = [{B}, {T}, {H}, K], got {tuple(g.shape)}")
-    K = g.shape[-1]
-    check_sequence("gam", gam, 3, like=s_prev, shape=(B, T, H))
-    for name, M in (("L0", L0), ("R0", R0)):
-        if M is not None:
-            check_sequence(name, M, 4, like=s_prev, shape=(B, H, K, S))
-    return K
+from .running_state import DEFAULT_CHUNK, log_gate, previous_states, running_state, running_state_step
 
 
 def slot_readout_step(L, R, s_prev_t, b_t, g_t, gam_t, ql_t, qr_t):
@@ -92,7 +69,6 @@ def _slot_readout_loop(s_prev, b, g, gam, q_left, q_right, L0, R0):
 
 
 def _slot_readout_chunked(s_prev, b, g, gam, q_left, q_right, L0, R0, chunk_size):
-    heads_first = lambda x: x.transpose(1, 2)                       # [B, T, H, ...] -> [B, H, T, ...]
     log_gam = heads_first(log_gate(gam))                            # [B, H, T]
     # value v_tau = (1 - gamma_tau) g_tau: the memory M[i, k] = sum w g[k] key[i] is L^T (or R^T)
     v = heads_first((1 - gam).unsqueeze(-1) * g)                    # [B, H, T, K]
@@ -106,12 +82,12 @@ def _slot_readout_chunked(s_prev, b, g, gam, q_left, q_right, L0, R0, chunk_size
     return f, ML.transpose(-1, -2), MR.transpose(-1, -2)
 
 
-def slot_readout(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None, mode: str = "chunked",
+def slot_readout(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None, mode: str = "fast",
                  return_state: bool = False, chunk_size: int = DEFAULT_CHUNK):
     """Slot features f [B, T, H, K] (or (f, L_last, R_last) with return_state=True).
 
     s_prev, b, q_left, q_right [B, T, H, S]; g [B, T, H, K]; gam [B, T, H];
-    L0, R0 [B, H, K, S] or None. mode: "loop" or "chunked".
+    L0, R0 [B, H, K, S] or None. mode: "loop" or "fast".
     """
     check_mode(mode)
     check_chunk_size(chunk_size)
@@ -125,7 +101,7 @@ def slot_readout(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None, mode: str
     return (f, L, R) if return_state else f
 
 
-def slot_memory(s_prev, b, g, gam, L0=None, R0=None, mode: str = "chunked"):
+def slot_memory(s_prev, b, g, gam, L0=None, R0=None, mode: str = "fast"):
     """The materialized slot memories, for plots: (L, R) each [B, T, H, K, S] (entry t = after token t).
 
     Each is a running state with keep gate gamma: L over inputs g_t[k] s_{t-1}, R over g_t[k] b_t.
@@ -144,14 +120,14 @@ def slot_memory(s_prev, b, g, gam, L0=None, R0=None, mode: str = "chunked"):
 class SlotMixer(TripleLatentMixer):
     """The triple_slot time mixer: the triple-latent layer with K slots in place of P.
 
-    ``forward(n, state=None, record=None) -> (o, state)``, n, o [B, T, d];
+    ``forward(n, state=None) -> (o, state)``, n, o [B, T, d];
     state = {"s": [B, H, S], "L": [B, H, K, S], "R": [B, H, K, S]}.
-    record (optional dict) receives detached "lam", "gam" [B, T, H], "s" [B, T, H, S] and
-    "slot_weights" = g [B, T, H, K]. A call with T = 1 uses the one-token step functions.
+    While recording (layers.recording), record = {"lam", "gam": [B, T, H], "s": [B, T, H, S],
+    "slot_weights": g [B, T, H, K]}. A call with T = 1 uses the one-token step functions.
     """
 
     def __init__(self, d_model: int, n_heads: int, state_dim: int, num_slots: int = 8,
-                 mode: str = "chunked", lam_bias: float = 0.0, gam_bias: float = 0.0,
+                 mode: str = "fast", lam_bias: float = 0.0, gam_bias: float = 0.0,
                  chunk_size: int = DEFAULT_CHUNK):
         super().__init__(d_model, n_heads, state_dim, mode=mode, lam_bias=lam_bias, gam_bias=gam_bias,
                          chunk_size=chunk_size)
@@ -176,7 +152,7 @@ class SlotMixer(TripleLatentMixer):
             check_sequence(f"state['{key}']", state[key], 4, like=a, shape=(B, H, self.num_slots, S))
         return state["s"], state["L"], state["R"]
 
-    def forward(self, n: torch.Tensor, state=None, record=None):
+    def forward(self, n: torch.Tensor, state=None):
         a, b, ql, qr, lam, gam = self.project(n)                    # [B, T, H, S] x4, [B, T, H] x2
         B, T = n.shape[:2]
         # g_t = softmax over the K slots, per head
@@ -195,7 +171,5 @@ class SlotMixer(TripleLatentMixer):
             f, L, R = slot_readout(s_prev, b, g, gam, ql, qr, L0, R0, mode=self.mode, return_state=True,
                                    chunk_size=self.chunk_size)
         o = self.out(f.reshape(B, T, self.n_heads * self.num_slots))  # [B, T, d]
-        if record is not None:
-            record["lam"], record["gam"] = lam.detach(), gam.detach()
-            record["s"], record["slot_weights"] = s.detach(), g.detach()
+        self.keep(lam=lam, gam=gam, s=s, slot_weights=g)
         return o, {"s": s[:, -1], "L": L, "R": R}

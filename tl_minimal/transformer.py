@@ -23,7 +23,7 @@ The state is the key-value cache: a call with a cache attends to the cached keys
 one call on the whole sequence equals token-by-token calls (the generation path). Unlike the
 recurrent mixers its size grows with t. The fast path is
 ``torch.nn.functional.scaled_dot_product_attention``; the weights A are only formed
-explicitly when a record asks for them (record["attention"] = True -> record["attn"]).
+explicitly when a recording asks for them (``recording(model, attention=True)`` -> record["attn"]).
 
 Parameter count of the paper's baseline (vocab 259, d 64, 3 layers, 4 heads, context 128):
 embedding 259*64 + positions 128*64 + 3 * (2 LN 256 + qkv 12,480 + out 4,160 + FFN 33,088)
@@ -37,6 +37,8 @@ import math
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+from .layers import Recorder
 
 
 def causal_mask(T: int, past: int, device) -> torch.Tensor:
@@ -67,11 +69,11 @@ def attention_fast(q, k, v, past: int) -> torch.Tensor:
     return F.scaled_dot_product_attention(q, k, v, attn_mask=causal_mask(T, past, q.device))
 
 
-class CausalSelfAttention(nn.Module):
-    """Multi-head causal self-attention: ``forward(n, state=None, record=None) -> (o, state)``.
+class CausalSelfAttention(Recorder, nn.Module):
+    """Multi-head causal self-attention: ``forward(n, state=None) -> (o, state)``.
 
     state: None (start of sequence) or the cache {"k": [B, H, T', D], "v": [B, H, T', D]}.
-    record (optional dict): record["attn"] = [B, H, T, T'] only if record.get("attention").
+    While recording with attention=True (layers.recording), record["attn"] = [B, H, T, T'].
     """
 
     def __init__(self, d_model: int, n_heads: int):
@@ -82,7 +84,7 @@ class CausalSelfAttention(nn.Module):
         self.qkv = nn.Linear(d_model, 3 * d_model)  # W_q, W_k, W_v stacked, with bias
         self.out = nn.Linear(d_model, d_model)  # W_o, c_o
 
-    def forward(self, n, state=None, record=None):
+    def forward(self, n, state=None):
         if n.dim() != 3 or n.shape[-1] != self.d_model:
             raise ValueError(f"input must be [B, T, d_model={self.d_model}], got {tuple(n.shape)}")
         B, T, d = n.shape
@@ -94,9 +96,9 @@ class CausalSelfAttention(nn.Module):
             past = state["k"].shape[2]
             k = torch.cat([state["k"], k], dim=2)  # [B, H, past+T, D]
             v = torch.cat([state["v"], v], dim=2)
-        if record is not None and record.get("attention"):
+        if self.recording is not None and self.recording.get("attention"):
             y, attn = attention_explicit(q, k, v, past)  # [B, H, T, D]
-            record["attn"] = attn.detach()
+            self.keep(attn=attn)
         else:
             y = attention_fast(q, k, v, past)  # [B, H, T, D]
         y = y.transpose(1, 2).reshape(B, T, d)  # [B, T, d]: heads side by side

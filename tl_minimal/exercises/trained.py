@@ -70,9 +70,8 @@ def layer_inputs(model, tokens: torch.Tensor, layer: int = 0) -> dict:
     Returns {"a", "b", "q_left", "q_right": [B, T, H, S], "lam", "gam": [B, T, H]} (and "g"
     [B, T, H, K], the slot weights, for slot models), all detached.
     """
-    record = {}
-    x = model.embed(tokens) + model.pos(torch.arange(tokens.shape[1]))  # [B, T, d]
-    x, _ = model.before_stack(x, None, record)
+    x = model.embed(tokens) + model.pos(torch.arange(tokens.shape[1], device=tokens.device))  # [B, T, d]
+    x, _ = model.before_stack(x, None)
     for block in model.blocks[:layer]:
         x, _ = block(x)
     mixer = model.blocks[layer].mixer
