@@ -150,12 +150,19 @@ class LanguageModel(nn.Module):
     def internals(self, tokens, snapshot_at=(), attention: bool = False):
         """The same forward pass with recording on: (logits, {"layers": [one dict per block], ...}).
 
-        snapshot_at: positions t at which triple-latent layers keep P_t; attention=True asks
-        attention layers for their weights record["attn"] [B, H, T, T]. Variants add the
-        records of their other parts under :attr:`recorded`'s keys ("conv", "retrieval", "side").
+        Runs in eval mode (no dropout: the internals as used at test time) and restores the
+        model's mode. snapshot_at: positions t at which triple-latent layers keep P_t;
+        attention=True asks attention layers for their weights record["attn"] [B, H, T, T].
+        Variants add the records of their other parts under :attr:`recorded`'s keys ("conv",
+        "retrieval", "side").
         """
-        with recording(self, snapshot_at=tuple(snapshot_at), attention=attention):
-            logits, _ = self.run(tokens)
+        was_training = self.training
+        self.eval()
+        try:
+            with recording(self, snapshot_at=tuple(snapshot_at), attention=attention):
+                logits, _ = self.run(tokens)
+        finally:
+            self.train(was_training)
         record = {"layers": [block.mixer.record or {} for block in self.blocks]}
         record.update({key: getattr(self, name).record or {} for key, name in self.recorded.items()})
         return logits, record

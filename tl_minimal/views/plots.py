@@ -31,7 +31,6 @@ import torch
 from ..data import recall as data_recall
 from ..data.text import BOS, EOS, PAD
 from ..running_state import running_state
-from ..training.evaluate import evaluating
 
 _SPECIAL_BYTES = {PAD: "PAD", BOS: "BOS", EOS: "EOS", 10: "⏎", 32: "␣", 9: "⇥"}
 
@@ -292,8 +291,7 @@ def model_gates(model, tokens, key: str = "gam") -> torch.Tensor:
     gate (attention) are an error that says which layers have it.
     """
     tokens = _one_sequence(tokens).to(_model_device(model))
-    with evaluating(model):                                         # no dropout: the gates as used at test time
-        _, record = model.internals(tokens)
+    _, record = model.internals(tokens)                             # eval mode: the gates as used at test time
     found = [layer.get(key) for layer in record["layers"]]
     if any(g is None for g in found):
         have = [i for i, g in enumerate(found) if g is not None]
@@ -306,8 +304,7 @@ def model_pair_memories(model, tokens, positions) -> list[dict]:
     """P_t of every layer at ``positions`` of one sequence, in one forward pass: [{t: [H, S, S]}] per layer."""
     tokens = _one_sequence(tokens).to(_model_device(model))
     positions = [int(p) for p in positions]
-    with evaluating(model):
-        _, record = model.internals(tokens, snapshot_at=positions)
+    _, record = model.internals(tokens, snapshot_at=positions)
     layers = record["layers"]
     missing = [i for i, layer in enumerate(layers) if "P" not in layer]
     if missing:

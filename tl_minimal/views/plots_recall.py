@@ -247,12 +247,7 @@ def read_at(model, x, y) -> dict:
     x, y = torch.as_tensor(x), torch.as_tensor(y)
     if x.dim() == 1:
         x, y = x[None], y[None]
-    was_training = model.training
-    model.eval()
-    try:
-        logits, rec = model.internals(x.long().to(next(model.parameters()).device))
-    finally:
-        model.train(was_training)
+    logits, rec = model.internals(x.long().to(next(model.parameters()).device))
     if "retrieval" not in rec:
         raise ValueError(f"this {model.variant} model has no key-value memory (no 'retrieval' internals)")
     pos = _last_label(y.cpu())
@@ -272,12 +267,7 @@ def attention_at(model, x, pos: int = -1, layer: int = -1) -> torch.Tensor:
     x = torch.as_tensor(x).long()
     if x.dim() != 1:
         raise ValueError(f"give one sequence x [T], got shape {tuple(x.shape)}")
-    was_training = model.training
-    model.eval()
-    try:
-        _, rec = model.internals(x[None].to(next(model.parameters()).device), attention=True)
-    finally:
-        model.train(was_training)
+    _, rec = model.internals(x[None].to(next(model.parameters()).device), attention=True)
     attn = rec["layers"][layer].get("attn")
     if attn is None:
         raise ValueError(f"layer {layer} of this {model.variant} model records no attention weights")
