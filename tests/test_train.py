@@ -174,3 +174,17 @@ def test_metrics_leave_the_model_in_training_mode():
     model.train()
     bits_per_byte(model, data_text.eval_batches(data_text.encode("abc" * 50), 16, 4))
     assert model.training
+
+
+def test_fit_is_the_recipe_and_reproduces_with_its_seed():
+    from tl_minimal.experiments import protocol
+    from tl_minimal.training.recipes import count_parameters, fit
+
+    p = protocol("recall", steps=3, batch_size=4)
+    model, history = fit("triple_latent", p, seed=5, device="cpu", progress=False)
+    again, history2 = fit("triple_latent", p, seed=5, device="cpu", progress=False)
+    assert history["steps"] == 3 and len(history["loss"]) == 3
+    assert history["loss"] == history2["loss"]  # same seed: same initialization, batches and dropout
+    assert count_parameters(model) == count_parameters(again) > 0
+    with pytest.raises(ValueError, match="tokenized protocol needs its token stream"):
+        fit("triple_latent", protocol("tokenized", steps=1), device="cpu", progress=False)

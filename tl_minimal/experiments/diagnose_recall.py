@@ -141,9 +141,9 @@ def at_initialization(variant: str, seeds, n_examples: int = 256, overrides: dic
     same way), so the numbers describe step 0 of ``python -m tl_minimal.experiments recall``.
     """
     from ..data import recall as data_recall
+    from ..training.recipes import build
     from ..training.train import seed_everything
     from .protocols import protocol
-    from .tasks import build
 
     p = protocol("recall", seq_len=seq_len)
     x, y = data_recall.eval_set(n_examples, 0, n_pairs=n_pairs, seq_len=seq_len)

@@ -33,11 +33,11 @@ import torch
 
 from ..data import recall as data_recall
 from ..training.evaluate import recall_accuracy
+from ..training.recipes import build, count_parameters
 from ..training.train import seed_everything, train
 from .diagnose_recall import at_initialization, constant_guess, retrieval_report, summarize
 from .protocols import protocol
 from .runner import environment, write_json
-from .tasks import build, count_parameters
 
 PROBE_EXAMPLES = 256
 

@@ -25,23 +25,10 @@ from ..data import text as data_text
 from ..data import tokenized as data_tokenized
 from ..training import distributed
 from ..training.evaluate import mean_token_loss, recall_accuracy
+from ..training.recipes import build, count_parameters, make_sampler
 from ..training.train import seed_everything, train, unwrap
 
 FORWARD_BATCH = 64  # evaluation forward batch (the same chunks as the protocol's batches, fewer calls)
-
-
-def count_parameters(model: torch.nn.Module) -> int:
-    """Trainable parameters, each shared tensor (the tied embedding) counted once."""
-    return sum(p.numel() for p in model.parameters() if p.requires_grad)
-
-
-def build(variant: str, protocol, overrides: dict | None = None) -> torch.nn.Module:
-    """``tl_minimal.build_model`` with the protocol's model config (and ``--set`` overrides)."""
-    from .. import build_model, default_config
-
-    return build_model(
-        variant, protocol.vocab_size, **protocol.model_config(overrides, default_config(variant))
-    )
 
 
 def chunk_eval_set(tokens: torch.Tensor, p) -> tuple[torch.Tensor, torch.Tensor]:
@@ -112,7 +99,7 @@ def run_lm(
     seed_everything(seed)
     device = distributed.setup(device)
     model = distributed.wrap(build(variant, p, overrides).to(device), device)
-    sampler = data_text.WindowSampler(data.train, p.batch_size, p.seq_len, seed, stream=distributed.rank())
+    sampler = make_sampler(p, seed, data.train, stream=distributed.rank())
     history = _fit(model, sampler, p, device, progress, max_seconds, f"lm {variant} s{seed}", checkpoint_path)
     extra = {}
     if distributed.initialized():
@@ -143,7 +130,7 @@ def run_recall(
     seed_everything(seed)
     model = build(variant, p, overrides).to(device)
     kw = {"n_queries": p.n_queries, "n_pairs": p.n_pairs, "seq_len": p.seq_len}
-    sampler = data_recall.RecallSampler(p.batch_size, seed, **kw)
+    sampler = make_sampler(p, seed)
     history = _fit(
         model, sampler, p, device, progress, max_seconds, f"{p.task} {variant} s{seed}", checkpoint_path
     )
@@ -187,7 +174,7 @@ def run_tokenized(
     t0 = time.perf_counter()
     seed_everything(seed)
     model = build(variant, p, overrides).to(device)
-    sampler = data_text.WindowSampler(data.train, p.batch_size, p.seq_len, seed)
+    sampler = make_sampler(p, seed, data.train)
     history = _fit(
         model, sampler, p, device, progress, max_seconds, f"tok {variant} s{seed}", checkpoint_path
     )
