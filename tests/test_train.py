@@ -188,3 +188,13 @@ def test_fit_is_the_recipe_and_reproduces_with_its_seed():
     assert count_parameters(model) == count_parameters(again) > 0
     with pytest.raises(ValueError, match="tokenized protocol needs its token stream"):
         fit("triple_latent", protocol("tokenized", steps=1), device="cpu", progress=False)
+
+
+def test_unigram_bits_is_the_frequency_model():
+    from tl_minimal.training.evaluate import IGNORE, unigram_bits
+
+    train_tokens = torch.tensor([0, 0, 0, 1])  # counts + 1: [4, 2, 1] over vocab 3, total 7
+    bits = unigram_bits(train_tokens, torch.tensor([[0, 2, IGNORE]]), vocab_size=3)
+    assert math.isclose(bits, (-math.log2(4 / 7) - math.log2(1 / 7)) / 2)
+    with pytest.raises(ValueError, match=r"ids in \[0, 3\)"):
+        unigram_bits(train_tokens, torch.tensor([3]), vocab_size=3)

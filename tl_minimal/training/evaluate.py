@@ -8,6 +8,9 @@ Glossary
     accuracy      fraction of supervised positions where argmax over the WHOLE vocabulary
                   equals the target (recall: only the last position is supervised)
     per-query     MQAR: accuracy of the 1st, 2nd, ... question of each sequence separately
+    unigram       the yardstick for BPB: predict every byte from its frequency in the training
+                  text, ignoring all context (add-one smoothing); a model must beat it to have
+                  learned anything about context
 
 All metrics run the model in eval mode (no dropout) under ``torch.no_grad`` and put it back
 in the mode it was in. Positions whose target is IGNORE (-100) are skipped.
@@ -75,6 +78,22 @@ def bits_per_byte(model: torch.nn.Module, batches, max_batches: int | None = Non
     With equal-sized chunks this equals the paper's mean of per-batch losses / ln 2.
     """
     return mean_token_loss(model, batches, max_batches) / math.log(2)
+
+
+def unigram_bits(train_tokens: torch.Tensor, targets: torch.Tensor, vocab_size: int) -> float:
+    """Bits per token of the unigram model: p(v) = (count of v in train + 1) / (N + vocab_size).
+
+    train_tokens [N] and targets (any shape; IGNORE positions skipped) are int64 ids. On byte-level
+    text this is the unigram BPB, the number every BPB should be read against.
+    """
+    counts = torch.bincount(train_tokens.flatten().cpu(), minlength=vocab_size).double() + 1  # add-one
+    targets = targets.flatten().cpu()
+    targets = targets[targets != IGNORE]
+    if targets.numel() == 0:
+        raise ValueError("no targets to score (all are IGNORE)")
+    if int(targets.max()) >= vocab_size or int(targets.min()) < 0:
+        raise ValueError(f"targets must be ids in [0, {vocab_size}), got [{int(targets.min())}, {int(targets.max())}]")
+    return -(counts / counts.sum()).log2()[targets].mean().item()
 
 
 def recall_accuracy(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, batch_size: int = 256) -> dict:
