@@ -67,6 +67,19 @@ def test_heatmaps_draw():
         plots.pair_memory_grid({})
 
 
+def test_long_inputs_still_fit_a_notebook():
+    """Long sentences, many heads and wide matrices shrink to the notebook's width (about 950 px)."""
+    figs = [
+        plots.token_strip(list("a long sentence " * 6)),
+        plots.matrix_heatmap(torch.randn(16, 80)),
+        plots.outer_product_step(torch.randn(8), torch.randn(8), torch.zeros(8, 8), torch.randn(8, 8), 0.5),
+        plots.pair_memory_grid({0: torch.randn(8, 4, 4), 3: torch.randn(8, 4, 4)}),
+        plots.gate_heatmaps(torch.rand(3, 120, 4)),
+    ]
+    for fig in figs:
+        assert fig.get_size_inches()[0] <= plots.MAX_WIDTH
+
+
 def test_curves_and_bars_draw():
     plots.loss_curves({"a": {"loss": [3.0, 2.5, 2.0, 1.9]}, "b": [3.1, 2.0, 1.5, 1.4]}, smooth=2, bits=True)
     plots.metric_bars({"transformer": 5.0, "triple_latent": 4.9}, {"transformer": 5.124})
