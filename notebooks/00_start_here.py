@@ -185,7 +185,8 @@ plt.show()
 # | $r_t$ | readout $(P_t^\top q^l_t) \odot q^r_t$ | `r` |
 # | $W_o$ | output projection $HS \to d$ | `mixer.out` |
 # | $w_{t,\tau}$ | weight of the write at $\tau$ inside $P_t$ (the unrolled sum, notebooks 02-03) | `w` |
-# | $A$ | a $T \times T$ (or $C \times C$) matrix of scores / weights, row $t$, column $\tau$ | `A`, `attn` |
+# | $W_{t\tau}$ | weight of the write $a_\tau$ in the running state $s_t$: the lower-triangular $T \times T$ matrix of notebook 01 ($C \times C$ inside a chunk) | `W` (`running_state.py`) |
+# | $A$ | a $T \times T$ (or $C \times C$) matrix of attention scores, row $t$, column $\tau$ | `A`, `attn` |
 # | $H_{1/2}$ | half-life of a keep gate $\lambda$: $\ln(1/2) / \ln \lambda$ tokens. "Memory length" always means the half-life; $1/(1-\lambda)$ is the mean lifetime and is called that | - |
 #
 # **Later notebooks**
@@ -213,17 +214,17 @@ plt.show()
 # | notebook | what you learn | needs | time |
 # |---|---|---|---|
 # | `00_start_here` | why a fixed-size state; the layer and model drawn; glossary; set-up | - | 30 min |
-# | `01_running_state` | the gated moving average; its loop, chunked and one-token forms; the chunked algorithm and its cost; half-lives; the training loop; a trained model's gates | 00 | 55 min |
+# | `01_running_state` | the gated moving average; its loop, fast and one-token step forms; the chunked algorithm behind the fast form, and its cost; half-lives; the training loop; a trained model's gates | 00 | 55 min |
 # | `02_pair_memory` | outer products as a memory of pairs; the unrolled weights; a trained model's $P_t$ | 01 | 40 min |
 # | `03_readout` | the readout as linear attention, in both directions; why the design; the whole model in a page; trained against a Transformer; related work | 02 | 60 min |
 # | `04_slots` | a cheaper memory with $K$ slots, and what it loses | 03 | 45 min |
 # | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 40 min |
 # | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state; associative recall | 03, 05 | 60 min |
 # | `07_paper_reproduction` | which of the paper's claims hold, with several seeds | 03-06 | 45 min |
-# | `08_speed` | loop, chunked and step forms timed; the cost of the next token | 01-03 | 40 min |
+# | `08_speed` | loop, fast and step forms timed; the cost of the next token | 01-03 | 40 min |
 #
 # Exercises 01-06 (`notebooks/exercises/`) follow the notebook of the same number; each takes
-# about 30-45 minutes. Their worked solutions are in `notebooks/exercises/solutions/`.
+# about 25-35 minutes (each states its own). Their worked solutions are in `notebooks/exercises/solutions/`.
 #
 # ## 6. Your set-up: device and smoke mode
 #

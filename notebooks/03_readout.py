@@ -285,8 +285,8 @@ print("P q^l gives the same readout as P^T q^l:", torch.allclose(r_text, r_fast)
 # $S \times S$ matrix per head: each token adds its decayed $M_{\text{enter}}^\top q^l_t$, and the
 # chunk-end memories follow a recurrence over $T/C$ chunks, solved by the same chunked function
 # as the running state on $S^2$ numbers. Per head that costs about $2 T C S$ for the scores and
-# their values plus $2 T S^2$ for the carried memory, linear in $T$, and $P_t$ is never built for
-# every token. The forms agree on lengths that are not multiples of $C$ too (`tests/test_readout.py`
+# their values plus a few $T S^2$ for the carried memory (building each chunk's update, reading the
+# entering memory, carrying it): linear in $T$, and $P_t$ is never built for every token. The forms agree on lengths that are not multiples of $C$ too (`tests/test_readout.py`
 # checks many more cases, and gradients):
 
 # %%
