@@ -268,7 +268,9 @@ print("local data directory (TL_MINIMAL_DATA):", config.data_dir())
 # of ids in a different way; the pictures below show the same idea three times.
 
 # %%
-from tl_minimal.data import recall as data_recall, text as data_text, tokenized as data_tokenized
+from tl_minimal.data import recall as data_recall
+from tl_minimal.data import text as data_text
+from tl_minimal.data import tokenized as data_tokenized
 from tl_minimal.training.evaluate import unigram_bits
 from tl_minimal.views import plots
 
