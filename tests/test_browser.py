@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -83,11 +84,15 @@ def browser():
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     server = JupyterLab(ROOT / "notebooks", tmp_path_factory.mktemp("jupyterlab"))
+    # a CI timeout ends pytest with SIGTERM, which skips fixture teardown; as KeyboardInterrupt it
+    # runs it, so the server (in its own session) is stopped rather than left behind
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         server.start()
         yield server
     finally:
         server.stop()
+        signal.signal(signal.SIGTERM, previous)
 
 
 @pytest.fixture(scope="module")
