@@ -141,8 +141,9 @@ JS_RUN_FINISHED = """() => {
 
 # One record per cell: code or not, prompt, source, its text, error outputs (from the notebook
 # model: an error and a stderr stream render alike), outputs that show a widget's plain repr,
-# and stderr streams (warnings: reported, not failed on).
+# widget views in the model and drawn on the page, and stderr streams (reported, not failed on).
 JS_CELLS = """() => {
+  const WIDGET_VIEW = 'application/vnd.jupyter.widget-view+json';
   const model = window.jupyterapp.shell.currentWidget.content.model;
   const widgetRepr = [/^(VBox|HBox|Box|Output|IntSlider|FloatSlider|Text|Dropdown)\\(/,
                       /^(FloatProgress|IntProgress|HTML|Label)\\(/,
@@ -157,12 +158,20 @@ JS_CELLS = """() => {
     const reprs = [...cell.querySelectorAll('.jp-OutputArea-output[data-mime-type="text/plain"]')]
       .map(o => o.textContent.trim()).filter(t => widgetRepr.some(r => r.test(t)));
     const prompt = code ? cell.querySelector('.jp-InputPrompt').textContent.replace(/[\\[\\]:\\s]/g, '') : '';
+    // a widget view is an output without a mime type: drawn (.jupyter-widgets inside) or closed
+    // (hidden, as a finished progress bar); count those outside any widget's own Output
+    const views = [...cell.querySelectorAll('.jp-OutputArea-output:not([data-mime-type])')]
+      .filter(o => !o.parentElement.closest('.widget-output'));
+    const drawn = views.filter(o => o.classList.contains('lm-mod-hidden')
+                                    || o.querySelector('.jupyter-widgets'));
     const widgetErrors = [...cell.querySelectorAll('.widget-output [data-mime-type$="stderr"]')]
       .map(e => 'stderr inside a widget: ' + e.textContent.slice(0, 2000));
     return {code, prompt, source: m.sharedModel.getSource(), text: cell.textContent,
             errors: outputs.filter(o => o.output_type === 'error')
               .map(o => o.ename + ': ' + o.evalue).concat(widgetErrors),
             widget_reprs: reprs,
+            views_expected: outputs.filter(o => o.data && o.data[WIDGET_VIEW]).length,
+            views_drawn: drawn.length,
             stderr: outputs.filter(o => o.output_type === 'stream' && o.name === 'stderr')
               .map(o => Array.isArray(o.text) ? o.text.join('') : o.text)};
   });

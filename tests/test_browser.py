@@ -131,7 +131,9 @@ def test_notebook_in_browser(notebook, browser, lab, report):
         open_notebook(page, lab, notebook)
         open_s = time.perf_counter() - started
         started = time.perf_counter()
-        page.evaluate("() => window.jupyterapp.commands.execute('runmenu:run-all')")
+        # not awaited (the command's promise settles only when every cell has run): the wait below
+        # is what times out if a cell hangs
+        page.evaluate("() => { window.jupyterapp.commands.execute('runmenu:run-all'); }")
         page.wait_for_function(JS_RUN_FINISHED, timeout=RUN_ALL_TIMEOUT_S * 1000, polling=250)
         run_all_s = time.perf_counter() - started
         cells = wait_for_widgets(page)
@@ -178,11 +180,13 @@ def open_notebook(page, lab, notebook):
 
 
 def wait_for_widgets(page, timeout_s: float = 30):
-    """Cells as the page shows them, once no widget says "Loading widget" any more."""
+    """Cells as the page shows them, once every widget view is drawn (or the time is up)."""
     deadline = time.monotonic() + timeout_s
     while True:
         cells = page.evaluate(JS_CELLS)
-        if not any("Loading widget" in c["text"] for c in cells) or time.monotonic() > deadline:
+        drawn = all(c["views_drawn"] == c["views_expected"] for c in cells)
+        drawn = drawn and not any("Loading widget" in c["text"] for c in cells)
+        if drawn or time.monotonic() > deadline:
             return cells
         page.wait_for_timeout(250)
 
@@ -198,6 +202,8 @@ def check_cells(cells, notebook):
         for phrase in ("Loading widget", "Error displaying widget"):
             if phrase in c["text"]:
                 problems.append(f"{where}: shows {phrase!r}")
+        if c["views_drawn"] != c["views_expected"]:
+            problems.append(f"{where}: {c['views_drawn']} of {c['views_expected']} widget views drawn")
         for text in c["widget_reprs"]:
             problems.append(f"{where}: a widget shown as plain text: {text[:100]!r}")
     assert not problems, "\n".join(problems)
@@ -213,6 +219,7 @@ def change_control(page, control) -> float:
     box = page.locator(f"[data-tl-box='{control['box']}']")
     target = box.locator(f"[data-tl-control='{control['id']}']")
     target.scroll_into_view_if_needed()
+    box.locator(".widget-output img").first.wait_for(state="attached", timeout=REDRAW_TIMEOUT_S * 1000)
     marked = box.evaluate("b => { const imgs = b.querySelectorAll('.widget-output img');"
                           " imgs.forEach(i => i.dataset.tlOld = '1'); return imgs.length; }")
     assert marked, f"control {control['label']!r}: its output shows no picture before the change"
