@@ -41,9 +41,9 @@ lab: setup
 test: setup
 	TL_SMOKE=1 $(BIN)/python -m pytest --nbval
 
-# the unit tests alone, without executing notebooks
+# the unit tests alone, without executing notebooks (so without the browser test, which runs them)
 test-fast: setup
-	TL_SMOKE=1 $(BIN)/python -m pytest tests
+	TL_SMOKE=1 $(BIN)/python -m pytest tests -m "not browser"
 
 # after editing a notebook's .py (or .ipynb), bring its pair up to date
 sync: setup
