@@ -8,8 +8,8 @@ picture the control drives is replaced by a new one.
 
 It fails on: a code cell that did not run, an error output (also inside a widget), a widget
 left as "Loading widget" / "Error displaying widget" or shown as its plain-text repr, a control
-whose picture is never replaced, and errors in the browser console. It records (never asserts,
-see the README's rule on timing) how long Run All and each redraw took, prints a table
+whose picture is never replaced, and errors in the browser console. It records (never asserts:
+no test here asserts a wall-clock time) how long Run All and each redraw took, prints a table
 (`pytest -s` shows it) and writes it as report.json beside one screenshot per notebook and one
 per control, in build/browser-test/ (override with TL_BROWSER_REPORT=dir).
 
