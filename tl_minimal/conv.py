@@ -20,7 +20,7 @@ Causal (this project's default): pad k-1 zeros on the LEFT, so tap i reads x_{t-
 
     y_t = GELU(c + sum_{i=0..k-1} W[:, :, i] x_{t-(k-1)+i})          (x_{<0} = 0)
 
-Position t sees x_{t-4}, ..., x_t and nothing later. Because it only needs the last k-1
+With k = 5, position t sees x_{t-4}, ..., x_t and nothing later. Because it only needs the last k-1
 inputs, generation can carry them as a state and process one token at a time.
 
 Symmetric (the reference's ``padding=k//2``; here ``causal=False``): tap i reads

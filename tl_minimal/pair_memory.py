@@ -1,7 +1,7 @@
 """Step 2: the pair memory, a gated sum of outer products (state before t) x (write of t).
 
 Glossary (paper symbol -> code name -> shape)
-    s_{t-1}     s_prev     [B, T, H, S]      running state before token t (``state.previous_states``)
+    s_{t-1}     s_prev     [B, T, H, S]      running state before token t (``running_state.previous_states``)
     b_t         b          [B, T, H, S]      what token t writes into the pair memory
     gamma_t     gam        [B, T, H]         keep gate of the pair memory, in (0, 1)
     P_t         P          [B, T, H, S, S]   pair memory after token t: P[:, t, h, i, j] = P_t[i, j]
@@ -18,8 +18,8 @@ write followed which context. Unrolled (the same sum the running state has, one 
     P_t = Gamma_t P_{-1} + sum_{tau <= t} w_{t,tau} outer(s_{tau-1}, b_tau)
     w_{t,tau} = (1 - gamma_tau) prod_{u=tau+1..t} gamma_u,        Gamma_t = prod_{u=0..t} gamma_u
 
-The pair memory is therefore a running state whose entries are the S x S products; the chunked
-form of :func:`pair_memory` reuses ``state.decayed_cumsum`` on the flattened outer products.
+The pair memory is therefore a running state whose entries are the S x S products; the fast
+form of :func:`pair_memory` reuses ``running_state.decayed_cumsum`` on the flattened outer products.
 
 This file *materializes* P (S x S numbers per head and token): that is for teaching, checking
 and heatmaps at small T. The model never builds it for every token: ``readout.py`` reads

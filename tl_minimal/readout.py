@@ -8,7 +8,8 @@ Glossary (paper symbol -> code name -> shape)
     gamma_t       gam                [B, T, H]        keep gate of the pair memory
     s_{t-1}       s_prev             [B, T, H, S]     running state before token t
     P_t           P                  [B, H, S, S]     pair memory (only ever one t at a time here)
-    r_t           r                  [B, T, H, S]     readout
+    r_t           r                  [B, T, H, S]     readout: an S-vector per head (not a scalar;
+                                                      the scalar q^l_t^T P_t q^r_t is the sum of its entries)
     W_o           out                Linear(H*S, d)   output projection; o_t = W_o vec(r_t)
 
 The readout (the paper's code contracts q^l with the *state* index i of P, i.e. P^T q^l):
@@ -21,13 +22,15 @@ Putting in the unrolled memory of ``pair_memory.py`` (w_{t,tau} = (1 - gamma_tau
 
 This is gated linear attention with one scalar decay per head: query q^l_t, key s_{tau-1}
 (the previous running state), value b_tau. Hence a chunkwise-parallel form that never builds
-P for every token (:func:`decayed_attention`). Within a chunk of C tokens starting at c, with
-G_t = sum_{u=c..t} log gamma_u:
-  - intra-chunk:  (q^l_t . k_tau) exp(G_t - G_tau) v_tau summed over c <= tau <= t, a masked
-    C x C score matrix times the values (v_tau = (1 - gamma_tau) b_tau), all chunks in one matmul;
+P for every token (:func:`decayed_attention`). Within a chunk of C = DEFAULT_CHUNK (16) tokens
+starting at c, with G_t = sum_{u=c..t} log gamma_u:
+  - intra-chunk:  (q^l_t . k_tau) exp(sum_{u=tau+1..t} log gamma_u) v_tau summed over
+    c <= tau <= t, a masked C x C score matrix (its decays from ``running_state.causal_decay``)
+    times the values (v_tau = (1 - gamma_tau) b_tau), all chunks in one matmul;
   - inter-chunk:  exp(G_t) (memory entering the chunk)^T q^l_t;
-  - the memory entering each chunk follows M_n = exp(G_end) M_{n-1} + sum_tau exp(G_end - G_tau)
-    k_tau v_tau^T, a running state over chunks (``state.decayed_cumsum`` on S*S numbers).
+  - the memory entering each chunk follows M_n = exp(G_end) M_{n-1}
+    + sum_tau exp(sum_{u=tau+1..end} log gamma_u) k_tau v_tau^T, a running state over chunks
+    (``running_state.decayed_cumsum`` on S*S numbers).
 All exponents are <= 0: gates near 0 or near 1 and long sequences stay finite and accurate.
 
 Forms: ``mode="loop"`` (builds P_t one step at a time: the specification), ``mode="fast"``
@@ -77,13 +80,13 @@ def decayed_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_dec
     G = torch.cumsum(ld, dim=-1)                                    # [B, H, N, C]
     G_end = G[..., -1:]                                             # [B, H, N, 1]
 
-    # intra-chunk: A[t, tau] = (q_t . k_tau) exp(G_t - G_tau) for tau <= t, then o = A v
+    # intra-chunk: A[t, tau] = (q_t . k_tau) exp(sum_{u=tau+1..t} ld_u) for tau <= t, then o = A v
     decay = causal_decay(ld)                                        # [B, H, N, C, C]
     A = (q @ k.transpose(-1, -2)) * decay                           # [B, H, N, C, C]
     o = A @ v                                                       # [B, H, N, C, Dv]
 
-    # what each chunk adds to the memory: U_n = sum_tau exp(G_end - G_tau) outer(k_tau, v_tau);
-    # exp(G_end - G_tau) is the last row of the decay matrix
+    # what each chunk adds to the memory: U_n = sum_tau exp(sum_{u=tau+1..end} ld_u) outer(k_tau, v_tau);
+    # those decays are the last row of the decay matrix
     U = (k * decay[..., -1, :].unsqueeze(-1)).transpose(-1, -2) @ v  # [B, H, N, Dk, Dv]
     # memory after each chunk: M_n = exp(G_end_n) M_{n-1} + U_n  (a running state over chunks)
     M0_flat = None if M0 is None else M0.reshape(B, H, Dk * Dv)
@@ -170,7 +173,7 @@ class TripleLatentMixer(Recorder, nn.Module):
 
     n [B, T, d] -> o [B, T, d]; state = {"s": [B, H, S], "P": [B, H, S, S]} after the last token.
     ``lam_bias`` / ``gam_bias`` set the gates' initial bias (0 = the reference: gates near 0.5,
-    a memory of about one token). ``mode`` ("fast" or "loop") may be changed at any time.
+    a half-life of one token). ``mode`` ("fast" or "loop") may be changed at any time.
     A call with T = 1 uses the one-token step functions (the generation path).
     While recording (layers.recording), record = {"lam", "gam": [B, T, H], "s": [B, T, H, S],
     "P": {t: [B, H, S, S]} for t in the recording's "snapshot_at" positions}.

@@ -7,12 +7,17 @@ Glossary (paper symbol -> code name -> shape)
     s_{-1}      s0         [B, H, S]      state before the first token (None means zeros)
     s_{t-1}     s_prev     [B, T, H, S]   the state each token *reads*: s_prev[:, t] = s_{t-1}
     B, T, H, S  -                         batch, time, heads, state size
+    C           chunk_size int            tokens per chunk of the fast form, DEFAULT_CHUNK (16)
 
 The recurrence (the paper's equation, applied to every head independently):
 
     s_t = lambda_t * s_{t-1} + (1 - lambda_t) * a_t
 
-A keep gate near 1 remembers for about 1 / (1 - lambda) tokens; near 0 the state is just a_t.
+Memory length: with a constant keep gate lambda, a write's weight in the state halves every
+
+    H_1/2 = ln(1/2) / ln(lambda) tokens        (the half-life: lambda 0.5 -> 1, 0.9 -> 6.6, 0.99 -> 69)
+
+so a gate near 1 remembers long; near 0 the state is just a_t.
 
 Three forms, held equal by tests/test_running_state.py:
 - ``mode="loop"``: a for-loop over time, the specification.
@@ -21,13 +26,18 @@ Three forms, held equal by tests/test_running_state.py:
 
       s_t = Lambda_t s_{c-1} + sum_{tau=c..t} (Lambda_t / Lambda_tau) (1 - lambda_tau) a_tau
 
-  Inside a chunk of C tokens the weights Lambda_t / Lambda_tau form a lower-triangular C x C
-  matrix, so the inner sum is one matmul per chunk (all chunks at once). The ratios are
-  computed as exp(G_t - G_tau) with G the cumulative sum of log(lambda) *from the chunk start*:
+  Inside a chunk of C = DEFAULT_CHUNK (16) tokens the weights Lambda_t / Lambda_tau form a
+  lower-triangular C x C matrix, so the inner sum is one matmul per chunk (all chunks at once).
+  Each ratio is the exponential of a segment sum of log-gates,
+
+      Lambda_t / Lambda_tau = exp(sum_{u=tau+1..t} log lambda_u)        (:func:`causal_decay`)
+
   every exponent is <= 0, so nothing overflows for gates near 0, and nothing divides by a tiny
-  product for gates near 1. Only the state at chunk ends has to travel from chunk to chunk; that
-  is the same kind of recurrence again, over T / C chunk-end states, and is solved by calling
-  the same function on it (a short recursion: T = 8192 with C = 16 needs four levels).
+  product for gates near 1. (Each segment is added up directly, not as the difference of two
+  running sums G_t - G_tau: the difference has the same value but a worse float32 gradient;
+  :func:`causal_decay` explains why.) Only the state at chunk ends has to travel from chunk to
+  chunk; that is the same kind of recurrence again, over T / C chunk-end states, and is solved
+  by calling the same function on it (a short recursion: T = 8192 with C = 16 needs four levels).
 - :func:`running_state_step`: one token, O(1) work, for generation.
 
 The building block :func:`decayed_cumsum` (h_t = exp(log_decay_t) h_{t-1} + x_t, heads-first
@@ -100,7 +110,7 @@ def decayed_cumsum(log_decay: torch.Tensor, x: torch.Tensor, h0: torch.Tensor | 
 
     # G_t = sum_{u=c..t} log lambda_u, counted from the start of each chunk
     G = torch.cumsum(ld, dim=-1)                                    # [B, H, N, C]
-    # W[t, tau] = Lambda_t / Lambda_tau = exp(G_t - G_tau) for tau <= t, else 0
+    # W[t, tau] = Lambda_t / Lambda_tau = exp(sum_{u=tau+1..t} log lambda_u) for tau <= t, else 0
     W = causal_decay(ld)                                            # [B, H, N, C, C]
     # h_t (from a zero state at the chunk start) = sum_{tau=c..t} W[t, tau] x_tau
     h_local = W @ xc                                                # [B, H, N, C, D]

@@ -2,7 +2,7 @@
 
 Glossary (paper symbol -> code name -> shape)
     n_t           n                  [B, T, d]        LayerNormed input of the layer
-    s_{t-1}       s_prev             [B, T, H, S]     running state before token t (``state.py``)
+    s_{t-1}       s_prev             [B, T, H, S]     running state before token t (``running_state.py``)
     b_t           b                  [B, T, H, S]     write vector of token t
     q^l_t, q^r_t  q_left, q_right    [B, T, H, S]     left and right queries
     gamma_t       gam                [B, T, H]        keep gate of the slot memories
@@ -25,9 +25,9 @@ restricted to rank K; products of a state from one token with a write from anoth
 f_t. It is a cheaper, different memory, not an exact low-rank version of P.
 
 Both slot memories are running states with gate gamma (over inputs g_k s_{t-1} and g_k b_t), so
-:func:`slot_memory` materializes them with ``state.running_state``. The feature needs only
+:func:`slot_memory` materializes them with ``running_state.running_state``. The feature needs only
 q^l_t . L_k,t = sum_{tau<=t} w_{t,tau} g_tau[k] (q^l_t . s_{tau-1}): the pair readout's gated
-linear attention with the slot weights as values. So the chunked form is two calls of
+linear attention with the slot weights as values. So the fast form is two calls of
 ``readout.decayed_attention`` (query q^l, key s_prev; query q^r, key b) and never builds L, R
 for every token.
 

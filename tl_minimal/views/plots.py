@@ -3,7 +3,7 @@
 Each function takes plain tensors (or a model and some tokens), draws one kind of picture with
 labelled axes and a title, and returns the matplotlib ``Figure``; the notebook then calls
 ``plt.show()``. Nothing here re-implements the math: the pulse plot calls
-``state.running_state``, and the gate / pair-memory pictures read ``model.internals``.
+``running_state.running_state``, and the gate / pair-memory pictures read ``model.internals``.
 
 What is here (read in the order the notebooks use them)
     token_labels, token_strip     bytes or tokens as a row of labelled boxes, some highlighted
@@ -143,7 +143,7 @@ def half_life(lam: float) -> float:
 
 
 def pulse_response(lam: float, T: int = 40) -> torch.Tensor:
-    """s_t for a = [1, 0, 0, ...] and a constant gate lambda, through ``state.running_state``: [T]."""
+    """s_t for a = [1, 0, 0, ...] and a constant gate lambda, through ``running_state.running_state``: [T]."""
     a = torch.zeros(1, T, 1, 1)
     a[0, 0] = 1.0                                                   # one pulse at t = 0
     lam_seq = torch.full((1, T, 1), float(lam))                     # [1, T, 1]
