@@ -5,8 +5,8 @@ import types
 
 import pytest
 import torch
-from conftest import FIXTURE_DATA, data_dirs, head_only_copy
 
+from conftest import FIXTURE_DATA, data_dirs, head_only_copy
 from tl_minimal.data import text as data_text
 from tl_minimal.data import tokenized as data_tokenized
 from tl_minimal.data.text import BOS, EOS, VOCAB_SIZE, DataUnavailable

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 from conftest import real_data_dir
-
 from tl_minimal.training import distributed
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,8 +8,8 @@ import types
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURE_DATA, data_dirs, head_only_copy
 
+from conftest import FIXTURE_DATA, data_dirs, head_only_copy
 from tl_minimal.experiments import cli, protocol
 from tl_minimal.experiments.protocols import PAPER_VARIANTS, PROTOCOLS
 from tl_minimal.training.device import available_devices

@@ -67,7 +67,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .helpers import check_mode
+from .helpers import check_kv_settings, check_mode
 from .layers import Recorder
 
 QUERY_ALIGNS = ("previous", "current")
@@ -164,12 +164,7 @@ class KVFusion(Recorder, nn.Module):
                  write_gate: bool = False, gate_outside_norm: bool = False, tie_qk: bool = False,
                  mode: str = "fast"):
         super().__init__()
-        if query_align not in QUERY_ALIGNS:
-            raise ValueError(f"query_align must be one of {QUERY_ALIGNS}, got {query_align!r}")
-        if not (top_k is None or top_k == "all" or (isinstance(top_k, int) and top_k >= 1)):
-            raise ValueError(f"top_k must be a positive int, 'all' or None, got {top_k!r}")
-        if not temperature > 0:
-            raise ValueError(f"temperature must be > 0, got {temperature}")
+        check_kv_settings(query_align, top_k, temperature, QUERY_ALIGNS)  # helpers.py
         self.top_k, self.query_align, self.mode = top_k, query_align, check_mode(mode)
         self.gate_outside_norm = gate_outside_norm
         self.key = nn.Linear(d_model, assoc_dim, bias=False)  # W_k

@@ -42,7 +42,16 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .helpers import check_chunk_size, check_mode, check_readout_inputs, check_sequence, heads_first, tanh
+from .helpers import (
+    check_chunk_size,
+    check_layer_input,
+    check_mode,
+    check_positive_ints,
+    check_readout_inputs,
+    check_state,
+    heads_first,
+    tanh_projections,
+)
 from .layers import Recorder
 from .pair_memory import pair_memory_at, pair_memory_step
 from .running_state import (
@@ -135,6 +144,7 @@ def pair_readout(s_prev, b, gam, q_left, q_right, P0=None, mode: str = "fast",
     s_prev (s_prev[:, t] = s_{t-1}), b, q_left, q_right [B, T, H, S]; gam [B, T, H];
     P0 [B, H, S, S] or None. With ``return_state=True`` returns (r, P_last [B, H, S, S]).
     """
+    # input checks (helpers.py): clear errors for a wrong mode, chunk size, shape, dtype or device
     check_mode(mode)
     check_chunk_size(chunk_size)
     check_readout_inputs(s_prev, b, gam, q_left, q_right, P0)
@@ -182,9 +192,7 @@ class TripleLatentMixer(Recorder, nn.Module):
     def __init__(self, d_model: int, n_heads: int, state_dim: int, mode: str = "fast",
                  lam_bias: float = 0.0, gam_bias: float = 0.0, chunk_size: int = DEFAULT_CHUNK):
         super().__init__()
-        for name, value in (("d_model", d_model), ("n_heads", n_heads), ("state_dim", state_dim)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        check_positive_ints(d_model=d_model, n_heads=n_heads, state_dim=state_dim)  # helpers.py
         self.d_model, self.n_heads, self.state_dim = d_model, n_heads, state_dim
         self.mode = check_mode(mode)
         self.chunk_size = check_chunk_size(chunk_size)
@@ -204,33 +212,19 @@ class TripleLatentMixer(Recorder, nn.Module):
 
     def project(self, n: torch.Tensor):
         """n [B, T, d] -> a, b, q_left, q_right [B, T, H, S] and lam, gam [B, T, H]."""
-        if not isinstance(n, torch.Tensor) or n.dim() != 3 or n.shape[-1] != self.d_model:
-            got = tuple(n.shape) if isinstance(n, torch.Tensor) else type(n).__name__
-            raise ValueError(f"input must be [B, T, d_model={self.d_model}], got {got}")
-        if n.shape[1] == 0:
-            raise ValueError("input has an empty time axis: need T >= 1")
-        B, T, _ = n.shape
-        # stored heads-first, [4, B, H, T, S], and handed out as [B, T, H, S] views: the chunked
-        # forms work heads-first, so their matmuls then read these without copying
-        z = self.proj(n).view(B, T, 4, self.n_heads, self.state_dim).permute(2, 0, 3, 1, 4)
-        a, b, ql, qr = tanh(z.contiguous()).transpose(2, 3).unbind(0)  # 4 x [B, T, H, S]
+        check_layer_input(n, self.d_model)                          # input check (helpers.py)
+        # a, b, q^l, q^r = tanh(W n), one matmul for the four, split into heads
+        # (helpers.tanh_projections: a faster tanh and a heads-first layout, both for speed)
+        a, b, ql, qr = tanh_projections(self.proj(n), 4, self.n_heads, self.state_dim)  # [B, T, H, S]
+        # lambda_t, gamma_t = sigmoid(W_lambda n_t + c_lambda), sigmoid(W_gamma n_t + c_gamma)
         lam, gam = torch.sigmoid(self.to_gates(n)).chunk(2, dim=-1)  # [B, T, H] each
         return a, b, ql, qr, lam, gam
 
-    def _initial_state(self, state, a):
-        if state is None:
-            return None, None
-        if not isinstance(state, dict) or set(state) != {"s", "P"}:
-            raise ValueError("state must be None or a dict with keys 's' [B, H, S] and 'P' [B, H, S, S]")
-        B, _, H, S = a.shape
-        check_sequence("state['s']", state["s"], 3, like=a, shape=(B, H, S))
-        check_sequence("state['P']", state["P"], 4, like=a, shape=(B, H, S, S))
-        return state["s"], state["P"]
-
     def forward(self, n: torch.Tensor, state=None):
         a, b, ql, qr, lam, gam = self.project(n)                     # [B, T, H, S] x4, [B, T, H] x2
-        B, T = n.shape[:2]
-        s0, P0 = self._initial_state(state, a)
+        B, T, H, S = a.shape
+        # s_{-1}, P_{-1}: the carried state (None = zeros), its keys and shapes checked in helpers.py
+        s0, P0 = check_state(state, {"s": (B, H, S), "P": (B, H, S, S)}, a, "'s' [B, H, S] and 'P' [B, H, S, S]")
         check_mode(self.mode)
         if T == 1:  # generation: one step, O(1) per token
             if s0 is None:

@@ -48,7 +48,13 @@ from __future__ import annotations
 
 import torch
 
-from .helpers import MAX_CHUNK, check_chunk_size, check_mode, check_running_state_inputs, check_sequence
+from .helpers import (
+    check_causal_decay_length,
+    check_chunk_size,
+    check_mode,
+    check_running_state_inputs,
+    check_sequence,
+)
 
 # 16 tokens per chunk: fastest measured on a 2-core CPU for T = 128 and T = 2048 (S = 16), where
 # the chunk matrices are small and the per-kernel cost of the chunk-level carry stays low
@@ -74,12 +80,9 @@ def causal_decay(log_decay: torch.Tensor) -> torch.Tensor:
     gives exactly 0 there, with gradient 0: one matmul and one exp per chunk matrix, fast on
     every device (with TF32 matmuls switched on, on CUDA, the sums carry TF32's ~1e-3 relative
     error like every other matmul). Z has C^3 entries (4,096 at the default C = 16), hence
-    C <= MAX_CHUNK. The diagonal is the empty sum, exactly 0, so W[t, t] = 1.
+    C <= helpers.MAX_CHUNK. The diagonal is the empty sum, exactly 0, so W[t, t] = 1.
     """
-    C = log_decay.shape[-1]
-    if C > MAX_CHUNK:
-        raise ValueError(f"causal_decay takes chunks of at most {MAX_CHUNK} steps (it builds a C x C^2 "
-                         f"matrix), got {C}; split the sequence into chunks")
+    C = check_causal_decay_length(log_decay.shape[-1])             # C <= MAX_CHUNK (helpers.py)
     u = torch.arange(C, device=log_decay.device)
     t, tau = u.view(C, 1), u.view(1, C)                              # rows t, columns tau
     # Z[u, t, tau] = 1 when log_decay_u is in the segment tau < u <= t
@@ -161,6 +164,7 @@ def running_state(a: torch.Tensor, lam: torch.Tensor, s0: torch.Tensor | None = 
     ``mode`` is "loop" (the reference) or "fast" (default, ``chunk_size`` tokens per chunk).
     Gate values are not checked (that would need a device sync); log(0) is clamped to stay finite.
     """
+    # input checks (helpers.py): clear errors for a wrong mode, chunk size, shape, dtype or device
     check_mode(mode)
     check_chunk_size(chunk_size)
     check_running_state_inputs(a, lam, s0)
@@ -174,7 +178,7 @@ def previous_states(s: torch.Tensor, s0: torch.Tensor | None = None) -> torch.Te
 
     The pair memory pairs the state *before* token t with token t's write, so it reads s_prev.
     """
-    check_sequence("s", s, 4)
+    check_sequence("s", s, 4)                                       # input checks (helpers.py)
     B, _, H, S = s.shape
     if s0 is None:
         s0 = torch.zeros_like(s[:, 0])                              # [B, H, S]
