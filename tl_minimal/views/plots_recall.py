@@ -32,6 +32,7 @@ from ..data import recall as data_recall
 from .plots import byte_label, token_strip
 
 _KEY, _VALUE, _ASK = "#ff9800", "#4caf50", "#2196f3"
+_RIGHT, _WRONG = "#2e7d32", "#c62828"
 MAX_WIDTH = 9.5  # inches: at the inline backend's 100 dpi a figure stays within about 950 px
 
 
@@ -278,11 +279,13 @@ def attention_at(model, x, pos: int = -1, layer: int = -1) -> torch.Tensor:
 
 
 def position_bars(ax, values, names=None, marks: dict | None = None, ylabel: str = "weight",
-                  title: str | None = None, ylim=None, xlabel: str = "memory position j (entry j: key x_j, value x_j+1)"):
+                  title: str | None = None, ylim=None, xlabel: str = "memory position j (entry j: key x_j, value x_j+1)",
+                  verdict: bool | None = None):
     """Bars of values [T] over positions; marks {position: (colour, note)} shade positions, named in a legend.
 
     names (token names [T], optional) label the non-filler positions when the sequence is short
-    (T <= 48); longer sequences get plain position numbers, which stay readable.
+    (T <= 48); longer sequences get plain position numbers, which stay readable. verdict (True /
+    False) writes RIGHT or WRONG above the panel, larger than any other text in it.
     """
     v = _numpy(values)
     if v.ndim != 1 or (names is not None and len(names) != len(v)):
@@ -301,8 +304,11 @@ def position_bars(ax, values, names=None, marks: dict | None = None, ylabel: str
     ax.set_ylabel(ylabel)
     if marks:
         ax.legend(fontsize=7, loc="upper center", framealpha=0.9)
-    if title:
-        ax.set_title(title, fontsize=8)
+    if title:  # beside a verdict, the title moves to the right so that the two never overlap
+        ax.set_title(title, fontsize=8, loc="center" if verdict is None else "right")
+    if verdict is not None:
+        ax.set_title("RIGHT" if verdict else "WRONG", loc="left", fontsize=12, fontweight="bold",
+                     color=_RIGHT if verdict else _WRONG)
     return ax.figure
 
 
@@ -317,11 +323,11 @@ def recall_marks(x, y, layout: data_recall.RecallLayout = data_recall.PAPER_LAYO
 def retrieval_grid(panels: dict, title: str = "where the memory reads at the answer position",
                    ylabel: str = "retrieval weight"):
     """Rows of panels {row name: [panel, ...]}; a panel is {"values" [T], "names", "marks", "title"}
-    (optional "ylim", default (0, 1), and "xlabel")."""
+    (optional "ylim", default (0, 1), "xlabel", and "verdict": True / False for RIGHT / WRONG)."""
     if not panels or not all(panels.values()):
         raise ValueError("panels is empty: give {row name: [panel dict, ...]}")
     n_cols = max(len(row) for row in panels.values())
-    fig, axes = plt.subplots(len(panels), n_cols, figsize=(min(MAX_WIDTH, 6.5 * n_cols), 2.9 * len(panels)),
+    fig, axes = plt.subplots(len(panels), n_cols, figsize=(min(MAX_WIDTH, max(9.0, 6.5 * n_cols)), 2.9 * len(panels)),
                              squeeze=False)
     for r, (name, row) in enumerate(panels.items()):
         for c in range(n_cols):
@@ -330,7 +336,7 @@ def retrieval_grid(panels: dict, title: str = "where the memory reads at the ans
                 ax.axis("off")
                 continue
             p = row[c]
-            extra = {"xlabel": p["xlabel"]} if "xlabel" in p else {}
+            extra = {key: p[key] for key in ("xlabel", "verdict") if key in p}
             position_bars(ax, p["values"], p.get("names"), p.get("marks"), f"{name}\n{ylabel}", p.get("title"),
                           p.get("ylim", (0, 1)), **extra)
     fig.suptitle(title, fontsize=11)
