@@ -161,7 +161,7 @@ P63 = inside["layers"][0]["P"][63][0]  # [H, S, S]
 lim = P63.abs().max()
 for h in range(2):
     image = axes[1 + h].imshow(P63[h], cmap="RdBu", vmin=-lim, vmax=lim)
-    axes[1 + h].set(title=f"trained P_63, head {h}", xlabel="j (write)", ylabel="i (state)")
+    axes[1 + h].set(title=f"trained P_63, head {h}", xlabel="j (write)", ylabel="i (state)" if h == 0 else None)
 fig.colorbar(image, ax=axes[1:], label="P_63[i, j]", shrink=0.9)
 plt.show()
 
