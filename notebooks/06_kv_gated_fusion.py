@@ -42,7 +42,8 @@ import torch
 import torch.nn.functional as F
 
 from tl_minimal import build_model, default_config
-from tl_minimal.data import recall as data_recall, text as data_text
+from tl_minimal.data import recall as data_recall
+from tl_minimal.data import text as data_text
 from tl_minimal.experiments import results
 from tl_minimal.experiments.protocols import protocol
 from tl_minimal.kv_fusion import kv_read, kv_read_loop, kv_read_step
@@ -368,8 +369,8 @@ for align in ("current", "previous"):
     right_current[align] = sum(int(read[t] == tokens_ind[t]) for t in second_half)
 plots_recall.prediction_strips(tokens_ind, read_token, per_row=T_ind + 6, title="the memory's read at initialization (tied W_qk)")
 plt.show()
-for align in right_next:
-    print(f"{align:8s} second copy of the sentence: the read is the NEXT byte at {right_next[align]} of "
+for align, hits in right_next.items():
+    print(f"{align:8s} second copy of the sentence: the read is the NEXT byte at {hits} of "
           f"{len(second_half)} positions, the CURRENT byte at {right_current[align]}")
 
 # %% [markdown]

@@ -370,8 +370,8 @@ fig.tight_layout()
 # %%
 # NBVAL_IGNORE_OUTPUT
 diagnosis = json.loads((RESULTS / "recall_init_diagnosis.json").read_text())["mean_over_seeds"]
-lines = ["| configuration | right entry in the top-8 | median rank of the right entry (of 126) | weight on it | "
-         "filler share of the top-8 |", "|---|---|---|---|---|"]
+lines = [("| configuration | right entry in the top-8 | median rank of the right entry (of 126) | weight on it | "
+          "filler share of the top-8 |"), "|---|---|---|---|---|"]
 for name, m in diagnosis.items():
     lines.append(f"| {name.replace('gated_hybrid_paper ', '')} | {m['in_kept']:.1%} | {m['answer_rank_median']:.0f} | "
                  f"{m['answer_weight']:.3f} | {m['filler_share']:.0%} |")
@@ -411,7 +411,7 @@ LN2 = math.log(2)
 tok_rows = [results.Row(r.label, r.variant, r.params, [v / LN2 if v is not None else None for v in r.values],
                         r.steps, r.seconds) for r in results.TABLES["tokenized"].rows()]  # nats -> bits per token
 tok_paper = {k: v / LN2 if isinstance(v, float) else v for k, v in results.PAPER["tokenized"].items()}
-display(Markdown(f"**6. Tokenized LM, MiniMind tokenizer (WikiText-2 text), 120 steps, bits per token**\n\n"
+display(Markdown("**6. Tokenized LM, MiniMind tokenizer (WikiText-2 text), 120 steps, bits per token**\n\n"
                  + results.markdown_table(tok_rows, tok_paper, metric="bits per token")))
 ours_tf = next(r.mean for r in tok_rows if r.label == "transformer")
 lines = ["| model | ours: gap to the Transformer | the paper's gap |", "|---|---|---|"]
