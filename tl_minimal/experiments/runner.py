@@ -24,7 +24,7 @@ from pathlib import Path
 import torch
 
 from ..training import distributed
-from ..training.device import get_device
+from ..training.device import device_name, get_device
 from ..training.train import TrainingDiverged
 from .protocols import PAPER_VARIANTS
 from .protocols import protocol as make_protocol
@@ -60,7 +60,7 @@ def environment(device: torch.device) -> dict:
         "torch": torch.__version__,
         "python": platform.python_version(),
         "device": str(device),
-        "cuda_device": torch.cuda.get_device_name(0) if device.type == "cuda" else None,
+        "cuda_device": device_name(device),
         "threads": torch.get_num_threads(),
         "world_size": distributed.world_size(),
         "git_commit": git_commit(),
