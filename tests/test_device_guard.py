@@ -279,7 +279,8 @@ def test_every_plot_and_widget_helper_takes_device_tensors():
 def test_every_notebook_and_exercise_solution_runs_on_the_stand_in():
     scripts = sorted(ROOT.glob("notebooks/[0-9]*.py")) + sorted(ROOT.glob("notebooks/exercises/solutions/*.py"))
     assert len(scripts) >= 15
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TL_SMOKE": "1", "MPLBACKEND": "Agg", "TL_DEVICE": ""}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TL_SMOKE": "1", "MPLBACKEND": "Agg", "TL_DEVICE": "",
+           "OMP_NUM_THREADS": "1"}  # tiny models: one thread is faster than two waiting on each other
     done = subprocess.run([sys.executable, str(ROOT / "tests" / "device_guard.py"), *map(str, scripts)],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
