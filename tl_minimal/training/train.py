@@ -13,9 +13,9 @@ Glossary
 
 Reproducibility: :func:`seed_everything` seeds torch, numpy and python's ``random`` (model
 initialization and dropout use torch's global generator, or the GPU's; data samplers use their
-own). A checkpoint stores the model, the optimizer, the step, the losses so far and every
-random state (the CPU's and the CUDA or MPS generator's, kept on the CPU), so a resumed run
-reproduces the uninterrupted run's losses exactly on the same device.
+own). A checkpoint (``checkpoint.py``) stores the model, the optimizer, the step, the losses so far
+and every random state (the CPU's and the CUDA or MPS generator's, kept on the CPU), so a
+resumed run reproduces the uninterrupted run's losses exactly on the same device.
 
 Host-device syncs: on a GPU, reading a number back (``loss.item()``) makes the CPU wait for
 every queued kernel. The loop keeps each step's loss on the device and reads them all at once
@@ -30,7 +30,6 @@ nothing after it is saved or returned.
 from __future__ import annotations
 
 import math
-import os
 import random
 import time
 from pathlib import Path
@@ -40,7 +39,9 @@ import torch
 import torch.nn.functional as F
 
 from ..models import checked_ids
-from .device import clip_options, get_device, optimizer_options, rng_state, set_rng_state
+from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint  # noqa: F401  (re-exported)
+from .device import clip_options, get_device, optimizer_options
+from .distributed import unwrap  # noqa: F401  (re-exported: the plain model inside DDP)
 
 IGNORE = -100
 LOG_EVERY = 10  # steps between reads of the losses: 0.1 host-device syncs per step
@@ -55,15 +56,6 @@ def seed_everything(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed % 2**32)
     torch.manual_seed(seed)
-
-
-def unwrap(model: torch.nn.Module) -> torch.nn.Module:
-    """The plain model inside a DistributedDataParallel wrapper (or the model itself)."""
-    return (
-        model.module
-        if hasattr(model, "module") and isinstance(model, torch.nn.parallel.DistributedDataParallel)
-        else model
-    )
 
 
 def lm_loss(logits: torch.Tensor, y: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
@@ -94,54 +86,6 @@ def make_optimizer(model: torch.nn.Module, lr: float, weight_decay: float, betas
 def lr_at(step: int, lr: float, warmup_steps: int) -> float:
     """lr_k = lr * min(1, (k + 1) / warmup_steps); constant ``lr`` without warmup."""
     return lr if warmup_steps <= 0 else lr * min(1.0, (step + 1) / warmup_steps)
-
-
-# ----------------------------------------------------------------------------- checkpoints
-def _rng_state(device) -> dict:
-    return {"torch": rng_state(device), "numpy": np.random.get_state(), "python": random.getstate()}
-
-
-def _set_rng_state(state: dict, device) -> None:
-    set_rng_state(state["torch"], device)
-    np.random.set_state(state["numpy"])
-    random.setstate(state["python"])
-
-
-def save_checkpoint(path, model, optimizer, step: int, history: dict, extra: dict | None = None,
-                    device=None) -> None:
-    """Write everything needed to continue at ``step`` (atomically: temp file, then rename).
-
-    ``device`` is where the run trains (default: where the model is): its generator is saved too.
-    """
-    path = Path(path)
-    device = torch.device(device) if device is not None else next(unwrap(model).parameters()).device
-    path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {
-        "model": unwrap(model).state_dict(),
-        "optimizer": optimizer.state_dict(),
-        "step": step,
-        "history": history,
-        "rng": _rng_state(device),
-        "extra": extra or {},
-    }
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.save(payload, tmp)
-    os.replace(tmp, path)
-
-
-def load_checkpoint(path, model, optimizer=None, device=None) -> dict:
-    """Restore model (and optimizer, random states) from ``path``; returns the checkpoint dict.
-
-    The file is read onto the CPU (random states must stay there); the weights are copied into
-    the model where it is, and the optimizer moves its state next to the parameters.
-    """
-    ckpt = torch.load(path, map_location="cpu", weights_only=False)
-    unwrap(model).load_state_dict(ckpt["model"])
-    if optimizer is not None:
-        optimizer.load_state_dict(ckpt["optimizer"])
-    device = torch.device(device) if device is not None else next(unwrap(model).parameters()).device
-    _set_rng_state(ckpt["rng"], device)
-    return ckpt
 
 
 # ----------------------------------------------------------------------------- the loop
