@@ -126,7 +126,7 @@ def test_minimind_jsonl_is_preferred_when_given(tmp_path):
     assert int((corpus.holdout == data_tokenized.BEGIN).sum()) == 2  # documents 19 and 39
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"txt": 1}\n')
-    with pytest.raises(ValueError, match="bad.jsonl:1"):
+    with pytest.raises(data_text.BadDataFile, match="bad.jsonl:1"):
         data_tokenized.read_jsonl(bad, None)
 
 
