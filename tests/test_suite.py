@@ -227,3 +227,11 @@ def test_a_bad_jsonl_line_is_a_one_line_error(tmp_path, capsys, monkeypatch):
     assert cli.main(args) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"error: {bad}:2: expected a JSON object with a 'text' field") and "\n" not in err
+
+
+def test_recall_study_checks_its_output_path_first(capsys):
+    from tl_minimal.experiments import recall_study
+
+    with pytest.raises(SystemExit) as stop:
+        recall_study.main(["train", "--variants", "transformer", "--device", "cpu", "--out", "/proc/study.json"])
+    assert stop.value.code == 2 and "cannot write the output /proc/study.json" in capsys.readouterr().err

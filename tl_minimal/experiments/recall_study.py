@@ -42,6 +42,7 @@ from ..training.train import seed_everything, train
 from .diagnose_recall import at_initialization, constant_guess, retrieval_report, summarize
 from .protocols import protocol
 from .runner import environment, write_json
+from .suite import SuiteError, prepare_output
 
 PROBE_EXAMPLES = 256
 
@@ -314,6 +315,11 @@ def main(argv=None) -> int:
         ap.error("init needs --variants or --ablations")
     if args.cmd == "train" and min(args.eval_at) < 1:
         ap.error("--eval-at steps must be >= 1")
+    if getattr(args, "out", None):
+        try:  # a bad output path fails now, not after hours of training
+            prepare_output(args.out)
+        except SuiteError as exc:
+            ap.error(str(exc))
     return {"train": cmd_train, "init": cmd_init, "merge": cmd_merge, "baseline": cmd_baseline}[args.cmd](args)
 
 
