@@ -295,5 +295,5 @@ def main(argv=None) -> int:
         print(exc.message, file=sys.stderr)
         return 130
     except KeyboardInterrupt:
-        print("interrupted (no run had started)", file=sys.stderr)
+        print("interrupted before the first run began; nothing to resume", file=sys.stderr)
         return 130

@@ -200,31 +200,32 @@ def run_experiment(
         suite.write()
         if suite.saved:
             say(f"{task}: resuming {out}: {len(plan) - len(suite.todo())} of {len(plan)} planned runs are done")
-    runs = []
-    for variant, seed in plan:
-        if suite is not None and suite.has(variant, seed):
-            continue
-        ckpt = suite.checkpoint_path(variant, seed) if checkpoint_every else None
-        if ckpt is not None and ckpt.exists():
-            say(f"  {variant:<24} seed {seed:<3} continues from its checkpoint {ckpt}")
-        extra = {"checkpoint_path": ckpt, "checkpoint_every": checkpoint_every} if ckpt else {}
-        try:
-            run = TASKS[task].run_one(p, data, variant, seed, device, overrides, progress, max_seconds, **extra)
-        except TrainingDiverged as exc:
-            run = {"variant": variant, "seed": seed, "params": None, "metric": p.metric, "value": None,
-                   "steps": None, "seconds": None, "device": str(device), "error": str(exc)}
-        except KeyboardInterrupt:
-            if suite is None:
-                raise
-            kept = str(ckpt) if ckpt is not None and ckpt.exists() else None
-            raise SuiteInterrupted(suite.saved, len(suite.results["planned"]), out, command, kept) from None
-        runs.append(run)
-        if suite is not None:
-            suite.add(run)
-            if ckpt is not None and main:
-                ckpt.unlink(missing_ok=True)
-        shown = "diverged" if run["value"] is None else f"{run['value']:.4f}"
-        say(f"  {variant:<24} seed {seed:<3} {p.metric} {shown}  ({run['steps']} steps, {run['seconds']} s)")
+    runs, ckpt = [], None
+    try:
+        for variant, seed in plan:
+            if suite is not None and suite.has(variant, seed):
+                continue
+            ckpt = suite.checkpoint_path(variant, seed) if checkpoint_every else None
+            if ckpt is not None and ckpt.exists():
+                say(f"  {variant:<24} seed {seed:<3} continues from its checkpoint {ckpt}")
+            extra = {"checkpoint_path": ckpt, "checkpoint_every": checkpoint_every} if ckpt else {}
+            try:
+                run = TASKS[task].run_one(p, data, variant, seed, device, overrides, progress, max_seconds, **extra)
+            except TrainingDiverged as exc:
+                run = {"variant": variant, "seed": seed, "params": None, "metric": p.metric, "value": None,
+                       "steps": None, "seconds": None, "device": str(device), "error": str(exc)}
+            runs.append(run)
+            if suite is not None:
+                suite.add(run)
+                if ckpt is not None and main:
+                    ckpt.unlink(missing_ok=True)
+            shown = "diverged" if run["value"] is None else f"{run['value']:.4f}"
+            say(f"  {variant:<24} seed {seed:<3} {p.metric} {shown}  ({run['steps']} steps, {run['seconds']} s)")
+    except KeyboardInterrupt:
+        if suite is None:
+            raise
+        kept = str(ckpt) if ckpt is not None and ckpt.exists() else None
+        raise SuiteInterrupted(suite.saved, len(suite.results["planned"]), out, command, kept) from None
     if suite is not None:
         results = suite.finish()
     else:

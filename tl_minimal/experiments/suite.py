@@ -173,7 +173,11 @@ class Suite:
     def add(self, run: dict) -> None:
         """Put a finished run in the file now (atomically)."""
         self.results["runs"].append(_json(run))
-        self.write()
+        try:
+            self.write()
+        except BaseException:  # not written (Ctrl-C while writing): not counted as saved
+            self.results["runs"].pop()
+            raise
 
     def write(self) -> None:
         if not self.writer:
