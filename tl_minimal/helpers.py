@@ -9,9 +9,13 @@ What is here
     check_*_inputs                          every argument of one op, with shapes named
     heads_first                             [B, T, H, ...] -> [B, H, T, ...] (a view, no copy)
     tanh                                    tanh as 2 sigmoid(2x) - 1 (faster on the CPU)
+    causal_segments                         the constant 0/1 matrices of causal_decay, built once
+    decay_exp                               exp(x) for x <= 0, never on the CPU's slow path
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 
@@ -120,3 +124,54 @@ class _Tanh(torch.autograd.Function):
 def tanh(x: torch.Tensor) -> torch.Tensor:
     """tanh(x), the same numbers as ``torch.tanh`` to ~1e-7, faster on the CPU (see _Tanh)."""
     return _Tanh.apply(x)
+
+
+# --- decays: exp of sums of log-gates -------------------------------------------------------
+
+_SEGMENTS: dict = {}
+
+
+def causal_segments(C: int, dtype: torch.dtype, device) -> tuple[torch.Tensor, torch.Tensor]:
+    """(Z [C, C*C], lower [C, C]) for running_state.causal_decay, built once per (C, dtype, device).
+
+    Z[u, (t, tau)] = 1 when tau < u <= t (log_decay_u lies in the segment that decays tau's
+    contribution by time t); lower[t, tau] = 1 when tau <= t. Building them took a dozen small
+    kernels per call (~0.15 ms per chunked op on the CPU); now a dictionary lookup.
+    """
+    key = (C, dtype, torch.device(device))
+    if key not in _SEGMENTS:
+        u = torch.arange(C, device=device)
+        t, tau, uu = u.view(1, C, 1), u.view(1, 1, C), u.view(C, 1, 1)
+        Z = ((tau < uu) & (uu <= t)).to(dtype).view(C, C * C)          # [C(u), C(t) * C(tau)]
+        _SEGMENTS[key] = (Z, (tau <= t).to(dtype).view(C, C))           # [C(t), C(tau)]
+    return _SEGMENTS[key]
+
+
+class _DecayExp(torch.autograd.Function):
+    """exp(max(x, log(tiny) + 1)) * mask, backward grad * result.
+
+    Only for speed: on the CPU build used here torch.exp takes 10-100x longer (0.4-3.5 ms instead
+    of 0.03 ms for 131,072 numbers) when its argument is -inf or so negative that the result
+    underflows below the smallest normal float. A decay exp(sum of log-gates) is such an
+    argument for gates near 0 (and was, for the -inf that used to mark the future). Clamping
+    first changes results below ~1e-37 (float32) / 1e-307 (float64) only; the true gradient
+    there is below that too. Masking after the exp gives the future exactly 0, gradient 0.
+    """
+
+    @staticmethod
+    def forward(ctx, x, mask):
+        y = x.clamp_min(math.log(torch.finfo(x.dtype).tiny) + 1).exp_()
+        if mask is not None:
+            y.mul_(mask)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * y, None
+
+
+def decay_exp(x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """exp(x) for x <= 0 (times ``mask``), the same numbers as torch.exp down to ~1e-37, faster."""
+    return _DecayExp.apply(x, mask)

@@ -39,7 +39,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .helpers import check_chunk_size, check_mode, check_readout_inputs, check_sequence, heads_first, tanh
+from .helpers import check_chunk_size, check_mode, check_readout_inputs, check_sequence, decay_exp, heads_first, tanh
 from .layers import Recorder
 from .pair_memory import pair_memory_at, pair_memory_step
 from .running_state import (
@@ -93,7 +93,7 @@ def decayed_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_dec
         first = torch.zeros_like(M_end[:, :, :1]) if M0 is None else M0.unsqueeze(2)
         M_enter = torch.cat([first, M_end[:, :, :-1]], dim=2)       # [B, H, N, Dk, Dv]
         # inter-chunk: exp(G_t) M_enter^T q_t
-        o = o + torch.exp(G).unsqueeze(-1) * (q @ M_enter)          # [B, H, N, C, Dv]
+        o = o + decay_exp(G).unsqueeze(-1) * (q @ M_enter)          # [B, H, N, C, Dv]
     return o.reshape(B, H, N * C, Dv)[:, :, :T], M_end[:, :, -1]
 
 
