@@ -1,6 +1,6 @@
 """Input checks and speed tricks that the concept files call, kept here so that those files read
 as the math. Nothing in this file is part of the model's definition: delete every check and the
-numbers stay the same; replace :func:`tanh` by ``torch.tanh`` and they change by ~1e-7.
+numbers stay the same; replace :func:`decay_exp` by ``torch.exp`` and they change below ~1e-37.
 
 What is here
     MODES, check_mode, check_chunk_size     the names of the forms ("loop" = the specification,
@@ -8,7 +8,6 @@ What is here
     check_sequence                          one tensor's type, rank, dtype, device and shape
     check_*_inputs                          every argument of one op, with shapes named
     heads_first                             [B, T, H, ...] -> [B, H, T, ...] (a view, no copy)
-    tanh                                    tanh as 2 sigmoid(2x) - 1 (faster on the CPU)
     causal_segments                         the constant 0/1 matrices of causal_decay, built once
     decay_exp                               exp(x) for x <= 0, never on the CPU's slow path
 """
@@ -99,31 +98,6 @@ def check_slot_inputs(s_prev, b, g, gam, L0=None, R0=None) -> int:
 def heads_first(x: torch.Tensor) -> torch.Tensor:
     """[B, T, H, ...] -> [B, H, T, ...], a view: the chunked forms work heads-first."""
     return x.transpose(1, 2)
-
-
-class _Tanh(torch.autograd.Function):
-    """tanh(x) computed as 2 sigmoid(2x) - 1 (the same function; error ~1e-7 absolute).
-
-    Only for speed: on the CPU build used here torch.tanh's forward is ~6x slower than
-    sigmoid's (1.4 ms vs 0.2 ms for a [16, 128, 256] tensor, one thread), and the four
-    projections are the largest elementwise op of the layer. Backward: 1 - tanh(x)^2.
-    """
-
-    @staticmethod
-    def forward(ctx, x):
-        y = torch.sigmoid(2 * x).mul_(2).sub_(1)
-        ctx.save_for_backward(y)
-        return y
-
-    @staticmethod
-    def backward(ctx, grad):
-        (y,) = ctx.saved_tensors
-        return torch.ops.aten.tanh_backward(grad, y)
-
-
-def tanh(x: torch.Tensor) -> torch.Tensor:
-    """tanh(x), the same numbers as ``torch.tanh`` to ~1e-7, faster on the CPU (see _Tanh)."""
-    return _Tanh.apply(x)
 
 
 # --- decays: exp of sums of log-gates -------------------------------------------------------

@@ -39,7 +39,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .helpers import check_chunk_size, check_mode, check_readout_inputs, check_sequence, decay_exp, heads_first, tanh
+from .helpers import check_chunk_size, check_mode, check_readout_inputs, check_sequence, decay_exp, heads_first
 from .layers import Recorder
 from .pair_memory import pair_memory_at, pair_memory_step
 from .running_state import (
@@ -210,7 +210,7 @@ class TripleLatentMixer(Recorder, nn.Module):
         # stored heads-first, [4, B, H, T, S], and handed out as [B, T, H, S] views: the chunked
         # forms work heads-first, so their matmuls then read these without copying
         z = self.proj(n).view(B, T, 4, self.n_heads, self.state_dim).permute(2, 0, 3, 1, 4)
-        a, b, ql, qr = tanh(z.contiguous()).transpose(2, 3).unbind(0)  # 4 x [B, T, H, S]
+        a, b, ql, qr = torch.tanh(z.contiguous()).transpose(2, 3).unbind(0)  # 4 x [B, T, H, S]
         lam, gam = torch.sigmoid(self.to_gates(n)).chunk(2, dim=-1)  # [B, T, H] each
         return a, b, ql, qr, lam, gam
 
