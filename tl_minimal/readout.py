@@ -39,7 +39,14 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .helpers import check_chunk_size, check_mode, check_readout_inputs, check_sequence, decay_exp, heads_first
+from .helpers import (
+    check_chunk_size,
+    check_mode,
+    check_readout_inputs,
+    check_sequence,
+    decay_exp,
+    heads_first,
+)
 from .layers import Recorder
 from .pair_memory import pair_memory_at, pair_memory_step
 from .running_state import (
