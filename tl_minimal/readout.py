@@ -46,6 +46,8 @@ from .helpers import (
     check_sequence,
     decay_exp,
     heads_first,
+    tanh_heads,
+    times_to_tokens,
 )
 from .layers import Recorder
 from .pair_memory import pair_memory_at, pair_memory_step
@@ -128,8 +130,8 @@ def _pair_readout_chunked(s_prev, b, gam, q_left, q_right, P0, chunk_size):
     v = b * (1 - gam).unsqueeze(-1)                                 # [B, T, H, S], b's memory layout
     o, P = decayed_attention(heads_first(q_left), heads_first(s_prev), heads_first(v),
                              heads_first(log_gate(gam)), P0, chunk_size)  # [B, H, T, S]
-    # r_t = (P_t^T q^l_t) * q^r_t
-    return heads_first(o) * q_right, P                              # [B, T, H, S], [B, H, S, S]
+    # r_t = (P_t^T q^l_t) * q^r_t (helpers.times_to_tokens: stored token-major for W_o)
+    return times_to_tokens(o, q_right), P                           # [B, T, H, S], [B, H, S, S]
 
 
 def pair_readout(s_prev, b, gam, q_left, q_right, P0=None, mode: str = "fast",
@@ -213,11 +215,10 @@ class TripleLatentMixer(Recorder, nn.Module):
             raise ValueError(f"input must be [B, T, d_model={self.d_model}], got {got}")
         if n.shape[1] == 0:
             raise ValueError("input has an empty time axis: need T >= 1")
-        B, T, _ = n.shape
-        # stored heads-first, [4, B, H, T, S], and handed out as [B, T, H, S] views: the chunked
-        # forms work heads-first, so their matmuls then read these without copying
-        z = self.proj(n).view(B, T, 4, self.n_heads, self.state_dim).permute(2, 0, 3, 1, 4)
-        a, b, ql, qr = torch.tanh(z.contiguous()).transpose(2, 3).unbind(0)  # 4 x [B, T, H, S]
+        # a, b, q^l, q^r = tanh(W n), four [B, T, H, S] views of one heads-first buffer: the
+        # chunked forms work heads-first, so their matmuls read these without copying
+        # (helpers.tanh_heads: the tanh writes that layout in one pass)
+        a, b, ql, qr = tanh_heads(self.proj(n), 4, self.n_heads)    # 4 x [B, T, H, S]
         lam, gam = torch.sigmoid(self.to_gates(n)).chunk(2, dim=-1)  # [B, T, H] each
         return a, b, ql, qr, lam, gam
 

@@ -40,7 +40,14 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .helpers import check_chunk_size, check_mode, check_sequence, check_slot_inputs, heads_first
+from .helpers import (
+    check_chunk_size,
+    check_mode,
+    check_sequence,
+    check_slot_inputs,
+    heads_first,
+    times_to_tokens,
+)
 from .readout import TripleLatentMixer, _normal_init, decayed_attention
 from .running_state import DEFAULT_CHUNK, log_gate, previous_states, running_state, running_state_step
 
@@ -77,8 +84,8 @@ def _slot_readout_chunked(s_prev, b, g, gam, q_left, q_right, L0, R0, chunk_size
     left, ML = decayed_attention(heads_first(q_left), heads_first(s_prev), v, log_gam, as_M0(L0), chunk_size)
     # q^r_t . R_k,t: query q^r, key b_tau
     right, MR = decayed_attention(heads_first(q_right), heads_first(b), v, log_gam, as_M0(R0), chunk_size)
-    # f_t[k] = (q^l_t . L_k,t) (q^r_t . R_k,t)
-    f = heads_first(left * right)                                   # [B, T, H, K]
+    # f_t[k] = (q^l_t . L_k,t) (q^r_t . R_k,t), stored token-major (helpers.times_to_tokens)
+    f = times_to_tokens(left, heads_first(right))                   # [B, T, H, K]
     return f, ML.transpose(-1, -2), MR.transpose(-1, -2)
 
 
