@@ -13,6 +13,7 @@ What is here
     tanh_heads                              tanh of a projection, handed out heads-first; its
                                             backward writes dz directly (no stack, no copy)
     times_to_tokens                         o * q_r, written straight into token-major layout
+    softmax                                 softmax over a short last axis (the slot weights)
 """
 
 from __future__ import annotations
@@ -223,3 +224,29 @@ def times_to_tokens(o: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
     """o.transpose(1, 2) * q as a contiguous [B, T, H, S] tensor (o heads-first [B, H, T, S])."""
     return _TimesToTokens.apply(o, q)
 
+
+class _Softmax(torch.autograd.Function):
+    """softmax over the last axis, written out: exp(x - max) / sum; backward y (g - sum(g y)).
+
+    Only for speed: torch.softmax over a short last axis (the K = 8 slot weights of each head
+    and token) takes ~1.4 ms forward for [16, 128, 4, 8] on this CPU, this ~0.3 ms (forward +
+    backward 2.1 -> 0.75 ms). Same numbers to ~1e-7.
+    """
+
+    @staticmethod
+    def forward(ctx, x):
+        y = (x - x.amax(-1, keepdim=True)).exp_()
+        y.div_(y.sum(-1, keepdim=True))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        gy = grad * y
+        return gy.sub_(y * gy.sum(-1, keepdim=True))
+
+
+def softmax(x: torch.Tensor) -> torch.Tensor:
+    """torch.softmax(x, dim=-1), faster when the last axis is short (see _Softmax)."""
+    return _Softmax.apply(x)

@@ -46,6 +46,7 @@ from .helpers import (
     check_sequence,
     check_slot_inputs,
     heads_first,
+    softmax,
     times_to_tokens,
 )
 from .readout import TripleLatentMixer, _normal_init, decayed_attention
@@ -162,8 +163,8 @@ class SlotMixer(TripleLatentMixer):
     def forward(self, n: torch.Tensor, state=None):
         a, b, ql, qr, lam, gam = self.project(n)                    # [B, T, H, S] x4, [B, T, H] x2
         B, T = n.shape[:2]
-        # g_t = softmax over the K slots, per head
-        g = torch.softmax(self.to_slots(n).view(B, T, self.n_heads, self.num_slots), dim=-1)  # [B, T, H, K]
+        # g_t = softmax over the K slots, per head (helpers.softmax: faster over a short axis)
+        g = softmax(self.to_slots(n).view(B, T, self.n_heads, self.num_slots))  # [B, T, H, K]
         s0, L0, R0 = self._initial_state(state, a)
         check_mode(self.mode)
         if T == 1:  # generation: one step, O(1) per token
