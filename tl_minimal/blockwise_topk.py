@@ -62,8 +62,9 @@ def _in_order(rho, idx, keep: int):
 
 
 def _block_best(rho, j0: int, k: int):
-    """The k best entries of one block, in the read's order. rho [..., b]: scores of entries
-    j0 .. j0+b-1 (NONE where not visible). Returns (scores, index) [..., k], index -1 = empty."""
+    """The k best entries of one block (the read's set; equal scores not yet in index order).
+    rho [..., b]: scores of entries j0 .. j0+b-1 (NONE where not visible). Returns (scores,
+    index) [..., k], index -1 = empty."""
     b = rho.shape[-1]
     kb = min(k, b)
     vals, pos = rho.topk(min(kb + 1, b), dim=-1)                     # the kb + 1 largest; ties: any
@@ -74,16 +75,21 @@ def _block_best(rho, j0: int, k: int):
     straddle = (vals[..., kb:] == theta) & (theta > NONE)            # [..., 0 or 1]
     vals, pos = vals[..., :kb], pos[..., :kb]
     if bool(straddle.any()):
-        j = torch.arange(b, 0, -1, device=rho.device, dtype=rho.dtype)  # b .. 1: lower index, larger
-        tiers = torch.where(rho > theta, j + b, torch.where(rho == theta, j, 0.0))  # exact integers
-        pos = tiers.topk(kb, dim=-1).indices                         # all above theta, then ties by index
-        vals = rho.gather(-1, pos)
+        # keep the g entries above theta (the first g found), then the tied entries in index
+        # order: the kb largest of (rho == theta) * (b - j) are the tied ones, lowest j first
+        above = (vals > theta).sum(-1, keepdim=True)                 # g  [..., 1]
+        ramp = torch.arange(b, 0, -1, device=rho.device, dtype=rho.dtype)  # b .. 1
+        tied = ((rho == theta) * ramp).topk(kb, dim=-1).indices     # [..., kb]
+        slot = torch.arange(kb, device=rho.device)
+        first = slot < above                                         # [..., kb]
+        pos = torch.where(first, pos, tied.gather(-1, (slot - above).clamp_min(0)))
+        vals = torch.where(first, vals, theta)
     idx = torch.where(vals > NONE, pos + j0, -1)                     # not visible: no entry
     if kb < k:  # a block shorter than k: pad with empty slots
         pad = (*vals.shape[:-1], k - kb)
         vals = torch.cat([vals, vals.new_full(pad, NONE)], dim=-1)
         idx = torch.cat([idx, idx.new_full(pad, -1)], dim=-1)
-    return _in_order(vals, idx, k)
+    return vals, idx  # the right set; ordered by score, equal scores in any order (see _in_order)
 
 
 @torch.no_grad()
@@ -101,6 +107,7 @@ def select_top_k(qn, kn, n_visible, k: int, scale, logw=None, key_block: int = K
     n_dev = n_host.to(qn.device)                                     # [T], for the masks
     scores = qn.new_full((B, T, k), NONE)
     index = torch.full((B, T, k), -1, dtype=torch.long, device=qn.device)
+    qs = scale * qn                                                  # beta q_t / |q_t|  [B, T, A]
     for t0 in range(0, T, query_block):
         t1 = min(t0 + query_block, T)
         all_see, seen = int(n_host[t0:t1].min()), int(n_host[t0:t1].max())  # visible to all / any
@@ -108,7 +115,7 @@ def select_top_k(qn, kn, n_visible, k: int, scale, logw=None, key_block: int = K
         for j0 in range(0, seen, key_block):
             j1 = min(j0 + key_block, seen)
             # rho_{t,j} = beta cos(q_t, k_j) (+ log omega_j) for this block
-            rho = scale * (qn[:, t0:t1] @ kn[:, j0:j1].transpose(1, 2))  # [B, q, b]
+            rho = qs[:, t0:t1] @ kn[:, j0:j1].transpose(1, 2)       # [B, q, b]
             if logw is not None:
                 rho = rho + logw[:, None, j0:j1]
             if j1 > all_see:  # some entries of the block are not yet visible to some queries
@@ -118,7 +125,7 @@ def select_top_k(qn, kn, n_visible, k: int, scale, logw=None, key_block: int = K
             # best = the k best of (best, new): every index in best is below every index in new
             best = new if best is None else _in_order(*(torch.cat(x, dim=-1) for x in zip(best, new)), k)
         if best is not None:
-            scores[:, t0:t1], index[:, t0:t1] = best
+            scores[:, t0:t1], index[:, t0:t1] = _in_order(*best, k)  # equal scores: lower j first
     return scores, index
 
 
