@@ -139,3 +139,14 @@ def test_interleaved_times_every_job_in_rounds():
     times = speed.interleaved({"a": Job("a"), "b": Job("b")}, "cpu", warmup=1, reps=3)
     assert {k: len(v) for k, v in times.items()} == {"a": 3, "b": 3}
     assert calls == ["a", "b", "a", "b", "b", "a", "a", "b"]  # warm-up, then rotated rounds
+
+
+def test_profile_prints_cpu_time_per_op(capsys):
+    code = cli.main(["speed", "--profile", "3", "--variants", "transformer", "triple_latent", "--seq-lens", "8",
+                     "--set", "d_model=16", "--set", "n_layers=1", "--device", "cpu", "--tokens-per-step", "16"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "triple_latent, T=8, batch 2:" in out
+    for phase in ("forward", "backward", "optimizer"):
+        assert f"  {phase}: " in out and "ms CPU time in" in out
+    assert "native_layer_norm" in out and "[(2, 8, 16)" in out  # ops with their input shapes
