@@ -118,9 +118,10 @@ def select_top_k(qn, kn, n_visible, k: int, scale, logw=None, key_block: int = K
             rho = qs[:, t0:t1] @ kn[:, j0:j1].transpose(1, 2)       # [B, q, b]
             if logw is not None:
                 rho = rho + logw[:, None, j0:j1]
-            if j1 > all_see:  # some entries of the block are not yet visible to some queries
-                j = torch.arange(j0, j1, device=qn.device)
-                rho = rho.masked_fill(j >= n_dev[t0:t1, None], NONE)  # [B, q, b]
+            if j1 > all_see:  # entries j >= all_see are not yet visible to some of the queries
+                lo = max(all_see, j0)
+                j = torch.arange(lo, j1, device=qn.device)
+                rho[..., lo - j0:].masked_fill_(j >= n_dev[t0:t1, None], NONE)  # [B, q, j1 - lo]
             new = _block_best(rho, j0, k)
             # best = the k best of (best, new): every index in best is below every index in new
             best = new if best is None else _in_order(*(torch.cat(x, dim=-1) for x in zip(best, new)), k)
