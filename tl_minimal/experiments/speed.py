@@ -301,7 +301,7 @@ def _check(target: str, value, limit: float) -> dict:
 def targets(rows) -> list[dict]:
     """The speed targets checked against rows: [{"target", "value", "met"}] (None: not measured).
 
-    Round 2 (issue 15): at T=128 triple_latent and triple_hybrid <= 1.2x the Transformer's
+    Round 2: at T=128 triple_latent and triple_hybrid <= 1.2x the Transformer's
     training step, triple_slot and gated_hybrid <= 1.3x (stretch: every one <= 1.0x);
     gated_hybrid's step at T=2048 <= 1.0x and its peak step memory at T=4096 <= 1.5x. Round 1,
     still held: triple_latent at T=2048 <= 1.0x; the next token at context 2048 costs <= 1.2x
