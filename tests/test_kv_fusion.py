@@ -131,3 +131,117 @@ def test_tied_query_key_scores_an_exact_repeat_at_cos_one():
     # independent projections: the repeat is not singled out in general
     g = KVFusion(8, assoc_dim=6, top_k="all", temperature=10.0).double()
     assert sum(p.numel() for p in g.parameters()) == sum(p.numel() for p in f.parameters()) + 8 * 6
+
+
+# --- the blockwise read (blockwise_topk.py): exactly the loop's read, without a T x N matrix ----
+
+def _blockwise(key_block, query_block):
+    """kv_read's fast form with small blocks, so short sequences cross many block edges."""
+    from tl_minimal.blockwise_topk import top_k_read
+
+    def read(q, keys, values, n_visible, top_k, scale, logw=None):
+        qn, kn = (torch.nn.functional.normalize(x, dim=-1, eps=1e-12) for x in (q, keys))
+        return top_k_read(qn, kn, values, n_visible, min(top_k, keys.shape[1]), scale, logw,
+                          key_block=key_block, query_block=query_block)
+    return read
+
+
+def _loop_and_blockwise(q, keys, values, logw, n_visible, top_k, blocks, scale=2.5):
+    """(loop, blockwise) each as (m, weights, index, grads of q, keys, values, logw, scale)."""
+    out = []
+    for read in (kv_read_loop, _blockwise(*blocks)):
+        leaves = [x.detach().clone().requires_grad_(True) for x in (q, keys, values, logw)]
+        s = torch.tensor(scale, dtype=q.dtype, requires_grad=True)
+        m, w, i = read(*leaves[:3], n_visible, top_k, s, leaves[3])
+        g = torch.Generator().manual_seed(9)
+        if m.requires_grad:  # (the loop's m is a constant when nothing is visible anywhere)
+            (m * torch.randn(m.shape, generator=g, dtype=m.dtype)).sum().backward()
+        out.append((m.detach(), w, i, [x.grad for x in leaves] + [s.grad]))
+    return out
+
+
+@pytest.mark.parametrize("T", [1, 2, 7, 13, 37])
+@pytest.mark.parametrize("blocks", [(3, 4), (5, 1), (64, 64)])
+@pytest.mark.parametrize("top_k", [1, 3, 8, 100])
+@pytest.mark.parametrize("dense_below", [0, 512])
+def test_blockwise_equals_loop(T, blocks, top_k, dense_below, monkeypatch):
+    # lengths that are not multiples of the blocks, k larger than the visible entries (100),
+    # the causal mask (entry j visible at t when j <= t - 2), a write gate, gradients; the
+    # backward's two ways (gathers: dense_below 0; matmuls on [q, seen]: 512)
+    monkeypatch.setattr("tl_minimal.blockwise_topk.DENSE_BELOW", dense_below)
+    q, keys, values, logw = _random_memory(T=T + 1, seed=T)
+    q = q[:, :T]
+    n_visible = [max(t - 1, 0) for t in range(T)]
+    (m0, w0, i0, g0), (m1, w1, i1, g1) = _loop_and_blockwise(q, keys, values, logw, n_visible, top_k, blocks)
+    assert torch.equal(i1, i0) and _rel(w1, w0) < 1e-12 and _rel(m1, m0) < 1e-12
+    for a, b in zip(g1, g0):
+        assert _rel(a, b) < 1e-12 if b is not None else a is None or not a.any()
+
+
+def test_blockwise_ties_keep_the_entry_written_first():
+    # keys repeat exactly (one-hot, so every score is exact): among equal scores the lower j
+    # wins and comes first, in the loop and blockwise alike, also across block edges
+    A, N = 4, 30
+    tokens = torch.tensor([[j % A for j in range(N)], [(3 * j) % A for j in range(N)]])  # [2, N]
+    keys = torch.nn.functional.one_hot(tokens, A).double()  # [2, N, A]: 7-8 copies of each key
+    values = torch.randn(2, N, 5, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    q = torch.nn.functional.one_hot(torch.tensor([[1, 2, 3, 0, 1, 2], [0, 0, 3, 1, 2, 2]]), A).double()
+    q = q + 0.01 * torch.arange(A, dtype=torch.float64)  # still best on the one-hot key, ties stay exact
+    n_visible = [30, 29, 17, 9, 4, 30]
+    for top_k in (3, 8, 12):
+        m0, w0, i0 = kv_read_loop(q, keys, values, n_visible, top_k, 3.0)
+        for blocks in ((4, 2), (7, 3), (64, 64)):
+            m1, w1, i1 = _blockwise(*blocks)(q, keys, values, n_visible, top_k, 3.0)
+            assert torch.equal(i1, i0) and torch.equal(w1, w0) and _rel(m1, m0) < 1e-12
+        # the kept copies of the best key are its first occurrences, in memory order
+        best = tokens.gather(1, i0[:, :, 0])  # [2, T] the key token read first
+        for b in range(2):
+            for t in range(6):
+                copies = [j for j in range(n_visible[t]) if tokens[b, j] == best[b, t]][:top_k]
+                assert i0[b, t, : len(copies)].tolist() == copies
+
+
+def test_blockwise_with_nothing_visible_and_a_single_entry():
+    q, keys, values, logw = _random_memory(T=6)
+    for n_visible in ([0] * 6, [0, 0, 1, 1, 1, 5], [5] * 6):
+        (m0, w0, i0, _), (m1, w1, i1, _) = _loop_and_blockwise(q, keys, values, logw, n_visible, 3, (2, 2))
+        assert torch.equal(i1, i0) and _rel(w1, w0) < 1e-12 and _rel(m1, m0) < 1e-12
+        assert torch.all(m1[:, [t for t in range(6) if n_visible[t] == 0]] == 0)
+
+
+@pytest.mark.parametrize("top_k", [2, 8])
+def test_dense_and_blockwise_fast_forms_agree(top_k):
+    # kv_read (blockwise) and kv_read(dense=True) (the earlier T x N form) on random keys: no ties
+    q, keys, values, logw = _random_memory(B=3, T=40, A=6, seed=5)
+    n_visible = [max(t - 1, 0) for t in range(40)]
+    outs = []
+    for dense in (False, True):
+        leaves = [x.detach().clone().requires_grad_(True) for x in (q, keys, values, logw)]
+        m, w, i = kv_read(*leaves[:3], n_visible, top_k, 1.7, leaves[3], dense=dense)
+        m.square().sum().backward()
+        outs.append((m.detach(), w, i, [x.grad for x in leaves]))
+    (m0, w0, i0, g0), (m1, w1, i1, g1) = outs
+    assert torch.equal(i0, i1) and _rel(w0, w1) < 1e-12 and _rel(m0, m1) < 1e-12
+    assert all(_rel(a, b) < 1e-12 for a, b in zip(g0, g1))
+
+
+@pytest.mark.parametrize("align", ["previous", "current"])
+def test_module_blockwise_across_blocks_equals_loop(align, monkeypatch):
+    # the whole key-value path (both alignments, write gate, learnable temperature) with blocks
+    # much shorter than the sequence, against the loop form; gradients of every parameter
+    import tl_minimal.kv_fusion as kvf
+    small = _blockwise(4, 3)
+    monkeypatch.setattr(kvf, "top_k_read", lambda qn, kn, v, n, k, s, lw: small(qn, kn, v, n, k, s, lw))
+    fast = _fusion(query_align=align, write_gate=True, learnable_temperature=True, temperature=4.0, top_k=3)
+    loop = _fusion(query_align=align, write_gate=True, learnable_temperature=True, temperature=4.0, top_k=3,
+                   mode="loop")
+    loop.load_state_dict(fast.state_dict())
+    e = torch.randn(2, 23, 12, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    z = {}
+    for name, f in (("fast", fast), ("loop", loop)):
+        out, _ = f(e)
+        out.square().sum().backward()
+        z[name] = out.detach()
+    assert _rel(z["fast"], z["loop"]) < 1e-12
+    for (n, p), (_, p0) in zip(fast.named_parameters(), loop.named_parameters()):
+        assert _rel(p.grad, p0.grad) < 1e-10, n

@@ -105,14 +105,25 @@ def test_bad_arguments_are_one_line_errors(args, message, capsys):
 
 def test_targets_read_the_rows():
     rows = [
-        {"variant": v, "seq_len": T, "ratio_vs_transformer": ratio, "gen_ms_per_token": gen}
-        for v, T, ratio, gen in [("triple_latent", 128, 1.4, 1.0), ("triple_latent", 2048, 1.1, 1.1)]
+        {"variant": v, "seq_len": T, "ratio_vs_transformer": ratio, "gen_ms_per_token": gen, "peak_mem_mb": mem}
+        for v, T, ratio, gen, mem in [
+            ("transformer", 4096, 1.0, 1.0, 72.0),
+            ("triple_latent", 128, 1.15, 1.0, 50.0),
+            ("triple_latent", 2048, 1.1, 1.1, 50.0),
+            ("gated_hybrid", 128, 1.4, 1.0, 50.0),
+            ("gated_hybrid", 4096, 0.9, 1.0, 100.0),
+        ]
     ]
     checks = {c["target"]: c for c in speed.targets(rows)}
-    assert checks["triple_latent train step at T=128 <= 1.5x transformer"]["met"] is True
+    assert checks["triple_latent train step at T=128 <= 1.2x transformer"]["met"] is True
+    assert checks["gated_hybrid train step at T=128 <= 1.3x transformer"]["met"] is False
+    assert checks["(stretch) triple_latent train step at T=128 <= 1.0x transformer"]["met"] is False
     assert checks["triple_latent train step at T=2048 <= 1.0x transformer"]["met"] is False
     assert checks["triple_latent ms/token at context 2048 <= 1.2x context 128"]["value"] == pytest.approx(1.1)
-    assert checks["triple_slot train step at T=128 <= 1.5x transformer"]["met"] is None
+    assert checks["triple_slot train step at T=128 <= 1.3x transformer"]["met"] is None
+    assert checks["gated_hybrid train step at T=2048 <= 1.0x transformer"]["met"] is None
+    memory = checks["gated_hybrid peak step memory at T=4096 <= 1.5x transformer"]
+    assert memory["value"] == pytest.approx(100 / 72) and memory["met"] is True
 
 
 def test_interleaved_times_every_job_in_rounds():
@@ -128,3 +139,14 @@ def test_interleaved_times_every_job_in_rounds():
     times = speed.interleaved({"a": Job("a"), "b": Job("b")}, "cpu", warmup=1, reps=3)
     assert {k: len(v) for k, v in times.items()} == {"a": 3, "b": 3}
     assert calls == ["a", "b", "a", "b", "b", "a", "a", "b"]  # warm-up, then rotated rounds
+
+
+def test_profile_prints_cpu_time_per_op(capsys):
+    code = cli.main(["speed", "--profile", "3", "--variants", "transformer", "triple_latent", "--seq-lens", "8",
+                     "--set", "d_model=16", "--set", "n_layers=1", "--device", "cpu", "--tokens-per-step", "16"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "triple_latent, T=8, batch 2:" in out
+    for phase in ("forward", "backward", "optimizer"):
+        assert f"  {phase}: " in out and "ms CPU time in" in out
+    assert "native_layer_norm" in out and "[(2, 8, 16)" in out  # ops with their input shapes

@@ -47,16 +47,25 @@ applies it after the norm instead, g_t LN(W_m m_t); the default follows the pape
 
 Three forms of the read, tested equal (tests/test_kv_fusion.py):
     kv_read_loop   one position at a time: the specification
-    kv_read        all positions at once: masked [B, T, N] scores, topk, scatter, matmul
-    kv_read_step   one query against the cached entries: generation
+    kv_read        all positions at once, without a T x N matrix: the scores are computed one
+                   block of entries at a time and each query keeps a running top-K, merged
+                   block by block (flash attention's idea applied to top-K; blockwise_topk.py).
+                   Exact: the K best of everything seen so far is all a later block needs.
+                   Memory O(q b + T K) (q queries times b entries per block) instead of
+                   O(T N); time O(T N A), half of it skipped as causal. ``dense=True`` is the earlier all-at-once form (a masked [B, T, N]
+                   score matrix, topk, scatter, matmul), kept to show what the blockwise read
+                   saves (notebook 08); top_k="all" always uses it (its weights are [B, T, N])
+    kv_read_step   one query against the cached entries: generation, O(N A) work per token
 
-Known limit of a hard top-k: a token that occurs several times writes the same key several
-times, so those entries score the same. When such a group straddles the top-k boundary, which
-copies are kept is decided by rounding in the last bits, which differs between the whole-sequence
-pass and the cached step (their products have different sizes). Both choices are equally good by
-the model's own scores, but the values read differ, so a generated token's logits can then differ
-from the forward pass's. The tests hold the forms equal on sequences without repeated keys;
-``top_k="all"`` has no boundary and no such difference.
+Ties: a token that occurs several times writes the same key several times, so those entries
+score the same. The loop and the blockwise read keep, among equal scores, the entry written
+first (lower j), and list it first. The dense form follows torch.topk, which leaves the order
+of equal scores unspecified. Exact ties need exactly equal numbers, and matrix products of
+different sizes (the whole sequence, one block, one cached step) may round a score in the last
+bit differently; so when a group of equal keys straddles the top-K boundary, a generated token
+can still read other copies than the whole-sequence pass did. Both choices are equally good by
+the model's own scores. The tests hold the forms equal where scores are exact (no repeated
+keys, or keys whose products are exact in floating point); top_k="all" has no boundary.
 """
 
 from __future__ import annotations
@@ -67,6 +76,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .blockwise_topk import top_k_read
 from .helpers import check_kv_settings, check_mode
 from .layers import Recorder
 
@@ -95,15 +105,15 @@ def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
         n = int(n_visible[t])
         if n == 0:
             continue  # no entry yet: m_t = 0
-        # rho_{t,j} = beta * cos(q_t, k_j) (+ log omega_j),  j < n
-        scores = scale * F.cosine_similarity(q[:, t, None], keys[:, :n], dim=-1, eps=1e-12)  # [B, n]
+        # rho_{t,j} = beta cos(q_t, k_j) (+ log omega_j),  j < n
+        rho = scale * F.cosine_similarity(q[:, t, None], keys[:, :n], dim=-1, eps=1e-12)  # [B, n]
         if logw is not None:
-            scores = scores + logw[:, :n]
+            rho = rho + logw[:, :n]
         kk = _keep(top_k, n)
         if kk is None:
-            kept, idx = scores, torch.arange(n, device=q.device).expand(B, n)  # [B, n]
-        else:
-            kept, idx = scores.topk(kk, dim=-1)  # [B, kk]
+            kept, idx = rho, torch.arange(n, device=q.device).expand(B, n)  # [B, n]
+        else:  # the kk best, best first; equal scores: lower j first (a stable sort)
+            kept, idx = (x[:, :kk] for x in rho.sort(dim=-1, descending=True, stable=True))  # [B, kk]
         # alpha_t = softmax(kept);  m_t = sum alpha v
         alpha = kept.softmax(dim=-1)  # [B, kk]
         v = values[:, :n].gather(1, idx[..., None].expand(-1, -1, values.shape[-1]))  # [B, kk, D_kv]
@@ -113,39 +123,49 @@ def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
     return m, weights, index
 
 
-def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
-    """Fast form of :func:`kv_read_loop` (same arguments and results), no loop over time."""
+def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, dense: bool = False):
+    """Fast form of :func:`kv_read_loop` (same arguments and results), no loop over time.
+
+    Blockwise (blockwise_topk.py) unless ``dense=True`` or top_k is "all"/None: then one masked
+    [B, T, N] score matrix (quadratic memory; torch.topk's order among equal scores).
+    """
     B, T, _ = q.shape
     N = keys.shape[1]
     if N == 0:  # no entries anywhere: m = 0
         return (q.new_zeros(B, T, values.shape[-1]), q.new_zeros(B, T, 0),
                 torch.zeros(B, T, 0, dtype=torch.long, device=q.device))
-    n_visible = torch.as_tensor(n_visible, device=q.device)
-    # rho_{t,j} = beta * cos(q_t, k_j)  (+ log omega_j)
     qn, kn = F.normalize(q, dim=-1, eps=1e-12), F.normalize(keys, dim=-1, eps=1e-12)
-    scores = scale * (qn @ kn.transpose(1, 2))  # [B, T, N]
+    kk = _keep(top_k, N)
+    if kk is not None and not dense:
+        # rho = beta cos(q_t, k_j) (+ log omega_j), the K best kept block by block, alpha, m
+        return top_k_read(qn, kn, values, n_visible, kk, scale, logw)
+    n_visible = torch.as_tensor(n_visible, device=q.device)
+    # rho_{t,j} = beta cos(q_t, k_j)  (+ log omega_j)
+    rho = scale * (qn @ kn.transpose(1, 2))  # [B, T, N]
     if logw is not None:
-        scores = scores + logw[:, None, :]
+        rho = rho + logw[:, None, :]
     # entry j is visible at t when j < n_visible[t]; hidden ones get the lowest finite score,
     # so topk prefers every visible entry and the softmax gives hidden ones exactly 0
     visible = torch.arange(N, device=q.device)[None, :] < n_visible[:, None]  # [T, N]
-    scores = scores.masked_fill(~visible, torch.finfo(scores.dtype).min)  # [B, T, N]
-    kk = _keep(top_k, N)
+    rho = rho.masked_fill(~visible, torch.finfo(rho.dtype).min)  # [B, T, N]
     if kk is None:
-        kept, idx = scores, torch.arange(N, device=q.device).expand(B, T, N)  # [B, T, N]
+        kept, idx = rho, torch.arange(N, device=q.device).expand(B, T, N)  # [B, T, N]
     else:
-        kept, idx = scores.topk(kk, dim=-1)  # [B, T, K]
+        kept, idx = rho.topk(kk, dim=-1)  # [B, T, K]
     ok = visible.expand(B, T, N).gather(-1, idx)  # [B, T, K]: was a real entry kept?
     # alpha_t = softmax(kept), zero where nothing is visible (no NaN: all scores are finite)
     alpha = kept.softmax(dim=-1) * ok  # [B, T, K]
     # m_t = sum_j alpha_{t,j} v_{j+1}: scatter alpha back to [B, T, N], one batched matmul
-    dense = torch.zeros_like(scores).scatter(-1, idx, alpha)  # [B, T, N]
-    m = dense @ values  # [B, T, D_kv]
+    dense_alpha = torch.zeros_like(rho).scatter(-1, idx, alpha)  # [B, T, N]
+    m = dense_alpha @ values  # [B, T, D_kv]
     return m, alpha, idx.masked_fill(~ok, -1)
 
 
 def kv_read_step(q_t, keys, values, top_k=8, scale=1.0, logw=None):
-    """One query q_t [B, D_kv] against all N cached entries -> (m_t [B, D_kv], weights, index [B, K'])."""
+    """One query q_t [B, D_kv] against all N cached entries -> (m_t [B, D_kv], weights, index [B, K']).
+
+    It scores the whole cache: O(N D_kv) work per generated token, growing with the context.
+    """
     m, w, idx = kv_read(q_t[:, None], keys, values, [keys.shape[1]], top_k, scale, logw)
     return m[:, 0], w[:, 0], idx[:, 0]
 
@@ -157,7 +177,10 @@ class KVFusion(Recorder, nn.Module):
     {"t": tokens seen, "e_last": [B, d], "k": [B, N, D_kv], "v": [B, N, D_kv], "logw": [B, N] or None},
     so calling token by token equals one call on the whole sequence. While recording
     (layers.recording), record["weights"], record["index"] ([B, T, K]) and record["read_gate"] ([B, T]).
+    ``dense_read = True`` (an attribute, not a setting) switches the fast read to its dense form.
     """
+
+    dense_read = False
 
     def __init__(self, d_model: int, assoc_dim: int = 64, top_k=8, temperature: float = 1.0,
                  learnable_temperature: bool = False, query_align: str = "previous",
@@ -203,15 +226,14 @@ class KVFusion(Recorder, nn.Module):
         # the query token: e_{t-1} ("previous", the paper) or e_t ("current", induction)
         src = e_before if self.query_align == "previous" else e  # [B, T, d]
         q = (self.key if self.query is None else self.query)(src)  # [B, T, D_kv]
-        t_abs = torch.arange(t0, t0 + T, device=e.device)
-        # visible entries: j <= t-2 ("previous") or j <= t-1 ("current")
+        # visible entries: j <= t-2 ("previous") or j <= t-1 ("current"); counted on the host
         lag = 1 if self.query_align == "previous" else 0
-        n_visible = (t_abs - lag).clamp_min(0)  # [T]
+        n_visible = (torch.arange(t0, t0 + T) - lag).clamp_min(0).tolist()  # T ints
         scale = self.log_temperature.exp()  # beta
         if self.mode == "loop":
-            m, w, idx = kv_read_loop(q, keys, values, n_visible.tolist(), self.top_k, scale, logw)
+            m, w, idx = kv_read_loop(q, keys, values, n_visible, self.top_k, scale, logw)
         else:
-            m, w, idx = kv_read(q, keys, values, n_visible, self.top_k, scale, logw)
+            m, w, idx = kv_read(q, keys, values, n_visible, self.top_k, scale, logw, self.dense_read)
         # g_t = sigmoid(w_g . e_src + b_g)
         g = torch.sigmoid(self.read_gate(src))  # [B, T, 1]
         if self.gate_outside_norm:

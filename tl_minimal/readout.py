@@ -49,8 +49,10 @@ from .helpers import (
     check_positive_ints,
     check_readout_inputs,
     check_state,
+    decay_exp,
     heads_first,
-    tanh_projections,
+    tanh_heads,
+    times_to_tokens,
 )
 from .layers import Recorder
 from .pair_memory import pair_memory_at, pair_memory_step
@@ -105,7 +107,7 @@ def decayed_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_dec
         first = torch.zeros_like(M_end[:, :, :1]) if M0 is None else M0.unsqueeze(2)
         M_enter = torch.cat([first, M_end[:, :, :-1]], dim=2)       # [B, H, N, Dk, Dv]
         # inter-chunk: exp(G_t) M_enter^T q_t
-        o = o + torch.exp(G).unsqueeze(-1) * (q @ M_enter)          # [B, H, N, C, Dv]
+        o = o + decay_exp(G).unsqueeze(-1) * (q @ M_enter)          # [B, H, N, C, Dv]
     return o.reshape(B, H, N * C, Dv)[:, :, :T], M_end[:, :, -1]
 
 
@@ -133,8 +135,8 @@ def _pair_readout_chunked(s_prev, b, gam, q_left, q_right, P0, chunk_size):
     v = b * (1 - gam).unsqueeze(-1)                                 # [B, T, H, S], b's memory layout
     o, P = decayed_attention(heads_first(q_left), heads_first(s_prev), heads_first(v),
                              heads_first(log_gate(gam)), P0, chunk_size)  # [B, H, T, S]
-    # r_t = (P_t^T q^l_t) * q^r_t
-    return heads_first(o) * q_right, P                              # [B, T, H, S], [B, H, S, S]
+    # r_t = (P_t^T q^l_t) * q^r_t (helpers.times_to_tokens: stored token-major for W_o)
+    return times_to_tokens(o, q_right), P                           # [B, T, H, S], [B, H, S, S]
 
 
 def pair_readout(s_prev, b, gam, q_left, q_right, P0=None, mode: str = "fast",
@@ -213,9 +215,10 @@ class TripleLatentMixer(Recorder, nn.Module):
     def project(self, n: torch.Tensor):
         """n [B, T, d] -> a, b, q_left, q_right [B, T, H, S] and lam, gam [B, T, H]."""
         check_layer_input(n, self.d_model)                          # input check (helpers.py)
-        # a, b, q^l, q^r = tanh(W n), one matmul for the four, split into heads
-        # (helpers.tanh_projections: a faster tanh and a heads-first layout, both for speed)
-        a, b, ql, qr = tanh_projections(self.proj(n), 4, self.n_heads, self.state_dim)  # [B, T, H, S]
+        # a, b, q^l, q^r = tanh(W n), four [B, T, H, S] views of one heads-first buffer: the
+        # fast forms work heads-first, so their matmuls read these without copying
+        # (helpers.tanh_heads: the tanh writes that layout in one pass)
+        a, b, ql, qr = tanh_heads(self.proj(n), 4, self.n_heads)    # 4 x [B, T, H, S]
         # lambda_t, gamma_t = sigmoid(W_lambda n_t + c_lambda), sigmoid(W_gamma n_t + c_gamma)
         lam, gam = torch.sigmoid(self.to_gates(n)).chunk(2, dim=-1)  # [B, T, H] each
         return a, b, ql, qr, lam, gam

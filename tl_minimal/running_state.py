@@ -49,11 +49,13 @@ from __future__ import annotations
 import torch
 
 from .helpers import (
+    causal_segments,
     check_causal_decay_length,
     check_chunk_size,
     check_mode,
     check_running_state_inputs,
     check_sequence,
+    decay_exp,
 )
 
 # 16 tokens per chunk: fastest measured on a 2-core CPU for T = 128 and T = 2048 (S = 16), where
@@ -76,22 +78,19 @@ def causal_decay(log_decay: torch.Tensor) -> torch.Tensor:
     gradient adds and subtracts large terms that cancel, and that rounding error, divided by
     a gate near 0 in the chain rule of log(gate), swamps float32 gate gradients. All C x C sums
     are one matmul of the log-decays with a constant 0/1 matrix Z [C, C*C] (Z[u, (t, tau)] = 1
-    when tau < u <= t), and the same call (addmm) adds -inf where tau > t (the future), so exp
-    gives exactly 0 there, with gradient 0: one matmul and one exp per chunk matrix, fast on
-    every device (with TF32 matmuls switched on, on CUDA, the sums carry TF32's ~1e-3 relative
-    error like every other matmul). Z has C^3 entries (4,096 at the default C = 16), hence
-    C <= helpers.MAX_CHUNK. The diagonal is the empty sum, exactly 0, so W[t, t] = 1.
+    when tau < u <= t), then one exp, and the future (tau > t) is multiplied by 0: one matmul
+    and one exp per chunk matrix, fast on every device (with TF32 matmuls switched on, on CUDA,
+    the sums carry TF32's ~1e-3 relative error like every other matmul). Z has C^3 entries
+    (4,096 at the default C = 16), hence C <= helpers.MAX_CHUNK. The diagonal is the empty sum,
+    exactly 0, so W[t, t] = 1.
     """
     C = check_causal_decay_length(log_decay.shape[-1])             # C <= MAX_CHUNK (helpers.py)
-    u = torch.arange(C, device=log_decay.device)
-    t, tau = u.view(C, 1), u.view(1, C)                              # rows t, columns tau
-    # Z[u, t, tau] = 1 when log_decay_u is in the segment tau < u <= t
-    Z = ((tau < u.view(C, 1, 1)) & (u.view(C, 1, 1) <= t)).to(log_decay.dtype)  # [C(u), C(t), C(tau)]
-    # -inf where tau > t (the future), 0 elsewhere
-    future = torch.zeros(C, C, dtype=log_decay.dtype, device=log_decay.device).masked_fill(tau > t, float("-inf"))
-    # seg[t, tau] = sum_u log_decay_u Z[u, t, tau]  (+ -inf in the future)
-    seg = torch.addmm(future.view(C * C), log_decay.reshape(-1, C), Z.view(C, C * C))  # [..., C*C]
-    return torch.exp(seg).view(*log_decay.shape, C)                 # [..., C(t), C(tau)]
+    # Z[u, (t, tau)] = 1 when log_decay_u is in the segment tau < u <= t; lower[t, tau] = [tau <= t]
+    Z, lower = causal_segments(C, log_decay.dtype, log_decay.device)  # [C, C*C], [C, C]
+    # seg[t, tau] = sum_u log_decay_u Z[u, t, tau] = sum_{u=tau+1..t} log_decay_u
+    seg = (log_decay.reshape(-1, C) @ Z).view(*log_decay.shape, C)  # [..., C(t), C(tau)]
+    # W = exp(seg) below the diagonal, 0 above (decay_exp: torch.exp without its slow path)
+    return decay_exp(seg, lower)                                    # [..., C(t), C(tau)]
 
 
 def decayed_cumsum(log_decay: torch.Tensor, x: torch.Tensor, h0: torch.Tensor | None = None,
@@ -127,7 +126,7 @@ def decayed_cumsum(log_decay: torch.Tensor, x: torch.Tensor, h0: torch.Tensor | 
         first = torch.zeros_like(h_end[:, :, :1]) if h0 is None else h0.unsqueeze(2)
         h_enter = torch.cat([first, h_end[:, :, :-1]], dim=2)       # [B, H, N, D]
     # h_t = Lambda_t H_{n-1} + h_local_t
-    h = h_local + torch.exp(G).unsqueeze(-1) * h_enter.unsqueeze(3)  # [B, H, N, C, D]
+    h = h_local + decay_exp(G).unsqueeze(-1) * h_enter.unsqueeze(3)  # [B, H, N, C, D]
     return h.reshape(B, H, N * C, D)[:, :, :T]
 
 

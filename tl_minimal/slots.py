@@ -48,6 +48,8 @@ from .helpers import (
     check_slot_readout_inputs,
     check_state,
     heads_first,
+    softmax,
+    times_to_tokens,
 )
 from .readout import TripleLatentMixer, _normal_init, decayed_attention
 from .running_state import DEFAULT_CHUNK, log_gate, previous_states, running_state, running_state_step
@@ -85,8 +87,8 @@ def _slot_readout_chunked(s_prev, b, g, gam, q_left, q_right, L0, R0, chunk_size
     left, ML = decayed_attention(heads_first(q_left), heads_first(s_prev), v, log_gam, as_M0(L0), chunk_size)
     # q^r_t . R_k,t: query q^r, key b_tau
     right, MR = decayed_attention(heads_first(q_right), heads_first(b), v, log_gam, as_M0(R0), chunk_size)
-    # f_t[k] = (q^l_t . L_k,t) (q^r_t . R_k,t)
-    f = heads_first(left * right)                                   # [B, T, H, K]
+    # f_t[k] = (q^l_t . L_k,t) (q^r_t . R_k,t), stored token-major (helpers.times_to_tokens)
+    f = times_to_tokens(left, heads_first(right))                   # [B, T, H, K]
     return f, ML.transpose(-1, -2), MR.transpose(-1, -2)
 
 
@@ -151,8 +153,8 @@ class SlotMixer(TripleLatentMixer):
         a, b, ql, qr, lam, gam = self.project(n)                    # [B, T, H, S] x4, [B, T, H] x2
         B, T, H, S = a.shape
         K = self.num_slots
-        # g_t = softmax over the K slots, per head
-        g = torch.softmax(self.to_slots(n).view(B, T, H, K), dim=-1)  # [B, T, H, K]
+        # g_t = softmax over the K slots, per head (helpers.softmax: faster over a short axis)
+        g = softmax(self.to_slots(n).view(B, T, H, K))              # [B, T, H, K]
         # s_{-1}, L_{-1}, R_{-1}: the carried state (None = zeros), checked in helpers.py
         s0, L0, R0 = check_state(state, {"s": (B, H, S), "L": (B, H, K, S), "R": (B, H, K, S)}, a,
                                  "'s' [B, H, S], 'L' and 'R' [B, H, K, S]")

@@ -3,6 +3,7 @@
     python -m tl_minimal.experiments speed [--variants V ...] [--seq-lens T ...] [--device D]
         [--out FILE.json] [--quick] [--steps N] [--threads N] [--tokens-per-step N]
         [--fwd-seconds S] [--clock wall|cpu] [--set KEY=VALUE ...] [--no-loop] [--no-memory]
+        [--profile N]
 
 The paper's models ran 32.7x (triple_hybrid) and 106.5x (gated) slower than its Transformer,
 because every layer looped over time in Python. Here the same models run their chunked
@@ -34,6 +35,10 @@ between machines; absolute milliseconds do not. ``--clock cpu --threads 1`` time
 process's CPU time instead of elapsed time: on a CPU shared by many busy processes, elapsed
 time mostly measures waiting for a core. The jobs, the interleaving and the memory counter
 live in :mod:`tl_minimal.experiments.timing`.
+
+``--profile N`` times nothing: it prints, per variant and length, the CPU time of every op of a
+training step (forward, backward, optimizer; the N largest with their input shapes), with
+:func:`~tl_minimal.experiments.timing.op_profile` (CPU only).
 """
 
 from __future__ import annotations
@@ -51,7 +56,17 @@ from ..training.device import get_device
 from .cli import add_set_argument, positive_float, positive_int, register
 from .protocols import PAPER_VARIANTS
 from .suite import prepare_output, write_atomic
-from .timing import Forward, NextToken, TrainStep, interleaved, median_ms, peak_step_memory_mb, quartiles_ms
+from .timing import (
+    Forward,
+    NextToken,
+    TrainStep,
+    format_profile,
+    interleaved,
+    median_ms,
+    op_profile,
+    peak_step_memory_mb,
+    quartiles_ms,
+)
 
 DEFAULT_VARIANTS = PAPER_VARIANTS  # the paper's six
 DEFAULT_SEQ_LENS = (64, 128, 256, 512, 1024, 2048, 4096)
@@ -284,73 +299,59 @@ def _check(target: str, value, limit: float) -> dict:
 
 
 def targets(rows) -> list[dict]:
-    """The issue's speed targets checked against rows: [{"target", "value", "met"}] (None: not measured)."""
+    """The speed targets checked against rows: [{"target", "value", "met"}] (None: not measured).
+
+    Round 2: at T=128 triple_latent and triple_hybrid <= 1.2x the Transformer's
+    training step, triple_slot and gated_hybrid <= 1.3x (stretch: every one <= 1.0x);
+    gated_hybrid's step at T=2048 <= 1.0x and its peak step memory at T=4096 <= 1.5x. Round 1,
+    still held: triple_latent at T=2048 <= 1.0x; the next token at context 2048 costs <= 1.2x
+    the one at context 128 for the triple variants.
+    """
     checks = []
-    for v, limit in (
-        ("triple_latent", 1.5),
-        ("triple_slot", 1.5),
-        ("triple_hybrid", 1.5),
-        ("gated_hybrid", 2.0),
-    ):
+    for v, limit in (("triple_latent", 1.2), ("triple_hybrid", 1.2), ("triple_slot", 1.3), ("gated_hybrid", 1.3)):
         r = _row(rows, v, 128)
         checks.append(
             _check(f"{v} train step at T=128 <= {limit}x transformer", r and r["ratio_vs_transformer"], limit)
         )
-    r = _row(rows, "triple_latent", 2048)
-    checks.append(
-        _check("triple_latent train step at T=2048 <= 1.0x transformer", r and r["ratio_vs_transformer"], 1.0)
-    )
+    for v in ("triple_latent", "gated_hybrid"):
+        r = _row(rows, v, 2048)
+        checks.append(_check(f"{v} train step at T=2048 <= 1.0x transformer", r and r["ratio_vs_transformer"], 1.0))
+    r, base = _row(rows, "gated_hybrid", 4096), _row(rows, "transformer", 4096)
+    mem = r["peak_mem_mb"] / base["peak_mem_mb"] if r and base and r.get("peak_mem_mb") and base.get("peak_mem_mb") else None
+    checks.append(_check("gated_hybrid peak step memory at T=4096 <= 1.5x transformer", mem, 1.5))
     for v in ("triple_latent", "triple_slot", "triple_hybrid"):
         short, long = _row(rows, v, 128), _row(rows, v, 2048)
         value = long["gen_ms_per_token"] / short["gen_ms_per_token"] if short and long else None
         checks.append(_check(f"{v} ms/token at context 2048 <= 1.2x context 128", value, 1.2))
+    for v in ("triple_latent", "triple_hybrid", "triple_slot", "gated_hybrid"):
+        r = _row(rows, v, 128)
+        checks.append(
+            _check(f"(stretch) {v} train step at T=128 <= 1.0x transformer", r and r["ratio_vs_transformer"], 1.0)
+        )
     return checks
 
 
 # ----------------------------------------------------------------------------- command line
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--variants",
-        nargs="+",
-        metavar="V",
-        default=list(DEFAULT_VARIANTS),
-        help=f"model variants (default: {' '.join(DEFAULT_VARIANTS)})",
-    )
-    parser.add_argument(
-        "--seq-lens",
-        nargs="+",
-        type=positive_int,
-        metavar="T",
-        default=list(DEFAULT_SEQ_LENS),
-        help=f"sequence lengths (default: {' '.join(map(str, DEFAULT_SEQ_LENS))})",
-    )
-    parser.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N or mps")
-    parser.add_argument("--out", metavar="FILE.json", help="write the rows here as JSON")
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions of everything (noisier)")
-    parser.add_argument(
-        "--steps", type=positive_int, metavar="N", help="timed training steps per variant and T"
-    )
-    parser.add_argument(
-        "--fwd-seconds",
-        type=positive_float,
-        metavar="S",
-        help="time budget of the timed forward passes at one T (default 30)",
-    )
-    parser.add_argument(
-        "--tokens-per-step",
-        type=positive_int,
-        metavar="N",
-        help=f"training batch = max(1, N // T) (default {TOKENS_PER_STEP})",
-    )
-    parser.add_argument(
-        "--clock",
-        choices=("wall", "cpu"),
-        default="wall",
-        help="wall: elapsed time (default); cpu: process CPU time, for a shared CPU with --threads 1",
-    )
-    parser.add_argument("--threads", type=positive_int, metavar="N", help="torch.set_num_threads(N) first")
-    parser.add_argument("--no-loop", action="store_true", help="skip the loop (reference) form")
-    parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory step")
+    add = parser.add_argument
+    add("--variants", nargs="+", metavar="V", default=list(DEFAULT_VARIANTS),
+        help=f"model variants (default: {' '.join(DEFAULT_VARIANTS)})")
+    add("--seq-lens", nargs="+", type=positive_int, metavar="T", default=list(DEFAULT_SEQ_LENS),
+        help=f"sequence lengths (default: {' '.join(map(str, DEFAULT_SEQ_LENS))})")
+    add("--device", default="auto", help="auto (default), cpu, cuda, cuda:N or mps")
+    add("--out", metavar="FILE.json", help="write the rows here as JSON")
+    add("--quick", action="store_true", help="fewer repetitions of everything (noisier)")
+    add("--steps", type=positive_int, metavar="N", help="timed training steps per variant and T")
+    add("--fwd-seconds", type=positive_float, metavar="S",
+        help="time budget of the timed forward passes at one T (default 30)")
+    add("--tokens-per-step", type=positive_int, metavar="N",
+        help=f"training batch = max(1, N // T) (default {TOKENS_PER_STEP})")
+    add("--clock", choices=("wall", "cpu"), default="wall",
+        help="wall: elapsed time (default); cpu: process CPU time, for a shared CPU with --threads 1")
+    add("--threads", type=positive_int, metavar="N", help="torch.set_num_threads(N) first")
+    add("--no-loop", action="store_true", help="skip the loop (reference) form")
+    add("--no-memory", action="store_true", help="skip the peak-memory step")
+    add("--profile", type=positive_int, metavar="N", help="instead: CPU time per op of a training step, top N ops")
     add_set_argument(parser, "model setting for every variant that has it, e.g. --set d_model=16 (repeatable)")
 
 
@@ -372,6 +373,8 @@ def run_command(args: argparse.Namespace) -> int:
     )
     if args.threads:
         torch.set_num_threads(args.threads)
+    if args.profile:
+        return profile_command(args)
     try:
         result = run_speed(
             args.variants, args.seq_lens, args.device, settings, dict(args.overrides), args.out
@@ -381,6 +384,21 @@ def run_command(args: argparse.Namespace) -> int:
     for check in targets(result["rows"]):
         if check["met"] is not None:
             print(f"{'met   ' if check['met'] else 'MISSED'} {check['target']}: {check['value']:.2f}")
+    return 0
+
+
+def profile_command(args: argparse.Namespace) -> int:
+    """--profile N: the per-op CPU-time profile of one training step per variant and length."""
+    overrides = dict(args.overrides)
+    check_overrides(args.variants, overrides)
+    tokens = args.tokens_per_step or TOKENS_PER_STEP
+    for T in sorted(set(args.seq_lens)):
+        for v in args.variants:
+            torch.manual_seed(0)
+            job = TrainStep(make_model(v, T, "cpu", overrides), batch_for(T, tokens), T, "cpu", 3e-4, 0.05)
+            job.run()  # warm-up
+            print(f"{v}, T={T}, batch {batch_for(T, tokens)}:")
+            print(format_profile(op_profile(job), args.profile))
     return 0
 
 

@@ -1,0 +1,51 @@
+"""The speed tricks in helpers.py compute the same numbers, and the same gradients, as the plain
+torch expressions they replace (the concept files' docstrings name those expressions)."""
+
+import torch
+
+from conftest import outputs_and_grads, relative_error
+from tl_minimal.helpers import decay_exp, softmax, tanh_heads, times_to_tokens
+
+gen = torch.Generator().manual_seed(0)
+
+
+def test_decay_exp_is_exp_for_non_positive_arguments_and_masks_exactly():
+    x = -torch.rand(3, 5, 5, generator=gen, dtype=torch.float64) * 50  # exp down to ~1e-22
+    mask = torch.ones(5, 5, dtype=torch.float64).tril()
+    (y,), (gx,) = outputs_and_grads(lambda x: decay_exp(x, mask), [x])
+    (want,), (gwant,) = outputs_and_grads(lambda x: torch.exp(x) * mask, [x])
+    assert relative_error(y, want) < 1e-15 and relative_error(gx, gwant) < 1e-15
+    assert torch.all(y[:, mask == 0] == 0)  # the future is exactly 0
+    # far below the smallest normal float the result is clamped there, not a slow denormal
+    tiny = decay_exp(torch.tensor([-1e4], dtype=torch.float32))
+    assert 0 < tiny.item() < 1e-37
+
+
+def test_softmax_equals_torch_softmax_with_gradients():
+    x = torch.randn(4, 7, 3, 8, generator=gen, dtype=torch.float64) * 10
+    (y,), (gx,) = outputs_and_grads(softmax, [x])
+    (want,), (gwant,) = outputs_and_grads(lambda x: torch.softmax(x, dim=-1), [x])
+    assert relative_error(y, want) < 1e-14 and relative_error(gx, gwant) < 1e-13
+
+
+def test_tanh_heads_is_tanh_split_into_heads():
+    B, T, P, H, S = 2, 5, 4, 3, 6
+    z = torch.randn(B, T, P * H * S, generator=gen, dtype=torch.float64)
+    got, (gz,) = outputs_and_grads(lambda z: tanh_heads(z, P, H), [z])
+    want, (gwant,) = outputs_and_grads(lambda z: torch.tanh(z).view(B, T, P, H, S).unbind(2), [z])
+    assert all(g.shape == (B, T, H, S) for g in got)
+    assert all(relative_error(g, w) < 1e-15 for g, w in zip(got, want))
+    assert relative_error(gz, gwant) < 1e-15
+    # a piece that the loss does not use gets a zero gradient
+    z2 = z.clone().requires_grad_(True)
+    tanh_heads(z2, P, H)[1].sum().backward()
+    assert torch.all(z2.grad.view(B, T, P, H, S)[:, :, [0, 2, 3]] == 0)
+
+
+def test_times_to_tokens_is_the_transposed_product_stored_token_major():
+    o = torch.randn(2, 3, 5, 4, generator=gen, dtype=torch.float64)  # [B, H, T, S]
+    q = torch.randn(2, 5, 3, 4, generator=gen, dtype=torch.float64)  # [B, T, H, S]
+    (r,), grads = outputs_and_grads(times_to_tokens, [o, q])
+    (want,), gwant = outputs_and_grads(lambda o, q: o.transpose(1, 2) * q, [o, q])
+    assert r.is_contiguous() and relative_error(r, want) < 1e-15
+    assert all(relative_error(g, w) < 1e-15 for g, w in zip(grads, gwant))
