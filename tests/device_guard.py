@@ -329,6 +329,11 @@ class DeviceGuard(TorchFunctionMode):
                 return guard.device if self.standin else super().device
 
         self._patch(device_module, "available_devices", lambda: [kind, "cpu"])
+        # constants the library caches per device (helpers.causal_segments) were made on the CPU or
+        # under another guard, whose tags this one does not know: start with an empty cache
+        from tl_minimal import helpers
+
+        self._patch(helpers, "_SEGMENTS", {})
         self._patch(device_module, "cuda_device_count", lambda: 1 if kind == "cuda" else 0)
         self._patch(torch, "Generator", StandInGenerator)
         self._patch(torch._C, "_group_tensors_by_device_and_dtype",

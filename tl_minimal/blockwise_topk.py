@@ -24,7 +24,8 @@ twice), and torch.topk leaves open which of equal scores it keeps. The rule here
 scores the entry written first (lower j) wins and comes first; kv_fusion.kv_read_loop, the
 specification, uses the same rule. A block's K best come from one topk of K + 1 values: when
 the (K+1)-th equals the K-th, a tie straddles the cut and the block is chosen again by index
-among the tied entries (checked on the host: rare, and on a GPU one synchronization). Merging
+among the tied entries (rare; on a GPU the tie path runs every time, so that the host never waits
+for the device to say whether it is needed). Merging
 two ordered lists of K compares all 2K x 2K pairs by (score, index): no topk, no tie question.
 
 Costs, for T queries over N entries (N ~ T), key width A, blocks of q queries and b entries:
@@ -70,11 +71,13 @@ def _block_best(rho, j0: int, k: int):
     vals, pos = rho.topk(min(kb + 1, b), dim=-1)                     # the kb + 1 largest; ties: any
     theta = vals[..., kb - 1:kb]                                     # the kb-th largest score
     # a tie straddles the boundary when an entry left out scores theta too, i.e. when the
-    # (kb+1)-th largest equals theta: then choose among the entries scoring theta by index
-    # (rare: needs exactly equal scores; checked on the host)
+    # (kb+1)-th largest equals theta: then choose among the entries scoring theta by index.
+    # Rare (it needs exactly equal scores): on the CPU a check skips the tie path when no row
+    # needs it; on a GPU the path always runs, since the check would make the host wait
     straddle = (vals[..., kb:] == theta) & (theta > NONE)            # [..., 0 or 1]
     vals, pos = vals[..., :kb], pos[..., :kb]
-    if bool(straddle.any()):
+    if rho.device.type != "cpu" or bool(straddle.any()):
+        # (rows without a straddle come out the same: all their entries scoring theta are kept)
         # keep the g entries above theta (the first g found), then the tied entries in index
         # order: the kb largest of (rho == theta) * (b - j) are the tied ones, lowest j first
         above = (vals > theta).sum(-1, keepdim=True)                 # g  [..., 1]
