@@ -14,6 +14,9 @@ Glossary (paper symbol -> code name -> shape); A = assoc_dim (64), d = d_model, 
     N            n entries     int           entries j = 0 .. (tokens seen) - 2
     tau          scale         scalar        temperature multiplying the cosine (1.0, fixed)
     omega_j      logw          [B, N]        log write strength (optional write gate)
+    eta          supersede     scalar        strength of "a later write replaces an earlier one"
+                                             (optional, learnable, starts at 1; None: off)
+    o_{t,j}      overwritten   [B, T, N]     max over later visible entries j' of relu(cos(k_j, k_j'))
     alpha_t      weights       [B, T, K]     softmax over the kept scores (0 where no entry)
     j (kept)     index         [B, T, K]     memory position j of each kept entry (-1: none)
     m_t          m             [B, T, A]     retrieved value
@@ -24,6 +27,8 @@ Glossary (paper symbol -> code name -> shape); A = assoc_dim (64), d = d_model, 
 Equations (paper, section 2; "previous" query alignment):
     memory     pairs (k_j, v_{j+1}) for j <= t-2
     score      s_{t,j} = tau * cos(q_t, k_j)  (+ log omega_j with a write gate)
+               supersede: s_{t,j} = tau * (cos(q_t, k_j) - eta * o_{t,j}),
+               o_{t,j} = max_{j < j' < n_t} relu(cos(k_j, k_j'))   (last write wins)
     select     keep the top-K scores (K = 8; "all"/None keeps every entry)
     read       alpha_t = softmax(kept scores);   m_t = sum_j alpha_{t,j} v_{j+1}
     gate       g_t = sigmoid(w_g . e_{t-1} + b_g)
@@ -44,6 +49,13 @@ Three forms of the read, tested equal (tests/test_kv_fusion.py):
     kv_read_loop   one position at a time: the specification
     kv_read        all positions at once: masked [B, T, N] scores, topk, scatter, matmul
     kv_read_step   one query against the cached entries: generation
+
+Overwriting (``supersede``): with tied keys, every write of the same token has the same key, so
+the copies score the same and the read AVERAGES all values ever written under that key. The
+supersede term lowers an entry by how closely a LATER visible entry repeats its key: an exact
+later repeat (cos = 1) takes eta = 1 of the cosine away, so only the latest write of a key keeps
+its full score. It is a property of the memory (write order), not of distance: an entry that was
+never written again is not penalized however old it is.
 
 Known limit of a hard top-k: a token that occurs several times writes the same key several
 times, so those entries score the same. When such a group straddles the top-k boundary, which
@@ -73,11 +85,19 @@ def _keep(top_k, n: int) -> int | None:
     return None if top_k is None or top_k == "all" else min(int(top_k), n)
 
 
-def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
+def overwritten(keys, n):
+    """o_j = max_{j < j' < n} relu(cos(k_j, k_j')) for the first n entries of keys [B, N, A] -> [B, n]."""
+    kn = F.normalize(keys[:, :n], dim=-1, eps=1e-12)
+    c = (kn @ kn.transpose(1, 2)).clamp_min(0).triu(diagonal=1)  # [B, n, n]: only later entries j' > j
+    return c.amax(dim=-1)  # [B, n] (n >= 1)
+
+
+def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, supersede=None):
     """Reference: for each position t, score its n_visible[t] entries, keep top-K, softmax, sum.
 
     q [B, T, A]; keys, values [B, N, A] (values[:, j] is v_{j+1}); n_visible: T ints;
-    logw [B, N] or None. Returns m [B, T, A], weights [B, T, K'], index [B, T, K'] with
+    logw [B, N] or None; supersede: eta (a number or 0-d tensor) or None. Returns m [B, T, A],
+    weights [B, T, K'], index [B, T, K'] with
     K' = min(top_k, N) (N for "all"); unused slots have weight 0 and index -1.
     """
     B, T, _ = q.shape
@@ -91,7 +111,11 @@ def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
         if n == 0:
             continue  # no entry yet: m_t = 0
         # s_{t,j} = tau * cos(q_t, k_j) (+ log omega_j),  j < n
-        s = scale * F.cosine_similarity(q[:, t, None], keys[:, :n], dim=-1, eps=1e-12)  # [B, n]
+        s = F.cosine_similarity(q[:, t, None], keys[:, :n], dim=-1, eps=1e-12)  # [B, n]
+        if supersede is not None:
+            # s_{t,j} = tau * (cos(q_t, k_j) - eta * o_{t,j})
+            s = s - supersede * overwritten(keys, n)
+        s = scale * s
         if logw is not None:
             s = s + logw[:, :n]
         kk = _keep(top_k, n)
@@ -108,7 +132,7 @@ def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
     return m, weights, index
 
 
-def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
+def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, supersede=None):
     """Fast form of :func:`kv_read_loop` (same arguments and results), no loop over time."""
     B, T, _ = q.shape
     N = keys.shape[1]
@@ -118,7 +142,14 @@ def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
     n_visible = torch.as_tensor(n_visible, device=q.device)
     # s_{t,j} = tau * cos(q_t, k_j)  (+ log omega_j)
     qn, kn = F.normalize(q, dim=-1, eps=1e-12), F.normalize(keys, dim=-1, eps=1e-12)
-    s = scale * (qn @ kn.transpose(1, 2))  # [B, T, N]
+    s = qn @ kn.transpose(1, 2)  # [B, T, N]
+    if supersede is not None:
+        # o_{t,j} = max_{j < j' < n_t} relu(cos(k_j, k_j')): a running max over j', read at j' = n_t - 1
+        c = (kn @ kn.transpose(1, 2)).clamp_min(0).triu(diagonal=1)  # [B, N, N] (j, j'), j' > j only
+        run = c.cummax(dim=-1).values  # [B, N, N]: max over j < j' <= m, at column m
+        last = (n_visible - 1).clamp_min(0)  # [T]: the last visible entry at each t
+        s = s - supersede * run[:, :, last].transpose(1, 2)  # [B, T, N]
+    s = scale * s
     if logw is not None:
         s = s + logw[:, None, :]
     # entry j is visible at t when j < n_visible[t]; hidden ones get the lowest finite score,
@@ -139,9 +170,9 @@ def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
     return m, alpha, idx.masked_fill(~ok, -1)
 
 
-def kv_read_step(q_t, keys, values, top_k=8, scale=1.0, logw=None):
+def kv_read_step(q_t, keys, values, top_k=8, scale=1.0, logw=None, supersede=None):
     """One query q_t [B, A] against all N cached entries -> (m_t [B, A], weights, index [B, K'])."""
-    m, w, idx = kv_read(q_t[:, None], keys, values, [keys.shape[1]], top_k, scale, logw)
+    m, w, idx = kv_read(q_t[:, None], keys, values, [keys.shape[1]], top_k, scale, logw, supersede)
     return m[:, 0], w[:, 0], idx[:, 0]
 
 
@@ -157,7 +188,7 @@ class KVFusion(Recorder, nn.Module):
     def __init__(self, d_model: int, assoc_dim: int = 64, top_k=8, temperature: float = 1.0,
                  learnable_temperature: bool = False, query_align: str = "previous",
                  write_gate: bool = False, gate_outside_norm: bool = False, tie_qk: bool = False,
-                 mode: str = "fast"):
+                 supersede: bool = False, mode: str = "fast"):
         super().__init__()
         if query_align not in QUERY_ALIGNS:
             raise ValueError(f"query_align must be one of {QUERY_ALIGNS}, got {query_align!r}")
@@ -175,6 +206,8 @@ class KVFusion(Recorder, nn.Module):
         self.write_gate = nn.Linear(d_model, 1) if write_gate else None  # omega_j = sigmoid(.)
         self.out = nn.Linear(assoc_dim, d_model, bias=False) if assoc_dim != d_model else nn.Identity()
         self.norm = nn.LayerNorm(d_model)
+        # eta: how much a later write of the same key takes from an earlier one (learnable, starts at 1)
+        self.supersede = nn.Parameter(torch.tensor(1.0)) if supersede else None
         log_tau = torch.tensor(math.log(temperature))
         if learnable_temperature:
             self.log_temperature = nn.Parameter(log_tau)
@@ -208,9 +241,9 @@ class KVFusion(Recorder, nn.Module):
         n_visible = (t_abs - lag).clamp_min(0)  # [T]
         scale = self.log_temperature.exp()
         if self.mode == "loop":
-            m, w, idx = kv_read_loop(q, keys, values, n_visible.tolist(), self.top_k, scale, logw)
+            m, w, idx = kv_read_loop(q, keys, values, n_visible.tolist(), self.top_k, scale, logw, self.supersede)
         else:
-            m, w, idx = kv_read(q, keys, values, n_visible, self.top_k, scale, logw)
+            m, w, idx = kv_read(q, keys, values, n_visible, self.top_k, scale, logw, self.supersede)
         # g_t = sigmoid(w_g . e_src + b_g)
         g = torch.sigmoid(self.read_gate(src))  # [B, T, 1]
         if self.gate_outside_norm:

@@ -125,3 +125,70 @@ BREAK_TASKS = {
     "overwrite": Task("overwrite", _load, run_overwrite),
     "alias": Task("alias", _load, run_alias),
 }
+
+
+# ----------------------------------------------------------------------------- the overwrite read, measured
+def overwrite_read(model, x: torch.Tensor) -> dict:
+    """Where a gated hybrid's read at the last position puts its weight, for overwrite sequences x [N, T].
+
+    Memory entry j holds (key = token j, value = token j + 1), so the writes of the asked key are
+    the entries at its positions. Returns per-example [N] tensors: ``latest`` (weight on the
+    entry of the latest write), ``earlier`` (summed weight on the earlier writes), ``rest``
+    (everything else), and ``latest_first`` (the latest write has the largest weight).
+    """
+    if not hasattr(model, "kv"):
+        raise ValueError(f"overwrite_read needs a gated hybrid (a model with .kv), got {type(model).__name__}")
+    device = next(model.parameters()).device
+    _, rec = model.internals(x.to(device))
+    w, idx = rec["retrieval"]["weights"][:, -1].cpu(), rec["retrieval"]["index"][:, -1].cpu()  # [N, K]
+    out = {"latest": [], "earlier": [], "rest": [], "latest_first": []}
+    for row, wr, ir in zip(x, w, idx):
+        where = (row[:-3] == row[-2]).nonzero().flatten()  # positions of the asked key's writes
+        on = {int(j): float(wr[ir == j].sum()) for j in where}
+        latest, earlier = on[int(where[-1])], sum(on[int(j)] for j in where[:-1])
+        out["latest"].append(latest)
+        out["earlier"].append(earlier)
+        out["rest"].append(float(wr.sum()) - latest - earlier)
+        best = int(ir[wr.argmax()]) if wr.numel() else -1
+        out["latest_first"].append(float(best == int(where[-1])))
+    return {k: torch.tensor(v) for k, v in out.items()}
+
+
+def diagnose_overwrite(variants, seeds, examples: int = 256, overrides=None) -> dict:
+    """The overwrite read at initialization (no training): mean of :func:`overwrite_read` per (variant, seed)."""
+    from .protocols import protocol
+
+    p = protocol("overwrite")
+    runs = []
+    for variant in variants:
+        for seed in seeds:
+            seed_everything(seed)
+            model = build(variant, p, overrides)
+            x, _ = rb.overwrite_batch(examples, p.n_pairs, p.max_writes, p.seq_len, generator=rb.eval_generator(seed))
+            r = overwrite_read(model, x)
+            runs.append({"variant": variant, "seed": seed, "examples": examples,
+                         **{k: round(float(v.mean()), 4) for k, v in r.items()}})
+    return {"task": "overwrite", "study": "read at initialization", "protocol": p.to_dict(),
+            "overrides": dict(overrides or {}), "runs": runs}
+
+
+if __name__ == "__main__":  # python -m tl_minimal.experiments.breaks diagnose --variants V.. --seeds N.. --out F
+    import argparse
+
+    from .cli import key_value
+    from .runner import environment, write_json
+
+    ap = argparse.ArgumentParser(prog="python -m tl_minimal.experiments.breaks")
+    ap.add_argument("what", choices=["diagnose"])
+    ap.add_argument("--variants", nargs="+", default=["gated_hybrid_paper", "gated_hybrid"])
+    ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
+    ap.add_argument("--examples", type=int, default=256)
+    ap.add_argument("--set", dest="overrides", action="append", type=key_value, default=[])
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    result = diagnose_overwrite(a.variants, a.seeds, a.examples, dict(a.overrides))
+    result["protocol"]["environment"] = environment(torch.device("cpu"))
+    for r in result["runs"]:
+        print(r)
+    if a.out:
+        write_json(result, a.out)

@@ -115,7 +115,7 @@ class OverwriteProtocol(RecallProtocol):
     """Where recall breaks (1): each key written 1-3 times (the asked one 2-3), answer = the latest value."""
 
     task: str = "overwrite"
-    steps: int = 300
+    steps: int = 200  # the learnable rows (gated_hybrid, with and without supersede) are flat by then
     n_pairs: int = 4  # distinct keys per sequence
     max_writes: int = 3
     assumed: tuple = ("extension: 4 keys, 1-3 writes each (the asked key 2-3), 16 value ids, all values "
@@ -127,7 +127,7 @@ class AliasProtocol(RecallProtocol):
     """Where recall breaks (2): 8 keys with 2-4 alias tokens each; written with one alias, asked with another."""
 
     task: str = "alias"
-    steps: int = 300
+    steps: int = 200
     n_pairs: int = 4
     n_classes: int = 8
     min_aliases: int = 2
