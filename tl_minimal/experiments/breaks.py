@@ -61,8 +61,23 @@ def loss_curve(history, every: int = 10) -> list[float]:
 
 
 def _load(p, data_dir=None, jsonl=None):
+    """Check the task's settings on one example (a bad one is a one-line error naming the limit)."""
+    from .runner import ConfigError  # runner imports tasks, which imports this module
+
+    try:
+        _make(p, 0)(1, generator=rb.eval_generator(0))
+    except ValueError as exc:
+        raise ConfigError(f"{p.task}: {exc}") from exc
     return SimpleNamespace(note=None, source=f"synthetic {p.task} recall ({p.n_pairs} keys, seq {p.seq_len}), "
                                              f"generated from each run's seed; eval: {p.eval_examples} fresh examples")
+
+
+def _make(p, seed: int):
+    """The task's batch maker ``make(batch_size, generator=...)`` for protocol p (alias: seed's table)."""
+    if p.task == "overwrite":
+        return partial(rb.overwrite_batch, n_keys=p.n_pairs, max_writes=p.max_writes, seq_len=p.seq_len)
+    table = rb.alias_table(seed, p.n_classes, p.min_aliases, p.max_aliases)
+    return partial(rb.alias_batch, table=table, n_pairs=p.n_pairs, seq_len=p.seq_len, same_alias=p.same_alias)
 
 
 # ----------------------------------------------------------------------------- overwrite
@@ -94,7 +109,7 @@ def overwrite_chance(p) -> dict:
 def run_overwrite(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None,
                   checkpoint_path=None):
     t0 = time.perf_counter()
-    make = partial(rb.overwrite_batch, n_keys=p.n_pairs, max_writes=p.max_writes, seq_len=p.seq_len)
+    make = _make(p, seed)
     model, history = _train(p, variant, seed, device, overrides, progress, max_seconds,
                             rb.BreakSampler(make, p.batch_size, seed), checkpoint_path)
     x, _ = make(p.eval_examples, generator=rb.eval_generator(seed))
@@ -109,14 +124,13 @@ def run_overwrite(p, data, variant, seed, device, overrides=None, progress=True,
 def run_alias(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None,
               checkpoint_path=None):
     t0 = time.perf_counter()
-    table = rb.alias_table(seed, p.n_classes, p.min_aliases, p.max_aliases)
-    make = partial(rb.alias_batch, table=table, n_pairs=p.n_pairs, seq_len=p.seq_len, same_alias=p.same_alias)
+    make = _make(p, seed)
     model, history = _train(p, variant, seed, device, overrides, progress, max_seconds,
                             rb.BreakSampler(make, p.batch_size, seed), checkpoint_path)
     x, y = make(p.eval_examples, generator=rb.eval_generator(seed))
     accuracy = float((last_predictions(model, x) == y[:, -1]).float().mean())
     return _record(variant, seed, model, p, accuracy, history, time.perf_counter() - t0, device,
-                   same_alias=p.same_alias, alias_table=table, eval_examples=len(x),
+                   same_alias=p.same_alias, alias_table=make.keywords["table"], eval_examples=len(x),
                    chance={"constant": 1 / rb.ALIAS_LAYOUT.n_values, "in_context_pick": 1 / p.n_pairs},
                    loss_curve_every_10=loss_curve(history))
 
@@ -171,24 +185,3 @@ def diagnose_overwrite(variants, seeds, examples: int = 256, overrides=None) -> 
     return {"task": "overwrite", "study": "read at initialization", "protocol": p.to_dict(),
             "overrides": dict(overrides or {}), "runs": runs}
 
-
-if __name__ == "__main__":  # python -m tl_minimal.experiments.breaks diagnose --variants V.. --seeds N.. --out F
-    import argparse
-
-    from .cli import key_value
-    from .runner import environment, write_json
-
-    ap = argparse.ArgumentParser(prog="python -m tl_minimal.experiments.breaks")
-    ap.add_argument("what", choices=["diagnose"])
-    ap.add_argument("--variants", nargs="+", default=["gated_hybrid_paper", "gated_hybrid"])
-    ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
-    ap.add_argument("--examples", type=int, default=256)
-    ap.add_argument("--set", dest="overrides", action="append", type=key_value, default=[])
-    ap.add_argument("--out")
-    a = ap.parse_args()
-    result = diagnose_overwrite(a.variants, a.seeds, a.examples, dict(a.overrides))
-    result["protocol"]["environment"] = environment(torch.device("cpu"))
-    for r in result["runs"]:
-        print(r)
-    if a.out:
-        write_json(result, a.out)
