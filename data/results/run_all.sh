@@ -5,13 +5,13 @@
 #   bash data/results/run_all.sh leak tokenized  # only these tables
 #
 # Tables: matched leak param time long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated
-# (gated_paper: only the paper's gated rows). Each command writes one JSON file
+# overwrite (gated_paper: only the paper's gated rows). Each command writes one JSON file
 # here (protocol, data source, device, commit, command inside). Offline machines: set
 # TL_MINIMAL_DATA to a folder with wikitext-2-raw/ and minimind/ (data/README.md).
 # One thread per run: on a shared, overloaded 2-core CPU, two torch threads were 10x slower in
 # wall-clock time than one (they wait for each other whenever one is descheduled).
 # The recall and MQAR tables (recall_*.json, mqar_*.json) come from tl_minimal.experiments.recall_study;
-# see RECALL_STUDY.md.
+# see RECALL_STUDY.md. overwrite_*.json (where recall breaks) come from the overwrite function below.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}" PYTHONUNBUFFERED=1
@@ -89,9 +89,23 @@ tokenized_leak() {  # 6c. the paper's symmetric convolution in the tokenized hyb
 tokenized_gated() {  # 6b. gated_hybrid at its current default (it may differ from gated_hybrid_paper)
   "${E[@]}" tokenized --variants gated_hybrid --no-progress --out $OUT/tokenized_gated_hybrid.json
 }
+overwrite() {  # 9. where recall breaks: keys written 2-3 times, answer = the latest value (200 steps, RECALL_STUDY.md 8)
+  for v in transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid gated_hybrid_paper; do
+    "${E[@]}" overwrite --variants "$v" --seeds "${SEEDS[@]}" --no-progress --out "$OUT/overwrite_$v.json"
+  done
+  "${E[@]}" overwrite --variants gated_hybrid --seeds 3 4 --no-progress --out $OUT/overwrite_gated_hybrid_s34.json
+  "${E[@]}" overwrite --variants gated_hybrid --set supersede=true --seeds "${SEEDS[@]}" --no-progress \
+    --out $OUT/overwrite_gated_hybrid_supersede.json
+  "${E[@]}" overwrite --variants gated_hybrid --set supersede=true --seeds 3 4 --no-progress \
+    --out $OUT/overwrite_gated_hybrid_supersede_s34.json
+  nice -n 10 "$PY" -m tl_minimal.experiments.recall_study overwrite-init --variants gated_hybrid_paper gated_hybrid \
+    --seeds 0 1 2 3 4 --out $OUT/overwrite_init_diagnosis.json
+  nice -n 10 "$PY" -m tl_minimal.experiments.recall_study overwrite-init --variants gated_hybrid --set supersede=true \
+    --seeds 0 1 2 3 4 --out $OUT/overwrite_init_diagnosis_supersede.json
+}
 
 TABLES=("$@")
-[ ${#TABLES[@]} -eq 0 ] && TABLES=(matched leak param time_matched long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated)
+[ ${#TABLES[@]} -eq 0 ] && TABLES=(matched leak param time_matched long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated overwrite)
 for t in "${TABLES[@]}"; do
   case "$t" in
     time) t=time_matched ;;

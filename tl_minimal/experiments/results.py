@@ -328,6 +328,8 @@ def provenance(paths) -> list[dict]:
 
 
 __all__ = [
+    "BREAK_RATES",
+    "BreakRow",
     "PAPER",
     "PAPER_PARAMS",
     "PAPER_SOURCE",
@@ -336,6 +338,9 @@ __all__ = [
     "RecallRow",
     "Row",
     "Table",
+    "break_chance",
+    "break_markdown",
+    "break_rows",
     "fmt",
     "load",
     "load_runs",
@@ -347,3 +352,81 @@ __all__ = [
     "summarize",
     "sweep_markdown",
 ]
+
+
+# ---- where recall breaks: overwrite and alias, one row per (variant, overrides), several rates per run ----
+
+BREAK_RATES = {  # task -> (run field, column title) shown in its table; "value" is the accuracy
+    "overwrite": (("value", "latest value (accuracy)"), ("earlier_rate", "an earlier value"),
+                  ("other_rate", "anything else")),
+    "alias": (("value", "accuracy"),),
+}
+
+
+@dataclass
+class BreakRow:
+    """One variant (with its --set overrides) on one of the 'where recall breaks' tasks, over seeds."""
+    task: str
+    label: str
+    variant: str
+    params: int | None
+    steps: set = field(default_factory=set)
+    seeds: list = field(default_factory=list)
+    rates: dict = field(default_factory=dict)  # run field -> [one value per seed]
+    protocol: dict = field(default_factory=dict)  # e.g. same_alias for the alias control
+
+    def stats(self, name: str = "value") -> tuple[float, float, float, int]:
+        """(mean, sample std (0 for one seed), min, seeds) of one rate."""
+        xs = self.rates[name]
+        return statistics.fmean(xs), statistics.stdev(xs) if len(xs) > 1 else 0.0, min(xs), len(xs)
+
+
+def break_rows(task: str, paths=None) -> list[BreakRow]:
+    """Every run of ``<task>_*.json`` (runs without a value, e.g. diagnoses, are skipped), grouped by
+    label (variant + overrides; the alias control gets " (identical tokens)"), in :data:`ORDER`."""
+    rows: dict[str, BreakRow] = {}
+    for path in _paths(paths if paths is not None else RESULTS_DIR / f"{task}_*.json"):
+        data = load(path)
+        p = data["protocol"]
+        if p.get("task") != task:
+            continue
+        overrides = p.get("overrides") or {}
+        for run in data["runs"]:
+            if run.get("value") is None:
+                continue
+            label = run["variant"] + (f" ({override_label(overrides)})" if overrides else "")
+            if run.get("same_alias"):
+                label += " (identical tokens)"
+            row = rows.setdefault(label, BreakRow(task, label, run["variant"], run["params"], protocol=p))
+            if row.params != run["params"]:
+                raise ValueError(f"{label}: runs with different parameter counts ({row.params}, {run['params']})")
+            row.steps.add(run["steps"])
+            row.seeds.append(run["seed"])
+            for name, _ in BREAK_RATES[task]:
+                row.rates.setdefault(name, []).append(run[name])
+    return sorted(rows.values(), key=lambda r: (_order(r.variant), r.label))
+
+
+def break_chance(task: str, paths=None) -> dict:
+    """The task's chance lines as recorded in its runs (``run["chance"]``), e.g. {"constant": 0.0625, ...}."""
+    for path in _paths(paths if paths is not None else RESULTS_DIR / f"{task}_*.json"):
+        for run in load(path)["runs"]:
+            if "chance" in run:
+                return dict(run["chance"])
+    return {}
+
+
+def break_markdown(rows: list[BreakRow]) -> str:
+    """Markdown: model, params, seeds, steps, then mean ± std (min) of each of the task's rates."""
+    if not rows:
+        return "(no results yet: run the commands in data/results/run_all.sh)"
+    columns = BREAK_RATES[rows[0].task]
+    head = ["model", "params", "seeds", "steps"] + [title for _, title in columns]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [f"`{r.label}`", f"{r.params:,}", str(len(r.seeds)), ", ".join(map(str, sorted(r.steps)))]
+        for name, _ in columns:
+            mean, std, low, _ = r.stats(name)
+            cells.append(f"{fmt(mean, std, percent=True)} ({fmt(low, percent=True)})")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
