@@ -23,6 +23,8 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .protocols import PROTOCOLS
+
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "data" / "results"
 
 # The paper's numbers (PAPER.md section 4). A string is a claim without a number ("below 5.124").
@@ -383,7 +385,8 @@ class BreakRow:
 
 def break_rows(task: str, paths=None) -> list[BreakRow]:
     """Every run of ``<task>_*.json`` (runs without a value, e.g. diagnoses, are skipped), grouped by
-    label (variant + overrides; the alias control gets " (identical tokens)"), in :data:`ORDER`."""
+    label (variant + overrides; the alias control gets " (identical tokens)", a run with other than
+    the command's default steps " (N steps)"), in :data:`ORDER`."""
     rows: dict[str, BreakRow] = {}
     for path in _paths(paths if paths is not None else RESULTS_DIR / f"{task}_*.json"):
         data = load(path)
@@ -397,6 +400,8 @@ def break_rows(task: str, paths=None) -> list[BreakRow]:
             label = run["variant"] + (f" ({override_label(overrides)})" if overrides else "")
             if run.get("same_alias"):
                 label += " (identical tokens)"
+            if run["steps"] != PROTOCOLS[task].steps:  # a longer (or shorter) run than the command's default
+                label += f" ({run['steps']} steps)"
             row = rows.setdefault(label, BreakRow(task, label, run["variant"], run["params"], protocol=p))
             if row.params != run["params"]:
                 raise ValueError(f"{label}: runs with different parameter counts ({row.params}, {run['params']})")
