@@ -10,22 +10,223 @@
 # # 00 · Start here
 #
 # This repository teaches one family of recurrent sequence models, from the paper *Generic
-# Triple-Latent Compression with Gated Associative Retrieval* (arXiv 2606.05175), one idea per
-# notebook. Each notebook shows the idea as an equation, as a short function of the `tl_minimal`
-# library (imported, never re-implemented), as a plot, as a trained model, and as something to play
-# with.
+# Triple-Latent Compression with Gated Associative Retrieval* (arXiv 2606.05175; our notes on it:
+# `docs/paper.md`), one idea per notebook. Each notebook shows the idea as an equation, as a short
+# function of the `tl_minimal` library (imported, never re-implemented), as a plot, as a trained
+# model, and as something to play with.
 #
-# This first notebook checks your set-up: which device the notebooks will use, which versions are
-# installed, and where the data comes from.
+# **Learning goals.** After this notebook you can
+# - say why a layer with a fixed-size state is worth studying next to attention (what it saves,
+#   what it may lose);
+# - read the drawn triple-latent layer and the model around it, and name every symbol in them;
+# - find any symbol of the course in one glossary (section 4), which every later notebook uses;
+# - check your set-up (device, smoke mode, data) and know the yardstick every bits-per-byte
+#   number is read against.
+#
+# **Prerequisites.** Python and PyTorch (tensors, `nn.Module`, autograd); softmax attention
+# (queries, keys, values) as in a small Transformer; matrix-vector and outer products. Nothing
+# about linear attention or state-space models: the course builds it.
+#
+# **Time.** About 30 minutes.
 
 # %%
+import math
+
+import matplotlib.pyplot as plt
 import torch
 
 import tl_minimal
+from tl_minimal import default_config
 from tl_minimal.training import config, device
+from tl_minimal.views import diagrams
 
 # %% [markdown]
-# ## Which device?
+# ## 1. Why this family: a state that does not grow
+#
+# A Transformer that generates text keeps, in every layer, the key and the value of every token
+# it has seen (the **KV cache**): $2\,t\,d$ numbers per layer after $t$ tokens, for model width
+# $d$. Each new token compares its query with all $t$ keys, so the memory *and* the work per token
+# grow with the length of the text.
+#
+# A recurrent layer keeps a **fixed-size state** instead and updates it once per token. The
+# triple-latent layer carries, per head, a running state $s_t$ ($S$ numbers) and a pair memory
+# $P_t$ ($S \times S$ numbers); both are defined in section 2. The state is the same size at token
+# 10 and at token 100,000, and so is the work to produce the next token: O(1) in the length. The
+# price is that everything the model knows about the past must fit into that state; notebooks 02,
+# 03 and 06 look at what it keeps and what it cannot.
+#
+# The count below reads the sizes from the library's defaults (the paper's byte-level models);
+# it counts only the part that depends on the context (the KV cache against the state), per layer.
+
+# %%
+tf, tl = default_config("transformer"), default_config("triple_latent")
+d, H, S = tf["d_model"], tl["n_heads"], tl["state_dim"]
+state_numbers = H * (S + S * S)  # s_t: H x S, P_t: H x S x S
+print(f"d = {d}, H = {H}, S = {S}; per layer, while generating token t:")
+print(f"{'context t':>10s} {'KV cache (2 t d)':>18s} {'state H(S + S^2)':>18s} {'mixing work, attention':>24s} "
+      f"{'mixing work, triple-latent':>27s}")
+for t in (128, 1_024, 8_192, 65_536):
+    # attention: t scores q . k (d each) + a weighted sum of t values (d each)
+    # triple-latent: update s (S), update P (S x S), read P^T q^l (S x S), per head
+    print(f"{t:>10,} {2 * t * d:>18,} {state_numbers:>18,} {2 * t * d:>24,} {H * (S + 2 * S * S):>27,}")
+
+# %%
+lengths = [2**k for k in range(4, 18)]
+fig, ax = plt.subplots(figsize=(7, 3.2))
+ax.loglog(lengths, [2 * t * d for t in lengths], marker="o", ms=3, label="Transformer: KV cache 2 t d")
+ax.loglog(lengths, [state_numbers] * len(lengths), marker="o", ms=3, label="triple-latent: state H(S + S²)")
+ax.set_xlabel("context length t (tokens)")
+ax.set_ylabel("numbers kept per layer")
+ax.set_title("the KV cache grows with the context; the recurrent state does not", fontsize=10)
+ax.legend(fontsize=9)
+plt.show()
+
+# %% [markdown]
+# These are counts, not timings. Notebook 08 measures them: on our CPU the next token of
+# `triple_latent` costs the same at context 2,048 as at 128 (`docs/paper.md` section 6.5). The
+# same layer also trains fast on whole sequences, through a *chunked* form that notebook 01
+# derives.
+#
+# ## 2. The triple-latent layer, drawn
+#
+# One layer at token $t$, for one head (the model runs $H$ heads side by side):
+
+# %%
+diagrams.layer_diagram()
+plt.show()
+
+# %% [markdown]
+# Read it from left to right.
+#
+# - The layer input $x_t$ (a vector of width $d$, the residual stream) is LayerNormed:
+#   $n_t = \mathrm{LN}(x_t)$.
+# - Six linear maps of $n_t$: four **tanh projections** $a_t, b_t, q^l_t, q^r_t$ (each $S$
+#   numbers per head, each entry in $(-1, 1)$) and two **keep gates** $\lambda_t, \gamma_t$ (one
+#   number in $(0, 1)$ per head, through a sigmoid $\sigma$).
+# - **Step 1, the running state** (notebook 01): $s_t = \lambda_t s_{t-1} + (1 - \lambda_t) a_t$,
+#   a moving average of the writes $a$: a summary of the recent context.
+# - **Step 2, the pair memory** (notebook 02): $P_t = \gamma_t P_{t-1} + (1 - \gamma_t)\, s_{t-1}
+#   b_t^\top$, an $S \times S$ matrix that pairs the context *before* token $t$ ($s_{t-1}$) with what
+#   token $t$ writes ($b_t$).
+# - **Step 3, the readout** (notebook 03): $r_t = (P_t^\top q^l_t) \odot q^r_t$: the left query
+#   asks "which stored contexts look like this?", the answer is the writes that followed them,
+#   and the right query $q^r_t$ scales each of its $S$ entries.
+# - $o_t = W_o\,\mathrm{vec}(r_t)$ maps the $H \times S$ readout back to width $d$ and is added to
+#   the residual stream.
+#
+# **The name.** The layer compresses *triples*: a context ($s_{\tau-1}$), the write that followed
+# it ($b_\tau$), and a later query ($q^l_t$) that reads how the two were paired (`docs/paper.md`
+# section 1). The course teaches it in three steps, one library file each: `running_state.py`,
+# `pair_memory.py`, `readout.py`. Only $s$ and $P$ are carried from token to token (dashed arrows):
+# they are the layer's whole state. The readout is computed afresh at every token.
+#
+# ## 3. The whole model, drawn
+#
+# The layer replaces attention inside an otherwise ordinary pre-LayerNorm language model:
+
+# %%
+diagrams.model_diagram()
+plt.show()
+
+# %% [markdown]
+# Bottom to top: each token id picks a row of the embedding $E$, $e_t = E[\mathrm{token}_t]$; a
+# learned position vector is added, $x_t = e_t + pos_t$; `n_layers` pre-LN blocks each add the
+# mixer's output $o_t$ and then a feed-forward network (FFN) to $x_t$; a final LayerNorm gives
+# $h_t$; the head, **tied** to the embedding (the same matrix $E$, no bias), turns $h_t$ into one
+# score per vocabulary entry, $\mathrm{logits}_t = E\,h_t$, the prediction of token $t+1$.
+# Two variants add a part (dashed): `triple_hybrid` and `gated_hybrid` run a causal convolution
+# before the blocks (notebook 05); `transformer_plus_triple` and `gated_hybrid` add a second memory's
+# output $z_t$ after the final LayerNorm, "late fusion" (notebook 06). `docs/paper.md` section 3
+# lists every variant; notebook 03 assembles this whole model from the library's functions in
+# about a page of code and checks it against `build_model`.
+#
+# <a id="glossary"></a>
+#
+# ## 4. Glossary: one symbol, one meaning
+#
+# Every notebook, exercise and library docstring uses these symbols with these meanings; later
+# notebooks link here instead of redefining them.
+#
+# **Sizes and time**
+#
+# | symbol | meaning | code |
+# |---|---|---|
+# | $B, T, H, S, d, V$ | batch, time (sequence length), heads, state size per head, model width, vocabulary size | `B, T, H, S`, `d_model`, `vocab_size` |
+# | $t$ | the current position (token $t$ is the $(t+1)$-th token; counting starts at 0) | `t` |
+# | $\tau$ | an earlier position, where something was written; $\tau$ **only** means time | `tau` |
+# | $C$ | chunk size of the fast forms: `running_state.DEFAULT_CHUNK` (notebook 01 prints it) | `chunk_size` |
+#
+# **The model** (section 3)
+#
+# | symbol | meaning | code |
+# |---|---|---|
+# | $\mathrm{token}_t$ | the input id at position $t$ | `tokens[:, t]` |
+# | $E$ | embedding matrix $[V, d]$, also the output head (tied) | `embed.weight` = `head.weight` |
+# | $e_t$ | token embedding $E[\mathrm{token}_t]$ | `e` |
+# | $pos_t$, $W_{pos}$ | learned position vector of position $t$, the row $t$ of $W_{pos}$ (never "P") | `pos` |
+# | $x_t$ | residual stream, the input of a layer | `x` |
+# | $n_t$ | LayerNormed layer input $\mathrm{LN}(x_t)$ | `n` |
+# | $o_t$ | the mixer's output, added to $x_t$ | `o` |
+# | $h_t$ | final LayerNorm of the last block's output | `h` |
+# | $z_t$ | late-fusion term added to $h_t$ (notebook 06) | `z` |
+# | $\mathrm{logits}_t$ | $E\,h_t$: one score per vocabulary entry, predicting token $t+1$ | `logits` |
+#
+# **The triple-latent layer** (section 2; notebooks 01-03)
+#
+# | symbol | meaning | code |
+# |---|---|---|
+# | $a_t, b_t, q^l_t, q^r_t$ | the four tanh projections of $n_t$: write into the running state, write into the pair memory, left query, right query ($[B, T, H, S]$) | `a, b, q_left, q_right` |
+# | $W_a, W_b, W_{ql}, W_{qr}$ | their weight matrices, $d \to HS$, no bias | `mixer.proj` |
+# | $\lambda_t, \gamma_t$ | keep gates of the running state / pair memory, one number in $(0, 1)$ per head ($[B, T, H]$) | `lam, gam` |
+# | $W_\lambda, c_\lambda, W_\gamma, c_\gamma$ | gate weights and biases | `mixer.to_gates` |
+# | $s_t$ | running state after token $t$; $s_{t-1}$ the state before token $t$ | `s`, `s_prev` |
+# | $s_{-1}$ | the initial state (zeros unless given); never written "$s_0$", which is the state after token 0 | `s0` |
+# | $P_t$ | pair memory after token $t$, $S \times S$ per head; $P_{-1}$ its initial value. $P$ **only** means the pair memory | `P`, `P0` |
+# | $r_t$ | readout $(P_t^\top q^l_t) \odot q^r_t$ | `r` |
+# | $W_o$ | output projection $HS \to d$ | `mixer.out` |
+# | $w_{t,\tau}$ | weight of the write at $\tau$ inside $P_t$ (the unrolled sum, notebooks 02-03) | `w` |
+# | $W_{t\tau}$ | weight of the write $a_\tau$ in the running state $s_t$: the lower-triangular $T \times T$ matrix of notebook 01 ($C \times C$ inside a chunk) | `W` (`running_state.py`) |
+# | $A$ | a $T \times T$ (or $C \times C$) matrix of attention scores, row $t$, column $\tau$ | `A`, `attn` |
+# | $H_{1/2}$ | half-life of a keep gate $\lambda$: $\ln(1/2) / \ln \lambda$ tokens. "Memory length" always means the half-life; $1/(1-\lambda)$ is the mean lifetime and is called that | - |
+#
+# **Later notebooks**
+#
+# | symbol | meaning | where |
+# |---|---|---|
+# | $K$, $g_t[k]$ | number of slots; slot weights of token $t$ (softmax over $k$) | notebook 04, `slots.py` |
+# | $k$ (kernel size), $W_i$ | the convolution's width and taps | notebook 05, `conv.py` |
+# | $k_j, v_{j+1}, q_t$ | key-value memory: key of token $j$, value of the token after it, query | notebook 06, `kv_fusion.py` |
+# | $D_{kv}$ | key-value memory width (config `assoc_dim`) | notebook 06 |
+# | $\rho_{t,j}$ | retrieval score $\beta \cos(q_t, k_j)$ | notebook 06 |
+# | $\beta$ | the scale that multiplies the cosine, an inverse temperature (config `temperature`) | notebook 06 |
+# | $\alpha_{t,j}$ | retrieval weights (softmax over the top-k scores) | notebook 06 |
+# | $g_t$ | read gate of the key-value memory (a different file from the slot weights $g_t[k]$) | notebook 06 |
+#
+# **Units.** Losses are cross-entropies. The library's training history is in nats (natural log);
+# the notebooks print and plot **bits**: bits per byte (BPB) for the byte-level models, the nats
+# divided by $\ln 2$. Every BPB stands beside the unigram baseline of section 7.
+#
+# ## 5. The learning path: what each notebook needs and how long it takes
+#
+# Times are our estimates for a first reading at a student's pace, running every cell and
+# looking at every figure; the full (not smoke) mode adds a few minutes of training in some.
+#
+# | notebook | what you learn | needs | time |
+# |---|---|---|---|
+# | `00_start_here` | why a fixed-size state; the layer and model drawn; glossary; set-up | - | 30 min |
+# | `01_running_state` | the gated moving average; its loop, fast and one-token step forms; the chunked algorithm behind the fast form, and its cost; half-lives; the training loop; a trained model's gates | 00 | 55 min |
+# | `02_pair_memory` | outer products as a memory of pairs; the unrolled weights; a trained model's $P_t$ | 01 | 40 min |
+# | `03_readout` | the readout as linear attention, in both directions; why the design; the whole model in a page; trained against a Transformer; related work | 02 | 60 min |
+# | `04_slots` | a cheaper memory with $K$ slots, and what it loses | 03 | 45 min |
+# | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 40 min |
+# | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state; associative recall | 03, 05 | 60 min |
+# | `07_paper_reproduction` | which of the paper's claims hold, with several seeds | 03-06 | 45 min |
+# | `08_speed` | loop, fast and step forms timed; the cost of the next token | 01-03 | 40 min |
+#
+# Exercises 01-06 (`notebooks/exercises/`) follow the notebook of the same number; each takes
+# about 25-35 minutes (each states its own). Their worked solutions are in `notebooks/exercises/solutions/`.
+#
+# ## 6. Your set-up: device and smoke mode
 #
 # `tl_minimal.training.device.get_device()` picks Apple **MPS** first, then **CUDA**, then the **CPU**. Every
 # notebook calls it once. To force a device, set the environment variable `TL_DEVICE=cpu` (or pass
@@ -51,9 +252,7 @@ for kind in missing:
         print(f"get_device({kind!r}) -> {err}")
 
 # %% [markdown]
-# ## Smoke mode
-#
-# The notebooks train real models. With the environment variable `TL_SMOKE=1` they cut steps,
+# **Smoke mode.** The notebooks train real models. With the environment variable `TL_SMOKE=1` they cut steps,
 # seeds and sizes so that the whole test suite (`make test`) finishes in minutes; without it they
 # run the paper's protocols. One switch, read in one place:
 
@@ -63,19 +262,20 @@ print("smoke mode:", config.smoke())
 print("local data directory (TL_MINIMAL_DATA):", config.data_dir())
 
 # %% [markdown]
-# ## The three data sources, as bytes and tokens
+# ## 7. The data, as bytes and tokens
 #
 # Models only ever see integers. Each data source turns text (or a made-up task) into a sequence
 # of ids in a different way; the pictures below show the same idea three times.
 
 # %%
-import matplotlib.pyplot as plt
-
-from tl_minimal.data import recall as data_recall, text as data_text, tokenized as data_tokenized
+from tl_minimal.data import recall as data_recall
+from tl_minimal.data import text as data_text
+from tl_minimal.data import tokenized as data_tokenized
+from tl_minimal.training.evaluate import unigram_bits
 from tl_minimal.views import plots
 
 # %% [markdown]
-# ### 1. Byte-level WikiText-2
+# ### 7.1 Byte-level WikiText-2
 #
 # The paper's language-modelling numbers are measured on WikiText-2 (raw), read one **byte** at a
 # time: every UTF-8 byte is one token (ids 0-255), plus three specials, `PAD` = 256, `BOS` = 257
@@ -103,13 +303,29 @@ for word in ["cat", "café", "a—b"]:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-head = valid.tokens[:48]
-plots.token_strip(plots.token_labels(head), head.tolist(), per_row=24,
-                  title="the first 48 byte tokens of the WikiText-2 validation split (id below each box)")
+head = valid.tokens[:44]
+plots.token_strip(plots.token_labels(head), head.tolist(), per_row=22,
+                  title="the first 44 byte tokens of the WikiText-2 validation split (id below each box)")
 plt.show()
 
 # %% [markdown]
-# ### 2. The MiniMind tokenizer
+# **The yardstick for bits per byte.** A language model is scored by its cross-entropy on the
+# validation text, in bits per byte (BPB): the average number of bits it needs to encode the next
+# byte. Two references make a BPB readable. Guessing uniformly over the 259 ids costs
+# $\log_2 259 = 8.017$ bits. The **unigram** model, which predicts every byte from how often it
+# occurs in the training text and ignores the context entirely, costs about 4.6 bits (printed
+# below): a model must get below that to have learned anything about context. `unigram_bits` computes it; every BPB in
+# the notebooks stands beside it.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+train = data_text.load_split("train")
+UNIGRAM_BPB = unigram_bits(train.tokens, valid.tokens[1:], data_text.VOCAB_SIZE)
+print(f"uniform over {data_text.VOCAB_SIZE} ids: {math.log2(data_text.VOCAB_SIZE):.3f} BPB")
+print(f"unigram (byte frequencies of the train split), on the validation split: {UNIGRAM_BPB:.3f} BPB")
+
+# %% [markdown]
+# ### 7.2 The MiniMind tokenizer
 #
 # The paper's second language-modelling benchmark uses the MiniMind tokenizer: byte-level BPE with
 # 6,400 ids, where frequent pieces of words get one id. The same sentence becomes far fewer tokens
@@ -131,7 +347,7 @@ plots.token_strip(pieces, encoding.ids, title="one sentence, MiniMind tokens (id
 plt.show()
 
 # %% [markdown]
-# ### 3. Associative recall (generated, no download)
+# ### 7.3 Associative recall (generated, no download)
 #
 # The paper's retrieval test: four key-value pairs at the start, filler, then a question. The
 # vocabulary has 64 ids: specials `PAD BOS SEP QUERY ANSWER` (0-4), keys `k5`-`k12`, values
@@ -146,14 +362,14 @@ print(data_recall.describe(x[0], y[0]))
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-plots.recall_strip(x[0], y[0])
+plots.recall_strip(x[0], y[0], per_row=22)
 plt.show()
 
 # %% [markdown]
 # A model that always answers the same value scores 1/8 (12.5%); one that picks one of the four
 # values in the context at random scores 1/4. Notebook 06 asks which models do better than that.
 #
-# ## How to use the notebooks
+# ## 8. How to use the notebooks
 #
 # - **Order.** `01_running_state` → `02_pair_memory` → `03_readout` → `04_slots` →
 #   `05_convolution` → `06_kv_gated_fusion`, each beside its library file (the README's learning
@@ -170,17 +386,33 @@ plt.show()
 #   compares the printed results of the cells that check math; cells marked `# NBVAL_IGNORE_OUTPUT`
 #   (training logs, timings, random samples) only have to run.
 #
-# Here is a widget to try: the slider sets λ, the keep gate of the running state of notebook 01,
-# and the picture shows how long the state remembers one input. First the static picture (what
-# GitHub shows), then the widget (what a live kernel shows).
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-plots.pulse_memory([0.5, 0.9])
-plt.show()
+# Here is a widget to try: the slider sets $\lambda$, the keep gate of the running state, and the
+# picture shows how much of one input $a_0 = 1$ the state still holds $t$ tokens later (notebook 01
+# derives it: $(1-\lambda)\lambda^t$). First the static picture (what GitHub shows), then the widget
+# (what a live kernel shows).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 from tl_minimal.views import widgets
 
+plots.pulse_memory([0.5, 0.9])
+plt.show()
+
+# %%
+# NBVAL_IGNORE_OUTPUT
 widgets.pulse_memory_widget(lam=0.9)
+
+# %% [markdown]
+# ## Summary
+#
+# - A Transformer's KV cache, and its work per generated token, grow with the context; the
+#   triple-latent layer carries a fixed-size state, $s_t$ ($S$ numbers per head) and $P_t$
+#   ($S \times S$), and does O(1) work per token.
+# - The layer: LayerNorm, four tanh projections $a, b, q^l, q^r$ and two keep gates
+#   $\lambda, \gamma$; then the running state $s$, the pair memory $P$ (context before a token
+#   paired with its write) and the readout $r$; then $W_o$ and the residual add. It replaces
+#   attention in an ordinary pre-LN language model with a tied head.
+# - Section 4 is the one glossary of the course; section 5 the path, with times.
+# - BPB is read against the unigram baseline (about 4.6 bits) and uniform guessing (8.017 bits).
+#
+# **Next:** [`01_running_state.ipynb`](01_running_state.ipynb), step 1 of the layer.

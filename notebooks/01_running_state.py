@@ -9,22 +9,41 @@
 # %% [markdown]
 # # 01 · The running state
 #
-# The first of the three latents is a **running state**: a vector per head that every token
-# nudges towards what it writes, and that forgets at a rate the token itself chooses.
+# Step 1 of the triple-latent layer. Every symbol is in the [glossary of notebook
+# 00](00_start_here.ipynb#glossary) (section 4), and the layer is drawn in its section 2.
+#
+# **Learning goals.** After this notebook you can
+# - compute the running state $s_t$ by hand and with the library's three forms (loop, fast, step);
+# - derive the **chunked algorithm** that makes the fast form linear in the sequence length, count
+#   its cost, and check a hand-written version against the loop;
+# - turn a keep gate $\lambda$ into a memory length (the half-life, in tokens);
+# - write the key lines of the training loop, check them against the library's `train()`, and
+#   train a model with one call;
+# - read the gates of a trained model and say what its running state remembers.
+#
+# **Prerequisites.** Notebook 00 (the layer figure and the glossary). PyTorch: broadcasting,
+# `torch.cumprod`, batched matrix products.
+#
+# **Time.** About 55 minutes (the full-mode training takes under a minute on a laptop CPU).
+#
+# ## 1. Where the running state sits, and what it computes
+#
+# The layer starts from its LayerNormed input $n_t = \mathrm{LN}(x_t)$ (width $d$), the same for
+# all heads. From it, each head makes a write vector and a keep gate:
+#
+# $$
+# a_t = \tanh(W_a n_t) \in (-1, 1)^S, \qquad \lambda_t = \sigma(W_\lambda n_t + c_\lambda) \in (0, 1)
+# $$
+#
+# and keeps a **running state**, a moving average of its writes that forgets at a rate the token
+# itself chooses:
 #
 # $$
 # s_t = \lambda_t\, s_{t-1} + (1 - \lambda_t)\, a_t, \qquad s_{-1} = 0
 # $$
 #
-# | symbol | code (`tl_minimal/running_state.py`) | shape | meaning |
-# |---|---|---|---|
-# | $a_t$ | `a` | `[B, T, H, S]` | what token $t$ writes, $\tanh(W_a n_t)$ in the model |
-# | $\lambda_t$ | `lam` | `[B, T, H]` | keep gate, one number in (0, 1) per head and token, $\sigma(w_\lambda \cdot n_t + c)$ |
-# | $s_t$ | `s` | `[B, T, H, S]` | the state after token $t$ |
-#
-# $\lambda_t$ near 1 keeps the past; near 0 it replaces the state by $a_t$. This notebook computes
-# the recurrence by hand, checks it against the library's three forms (loop, chunked, step),
-# works out what a value of $\lambda$ means in tokens, and looks at the gates of a trained model.
+# $\lambda_t$ near 1 keeps the past; near 0 it replaces the state by $a_t$. Steps 2 and 3 of the
+# layer use $s$ as a summary of the context (notebooks 02, 03).
 
 # %%
 import math
@@ -32,25 +51,39 @@ import time
 
 import matplotlib.pyplot as plt
 import torch
+import torch.nn.functional as F
 
 from tl_minimal.data import text as data_text
+from tl_minimal.running_state import DEFAULT_CHUNK, causal_decay, log_gate, running_state, running_state_step
 from tl_minimal.training import config
-from tl_minimal.views import plots, widgets
 from tl_minimal.training.device import get_device, synchronize
-from tl_minimal.running_state import causal_decay, log_gate, running_state, running_state_step
+from tl_minimal.training.evaluate import unigram_bits
+from tl_minimal.views import diagrams, plots, widgets
+
+diagrams.layer_diagram(highlight="s")
+plt.show()
 
 # %% [markdown]
+# | symbol | code (`tl_minimal/running_state.py`) | shape | meaning |
+# |---|---|---|---|
+# | $a_t$ | `a` | `[B, T, H, S]` | what token $t$ writes |
+# | $\lambda_t$ | `lam` | `[B, T, H]` | keep gate, one number in (0, 1) per head and token |
+# | $s_t$ | `s` | `[B, T, H, S]` | the state after token $t$ |
+# | $s_{-1}$ | `s0` | `[B, H, S]` | the initial state (zeros when `None`) |
+#
 # One config cell: the paper's setting normally, a tiny one when `TL_SMOKE=1` (see notebook 00).
+# The chunk size $C$ of the fast form is a library constant; it is printed here, never typed in.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 STEPS = config.pick(80, 3)  # training steps of the byte-level protocol (the paper: 80)
-TIMING_T = config.pick(2048, 256)  # sequence length for the loop-vs-chunked timing
+TIMING_T = config.pick(2048, 256)  # sequence length for the loop-vs-fast timing
 DEVICE = get_device()
-print(f"smoke mode: {config.smoke()}   training steps: {STEPS}   device: {DEVICE}")
+C = DEFAULT_CHUNK  # tokens per chunk in the fast form
+print(f"smoke mode: {config.smoke()}   training steps: {STEPS}   device: {DEVICE}   chunk size C = {C}")
 
 # %% [markdown]
-# ## 1. The recurrence by hand
+# ## 2. The recurrence by hand
 #
 # A toy with one head and a state of size one: a pulse of height 1 at $t = 0$, another of
 # height 2 at $t = 5$, and a constant gate $\lambda = 0.5$. Eight lines of plain Python:
@@ -82,7 +115,7 @@ print("library (mode='loop') equals the hand computation:",
       torch.allclose(s_lib, torch.tensor(by_hand, dtype=torch.float64)))
 
 # %% [markdown]
-# ## 2. The same numbers without a loop
+# ## 3. The same numbers without a loop: one T x T matrix
 #
 # Unroll the recurrence: every earlier write survives, shrunk by every gate applied since.
 #
@@ -92,10 +125,9 @@ print("library (mode='loop') equals the hand computation:",
 #
 # So the whole sequence of states is one matrix product, $s = W a$, with a lower-triangular
 # $T \times T$ matrix $W$. The products of gates are computed as
-# $\exp\big(\sum_{u=\tau+1}^{t} \log \lambda_u\big)$: `state.causal_decay` takes the log-gates and
-# returns exactly that matrix (zeros above the diagonal). This is how the library's fast `chunked` form works
-# inside each chunk of 64 tokens. Here with gates that change from token to token: $\lambda_2 = 0.05$
-# almost wipes the state, $\lambda = 0.95$ later holds it.
+# $\exp\big(\sum_{u=\tau+1}^{t} \log \lambda_u\big)$: `causal_decay` takes the log-gates and
+# returns exactly that matrix (zeros above the diagonal). Here with gates that change from token
+# to token: $\lambda_2 = 0.05$ almost wipes the state, $\lambda = 0.95$ later holds it.
 
 # %%
 lam_vary = torch.tensor([0.5, 0.5, 0.05, 0.5, 0.95, 0.95, 0.95, 0.5], dtype=torch.float64)  # [T]
@@ -118,11 +150,102 @@ plt.show()
 # Read a row to see what one state is made of; read a column to see how one write fades. Column 0
 # is emptied at $t = 2$ by the small gate; columns 4-6 fade slowly.
 #
-# ## 3. Loop, chunked and step: three forms, one set of numbers
+# This form has no loop, but it is **quadratic**: $W$ has $T^2$ entries and $s = Wa$ costs
+# $T^2 S$ multiply-adds. At $T = 8{,}192$ that is 67 million entries per head. The library never
+# builds it; the next section shows what it does instead.
 #
-# The library holds the three forms equal (tests/test_running_state.py); here is the check once more, on
-# random inputs with 4 heads of size 8, in float64 on the CPU, for lengths that are not multiples of
-# the chunk size. `running_state_step` is the form a model uses while generating: one token, the
+# ## 4. The chunked algorithm: C x C blocks and a carried state
+#
+# Cut time into chunks of $C$ tokens. Take a token $t$ in the chunk that starts at position $c$,
+# and unroll the recurrence only back to the chunk's start instead of back to $t = 0$:
+#
+# $$
+# s_t \;=\; \underbrace{\Big(\prod_{u=c}^{t} \lambda_u\Big)\, s_{c-1}}_{\text{(ii) the state entering the chunk, decayed}}
+# \;+\; \underbrace{\sum_{\tau=c}^{t} \Big(\prod_{u=\tau+1}^{t} \lambda_u\Big)(1-\lambda_\tau)\, a_\tau}_{\text{(i) the chunk on its own, from a zero state}}
+# $$
+#
+# 1. **Inside a chunk**, term (i) is the matrix of section 3 for a sequence of length $C$: a
+#    lower-triangular $C \times C$ matrix per chunk. Chunks do not depend on each other here, so all
+#    $T/C$ of them are one batched matrix product. These are the diagonal blocks of the big $W$.
+# 2. **Between chunks**, nothing is built: term (ii) needs only the state $s_{c-1}$ at the end of
+#    the previous chunk, scaled by the running product of gates since the chunk's start (one number
+#    per token). That replaces every block below the diagonal of $W$.
+# 3. **The chunk-end states** follow from the same formula at the chunk's last token:
+#    $s_{c+C-1} = \big(\prod_{u=c}^{c+C-1} \lambda_u\big)\, s_{c-1} + \text{(i)}_{c+C-1}$. That is a
+#    recurrence of the same kind, but over $T/C$ chunk-end states instead of $T$ tokens.
+#
+# The picture for four chunks of the library's $C$:
+
+# %%
+diagrams.chunk_diagram(T=4 * C, C=C)
+plt.show()
+
+# %% [markdown]
+# The whole algorithm for one head, written out (a teaching toy: $T$ a multiple of $C$; the loop over
+# chunks is step 3):
+
+# %%
+def running_state_chunked_toy(a, lam, C):
+    """s_t = lam_t s_{t-1} + (1 - lam_t) a_t, s_{-1} = 0, for one head: a [T, S], lam [T], T a multiple of C."""
+    T, S = a.shape
+    N = T // C                                                  # number of chunks
+    a_c, lam_c = a.view(N, C, S), lam.view(N, C)                # [N, C, S], [N, C]
+    # (i) inside each chunk, from a zero state: one C x C matrix per chunk, all chunks in one matmul
+    inside = causal_decay(log_gate(lam_c)) * (1 - lam_c).unsqueeze(1)  # [N, C(t), C(tau)]
+    local = inside @ a_c                                        # [N, C, S]
+    # (ii) how much of the entering state survives to each token: prod_{u=c..t} lambda_u
+    from_start = torch.cumprod(lam_c, dim=1)                    # [N, C]
+    # (iii) between chunks: carry the state at each chunk's end, N = T / C sequential steps
+    s_enter, chunks = torch.zeros(S, dtype=a.dtype), []         # s_{-1} = 0
+    for n in range(N):
+        s_n = local[n] + from_start[n].unsqueeze(-1) * s_enter  # [C, S]
+        chunks.append(s_n)
+        s_enter = s_n[-1]                                       # the chunk-end state travels on
+    return torch.cat(chunks)                                    # [T, S]
+
+
+gen = torch.Generator().manual_seed(0)
+a_r = torch.randn(8 * C, 4, generator=gen, dtype=torch.float64)  # T = 8 chunks, S = 4
+lam_r = torch.rand(8 * C, generator=gen, dtype=torch.float64)    # weak and strong gates
+s_toy = running_state_chunked_toy(a_r, lam_r, C)
+s_ref = running_state(a_r.view(1, -1, 1, 4), lam_r.view(1, -1, 1), mode="loop")[0, :, 0]  # [T, S]
+print(f"T = {8 * C}, C = {C}: the chunked toy equals the library's loop:", torch.allclose(s_toy, s_ref, rtol=1e-12))
+
+# %% [markdown]
+# **What it costs.** Count multiply-adds per head for a state of size $S$ (the paper's $S = 16$):
+#
+# - the **loop**: $T S$, but in $T$ steps that each wait for the previous one, each far too small
+#   to keep a GPU (or a CPU's vector units) busy;
+# - the **full matrix** of section 3: $T^2 S$, all in parallel, but quadratic;
+# - the **chunked** form: $T C S$ inside chunks (each of the $T/C$ chunks costs $C^2 S$), plus
+#   $T S$ to add the entering states, plus $(T/C) S$ for the carry: linear in $T$, with only $T/C$
+#   sequential steps.
+
+# %%
+S_paper = 16
+print(f"multiply-adds per head, S = {S_paper}, C = {C}")
+print(f"{'T':>6s} {'loop':>10s} {'full matrix':>14s} {'chunked':>10s}   sequential steps: loop, chunked")
+for T in (128, 2048, 8192):
+    loop_cost = T * S_paper
+    full_cost = T * T * S_paper
+    chunk_cost = T * C * S_paper + T * S_paper + (T // C) * S_paper
+    print(f"{T:>6,} {loop_cost:>10,} {full_cost:>14,} {chunk_cost:>10,}   {T:>6,}, {T // C:>4,}")
+
+# %% [markdown]
+# The chunked form does about $C$ times the loop's arithmetic, in $C$ times fewer sequential
+# steps, and $T / C$ times less than the full matrix. The library's `mode="fast"` is this
+# algorithm for all batches and heads at once (`running_state.decayed_cumsum`), with two
+# refinements. A length that is not a multiple of $C$ is padded with tokens that keep the state
+# and write nothing. And the recurrence over chunk ends (step 3) is not a Python loop: it is the
+# same chunked function called on the $T/C$ chunk-end states, so the sequential part shrinks to a
+# few levels of recursion (four at $T = 8{,}192$). Notebook 03 applies the same idea to the pair
+# memory's readout, and notebook 08 times all forms.
+#
+# ## 5. Loop, fast and step: three forms, one set of numbers
+#
+# The library holds the three forms equal (`tests/test_running_state.py`); here is the check once
+# more, on random inputs with 4 heads of size 8, in float64 on the CPU, for lengths that are not
+# multiples of $C$. `running_state_step` is the form a model uses while generating: one token, the
 # previous state in, the next state out.
 
 # %%
@@ -130,18 +253,17 @@ def relative_error(x, y):
     return ((x - y).norm() / y.norm()).item()
 
 
-gen = torch.Generator().manual_seed(0)
 for T in (1, 7, 64, 129, 300):
     a_r = torch.randn(2, T, 4, 8, generator=gen, dtype=torch.float64)  # [B, T, H, S]
     lam_r = torch.rand(2, T, 4, generator=gen, dtype=torch.float64)  # [B, T, H], weak and strong gates
     s_loop = running_state(a_r, lam_r, mode="loop")
     s_fast = running_state(a_r, lam_r, mode="fast")
-    s_t, steps = torch.zeros(2, 4, 8, dtype=torch.float64), []
+    s_t, steps = torch.zeros(2, 4, 8, dtype=torch.float64), []  # s_{-1} = 0
     for t in range(T):
         s_t = running_state_step(a_r[:, t], lam_r[:, t], s_t)
         steps.append(s_t)
     s_step = torch.stack(steps, dim=1)
-    print(f"T = {T:3d}: chunked vs loop rel. error < 1e-12: {relative_error(s_fast, s_loop) < 1e-12}, "
+    print(f"T = {T:3d}: fast vs loop rel. error < 1e-12: {relative_error(s_fast, s_loop) < 1e-12}, "
           f"step vs loop < 1e-12: {relative_error(s_step, s_loop) < 1e-12}")
 
 # %% [markdown]
@@ -152,13 +274,11 @@ for T in (1, 7, 64, 129, 300):
 a32 = torch.randn(2, 257, 4, 8, generator=gen).to(DEVICE)
 lam32 = torch.rand(2, 257, 4, generator=gen).to(DEVICE)
 err = relative_error(running_state(a32, lam32, mode="fast"), running_state(a32, lam32, mode="loop"))
-print(f"float32 on the device: chunked vs loop rel. error < 1e-5: {err < 1e-5}")
+print(f"float32 on the device: fast vs loop rel. error < 1e-5: {err < 1e-5}")
 
 # %% [markdown]
-# Why have a fast form at all? The loop makes one small step per token; the chunked form does a
-# few large matrix products, which is what GPUs (and, for long sequences and the larger pair
-# memory of notebook 02, CPUs too) are fast at. On a small busy CPU and a state of 16 numbers the
-# loop can even win; notebook 08 measures the forms properly. The timing below is only a taste:
+# A taste of the timing (best of five; on a small busy CPU with a state of 16 numbers the loop can
+# even win; notebook 08 measures the forms properly):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -175,22 +295,24 @@ for mode in ("loop", "fast"):
     print(f"{mode:8s} T = {TIMING_T}: {1000 * best:8.1f} ms")
 
 # %% [markdown]
-# ## 4. What λ means: a half-life in tokens
+# ## 6. What λ means: a memory length in tokens
 #
 # Feed one pulse, $a_0 = 1$ and $a_t = 0$ afterwards, with a constant gate. The recurrence gives
 # $s_t = (1 - \lambda)\lambda^t$: the pulse enters at height $1 - \lambda$ and shrinks by $\lambda$
-# per token. It has halved after $h$ tokens, where $\lambda^h = \tfrac12$:
+# per token. It has halved after $H_{1/2}$ tokens, where $\lambda^{H_{1/2}} = \tfrac12$:
 #
 # $$
-# h = \frac{\ln 0.5}{\ln \lambda}
+# H_{1/2} = \frac{\ln(1/2)}{\ln \lambda}
 # $$
 #
-# A gate of 0.5 remembers for one token, 0.9 for about 6.6, 0.99 for about 69. There is a
-# trade-off in the same formula: the larger $\lambda$, the less each token writes ($1 - \lambda$).
+# This **half-life** is what the course calls the memory length. A gate of 0.5 remembers for one
+# token, 0.9 for about 6.6, 0.99 for about 69. (Another number you may meet, $1/(1-\lambda)$, is
+# the *mean lifetime* of a write: 2 tokens at $\lambda = 0.5$, counting the token itself.) There is
+# a trade-off in the same formula: the larger $\lambda$, the less each token writes ($1 - \lambda$).
 # `plots.pulse_response` runs `running_state` on the pulse; the check compares it with the formula.
 
 # %%
-print("  λ      half-life h   ln0.5/lnλ matches the library's pulse")
+print("  λ      half-life   (1-λ)λ^t matches the library's pulse")
 for lam_v in (0.5, 0.8, 0.9, 0.95, 0.99):
     h = math.log(0.5) / math.log(lam_v)
     s_pulse = plots.pulse_response(lam_v, T=200).double()
@@ -203,60 +325,109 @@ plots.pulse_memory([0.5, 0.8, 0.95], T=40)
 plt.show()
 
 # %% [markdown]
-# **At initialization every gate is about 0.5.** The model computes $\lambda_t = \sigma(w_\lambda \cdot
-# n_t + c)$ with small random $w_\lambda$ and $c = 0$ (the reference code's initialization), so
-# $\lambda_t \approx \sigma(0) = 0.5$: a memory of about **one token**. Training has to move the
-# gates a long way before the state remembers anything far back. Try it with the slider (live
-# kernel only; the picture above is the static version):
+# **At initialization every gate is about 0.5.** The model computes $\lambda_t = \sigma(W_\lambda
+# n_t + c_\lambda)$ with small random $W_\lambda$ and $c_\lambda = 0$ (the reference code's
+# initialization), so $\lambda_t \approx \sigma(0) = 0.5$: a half-life of about **one token**.
+# Training has to move the gates a long way before the state remembers anything far back. Try it
+# with the slider (live kernel only; the picture above is the static version):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 widgets.pulse_memory_widget(lam=0.9)
 
 # %% [markdown]
-# ## 5. The gates of a trained model
+# ## 7. Training a model: the loop, once
 #
-# Now a real model: `triple_latent` (three triple-latent layers, 4 heads, state size 16) trained
-# with the paper's byte-level protocol on WikiText-2 (`protocol("lm")`: batches of 16 random
-# 128-byte windows, AdamW at 3e-4, weight decay 0.05, clipping at 1.0) for `STEPS` steps, with the
-# library's `train`. We read its running-state gates $\lambda$ on one sentence through
-# `model.internals`, before and after training.
+# Every notebook trains its models the same way, and this is the one place the training loop is
+# written out. Five lines do the work: **forward** (logits for every position), **loss** (mean
+# cross-entropy of the next byte, in nats), **backward**, **clip** (scale the gradient down if its
+# norm exceeds 1), **step** (AdamW). The data is the paper's byte-level protocol (`protocol("lm")`,
+# `docs/paper.md` section 4.1): each step, 16 random 128-byte windows of WikiText-2, the target of
+# each byte being the next one.
+#
+# Below, the loop runs 3 steps by hand, and the library's recipe `fit` (seed, build the model,
+# make the sampler, then `train()`: the same loop plus a progress bar, checkpoints and a stop on a
+# NaN loss) runs the same 3 steps from the same seed. The losses must agree.
 
 # %%
-# NBVAL_IGNORE_OUTPUT
 from tl_minimal.experiments.protocols import protocol
-from tl_minimal.experiments.tasks import build
-from tl_minimal.training.train import seed_everything, train
+from tl_minimal.training.recipes import build, fit, make_sampler
+from tl_minimal.training.train import seed_everything
 
-P = protocol("lm", steps=STEPS)
 train_split = data_text.load_split("train")
-print(train_split)
+short = protocol("lm", steps=3)
 
 seed_everything(0)
-model = build("triple_latent", P).to(DEVICE)  # build_model with the protocol's sizes
-sentence = "The running state keeps a fading summary of everything it has read so far."
-tokens = widgets.byte_prompt(sentence, P.seq_len)  # BOS + bytes: [T]
-labels = plots.token_labels(tokens)
-lam_init = plots.model_gates(model, tokens, "lam")  # [layers, T, heads]
+model = build("triple_latent", short).to(DEVICE)  # build_model with the protocol's sizes
+sampler = make_sampler(short, seed=0, data=train_split.tokens)  # batch k = sampler(k)
+optimizer = torch.optim.AdamW(model.parameters(), lr=short.lr, weight_decay=short.weight_decay)
+toy_losses = []
+for step in range(short.steps):
+    x, y = (part.to(DEVICE) for part in sampler(step))  # [B, T] bytes, [B, T] the next bytes
+    logits = model(x)  # forward: [B, T, V]
+    loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())  # loss: mean nats per byte
+    optimizer.zero_grad()
+    loss.backward()  # backward
+    torch.nn.utils.clip_grad_norm_(model.parameters(), short.grad_clip)  # clip
+    optimizer.step()  # step
+    toy_losses.append(loss.item())
 
-sampler = data_text.WindowSampler(train_split.tokens, P.batch_size, P.seq_len, seed=0)
-history = train(model, sampler, P.steps, lr=P.lr, weight_decay=P.weight_decay, grad_clip=P.grad_clip,
-                device=DEVICE, progress=False)
-lam_trained = plots.model_gates(model, tokens, "lam")
-print(f"{history['steps']} steps in {history['seconds']:.0f} s; training loss {history['loss'][0]:.3f} -> "
-      f"{history['loss'][-1]:.3f} nats")
+_, short_history = fit("triple_latent", short, seed=0, device=DEVICE, data=train_split.tokens, progress=False)
+same = all(abs(a - b) <= 1e-5 * abs(b) for a, b in zip(toy_losses, short_history["loss"]))
+print("the loop above and fit() give the same losses:", same)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-plots.loss_curves({"triple_latent": history}, bits=True, title="training loss of the model we look at")
+print("step   loop above   fit()      (bits per byte = nats / ln 2)")
+for k, (mine, lib) in enumerate(zip(toy_losses, short_history["loss"])):
+    print(f"{k:4d}   {mine / math.log(2):10.4f}   {lib / math.log(2):8.4f}")
+
+# %% [markdown]
+# Now the real run: `fit` with the paper's 80 steps (`STEPS`). The history it returns is in nats
+# per byte; we divide by $\ln 2$ to get **bits per byte** and draw the unigram baseline of notebook
+# 00 beside the curve (a model that predicts each byte from its frequency alone, ignoring context).
+# We also keep a copy of the model at initialization (the same seed gives the same weights) to
+# compare its gates with the trained ones.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+lm = protocol("lm", steps=STEPS)
+valid_split = data_text.load_split("validation")
+UNIGRAM_BPB = unigram_bits(train_split.tokens, valid_split.tokens[1:], data_text.VOCAB_SIZE)
+
+seed_everything(0)
+untrained = build("triple_latent", lm).to(DEVICE)  # the weights fit() starts from
+model, history = fit("triple_latent", lm, seed=0, device=DEVICE, data=train_split.tokens, progress=False)
+bits = [v / math.log(2) for v in history["loss"]]  # nats -> bits per byte
+print(f"{history['steps']} steps in {history['seconds']:.0f} s; training loss {bits[0]:.3f} -> {bits[-1]:.3f} "
+      f"bits per byte (unigram baseline on the validation split: {UNIGRAM_BPB:.3f})")
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+fig = plots.loss_curves({"triple_latent": history}, bits=True, title="training loss of the model we look at")
+fig.axes[0].axhline(UNIGRAM_BPB, color="gray", ls="--", label=f"unigram baseline {UNIGRAM_BPB:.2f}")
+fig.axes[0].legend(fontsize=9)
 plt.show()
 
 # %% [markdown]
-# The gates per layer (rows of panels), head (rows) and token (columns), at initialization and after
-# training, on the same colour scale from 0 (forget everything) to 1 (keep everything):
+# After 80 steps (about 1.5% of the training text seen once) the training loss has fallen fast but
+# is still *above* the unigram line: the model has not yet learned even the byte frequencies as
+# well as a count would, let alone much context. Keep that in mind when reading what its gates do.
+#
+# ## 8. The gates of a trained model
+#
+# We read the running-state gates $\lambda$ on one sentence through `model.internals` (which runs
+# the model in eval mode and records every layer's internals), at initialization and after
+# training: one heatmap per layer, heads by tokens, on one colour scale from 0 (forget everything)
+# to 1 (keep everything).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+sentence = "The running state keeps a fading summary of what it has read."
+tokens = widgets.byte_prompt(sentence, lm.seq_len)  # BOS + bytes: [T]
+labels = plots.token_labels(tokens)
+lam_init = plots.model_gates(untrained, tokens, "lam")  # [layers, T, heads]
+lam_trained = plots.model_gates(model, tokens, "lam")
 plots.gate_heatmaps(lam_init, labels, name="λ", title="running-state gate λ at initialization")
 plt.show()
 plots.gate_heatmaps(lam_trained, labels, name="λ", title=f"running-state gate λ after {history['steps']} steps")
@@ -280,7 +451,7 @@ ax.set_xticks([i + 0.2 for i in range(L * H)], names, rotation=45)
 ax.set_xlabel("layer and head")
 ax.set_ylabel("mean half-life (tokens)")
 ax.set_title("how far back each head's running state remembers")
-ax.legend()
+ax.legend(fontsize=9)
 plt.show()
 for layer in range(L):
     print(f"layer {layer}: mean half-life per head, trained:",
@@ -290,27 +461,24 @@ for layer in range(L):
 # Training moved the gates, and not towards a longer memory: after 80 steps every head's mean
 # half-life has dropped from about one token to about 0.5-0.75 tokens ($\lambda$ around 0.25-0.4,
 # darker heatmaps). In the first steps the cheapest gain is to predict the next byte from the last
-# one or two, and a state that forgets quickly does that well. The paper's protocol is very short
-# (80 steps see about 1.5% of the training text), and the gates start at 0.5 where the reference
-# code puts them, so within this budget the running state works as a local feature, not as a
-# long memory. Exercise: rebuild the model with `build("triple_latent", P, {"lam_bias": 3.0})`
-# (gates start near $\sigma(3) = 0.95$, a half-life of about 13 tokens), retrain, and compare the
-# loss curves and these half-lives.
+# one or two, and a state that forgets quickly does that well. The paper's protocol is very short,
+# and the gates start at 0.5 where the reference code puts them, so within this budget the running
+# state works as a local feature, not as a long memory. (Exercise 01 asks what changes when the
+# gates start long: `fit("triple_latent", lm, overrides={"lam_bias": 3.0})` starts them near
+# $\sigma(3) = 0.95$, a half-life of about 13 tokens.)
 #
-# Finally the state itself: the 16 numbers of head 0 in the first layer, token by token.
+# Finally the state itself: the $S = 16$ numbers of head 0 in the first layer, token by token.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-with torch.no_grad():
-    model.eval()
-    _, record = model.internals(tokens[None].to(DEVICE))
+_, record = model.internals(tokens[None].to(DEVICE))
 s_head = record["layers"][0]["s"][0, :, 0, :].cpu()  # [T, S]
 plots.matrix_heatmap(s_head.T, xlabels=labels, title="running state s_t of layer 0, head 0 (trained)",
-                     xlabel="token", ylabel="state entry", figsize=(15, 4))
+                     xlabel="token", ylabel="state entry", figsize=(9.5, 3.6))
 plt.show()
 
 # %% [markdown]
-# ## Play
+# ## 9. Play
 #
 # Type your own sentence: the heatmaps show the trained model's gates on it (the menu switches
 # between λ and the pair-memory gate γ of notebook 02). Without a live kernel this shows the
@@ -319,3 +487,22 @@ plt.show()
 # %%
 # NBVAL_IGNORE_OUTPUT
 widgets.gate_widget(model, sentence, key="lam")
+
+# %% [markdown]
+# ## Summary
+#
+# - The running state is a gated moving average, $s_t = \lambda_t s_{t-1} + (1-\lambda_t) a_t$,
+#   with $s_{-1} = 0$; one keep gate per head and token.
+# - Unrolled, it is one lower-triangular $T \times T$ matrix: parallel but quadratic. The
+#   **chunked** form keeps only the $C \times C$ diagonal blocks and carries the state at chunk ends:
+#   $T C S$ work instead of $T^2 S$, and $T/C$ sequential steps instead of $T$. The library's fast
+#   form is that algorithm; loop, fast and one-token step agree to rounding error.
+# - A keep gate $\lambda$ means a memory length (half-life) of $\ln(1/2)/\ln\lambda$ tokens: one
+#   token at the initial $\lambda \approx 0.5$.
+# - Training is forward, loss, backward, clip, step; `fit` does it in one call. Its history is in
+#   nats; the notebooks show bits per byte beside the unigram baseline.
+# - After the paper's 80 steps the gates have moved *down*: the running state is a short-range
+#   feature, and the model is not yet below the unigram baseline.
+#
+# **Exercise:** [`exercises/01_running_state.ipynb`](exercises/01_running_state.ipynb) ·
+# **Next:** [`02_pair_memory.ipynb`](02_pair_memory.ipynb), step 2 of the layer.

@@ -9,35 +9,69 @@
 # %% [markdown]
 # # 02 · The pair memory
 #
-# The second latent remembers **pairs**: which write followed which context. Each token adds the
-# outer product of the running state *before* it (notebook 01) and its own write vector $b_t$,
-# and the whole memory fades by a second gate $\gamma_t$:
+# Step 2 of the triple-latent layer. Every symbol is in the [glossary of notebook
+# 00](00_start_here.ipynb#glossary) (section 4); the layer is drawn in its section 2.
+#
+# **Learning goals.** After this notebook you can
+# - build the pair memory $P_t$ token by token from outer products, by hand and with the library;
+# - explain why it is a memory of *pairs*: which write followed which context;
+# - unroll it into a weighted sum of outer products and evaluate it at chosen positions only;
+# - read $P_t$ and its gate $\gamma$ inside a trained model, and say what it holds after 80 steps.
+#
+# **Prerequisites.** Notebook 01 (the running state $s_t$, the unrolled sum, `fit`). The outer
+# product of two vectors.
+#
+# **Time.** About 40 minutes.
+#
+# ## 1. Where the pair memory sits, and what it computes
+#
+# From the same LayerNormed input $n_t$ as the running state, each head makes a second write
+# vector and a second keep gate,
 #
 # $$
-# P_t = \gamma_t\, P_{t-1} + (1 - \gamma_t)\; s_{t-1} \otimes b_t, \qquad
-# (s_{t-1} \otimes b_t)_{ij} = s_{t-1}[i]\; b_t[j], \qquad P_{-1} = 0
+# b_t = \tanh(W_b n_t) \in (-1, 1)^S, \qquad \gamma_t = \sigma(W_\gamma n_t + c_\gamma) \in (0, 1),
 # $$
+#
+# and keeps an $S \times S$ matrix that adds, at every token, the outer product of the running
+# state *before* that token (notebook 01) with the token's write, while the whole memory fades by
+# $\gamma_t$:
+#
+# $$
+# P_t = \gamma_t\, P_{t-1} + (1 - \gamma_t)\; s_{t-1} b_t^\top, \qquad
+# (s_{t-1} b_t^\top)_{ij} = s_{t-1}[i]\; b_t[j], \qquad P_{-1} = 0
+# $$
+#
+# Row index $i$ belongs to the context $s_{t-1}$, column index $j$ to the write $b_t$. Why the
+# state *before* the token: $s_{t-1}$ summarizes what came before token $t$, so $P$ records "after
+# a context like this, this was written" (notebook 03 turns that into a read).
 #
 # | symbol | code (`tl_minimal/pair_memory.py`) | shape | meaning |
 # |---|---|---|---|
-# | $s_{t-1}$ | `s_prev` | `[B, T, H, S]` | running state before token $t$ (`state.previous_states`) |
-# | $b_t$ | `b` | `[B, T, H, S]` | what token $t$ writes into the pair memory, $\tanh(W_b n_t)$ |
+# | $s_{t-1}$ | `s_prev` | `[B, T, H, S]` | running state before token $t$ (`running_state.previous_states`) |
+# | $b_t$ | `b` | `[B, T, H, S]` | what token $t$ writes into the pair memory |
 # | $\gamma_t$ | `gam` | `[B, T, H]` | keep gate of the pair memory, in (0, 1) |
 # | $P_t$ | `P` | `[B, T, H, S, S]` | the memory: row $i$ indexed by the state, column $j$ by the write |
 #
 # One head holds $S \times S$ numbers ($16 \times 16 = 256$ in the paper's model) instead of the
-# running state's $S$. This notebook builds $P$ token by token, shows why it is an associative
-# memory, checks the library's forms, and then looks at $P_t$ inside a trained model.
+# running state's $S$, still a fixed size whatever the length of the text. This notebook builds
+# $P$ token by token, shows why it is an associative memory, checks the library's forms, and then
+# looks at $P_t$ inside a trained model.
 
 # %%
+import math
+
 import matplotlib.pyplot as plt
 import torch
 
 from tl_minimal.data import text as data_text
-from tl_minimal.training import config
-from tl_minimal.views import plots, widgets
-from tl_minimal.training.device import get_device
 from tl_minimal.pair_memory import pair_memory, pair_memory_at, pair_memory_step, unrolled_weights
+from tl_minimal.training import config
+from tl_minimal.training.device import get_device
+from tl_minimal.training.evaluate import unigram_bits
+from tl_minimal.views import diagrams, plots, widgets
+
+diagrams.layer_diagram(highlight="P")
+plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -46,7 +80,7 @@ DEVICE = get_device()
 print(f"smoke mode: {config.smoke()}   training steps: {STEPS}   device: {DEVICE}")
 
 # %% [markdown]
-# ## 1. Outer products, token by token
+# ## 2. Outer products, token by token
 #
 # A toy with one head and $S = 3$. To make the picture readable, the three states before each
 # token are the unit vectors $e_0, e_1, e_2$ ("contexts") and the writes are three different
@@ -69,7 +103,7 @@ for t in range(3):
 # %% [markdown]
 # Row $i$ of $P$ holds (a faded copy of) the write that followed context $e_i$: row 2 is half of
 # $b_2$, row 1 a quarter of $b_1$, row 0 an eighth of $b_0$. The library's `pair_memory` computes
-# every $P_t$ at once in the model's layout; its loop and chunked forms and the one-token
+# every $P_t$ at once in the model's layout; its loop and fast forms and the one-token
 # `pair_memory_step` give the same matrices:
 
 # %%
@@ -80,7 +114,7 @@ P_loop = pair_memory(s_prev, b, gam, mode="loop")[0, :, 0]  # [T, S, S]
 P_fast = pair_memory(s_prev, b, gam, mode="fast")[0, :, 0]
 P_step = pair_memory_step(pair_memory_step(None, s_prev[:, 0], b[:, 0], gam[:, 0]), s_prev[:, 1], b[:, 1], gam[:, 1])
 print("loop equals the hand computation:   ", torch.allclose(P_loop, torch.stack(P_by_hand)))
-print("chunked equals the loop:            ", torch.allclose(P_fast, P_loop))
+print("fast equals the loop:               ", torch.allclose(P_fast, P_loop))
 print("two pair_memory_step calls give P_1:", torch.allclose(P_step[0, 0], P_loop[1]))
 
 # %%
@@ -104,12 +138,12 @@ for i in range(3):
 # With real, overlapping states the rows mix (the memory has only $S$ rows for any number of
 # pairs), which is the price of compressing the pairs into $S \times S$ numbers.
 #
-# ## 2. The unrolled sum, and memory at chosen positions
+# ## 3. The unrolled sum, and memory at chosen positions
 #
-# Unrolling the recurrence, as for the running state:
+# Unrolling the recurrence, as for the running state in notebook 01:
 #
 # $$
-# P_t = \sum_{\tau \le t} w_{t,\tau}\; s_{\tau-1} \otimes b_\tau, \qquad
+# P_t = \sum_{\tau \le t} w_{t,\tau}\; s_{\tau-1} b_\tau^\top, \qquad
 # w_{t,\tau} = (1-\gamma_\tau) \prod_{u=\tau+1}^{t} \gamma_u
 # $$
 #
@@ -131,7 +165,7 @@ for T in (1, 7, 129):
     P_c = pair_memory(s_r, b_r, g_r, mode="fast")
     at = sorted({0, T // 2, T - 1})
     P_a = pair_memory_at(s_r, b_r, g_r, at)  # [B, n, H, S, S]
-    print(f"T = {T:3d}: chunked vs loop rel. error < 1e-12: {relative_error(P_c, P_l) < 1e-12}; "
+    print(f"T = {T:3d}: fast vs loop rel. error < 1e-12: {relative_error(P_c, P_l) < 1e-12}; "
           f"pair_memory_at{at} vs loop < 1e-12: {relative_error(P_a, P_l[:, at]) < 1e-12}")
 
 # %%
@@ -144,38 +178,41 @@ print("sum of the weights + weight of P_-1 = 1:", round(w[0, 0, :, 0].sum().item
 # %% [markdown]
 # The weights of a row always add up to one together with the weight of $P_{-1}$: $P_t$ is a
 # weighted average of outer products. A small gate ($\gamma_3 = 0.1$) makes the memory forget
-# almost everything written before it.
+# almost everything written before it. The pair memory is therefore a running state one level up,
+# whose "entries" are the $S \times S$ outer products: the library's fast form of `pair_memory` is
+# the chunked algorithm of notebook 01 applied to them (and notebook 03 shows how the layer reads
+# the memory without ever building it).
 #
-# ## 3. The pair memory of a trained model
+# ## 4. The pair memory of a trained model
 #
 # Now the real thing: `triple_latent` trained with the paper's byte-level protocol (16 random
 # 128-byte windows of WikiText-2 per step, AdamW at 3e-4) for `STEPS` steps, with the library's
-# `train`. `model.internals(tokens, snapshot_at=[...])` records $P_t$ of every layer at the positions
-# asked for; `plots.model_pair_memory` reads one layer's snapshots.
+# recipe `fit` (notebook 01 showed the loop inside it). `model.internals(tokens, snapshot_at=[...])`
+# records $P_t$ of every layer at the positions asked for; `plots.model_pair_memory` reads one
+# layer's snapshots. The model at initialization is the same seed's build, for comparison.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 from tl_minimal.experiments.protocols import protocol
-from tl_minimal.experiments.tasks import build
-from tl_minimal.training.train import seed_everything, train
+from tl_minimal.training.recipes import build, fit
+from tl_minimal.training.train import seed_everything
 
-P_LM = protocol("lm", steps=STEPS)
+lm = protocol("lm", steps=STEPS)
 train_split = data_text.load_split("train")
-print(train_split)
+valid_split = data_text.load_split("validation")
+UNIGRAM_BPB = unigram_bits(train_split.tokens, valid_split.tokens[1:], data_text.VOCAB_SIZE)
 
 seed_everything(0)
-model = build("triple_latent", P_LM).to(DEVICE)
+untrained = build("triple_latent", lm).to(DEVICE)  # the weights fit() starts from
+model, history = fit("triple_latent", lm, seed=0, device=DEVICE, data=train_split.tokens, progress=False)
 sentence = "The pair memory remembers which write followed which context."
-tokens = widgets.byte_prompt(sentence, P_LM.seq_len)  # BOS + bytes: [T]
+tokens = widgets.byte_prompt(sentence, lm.seq_len)  # BOS + bytes: [T]
 labels = plots.token_labels(tokens)
 positions = [4, 20, 40, len(tokens) - 1]  # a few places in the sentence
-snap_init = plots.model_pair_memory(model, tokens, positions, layer=0)
-
-sampler = data_text.WindowSampler(train_split.tokens, P_LM.batch_size, P_LM.seq_len, seed=0)
-history = train(model, sampler, P_LM.steps, lr=P_LM.lr, weight_decay=P_LM.weight_decay, grad_clip=P_LM.grad_clip,
-                device=DEVICE, progress=False)
-print(f"{history['steps']} steps in {history['seconds']:.0f} s; training loss {history['loss'][0]:.3f} -> "
-      f"{history['loss'][-1]:.3f} nats")
+snap_init = plots.model_pair_memory(untrained, tokens, positions, layer=0)
+bits = [v / math.log(2) for v in history["loss"]]  # history is in nats: / ln 2 -> bits per byte
+print(f"{history['steps']} steps in {history['seconds']:.0f} s; training loss {bits[0]:.3f} -> {bits[-1]:.3f} "
+      f"bits per byte (unigram baseline: {UNIGRAM_BPB:.3f})")
 
 # %% [markdown]
 # The memory of the first layer, per head (columns), after reading the token named in each
@@ -206,14 +243,14 @@ plt.show()
 all_positions = list(range(len(tokens)))
 L = model.config["n_layers"]
 snaps = plots.model_pair_memories(model, tokens, all_positions)  # one dict {t: P_t} per layer
-fig, axes = plt.subplots(L, 1, figsize=(14, 2.2 * L), sharex=True)
+fig, axes = plt.subplots(L, 1, figsize=(9.5, 2.0 * L), sharex=True)
 for layer, ax in enumerate(axes):
     norms = torch.stack([snaps[layer][t].flatten(1).norm(dim=1) for t in all_positions])  # [T, H]
     for h in range(norms.shape[1]):
         ax.plot(all_positions, norms[:, h], label=f"head {h}")
     ax.set_ylabel(f"layer {layer}\n‖P_t‖")
 axes[0].set_title("size of the pair memory along the sentence (trained model)")
-axes[0].legend(fontsize=7, ncol=4)
+axes[0].legend(fontsize=9, ncol=4)
 axes[-1].set_xticks(all_positions, labels, fontsize=7)
 axes[-1].set_xlabel("token just read")
 plt.show()
@@ -233,9 +270,9 @@ print("mean γ per layer:", [round(v, 3) for v in gam_trained.mean(dim=(1, 2)).t
 # steps of training move it *down* (a mean of about 0.35-0.43 per layer): the pair memory keeps
 # roughly the last one or two pairs, not the sentence. That is also why every panel of the grid
 # above looks like stripes, a column pattern times a row pattern: $P_t$ is dominated by the latest
-# outer product $s_{t-1} \otimes b_t$, which has rank one.
+# outer product $s_{t-1} b_t^\top$, which has rank one.
 #
-# ## Play
+# ## 5. Play
 #
 # Step through the sentence with the slider: $P_t$ of layer 0 for every head after reading token
 # $t$ (live kernel only; the grid above is the static version).
@@ -243,3 +280,20 @@ print("mean γ per layer:", [round(v, 3) for v in gam_trained.mean(dim=(1, 2)).t
 # %%
 # NBVAL_IGNORE_OUTPUT
 widgets.pair_memory_widget(snaps[0], labels, title="P_t of layer 0 (trained)")
+
+# %% [markdown]
+# ## Summary
+#
+# - The pair memory adds, at every token, the outer product of the context before the token
+#   ($s_{t-1}$) and the token's write ($b_t$), and fades by a keep gate $\gamma_t$:
+#   $P_t = \gamma_t P_{t-1} + (1-\gamma_t) s_{t-1} b_t^\top$, $S \times S$ numbers per head.
+# - With orthogonal contexts, $P_t^\top e_i$ returns the write that followed context $e_i$: a
+#   memory of pairs. Real contexts overlap, and $S$ rows must hold every pair: compression.
+# - Unrolled, $P_t$ is a weighted average of outer products with weights $w_{t,\tau}$; the fast
+#   form is notebook 01's chunked algorithm on the outer products, and `pair_memory_at` evaluates
+#   $P_t$ at chosen positions only.
+# - After the paper's 80 steps $\gamma$ has moved down from 0.5: the memory holds the last one or
+#   two pairs, nearly rank one.
+#
+# **Exercise:** [`exercises/02_pair_memory.ipynb`](exercises/02_pair_memory.ipynb) ·
+# **Next:** [`03_readout.ipynb`](03_readout.ipynb), step 3: reading the memory, and the whole model.

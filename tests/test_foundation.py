@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # --- environment.yml and pyproject name the same packages --------------------------------
 def _name(requirement: str) -> str:
-    """'torch>=2.4' -> 'torch'; conda's 'pytorch' is pip's 'torch'."""
+    """'torch>=2.4' -> 'torch'; conda's 'pytorch' is pip's 'torch', its 'playwright-python' pip's 'playwright'."""
     name = re.split(r"[<>=!~\[ ;]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
-    return {"pytorch": "torch"}.get(name, name)
+    return {"pytorch": "torch", "playwright-python": "playwright"}.get(name, name)
 
 
 def _pyproject_names() -> set[str]:

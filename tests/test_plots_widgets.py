@@ -2,7 +2,7 @@
 
 import math
 
-import matplotlib.pyplot as plt  # the root conftest.py selects the off-screen Agg backend
+import matplotlib.pyplot as plt  # no display here: matplotlib falls back to the off-screen Agg backend
 import pytest
 import torch
 
@@ -65,6 +65,19 @@ def test_heatmaps_draw():
         plots.gate_heatmaps(torch.rand(5, 3))
     with pytest.raises(ValueError, match="empty"):
         plots.pair_memory_grid({})
+
+
+def test_long_inputs_still_fit_a_notebook():
+    """Long sentences, many heads and wide matrices shrink to the notebook's width (about 950 px)."""
+    figs = [
+        plots.token_strip(list("a long sentence " * 6)),
+        plots.matrix_heatmap(torch.randn(16, 80)),
+        plots.outer_product_step(torch.randn(8), torch.randn(8), torch.zeros(8, 8), torch.randn(8, 8), 0.5),
+        plots.pair_memory_grid({0: torch.randn(8, 4, 4), 3: torch.randn(8, 4, 4)}),
+        plots.gate_heatmaps(torch.rand(3, 120, 4)),
+    ]
+    for fig in figs:
+        assert fig.get_size_inches()[0] <= plots.MAX_WIDTH
 
 
 def test_curves_and_bars_draw():

@@ -3,7 +3,7 @@
 Each function takes plain tensors (or a model and some tokens), draws one kind of picture with
 labelled axes and a title, and returns the matplotlib ``Figure``; the notebook then calls
 ``plt.show()``. Nothing here re-implements the math: the pulse plot calls
-``state.running_state``, and the gate / pair-memory pictures read ``model.internals``.
+``running_state.running_state``, and the gate / pair-memory pictures read ``model.internals``.
 
 What is here (read in the order the notebooks use them)
     token_labels, token_strip     bytes or tokens as a row of labelled boxes, some highlighted
@@ -31,6 +31,9 @@ import torch
 from ..data import recall as data_recall
 from ..data.text import BOS, EOS, PAD
 from ..running_state import running_state
+
+# widest figure: about 950 px in a notebook (the inline backend draws at 100 dpi)
+MAX_WIDTH = 9.5
 
 _SPECIAL_BYTES = {PAD: "PAD", BOS: "BOS", EOS: "EOS", 10: "⏎", 32: "␣", 9: "⇥"}
 
@@ -92,14 +95,14 @@ def token_strip(labels, ids=None, highlight=None, per_row: int = 32, title: str 
     n_rows = row + 1
     span = max(c + w for (_, c), w in zip(places, widths))
     if ax is None:
-        _, ax = plt.subplots(figsize=(max(4.0, 0.4 * span + 0.5), 1.3 * n_rows + 0.5))
+        _, ax = plt.subplots(figsize=(min(MAX_WIDTH, max(4.0, 0.4 * span + 0.5)), 1.3 * n_rows + 0.5))
     for k, (label, w, (r, c)) in enumerate(zip(labels, widths, places)):
         y = -1.7 * r
         colour, note = highlight.get(k, ("#f2f2f2", None))
         ax.add_patch(plt.Rectangle((c, y), w, 0.92, facecolor=colour, edgecolor="#666666", lw=0.6))
         ax.text(c + w / 2, y + 0.46, label, ha="center", va="center", fontsize=8, family="monospace")
         under = f"{ids[k]}" if ids is not None else f"{k}"
-        ax.text(c + w / 2, y - 0.2, under, ha="center", va="center", fontsize=5.5, color="#555555")
+        ax.text(c + w / 2, y - 0.2, under, ha="center", va="center", fontsize=6.5, color="#555555")
         if note:
             ax.text(c + w / 2, y + 1.05, note, ha="center", va="bottom", fontsize=6.5)
     ax.set_xlim(-0.2, span + 0.2)
@@ -143,7 +146,7 @@ def half_life(lam: float) -> float:
 
 
 def pulse_response(lam: float, T: int = 40) -> torch.Tensor:
-    """s_t for a = [1, 0, 0, ...] and a constant gate lambda, through ``state.running_state``: [T]."""
+    """s_t for a = [1, 0, 0, ...] and a constant gate lambda, through ``running_state.running_state``: [T]."""
     a = torch.zeros(1, T, 1, 1)
     a[0, 0] = 1.0                                                   # one pulse at t = 0
     lam_seq = torch.full((1, T, 1), float(lam))                     # [1, T, 1]
@@ -180,13 +183,13 @@ def matrix_heatmap(M, xlabels=None, ylabels=None, ax=None, title: str | None = N
     M = _check_rank("M", _numpy(M), 2, "a matrix [rows, cols]")
     if ax is None:
         scale = 0.6 if annot else 0.25                              # room for the numbers
-        size = figsize or (max(3.0, scale * M.shape[1] + 1.5), max(2.0, scale * M.shape[0] + 1))
+        size = figsize or (min(MAX_WIDTH, max(3.0, scale * M.shape[1] + 1.5)), max(2.0, scale * M.shape[0] + 1))
         _, ax = plt.subplots(figsize=size)
     if center is not None and vmin is None and vmax is None:
         top = float(np.abs(M).max()) or 1.0
         vmin, vmax = -top, top
     sns.heatmap(M, ax=ax, center=center, vmin=vmin, vmax=vmax, cmap=cmap or ("vlag" if center is not None else "viridis"),
-                cbar=cbar, annot=annot, fmt=".2f", annot_kws={"fontsize": 6},
+                cbar=cbar, annot=annot, fmt=".2f", annot_kws={"fontsize": 6.5},
                 xticklabels=xlabels if xlabels is not None else "auto",
                 yticklabels=ylabels if ylabels is not None else "auto")
     ax.tick_params(axis="x", labelrotation=0)
@@ -203,7 +206,7 @@ def outer_product_step(s_prev_t, b_t, P_prev, P_t, gam_t: float, t: int | None =
     s_prev_t, b_t = _numpy(s_prev_t), _numpy(b_t)
     outer = np.outer(s_prev_t, b_t)                                 # [S, S], display only
     top = max(float(np.abs(x).max()) for x in (outer, _numpy(P_prev), _numpy(P_t))) or 1.0
-    fig, axes = plt.subplots(1, 5, figsize=(14, 3.2), gridspec_kw={"width_ratios": [0.6, 3, 3, 3, 3]})
+    fig, axes = plt.subplots(1, 5, figsize=(MAX_WIDTH, 2.6), gridspec_kw={"width_ratios": [0.6, 3, 3, 3, 3.6]})
     kw = {"vmin": -top, "vmax": top, "cbar": False}
     matrix_heatmap(s_prev_t[:, None], ax=axes[0], xlabels=[], title="s_{t-1}", ylabel="i (state)", **kw)
     matrix_heatmap(b_t[None, :], ax=axes[1], ylabels=[], title="b_t", xlabel="j (write)", **kw)
@@ -228,7 +231,8 @@ def pair_memory_grid(snapshots: dict, labels=None, heads=None, title: str | None
     H = items[0][1].shape[0]
     heads = list(range(H)) if heads is None else list(heads)
     top = max(float(np.abs(P[heads]).max()) for _, P in items) or 1.0
-    fig, axes = plt.subplots(len(items), len(heads), figsize=(2.6 * len(heads) + 0.6, 2.4 * len(items)),
+    panel = min(2.6, (MAX_WIDTH - 0.6) / len(heads))                # every panel fits the width
+    fig, axes = plt.subplots(len(items), len(heads), figsize=(panel * len(heads) + 0.6, 0.92 * panel * len(items)),
                              squeeze=False)
     for r, (t, P) in enumerate(items):
         token = f" '{labels[t]}'" if labels is not None else ""
@@ -255,7 +259,8 @@ def gate_heatmaps(gates, labels=None, title: str | None = None, name: str = "gat
     L, T, H = G.shape
     if labels is not None and len(labels) != T:
         raise ValueError(f"{len(labels)} labels for {T} time steps")
-    fig, axes = plt.subplots(L, 1, figsize=(max(6.0, 0.2 * T + 2), 1.0 + 0.45 * H * L + 0.5 * L), squeeze=False)
+    fig, axes = plt.subplots(L, 1, figsize=(min(MAX_WIDTH, max(6.0, 0.2 * T + 2)), 1.0 + 0.45 * H * L + 0.5 * L),
+                             squeeze=False)
     for layer in range(L):
         ax = axes[layer, 0]
         sns.heatmap(G[layer].T, ax=ax, vmin=vmin, vmax=vmax, cmap=cmap, cbar_kws={"label": name},
