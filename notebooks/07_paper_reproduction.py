@@ -424,7 +424,7 @@ ow_rows = results.break_rows("overwrite")
 display(Markdown(results.break_markdown(ow_rows)))
 ow_chance = results.break_chance("overwrite")
 if ow_rows:
-    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    fig, ax = plt.subplots(figsize=(9.5, 3.6))
     xs = np.arange(len(ow_rows))
     for k, (name, title, color) in enumerate((("value", "latest value (right)", "#31a354"),
                                               ("earlier_rate", "an earlier value", "#de2d26"),
@@ -440,7 +440,7 @@ if ow_rows:
     ax.set_ylabel("fraction of questions")
     ax.set_ylim(0, 1.05)
     ax.set_title("overwrite: which value does each model answer? (dots: seeds)", fontsize=9)
-    ax.legend(fontsize=7, loc="upper left")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
 
 # %% [markdown]

@@ -93,19 +93,27 @@ tokenized_leak() {  # 6c. the paper's symmetric convolution in the tokenized hyb
 tokenized_gated() {  # 6b. gated_hybrid at its default (tied W_qk, learnable beta: not gated_hybrid_paper)
   "${E[@]}" tokenized --variants gated_hybrid --no-progress --out $OUT/tokenized_gated_hybrid.json
 }
-overwrite() {  # 9. where recall breaks: keys written 2-3 times, answer = the latest value (200 steps, RECALL_STUDY.md 8)
-  for v in transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid gated_hybrid_paper; do
-    "${E[@]}" overwrite --variants "$v" --seeds "${SEEDS[@]}" --no-progress --out "$OUT/overwrite_$v.json"
+overwrite() {  # 9. where recall breaks: keys written 2-3 times, answer = the latest value (RECALL_STUDY.md 8)
+  # 200 steps (the command's default); seed groups as committed (the runs were split to fit a shared CPU)
+  "${E[@]}" overwrite --variants transformer --seeds 0 1 2 --no-progress --out $OUT/overwrite_transformer.json
+  for v in triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
+    "${E[@]}" overwrite --variants "$v" --seeds 0 --no-progress --out "$OUT/overwrite_${v}_s0.json"
+    "${E[@]}" overwrite --variants "$v" --seeds 1 2 --no-progress --out "$OUT/overwrite_${v}_s12.json"
   done
+  "${E[@]}" overwrite --variants gated_hybrid --seeds 0 1 2 --no-progress --out $OUT/overwrite_gated_hybrid.json
   "${E[@]}" overwrite --variants gated_hybrid --seeds 3 4 --no-progress --out $OUT/overwrite_gated_hybrid_s34.json
-  "${E[@]}" overwrite --variants gated_hybrid --set supersede=true --seeds "${SEEDS[@]}" --no-progress \
+  "${E[@]}" overwrite --variants gated_hybrid --set supersede=true --seeds 0 1 2 --no-progress \
     --out $OUT/overwrite_gated_hybrid_supersede.json
   "${E[@]}" overwrite --variants gated_hybrid --set supersede=true --seeds 3 4 --no-progress \
     --out $OUT/overwrite_gated_hybrid_supersede_s34.json
+  "${E[@]}" overwrite --variants gated_hybrid --seeds 0 --steps 500 --no-progress \
+    --out $OUT/overwrite_gated_hybrid_500steps_s0.json  # is the plain row converged at 200 steps?
   nice -n 10 "$PY" -m tl_minimal.experiments.recall_study overwrite-init --variants gated_hybrid_paper gated_hybrid \
     --seeds 0 1 2 3 4 --out $OUT/overwrite_init_diagnosis.json
   nice -n 10 "$PY" -m tl_minimal.experiments.recall_study overwrite-init --variants gated_hybrid --set supersede=true \
     --seeds 0 1 2 3 4 --out $OUT/overwrite_init_diagnosis_supersede.json
+  nice -n 10 "$PY" -m tl_minimal.experiments.recall_study init --variants gated_hybrid --set supersede=true \
+    --seeds 0 1 2 3 4 --examples 256 --out $OUT/recall_init_diagnosis_supersede.json
 }
 
 TABLES=("$@")
