@@ -462,3 +462,27 @@ for name in ("overwrite_init_diagnosis.json", "overwrite_init_diagnosis_supersed
         init_lines.append(f"| `{label(variant)}` | {row['latest']:.3f} | {row['earlier']:.3f} | {row['rest']:.3f} "
                           f"| {100 * row['latest_first']:.1f}% |")
 display(Markdown("\n".join(init_lines)))
+
+# %% [markdown]
+# **What it says** (numbers from the committed `overwrite_*.json` files; details in `RECALL_STUDY.md`
+# section 8):
+#
+# - *Every model without an exact-match read is at chance.* The Transformer answers the latest
+#   value 6.2% ± 0.8 of the time (3 seeds, chance 6.25%). `triple_latent`, `triple_slot`,
+#   `triple_hybrid`, `transformer_plus_triple` and `gated_hybrid_paper` each answer one constant
+#   value for every question (the collapse of table 4), which is right 1 time in 16 and an
+#   earlier value of the asked key about 1.5 times in 16.
+# - *`gated_hybrid` finds the key but averages its writes.* About 40% right and 58% an earlier
+#   value over 5 seeds, the random-pick line: with tied keys every write of the asked key scores
+#   the same, so the read returns the average of the values written (0.42 of its weight on the
+#   latest write at step 0). With two writes it is right about 1/2 of the time, with three about
+#   1/3, and 500 steps of training do not change that.
+# - *The `supersede` option fixes it.* A later write of the same key takes the score of the
+#   earlier ones ("last write wins"): 0.97 of the read on the latest write at step 0, and 100% on
+#   all 5 seeds after training. It is an option (`--set supersede=true`), not the default:
+#   it was not measured on the other tasks.
+#
+# Not run in this session: the `alias` task (implemented: `python -m tl_minimal.experiments alias`),
+# distances of 1k-4k tokens, and induction on text. On text the gated read keys on one token (a
+# byte has many earlier copies that tie) and, with the default previous-token query, answers
+# "what followed the previous token", so it is not an induction head.

@@ -140,7 +140,7 @@ def test_break_rows_alias_control_is_its_own_row(tmp_path):
                 same_alias=True)
     rows = results.break_rows("alias", tmp_path / "alias_*.json")
     assert [row.label for row in rows] == ["gated_hybrid", "gated_hybrid (identical tokens)"]
-    assert "| `gated_hybrid (identical tokens)` | 100 | 1 | 200 | 100.0% ± 0.0 (100.0%) |" in results.break_markdown(rows)
+    assert "| `gated_hybrid (identical tokens)` | 100 | 1 | 200 | 100.0% |" in results.break_markdown(rows)
 
 
 def test_committed_overwrite_rows_are_consistent():

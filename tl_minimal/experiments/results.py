@@ -422,7 +422,7 @@ def break_chance(task: str, paths=None) -> dict:
 
 
 def break_markdown(rows: list[BreakRow]) -> str:
-    """Markdown: model, params, seeds, steps, then mean ± std (min) of each of the task's rates."""
+    """Markdown: model, params, seeds, steps, then mean ± std (min) of each of the task's rates (one seed: the value)."""
     if not rows:
         return "(no results yet: run the commands in data/results/run_all.sh)"
     columns = BREAK_RATES[rows[0].task]
@@ -431,7 +431,8 @@ def break_markdown(rows: list[BreakRow]) -> str:
     for r in rows:
         cells = [f"`{r.label}`", f"{r.params:,}", str(len(r.seeds)), ", ".join(map(str, sorted(r.steps)))]
         for name, _ in columns:
-            mean, std, low, _ = r.stats(name)
-            cells.append(f"{fmt(mean, std, percent=True)} ({fmt(low, percent=True)})")
+            mean, std, low, n = r.stats(name)
+            cells.append(f"{fmt(mean, std, percent=True)} ({fmt(low, percent=True)})" if n > 1
+                         else fmt(mean, percent=True))  # one seed: no spread to show
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
