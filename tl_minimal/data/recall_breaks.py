@@ -7,7 +7,6 @@ task here changes one thing:
     overwrite   a key is written 2-3 times with different values; the answer is the LATEST one
     alias       every key has 2-4 alias tokens; a pair is written with one alias and asked with
                 another, so the question never repeats the written token
-    distance    the paper's pairs, then thousands of filler tokens before the question
 
 Glossary (token ids come from a :class:`RecallLayout`, as in the paper's task)
     x, y        [B, T] int64    the sequence and its targets (IGNORE = -100 where nothing is asked)
@@ -26,7 +25,7 @@ from __future__ import annotations
 
 import torch
 
-from .recall import IGNORE, RecallLayout, _distinct, eval_seed, mqar_batch
+from .recall import IGNORE, RecallLayout, _distinct, eval_seed
 
 # overwrite needs more value ids than keys (every write of a sequence gets its own value)
 OVERWRITE_LAYOUT = RecallLayout(n_keys=8, n_values=16, n_filler=10, vocab_size=64)
@@ -208,38 +207,18 @@ def alias_answer(x_row: torch.Tensor, table: list[list[int]]) -> int:
     return int(x_row[where[0] + 1])
 
 
-# ----------------------------------------------------------------------------- distance
-def distance_batch(batch_size: int, seq_len: int, n_pairs: int = 4, n_queries: int = 1,
-                   layout: RecallLayout | None = None, generator: torch.Generator | None = None):
-    """The paper's task at length T: pairs at the start, the question(s) at the very end. x, y [B, T].
-
-    It is :func:`tl_minimal.data.recall.mqar_batch` with a long ``seq_len``: the asked key sits
-    at position 1 + 3i and the question at T - 2, so the distance between write and question is
-    about T. Worked example (T = 1024): ``BOS k7 v17 SEP k8 v18 SEP k9 v19 SEP k11 v15 SEP
-    [1,009 filler] QUERY k9 ANSWER -> v19``; k9 was written 1,011 positions before it is asked.
-    """
-    from .recall import PAPER_LAYOUT
-
-    return mqar_batch(batch_size, n_queries, n_pairs, seq_len, layout or PAPER_LAYOUT, generator)
-
-
 # ----------------------------------------------------------------------------- samplers
 class BreakSampler:
     """``sampler(step) -> (x, y)`` for one of the tasks above: batch k is a function of (seed, k).
 
-    ``make(batch_size, generator)`` builds a batch (a ``functools.partial`` of a generator
-    above); ``lengths`` (distance) draws each batch's T from that tuple, uniformly per step.
+    ``make(batch_size, generator=...)`` builds a batch (a ``functools.partial`` of a generator above).
     """
 
-    def __init__(self, make, batch_size: int, seed: int, lengths: tuple | None = None):
-        self.make, self.batch_size, self.seed, self.lengths = make, batch_size, seed, lengths
+    def __init__(self, make, batch_size: int, seed: int):
+        self.make, self.batch_size, self.seed = make, batch_size, seed
 
     def __call__(self, step: int):
-        g = _sampler_generator(self.seed, step)
-        if self.lengths:
-            T = self.lengths[int(torch.randint(0, len(self.lengths), (1,), generator=g))]
-            return self.make(self.batch_size, seq_len=T, generator=g)
-        return self.make(self.batch_size, generator=g)
+        return self.make(self.batch_size, generator=_sampler_generator(self.seed, step))
 
 
 def eval_generator(seed: int) -> torch.Generator:

@@ -375,7 +375,6 @@ class BreakRow:
     steps: set = field(default_factory=set)
     seeds: list = field(default_factory=list)
     rates: dict = field(default_factory=dict)  # run field -> [one value per seed]
-    protocol: dict = field(default_factory=dict)  # e.g. same_alias for the alias control
 
     def stats(self, name: str = "value") -> tuple[float, float, float, int]:
         """(mean, sample std (0 for one seed), min, seeds) of one rate."""
@@ -390,19 +389,16 @@ def break_rows(task: str, paths=None) -> list[BreakRow]:
     rows: dict[str, BreakRow] = {}
     for path in _paths(paths if paths is not None else RESULTS_DIR / f"{task}_*.json"):
         data = load(path)
-        p = data["protocol"]
-        if p.get("task") != task:
+        if data["protocol"].get("task") != task:
             continue
-        overrides = p.get("overrides") or {}
-        for run in data["runs"]:
-            if run.get("value") is None:
-                continue
+        overrides = data["protocol"].get("overrides") or {}
+        for run in (r for r in data["runs"] if r.get("value") is not None):
             label = run["variant"] + (f" ({override_label(overrides)})" if overrides else "")
             if run.get("same_alias"):
                 label += " (identical tokens)"
             if run["steps"] != PROTOCOLS[task].steps:  # a longer (or shorter) run than the command's default
                 label += f" ({run['steps']} steps)"
-            row = rows.setdefault(label, BreakRow(task, label, run["variant"], run["params"], protocol=p))
+            row = rows.setdefault(label, BreakRow(task, label, run["variant"], run["params"]))
             if row.params != run["params"]:
                 raise ValueError(f"{label}: runs with different parameter counts ({row.params}, {run['params']})")
             row.steps.add(run["steps"])
