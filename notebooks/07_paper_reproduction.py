@@ -469,9 +469,9 @@ display(Markdown("\n".join(init_lines)))
 #
 # - *Every model without an exact-match read is at chance.* The Transformer, `triple_latent`,
 #   `triple_slot`, `triple_hybrid`, `transformer_plus_triple` and `gated_hybrid_paper` give the same
-#   numbers on every seed (6.2% ± 0.8 right, chance 6.25%): each answers one constant value for
-#   every question (the collapse of table 4), which is right 1 time in 16 and an earlier value of
-#   the asked key about 1.5 times in 16.
+#   numbers on every seed (6.2% ± 0.8 right, chance 6.25%): the signature of one constant answer
+#   for every question (the collapse of table 4), which is right 1 time in 16 and an earlier value
+#   of the asked key about 1.5 times in 16.
 # - *`gated_hybrid` finds the key but averages its writes.* About 40% right and 58% an earlier
 #   value over 5 seeds, the random-pick line: with tied keys every write of the asked key scores
 #   the same, so the read returns the average of the values written (0.42 of its weight on the
