@@ -554,3 +554,92 @@ if RERUN_FULL and not config.smoke():
     subprocess.run(["bash", str(RESULTS / "run_all.sh")], check=True)
 else:
     print("full rerun skipped (RERUN_FULL = False); commands: data/results/run_all.sh")
+
+# %% [markdown]
+# ---
+#
+# ## 9. Where recall breaks: overwritten keys
+#
+# *(Added for issue 16; independent of sections 1-8.)* Tables 4 and 5 are the easiest case for the
+# new `gated_hybrid`: every key is written once and asked with the very same token, and its read
+# is an exact-match look-up (tied query/key projection, sharp softmax). This section changes one
+# thing: a key is **written two or three times with different values**, and the right answer is
+# the **latest** one (`python -m tl_minimal.experiments overwrite`, generator
+# `tl_minimal.data.recall_breaks.overwrite_batch`, 4 keys written 1-3 times each, the asked one
+# 2-3 times, all values distinct, 16 value ids, 2,048 fresh examples per seed). Besides the accuracy,
+# the table shows how often a model answers an **earlier** value of the asked key.
+#
+# Chance lines: a constant guess scores 1/16 = 6.25%; a random pick among the asked key's writes
+# scores 5/12 = 41.7% (and answers an earlier value 58.3% of the time). A read that averages the
+# writes of a key lands on that second line. The row `gated_hybrid (supersede=True)` is
+# `gated_hybrid` with one option: a later write of the same key takes its score from the earlier
+# ones (`kv_fusion.py`, "Overwriting"); details in `RECALL_STUDY.md` section 8.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+ow_rows = results.break_rows("overwrite")
+display(Markdown(results.break_markdown(ow_rows)))
+ow_chance = results.break_chance("overwrite")
+if ow_rows:
+    fig, ax = plt.subplots(figsize=(9.5, 3.6))
+    xs = np.arange(len(ow_rows))
+    for k, (name, title, color) in enumerate((("value", "latest value (right)", "#31a354"),
+                                              ("earlier_rate", "an earlier value", "#de2d26"),
+                                              ("other_rate", "anything else", "#bdbdbd"))):
+        means = [r.stats(name)[0] for r in ow_rows]
+        ax.bar(xs + (k - 1) * 0.27, means, width=0.27, color=color, label=title)
+        for i, r in enumerate(ow_rows):
+            ax.plot([xs[i] + (k - 1) * 0.27] * len(r.rates[name]), r.rates[name], ".", color="k", ms=3)
+    ax.axhline(ow_chance.get("pick_among_writes", np.nan), color="k", ls="--", lw=1,
+               label="random pick among the writes")
+    ax.axhline(ow_chance.get("constant", np.nan), color="k", ls=":", lw=1, label="constant guess")
+    ax.set_xticks(xs, [r.label.replace(" (", "\n(") for r in ow_rows], rotation=30, ha="right", fontsize=7)
+    ax.set_ylabel("fraction of questions")
+    ax.set_ylim(0, 1.05)
+    ax.set_title("overwrite: which value does each model answer? (dots: seeds)", fontsize=9)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+
+# %% [markdown]
+# **The read at initialization** (no training, 5 seeds x 256 examples,
+# `python -m tl_minimal.experiments.recall_study overwrite-init`): where the read at the question
+# puts its weight, on the latest write of the asked key, on its earlier writes, or elsewhere.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+init_lines = ["| model | weight on the latest write | on earlier writes | elsewhere | latest write first |",
+              "|---|---|---|---|---|"]
+for name in ("overwrite_init_diagnosis.json", "overwrite_init_diagnosis_supersede.json"):
+    path = RESULTS / name
+    if not path.exists():
+        continue
+    diag = json.loads(path.read_text())
+    label = lambda v: v + (f" ({results.override_label(diag['overrides'])})" if diag["overrides"] else "")  # noqa: E731
+    for variant, row in diag["mean_over_seeds"].items():
+        init_lines.append(f"| `{label(variant)}` | {row['latest']:.3f} | {row['earlier']:.3f} | {row['rest']:.3f} "
+                          f"| {100 * row['latest_first']:.1f}% |")
+display(Markdown("\n".join(init_lines)))
+
+# %% [markdown]
+# **What it says** (numbers from the committed `overwrite_*.json` files; details in `RECALL_STUDY.md`
+# section 8):
+#
+# - *Every model without an exact-match read is at chance.* The Transformer, `triple_latent`,
+#   `triple_slot`, `triple_hybrid`, `transformer_plus_triple` and `gated_hybrid_paper` give the same
+#   numbers on every seed (6.2% ± 0.8 right, chance 6.25%): the signature of one constant answer
+#   for every question (the collapse of table 4), which is right 1 time in 16 and an earlier value
+#   of the asked key about 1.5 times in 16.
+# - *`gated_hybrid` finds the key but averages its writes.* About 40% right and 58% an earlier
+#   value over 5 seeds, the random-pick line: with tied keys every write of the asked key scores
+#   the same, so the read returns the average of the values written (0.42 of its weight on the
+#   latest write at step 0). With two writes it is right about 1/2 of the time, with three about
+#   1/3, and 500 steps of training do not change that.
+# - *The `supersede` option fixes it.* A later write of the same key takes the score of the
+#   earlier ones ("last write wins"): 0.97 of the read on the latest write at step 0, and 100% on
+#   all 5 seeds after training. It is an option (`--set supersede=true`), not the default:
+#   it was not measured on the other tasks.
+#
+# Not run in this session: the `alias` task (implemented: `python -m tl_minimal.experiments alias`),
+# distances of 1k-4k tokens, and induction on text. On text the gated read keys on one token (a
+# byte has many earlier copies that tie) and, with the default previous-token query, answers
+# "what followed the previous token", so it is not an induction head.

@@ -35,6 +35,40 @@ def test_loop_equals_fast(top_k, use_logw, lag):
     assert torch.allclose(w1.sum(-1)[:, 1 + lag :], torch.ones(()).double())
 
 
+@pytest.mark.parametrize("top_k", [2, 8, "all"])
+@pytest.mark.parametrize("lag", [1, 0])
+def test_supersede_loop_equals_fast_and_step(top_k, lag):
+    q, keys, values, _ = _random_memory(T=10)
+    keys[:, 6] = keys[:, 1]  # an exact later rewrite of entry 1's key
+    T = q.shape[1]
+    n_visible = [max(t - lag, 0) for t in range(T)]
+    eta = torch.tensor(0.7, dtype=torch.float64)
+    m0, w0, i0 = kv_read_loop(q, keys, values, n_visible, top_k, 2.0, None, eta)
+    m1, w1, i1 = kv_read(q, keys, values, n_visible, top_k, 2.0, None, eta)
+    assert _rel(m1, m0) < 1e-12 and _rel(w1, w0) < 1e-12 and torch.equal(i1, i0)
+    for t in range(1 + lag, T):
+        n = n_visible[t]
+        mt, _, _ = kv_read_step(q[:, t], keys[:, :n], values[:, :n], top_k, 2.0, None, eta)
+        assert _rel(mt, m1[:, t]) < 1e-12
+
+
+def test_supersede_makes_the_latest_write_win():
+    """Tied keys: one key written three times scores the same three times; supersede keeps the last."""
+    g = torch.Generator().manual_seed(0)
+    keys = torch.randn(1, 6, 16, generator=g, dtype=torch.float64)
+    keys[:, 3] = keys[:, 0]
+    keys[:, 5] = keys[:, 0]  # entries 0, 3, 5 share one key
+    values = torch.eye(6, dtype=torch.float64)[None, :, :]  # value of entry j = one-hot j, [1, 6, 6]
+    q = keys[:, :1]  # ask with that key
+    m_avg, _, _ = kv_read(q, keys, values, [6], 8, 10.0)
+    m_new, _, _ = kv_read(q, keys, values, [6], 8, 10.0, None, torch.tensor(1.0, dtype=torch.float64))
+    assert m_avg[0, 0, [0, 3, 5]].min() > 0.3  # averaged over the three writes
+    assert m_new[0, 0, 5] > 0.99  # only the latest write
+    # entry 0 is not overwritten while the later copies are not yet visible
+    m_early, _, _ = kv_read(q, keys, values, [3], 8, 10.0, None, torch.tensor(1.0, dtype=torch.float64))
+    assert m_early[0, 0, 0] > 0.99
+
+
 def test_step_equals_fast():
     q, keys, values, logw = _random_memory(T=7)
     m, _, i = kv_read(q, keys, values, [max(t - 1, 0) for t in range(7)], 3, 1.0, logw)
@@ -54,7 +88,8 @@ def _fusion(**kw):
 @pytest.mark.parametrize("extra", [{}, {"write_gate": True, "top_k": "all"},
                                    {"learnable_temperature": True, "temperature": 3.0, "assoc_dim": 12},
                                    {"gate_outside_norm": True, "top_k": 2},
-                                   {"tie_qk": True, "learnable_temperature": True, "temperature": 10.0}])
+                                   {"tie_qk": True, "learnable_temperature": True, "temperature": 10.0},
+                                   {"tie_qk": True, "temperature": 10.0, "supersede": True, "top_k": 3}])
 def test_module_loop_fast_step_and_chunks_agree(align, extra):
     fast = _fusion(query_align=align, **dict(extra))
     loop = _fusion(query_align=align, mode="loop", **dict(extra))

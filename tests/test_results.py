@@ -104,3 +104,50 @@ def test_sweep_markdown_pivots_a_protocol_field(tmp_path):
     assert table.splitlines()[0] == "| model | lr=0.0003 | lr=0.001 |"
     assert "| `transformer` | 3.400 | 3.000 ± 0.141 (2) |" in table
     assert "| `triple_latent` | 2.700 | diverged |" in table
+
+
+def _break_file(path, task, variant, rates_by_seed, overrides=None, params=100, **protocol):
+    runs = [{"variant": variant, "seed": s, "params": params, "steps": 200, "chance": {"constant": 1 / 16},
+             **rates} for s, rates in enumerate(rates_by_seed)]
+    data = {"task": task, "protocol": {"task": task, "overrides": overrides or {}, **protocol}, "runs": runs}
+    path.write_text(json.dumps(data))
+
+
+def test_break_rows_overwrite_rates_and_markdown(tmp_path):
+    r = lambda a, e: {"value": a, "earlier_rate": e, "other_rate": round(1 - a - e, 6)}
+    _break_file(tmp_path / "overwrite_a.json", "overwrite", "gated_hybrid", [r(0.4, 0.6), r(0.5, 0.5)])
+    _break_file(tmp_path / "overwrite_b.json", "overwrite", "gated_hybrid", [r(1.0, 0.0)], {"supersede": True}, 101)
+    _break_file(tmp_path / "overwrite_c.json", "overwrite", "transformer", [r(0.06, 0.1)], params=90)
+    _break_file(tmp_path / "overwrite_d.json", "overwrite", "transformer", [{**r(0.07, 0.1), "steps": 500}], params=90)
+    (tmp_path / "overwrite_init.json").write_text(json.dumps(
+        {"task": "overwrite", "protocol": {"task": "overwrite"}, "runs": [{"variant": "gated_hybrid", "latest": 0.4}]}))
+    rows = results.break_rows("overwrite", tmp_path / "overwrite_*.json")
+    assert [row.label for row in rows] == ["transformer", "transformer (500 steps)", "gated_hybrid",
+                                           "gated_hybrid (supersede=True)"]
+    mean, std, low, n = rows[2].stats("earlier_rate")
+    assert (mean, low, n) == (pytest.approx(0.55), 0.5, 2) and std == pytest.approx(0.0707, abs=1e-4)
+    table = results.break_markdown(rows)
+    assert table.splitlines()[0] == ("| model | params | seeds | steps | latest value (accuracy) | an earlier value "
+                                     "| anything else |")
+    assert "| `gated_hybrid` | 100 | 2 | 200 | 45.0% ± 7.1 (40.0%) | 55.0% ± 7.1 (50.0%) | 0.0% ± 0.0 (0.0%) |" in table
+    assert results.break_chance("overwrite", tmp_path / "overwrite_*.json") == {"constant": 1 / 16}
+    assert "no results yet" in results.break_markdown([])
+
+
+def test_break_rows_alias_control_is_its_own_row(tmp_path):
+    _break_file(tmp_path / "alias_a.json", "alias", "gated_hybrid", [{"value": 0.12}])
+    _break_file(tmp_path / "alias_b.json", "alias", "gated_hybrid", [{"value": 1.0, "same_alias": True}],
+                same_alias=True)
+    rows = results.break_rows("alias", tmp_path / "alias_*.json")
+    assert [row.label for row in rows] == ["gated_hybrid", "gated_hybrid (identical tokens)"]
+    assert "| `gated_hybrid (identical tokens)` | 100 | 1 | 200 | 100.0% |" in results.break_markdown(rows)
+
+
+def test_committed_overwrite_rows_are_consistent():
+    rows = results.break_rows("overwrite")
+    assert rows, "no overwrite_*.json in data/results"
+    for r in rows:
+        for a, e, o in zip(r.rates["value"], r.rates["earlier_rate"], r.rates["other_rate"]):
+            assert a + e + o == pytest.approx(1.0) and min(a, e, o) >= 0.0, r.label
+        assert r.steps == {200} or r.label.endswith("steps)"), r.label  # 200: the command's default
+    assert results.break_chance("overwrite")["pick_among_writes"] == pytest.approx(5 / 12)

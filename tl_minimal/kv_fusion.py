@@ -18,6 +18,9 @@ Glossary (paper symbol -> code name -> shape); D_kv = assoc_dim (64), d = d_mode
                                              1 and fixed in gated_hybrid_paper (registry.py)
     rho_{t,j}    scores        [B, T, N]     retrieval score of entry j for the query at t
     omega_j      logw          [B, N]        log write strength (optional write gate)
+    eta          supersede     scalar        strength of "a later write replaces an earlier one"
+                                             (optional, learnable, starts at 1; None: off)
+    o_{t,j}      overwritten   [B, T, N]     max over later visible entries j' of relu(cos(k_j, k_j'))
     alpha_t      weights       [B, T, K]     softmax over the kept scores (0 where no entry)
     j (kept)     index         [B, T, K]     memory position j of each kept entry (-1: none)
     m_t          m             [B, T, D_kv]  retrieved value
@@ -29,6 +32,8 @@ Glossary (paper symbol -> code name -> shape); D_kv = assoc_dim (64), d = d_mode
 Equations (docs/paper.md sections 3.6-3.7; "previous" query alignment):
     memory     pairs (k_j, v_{j+1}) for j <= t-2
     score      rho_{t,j} = beta * cos(q_t, k_j)  (+ log omega_j with a write gate)
+               supersede: rho_{t,j} = beta * (cos(q_t, k_j) - eta * o_{t,j}),
+               o_{t,j} = max_{j < j' < n_t} relu(cos(k_j, k_j'))   (last write wins)
     select     keep the top-K scores (K = 8; "all"/None keeps every entry)
     read       alpha_t = softmax(kept scores);   m_t = sum_j alpha_{t,j} v_{j+1}
     gate       g_t = sigmoid(w_g . e_{t-1} + b_g)
@@ -66,6 +71,14 @@ bit differently; so when a group of equal keys straddles the top-K boundary, a g
 can still read other copies than the whole-sequence pass did. Both choices are equally good by
 the model's own scores. The tests hold the forms equal where scores are exact (no repeated
 keys, or keys whose products are exact in floating point); top_k="all" has no boundary.
+
+Overwriting (``supersede``): with tied keys, every write of the same token has the same key, so
+the copies score the same and the read AVERAGES all values ever written under that key. The
+supersede term lowers an entry by how closely a LATER visible entry repeats its key: an exact
+later repeat (cos = 1) takes eta = 1 of the cosine away, so only the latest write of a key keeps
+its full score. It is a property of the memory (write order), not of distance: an entry that was
+never written again is not penalized however old it is. It needs the key-key cosines of every pair
+of entries, an [N, N] matrix, so a read with supersede uses the dense form (quadratic memory).
 """
 
 from __future__ import annotations
@@ -88,12 +101,20 @@ def _keep(top_k, n: int) -> int | None:
     return None if top_k is None or top_k == "all" else min(int(top_k), n)
 
 
-def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
+def overwritten(keys, n):
+    """o_j = max_{j < j' < n} relu(cos(k_j, k_j')) for the first n entries of keys [B, N, D_kv] -> [B, n]."""
+    kn = F.normalize(keys[:, :n], dim=-1, eps=1e-12)
+    c = (kn @ kn.transpose(1, 2)).clamp_min(0).triu(diagonal=1)  # [B, n, n]: only later entries j' > j
+    return c.amax(dim=-1)  # [B, n] (n >= 1)
+
+
+def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, supersede=None):
     """Reference: for each position t, score its n_visible[t] entries, keep top-K, softmax, sum.
 
     q [B, T, D_kv]; keys, values [B, N, D_kv] (values[:, j] is v_{j+1}); n_visible: T ints;
-    scale = beta; logw [B, N] or None. Returns m [B, T, D_kv], weights [B, T, K'], index
-    [B, T, K'] with K' = min(top_k, N) (N for "all"); unused places have weight 0 and index -1.
+    scale = beta; logw [B, N] or None; supersede = eta (a number or 0-d tensor) or None. Returns
+    m [B, T, D_kv], weights [B, T, K'], index [B, T, K'] with K' = min(top_k, N) (N for "all");
+    unused places have weight 0 and index -1.
     """
     B, T, _ = q.shape
     N = keys.shape[1]
@@ -106,7 +127,11 @@ def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
         if n == 0:
             continue  # no entry yet: m_t = 0
         # rho_{t,j} = beta cos(q_t, k_j) (+ log omega_j),  j < n
-        rho = scale * F.cosine_similarity(q[:, t, None], keys[:, :n], dim=-1, eps=1e-12)  # [B, n]
+        cos = F.cosine_similarity(q[:, t, None], keys[:, :n], dim=-1, eps=1e-12)  # [B, n]
+        if supersede is not None:
+            # rho_{t,j} = beta (cos(q_t, k_j) - eta o_{t,j}): lowered by later writes of its key
+            cos = cos - supersede * overwritten(keys, n)
+        rho = scale * cos
         if logw is not None:
             rho = rho + logw[:, :n]
         kk = _keep(top_k, n)
@@ -123,11 +148,12 @@ def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
     return m, weights, index
 
 
-def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, dense: bool = False):
+def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, supersede=None, dense: bool = False):
     """Fast form of :func:`kv_read_loop` (same arguments and results), no loop over time.
 
-    Blockwise (blockwise_topk.py) unless ``dense=True`` or top_k is "all"/None: then one masked
-    [B, T, N] score matrix (quadratic memory; torch.topk's order among equal scores).
+    Blockwise (blockwise_topk.py) unless ``dense=True``, top_k is "all"/None, or ``supersede`` is
+    on (its key-key term is an [N, N] matrix): then one masked [B, T, N] score matrix (quadratic
+    memory; torch.topk's order among equal scores).
     """
     B, T, _ = q.shape
     N = keys.shape[1]
@@ -136,12 +162,19 @@ def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, dense: bo
                 torch.zeros(B, T, 0, dtype=torch.long, device=q.device))
     qn, kn = F.normalize(q, dim=-1, eps=1e-12), F.normalize(keys, dim=-1, eps=1e-12)
     kk = _keep(top_k, N)
-    if kk is not None and not dense:
+    if kk is not None and not dense and supersede is None:
         # rho = beta cos(q_t, k_j) (+ log omega_j), the K best kept block by block, alpha, m
         return top_k_read(qn, kn, values, n_visible, kk, scale, logw)
     n_visible = torch.as_tensor(n_visible, device=q.device)
-    # rho_{t,j} = beta cos(q_t, k_j)  (+ log omega_j)
-    rho = scale * (qn @ kn.transpose(1, 2))  # [B, T, N]
+    cos = qn @ kn.transpose(1, 2)  # [B, T, N]
+    if supersede is not None:
+        # o_{t,j} = max_{j < j' < n_t} relu(cos(k_j, k_j')): a running max over j', read at j' = n_t - 1
+        c = (kn @ kn.transpose(1, 2)).clamp_min(0).triu(diagonal=1)  # [B, N, N] (j, j'), j' > j only
+        run = c.cummax(dim=-1).values  # [B, N, N]: max over j < j' <= m, at column m
+        last = (n_visible - 1).clamp_min(0)  # [T]: the last visible entry at each t
+        cos = cos - supersede * run[:, :, last].transpose(1, 2)  # [B, T, N]
+    # rho_{t,j} = beta cos(q_t, k_j)  (- beta eta o_{t,j})  (+ log omega_j)
+    rho = scale * cos  # [B, T, N]
     if logw is not None:
         rho = rho + logw[:, None, :]
     # entry j is visible at t when j < n_visible[t]; hidden ones get the lowest finite score,
@@ -161,12 +194,12 @@ def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, dense: bo
     return m, alpha, idx.masked_fill(~ok, -1)
 
 
-def kv_read_step(q_t, keys, values, top_k=8, scale=1.0, logw=None):
+def kv_read_step(q_t, keys, values, top_k=8, scale=1.0, logw=None, supersede=None):
     """One query q_t [B, D_kv] against all N cached entries -> (m_t [B, D_kv], weights, index [B, K']).
 
     It scores the whole cache: O(N D_kv) work per generated token, growing with the context.
     """
-    m, w, idx = kv_read(q_t[:, None], keys, values, [keys.shape[1]], top_k, scale, logw)
+    m, w, idx = kv_read(q_t[:, None], keys, values, [keys.shape[1]], top_k, scale, logw, supersede=supersede)
     return m[:, 0], w[:, 0], idx[:, 0]
 
 
@@ -185,7 +218,7 @@ class KVFusion(Recorder, nn.Module):
     def __init__(self, d_model: int, assoc_dim: int = 64, top_k=8, temperature: float = 1.0,
                  learnable_temperature: bool = False, query_align: str = "previous",
                  write_gate: bool = False, gate_outside_norm: bool = False, tie_qk: bool = False,
-                 mode: str = "fast"):
+                 supersede: bool = False, mode: str = "fast"):
         super().__init__()
         check_kv_settings(query_align, top_k, temperature, QUERY_ALIGNS)  # helpers.py
         self.top_k, self.query_align, self.mode = top_k, query_align, check_mode(mode)
@@ -198,6 +231,8 @@ class KVFusion(Recorder, nn.Module):
         self.write_gate = nn.Linear(d_model, 1) if write_gate else None  # omega_j = sigmoid(.)
         self.out = nn.Linear(assoc_dim, d_model, bias=False) if assoc_dim != d_model else nn.Identity()
         self.norm = nn.LayerNorm(d_model)
+        # eta: how much a later write of the same key takes from an earlier one (learnable, starts at 1)
+        self.supersede = nn.Parameter(torch.tensor(1.0)) if supersede else None
         # beta = exp(log_temperature): a parameter when learnable, a constant buffer otherwise
         log_beta = torch.tensor(math.log(temperature))
         if learnable_temperature:
@@ -231,9 +266,10 @@ class KVFusion(Recorder, nn.Module):
         n_visible = (torch.arange(t0, t0 + T) - lag).clamp_min(0).tolist()  # T ints
         scale = self.log_temperature.exp()  # beta
         if self.mode == "loop":
-            m, w, idx = kv_read_loop(q, keys, values, n_visible, self.top_k, scale, logw)
+            m, w, idx = kv_read_loop(q, keys, values, n_visible, self.top_k, scale, logw, self.supersede)
         else:
-            m, w, idx = kv_read(q, keys, values, n_visible, self.top_k, scale, logw, self.dense_read)
+            m, w, idx = kv_read(q, keys, values, n_visible, self.top_k, scale, logw, dense=self.dense_read,
+                                supersede=self.supersede)
         # g_t = sigmoid(w_g . e_src + b_g)
         g = torch.sigmoid(self.read_gate(src))  # [B, T, 1]
         if self.gate_outside_norm:

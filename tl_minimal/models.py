@@ -327,7 +327,7 @@ class GatedHybridLM(TripleHybridLM):
         c = config
         self.kv = KVFusion(c["d_model"], c["assoc_dim"], c["top_k"], c["temperature"],
                            c["learnable_temperature"], c["query_align"], c["write_gate"],
-                           c["gate_outside_norm"], c["tie_qk"],
+                           c["gate_outside_norm"], c["tie_qk"], c["supersede"],
                            mode=c["mode"])
         _reference_init(self.kv)
 

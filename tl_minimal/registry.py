@@ -27,7 +27,7 @@ Settings
     lam_bias, gam_bias                        initial bias of the keep / pair gates (0: ~0.5)
     conv_kernel, conv_causal                  the hybrid's convolution (False: the paper's leak)
     assoc_dim, top_k, temperature, learnable_temperature, query_align, write_gate,
-    gate_outside_norm, tie_qk                 the key-value memory (see kv_fusion.py): D_kv,
+    gate_outside_norm, tie_qk, supersede      the key-value memory (see kv_fusion.py): D_kv,
                                               K, beta (the scale of the cosine scores), ...
 """
 
@@ -45,7 +45,7 @@ CONV = {"conv_kernel": 5, "conv_causal": True}
 # previous-token query, no write gate, the read gate inside the LayerNorm
 GATED_PAPER = {"state_dim": 8, "assoc_dim": 64, "top_k": 8, "temperature": 1.0,
                "learnable_temperature": False, "query_align": "previous", "write_gate": False,
-               "gate_outside_norm": False, "tie_qk": False}
+               "gate_outside_norm": False, "tie_qk": False, "supersede": False}
 # gated_hybrid's own defaults: the paper's, with retrieval made to work from step 0 (the recall
 # study, data/results/RECALL_STUDY.md): one W_qk for query and key, so an exact repeat of a
 # token scores cos = 1 at initialization, and a learnable scale beta starting at 10, so the
@@ -66,7 +66,7 @@ VARIANTS: tuple[str, ...] = tuple(DEFAULTS)
 
 _POSITIVE_INTS = ("d_model", "n_layers", "n_heads", "max_seq_len", "state_dim", "num_slots",
                   "conv_kernel", "assoc_dim")
-_BOOLS = ("conv_causal", "learnable_temperature", "write_gate", "gate_outside_norm", "tie_qk")
+_BOOLS = ("conv_causal", "learnable_temperature", "write_gate", "gate_outside_norm", "tie_qk", "supersede")
 _REALS = ("lam_bias", "gam_bias")
 
 

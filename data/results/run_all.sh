@@ -5,7 +5,7 @@
 #   bash data/results/run_all.sh leak tokenized  # only these tables
 #
 # Tables: matched leak param time long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated
-# (gated_paper: only the paper's gated rows). Each command writes one JSON file
+# overwrite (gated_paper: only the paper's gated rows). Each command writes one JSON file
 # here (protocol, data source, device, commit, command inside). Offline machines: set
 # TL_MINIMAL_DATA to a folder with wikitext-2-raw/ and minimind/ (data/README.md).
 # One thread per run: on a shared, overloaded 2-core CPU, two torch threads were 10x slower in
@@ -14,7 +14,7 @@
 # over a complete file recomputes nothing and prints its table. FRESH=1 recomputes from scratch
 # (passes --fresh); an interrupted run resumes where it stopped when rerun without it.
 # The recall and MQAR tables (recall_*.json, mqar_*.json) come from tl_minimal.experiments.recall_study;
-# see RECALL_STUDY.md.
+# see RECALL_STUDY.md. overwrite_*.json (where recall breaks) come from the overwrite function below.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}" PYTHONUNBUFFERED=1
@@ -97,9 +97,31 @@ tokenized_leak() {  # 6c. the paper's symmetric convolution in the tokenized hyb
 tokenized_gated() {  # 6b. gated_hybrid at its default (tied W_qk, learnable beta: not gated_hybrid_paper)
   "${E[@]}" tokenized "${F[@]}" --variants gated_hybrid --no-progress --out $OUT/tokenized_gated_hybrid.json
 }
+overwrite() {  # 9. where recall breaks: keys written 2-3 times, answer = the latest value (RECALL_STUDY.md 8)
+  # 200 steps (the command's default); seed groups as committed (the runs were split to fit a shared CPU)
+  "${E[@]}" overwrite --variants transformer --seeds 0 1 2 --no-progress --out $OUT/overwrite_transformer.json
+  for v in triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
+    "${E[@]}" overwrite --variants "$v" --seeds 0 --no-progress --out "$OUT/overwrite_${v}_s0.json"
+    "${E[@]}" overwrite --variants "$v" --seeds 1 2 --no-progress --out "$OUT/overwrite_${v}_s12.json"
+  done
+  "${E[@]}" overwrite --variants gated_hybrid --seeds 0 1 2 --no-progress --out $OUT/overwrite_gated_hybrid.json
+  "${E[@]}" overwrite --variants gated_hybrid --seeds 3 4 --no-progress --out $OUT/overwrite_gated_hybrid_s34.json
+  "${E[@]}" overwrite --variants gated_hybrid --set supersede=true --seeds 0 1 2 --no-progress \
+    --out $OUT/overwrite_gated_hybrid_supersede.json
+  "${E[@]}" overwrite --variants gated_hybrid --set supersede=true --seeds 3 4 --no-progress \
+    --out $OUT/overwrite_gated_hybrid_supersede_s34.json
+  "${E[@]}" overwrite --variants gated_hybrid --seeds 0 --steps 500 --no-progress \
+    --out $OUT/overwrite_gated_hybrid_500steps_s0.json  # is the plain row converged at 200 steps?
+  nice -n 10 "$PY" -m tl_minimal.experiments.recall_study overwrite-init --variants gated_hybrid_paper gated_hybrid \
+    --seeds 0 1 2 3 4 --out $OUT/overwrite_init_diagnosis.json
+  nice -n 10 "$PY" -m tl_minimal.experiments.recall_study overwrite-init --variants gated_hybrid --set supersede=true \
+    --seeds 0 1 2 3 4 --out $OUT/overwrite_init_diagnosis_supersede.json
+  nice -n 10 "$PY" -m tl_minimal.experiments.recall_study init --variants gated_hybrid --set supersede=true \
+    --seeds 0 1 2 3 4 --examples 256 --out $OUT/recall_init_diagnosis_supersede.json
+}
 
 TABLES=("$@")
-[ ${#TABLES[@]} -eq 0 ] && TABLES=(matched leak param time_matched long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated)
+[ ${#TABLES[@]} -eq 0 ] && TABLES=(matched leak param time_matched long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated overwrite)
 for t in "${TABLES[@]}"; do
   case "$t" in
     time) t=time_matched ;;

@@ -111,6 +111,37 @@ class MQARProtocol(RecallProtocol):
 
 
 @dataclass
+class OverwriteProtocol(RecallProtocol):
+    """Where recall breaks (1): each key written 1-3 times (the asked one 2-3), answer = the latest value."""
+
+    task: str = "overwrite"
+    steps: int = 200  # the learnable rows (gated_hybrid, with and without supersede) are flat by then
+    n_pairs: int = 4  # distinct keys per sequence
+    max_writes: int = 3
+    assumed: tuple = (
+        ("extension: 4 keys, 1-3 writes each (the asked key 2-3), 16 value ids, all values "
+         "distinct within a sequence, writes shuffled; otherwise the recall protocol"),
+    )
+
+
+@dataclass
+class AliasProtocol(RecallProtocol):
+    """Where recall breaks (2): 8 keys with 2-4 alias tokens each; written with one alias, asked with another."""
+
+    task: str = "alias"
+    steps: int = 200
+    n_pairs: int = 4
+    n_classes: int = 8
+    min_aliases: int = 2
+    max_aliases: int = 4
+    same_alias: bool = False  # True: asked with the written token (the identical-token control)
+    assumed: tuple = (
+        ("extension: the alias table (which ids mean the same key) is fixed by the run's seed; "
+         "otherwise the recall protocol"),
+    )
+
+
+@dataclass
 class TokenizedProtocol(Protocol):
     """MiniMind tokenized LM: hidden 96, 2 layers, 4 heads, seq 96, batch 4, 120 steps, 32 eval batches."""
 
@@ -133,7 +164,8 @@ class TokenizedProtocol(Protocol):
     )
 
 
-PROTOCOLS = {p.task: p for p in (LMProtocol(), RecallProtocol(), MQARProtocol(), TokenizedProtocol())}
+PROTOCOLS = {p.task: p for p in (LMProtocol(), RecallProtocol(), MQARProtocol(), TokenizedProtocol(),
+                                  OverwriteProtocol(), AliasProtocol())}
 
 
 def protocol(task: str, **changes) -> Protocol:
@@ -145,8 +177,10 @@ def protocol(task: str, **changes) -> Protocol:
 
 __all__ = [
     "PROTOCOLS",
+    "AliasProtocol",
     "LMProtocol",
     "MQARProtocol",
+    "OverwriteProtocol",
     "Protocol",
     "RecallProtocol",
     "TokenizedProtocol",

@@ -5,6 +5,7 @@
     python -m tl_minimal.experiments.recall_study init --variants gated_hybrid_paper gated_hybrid \\
         --seeds 0 1 2 3 4 --out data/results/recall_init_diagnosis.json
     python -m tl_minimal.experiments.recall_study train --task mqar --pairs 16 --queries 4 --seq-len 256 ...
+    python -m tl_minimal.experiments.recall_study overwrite-init --variants gated_hybrid --set supersede=true
 
 ``--device`` (auto, cpu, cuda, cuda:N, mps; default auto, which honours ``TL_DEVICE``) picks where
 ``train`` and ``init`` run; an unavailable device is an error before anything runs.
@@ -258,6 +259,26 @@ def cmd_baseline(args) -> int:
     return 0
 
 
+def cmd_overwrite_init(args) -> int:
+    """The overwrite task's read at initialization: weight on the latest write vs the earlier ones."""
+    from .breaks import diagnose_overwrite
+
+    result = diagnose_overwrite(args.variants, args.seeds, args.examples, _overrides(args.set))
+    result["protocol"]["environment"] = environment(torch.device("cpu"))
+    by = {}
+    for r in result["runs"]:
+        print("   ", r)
+        by.setdefault(r["variant"], []).append(r)
+    result["mean_over_seeds"] = {v: _mean_row([{k: x for k, x in r.items() if k != "variant"} for r in rs])
+                                 for v, rs in by.items()}
+    for v, row in result["mean_over_seeds"].items():
+        print(v, "mean over seeds:", row)
+    if args.out:
+        write_json(result, args.out)
+        print(f"wrote {args.out}")
+    return 0
+
+
 def cmd_merge(args) -> int:
     """One result file from several (e.g. seeds run in parallel processes): runs concatenated."""
     import json
@@ -292,14 +313,16 @@ def main(argv=None) -> int:
     it = sub.add_parser("init", help="diagnose freshly initialized models (no training)")
     it.add_argument("--examples", type=int, default=256)
     it.add_argument("--ablations", action="store_true", help="the paper row with one change at a time")
+    ow = sub.add_parser("overwrite-init", help="the overwrite task's read at initialization (no training)")
+    ow.add_argument("--examples", type=int, default=256)
     bl = sub.add_parser("baseline", help="the constant-guess accuracy on each seed's evaluation set")
     bl.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     bl.add_argument("--out", default=None)
     mg = sub.add_parser("merge", help="merge result files of the same protocol")
     mg.add_argument("files", nargs="+")
     mg.add_argument("--out", required=True)
-    for s in (tr, it):
-        s.add_argument("--variants", nargs="+", required=s is tr)
+    for s in (tr, it, ow):
+        s.add_argument("--variants", nargs="+", required=s is not it)
         s.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
         s.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE")
         s.add_argument("--out", default=None)
@@ -320,7 +343,8 @@ def main(argv=None) -> int:
             prepare_output(args.out)
         except SuiteError as exc:
             ap.error(str(exc))
-    return {"train": cmd_train, "init": cmd_init, "merge": cmd_merge, "baseline": cmd_baseline}[args.cmd](args)
+    return {"train": cmd_train, "init": cmd_init, "merge": cmd_merge, "baseline": cmd_baseline,
+            "overwrite-init": cmd_overwrite_init}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -122,8 +122,8 @@ def _settle(task, variants, seeds, steps, device, overrides, eval_batches, eval_
         if task not in ("lm", "tokenized"):
             raise ValueError("--eval-batches applies to lm and tokenized; recall tasks take --eval-examples")
     if eval_examples is not None:
-        if task not in ("recall", "mqar"):
-            raise ValueError("--eval-examples applies to recall and mqar")
+        if "eval_examples" not in fields:
+            raise ValueError(f"--eval-examples applies to the synthetic tasks, not {task}")
         changes["eval_examples"] = eval_examples
     p = make_protocol(task, **changes)
     if eval_batches == 0:

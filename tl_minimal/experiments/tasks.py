@@ -216,3 +216,8 @@ TASKS = {
     "mqar": Task("mqar", load_recall, run_recall),
     "tokenized": Task("tokenized", load_tokenized, run_tokenized),
 }
+
+# the "where recall breaks" tasks (breaks.py uses _fit and _record above, so it is imported last)
+from .breaks import BREAK_TASKS
+
+TASKS.update(BREAK_TASKS)

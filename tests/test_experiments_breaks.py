@@ -1,0 +1,77 @@
+"""The overwrite and alias subcommands: tiny runs, their JSON, bad settings, and the overwrite read."""
+
+import json
+
+import pytest
+import torch
+
+from tl_minimal.data import recall_breaks as rb
+from tl_minimal.experiments import breaks, cli
+from tl_minimal.experiments.protocols import protocol
+from tl_minimal.training.recipes import build
+from tl_minimal.training.train import seed_everything
+
+TINY = ["--set", "d_model=16", "--set", "n_layers=1", "--no-progress", "--device", "cpu",
+        "--steps", "2", "--eval-examples", "32"]
+RUN_KEYS = {"variant", "seed", "params", "metric", "value", "steps", "seconds", "device", "chance"}
+
+
+def _run(tmp_path, *args, name: str = "r.json"):
+    out = tmp_path / name
+    code = cli.main([*args, *TINY, "--out", str(out)])
+    return code, (json.loads(out.read_text()) if out.exists() else None)
+
+
+def test_overwrite_writes_accuracy_and_earlier_rate(tmp_path):
+    code, res = _run(tmp_path, "overwrite", "--variants", "gated_hybrid", "transformer", "--seeds", "1")
+    assert code == 0 and res["task"] == "overwrite" and len(res["runs"]) == 2
+    run = res["runs"][0]
+    assert RUN_KEYS <= set(run) and run["eval_examples"] == 32 and run["steps"] == 2
+    assert run["value"] + run["earlier_rate"] + run["other_rate"] == pytest.approx(1.0)
+    assert set(run["by_writes"]) <= {"2", "3"} and sum(b["n"] for b in run["by_writes"].values()) == 32
+    assert run["chance"]["constant"] == 1 / 16 and run["chance"]["pick_among_writes"] == pytest.approx(5 / 12)
+    assert res["protocol"]["max_writes"] == 3 and res["protocol"]["steps"] == 2
+
+
+def test_alias_run_and_its_identical_token_control(tmp_path):
+    code, res = _run(tmp_path, "alias", "--variants", "triple_latent", "--seeds", "0")
+    assert code == 0 and res["runs"][0]["same_alias"] is False
+    assert res["runs"][0]["alias_table"] == rb.alias_table(0) and 0 <= res["runs"][0]["value"] <= 1
+    # the control is another protocol: its own results file (the first one refuses other settings)
+    code, res = _run(tmp_path, "alias", "--variants", "triple_latent", "--seeds", "0", "--protocol", "same_alias=true",
+                     name="control.json")
+    assert code == 0 and res["runs"][0]["same_alias"] is True and res["protocol"]["same_alias"] is True
+
+
+@pytest.mark.parametrize("args, words", [
+    (["overwrite", "--protocol", "max_writes=5"], "overwrite: n_keys * max_writes = 20 writes"),
+    (["overwrite", "--protocol", "seq_len=20"], "seq_len=20 is too short"),
+    (["alias", "--protocol", "max_aliases=5"], "alias: 8 keys x up to 5 aliases = 40 alias ids"),
+    (["alias", "--protocol", "n_pairs=9"], "n_pairs must be in 1..8"),
+])
+def test_impossible_settings_are_one_line_errors(args, words, tmp_path, capsys):
+    code = cli.main([*args, "--variants", "transformer", *TINY, "--out", str(tmp_path / "x.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error:") and words in err and "Traceback" not in err
+
+
+def test_overwrite_read_at_initialization():
+    """Tied keys average over the writes of the asked key; supersede puts the weight on the latest."""
+    p = protocol("overwrite")
+    x, _ = rb.overwrite_batch(32, generator=rb.eval_generator(0))
+    seed_everything(0)
+    plain = breaks.overwrite_read(build("gated_hybrid", p), x)
+    seed_everything(0)
+    latest = breaks.overwrite_read(build("gated_hybrid", p, {"supersede": True}), x)
+    assert 0.3 < plain["latest"].mean() < 0.6 and plain["earlier"].mean() > 0.3
+    assert latest["latest"].mean() > 0.9 and latest["latest_first"].mean() == 1.0
+    with pytest.raises(ValueError, match="needs a gated hybrid"):
+        breaks.overwrite_read(build("transformer", p), x)
+
+
+def test_overwrite_rates_count_latest_earlier_other():
+    x, _ = rb.overwrite_batch(4, generator=torch.Generator().manual_seed(0))
+    written = [rb.written_values(r) for r in x]
+    pred = torch.tensor([written[0][-1], written[1][0], 0, written[3][-1]])
+    r = breaks.overwrite_rates(pred, x)
+    assert (r["accuracy"], r["earlier"], r["other"]) == (0.5, 0.25, 0.25)

@@ -1,0 +1,187 @@
+"""Where recall breaks: the experiments tasks ``overwrite`` and ``alias`` (data: data/recall_breaks.py).
+
+    python -m tl_minimal.experiments overwrite --variants gated_hybrid --seeds 0 1 2
+    python -m tl_minimal.experiments alias --variants gated_hybrid --seeds 0 1 2
+    python -m tl_minimal.experiments alias --protocol same_alias=true ...   # identical-token control
+
+Each task trains like ``recall`` (the same recipe and optimizer, only the last position is
+supervised) and is evaluated on ``eval_examples`` fresh sequences per seed. A run record is the
+recall record (``value`` = accuracy) plus what the task needs to be read:
+
+    overwrite   earlier_rate  answers that are an EARLIER value of the asked key (overwritten)
+                other_rate    answers that are neither the latest nor an earlier value
+                by_writes     {"2": {...}, "3": {...}}: the three rates by how often the asked key was written
+    alias       same_alias    whether the run was the identical-token control
+    every run   chance        the chance lines of its task (constant guess, random pick)
+                loss_curve_every_10  the training loss (nats) in windows of 10 steps
+
+The tasks register themselves in :data:`tl_minimal.experiments.tasks.TASKS` (tasks.py imports
+this module at its end), so the runner, its JSON and the command line treat them like recall.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+from types import SimpleNamespace
+
+import torch
+
+from ..data import recall_breaks as rb
+from ..training.evaluate import evaluating
+from ..training.recipes import build
+from ..training.train import seed_everything
+from .tasks import Task, _fit, _record
+
+EVAL_BATCH = 256
+
+
+def last_predictions(model, x: torch.Tensor, batch_size: int = EVAL_BATCH) -> torch.Tensor:
+    """argmax over the whole vocabulary at the LAST position of each sequence x [N, T] -> [N]."""
+    device = next(model.parameters()).device
+    out = []
+    with evaluating(model):
+        for i in range(0, len(x), batch_size):
+            out.append(model(x[i : i + batch_size].to(device))[:, -1].argmax(-1).cpu())  # [b]
+    return torch.cat(out)
+
+
+def _train(p, variant, seed, device, overrides, progress, max_seconds, sampler, checkpoint_path):
+    seed_everything(seed)
+    model = build(variant, p, overrides).to(device)
+    history = _fit(model, sampler, p, device, progress, max_seconds, f"{p.task} {variant} s{seed}",
+                   checkpoint_path)
+    return model, history
+
+
+def loss_curve(history, every: int = 10) -> list[float]:
+    """Training loss (nats) averaged over windows of ``every`` steps: shows whether a run has converged."""
+    losses = history["loss"]
+    return [round(sum(losses[i : i + every]) / len(losses[i : i + every]), 4) for i in range(0, len(losses), every)]
+
+
+def _load(p, data_dir=None, jsonl=None):
+    """Check the task's settings on one example (a bad one is a one-line error naming the limit)."""
+    from .runner import ConfigError  # runner imports tasks, which imports this module
+
+    try:
+        _make(p, 0)(1, generator=rb.eval_generator(0))
+    except ValueError as exc:
+        raise ConfigError(f"{p.task}: {exc}") from exc
+    return SimpleNamespace(note=None, source=f"synthetic {p.task} recall ({p.n_pairs} keys, seq {p.seq_len}), "
+                                             f"generated from each run's seed; eval: {p.eval_examples} fresh examples")
+
+
+def _make(p, seed: int):
+    """The task's batch maker ``make(batch_size, generator=...)`` for protocol p (alias: seed's table)."""
+    if p.task == "overwrite":
+        return partial(rb.overwrite_batch, n_keys=p.n_pairs, max_writes=p.max_writes, seq_len=p.seq_len)
+    table = rb.alias_table(seed, p.n_classes, p.min_aliases, p.max_aliases)
+    return partial(rb.alias_batch, table=table, n_pairs=p.n_pairs, seq_len=p.seq_len, same_alias=p.same_alias)
+
+
+# ----------------------------------------------------------------------------- overwrite
+def overwrite_rates(pred: torch.Tensor, x: torch.Tensor) -> dict:
+    """How often pred [N] is the latest value, an earlier value, or neither; overall and by writes."""
+    written = [rb.written_values(row) for row in x]  # per sequence: the asked key's values in order
+    kind = torch.tensor([0 if int(p) == w[-1] else 1 if int(p) in w[:-1] else 2 for p, w in zip(pred, written)])
+    n_writes = torch.tensor([len(w) for w in written])
+
+    def rates(sel):
+        k = kind[sel]
+        n = max(len(k), 1)
+        return {"accuracy": float((k == 0).sum()) / n, "earlier": float((k == 1).sum()) / n,
+                "other": float((k == 2).sum()) / n, "n": len(k)}
+
+    overall = rates(torch.ones(len(kind), dtype=torch.bool))
+    by_writes = {str(w): rates(n_writes == w) for w in sorted(set(n_writes.tolist()))}
+    return {**overall, "by_writes": by_writes}
+
+
+def overwrite_chance(p) -> dict:
+    """Chance lines: a constant guess (1 / value ids) and a random pick among the asked key's writes."""
+    ws = range(2, p.max_writes + 1)
+    return {"constant": 1 / rb.OVERWRITE_LAYOUT.n_values,
+            "pick_among_writes": sum(1 / w for w in ws) / len(ws),
+            "pick_among_writes_earlier": sum((w - 1) / w for w in ws) / len(ws)}
+
+
+def run_overwrite(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None,
+                  checkpoint_path=None):
+    t0 = time.perf_counter()
+    make = _make(p, seed)
+    model, history = _train(p, variant, seed, device, overrides, progress, max_seconds,
+                            rb.BreakSampler(make, p.batch_size, seed), checkpoint_path)
+    x, _ = make(p.eval_examples, generator=rb.eval_generator(seed))
+    r = overwrite_rates(last_predictions(model, x), x)
+    return _record(variant, seed, model, p, r["accuracy"], history, time.perf_counter() - t0, device,
+                   earlier_rate=r["earlier"], other_rate=r["other"], by_writes=r["by_writes"],
+                   eval_examples=len(x), chance=overwrite_chance(p),
+                   loss_curve_every_10=loss_curve(history))
+
+
+# ----------------------------------------------------------------------------- alias
+def run_alias(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None,
+              checkpoint_path=None):
+    t0 = time.perf_counter()
+    make = _make(p, seed)
+    model, history = _train(p, variant, seed, device, overrides, progress, max_seconds,
+                            rb.BreakSampler(make, p.batch_size, seed), checkpoint_path)
+    x, y = make(p.eval_examples, generator=rb.eval_generator(seed))
+    accuracy = float((last_predictions(model, x) == y[:, -1]).float().mean())
+    return _record(variant, seed, model, p, accuracy, history, time.perf_counter() - t0, device,
+                   same_alias=p.same_alias, alias_table=make.keywords["table"], eval_examples=len(x),
+                   chance={"constant": 1 / rb.ALIAS_LAYOUT.n_values, "in_context_pick": 1 / p.n_pairs},
+                   loss_curve_every_10=loss_curve(history))
+
+
+BREAK_TASKS = {
+    "overwrite": Task("overwrite", _load, run_overwrite),
+    "alias": Task("alias", _load, run_alias),
+}
+
+
+# ----------------------------------------------------------------------------- the overwrite read, measured
+def overwrite_read(model, x: torch.Tensor) -> dict:
+    """Where a gated hybrid's read at the last position puts its weight, for overwrite sequences x [N, T].
+
+    Memory entry j holds (key = token j, value = token j + 1), so the writes of the asked key are
+    the entries at its positions. Returns per-example [N] tensors: ``latest`` (weight on the
+    entry of the latest write), ``earlier`` (summed weight on the earlier writes), ``rest``
+    (everything else), and ``latest_first`` (the latest write has the largest weight).
+    """
+    if not hasattr(model, "kv"):
+        raise ValueError(f"overwrite_read needs a gated hybrid (a model with .kv), got {type(model).__name__}")
+    device = next(model.parameters()).device
+    _, rec = model.internals(x.to(device))
+    w, idx = rec["retrieval"]["weights"][:, -1].cpu(), rec["retrieval"]["index"][:, -1].cpu()  # [N, K]
+    out = {"latest": [], "earlier": [], "rest": [], "latest_first": []}
+    for row, wr, ir in zip(x, w, idx):
+        where = (row[:-3] == row[-2]).nonzero().flatten()  # positions of the asked key's writes
+        on = {int(j): float(wr[ir == j].sum()) for j in where}
+        latest, earlier = on[int(where[-1])], sum(on[int(j)] for j in where[:-1])
+        out["latest"].append(latest)
+        out["earlier"].append(earlier)
+        out["rest"].append(float(wr.sum()) - latest - earlier)
+        best = int(ir[wr.argmax()]) if wr.numel() else -1
+        out["latest_first"].append(float(best == int(where[-1])))
+    return {k: torch.tensor(v) for k, v in out.items()}
+
+
+def diagnose_overwrite(variants, seeds, examples: int = 256, overrides=None) -> dict:
+    """The overwrite read at initialization (no training): mean of :func:`overwrite_read` per (variant, seed)."""
+    from .protocols import protocol
+
+    p = protocol("overwrite")
+    runs = []
+    for variant in variants:
+        for seed in seeds:
+            seed_everything(seed)
+            model = build(variant, p, overrides)
+            x, _ = rb.overwrite_batch(examples, p.n_pairs, p.max_writes, p.seq_len, generator=rb.eval_generator(seed))
+            r = overwrite_read(model, x)
+            runs.append({"variant": variant, "seed": seed, "examples": examples,
+                         **{k: round(float(v.mean()), 4) for k, v in r.items()}})
+    return {"task": "overwrite", "study": "read at initialization", "protocol": p.to_dict(),
+            "overrides": dict(overrides or {}), "runs": runs}
+
