@@ -47,7 +47,7 @@ test-fast: setup
 
 # after editing a notebook's .py (or .ipynb), bring its pair up to date
 sync: setup
-	$(BIN)/jupytext --sync notebooks/*.ipynb notebooks/exercises/*.ipynb
+	$(BIN)/jupytext --sync notebooks/*.ipynb notebooks/exercises/*.ipynb notebooks/exercises/solutions/*.ipynb
 
 clean-venv:
 	rm -rf $(VENV)

@@ -1,5 +1,9 @@
 """Small helpers shared by the unit tests (kept generic on purpose)."""
 
+import os
+import shutil
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -69,3 +73,35 @@ def recorded(module, *args, **options):
     with recording(module, **options):
         out = module(*args)
     return out, module.record
+
+
+# --- data: the committed fixture, and the real directory when TL_MINIMAL_DATA is set ----------
+FIXTURE_DATA = Path(__file__).resolve().parent / "fixtures" / "data"  # see its README.md
+
+
+def data_dirs() -> list:
+    """The data directories the data tests run on, as pytest params: the committed fixture
+    (always, so a fresh clone without network skips nothing), and the directory
+    ``TL_MINIMAL_DATA`` names when it is set (CI sets it to its offline copy of the real data)."""
+    dirs = [pytest.param(FIXTURE_DATA, id="fixture")]
+    raw = os.environ.get("TL_MINIMAL_DATA", "").strip()
+    if raw:
+        dirs.append(pytest.param(Path(raw).expanduser().resolve(), id="TL_MINIMAL_DATA"))
+    return dirs
+
+
+def real_data_dir() -> Path:
+    """The directory ``TL_MINIMAL_DATA`` names when it is set, else the fixture."""
+    return data_dirs()[-1].values[0]
+
+
+def head_only_copy(root: Path, where: Path) -> Path:
+    """A copy of ``root``'s WikiText-2 files in which the train split is only a head
+    (``wiki.train.head1MB.txt``, the name an offline copy uses), to test how runs report it."""
+    src, dst = root / "wikitext-2-raw", where / "wikitext-2-raw"
+    dst.mkdir(parents=True)
+    for name in ("wiki.valid.raw", "wiki.test.raw"):
+        shutil.copy(src / name, dst / name)
+    train = src / "wiki.train.raw"
+    shutil.copy(train if train.is_file() else src / "wiki.train.head1MB.txt", dst / "wiki.train.head1MB.txt")
+    return where

@@ -1,19 +1,15 @@
 """Byte-level WikiText-2 and the tokenized corpus: preprocessing, sources, windows, chunks, holdout."""
 
-import os
 import sys
 import types
-from pathlib import Path
 
 import pytest
 import torch
 
+from conftest import FIXTURE_DATA, data_dirs, head_only_copy
 from tl_minimal.data import text as data_text
 from tl_minimal.data import tokenized as data_tokenized
 from tl_minimal.data.text import BOS, EOS, VOCAB_SIZE, DataUnavailable
-
-SHARED = Path(os.environ.get("TL_MINIMAL_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
-needs_local = pytest.mark.skipif(not (SHARED / "wikitext-2-raw").is_dir(), reason="offline data not found")
 
 
 def test_preprocess_strips_drops_empty_and_joins():
@@ -28,13 +24,31 @@ def test_encode_wraps_bytes_in_bos_eos_and_decodes_back():
     assert data_text.decode(ids) == "héllo"
 
 
-@needs_local
-def test_local_splits_and_partial_train_is_reported():
-    valid = data_text.load_split("valid", SHARED)
+@pytest.mark.parametrize("root", data_dirs())
+def test_local_splits_are_read_and_their_source_said(root):
+    valid = data_text.load_split("valid", root)
     assert valid.name == "validation" and not valid.partial and "full validation" in valid.source
-    train = data_text.load_split("train", SHARED)
-    assert train.partial and "head of the train split" in train.source and "1,000,000 bytes" in train.source
+    train = data_text.load_split("train", root)
+    head_only = not (root / "wikitext-2-raw" / "wiki.train.raw").is_file()  # an offline copy's head
+    assert train.partial is head_only
+    assert ("head of the train split" if head_only else "full train split") in train.source
     assert "\n\n" not in train.text and train.tokens[0] == BOS and train.tokens[-1] == EOS
+
+
+def test_partial_train_is_reported(tmp_path):
+    root = head_only_copy(FIXTURE_DATA, tmp_path)
+    size = (root / "wikitext-2-raw" / "wiki.train.head1MB.txt").stat().st_size
+    train = data_text.load_split("train", root)
+    assert train.partial and "head of the train split" in train.source and f"{size:,} bytes" in train.source
+
+
+def test_source_names_tl_minimal_data_not_the_machines_path(monkeypatch):
+    monkeypatch.setenv("TL_MINIMAL_DATA", str(FIXTURE_DATA))
+    valid = data_text.load_split("valid")
+    assert "($TL_MINIMAL_DATA/wikitext-2-raw/wiki.valid.raw)" in valid.source
+    assert str(FIXTURE_DATA) not in valid.source
+    explicit = data_text.load_split("valid", FIXTURE_DATA)  # an explicit directory: its path
+    assert str(FIXTURE_DATA / "wikitext-2-raw" / "wiki.valid.raw") in explicit.source
 
 
 def test_explicit_directory_without_files_is_an_error(tmp_path):
@@ -106,22 +120,41 @@ def test_holdout_is_one_in_twenty_and_deterministic():
     assert held == [19, 39, 59, 79, 99] and len(train) == 95 and not set(train) & set(held)
 
 
-@needs_local
-def test_tokenizer_and_stand_in_corpus(monkeypatch):
+@pytest.mark.parametrize("root", data_dirs())
+def test_tokenizer_and_stand_in_corpus(monkeypatch, root):
     monkeypatch.delenv("TL_MINIMAL_MINIMIND_JSONL", raising=False)
-    tok = data_tokenized.load_tokenizer(SHARED)
-    assert tok.get_vocab_size() == 6400
-    corpus = data_tokenized.load_corpus(data_dir=SHARED)
-    assert "stand-in WikiText-2" in corpus.source and "holdout" in corpus.source
-    assert corpus.train[0] == data_tokenized.BEGIN and int(corpus.train.max()) < 6400
-    assert 0.03 < len(corpus.holdout) / len(corpus.train) < 0.1
+    tok = data_tokenized.load_tokenizer(root)
+    # MiniMind's layout: ids 0, 1, 2 are the specials, in both the real tokenizer and the fixture's
+    assert [tok.token_to_id(t) for t in ("<|endoftext|>", "<|im_start|>", "<|im_end|>")] == [0, 1, 2]
+    if root == FIXTURE_DATA:  # the tests' own tiny BPE (tests/fixtures/make_tokenizer.py)
+        assert tok.get_vocab_size() == 512
+        named = "a 512-id tokenizer laid out like MiniMind's"
+    else:  # the real MiniMind tokenizer
+        assert tok.get_vocab_size() == data_tokenized.VOCAB_SIZE == 6400
+        named = "the MiniMind tokenizer"
+    corpus = data_tokenized.load_corpus(data_dir=root)
+    assert "stand-in WikiText-2" in corpus.source and "holdout" in corpus.source and named in corpus.source
+    assert corpus.train[0] == data_tokenized.BEGIN and int(corpus.train.max()) < tok.get_vocab_size()
+    docs = data_text.load_split("train", root).text.split("\n")
+    assert int((corpus.holdout == data_tokenized.BEGIN).sum()) == len(docs) // 20  # documents 19, 39, ...
+    if len(docs) > 1000:  # a real corpus: the holdout is about 1 token in 20
+        assert 0.03 < len(corpus.holdout) / len(corpus.train) < 0.1
 
 
-@needs_local
+def test_a_tokenizer_not_laid_out_like_minimind_is_refused():
+    ids = {"<|im_start|>": 1, "<|im_end|>": 2}
+    too_big = types.SimpleNamespace(get_vocab_size=lambda: 7000, token_to_id=ids.get)
+    with pytest.raises(ValueError, match="at most 6400 ids; this one has 7000"):
+        data_tokenized.load_corpus(tokenizer=too_big)
+    shuffled = types.SimpleNamespace(get_vocab_size=lambda: 6400, token_to_id={"<|im_start|>": 5}.get)
+    with pytest.raises(ValueError, match=r"<\|im_start\|>, <\|im_end\|> = \(5, None\)"):
+        data_tokenized.load_corpus(tokenizer=shuffled)
+
+
 def test_minimind_jsonl_is_preferred_when_given(tmp_path):
     path = tmp_path / "pretrain.jsonl"
     path.write_text("".join(f'{{"text": "document number {i}"}}\n' for i in range(40)))
-    corpus = data_tokenized.load_corpus(jsonl=path, data_dir=SHARED)
+    corpus = data_tokenized.load_corpus(jsonl=path, data_dir=FIXTURE_DATA)
     assert "MiniMind pretraining jsonl" in corpus.source and "40 documents" in corpus.source
     assert int((corpus.holdout == data_tokenized.BEGIN).sum()) == 2  # documents 19 and 39
     bad = tmp_path / "bad.jsonl"

@@ -7,12 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
+from conftest import real_data_dir
 from tl_minimal.training import distributed
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("TL_MINIMAL_DATA") or ROOT.parent / "shared" / "data")
 
 
 def _free_port() -> int:
@@ -26,10 +24,10 @@ def test_single_process_helpers_are_no_ops():
     assert distributed.is_main() and distributed.any_rank(True) and not distributed.any_rank(False)
 
 
-@pytest.mark.skipif(not (SHARED / "wikitext-2-raw").is_dir(), reason="offline data not found")
 def test_two_cpu_processes_stay_in_step(tmp_path):
     out = tmp_path / "ddp.json"
-    env = {**os.environ, "TL_MINIMAL_DATA": str(SHARED), "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
+    data = real_data_dir()  # TL_MINIMAL_DATA when set, else the committed fixture
+    env = {**os.environ, "TL_MINIMAL_DATA": str(data), "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
     cmd = [
         sys.executable,
         "-m",

@@ -9,13 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from conftest import FIXTURE_DATA, data_dirs, head_only_copy
 from tl_minimal.experiments import cli, protocol
 from tl_minimal.experiments.protocols import PAPER_VARIANTS, PROTOCOLS
 from tl_minimal.training.device import available_devices
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("TL_MINIMAL_DATA") or ROOT.parent / "shared" / "data")
-needs_local = pytest.mark.skipif(not (SHARED / "wikitext-2-raw").is_dir(), reason="offline data not found")
 TINY = ["--set", "d_model=16", "--set", "n_layers=1", "--no-progress", "--device", "cpu"]
 RUN_KEYS = {"variant", "seed", "params", "metric", "value", "steps", "seconds", "device"}
 
@@ -26,9 +25,16 @@ def _run(tmp_path, *args):
     return code, (json.loads(out.read_text()) if out.exists() else None)
 
 
-@needs_local
-def test_lm_run_writes_the_promised_json(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("TL_MINIMAL_DATA", str(SHARED))
+def _lm_data(root, tmp_path):
+    """The fixture as an offline copy holds it (train split: a head only), or the real directory."""
+    return head_only_copy(root, tmp_path / "data") if root == FIXTURE_DATA else root
+
+
+@pytest.mark.parametrize("root", data_dirs())
+def test_lm_run_writes_the_promised_json(tmp_path, monkeypatch, capsys, root):
+    root = _lm_data(root, tmp_path)
+    head_only = not (root / "wikitext-2-raw" / "wiki.train.raw").is_file()
+    monkeypatch.setenv("TL_MINIMAL_DATA", str(root))
     code, res = _run(
         tmp_path,
         "lm",
@@ -50,14 +56,12 @@ def test_lm_run_writes_the_promised_json(tmp_path, monkeypatch, capsys):
     assert 4.0 < run["value"] < 9.5 and run["params"] > 0 and run["config"]["d_model"] == 16
     p = res["protocol"]
     assert p["lr"] == 3e-4 and p["weight_decay"] == 0.05 and p["batch_size"] == 16 and p["eval_batches"] == 2
-    assert "head of the train split" in p["data_source"] and p["overrides"] == {"d_model": 16, "n_layers": 1}
+    train_words = "head of the train split" if head_only else "full train split"
+    assert train_words in p["data_source"] and p["overrides"] == {"d_model": 16, "n_layers": 1}
+    assert "$TL_MINIMAL_DATA/wikitext-2-raw/" in p["data_source"] and str(root) not in p["data_source"]
     assert p["environment"]["torch"] and "git_commit" in p["environment"]
     printed = capsys.readouterr().out
-    assert (
-        "head of the train split" in printed
-        and "NOTE training windows" in printed
-        and "transformer" in printed
-    )
+    assert train_words in printed and ("NOTE training windows" in printed) is head_only and "transformer" in printed
 
 
 def test_recall_and_mqar_report_accuracy_fractions(tmp_path):
@@ -91,9 +95,9 @@ def test_recall_and_mqar_report_accuracy_fractions(tmp_path):
     assert code == 0 and len(res["runs"][0]["per_query"]) == res["protocol"]["n_queries"] == 4
 
 
-@needs_local
-def test_tokenized_reports_mean_token_loss_and_its_corpus(tmp_path, monkeypatch):
-    monkeypatch.setenv("TL_MINIMAL_DATA", str(SHARED))
+@pytest.mark.parametrize("root", data_dirs())
+def test_tokenized_reports_mean_token_loss_and_its_corpus(tmp_path, monkeypatch, root):
+    monkeypatch.setenv("TL_MINIMAL_DATA", str(root))
     monkeypatch.delenv("TL_MINIMAL_MINIMIND_JSONL", raising=False)
     code, res = _run(
         tmp_path,
@@ -269,3 +273,15 @@ def test_subcommands_can_be_registered():
         assert cli.main(["hello", "--n", "7"]) == 0 and seen == {"n": 7}
     finally:
         cli.SUBCOMMANDS.pop("hello")
+
+
+def test_recorded_command_names_the_module_not_this_machines_path(monkeypatch):
+    from tl_minimal.experiments import runner
+
+    package = ROOT / "tl_minimal" / "experiments"
+    monkeypatch.setattr(sys, "argv", [str(package / "__main__.py"), "lm", "--seeds", "0"])
+    assert runner.command_line() == "python -m tl_minimal.experiments lm --seeds 0"
+    monkeypatch.setattr(sys, "argv", [str(package / "recall_study.py"), "train", "--seeds", "1"])
+    assert runner.command_line() == "python -m tl_minimal.experiments.recall_study train --seeds 1"
+    monkeypatch.setattr(sys, "argv", ["my_script.py", "--x"])  # not a module of the package: as typed
+    assert runner.command_line() == "my_script.py --x"

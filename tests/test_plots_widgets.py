@@ -2,7 +2,7 @@
 
 import math
 
-import matplotlib.pyplot as plt  # the root conftest.py selects the off-screen Agg backend
+import matplotlib.pyplot as plt  # no display here: matplotlib falls back to the off-screen Agg backend
 import pytest
 import torch
 

@@ -231,7 +231,7 @@ def test_bad_inputs_give_clear_errors():
 
 
 def test_tanh_matches_torch_tanh_with_gradient():
-    from tl_minimal.readout import tanh
+    from tl_minimal.helpers import tanh
     x = torch.linspace(-12, 12, 1001, dtype=torch.float64, requires_grad=True)
     y = tanh(x)
     y.sum().backward()

@@ -20,7 +20,7 @@ Causal (this project's default): pad k-1 zeros on the LEFT, so tap i reads x_{t-
 
     y_t = GELU(c + sum_{i=0..k-1} W[:, :, i] x_{t-(k-1)+i})          (x_{<0} = 0)
 
-Position t sees x_{t-4}, ..., x_t and nothing later. Because it only needs the last k-1
+With k = 5, position t sees x_{t-4}, ..., x_t and nothing later. Because it only needs the last k-1
 inputs, generation can carry them as a state and process one token at a time.
 
 Symmetric (the reference's ``padding=k//2``; here ``causal=False``): tap i reads
@@ -42,15 +42,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .helpers import check_mode
+from .helpers import check_conv_input, check_conv_kernel, check_conv_step_input, check_mode
 from .layers import Recorder
-
-
-def _check_x(x: torch.Tensor, weight: torch.Tensor) -> None:
-    if x.dim() != 3:
-        raise ValueError(f"x must be [B, T, d], got shape {tuple(x.shape)}")
-    if x.shape[-1] != weight.shape[1]:
-        raise ValueError(f"x has d={x.shape[-1]} but the kernel expects d={weight.shape[1]}")
 
 
 def _left_context(x: torch.Tensor, weight: torch.Tensor, causal: bool, state=None):
@@ -71,7 +64,7 @@ def _left_context(x: torch.Tensor, weight: torch.Tensor, causal: bool, state=Non
 
 def conv_loop(x, weight, bias, causal: bool = True, state=None) -> torch.Tensor:
     """Reference: y_t = GELU(c + sum_i W[:, :, i] x_{t-(k-1)+i}) (causal) as an explicit sum."""
-    _check_x(x, weight)
+    check_conv_input(x, weight)                                     # input check (helpers.py)
     k = weight.shape[-1]
     T = x.shape[1]
     xp = _left_context(x, weight, causal, state)  # [B, k-1+T, d]
@@ -84,7 +77,7 @@ def conv_loop(x, weight, bias, causal: bool = True, state=None) -> torch.Tensor:
 
 def conv_fast(x, weight, bias, causal: bool = True, state=None) -> torch.Tensor:
     """Fast form: the same sum as one F.conv1d over the padded sequence."""
-    _check_x(x, weight)
+    check_conv_input(x, weight)                                     # input check (helpers.py)
     xp = _left_context(x, weight, causal, state)  # [B, k-1+T, d]
     # conv1d wants channels first: [B, d, time]
     pre = F.conv1d(xp.transpose(1, 2), weight, bias)  # [B, d, T]
@@ -93,8 +86,7 @@ def conv_fast(x, weight, bias, causal: bool = True, state=None) -> torch.Tensor:
 
 def conv_step(x_t, state, weight, bias):
     """One token: y_t from x_t and the last k-1 inputs; returns (y_t [B, d], new state [B, k-1, d])."""
-    if x_t.dim() != 2:
-        raise ValueError(f"x_t must be [B, d], got shape {tuple(x_t.shape)}")
+    check_conv_step_input(x_t)                                      # input check (helpers.py)
     window = torch.cat([state, x_t[:, None]], dim=1)  # [B, k, d]: x_{t-k+1} .. x_t
     # y_t = GELU(c + sum_i W[:, :, i] x_{t-(k-1)+i})
     pre = bias + torch.einsum("bid,edi->be", window, weight)  # [B, d]
@@ -113,10 +105,7 @@ class LocalConv(Recorder, nn.Module):
     def __init__(self, d_model: int, kernel: int = 5, dropout: float = 0.0, causal: bool = True,
                  mode: str = "fast"):
         super().__init__()
-        if kernel < 1:
-            raise ValueError(f"conv kernel must be >= 1, got {kernel}")
-        if not causal and kernel % 2 == 0:
-            raise ValueError(f"the symmetric (causal=False) convolution needs an odd kernel, got {kernel}")
+        check_conv_kernel(kernel, causal)                           # helpers.py
         self.kernel, self.causal, self.mode = kernel, causal, check_mode(mode)
         self.conv = nn.Conv1d(d_model, d_model, kernel)  # weight [d, d, k], bias [d]
         self.drop = nn.Dropout(dropout)

@@ -1,14 +1,23 @@
 """Input checks and speed tricks that the concept files call, kept here so that those files read
 as the math. Nothing in this file is part of the model's definition: delete every check and the
-numbers stay the same; replace :func:`tanh` by ``torch.tanh`` and they change by ~1e-7.
+numbers stay the same; replace :func:`tanh` by ``torch.tanh`` (and :func:`tanh_projections` by
+``torch.tanh(z).view(B, T, 4, H, S).unbind(2)``) and they change by ~1e-7.
 
 What is here
     MODES, check_mode, check_chunk_size     the names of the forms ("loop" = the specification,
                                             "fast" = what models use) and the chunk size
+    check_causal_decay_length               causal_decay's limit on the chunk length
     check_sequence                          one tensor's type, rank, dtype, device and shape
     check_*_inputs                          every argument of one op, with shapes named
+    check_positions                         time indices asked for (pair-memory snapshots)
+    check_positive_ints                     sizes given to a layer's constructor
+    check_layer_input, check_state          a mixer's input [B, T, d] and its carried state
+    check_conv_input, check_conv_kernel     the convolution's input and kernel
+    check_kv_settings                       the key-value memory's settings
     heads_first                             [B, T, H, ...] -> [B, H, T, ...] (a view, no copy)
     tanh                                    tanh as 2 sigmoid(2x) - 1 (faster on the CPU)
+    tanh_projections                        tanh of a layer's projections, split into heads and
+                                            stored heads-first (faster on the CPU)
 """
 
 from __future__ import annotations
@@ -32,6 +41,13 @@ def check_chunk_size(chunk_size: int) -> int:
     if not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or not 2 <= chunk_size <= MAX_CHUNK:
         raise ValueError(f"chunk_size must be an int in [2, {MAX_CHUNK}], got {chunk_size!r}")
     return chunk_size
+
+
+def check_causal_decay_length(C: int) -> int:
+    if C > MAX_CHUNK:
+        raise ValueError(f"causal_decay takes chunks of at most {MAX_CHUNK} steps (it builds a C x C^2 "
+                         f"matrix), got {C}; split the sequence into chunks")
+    return C
 
 
 def check_sequence(name: str, x, ndim: int, like: torch.Tensor | None = None, shape=None) -> torch.Tensor:
@@ -92,6 +108,87 @@ def check_slot_inputs(s_prev, b, g, gam, L0=None, R0=None) -> int:
     return K
 
 
+def check_slot_readout_inputs(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None) -> int:
+    """Check the slot readout's inputs; returns K, the number of slots."""
+    K = check_slot_inputs(s_prev, b, g, gam, L0, R0)
+    check_sequence("q_left", q_left, 4, like=s_prev, shape=s_prev.shape)
+    check_sequence("q_right", q_right, 4, like=s_prev, shape=s_prev.shape)
+    return K
+
+
+def check_positions(positions, T: int) -> list[int]:
+    """``positions`` (an int or ints in [0, T)) as a non-empty list; ValueError otherwise."""
+    positions = [positions] if isinstance(positions, int) else list(positions)
+    if not positions:
+        raise ValueError("positions is empty: give at least one time index")
+    for p in positions:
+        if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < T:
+            raise ValueError(f"positions must be ints in [0, {T}) (T = {T}), got {p!r}")
+    return positions
+
+
+def check_positive_ints(**sizes) -> None:
+    """Every keyword's value is a positive int (not a bool); ValueError naming the first that is not."""
+    for name, value in sizes.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+
+
+def check_layer_input(n, d_model: int) -> torch.Tensor:
+    """A mixer's input: a tensor [B, T, d_model] with T >= 1."""
+    if not isinstance(n, torch.Tensor) or n.dim() != 3 or n.shape[-1] != d_model:
+        got = tuple(n.shape) if isinstance(n, torch.Tensor) else type(n).__name__
+        raise ValueError(f"input must be [B, T, d_model={d_model}], got {got}")
+    if n.shape[1] == 0:
+        raise ValueError("input has an empty time axis: need T >= 1")
+    return n
+
+
+def check_state(state, shapes: dict, like: torch.Tensor, keys_text: str) -> tuple:
+    """A mixer's carried state: None (nothing carried: returns one None per key) or a dict with
+    exactly the keys of ``shapes``, each a tensor of that shape with ``like``'s dtype and device;
+    returns its tensors in the order of ``shapes``. ``keys_text`` describes the keys in the error."""
+    if state is None:
+        return (None,) * len(shapes)
+    if not isinstance(state, dict) or set(state) != set(shapes):
+        raise ValueError(f"state must be None or a dict with keys {keys_text}")
+    for key, shape in shapes.items():
+        check_sequence(f"state['{key}']", state[key], len(shape), like=like, shape=shape)
+    return tuple(state[key] for key in shapes)
+
+
+def check_conv_kernel(kernel: int, causal: bool) -> int:
+    if kernel < 1:
+        raise ValueError(f"conv kernel must be >= 1, got {kernel}")
+    if not causal and kernel % 2 == 0:
+        raise ValueError(f"the symmetric (causal=False) convolution needs an odd kernel, got {kernel}")
+    return kernel
+
+
+def check_conv_input(x: torch.Tensor, weight: torch.Tensor) -> None:
+    """x [B, T, d] with the d the kernel weight [d, d, k] expects."""
+    if x.dim() != 3:
+        raise ValueError(f"x must be [B, T, d], got shape {tuple(x.shape)}")
+    if x.shape[-1] != weight.shape[1]:
+        raise ValueError(f"x has d={x.shape[-1]} but the kernel expects d={weight.shape[1]}")
+
+
+def check_conv_step_input(x_t: torch.Tensor) -> None:
+    if x_t.dim() != 2:
+        raise ValueError(f"x_t must be [B, d], got shape {tuple(x_t.shape)}")
+
+
+def check_kv_settings(query_align: str, top_k, temperature: float, query_aligns: tuple) -> None:
+    """The key-value memory's settings: a known query alignment, top_k a positive int, 'all' or
+    None, and a scale (config ``temperature``) > 0."""
+    if query_align not in query_aligns:
+        raise ValueError(f"query_align must be one of {query_aligns}, got {query_align!r}")
+    if not (top_k is None or top_k == "all" or (isinstance(top_k, int) and top_k >= 1)):
+        raise ValueError(f"top_k must be a positive int, 'all' or None, got {top_k!r}")
+    if not temperature > 0:
+        raise ValueError(f"temperature must be > 0, got {temperature}")
+
+
 def heads_first(x: torch.Tensor) -> torch.Tensor:
     """[B, T, H, ...] -> [B, H, T, ...], a view: the chunked forms work heads-first."""
     return x.transpose(1, 2)
@@ -120,3 +217,16 @@ class _Tanh(torch.autograd.Function):
 def tanh(x: torch.Tensor) -> torch.Tensor:
     """tanh(x), the same numbers as ``torch.tanh`` to ~1e-7, faster on the CPU (see _Tanh)."""
     return _Tanh.apply(x)
+
+
+def tanh_projections(z: torch.Tensor, n_parts: int, n_heads: int, size: int) -> tuple:
+    """tanh of ``n_parts`` projections computed by one Linear: z [B, T, n_parts * H * S] ->
+    n_parts tensors [B, T, H, S], the same numbers as ``torch.tanh(z).view(B, T, n_parts, H, S)``.
+
+    Two speed tricks: :func:`tanh` (see _Tanh), and the layout. The results are stored
+    heads-first, [n_parts, B, H, T, S], and handed out as [B, T, H, S] views: the fast forms work
+    heads-first, so their matmuls then read these without copying.
+    """
+    B, T, _ = z.shape
+    z = z.view(B, T, n_parts, n_heads, size).permute(2, 0, 3, 1, 4)  # [n_parts, B, H, T, S]
+    return tuple(tanh(z.contiguous()).transpose(2, 3).unbind(0))   # n_parts x [B, T, H, S]

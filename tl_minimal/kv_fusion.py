@@ -5,29 +5,34 @@ The gated hybrid therefore keeps, beside the compressed stack, a plain associati
 token pairs built from the raw token embeddings e (before positions are added), and adds
 what it reads to the logits at the very end ("late fusion").
 
-Glossary (paper symbol -> code name -> shape); A = assoc_dim (64), d = d_model, K = top_k
+Glossary (paper symbol -> code name -> shape); D_kv = assoc_dim (64), d = d_model, K = top_k
     e_t          e             [B, T, d]     raw token embedding (no position)
-    k_j = W_k e_j     key      [B, N, A]     key of memory entry j (the token at j)
-    v_{j+1} = W_v e_{j+1} value [B, N, A]    value of entry j (the token AFTER j)
-    q_t = W_q e_{t-1} q        [B, T, A]     query ("previous": from the previous token);
+    k_j = W_k e_j     key      [B, N, D_kv]  key of memory entry j (the token at j)
+    v_{j+1} = W_v e_{j+1} value [B, N, D_kv] value of entry j (the token AFTER j)
+    q_t = W_q e_{t-1} q        [B, T, D_kv]  query ("previous": from the previous token);
                                              tie_qk: W_q = W_k (one W_qk, no W_q parameter)
     N            n entries     int           entries j = 0 .. (tokens seen) - 2
-    tau          scale         scalar        temperature multiplying the cosine (1.0, fixed)
+    beta         scale         scalar        the scale multiplying the cosine (an inverse
+                                             temperature), exp(log_temperature); config
+                                             ``temperature``: 10 and learnable in gated_hybrid,
+                                             1 and fixed in gated_hybrid_paper (registry.py)
+    rho_{t,j}    scores        [B, T, N]     retrieval score of entry j for the query at t
     omega_j      logw          [B, N]        log write strength (optional write gate)
     alpha_t      weights       [B, T, K]     softmax over the kept scores (0 where no entry)
     j (kept)     index         [B, T, K]     memory position j of each kept entry (-1: none)
-    m_t          m             [B, T, A]     retrieved value
-    g_t          read_gate     [B, T]        sigmoid(Linear(d -> 1)(e_{t-1}))
-    W_m          out           A -> d        only when A != d (identity otherwise)
+    m_t          m             [B, T, D_kv]  retrieved value
+    g_t          read_gate     [B, T]        sigmoid(Linear(d -> 1)(e_{t-1})): the read gate
+                                             (not slots.py's slot weights g_t[k])
+    W_m          out           D_kv -> d     only when D_kv != d (identity otherwise)
     z_t          z             [B, T, d]     LN(W_m g_t m_t): added to h_t before the tied head
 
-Equations (paper, section 2; "previous" query alignment):
+Equations (docs/paper.md sections 3.6-3.7; "previous" query alignment):
     memory     pairs (k_j, v_{j+1}) for j <= t-2
-    score      s_{t,j} = tau * cos(q_t, k_j)  (+ log omega_j with a write gate)
+    score      rho_{t,j} = beta * cos(q_t, k_j)  (+ log omega_j with a write gate)
     select     keep the top-K scores (K = 8; "all"/None keeps every entry)
     read       alpha_t = softmax(kept scores);   m_t = sum_j alpha_{t,j} v_{j+1}
     gate       g_t = sigmoid(w_g . e_{t-1} + b_g)
-    fuse       logits_t = W_vocab h_t + W_vocab LN(g_t m_t)
+    fuse       logits_t = W_vocab h_t + W_vocab z_t,   z_t = LN(W_m g_t m_t)
 
 With "previous" alignment the query at t is the token BEFORE t, so the memory answers "what
 came after the previous token, last time it appeared?". That fits the associative-recall
@@ -62,7 +67,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .helpers import check_mode
+from .helpers import check_kv_settings, check_mode
 from .layers import Recorder
 
 QUERY_ALIGNS = ("previous", "current")
@@ -76,9 +81,9 @@ def _keep(top_k, n: int) -> int | None:
 def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
     """Reference: for each position t, score its n_visible[t] entries, keep top-K, softmax, sum.
 
-    q [B, T, A]; keys, values [B, N, A] (values[:, j] is v_{j+1}); n_visible: T ints;
-    logw [B, N] or None. Returns m [B, T, A], weights [B, T, K'], index [B, T, K'] with
-    K' = min(top_k, N) (N for "all"); unused slots have weight 0 and index -1.
+    q [B, T, D_kv]; keys, values [B, N, D_kv] (values[:, j] is v_{j+1}); n_visible: T ints;
+    scale = beta; logw [B, N] or None. Returns m [B, T, D_kv], weights [B, T, K'], index
+    [B, T, K'] with K' = min(top_k, N) (N for "all"); unused places have weight 0 and index -1.
     """
     B, T, _ = q.shape
     N = keys.shape[1]
@@ -90,18 +95,18 @@ def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
         n = int(n_visible[t])
         if n == 0:
             continue  # no entry yet: m_t = 0
-        # s_{t,j} = tau * cos(q_t, k_j) (+ log omega_j),  j < n
-        s = scale * F.cosine_similarity(q[:, t, None], keys[:, :n], dim=-1, eps=1e-12)  # [B, n]
+        # rho_{t,j} = beta * cos(q_t, k_j) (+ log omega_j),  j < n
+        scores = scale * F.cosine_similarity(q[:, t, None], keys[:, :n], dim=-1, eps=1e-12)  # [B, n]
         if logw is not None:
-            s = s + logw[:, :n]
+            scores = scores + logw[:, :n]
         kk = _keep(top_k, n)
         if kk is None:
-            kept, idx = s, torch.arange(n, device=q.device).expand(B, n)  # [B, n]
+            kept, idx = scores, torch.arange(n, device=q.device).expand(B, n)  # [B, n]
         else:
-            kept, idx = s.topk(kk, dim=-1)  # [B, kk]
+            kept, idx = scores.topk(kk, dim=-1)  # [B, kk]
         # alpha_t = softmax(kept);  m_t = sum alpha v
         alpha = kept.softmax(dim=-1)  # [B, kk]
-        v = values[:, :n].gather(1, idx[..., None].expand(-1, -1, values.shape[-1]))  # [B, kk, A]
+        v = values[:, :n].gather(1, idx[..., None].expand(-1, -1, values.shape[-1]))  # [B, kk, D_kv]
         m[:, t] = (alpha[..., None] * v).sum(1)
         weights[:, t, : alpha.shape[1]] = alpha
         index[:, t, : idx.shape[1]] = idx
@@ -116,31 +121,31 @@ def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None):
         return (q.new_zeros(B, T, values.shape[-1]), q.new_zeros(B, T, 0),
                 torch.zeros(B, T, 0, dtype=torch.long, device=q.device))
     n_visible = torch.as_tensor(n_visible, device=q.device)
-    # s_{t,j} = tau * cos(q_t, k_j)  (+ log omega_j)
+    # rho_{t,j} = beta * cos(q_t, k_j)  (+ log omega_j)
     qn, kn = F.normalize(q, dim=-1, eps=1e-12), F.normalize(keys, dim=-1, eps=1e-12)
-    s = scale * (qn @ kn.transpose(1, 2))  # [B, T, N]
+    scores = scale * (qn @ kn.transpose(1, 2))  # [B, T, N]
     if logw is not None:
-        s = s + logw[:, None, :]
+        scores = scores + logw[:, None, :]
     # entry j is visible at t when j < n_visible[t]; hidden ones get the lowest finite score,
     # so topk prefers every visible entry and the softmax gives hidden ones exactly 0
     visible = torch.arange(N, device=q.device)[None, :] < n_visible[:, None]  # [T, N]
-    s = s.masked_fill(~visible, torch.finfo(s.dtype).min)  # [B, T, N]
+    scores = scores.masked_fill(~visible, torch.finfo(scores.dtype).min)  # [B, T, N]
     kk = _keep(top_k, N)
     if kk is None:
-        kept, idx = s, torch.arange(N, device=q.device).expand(B, T, N)  # [B, T, N]
+        kept, idx = scores, torch.arange(N, device=q.device).expand(B, T, N)  # [B, T, N]
     else:
-        kept, idx = s.topk(kk, dim=-1)  # [B, T, K]
+        kept, idx = scores.topk(kk, dim=-1)  # [B, T, K]
     ok = visible.expand(B, T, N).gather(-1, idx)  # [B, T, K]: was a real entry kept?
     # alpha_t = softmax(kept), zero where nothing is visible (no NaN: all scores are finite)
     alpha = kept.softmax(dim=-1) * ok  # [B, T, K]
     # m_t = sum_j alpha_{t,j} v_{j+1}: scatter alpha back to [B, T, N], one batched matmul
-    dense = torch.zeros_like(s).scatter(-1, idx, alpha)  # [B, T, N]
-    m = dense @ values  # [B, T, A]
+    dense = torch.zeros_like(scores).scatter(-1, idx, alpha)  # [B, T, N]
+    m = dense @ values  # [B, T, D_kv]
     return m, alpha, idx.masked_fill(~ok, -1)
 
 
 def kv_read_step(q_t, keys, values, top_k=8, scale=1.0, logw=None):
-    """One query q_t [B, A] against all N cached entries -> (m_t [B, A], weights, index [B, K'])."""
+    """One query q_t [B, D_kv] against all N cached entries -> (m_t [B, D_kv], weights, index [B, K'])."""
     m, w, idx = kv_read(q_t[:, None], keys, values, [keys.shape[1]], top_k, scale, logw)
     return m[:, 0], w[:, 0], idx[:, 0]
 
@@ -149,7 +154,7 @@ class KVFusion(Recorder, nn.Module):
     """The gated hybrid's associative path: e [B, T, d] -> z [B, T, d], added to h before W_vocab.
 
     ``forward(e, state=None) -> (z, state)``; the state is the cache
-    {"t": tokens seen, "e_last": [B, d], "k": [B, N, A], "v": [B, N, A], "logw": [B, N] or None},
+    {"t": tokens seen, "e_last": [B, d], "k": [B, N, D_kv], "v": [B, N, D_kv], "logw": [B, N] or None},
     so calling token by token equals one call on the whole sequence. While recording
     (layers.recording), record["weights"], record["index"] ([B, T, K]) and record["read_gate"] ([B, T]).
     """
@@ -159,12 +164,7 @@ class KVFusion(Recorder, nn.Module):
                  write_gate: bool = False, gate_outside_norm: bool = False, tie_qk: bool = False,
                  mode: str = "fast"):
         super().__init__()
-        if query_align not in QUERY_ALIGNS:
-            raise ValueError(f"query_align must be one of {QUERY_ALIGNS}, got {query_align!r}")
-        if not (top_k is None or top_k == "all" or (isinstance(top_k, int) and top_k >= 1)):
-            raise ValueError(f"top_k must be a positive int, 'all' or None, got {top_k!r}")
-        if not temperature > 0:
-            raise ValueError(f"temperature must be > 0, got {temperature}")
+        check_kv_settings(query_align, top_k, temperature, QUERY_ALIGNS)  # helpers.py
         self.top_k, self.query_align, self.mode = top_k, query_align, check_mode(mode)
         self.gate_outside_norm = gate_outside_norm
         self.key = nn.Linear(d_model, assoc_dim, bias=False)  # W_k
@@ -175,11 +175,12 @@ class KVFusion(Recorder, nn.Module):
         self.write_gate = nn.Linear(d_model, 1) if write_gate else None  # omega_j = sigmoid(.)
         self.out = nn.Linear(assoc_dim, d_model, bias=False) if assoc_dim != d_model else nn.Identity()
         self.norm = nn.LayerNorm(d_model)
-        log_tau = torch.tensor(math.log(temperature))
+        # beta = exp(log_temperature): a parameter when learnable, a constant buffer otherwise
+        log_beta = torch.tensor(math.log(temperature))
         if learnable_temperature:
-            self.log_temperature = nn.Parameter(log_tau)
+            self.log_temperature = nn.Parameter(log_beta)
         else:
-            self.register_buffer("log_temperature", log_tau, persistent=False)
+            self.register_buffer("log_temperature", log_beta, persistent=False)
 
     def forward(self, e, state=None):
         B, T, d = e.shape
@@ -187,26 +188,26 @@ class KVFusion(Recorder, nn.Module):
         e_last = state["e_last"] if state is not None else e.new_zeros(B, d)  # e_{t0-1} (0 at start)
         e_before = torch.cat([e_last[:, None], e[:, :-1]], dim=1)  # [B, T, d]: e_{t-1} for each t
         # new entries, one per token t of this call: (k_{t-1}, v_t); none for t = 0
-        k_new, v_new = self.key(e_before), self.value(e)  # [B, T, A]
+        k_new, v_new = self.key(e_before), self.value(e)  # [B, T, D_kv]
         logw_new = None
         if self.write_gate is not None:
             # log omega_j = log sigmoid(w_w . e_j + b_w), from the entry's key token
             logw_new = F.logsigmoid(self.write_gate(e_before))[..., 0]  # [B, T]
         first = 1 if t0 == 0 else 0
-        keys, values = k_new[:, first:], v_new[:, first:]  # [B, N_new, A]
+        keys, values = k_new[:, first:], v_new[:, first:]  # [B, N_new, D_kv]
         logw = logw_new[:, first:] if logw_new is not None else None
         if state is not None:
-            keys = torch.cat([state["k"], keys], dim=1)  # [B, N, A]
+            keys = torch.cat([state["k"], keys], dim=1)  # [B, N, D_kv]
             values = torch.cat([state["v"], values], dim=1)
             logw = torch.cat([state["logw"], logw], dim=1) if logw is not None else None
         # the query token: e_{t-1} ("previous", the paper) or e_t ("current", induction)
         src = e_before if self.query_align == "previous" else e  # [B, T, d]
-        q = (self.key if self.query is None else self.query)(src)  # [B, T, A]
+        q = (self.key if self.query is None else self.query)(src)  # [B, T, D_kv]
         t_abs = torch.arange(t0, t0 + T, device=e.device)
         # visible entries: j <= t-2 ("previous") or j <= t-1 ("current")
         lag = 1 if self.query_align == "previous" else 0
         n_visible = (t_abs - lag).clamp_min(0)  # [T]
-        scale = self.log_temperature.exp()
+        scale = self.log_temperature.exp()  # beta
         if self.mode == "loop":
             m, w, idx = kv_read_loop(q, keys, values, n_visible.tolist(), self.top_k, scale, logw)
         else:

@@ -1,9 +1,9 @@
 """The language models: one base class, and each variant as a small assembly of mixers.
 
-Every variant reads the same way (paper section 2):
+Every variant reads the same way (docs/paper.md sections 2.2 and 3):
 
     e_t = E[token_t]                              token embedding        [B, T, d]
-    x_t = e_t + P[t]                              learned absolute position
+    x_t = e_t + pos_t,   pos_t = W_pos[t]         learned absolute position
     x   <- before_stack(x)                        (the hybrid's local convolution)
     x   <- Block(mixer)(x), n_layers times        pre-LN residual blocks (layers.Block)
     h_t = LN(x_t)                                 final LayerNorm
@@ -15,7 +15,7 @@ head is linear, so the two are the same numbers with one vocabulary matmul inste
 
 Glossary (symbol -> code name -> shape)
     E, W_vocab   embed.weight (= head.weight)   [V, d]
-    P            pos.weight                     [max_seq_len, d]
+    W_pos        pos.weight                     [max_seq_len, d]   (pos_t = W_pos[t]; P is the pair memory)
     state        dict                           {"t": tokens seen, "batch_size", "layers": [per
                                                  block mixer state], "before", "after"}
 
@@ -59,7 +59,7 @@ class LanguageModel(nn.Module):
         self.variant, self.vocab_size, self.config = variant, vocab_size, dict(config)
         d, self.max_seq_len = config["d_model"], config["max_seq_len"]
         self.embed = nn.Embedding(vocab_size, d)  # E  [V, d]
-        self.pos = nn.Embedding(self.max_seq_len, d)  # P  [max_seq_len, d]
+        self.pos = nn.Embedding(self.max_seq_len, d)  # W_pos  [max_seq_len, d]
         self.blocks = nn.ModuleList(Block(self.make_mixer(), d, config["dropout"])
                                     for _ in range(config["n_layers"]))
         self.norm = nn.LayerNorm(d)
@@ -128,7 +128,7 @@ class LanguageModel(nn.Module):
         t0 = self._start(state, tokens)
         B, T = tokens.shape
         carried = (lambda part: None) if state is None else state.get
-        # e_t = E[token_t];  x_t = e_t + P[t]
+        # e_t = E[token_t];  x_t = e_t + pos_t
         e = self.embed(tokens)  # [B, T, d]
         x = e + self.pos(torch.arange(t0, t0 + T, device=tokens.device))  # [B, T, d]
         x, before = self.before_stack(x, carried("before"))

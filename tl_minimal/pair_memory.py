@@ -1,7 +1,7 @@
 """Step 2: the pair memory, a gated sum of outer products (state before t) x (write of t).
 
 Glossary (paper symbol -> code name -> shape)
-    s_{t-1}     s_prev     [B, T, H, S]      running state before token t (``state.previous_states``)
+    s_{t-1}     s_prev     [B, T, H, S]      running state before token t (``running_state.previous_states``)
     b_t         b          [B, T, H, S]      what token t writes into the pair memory
     gamma_t     gam        [B, T, H]         keep gate of the pair memory, in (0, 1)
     P_t         P          [B, T, H, S, S]   pair memory after token t: P[:, t, h, i, j] = P_t[i, j]
@@ -18,8 +18,8 @@ write followed which context. Unrolled (the same sum the running state has, one 
     P_t = Gamma_t P_{-1} + sum_{tau <= t} w_{t,tau} outer(s_{tau-1}, b_tau)
     w_{t,tau} = (1 - gamma_tau) prod_{u=tau+1..t} gamma_u,        Gamma_t = prod_{u=0..t} gamma_u
 
-The pair memory is therefore a running state whose entries are the S x S products; the chunked
-form of :func:`pair_memory` reuses ``state.decayed_cumsum`` on the flattened outer products.
+The pair memory is therefore a running state whose entries are the S x S products; the fast
+form of :func:`pair_memory` reuses ``running_state.decayed_cumsum`` on the flattened outer products.
 
 This file *materializes* P (S x S numbers per head and token): that is for teaching, checking
 and heatmaps at small T. The model never builds it for every token: ``readout.py`` reads
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import torch
 
-from .helpers import check_chunk_size, check_mode, check_pair_inputs, check_sequence
+from .helpers import check_chunk_size, check_mode, check_pair_inputs, check_positions, check_sequence
 from .running_state import DEFAULT_CHUNK, decayed_cumsum, log_gate
 
 
@@ -53,6 +53,7 @@ def pair_memory(s_prev: torch.Tensor, b: torch.Tensor, gam: torch.Tensor, P0: to
 
     s_prev, b [B, T, H, S]; gam [B, T, H]; P0 [B, H, S, S] or None. mode: "loop" or "fast".
     """
+    # input checks (helpers.py): clear errors for a wrong mode, chunk size, shape, dtype or device
     check_mode(mode)
     check_chunk_size(chunk_size)
     check_pair_inputs(s_prev, b, gam, P0)
@@ -72,16 +73,6 @@ def pair_memory(s_prev: torch.Tensor, b: torch.Tensor, gam: torch.Tensor, P0: to
     return P.transpose(1, 2).reshape(B, T, H, S, S)
 
 
-def _check_positions(positions, T: int) -> list[int]:
-    positions = [positions] if isinstance(positions, int) else list(positions)
-    if not positions:
-        raise ValueError("positions is empty: give at least one time index")
-    for p in positions:
-        if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < T:
-            raise ValueError(f"positions must be ints in [0, {T}) (T = {T}), got {p!r}")
-    return positions
-
-
 def unrolled_weights(gam: torch.Tensor, positions=None) -> tuple[torch.Tensor, torch.Tensor]:
     """The weights of the unrolled sum, for the rows t in ``positions`` (default: all t).
 
@@ -90,9 +81,9 @@ def unrolled_weights(gam: torch.Tensor, positions=None) -> tuple[torch.Tensor, t
     and Gamma[:, k] = prod_{u=0..t} gamma_u (the weight of P0), where t = positions[k].
     Each product is summed in log space backwards from t, so long sequences stay accurate.
     """
-    check_sequence("gam", gam, 3)
+    check_sequence("gam", gam, 3)                                   # input checks (helpers.py)
     T = gam.shape[1]
-    rows = list(range(T)) if positions is None else _check_positions(positions, T)
+    rows = list(range(T)) if positions is None else check_positions(positions, T)
     t = torch.tensor(rows, device=gam.device)                      # [n]
     tau = torch.arange(T, device=gam.device)                        # [T]
     upto = (tau.unsqueeze(0) <= t.unsqueeze(1))                     # [n, T]: u <= t
@@ -115,7 +106,7 @@ def pair_memory_at(s_prev: torch.Tensor, b: torch.Tensor, gam: torch.Tensor, pos
 
     Cost O(n T S^2) instead of O(T S^2) memory for every t: cheap snapshots for long sequences.
     """
-    check_pair_inputs(s_prev, b, gam, P0)
+    check_pair_inputs(s_prev, b, gam, P0)                           # input checks (helpers.py)
     w, Gamma = unrolled_weights(gam, positions)                     # [B, n, T, H], [B, n, H]
     # P_t = sum_tau w_{t,tau} outer(s_{tau-1}, b_tau)  (+ Gamma_t P0)
     P = torch.einsum("bnth,bthi,bthj->bnhij", w, s_prev, b)         # [B, n, H, S, S]

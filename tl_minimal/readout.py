@@ -8,7 +8,8 @@ Glossary (paper symbol -> code name -> shape)
     gamma_t       gam                [B, T, H]        keep gate of the pair memory
     s_{t-1}       s_prev             [B, T, H, S]     running state before token t
     P_t           P                  [B, H, S, S]     pair memory (only ever one t at a time here)
-    r_t           r                  [B, T, H, S]     readout
+    r_t           r                  [B, T, H, S]     readout: an S-vector per head (not a scalar;
+                                                      the scalar q^l_t^T P_t q^r_t is the sum of its entries)
     W_o           out                Linear(H*S, d)   output projection; o_t = W_o vec(r_t)
 
 The readout (the paper's code contracts q^l with the *state* index i of P, i.e. P^T q^l):
@@ -21,13 +22,15 @@ Putting in the unrolled memory of ``pair_memory.py`` (w_{t,tau} = (1 - gamma_tau
 
 This is gated linear attention with one scalar decay per head: query q^l_t, key s_{tau-1}
 (the previous running state), value b_tau. Hence a chunkwise-parallel form that never builds
-P for every token (:func:`decayed_attention`). Within a chunk of C tokens starting at c, with
-G_t = sum_{u=c..t} log gamma_u:
-  - intra-chunk:  (q^l_t . k_tau) exp(G_t - G_tau) v_tau summed over c <= tau <= t, a masked
-    C x C score matrix times the values (v_tau = (1 - gamma_tau) b_tau), all chunks in one matmul;
+P for every token (:func:`decayed_attention`). Within a chunk of C = DEFAULT_CHUNK (16) tokens
+starting at c, with G_t = sum_{u=c..t} log gamma_u:
+  - intra-chunk:  (q^l_t . k_tau) exp(sum_{u=tau+1..t} log gamma_u) v_tau summed over
+    c <= tau <= t, a masked C x C score matrix (its decays from ``running_state.causal_decay``)
+    times the values (v_tau = (1 - gamma_tau) b_tau), all chunks in one matmul;
   - inter-chunk:  exp(G_t) (memory entering the chunk)^T q^l_t;
-  - the memory entering each chunk follows M_n = exp(G_end) M_{n-1} + sum_tau exp(G_end - G_tau)
-    k_tau v_tau^T, a running state over chunks (``state.decayed_cumsum`` on S*S numbers).
+  - the memory entering each chunk follows M_n = exp(G_end) M_{n-1}
+    + sum_tau exp(sum_{u=tau+1..end} log gamma_u) k_tau v_tau^T, a running state over chunks
+    (``running_state.decayed_cumsum`` on S*S numbers).
 All exponents are <= 0: gates near 0 or near 1 and long sequences stay finite and accurate.
 
 Forms: ``mode="loop"`` (builds P_t one step at a time: the specification), ``mode="fast"``
@@ -39,7 +42,16 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .helpers import check_chunk_size, check_mode, check_readout_inputs, check_sequence, heads_first, tanh
+from .helpers import (
+    check_chunk_size,
+    check_layer_input,
+    check_mode,
+    check_positive_ints,
+    check_readout_inputs,
+    check_state,
+    heads_first,
+    tanh_projections,
+)
 from .layers import Recorder
 from .pair_memory import pair_memory_at, pair_memory_step
 from .running_state import (
@@ -77,13 +89,13 @@ def decayed_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_dec
     G = torch.cumsum(ld, dim=-1)                                    # [B, H, N, C]
     G_end = G[..., -1:]                                             # [B, H, N, 1]
 
-    # intra-chunk: A[t, tau] = (q_t . k_tau) exp(G_t - G_tau) for tau <= t, then o = A v
+    # intra-chunk: A[t, tau] = (q_t . k_tau) exp(sum_{u=tau+1..t} ld_u) for tau <= t, then o = A v
     decay = causal_decay(ld)                                        # [B, H, N, C, C]
     A = (q @ k.transpose(-1, -2)) * decay                           # [B, H, N, C, C]
     o = A @ v                                                       # [B, H, N, C, Dv]
 
-    # what each chunk adds to the memory: U_n = sum_tau exp(G_end - G_tau) outer(k_tau, v_tau);
-    # exp(G_end - G_tau) is the last row of the decay matrix
+    # what each chunk adds to the memory: U_n = sum_tau exp(sum_{u=tau+1..end} ld_u) outer(k_tau, v_tau);
+    # those decays are the last row of the decay matrix
     U = (k * decay[..., -1, :].unsqueeze(-1)).transpose(-1, -2) @ v  # [B, H, N, Dk, Dv]
     # memory after each chunk: M_n = exp(G_end_n) M_{n-1} + U_n  (a running state over chunks)
     M0_flat = None if M0 is None else M0.reshape(B, H, Dk * Dv)
@@ -132,6 +144,7 @@ def pair_readout(s_prev, b, gam, q_left, q_right, P0=None, mode: str = "fast",
     s_prev (s_prev[:, t] = s_{t-1}), b, q_left, q_right [B, T, H, S]; gam [B, T, H];
     P0 [B, H, S, S] or None. With ``return_state=True`` returns (r, P_last [B, H, S, S]).
     """
+    # input checks (helpers.py): clear errors for a wrong mode, chunk size, shape, dtype or device
     check_mode(mode)
     check_chunk_size(chunk_size)
     check_readout_inputs(s_prev, b, gam, q_left, q_right, P0)
@@ -170,7 +183,7 @@ class TripleLatentMixer(Recorder, nn.Module):
 
     n [B, T, d] -> o [B, T, d]; state = {"s": [B, H, S], "P": [B, H, S, S]} after the last token.
     ``lam_bias`` / ``gam_bias`` set the gates' initial bias (0 = the reference: gates near 0.5,
-    a memory of about one token). ``mode`` ("fast" or "loop") may be changed at any time.
+    a half-life of one token). ``mode`` ("fast" or "loop") may be changed at any time.
     A call with T = 1 uses the one-token step functions (the generation path).
     While recording (layers.recording), record = {"lam", "gam": [B, T, H], "s": [B, T, H, S],
     "P": {t: [B, H, S, S]} for t in the recording's "snapshot_at" positions}.
@@ -179,9 +192,7 @@ class TripleLatentMixer(Recorder, nn.Module):
     def __init__(self, d_model: int, n_heads: int, state_dim: int, mode: str = "fast",
                  lam_bias: float = 0.0, gam_bias: float = 0.0, chunk_size: int = DEFAULT_CHUNK):
         super().__init__()
-        for name, value in (("d_model", d_model), ("n_heads", n_heads), ("state_dim", state_dim)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        check_positive_ints(d_model=d_model, n_heads=n_heads, state_dim=state_dim)  # helpers.py
         self.d_model, self.n_heads, self.state_dim = d_model, n_heads, state_dim
         self.mode = check_mode(mode)
         self.chunk_size = check_chunk_size(chunk_size)
@@ -201,33 +212,19 @@ class TripleLatentMixer(Recorder, nn.Module):
 
     def project(self, n: torch.Tensor):
         """n [B, T, d] -> a, b, q_left, q_right [B, T, H, S] and lam, gam [B, T, H]."""
-        if not isinstance(n, torch.Tensor) or n.dim() != 3 or n.shape[-1] != self.d_model:
-            got = tuple(n.shape) if isinstance(n, torch.Tensor) else type(n).__name__
-            raise ValueError(f"input must be [B, T, d_model={self.d_model}], got {got}")
-        if n.shape[1] == 0:
-            raise ValueError("input has an empty time axis: need T >= 1")
-        B, T, _ = n.shape
-        # stored heads-first, [4, B, H, T, S], and handed out as [B, T, H, S] views: the chunked
-        # forms work heads-first, so their matmuls then read these without copying
-        z = self.proj(n).view(B, T, 4, self.n_heads, self.state_dim).permute(2, 0, 3, 1, 4)
-        a, b, ql, qr = tanh(z.contiguous()).transpose(2, 3).unbind(0)  # 4 x [B, T, H, S]
+        check_layer_input(n, self.d_model)                          # input check (helpers.py)
+        # a, b, q^l, q^r = tanh(W n), one matmul for the four, split into heads
+        # (helpers.tanh_projections: a faster tanh and a heads-first layout, both for speed)
+        a, b, ql, qr = tanh_projections(self.proj(n), 4, self.n_heads, self.state_dim)  # [B, T, H, S]
+        # lambda_t, gamma_t = sigmoid(W_lambda n_t + c_lambda), sigmoid(W_gamma n_t + c_gamma)
         lam, gam = torch.sigmoid(self.to_gates(n)).chunk(2, dim=-1)  # [B, T, H] each
         return a, b, ql, qr, lam, gam
 
-    def _initial_state(self, state, a):
-        if state is None:
-            return None, None
-        if not isinstance(state, dict) or set(state) != {"s", "P"}:
-            raise ValueError("state must be None or a dict with keys 's' [B, H, S] and 'P' [B, H, S, S]")
-        B, _, H, S = a.shape
-        check_sequence("state['s']", state["s"], 3, like=a, shape=(B, H, S))
-        check_sequence("state['P']", state["P"], 4, like=a, shape=(B, H, S, S))
-        return state["s"], state["P"]
-
     def forward(self, n: torch.Tensor, state=None):
         a, b, ql, qr, lam, gam = self.project(n)                     # [B, T, H, S] x4, [B, T, H] x2
-        B, T = n.shape[:2]
-        s0, P0 = self._initial_state(state, a)
+        B, T, H, S = a.shape
+        # s_{-1}, P_{-1}: the carried state (None = zeros), its keys and shapes checked in helpers.py
+        s0, P0 = check_state(state, {"s": (B, H, S), "P": (B, H, S, S)}, a, "'s' [B, H, S] and 'P' [B, H, S, S]")
         check_mode(self.mode)
         if T == 1:  # generation: one step, O(1) per token
             if s0 is None:

@@ -7,25 +7,28 @@ context 128, dropout 0.1) and adds its own settings. :data:`DEFAULTS` is the sin
 them; :func:`default_config` shows one variant's row, and a name that a variant does not use
 is an error (so a typo never silently falls back to a default).
 
-Variants (paper section 2)
+Variants (docs/paper.md section 3)
     transformer              pre-LN attention baseline (174,848 parameters at the defaults)
     triple_latent            stacked triple-latent layers (state_dim 16: matched width)
     triple_slot              the same with K learnable slots instead of the S x S memory
     triple_hybrid            a causal local convolution once before a triple_latent stack
     transformer_plus_triple  the Transformer plus one triple-latent layer on the token stream
-    gated_hybrid             triple_hybrid plus the gated key-value memory fused at the logits
-    gated_hybrid_paper       the paper's gated configuration, frozen (gated_hybrid's defaults
-                             may move to a configuration that recalls; this row never moves)
+    gated_hybrid             triple_hybrid plus the gated key-value memory fused at the logits,
+                             with this repository's defaults (GATED below): one tied W_qk and a
+                             learnable beta starting at 10, from the recall study
+    gated_hybrid_paper       the paper's gated configuration (GATED_PAPER below), kept fixed so
+                             the paper's numbers can always be rerun
 
 Settings
     d_model, n_layers, n_heads, max_seq_len   sizes (positive ints; d_model % n_heads == 0)
     dropout                                   in [0, 1)
     state_dim, num_slots                      S and K of the triple-latent / slot memories
-    mode                                      "fast" (fast, default) or "loop" (reference)
+    mode                                      "fast" (default) or "loop" (the specification)
     lam_bias, gam_bias                        initial bias of the keep / pair gates (0: ~0.5)
     conv_kernel, conv_causal                  the hybrid's convolution (False: the paper's leak)
     assoc_dim, top_k, temperature, learnable_temperature, query_align, write_gate,
-    gate_outside_norm, tie_qk                 the key-value memory (see kv_fusion.py)
+    gate_outside_norm, tie_qk                 the key-value memory (see kv_fusion.py): D_kv,
+                                              K, beta (the scale of the cosine scores), ...
 """
 
 from __future__ import annotations
@@ -38,14 +41,14 @@ from .kv_fusion import QUERY_ALIGNS
 COMMON = {"d_model": 64, "n_layers": 3, "n_heads": 4, "max_seq_len": 128, "dropout": 0.1}
 RECURRENT = {"state_dim": 16, "mode": "fast", "lam_bias": 0.0, "gam_bias": 0.0}
 CONV = {"conv_kernel": 5, "conv_causal": True}
-# the paper's gated runs: S = 8, assoc dim 64, top-8 cosine scores at temperature 1,
+# the paper's gated runs: S = 8, assoc dim D_kv = 64, top-8 cosine scores at scale beta = 1,
 # previous-token query, no write gate, the read gate inside the LayerNorm
 GATED_PAPER = {"state_dim": 8, "assoc_dim": 64, "top_k": 8, "temperature": 1.0,
                "learnable_temperature": False, "query_align": "previous", "write_gate": False,
                "gate_outside_norm": False, "tie_qk": False}
 # gated_hybrid's own defaults: the paper's, with retrieval made to work from step 0 (the recall
 # study, data/results/RECALL_STUDY.md): one W_qk for query and key, so an exact repeat of a
-# token scores cos = 1 at initialization, and a learnable temperature starting at 10, so the
+# token scores cos = 1 at initialization, and a learnable scale beta starting at 10, so the
 # softmax over cosines (in [-1, 1]) can be sharp instead of near uniform. Everything else as
 # in the paper (top-8, previous-token query, read gate inside the LayerNorm).
 GATED = {**GATED_PAPER, "tie_qk": True, "temperature": 10.0, "learnable_temperature": True}
@@ -112,9 +115,9 @@ def resolve_config(variant: str, **config) -> dict:
         if not (k is None or k == "all" or (isinstance(k, numbers.Integral) and not isinstance(k, bool) and k >= 1)):
             raise ValueError(f"top_k must be a positive int, 'all' or None (all entries), got {k!r}")
     if "temperature" in cfg:
-        tau = cfg["temperature"]
-        if isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not tau > 0:
-            raise ValueError(f"temperature must be a number > 0, got {tau!r}")
+        beta = cfg["temperature"]
+        if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not beta > 0:
+            raise ValueError(f"temperature must be a number > 0, got {beta!r}")
     if "query_align" in cfg and cfg["query_align"] not in QUERY_ALIGNS:
         raise ValueError(f"query_align must be one of {', '.join(QUERY_ALIGNS)}, got {cfg['query_align']!r}")
     return cfg

@@ -7,12 +7,17 @@ Glossary (paper symbol -> code name -> shape)
     s_{-1}      s0         [B, H, S]      state before the first token (None means zeros)
     s_{t-1}     s_prev     [B, T, H, S]   the state each token *reads*: s_prev[:, t] = s_{t-1}
     B, T, H, S  -                         batch, time, heads, state size
+    C           chunk_size int            tokens per chunk of the fast form, DEFAULT_CHUNK (16)
 
 The recurrence (the paper's equation, applied to every head independently):
 
     s_t = lambda_t * s_{t-1} + (1 - lambda_t) * a_t
 
-A keep gate near 1 remembers for about 1 / (1 - lambda) tokens; near 0 the state is just a_t.
+Memory length: with a constant keep gate lambda, a write's weight in the state halves every
+
+    H_1/2 = ln(1/2) / ln(lambda) tokens        (the half-life: lambda 0.5 -> 1, 0.9 -> 6.6, 0.99 -> 69)
+
+so a gate near 1 remembers long; near 0 the state is just a_t.
 
 Three forms, held equal by tests/test_running_state.py:
 - ``mode="loop"``: a for-loop over time, the specification.
@@ -21,13 +26,18 @@ Three forms, held equal by tests/test_running_state.py:
 
       s_t = Lambda_t s_{c-1} + sum_{tau=c..t} (Lambda_t / Lambda_tau) (1 - lambda_tau) a_tau
 
-  Inside a chunk of C tokens the weights Lambda_t / Lambda_tau form a lower-triangular C x C
-  matrix, so the inner sum is one matmul per chunk (all chunks at once). The ratios are
-  computed as exp(G_t - G_tau) with G the cumulative sum of log(lambda) *from the chunk start*:
+  Inside a chunk of C = DEFAULT_CHUNK (16) tokens the weights Lambda_t / Lambda_tau form a
+  lower-triangular C x C matrix, so the inner sum is one matmul per chunk (all chunks at once).
+  Each ratio is the exponential of a segment sum of log-gates,
+
+      Lambda_t / Lambda_tau = exp(sum_{u=tau+1..t} log lambda_u)        (:func:`causal_decay`)
+
   every exponent is <= 0, so nothing overflows for gates near 0, and nothing divides by a tiny
-  product for gates near 1. Only the state at chunk ends has to travel from chunk to chunk; that
-  is the same kind of recurrence again, over T / C chunk-end states, and is solved by calling
-  the same function on it (a short recursion: T = 8192 with C = 16 needs four levels).
+  product for gates near 1. (Each segment is added up directly, not as the difference of two
+  running sums G_t - G_tau: the difference has the same value but a worse float32 gradient;
+  :func:`causal_decay` explains why.) Only the state at chunk ends has to travel from chunk to
+  chunk; that is the same kind of recurrence again, over T / C chunk-end states, and is solved
+  by calling the same function on it (a short recursion: T = 8192 with C = 16 needs four levels).
 - :func:`running_state_step`: one token, O(1) work, for generation.
 
 The building block :func:`decayed_cumsum` (h_t = exp(log_decay_t) h_{t-1} + x_t, heads-first
@@ -38,7 +48,13 @@ from __future__ import annotations
 
 import torch
 
-from .helpers import MAX_CHUNK, check_chunk_size, check_mode, check_running_state_inputs, check_sequence
+from .helpers import (
+    check_causal_decay_length,
+    check_chunk_size,
+    check_mode,
+    check_running_state_inputs,
+    check_sequence,
+)
 
 # 16 tokens per chunk: fastest measured on a 2-core CPU for T = 128 and T = 2048 (S = 16), where
 # the chunk matrices are small and the per-kernel cost of the chunk-level carry stays low
@@ -64,12 +80,9 @@ def causal_decay(log_decay: torch.Tensor) -> torch.Tensor:
     gives exactly 0 there, with gradient 0: one matmul and one exp per chunk matrix, fast on
     every device (with TF32 matmuls switched on, on CUDA, the sums carry TF32's ~1e-3 relative
     error like every other matmul). Z has C^3 entries (4,096 at the default C = 16), hence
-    C <= MAX_CHUNK. The diagonal is the empty sum, exactly 0, so W[t, t] = 1.
+    C <= helpers.MAX_CHUNK. The diagonal is the empty sum, exactly 0, so W[t, t] = 1.
     """
-    C = log_decay.shape[-1]
-    if C > MAX_CHUNK:
-        raise ValueError(f"causal_decay takes chunks of at most {MAX_CHUNK} steps (it builds a C x C^2 "
-                         f"matrix), got {C}; split the sequence into chunks")
+    C = check_causal_decay_length(log_decay.shape[-1])             # C <= MAX_CHUNK (helpers.py)
     u = torch.arange(C, device=log_decay.device)
     t, tau = u.view(C, 1), u.view(1, C)                              # rows t, columns tau
     # Z[u, t, tau] = 1 when log_decay_u is in the segment tau < u <= t
@@ -100,7 +113,7 @@ def decayed_cumsum(log_decay: torch.Tensor, x: torch.Tensor, h0: torch.Tensor | 
 
     # G_t = sum_{u=c..t} log lambda_u, counted from the start of each chunk
     G = torch.cumsum(ld, dim=-1)                                    # [B, H, N, C]
-    # W[t, tau] = Lambda_t / Lambda_tau = exp(G_t - G_tau) for tau <= t, else 0
+    # W[t, tau] = Lambda_t / Lambda_tau = exp(sum_{u=tau+1..t} log lambda_u) for tau <= t, else 0
     W = causal_decay(ld)                                            # [B, H, N, C, C]
     # h_t (from a zero state at the chunk start) = sum_{tau=c..t} W[t, tau] x_tau
     h_local = W @ xc                                                # [B, H, N, C, D]
@@ -151,6 +164,7 @@ def running_state(a: torch.Tensor, lam: torch.Tensor, s0: torch.Tensor | None = 
     ``mode`` is "loop" (the reference) or "fast" (default, ``chunk_size`` tokens per chunk).
     Gate values are not checked (that would need a device sync); log(0) is clamped to stay finite.
     """
+    # input checks (helpers.py): clear errors for a wrong mode, chunk size, shape, dtype or device
     check_mode(mode)
     check_chunk_size(chunk_size)
     check_running_state_inputs(a, lam, s0)
@@ -164,7 +178,7 @@ def previous_states(s: torch.Tensor, s0: torch.Tensor | None = None) -> torch.Te
 
     The pair memory pairs the state *before* token t with token t's write, so it reads s_prev.
     """
-    check_sequence("s", s, 4)
+    check_sequence("s", s, 4)                                       # input checks (helpers.py)
     B, _, H, S = s.shape
     if s0 is None:
         s0 = torch.zeros_like(s[:, 0])                              # [B, H, S]

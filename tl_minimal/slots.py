@@ -2,7 +2,7 @@
 
 Glossary (paper symbol -> code name -> shape)
     n_t           n                  [B, T, d]        LayerNormed input of the layer
-    s_{t-1}       s_prev             [B, T, H, S]     running state before token t (``state.py``)
+    s_{t-1}       s_prev             [B, T, H, S]     running state before token t (``running_state.py``)
     b_t           b                  [B, T, H, S]     write vector of token t
     q^l_t, q^r_t  q_left, q_right    [B, T, H, S]     left and right queries
     gamma_t       gam                [B, T, H]        keep gate of the slot memories
@@ -25,9 +25,9 @@ restricted to rank K; products of a state from one token with a write from anoth
 f_t. It is a cheaper, different memory, not an exact low-rank version of P.
 
 Both slot memories are running states with gate gamma (over inputs g_k s_{t-1} and g_k b_t), so
-:func:`slot_memory` materializes them with ``state.running_state``. The feature needs only
+:func:`slot_memory` materializes them with ``running_state.running_state``. The feature needs only
 q^l_t . L_k,t = sum_{tau<=t} w_{t,tau} g_tau[k] (q^l_t . s_{tau-1}): the pair readout's gated
-linear attention with the slot weights as values. So the chunked form is two calls of
+linear attention with the slot weights as values. So the fast form is two calls of
 ``readout.decayed_attention`` (query q^l, key s_prev; query q^r, key b) and never builds L, R
 for every token.
 
@@ -40,7 +40,15 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .helpers import check_chunk_size, check_mode, check_sequence, check_slot_inputs, heads_first
+from .helpers import (
+    check_chunk_size,
+    check_mode,
+    check_positive_ints,
+    check_slot_inputs,
+    check_slot_readout_inputs,
+    check_state,
+    heads_first,
+)
 from .readout import TripleLatentMixer, _normal_init, decayed_attention
 from .running_state import DEFAULT_CHUNK, log_gate, previous_states, running_state, running_state_step
 
@@ -89,11 +97,10 @@ def slot_readout(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None, mode: str
     s_prev, b, q_left, q_right [B, T, H, S]; g [B, T, H, K]; gam [B, T, H];
     L0, R0 [B, H, K, S] or None. mode: "loop" or "fast".
     """
+    # input checks (helpers.py): clear errors for a wrong mode, chunk size, shape, dtype or device
     check_mode(mode)
     check_chunk_size(chunk_size)
-    check_slot_inputs(s_prev, b, g, gam, L0, R0)
-    check_sequence("q_left", q_left, 4, like=s_prev, shape=s_prev.shape)
-    check_sequence("q_right", q_right, 4, like=s_prev, shape=s_prev.shape)
+    check_slot_readout_inputs(s_prev, b, g, gam, q_left, q_right, L0, R0)
     if mode == "loop":
         f, L, R = _slot_readout_loop(s_prev, b, g, gam, q_left, q_right, L0, R0)
     else:
@@ -106,7 +113,7 @@ def slot_memory(s_prev, b, g, gam, L0=None, R0=None, mode: str = "fast"):
 
     Each is a running state with keep gate gamma: L over inputs g_t[k] s_{t-1}, R over g_t[k] b_t.
     """
-    check_mode(mode)
+    check_mode(mode)                                                # input checks (helpers.py)
     K = check_slot_inputs(s_prev, b, g, gam, L0, R0)
     B, T, H, S = s_prev.shape
     flat = lambda M: None if M is None else M.reshape(B, H, K * S)
@@ -131,8 +138,7 @@ class SlotMixer(TripleLatentMixer):
                  chunk_size: int = DEFAULT_CHUNK):
         super().__init__(d_model, n_heads, state_dim, mode=mode, lam_bias=lam_bias, gam_bias=gam_bias,
                          chunk_size=chunk_size)
-        if isinstance(num_slots, bool) or not isinstance(num_slots, int) or num_slots < 1:
-            raise ValueError(f"num_slots must be a positive int, got {num_slots!r}")
+        check_positive_ints(num_slots=num_slots)                    # helpers.py
         self.num_slots = num_slots
         # g_t = softmax_K(Linear(d -> H*K)(n_t))
         self.to_slots = nn.Linear(d_model, n_heads * num_slots)
@@ -141,23 +147,15 @@ class SlotMixer(TripleLatentMixer):
         _normal_init(self.to_slots)
         _normal_init(self.out)
 
-    def _initial_state(self, state, a):
-        if state is None:
-            return None, None, None
-        if not isinstance(state, dict) or set(state) != {"s", "L", "R"}:
-            raise ValueError("state must be None or a dict with keys 's' [B, H, S], 'L' and 'R' [B, H, K, S]")
-        B, _, H, S = a.shape
-        check_sequence("state['s']", state["s"], 3, like=a, shape=(B, H, S))
-        for key in ("L", "R"):
-            check_sequence(f"state['{key}']", state[key], 4, like=a, shape=(B, H, self.num_slots, S))
-        return state["s"], state["L"], state["R"]
-
     def forward(self, n: torch.Tensor, state=None):
         a, b, ql, qr, lam, gam = self.project(n)                    # [B, T, H, S] x4, [B, T, H] x2
-        B, T = n.shape[:2]
+        B, T, H, S = a.shape
+        K = self.num_slots
         # g_t = softmax over the K slots, per head
-        g = torch.softmax(self.to_slots(n).view(B, T, self.n_heads, self.num_slots), dim=-1)  # [B, T, H, K]
-        s0, L0, R0 = self._initial_state(state, a)
+        g = torch.softmax(self.to_slots(n).view(B, T, H, K), dim=-1)  # [B, T, H, K]
+        # s_{-1}, L_{-1}, R_{-1}: the carried state (None = zeros), checked in helpers.py
+        s0, L0, R0 = check_state(state, {"s": (B, H, S), "L": (B, H, K, S), "R": (B, H, K, S)}, a,
+                                 "'s' [B, H, S], 'L' and 'R' [B, H, K, S]")
         check_mode(self.mode)
         if T == 1:  # generation: one step, O(1) per token
             if s0 is None:

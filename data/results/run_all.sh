@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every command behind the committed lm_*.json and tokenized_*.json (notebook 07, README "Results").
+# Every command behind the committed lm_*.json and tokenized_*.json (notebook 07, data/results/README.md).
 #
 #   bash data/results/run_all.sh                 # all tables, one after another (hours on a 2-core CPU)
 #   bash data/results/run_all.sh leak tokenized  # only these tables
@@ -70,13 +70,17 @@ long_seeds() {  # 3b. seeds 1 and 2 at 2,000 steps (triple_slot: all three seeds
     "${E[@]}" lm --variants "$v" --seeds 1 2 --steps 2000 --no-progress --out "$OUT/lm_2000_steps_${v}_s12.json"
   done
 }
-lr_sensitivity() {  # 3c. is the 2,000-step gap the Transformer's learning rate? seed 0, lr 1e-3 and 3e-3
+lr_sensitivity() {  # 3c. is the 2,000-step gap the learning rate? seed 0 at lr 1e-3 and 3e-3; seeds 1 2 at each best
   "${E[@]}" lm --variants transformer triple_latent --seeds 0 --steps 2000 --protocol lr=1e-3 --no-progress \
     --out $OUT/lr_sensitivity_2000_steps.json
   "${E[@]}" lm --variants transformer triple_latent triple_hybrid --seeds 0 --steps 2000 --protocol lr=3e-3 \
     --no-progress --out $OUT/lr_sensitivity_2000_steps_lr3e-3.json
   "${E[@]}" lm --variants triple_hybrid --seeds 0 --steps 2000 --protocol lr=1e-3 --no-progress \
     --out $OUT/lr_sensitivity_2000_steps_lr1e-3_hybrid.json
+  "${E[@]}" lm --variants transformer --seeds 1 2 --steps 2000 --protocol lr=1e-3 --no-progress \
+    --out $OUT/lr_sensitivity_2000_steps_transformer_lr1e-3_s12.json
+  "${E[@]}" lm --variants triple_latent --seeds 1 2 --steps 2000 --protocol lr=3e-3 --no-progress \
+    --out $OUT/lr_sensitivity_2000_steps_triple_latent_lr3e-3_s12.json
 }
 tokenized() {  # 6. MiniMind tokenizer (WikiText-2 text offline), the paper's tokenized protocol, seeds 1 2 3
   "${E[@]}" tokenized --variants transformer triple_latent triple_hybrid transformer_plus_triple \
@@ -86,7 +90,7 @@ tokenized_leak() {  # 6c. the paper's symmetric convolution in the tokenized hyb
   "${E[@]}" tokenized --variants triple_hybrid gated_hybrid_paper --set conv_causal=false --no-progress \
     --out $OUT/tokenized_leak.json
 }
-tokenized_gated() {  # 6b. gated_hybrid at its current default (it may differ from gated_hybrid_paper)
+tokenized_gated() {  # 6b. gated_hybrid at its default (tied W_qk, learnable beta: not gated_hybrid_paper)
   "${E[@]}" tokenized --variants gated_hybrid --no-progress --out $OUT/tokenized_gated_hybrid.json
 }
 

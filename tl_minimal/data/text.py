@@ -12,10 +12,12 @@ Preprocessing, exactly as the paper's reference code: strip every line, drop the
 join with "\\n", encode as UTF-8, and put one BOS ... EOS around the whole split.
 
 Where the text comes from, in this order:
-1. a local directory, when ``data_dir=`` is given or ``TL_MINIMAL_DATA`` is set, laid out as
-   ``<dir>/wikitext-2-raw/wiki.{train,valid,test}.raw``. The offline copy in ``../shared/data``
-   holds only the head of the train split (``wiki.train.head1MB.txt``); it is used then, and
-   :attr:`TextSplit.source` says so (runs copy that sentence into their output and results);
+1. a local directory (``TL_MINIMAL_DATA``, or an explicit ``data_dir=``), laid out as
+   ``<dir>/wikitext-2-raw/wiki.{train,valid,test}.raw``. A directory may hold only the head of
+   the train split (``wiki.train.head1MB.txt``, the first 1,000,000 bytes: what an offline
+   copy such as CI's holds); it is used then, and :attr:`TextSplit.source` says so (runs copy
+   that sentence into their output and results). The source names a file under
+   ``TL_MINIMAL_DATA`` as ``$TL_MINIMAL_DATA/...``, so results do not record a machine's paths;
 2. Hugging Face ``datasets`` (``wikitext`` / ``wikitext-2-raw-v1``, cached where ``datasets``
    caches, usually ``~/.cache/huggingface/datasets``);
 3. otherwise :class:`DataUnavailable`, whose message names both ways.
@@ -90,7 +92,8 @@ class TextSplit:
         return f"TextSplit({self.name!r}, {len(self.tokens):,} tokens, source={self.source!r})"
 
 
-def _read_local(root: Path, split: str) -> tuple[str, str, bool] | None:
+def _read_local(root: Path, split: str, label: str | None = None) -> tuple[str, str, bool] | None:
+    """(raw text, source sentence, partial) from ``root``, or None; ``label`` names root in the sentence."""
     folder = root / "wikitext-2-raw" if (root / "wikitext-2-raw").is_dir() else root
     for i, name in enumerate(_LOCAL_FILES[split]):
         path = folder / name
@@ -98,7 +101,8 @@ def _read_local(root: Path, split: str) -> tuple[str, str, bool] | None:
             raw = path.read_text(encoding="utf-8")
             partial = i > 0
             what = f"head of the {split} split" if partial else f"full {split} split"
-            return raw, f"local {what}, {path.stat().st_size:,} bytes ({path})", partial
+            shown = path if label is None else f"{label}/{path.relative_to(root).as_posix()}"
+            return raw, f"local {what}, {path.stat().st_size:,} bytes ({shown})", partial
     return None
 
 
@@ -120,7 +124,9 @@ def load_split(split: str = "train", data_dir: str | os.PathLike | None = None) 
         raise ValueError(f"unknown split {split!r}: expected one of train, validation (or valid), test")
     split = _SPLIT_NAMES[split]
     root = local_root(data_dir)
-    found = _read_local(root, split) if root is not None else None
+    # a directory given by TL_MINIMAL_DATA is named by the variable, an explicit one by its path
+    label = "$TL_MINIMAL_DATA" if data_dir is None else None
+    found = _read_local(root, split, label) if root is not None else None
     if found is None and data_dir is not None:
         raise DataUnavailable(
             f"WikiText-2 {split}: no {' or '.join(_LOCAL_FILES[split])} under {root} "

@@ -7,8 +7,11 @@ Glossary
     stream      all documents of one side, each as <|im_start|> text <|im_end|>, concatenated [N]
 
 Where things come from:
-- tokenizer: ``<dir>/minimind/tokenizer.json`` under ``tokenizer_dir=`` / ``TL_MINIMAL_DATA``,
-  else the Hugging Face hub (``jingyaogong/MiniMind2``), else :class:`DataUnavailable`;
+- tokenizer: ``<dir>/minimind/tokenizer.json`` (or ``<dir>/tokenizer.json``) under
+  ``tokenizer_dir=`` / ``TL_MINIMAL_DATA``, else the Hugging Face hub (``jingyaogong/MiniMind2``),
+  else :class:`DataUnavailable`. :func:`load_corpus` accepts MiniMind's tokenizer or one laid
+  out like it (at most 6,400 ids, ``<|im_start|>`` = 1, ``<|im_end|>`` = 2), such as the tests'
+  tiny stand-in, and its source sentence says which;
 - corpus: a MiniMind pretraining jsonl when the user has one (``jsonl=`` argument,
   ``TL_MINIMAL_MINIMIND_JSONL``, or ``<dir>/minimind/pretrain_hq.jsonl``), read up to
   ``max_docs`` documents; otherwise the WikiText-2 train split (lines after the paper's
@@ -128,8 +131,15 @@ def load_corpus(
     """Tokenized corpus with the 1-in-20 holdout (see the module docstring for the sources)."""
     tokenizer = tokenizer if tokenizer is not None else load_tokenizer(data_dir)
     vocab = tokenizer.get_vocab_size()
-    if vocab != VOCAB_SIZE:
-        raise ValueError(f"expected the MiniMind tokenizer with {VOCAB_SIZE} ids, this one has {vocab}")
+    specials = (tokenizer.token_to_id("<|im_start|>"), tokenizer.token_to_id("<|im_end|>"))
+    if vocab > VOCAB_SIZE or specials != (BEGIN, END):
+        raise ValueError(
+            f"expected the MiniMind tokenizer ({VOCAB_SIZE} ids, <|im_start|> = {BEGIN}, <|im_end|> = {END}) "
+            f"or one laid out like it with at most {VOCAB_SIZE} ids; this one has {vocab} ids and "
+            f"<|im_start|>, <|im_end|> = {specials}"
+        )
+    # the tests' tiny stand-in (tests/fixtures/data/tokenizer.json) has the layout but fewer ids
+    name = "the MiniMind tokenizer" if vocab == VOCAB_SIZE else f"a {vocab:,}-id tokenizer laid out like MiniMind's"
     path = _find_jsonl(jsonl, data_dir)
     if path is not None:
         docs = read_jsonl(path, max_docs)
@@ -138,7 +148,7 @@ def load_corpus(
         split = load_split("train", data_dir)
         docs = split.text.split("\n")
         source = (
-            f"no MiniMind jsonl: stand-in WikiText-2 train text tokenized with the MiniMind tokenizer, "
+            f"no MiniMind jsonl: stand-in WikiText-2 train text tokenized with {name}, "
             f"one document per line ({len(docs):,} lines; {split.source})"
         )
     if len(docs) < HOLDOUT_EVERY:

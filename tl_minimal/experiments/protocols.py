@@ -1,6 +1,6 @@
 """The paper's protocols as dataclasses: every hyperparameter of a run, in one place, recorded in results.
 
-PAPER.md section 3 gives most numbers; where the paper is silent the value chosen here is
+docs/paper.md section 4 gives most numbers; where the paper is silent the value chosen here is
 listed in the protocol's ``assumed`` field, so a reader of the results sees which is which.
 """
 
@@ -66,7 +66,7 @@ class Protocol:
 
 @dataclass
 class LMProtocol(Protocol):
-    """Byte-level WikiText-2 (PAPER.md section 3): 80 steps of 16 random 128-byte windows."""
+    """Byte-level WikiText-2 (docs/paper.md section 4.1): 80 steps of 16 random 128-byte windows."""
 
     task: str = "lm"
     metric: str = "bpb"

@@ -8,7 +8,7 @@ command per variant because each variant gets its own ``--set`` sizes. This modu
 - loads the files (:func:`load_runs`), tagging every run with the file's overrides;
 - groups runs into rows, one per (variant, overrides), with mean and sample standard deviation
   over seeds and the parameter count (:func:`summarize`);
-- holds the paper's numbers (:data:`PAPER`, from ``PAPER.md`` section 4) and formats a
+- holds the paper's numbers (:data:`PAPER`, from ``docs/paper.md`` section 5) and formats a
   markdown table with ours beside them (:func:`markdown_table`).
 
     rows = summarize(load_runs(["data/results/lm_matched_width.json"]))
@@ -25,8 +25,8 @@ from pathlib import Path
 
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "data" / "results"
 
-# The paper's numbers (PAPER.md section 4). A string is a claim without a number ("below 5.124").
-PAPER_SOURCE = "PAPER.md section 4 (the paper's tables)"
+# The paper's numbers (docs/paper.md section 5). A string is a claim without a number ("below 5.124").
+PAPER_SOURCE = "docs/paper.md section 5 (the paper's numbers)"
 PAPER: dict[str, dict] = {
     "lm_matched_width": {  # byte WT2 BPB, matched width S=16, 80 steps
         "transformer": 5.124,

@@ -55,6 +55,18 @@ def git_commit() -> str | None:
     return (commit + ("+dirty" if dirty else "")) or None
 
 
+def command_line() -> str:
+    """The command that is running, as a reader would type it: a module of this package run with
+    ``python -m`` is written ``python -m tl_minimal...`` (not the file's path on this machine)."""
+    package = Path(__file__).resolve().parents[1]  # tl_minimal/
+    program = Path(sys.argv[0]).resolve()
+    if program.suffix != ".py" or package not in program.parents:  # a script, an interactive session
+        return " ".join(sys.argv)
+    module = program.relative_to(package.parent).with_suffix("")
+    parts = [part for part in module.parts if part != "__main__"]
+    return " ".join(["python -m " + ".".join(parts), *sys.argv[1:]])
+
+
 def environment(device: torch.device) -> dict:
     return {
         "torch": torch.__version__,
@@ -65,12 +77,7 @@ def environment(device: torch.device) -> dict:
         "world_size": distributed.world_size(),
         "git_commit": git_commit(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": " ".join(
-            [
-                "python -m tl_minimal.experiments" if sys.argv[0].endswith("__main__.py") else sys.argv[0],
-                *sys.argv[1:],
-            ]
-        ),
+        "command": command_line(),
     }
 
 
