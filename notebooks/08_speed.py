@@ -189,7 +189,7 @@ def series(variant, key):
     return [T for T in lengths if T in got], [got[T] for T in lengths if T in got]
 
 
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9.5, 4))
 for v in variants:
     line, = ax1.loglog(*series(v, "train_ms"), marker="o", label=v)
     Ts, loop = series(v, "loop_train_ms")
