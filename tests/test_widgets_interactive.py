@@ -158,7 +158,7 @@ def test_recall_widget(gated):
 def test_recall_widget_states_its_verdict_first(gated):
     fig = widgets.recall_widget({"gated_hybrid": gated}, static=True)
     verdict = fig._suptitle
-    assert ": right" in verdict.get_text() or ": wrong" in verdict.get_text()
+    assert ": RIGHT" in verdict.get_text() or ": WRONG" in verdict.get_text()
     texts = [t for t in fig.findobj(plt.Text) if t.get_visible() and t.get_text().strip() and t is not verdict]
     assert all(t.get_fontsize() < verdict.get_fontsize() for t in texts)  # the result is the largest text
 

@@ -32,7 +32,6 @@ from ..data import recall as data_recall
 from .plots import byte_label, token_strip
 
 _KEY, _VALUE, _ASK = "#ff9800", "#4caf50", "#2196f3"
-_RIGHT, _WRONG = "#1b5e20", "#b00020"  # verdict colours
 
 
 def _numpy(x) -> np.ndarray:
@@ -276,13 +275,11 @@ def attention_at(model, x, pos: int = -1, layer: int = -1) -> torch.Tensor:
 
 
 def position_bars(ax, values, names=None, marks: dict | None = None, ylabel: str = "weight",
-                  title: str | None = None, ylim=None, xlabel: str = "memory position j (entry j: key x_j, value x_j+1)",
-                  verdict: bool | None = None):
+                  title: str | None = None, ylim=None, xlabel: str = "memory position j (entry j: key x_j, value x_j+1)"):
     """Bars of values [T] over positions; marks {position: (colour, note)} shade positions, named in a legend.
 
     names (token names [T], optional) label the non-filler positions when the sequence is short
-    (T <= 48); longer sequences get plain position numbers, which stay readable. verdict (True:
-    right, False: wrong) is written above the panel, left, as its largest text: it is the result.
+    (T <= 48); longer sequences get plain position numbers, which stay readable.
     """
     v = _numpy(values)
     if v.ndim != 1 or (names is not None and len(names) != len(v)):
@@ -300,12 +297,9 @@ def position_bars(ax, values, names=None, marks: dict | None = None, ylabel: str
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if marks:
-        ax.legend(fontsize=8, loc="upper center", framealpha=0.9)
-    if verdict is not None:
-        ax.set_title("right" if verdict else "wrong", loc="left", fontsize=12, fontweight="bold",
-                     color=_RIGHT if verdict else _WRONG)
+        ax.legend(fontsize=7, loc="upper center", framealpha=0.9)
     if title:
-        ax.set_title(title, fontsize=9, loc="right" if verdict is not None else "center")
+        ax.set_title(title, fontsize=8)
     return ax.figure
 
 
@@ -320,8 +314,7 @@ def recall_marks(x, y, layout: data_recall.RecallLayout = data_recall.PAPER_LAYO
 def retrieval_grid(panels: dict, title: str = "where the memory reads at the answer position",
                    ylabel: str = "retrieval weight"):
     """Rows of panels {row name: [panel, ...]}; a panel is {"values" [T], "names", "marks", "title"}
-    (optional "ylim", default (0, 1), "xlabel", and "verdict": True / False, drawn as a large
-    right / wrong above the panel)."""
+    (optional "ylim", default (0, 1), and "xlabel")."""
     if not panels or not all(panels.values()):
         raise ValueError("panels is empty: give {row name: [panel dict, ...]}")
     n_cols = max(len(row) for row in panels.values())
@@ -334,9 +327,8 @@ def retrieval_grid(panels: dict, title: str = "where the memory reads at the ans
                 continue
             p = row[c]
             extra = {"xlabel": p["xlabel"]} if "xlabel" in p else {}
-            row_label = f"{name}\n{ylabel}" if c == 0 else ""          # once per row: the panels are narrow
-            position_bars(ax, p["values"], p.get("names"), p.get("marks"), row_label, p.get("title"),
-                          p.get("ylim", (0, 1)), verdict=p.get("verdict"), **extra)
+            position_bars(ax, p["values"], p.get("names"), p.get("marks"), f"{name}\n{ylabel}", p.get("title"),
+                          p.get("ylim", (0, 1)), **extra)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     return fig

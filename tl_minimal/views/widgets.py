@@ -43,7 +43,7 @@ from ..data import recall as data_recall
 from ..data import text as data_text
 from . import plots, plots_recall
 
-_ERROR_COLOUR, _HINT_COLOUR = "#b00020", "#555555"
+_ERROR_COLOUR, _HINT_COLOUR, _RIGHT_COLOUR = "#c62828", "#555555", "#2e7d32"  # red, grey, green
 
 
 @dataclass
@@ -373,9 +373,9 @@ def recall_widget(models: dict, pairs: str = "k5=v13 k6=v20 k7=v17 k8=v14", ask:
                                    "retrieval weight", f"where {model} reads; read gate g = {r['read_gate'][0]:.2f}",
                                    (0, 1))
         right = bool(r["correct"][0])
-        fig.suptitle(f"{model} answers {layout.name(int(r['pred'][0]))}: {'right' if right else 'wrong'} "
+        fig.suptitle(f"{model} answers {layout.name(int(r['pred'][0]))}: {'RIGHT' if right else 'WRONG'} "
                      f"(target {layout.name(int(r['target'][0]))})", fontsize=13, fontweight="bold",
-                     color="#1b5e20" if right else _ERROR_COLOUR)
+                     color=_RIGHT_COLOUR if right else _ERROR_COLOUR)
         fig.tight_layout()
         return fig
 
