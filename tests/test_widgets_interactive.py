@@ -79,6 +79,9 @@ def test_bad_input_says_what_is_valid_and_removes_the_picture():
     assert "image/png" not in view._repr_mimebundle_()
     view.controls["n"].value = "5"
     assert shows_picture(view) and not shows_error(view)
+    with pytest.raises(ValueError, match="write digits"):  # bad starting values are the caller's error
+        widgets.interactive(draw, static=False, n=widgets.Text("three"))
+    assert not plt.get_fignums()
 
 
 def test_a_bug_in_draw_shows_its_traceback_in_place_of_the_picture():

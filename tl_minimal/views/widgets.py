@@ -187,8 +187,7 @@ def interactive(draw, static: bool | None = None, **controls):
     out = w.Output()
     rows = [w.HBox([made[n], w.HTML(f'<span style="color:{_HINT_COLOUR}">{html.escape(s.hint)}</span>')])
             if s.hint else made[n] for n, s in controls.items()]
-    summary = (f"[interactive figure, controls: {', '.join(controls)}. Run the notebook to use them; "
-               "the picture shows the starting values]")
+    summary = f"[interactive figure; controls: {', '.join(controls)}; run the notebook to change them]"
     view = _view_class()(rows + [message, out], made, message, out, summary)
     busy = False                                                    # True while a Choice's options change
 
@@ -209,22 +208,27 @@ def interactive(draw, static: bool | None = None, **controls):
             say(str(err))
             return
         say(f"the picture could not be drawn: {type(err).__name__}: {err}")
-        out.outputs = ({"output_type": "error", "ename": type(err).__name__, "evalue": str(err),
-                        "traceback": traceback.format_exception(err)},)
+        lines = "".join(traceback.format_exception(err)).splitlines()
+        out.outputs = ({"output_type": "error", "ename": type(err).__name__, "evalue": str(err), "traceback": lines},)
 
-    def redraw():
+    def draw_and_show():
+        """Draw with the controls' values and show the figure; close every figure the drawing opened."""
         before = set(plt.get_fignums())
         try:
             fig = draw(**{name: control.value for name, control in made.items()})
             if not isinstance(fig, plt.Figure):
                 raise TypeError(f"draw must return a matplotlib Figure, got {type(fig).__name__}")
-            say("")
             show(fig)
-        except Exception as err:  # noqa: BLE001 - any error is shown beside the controls, never raised into the kernel
-            fail(err)
         finally:
             for number in set(plt.get_fignums()) - before:          # nothing left for a later plt.show()
                 plt.close(number)
+
+    def redraw():
+        try:
+            draw_and_show()
+            say("")
+        except Exception as err:  # noqa: BLE001 - any error is shown beside the controls, never raised into the kernel
+            fail(err)
 
     def changed(change):
         nonlocal busy
@@ -250,9 +254,7 @@ def interactive(draw, static: bool | None = None, **controls):
 
     for control in made.values():
         control.observe(changed, names="value")
-    fig = draw(**{name: control.value for name, control in made.items()})
-    show(fig)
-    plt.close(fig)
+    draw_and_show()                                                 # the starting values: errors raise here
     return view
 
 
