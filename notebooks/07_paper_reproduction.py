@@ -9,10 +9,27 @@
 # %% [markdown]
 # # 07 · Paper reproduction: which claims hold?
 #
-# The paper (PAPER.md section 4) reports a handful of numbers: bits per byte (BPB) on byte-level
-# WikiText-2, a mean token loss with the MiniMind tokenizer, and associative-recall accuracy.
-# This notebook sets **our** numbers beside them, for every variant, over several seeds, with the
-# parameter counts, and says where they agree and where they do not.
+# The paper (`docs/paper.md` section 5) reports a handful of numbers: bits per byte (BPB) on
+# byte-level WikiText-2, a mean token loss with the MiniMind tokenizer, and associative-recall
+# accuracy. This notebook sets **our** numbers beside them, for every variant, over several seeds,
+# with the parameter counts, and says where they agree and where they do not.
+#
+# **Learning goals.** After this notebook you can
+# - read a reproduction table: mean ± standard deviation over seeds, parameter counts, the
+#   paper's number, and the unigram baseline every BPB has to beat;
+# - say which of the paper's claims hold here (the compressed latent helps language modelling,
+#   more clearly with longer training) and which do not (the hybrid's gain is a leak; the gated
+#   hybrid's recall is one lucky seed);
+# - explain why the paper's gated hybrid recalls only by luck, from measurements at
+#   initialization, and what fixes it;
+# - find for every number the file and the command that produced it.
+#
+# **Prerequisites.** Notebooks 04-06 (slots, the convolution and its leak, the key-value
+# memory); mean and standard deviation. Every symbol is in the glossary of notebook
+# `00_start_here.ipynb`.
+#
+# **Time.** About 50 minutes of reading; the notebook only reads result files and runs in about
+# a minute.
 #
 # It does not train the tables itself (that takes hours on a 2-core CPU): it **reads the JSON
 # files** that `python -m tl_minimal.experiments` wrote into `data/results/`. Each file holds the
@@ -20,7 +37,7 @@
 # command. `data/results/run_all.sh` lists every command; section 8 reruns a tiny protocol
 # through the same function, and offers the full rerun.
 #
-# | table | protocol (PAPER.md section 3) | files |
+# | table | protocol (`docs/paper.md` section 4) | files |
 # |---|---|---|
 # | 1, 1b | byte WT2, d=64, 3 layers, S=16, 80 steps; the hybrids with and without the leak | `lm_matched_width.json`, `lm_leak.json` |
 # | 2 | byte WT2, parameters within 5% of the Transformer's 174,848 | `lm_param_matched_*.json` |
@@ -30,22 +47,42 @@
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+import contextlib
+import io
 import json
+import math
+import re
 import tempfile
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
+import torch
 from IPython.display import Markdown, display
 
-from tl_minimal.experiments import results
+from tl_minimal.data import text as data_text
+from tl_minimal.experiments import results, run_experiment
+from tl_minimal.experiments.protocols import protocol
 from tl_minimal.training import config
-from tl_minimal.experiments import run_experiment
+from tl_minimal.training.evaluate import unigram_bits
 
 RESULTS = results.RESULTS_DIR
 RERUN_FULL = False  # True: run every command of data/results/run_all.sh again (hours on a CPU)
 SMOKE_STEPS = config.pick(3, 2)  # the tiny rerun in section 8
 print(f"smoke mode: {config.smoke()}   results folder: data/results   full rerun: {RERUN_FULL}")
+
+# %% [markdown]
+# The yardstick for every BPB below: the **unigram baseline**, each byte predicted from its
+# frequency in the training text with no context at all (`unigram_bits`), on the same validation
+# chunks as the tables (the first 128 batches of 16 chunks of 128 bytes). A model below it has
+# learned something about context; one above it has not yet learned even the byte frequencies.
+
+# %%
+LP = protocol("lm")
+train_text, valid_text = data_text.load_split("train"), data_text.load_split("validation")
+table_chunks = data_text.eval_batches(valid_text.tokens, LP.seq_len, LP.eval_batch_size, max_batches=LP.eval_batches)
+UNIGRAM = unigram_bits(train_text.tokens, torch.cat([yb for _, yb in table_chunks]), data_text.VOCAB_SIZE)
+print(f"unigram baseline on the tables' validation chunks: {UNIGRAM:.3f} BPB   (uniform over 259 ids: {math.log2(259):.3f})")
 
 # %% [markdown]
 # ## 1. Where the numbers come from
@@ -66,7 +103,8 @@ for info in results.provenance(files):
                  f"| `{(info['git_commit'] or '-')[:7]}{'+dirty' if 'dirty' in (info['git_commit'] or '') else ''}` "
                  f"| {(info['date'] or '')[:16]} |")
 display(Markdown("\n".join(lines)))
-sources = {(i["data_source"], i["data_note"]) for i in results.provenance(files)}
+local_path = re.compile(r" ?\(/[^()]*\)")  # where the offline copy lay on the machine that ran it: not needed here
+sources = {(local_path.sub("", i["data_source"] or ""), i["data_note"]) for i in results.provenance(files)}
 for source, note in sorted(sources, key=str):
     print("-", source, f"\n  NOTE: {note}" if note else "")
 
@@ -80,7 +118,8 @@ for source, note in sorted(sources, key=str):
 # %%
 # NBVAL_IGNORE_OUTPUT
 for key in ("lm_matched_width", "lm_leak"):
-    display(Markdown(f"**{results.TABLES[key].title}**\n\n" + results.TABLES[key].markdown()))
+    display(Markdown(f"**{results.TABLES[key].title}**\n\n" + results.TABLES[key].markdown()
+                     + f"\n\nUnigram baseline on the same chunks: {UNIGRAM:.3f} BPB."))
 
 # %% [markdown]
 # **What agrees, what does not (80 steps, seeds 0-2, the first 128 validation batches, as in the paper).**
@@ -97,10 +136,16 @@ for key in ("lm_matched_width", "lm_leak"):
 #   paper's symmetric convolution (table 1b, `causal=False`) it drops to 4.628 ± 0.049, *below* the
 #   paper's number. Position t then sees bytes t+1 and t+2, its own target among them. The same leak
 #   takes `gated_hybrid` from 4.333 to 3.581.
+# - *The unigram baseline:* every model without late fusion (the Transformer, `triple_latent`,
+#   `triple_slot`, the causal `triple_hybrid`) is still *above* it after 80 steps: at the paper's
+#   budget none of them has yet learned even the byte frequencies well.
 # - *Two variants the paper gives no BPB for do best:* `transformer_plus_triple` 4.174 ± 0.026 and
 #   `gated_hybrid` 4.333 ± 0.030 (both causal: `tests/test_models.py::test_causal` checks every
-#   variant). Both add a LayerNorm-ed side path to the logits (late fusion). Whether this is a
-#   better model or faster early learning is what the 2,000-step table (section 4) asks.
+#   variant). Both add a LayerNorm-ed side path to the logits (late fusion). Notebook 06 (section 10)
+#   shows that for `transformer_plus_triple` this is mostly a matter of logit scale: the side
+#   vector points the same way as the stack's and doubles it, and a plain Transformer whose logits
+#   are doubled reaches the same BPB at 80 steps. The 2,000-step table (section 4) shows what is
+#   left of the lead with longer training.
 # - `gated_hybrid` here is the library's current default (tied query/key projection, learnable
 #   temperature starting at 10: see the recall study); `gated_hybrid_paper` is the paper's
 #   configuration, 4.272 ± 0.026 (190,233 parameters), a little better than the default here.
@@ -115,7 +160,7 @@ for key in ("lm_matched_width", "lm_leak"):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-display(Markdown(results.TABLES["lm_param_matched"].markdown()))
+display(Markdown(results.TABLES["lm_param_matched"].markdown() + f"\n\nUnigram baseline: {UNIGRAM:.3f} BPB."))
 
 # %% [markdown]
 # **What agrees, what does not.** The parameter counts agree exactly with the paper's (174,848 for
@@ -143,7 +188,8 @@ display(Markdown(results.TABLES["lm_param_matched"].markdown()))
 # %%
 # NBVAL_IGNORE_OUTPUT
 for key in ("lm_time_matched", "lm_2000_steps"):
-    display(Markdown(f"**{results.TABLES[key].title}**\n\n" + results.TABLES[key].markdown()))
+    display(Markdown(f"**{results.TABLES[key].title}**\n\n" + results.TABLES[key].markdown()
+                     + f"\n\nUnigram baseline: {UNIGRAM:.3f} BPB."))
 budget = [i["max_seconds"] for i in results.provenance(results.TABLES["lm_time_matched"].files())]
 print("time budget per run (s):", budget)
 
@@ -155,7 +201,7 @@ print("time budget per run (s):", budget)
 # machine's load than about the models: `transformer_plus_triple` did *more* steps than the
 # Transformer although it computes strictly more, and one `triple_latent` seed got 179 steps where
 # the others got over 320 (hence its ± 0.296). We did not run the paper's reference code, whose loop over time
-# would give the triple-latent variants about 5x fewer steps (PAPER.md section 5).
+# would give the triple-latent variants about 5x fewer steps (`docs/paper.md` section 6.5).
 #
 # With about 300 steps the ordering changes from table 1: the causal `triple_hybrid` is now clearly
 # ahead of the Transformer (3.442 ± 0.069 vs 3.792 ± 0.045), `triple_latent` (3.650 ± 0.296) and
@@ -167,7 +213,8 @@ print("time budget per run (s):", budget)
 # the causal `triple_hybrid` 2.641 ± 0.011, `triple_latent` 2.691 ± 0.007, `gated_hybrid`
 # 2.702 ± 0.010, `triple_slot` 2.848 ± 0.017 and `transformer_plus_triple` 2.879 ± 0.001. The
 # 80-step ranking does not survive: the late-fusion models that led by 0.7-0.9 BPB at 80 steps fall
-# behind the plain triple-latent stacks (`gated_hybrid` only just), and every triple-latent
+# behind the plain triple-latent stacks (`gated_hybrid` only just; notebook 06, section 10, shows
+# why an 80-step lead from late fusion says little), and every triple-latent
 # variant ends 0.47-0.71 BPB ahead of the Transformer, many standard deviations. So the paper's
 # main claim, that the compressed latent helps language modelling, holds more clearly after longer
 # training than in the paper's 80-step table, and with a causal convolution.
@@ -180,7 +227,7 @@ print("time budget per run (s):", budget)
 # 2,000 steps: table 3b (the paper's lr 3e-4) beside the same protocol at higher learning rates
 sweep = results.load_runs(RESULTS / "lm_2000_steps_*.json") + results.load_runs(RESULTS / "lr_sensitivity_2000_steps*.json")
 display(Markdown("**3c. Learning rate, 2,000 steps (BPB; seed 0, or mean ± std over the seeds in brackets)**\n\n"
-                 + results.sweep_markdown(sweep, "lr")))
+                 + results.sweep_markdown(sweep, "lr") + f"\n\nUnigram baseline: {UNIGRAM:.3f} BPB."))
 
 # %% [markdown]
 # **Learning rate (3c).** The paper's constant learning rate 3e-4 is low for the Transformer. At 1e-3
@@ -281,54 +328,136 @@ fig.tight_layout()
 #   models answers one constant value for every example, the same one for a given seed.
 
 # %% [markdown]
-# ## 6. Tokenized benchmark, MiniMind tokenizer (table 6)
+# ### The paper's gated hybrid: a seed lottery, and the fix
 #
-# Hidden 96, 2 layers, 4 heads, sequence 96, batch 4, 120 steps, 32 evaluation batches of a
-# deterministic 1-in-20 holdout, seeds 1, 2, 3; mean token loss in nats. `gated_hybrid_paper` is the
-# paper's gated configuration; `gated_hybrid` is the library's current default (its `config` is in
-# the JSON).
+# The paper's 41.9% for its gated hybrid is a mean over three seeds that scored 14.2%, 100% and
+# 11.6% (`docs/paper.md` section 5.3): one seed found the retrieval, two collapsed onto the
+# constant-guess line. Our five seeds of the same configuration (`gated_hybrid_paper`) all
+# collapse; the library's `gated_hybrid` (one tied $W_{qk}$ for queries and keys, a learnable scale
+# $\beta$ starting at 10) recalls on every seed. Per seed, after 500 steps:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-display(Markdown(results.TABLES["tokenized"].markdown()))
+PAPER_GATED_SEEDS = (0.142, 1.00, 0.116)  # the paper's three seeds, docs/paper.md section 5.3
+per_seed = {"paper's gated hybrid\n(the paper, 3 seeds)": list(PAPER_GATED_SEEDS)}
+for label, file in (("gated_hybrid_paper\n(ours, 5 seeds)", "recall_gated_hybrid_paper_5seeds.json"),
+                    ("gated_hybrid, tied W_qk\n(ours, 5 seeds)", "recall_gated_hybrid_5seeds.json")):
+    runs = results.load_runs(RESULTS / file)
+    per_seed[label] = [r["value"] for r in runs]
+    print(f"{label.splitlines()[0]:20s} steps {sorted({r['steps'] for r in runs})}: "
+          + ", ".join(f"seed {r['seed']} {r['value']:.1%}" for r in runs))
+fig, ax = plt.subplots(figsize=(6.5, 3.4))
+for i, (label, accs) in enumerate(per_seed.items()):
+    ax.plot([i] * len(accs), accs, "o", ms=7, alpha=0.7)
+    ax.plot([i - 0.25, i + 0.25], [np.mean(accs)] * 2, color="black", lw=2)
+    ax.annotate(f"mean {np.mean(accs):.1%}", (i + 0.28, np.mean(accs)), fontsize=9, va="center")
+ax.axhline(1 / 8, color="black", ls=":", lw=1, label="constant guess 1/8")
+ax.axhline(1 / 4, color="grey", ls="--", lw=1, label="random value in context 1/4")
+ax.set_xticks(range(len(per_seed)), list(per_seed), fontsize=8)
+ax.set_xlim(-0.5, len(per_seed) - 0.1)
+ax.set_ylim(0, 1.08)
+ax.set_ylabel("recall accuracy, 500 steps")
+ax.set_title("one dot per seed: the paper's mean is one lucky seed", fontsize=10)
+ax.legend(fontsize=8, loc="center right")
+fig.tight_layout()
+
+# %% [markdown]
+# Why is winning so rare? Measured before any training (`recall_init_diagnosis.json`: 5 seeds x
+# 256 examples, `python -m tl_minimal.experiments.recall_study init --ablations`), at the answer
+# position, where the memory holds 126 entries and the right one is the entry whose key is the
+# asked key. One row per configuration: the paper's, then one change at a time.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+diagnosis = json.loads((RESULTS / "recall_init_diagnosis.json").read_text())["mean_over_seeds"]
+lines = [("| configuration | right entry in the top-8 | median rank of the right entry (of 126) | weight on it | "
+          "filler share of the top-8 |"), "|---|---|---|---|---|"]
+for name, m in diagnosis.items():
+    lines.append(f"| {name.replace('gated_hybrid_paper ', '')} | {m['in_kept']:.1%} | {m['answer_rank_median']:.0f} | "
+                 f"{m['answer_weight']:.3f} | {m['filler_share']:.0%} |")
+display(Markdown("\n".join(lines)))
+
+# %% [markdown]
+# - With independent $W_q$ and $W_k$ the asked key's earlier occurrence scores like any other token
+#   (median rank 55 of 126), so the right entry is in the top-8 for about 6% of examples, and for
+#   3 of the 5 seeds for none. The memory learns only through the entries it keeps, through a
+#   softmax that is uniform over them at $\beta = 1$: for most seeds no gradient ever tells $W_q$
+#   and $W_k$ to align. A lottery decided by the initialization.
+# - A larger $\beta$ alone changes nothing (the right entry is not there to be sharpened), and
+#   keeping every entry alone gives it a weight of about 1/126.
+# - Tying $W_q = W_k$ makes an exact repeat score $\cos = 1$, the maximum: the right entry ranks
+#   first for every example and every seed (notebook 06, section 5, shows the cosines). With
+#   $\beta = 10$ it also takes 0.99 of the weight. That is the library's `gated_hybrid`, 100% on 5
+#   of 5 seeds from 100 steps on (`data/results/RECALL_STUDY.md` sections 2-3).
+#
+# Two caveats that belong to the same critique. The memory's previous-token query fits this task's
+# `QUERY key ANSWER` layout, not running text, where an induction-style query with the current
+# token would be needed (notebook 06, section 6; `docs/paper.md` section 6.3). And the memory
+# grows with the sequence like a KV cache (notebook 06, section 3): the gated hybrid buys exact
+# recall by giving up the constant-size state of the rest of the model.
+
+# %% [markdown]
+# ## 6. Tokenized benchmark, MiniMind tokenizer (table 6)
+#
+# Hidden 96, 2 layers, 4 heads, sequence 96, batch 4, 120 steps, 32 evaluation batches of a
+# deterministic 1-in-20 holdout, seeds 1, 2, 3. The paper reports the mean token loss in nats, and
+# so do the result files; here every loss is divided by $\ln 2$ and shown in **bits per token**,
+# the unit of the other tables (the paper's numbers too). `gated_hybrid_paper` is the paper's gated
+# configuration; `gated_hybrid` is the library's default (its `config` is in the JSON).
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+LN2 = math.log(2)
+tok_rows = [results.Row(r.label, r.variant, r.params, [v / LN2 if v is not None else None for v in r.values],
+                        r.steps, r.seconds) for r in results.TABLES["tokenized"].rows()]  # nats -> bits per token
+tok_paper = {k: v / LN2 if isinstance(v, float) else v for k, v in results.PAPER["tokenized"].items()}
+display(Markdown("**6. Tokenized LM, MiniMind tokenizer (WikiText-2 text), 120 steps, bits per token**\n\n"
+                 + results.markdown_table(tok_rows, tok_paper, metric="bits per token")))
+ours_tf = next(r.mean for r in tok_rows if r.label == "transformer")
+lines = ["| model | ours: gap to the Transformer | the paper's gap |", "|---|---|---|"]
+for r in tok_rows:
+    if r.label == "transformer":
+        continue
+    paper_value = tok_paper.get(r.label, tok_paper.get(r.variant)) if "causal=False" not in r.label else tok_paper.get(r.variant)
+    paper_gap = f"{paper_value - tok_paper['transformer']:+.3f}" if isinstance(paper_value, float) else "-"
+    if r.variant in ("triple_hybrid", "gated_hybrid_paper", "gated_hybrid") and "causal=False" not in r.label:
+        paper_gap += " (the paper's, with the leaky convolution)"
+    lines.append(f"| `{r.label}` | {r.mean - ours_tf:+.3f} | {paper_gap} |")
+display(Markdown("**Gaps to the Transformer (bits per token; negative = better than the Transformer)**\n\n"
+                 + "\n".join(lines)))
 
 # %% [markdown]
 # **What agrees, what does not.** The corpus differs (WikiText-2 text instead of MiniMind's
-# pretraining data), so our losses (6.2-6.4 nats) are not on the paper's scale (6.8-7.3).
-# What can be compared are the gaps to the Transformer:
-#
-# | model | ours: gap to the Transformer | paper: gap |
-# |---|---|---|
-# | `triple_hybrid` (causal) | -0.032 | -0.282 (leaky convolution) |
-# | `triple_hybrid (causal=False)` | -0.305 | -0.282 |
-# | `transformer_plus_triple` | -0.242 | -0.078 |
-# | `gated_hybrid_paper` (causal) | -0.230 | -0.551 (leaky convolution) |
-# | `gated_hybrid_paper (causal=False)` | -0.826 | -0.551 |
+# pretraining data), so our losses (8.9-9.3 bits per token for the causal models) are not on the
+# paper's scale (9.8-10.6). What can be compared are the gaps to the Transformer (table above).
 #
 # Every variant beats the Transformer here as in the paper, and the gated hybrid is among the best,
 # but with causal convolutions the gaps are not the paper's: the causal hybrid gains almost nothing
 # at 120 steps. Put the paper's symmetric padding back and the hybrid's gap becomes the paper's
-# (-0.305 against -0.282), and the gated hybrid's exceeds it. The paper's tokenized hybrid numbers
-# are the leak again. Meanwhile
-# `transformer_plus_triple` (no convolution, so no leak in the paper either) gains three times what
-# the paper reports. The library's current `gated_hybrid` default (6.282 ± 0.025) is slightly
-# behind the paper's configuration (6.190 ± 0.027) on language modelling.
+# (-0.44 against -0.41 bits per token), and the gated hybrid's exceeds it. The paper's tokenized
+# hybrid numbers are the leak again. Meanwhile `transformer_plus_triple` (no convolution, so no
+# leak in the paper either) gains three times what the paper reports; its late fusion may well
+# owe part of that to the logit-scale effect notebook 06 (section 10) measured at 80 byte-level
+# steps, which we have not checked on this benchmark. The library's `gated_hybrid` default is
+# slightly behind the paper's configuration on language modelling (9.06 against 8.93 bits per
+# token).
 
 # %% [markdown]
 # ## 7. Ours beside the paper, as a picture
 #
-# Dots: our seeds; bars: our mean; black diamonds: the paper's number where it gives one.
+# Dots: our seeds; bars: our mean; black diamonds: the paper's number where it gives one; dotted:
+# the unigram baseline (byte-level panels).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+fig, axes = plt.subplots(1, 3, figsize=(9.5, 4.4))
 for ax, key in zip(axes, ("lm_matched_width", "lm_param_matched", "tokenized")):
     table = results.TABLES[key]
-    rows = [r for r in table.rows() if r.ok]
+    rows = [r for r in table.rows() if r.ok] if key != "tokenized" else [r for r in tok_rows if r.ok]
     if not rows:
         ax.set_title(f"{key}: no results yet", fontsize=9)
         continue
-    paper = results.PAPER.get(table.paper, {})
+    paper = results.PAPER.get(table.paper, {}) if key != "tokenized" else tok_paper
     x = np.arange(len(rows))
     ax.bar(x, [r.mean or np.nan for r in rows], color="#9ecae1")
     for i, r in enumerate(rows):
@@ -337,14 +466,17 @@ for ax, key in zip(axes, ("lm_matched_width", "lm_param_matched", "tokenized")):
         if isinstance(ref, float):
             ax.plot(i, ref, "D", color="black", ms=6, label="paper" if i == 0 or "paper" not in
                     ax.get_legend_handles_labels()[1] else None)
-    lo = min(v for r in rows for v in r.ok)
-    ax.set_ylim(lo - 0.15, max(max(v for r in rows for v in r.ok), 5.2 if table.metric == "BPB" else 7.4) + 0.05)
+    shown = [v for r in rows for v in r.ok] + [v for v in paper.values() if isinstance(v, float)]
+    if key != "tokenized":
+        ax.axhline(UNIGRAM, color="black", ls=":", lw=1, label="unigram baseline")
+        shown.append(UNIGRAM)
+    ax.set_ylim(min(shown) - 0.15, max(shown) + 0.1)
     ax.set_xticks(x, [r.label.replace(" (", "\n(") for r in rows], rotation=60, ha="right", fontsize=7)
-    ax.set_ylabel(table.metric)
+    ax.set_ylabel("bits per token" if key == "tokenized" else "BPB")
     ax.set_title({"lm_matched_width": "1. byte WT2, matched width, 80 steps",
                   "lm_param_matched": "2. byte WT2, parameter-matched, 80 steps",
                   "tokenized": "6. MiniMind tokenizer (WT2 text), 120 steps"}[key], fontsize=9)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7, loc="upper right")
 fig.tight_layout()
 
 # %% [markdown]
@@ -363,12 +495,36 @@ for key in ("lm_matched_width", "lm_time_matched", "lm_2000_steps"):
 for name, pts in curves.items():
     xs, ys, es = zip(*sorted(pts))
     ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=name)
+ax.axhline(UNIGRAM, color="black", ls=":", lw=1, label=f"unigram baseline ({UNIGRAM:.2f})")
 ax.set_xscale("log")
 ax.set_xlabel("training steps (mean over seeds)")
 ax.set_ylabel("validation BPB")
 ax.set_title("byte-level WikiText-2: BPB against training length")
 ax.legend(fontsize=7)
 fig.tight_layout()
+
+# %% [markdown]
+# ## Summary
+#
+# * **The compressed latent helps language modelling, more clearly with longer training.** At the
+#   paper's 80 steps the conv-free triple-latent stacks are 0.05 BPB ahead of the Transformer and,
+#   like it, still above the unigram baseline; at 2,000 steps every triple-latent variant is
+#   0.47-0.71 BPB ahead (0.42-0.46 with each model at its best of three learning rates).
+# * **The hybrid's gain is the leak.** With a causal convolution `triple_hybrid` is level with the
+#   Transformer at 80 steps; with the paper's symmetric padding it reproduces (and beats) the
+#   paper's number, on bytes and on tokens (tables 1b and 6).
+# * **Late fusion leads early, not late.** `transformer_plus_triple` and `gated_hybrid` lead by
+#   0.7-0.9 BPB at 80 steps (`transformer_plus_triple` mostly through the scale of its logits,
+#   notebook 06, section 10), and fall behind the plain stacks at 2,000 steps.
+# * **The gated hybrid's recall is a seed lottery.** The paper's 41.9% is one seed at 100% and two
+#   collapsed; all 5 of our seeds of its configuration collapse. Independent query and key
+#   projections leave the right entry out of the top-8 at initialization; one tied $W_{qk}$ and a
+#   learnable $\beta$ recall 100% on every seed, and up to 128 pairs in MQAR.
+# * Every number comes from a file in `data/results` with its protocol and command; section 8
+#   reruns the pipeline.
+#
+# Next: `08_speed.ipynb` (why this repository's triple-latent models are not 30-100 times slower
+# than attention, as the paper's were).
 
 # %% [markdown]
 # ## 8. Rerun
@@ -380,9 +536,10 @@ fig.tight_layout()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-with tempfile.TemporaryDirectory() as tmp:
+with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()) as log:
     tiny = run_experiment("lm", ["transformer", "triple_hybrid"], seeds=[0], steps=SMOKE_STEPS, device="cpu",
                           eval_batches=1, progress=False, out=Path(tmp) / "lm_tiny.json")
+print(local_path.sub("", log.getvalue()).replace(tmp, "<temporary folder>"))
 print("runs:", len(tiny["runs"]), "  recorded protocol fields:", len(tiny["protocol"]))
 
 # %% [markdown]

@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 
 from tl_minimal import exercises as ex
-from tl_minimal.exercises.blanks import blank_path, make_blank
+from tl_minimal.exercises.blanks import blank_path, make_blank, write_blanks
 
 FOLDER = Path(__file__).resolve().parents[1] / "notebooks" / "exercises"
 SOLUTIONS = sorted((FOLDER / "solutions").glob("*_solutions.py"))
@@ -356,13 +356,60 @@ def _printed(ipynb: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=_stem)
-def test_committed_outputs(solution):
+def test_committed_solutions_show_their_outputs(solution):
     n_checks = len(TASKS[_stem(solution)]) + 1
     solved = _printed(solution.with_suffix(".ipynb"))
     assert sum(line.startswith("correct: ") for line in solved) == n_checks, solved
-    blank = _printed(blank_path(solution).with_suffix(".ipynb"))
-    assert sum(line.startswith("not done yet: ") for line in blank) == n_checks, blank
-    assert not any(line.startswith(("not quite", "correct")) for line in blank), blank
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=_stem)
+def test_committed_blank_notebooks_carry_no_outputs(solution):
+    """A student receives the blank as it will be before running it: no printed check, no figure."""
+    import json
+    cells = json.loads(blank_path(solution).with_suffix(".ipynb").read_text())["cells"]
+    code = [c for c in cells if c["cell_type"] == "code"]
+    assert code, "no code cells"
+    assert all(c["outputs"] == [] for c in code), "run python -m tl_minimal.exercises.blanks (blanks carry no outputs)"
+    assert all(c["execution_count"] is None for c in code), "blank notebooks carry no execution counts"
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=_stem)
+def test_discussion_prompts_have_model_answers_in_the_solutions_only(solution):
+    text = solution.read_text()
+    assert "**To discuss:**" in text
+    answers = [cell for cell in text.split("# %%")[1:] if cell.startswith(' [markdown] tags=["solution"]')]
+    assert answers and all("**Model answer.**" in cell for cell in answers), "each discussion needs a model answer"
+    blank = blank_path(solution).read_text()
+    assert "**To discuss:**" in blank and "Model answer" not in blank and 'tags=["solution"]' not in blank
+
+
+def test_make_blank_drops_cells_tagged_solution():
+    source = ("# %% [markdown]\n# Question?\n\n# %% [markdown] tags=[\"solution\"]\n# **Model answer.** 42\n\n"
+              "# %%\nx = 1\n\n# %% [markdown] tags=[\"solution\"]\n# last answer\n")
+    assert make_blank(source) == "# %% [markdown]\n# Question?\n\n# %%\nx = 1\n"
+
+
+def test_write_blanks_writes_notebooks_without_outputs(tmp_path):
+    import json
+    pytest.importorskip("jupytext")
+    (tmp_path / "solutions").mkdir()
+    (tmp_path / "solutions" / "09_toy_solutions.py").write_text(
+        "# %%\n### BLANK: answer = None\n### BEGIN SOLUTION\nanswer = 3\n### END SOLUTION\nprint(answer)\n\n"
+        "# %% [markdown] tags=[\"solution\"]\n# **Model answer.** three\n")
+    written = write_blanks(tmp_path)
+    assert [p.name for p in written] == ["09_toy.py", "09_toy.ipynb"]
+    assert (tmp_path / "09_toy.py").read_text() == "# %%\nanswer = None\nprint(answer)\n"
+    cells = json.loads((tmp_path / "09_toy.ipynb").read_text())["cells"]
+    assert ["".join(c["source"]) for c in cells] == ["answer = None\nprint(answer)"]
+    assert cells[0]["outputs"] == [] and cells[0]["execution_count"] is None
+
+
+def test_training_note_states_the_rate_and_the_unit():
+    _, info = ex.tiny_model("gated_hybrid", task="recall", steps=2)
+    note = ex.training_note(info)
+    assert info["lr"] == ex.trained.LR and f"lr {ex.trained.LR:g}" in note and "10x the notebooks'" in note
+    assert info["loss_bits"][0] == pytest.approx(info["losses"][0] / math.log(2))
+    assert "bits per answer token" in note and "constant guess: 3.00" in note
 
 
 @pytest.mark.parametrize("variant", ["triple_latent", "triple_slot"])

@@ -49,7 +49,8 @@ def test_conv_influence_sees_the_future_only_when_symmetric():
     assert torch.all(causal.tril(-(k)) == 0)  # and nothing older than k - 1 steps
     assert symmetric.triu(1).sum() > 0 and torch.all(symmetric.triu(3) == 0)  # t+1 and t+2 only
     fig = plots_recall.influence_maps({"causal": causal, "symmetric": symmetric})
-    assert len(fig.axes) == 2
+    assert len(fig.axes) == 4  # two maps, each with its colourbar
+    assert fig.get_size_inches()[0] <= plots_recall.MAX_WIDTH
 
 
 def test_tap_norms_and_prediction_strips_draw():

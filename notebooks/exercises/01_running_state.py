@@ -19,7 +19,7 @@
 #
 # Each head keeps a running state, an exponential moving average with a learned gate:
 #
-# $$ s_t = \lambda_t \, s_{t-1} + (1 - \lambda_t)\, a_t, \qquad s_{-1} = 0 \text{ (or a given } s_0) $$
+# $$ s_t = \lambda_t \, s_{t-1} + (1 - \lambda_t)\, a_t, \qquad s_{-1} = 0 \text{ or a given initial state (argument \texttt{s0})} $$
 #
 # | symbol | meaning | shape |
 # |---|---|---|
@@ -106,7 +106,7 @@ model, info = ex.tiny_model("triple_latent")  # 2 layers, 2 heads, S = 8; a few 
 tokens = ex.sample_tokens(info)  # [2, 64] bytes of text
 _, inside = model.internals(tokens)
 lam = inside["layers"][0]["lam"]  # [B, T, H]: the keep gates of layer 0
-print(f"task: {info['task']}, loss {info['losses'][0]:.2f} -> {info['losses'][-1]:.2f}")
+print(ex.training_note(info))  # the history is in nats; the note shows it in bits
 
 
 # %%

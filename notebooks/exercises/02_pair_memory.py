@@ -87,10 +87,11 @@ g = torch.Generator().manual_seed(0)
 s = torch.randn(1, 4, 1, 6, generator=g)
 s_prev = torch.cat([torch.zeros_like(s[:, :1]), s[:, :-1]], dim=1)  # s_{-1} = 0
 P = pair_memory(s_prev, torch.randn(1, 4, 1, 6, generator=g), torch.full((1, 4, 1), 0.7))  # [1, 4, 1, 6, 6]
-fig, axes = plt.subplots(1, 4, figsize=(10, 2.6))
+fig, axes = plt.subplots(1, 4, figsize=(9.5, 2.6))
 for t, ax in enumerate(axes):
-    ax.imshow(P[0, t, 0], cmap="RdBu", vmin=-1, vmax=1)
+    image = ax.imshow(P[0, t, 0], cmap="RdBu", vmin=-1, vmax=1)
     ax.set(title=f"P_{t}", xlabel="j (write b)", ylabel="i (state s)" if t == 0 else None, xticks=[], yticks=[])
+fig.colorbar(image, ax=axes, label="P_t[i, j]", shrink=0.9)
 plt.show()
 
 # %% [markdown]
@@ -107,7 +108,7 @@ model, info = ex.tiny_model("triple_latent")  # 2 layers, 2 heads, S = 8; a few 
 tokens = ex.sample_tokens(info)  # [2, 64]
 _, inside = model.internals(tokens, snapshot_at=(63,))
 gam = inside["layers"][0]["gam"]  # [B, T, H]: pair-memory gates of layer 0
-print(f"task: {info['task']}, loss {info['losses'][0]:.2f} -> {info['losses'][-1]:.2f}")
+print(ex.training_note(info))  # the history is in nats; the note shows it in bits
 
 
 # %%
@@ -125,14 +126,17 @@ ex.check_unrolled_weights(unrolled_weights_row, gam=gam[0, :, 0])
 # %%
 # NBVAL_IGNORE_OUTPUT
 w, _ = unrolled_weights(gam, [63])  # [B, 1, T, H]
-fig, axes = plt.subplots(1, 3, figsize=(11, 3))
+fig, axes = plt.subplots(1, 3, figsize=(9.5, 3), gridspec_kw={"width_ratios": [1.3, 1, 1]})
 for h in range(gam.shape[-1]):
     axes[0].semilogy(w[0, 0, :, h], label=f"head {h}")
 axes[0].set(xlabel="write tau", ylabel="w_{63, tau}", title="layer 0, sequence 0")
 axes[0].legend()
+P63 = inside["layers"][0]["P"][63][0]  # [H, S, S]
+lim = P63.abs().max()
 for h in range(2):
-    axes[1 + h].imshow(inside["layers"][0]["P"][63][0, h], cmap="RdBu")
-    axes[1 + h].set(title=f"trained P_63, head {h}", xlabel="j (write)", ylabel="i (state)")
+    image = axes[1 + h].imshow(P63[h], cmap="RdBu", vmin=-lim, vmax=lim)
+    axes[1 + h].set(title=f"trained P_63, head {h}", xlabel="j (write)", ylabel="i (state)" if h == 0 else None)
+fig.colorbar(image, ax=axes[1:], label="P_63[i, j]", shrink=0.9)
 plt.show()
 
 # %% [markdown]

@@ -82,7 +82,7 @@ model, info = ex.tiny_model("triple_latent")  # 2 layers, 2 heads, S = 8; a few 
 tokens = ex.sample_tokens(info)  # [2, 64]
 x = ex.layer_inputs(model, tokens)  # what layer 0 computes from its input: a, b, q_left, q_right, lam, gam
 r, s, _ = triple_latent(x["a"], x["b"], x["q_left"], x["q_right"], x["lam"], x["gam"])  # r [B, T, H, S]
-print(f"task: {info['task']}, loss {info['losses'][0]:.2f} -> {info['losses'][-1]:.2f}")
+print(ex.training_note(info))  # the history is in nats; the note shows it in bits
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -117,11 +117,12 @@ ex.check_readout_scores(readout_scores, inputs=trained)
 # %%
 # NBVAL_IGNORE_OUTPUT
 A = ex.readout.scores_reference(*(v.double() for v in trained.values()))  # [B, H, T, T]
-fig, axes = plt.subplots(1, A.shape[1], figsize=(9, 4))
+fig, axes = plt.subplots(1, A.shape[1], figsize=(9.5, 4))
 for h, ax in enumerate(axes):
     lim = A[0, h, :32, :32].abs().max()
-    ax.imshow(A[0, h, :32, :32], cmap="RdBu", vmin=-lim, vmax=lim)
+    image = ax.imshow(A[0, h, :32, :32], cmap="RdBu", vmin=-lim, vmax=lim)
     ax.set(title=f"head {h}", xlabel="tau (written)", ylabel="t (reading)")
+    fig.colorbar(image, ax=ax, label="A[t, tau]", shrink=0.8)
 plt.show()
 
 # %% [markdown]

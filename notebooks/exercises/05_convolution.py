@@ -80,9 +80,11 @@ weight, bias, T = torch.randn(3, 3, 5), torch.randn(3), 10
 fig, axes = plt.subplots(1, 2, figsize=(9, 4))
 for ax, causal in zip(axes, (True, False)):
     dep = torch.autograd.functional.jacobian(lambda x: conv_fast(x, weight, bias, causal=causal), torch.randn(1, T, 3))
-    ax.imshow(dep.abs().sum(dim=(0, 2, 3, 5)) > 0, cmap="Greys")  # [T (output t), T (input tau)]
+    image = ax.imshow((dep.abs().sum(dim=(0, 2, 3, 5)) > 0).float(), cmap="Greys", vmin=0, vmax=1)  # [T (out t), T (in tau)]
     ax.plot([0, T - 1], [0, T - 1], color="red", lw=0.8)
     ax.set(title="causal (left padding)" if causal else "symmetric (the paper)", xlabel="input tau", ylabel="output t")
+bar = fig.colorbar(image, ax=axes, ticks=[0, 1], shrink=0.8)
+bar.ax.set_yticklabels(["independent", "depends"])
 plt.show()
 
 # %% [markdown]
@@ -101,7 +103,8 @@ plt.show()
 # NBVAL_IGNORE_OUTPUT
 causal_model, causal_info = ex.tiny_model("triple_hybrid", conv_causal=True)
 leaky_model, leaky_info = ex.tiny_model("triple_hybrid", conv_causal=False)
-print(f"final training loss: causal {causal_info['losses'][-1]:.2f}, leaky {leaky_info['losses'][-1]:.2f}")
+print("causal:", ex.training_note(causal_info))
+print("leaky: ", ex.training_note(leaky_info))
 
 
 # %%
@@ -126,9 +129,10 @@ ex.check_leaks_future(leaks_future, extra={"the trained causal convolution": (tr
 # %%
 # NBVAL_IGNORE_OUTPUT
 fig, ax = plt.subplots(figsize=(6, 3))
-ax.plot(causal_info["losses"], label="causal convolution")
-ax.plot(leaky_info["losses"], label="symmetric (leaks t+1, t+2)")
-ax.set(xlabel="step", ylabel="training loss (nats)", title="triple_hybrid, tiny, same seed")
+ax.plot(causal_info["loss_bits"], label="causal convolution")
+ax.plot(leaky_info["loss_bits"], label="symmetric (leaks t+1, t+2)")
+ax.axhline(causal_info["baseline_bits"], color="black", ls=":", lw=1, label="unigram baseline")
+ax.set(xlabel="step", ylabel="training loss (bits per byte)", title="triple_hybrid, tiny, same seed")
 ax.legend()
 plt.show()
 

@@ -20,10 +20,11 @@
 # entry $j$ is $(k_j, v_{j+1})$, "token $j$ was followed by token $j+1$". Position $t$ queries with
 # the previous token, $q_t = W_q e_{t-1}$:
 #
-# $$ s_{t,j} = \cos(q_t, k_j), \quad \text{keep the top } K, \quad \alpha_t = \mathrm{softmax}(\text{kept}), \quad m_t = \sum_j \alpha_{t,j}\, v_{j+1} $$
+# $$ \rho_{t,j} = \beta \cos(q_t, k_j), \quad \text{keep the top } K, \quad \alpha_t = \mathrm{softmax}(\text{kept}), \quad m_t = \sum_j \alpha_{t,j}\, v_{j+1} $$
 # $$ \text{logits}_t = W_{vocab} h_t + W_{vocab}\, \mathrm{LN}(g_t\, m_t), \qquad g_t = \sigma(w_g \cdot e_{t-1} + b_g) $$
 #
-# The library's version is `tl_minimal/kv_fusion.py`.
+# $\rho_{t,j}$ are the retrieval scores and $\beta$ the scale multiplying the cosine (Tasks 1 and 2
+# use $\beta = 1$). The library's version is `tl_minimal/kv_fusion.py`.
 
 # %%
 import matplotlib.pyplot as plt
@@ -35,7 +36,8 @@ from tl_minimal import exercises as ex
 # %% [markdown]
 # ## Task 1 · Cosine scores
 #
-# Write `cosine_scores(q, keys)`: `q [B, T, A]`, `keys [B, N, A]` -> `[B, T, N]`.
+# Write `cosine_scores(q, keys)`: `q [B, T, D_kv]`, `keys [B, N, D_kv]` -> `[B, T, N]`, the cosines
+# $\cos(q_t, k_j)$ for every position and entry.
 
 # %%
 def cosine_scores(q, keys):
@@ -48,7 +50,7 @@ ex.check_cosine_scores(cosine_scores)
 # %% [markdown]
 # ## Task 2 · Top-k read
 #
-# Write `topk_read(scores, values, k)`: `scores [B, T, N]`, `values [B, N, A]` -> `m [B, T, A]`.
+# Write `topk_read(scores, values, k)`: `scores [B, T, N]`, `values [B, N, D_kv]` -> `m [B, T, D_kv]`.
 # Keep each row's `k` best scores, softmax over just those, mix the matching values.
 
 # %%
@@ -80,7 +82,7 @@ model, info = ex.tiny_model("gated_hybrid", task="recall")  # the paper's recall
 tokens = ex.sample_tokens(info, batch=64)  # [64, 64]
 _, inside = model.internals(tokens)
 weights, index = inside["retrieval"]["weights"], inside["retrieval"]["index"]  # [B, T, K] each
-print(f"loss {info['losses'][0]:.2f} -> {info['losses'][-1]:.2f}")
+print(ex.training_note(info))  # the history is in nats; the note shows it in bits
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -112,9 +114,9 @@ ex.check_top_entry(top_entry, weights=weights, index=index)
 # %% [markdown]
 # At the last position (ANSWER) the right entry is the queried key's own position $j$: its pair
 # is (key, value). How often is it the top entry? The model above uses this project's default,
-# one matrix $W_{qk}$ for queries and keys and a temperature of 10, so an exact repeat of a token
-# scores highest from the start. The paper's configuration (separate $W_q$, $W_k$, temperature 1)
-# has no such head start: train it for the same few seconds and compare.
+# one matrix $W_{qk}$ for queries and keys and $\beta = 10$, so an exact repeat of a token scores
+# highest from the start. The paper's configuration (separate $W_q$, $W_k$, $\beta = 1$) has no
+# such head start: train it for the same few seconds and compare.
 
 # %%
 # NBVAL_IGNORE_OUTPUT

@@ -39,7 +39,7 @@ from .running_state import (
     check_running_state_step,
 )
 from .slots import check_dense_prediction, check_slot_entropy, check_slot_features, check_slot_step
-from .trained import layer_inputs, sample_tokens, tiny_model
+from .trained import layer_inputs, sample_tokens, tiny_model, training_note
 
 __all__ = [  # noqa: RUF022  (grouped by notebook, in task order)
     # 01 running state
@@ -56,6 +56,6 @@ __all__ = [  # noqa: RUF022  (grouped by notebook, in task order)
     # 06 key-value memory
     "check_cosine_scores", "check_topk_read", "check_visible_prediction", "check_top_entry",
     # shared
-    "Result", "layer_inputs", "sample_tokens", "tiny_model",
+    "Result", "layer_inputs", "sample_tokens", "tiny_model", "training_note",
     "conv", "kv_fusion", "pair_memory", "readout", "running_state", "slots",
 ]

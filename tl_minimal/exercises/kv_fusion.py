@@ -1,10 +1,10 @@
 """Checkers for exercise 06, the key-value memory, its read gate and late fusion (gated_hybrid).
 
-    s_{t,j} = cos(q_t, k_j);  keep the top K;  alpha_t = softmax(kept);  m_t = sum_j alpha_{t,j} v_{j+1}
+    rho_{t,j} = cos(q_t, k_j) (beta = 1 here);  keep the top K;  alpha_t = softmax(kept);  m_t = sum_j alpha_{t,j} v_{j+1}
 
 Tasks (notebooks/exercises/06_kv_gated_fusion.ipynb)
-    1  cosine_scores(q [B, T, A], keys [B, N, A]) -> [B, T, N]
-    2  topk_read(scores [B, T, N], values [B, N, A], k) -> m [B, T, A]
+    1  cosine_scores(q [B, T, D_kv], keys [B, N, D_kv]) -> [B, T, N]
+    2  topk_read(scores [B, T, N], values [B, N, D_kv], k) -> m [B, T, D_kv]
     3  a prediction: which entries may position t read?
     4  top_entry(weights, index [B, T, K]) -> [B, T], the memory position read most (then on a trained model)
 """
@@ -16,7 +16,7 @@ import torch.nn.functional as F
 
 from .harness import Case, Mistake, check_choice, check_function, generator, rand
 
-B, T, N, A = 2, 5, 9, 6
+B, T, N, D_KV = 2, 5, 9, 6
 
 
 def _ref_scores(q, keys):
@@ -28,7 +28,7 @@ def check_cosine_scores(student):
     def make(seed, t, n):
         def args():
             g = generator(seed)
-            return 3 * rand(g, B, t, A), 3 * rand(g, B, n, A)
+            return 3 * rand(g, B, t, D_KV), 3 * rand(g, B, n, D_KV)
         return args
     mistakes = [
         Mistake("that is the dot product: divide by both lengths |q| |k| (normalize first) to get the cosine",
@@ -52,9 +52,9 @@ def check_cosine_scores(student):
 def _ref_read(scores, values, k):
     kept, idx = scores.topk(min(k, scores.shape[-1]), dim=-1)  # [B, T, K]
     alpha = kept.softmax(-1)  # [B, T, K]
-    picked = values.unsqueeze(1).expand(-1, scores.shape[1], -1, -1)  # [B, T, N, A]
-    picked = picked.gather(2, idx.unsqueeze(-1).expand(-1, -1, -1, values.shape[-1]))  # [B, T, K, A]
-    return (alpha.unsqueeze(-1) * picked).sum(2)  # [B, T, A]
+    picked = values.unsqueeze(1).expand(-1, scores.shape[1], -1, -1)  # [B, T, N, D_kv]
+    picked = picked.gather(2, idx.unsqueeze(-1).expand(-1, -1, -1, values.shape[-1]))  # [B, T, K, D_kv]
+    return (alpha.unsqueeze(-1) * picked).sum(2)  # [B, T, D_kv]
 
 
 def _softmax_then_topk(scores, values, k):
@@ -73,7 +73,7 @@ def check_topk_read(student):
     def make(seed, k, n=N):
         def args():
             g = generator(seed)
-            return 2 * rand(g, B, T, n), rand(g, B, n, A), k
+            return 2 * rand(g, B, T, n), rand(g, B, n, D_KV), k
         return args
     mistakes = [
         Mistake("no top-k: keep only the k best scores and give every other entry weight 0",

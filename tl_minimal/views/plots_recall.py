@@ -32,6 +32,8 @@ from ..data import recall as data_recall
 from .plots import byte_label, token_strip
 
 _KEY, _VALUE, _ASK = "#ff9800", "#4caf50", "#2196f3"
+_RIGHT, _WRONG = "#2e7d32", "#c62828"
+MAX_WIDTH = 9.5  # inches: at the inline backend's 100 dpi a figure stays within about 950 px
 
 
 def _numpy(x) -> np.ndarray:
@@ -55,7 +57,7 @@ def slot_usage(g, labels=None, title: str | None = None):
     T, H, K = G.shape
     if labels is not None and len(labels) != T:
         raise ValueError(f"{len(labels)} labels for {T} tokens")
-    fig, axes = plt.subplots(H + 1, 1, figsize=(max(6.0, 0.18 * T + 2), (0.22 * K + 0.5) * (H + 1) + 1.0),
+    fig, axes = plt.subplots(H + 1, 1, figsize=(min(MAX_WIDTH, max(6.0, 0.18 * T + 2)), (0.22 * K + 0.5) * (H + 1) + 1.0),
                              squeeze=False)
     top = max(float(G.max()), 1 / K)                                # colour scale up to the largest weight
     for h in range(H):
@@ -123,11 +125,12 @@ def influence_maps(maps: dict, title: str = "which inputs each output reads"):
     """Influence maps {name: [T, T]} side by side; cells above the diagonal (the future) outlined."""
     if not maps:
         raise ValueError("maps is empty: give {name: influence [T, T]}")
-    fig, axes = plt.subplots(1, len(maps), figsize=(4.2 * len(maps), 3.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(maps), figsize=(min(MAX_WIDTH, 4.6 * len(maps)), 3.8), squeeze=False)
     for ax, (name, M) in zip(axes[0], maps.items()):
         M = _numpy(M)
         T = M.shape[0]
-        sns.heatmap(M, ax=ax, cmap="Greys", cbar=False, square=True, linewidths=0.3, linecolor="#dddddd")
+        sns.heatmap(M, ax=ax, cmap="Greys", square=True, linewidths=0.3, linecolor="#dddddd",
+                    cbar_kws={"label": "|∂y_t / ∂x_τ|", "shrink": 0.8})
         for t in range(T):
             for tau in range(t + 1, T):
                 if M[t, tau] > 1e-12:                               # output t reads a future input
@@ -173,7 +176,7 @@ def tap_norms(kernels: dict, ax=None, title: str = "size of each kernel tap afte
     return ax.figure
 
 
-def prediction_strips(tokens, predictions: dict, per_row: int = 40, title: str | None = None):
+def prediction_strips(tokens, predictions: dict, per_row: int = 20, title: str | None = None):
     """A byte sequence [T] and, per model, its top guess for the NEXT byte at each position.
 
     predictions: {name: ids [T]} (argmax of the logits at each position). A guess is green when
@@ -183,7 +186,8 @@ def prediction_strips(tokens, predictions: dict, per_row: int = 40, title: str |
     T = len(ids)
     rows = 1 + len(predictions)
     n_lines = -(-T // per_row)
-    fig, axes = plt.subplots(rows, 1, figsize=(max(4.0, 0.42 * min(T, per_row) + 0.5), 1.4 * n_lines * rows + 0.6))
+    fig, axes = plt.subplots(rows, 1, figsize=(min(MAX_WIDTH, max(4.0, 0.42 * min(T, per_row) + 0.5)),
+                                               1.4 * n_lines * rows + 0.6))
     axes = np.atleast_1d(axes)
     token_strip([byte_label(i) for i in ids], None, None, per_row, "text (position below each byte)", ax=axes[0])
     for row, (name, pred) in enumerate(predictions.items(), start=1):
@@ -275,11 +279,13 @@ def attention_at(model, x, pos: int = -1, layer: int = -1) -> torch.Tensor:
 
 
 def position_bars(ax, values, names=None, marks: dict | None = None, ylabel: str = "weight",
-                  title: str | None = None, ylim=None, xlabel: str = "memory position j (entry j: key x_j, value x_j+1)"):
+                  title: str | None = None, ylim=None, xlabel: str = "memory position j (entry j: key x_j, value x_j+1)",
+                  verdict: bool | None = None):
     """Bars of values [T] over positions; marks {position: (colour, note)} shade positions, named in a legend.
 
     names (token names [T], optional) label the non-filler positions when the sequence is short
-    (T <= 48); longer sequences get plain position numbers, which stay readable.
+    (T <= 48); longer sequences get plain position numbers, which stay readable. verdict (True /
+    False) writes RIGHT or WRONG above the panel, larger than any other text in it.
     """
     v = _numpy(values)
     if v.ndim != 1 or (names is not None and len(names) != len(v)):
@@ -298,8 +304,11 @@ def position_bars(ax, values, names=None, marks: dict | None = None, ylabel: str
     ax.set_ylabel(ylabel)
     if marks:
         ax.legend(fontsize=7, loc="upper center", framealpha=0.9)
-    if title:
-        ax.set_title(title, fontsize=8)
+    if title:  # beside a verdict, the title moves to the right so that the two never overlap
+        ax.set_title(title, fontsize=8, loc="center" if verdict is None else "right")
+    if verdict is not None:
+        ax.set_title("RIGHT" if verdict else "WRONG", loc="left", fontsize=12, fontweight="bold",
+                     color=_RIGHT if verdict else _WRONG)
     return ax.figure
 
 
@@ -314,11 +323,12 @@ def recall_marks(x, y, layout: data_recall.RecallLayout = data_recall.PAPER_LAYO
 def retrieval_grid(panels: dict, title: str = "where the memory reads at the answer position",
                    ylabel: str = "retrieval weight"):
     """Rows of panels {row name: [panel, ...]}; a panel is {"values" [T], "names", "marks", "title"}
-    (optional "ylim", default (0, 1), and "xlabel")."""
+    (optional "ylim", default (0, 1), "xlabel", and "verdict": True / False for RIGHT / WRONG)."""
     if not panels or not all(panels.values()):
         raise ValueError("panels is empty: give {row name: [panel dict, ...]}")
     n_cols = max(len(row) for row in panels.values())
-    fig, axes = plt.subplots(len(panels), n_cols, figsize=(6.5 * n_cols, 2.9 * len(panels)), squeeze=False)
+    fig, axes = plt.subplots(len(panels), n_cols, figsize=(min(MAX_WIDTH, max(9.0, 6.5 * n_cols)), 2.9 * len(panels)),
+                             squeeze=False)
     for r, (name, row) in enumerate(panels.items()):
         for c in range(n_cols):
             ax = axes[r, c]
@@ -326,7 +336,7 @@ def retrieval_grid(panels: dict, title: str = "where the memory reads at the ans
                 ax.axis("off")
                 continue
             p = row[c]
-            extra = {"xlabel": p["xlabel"]} if "xlabel" in p else {}
+            extra = {key: p[key] for key in ("xlabel", "verdict") if key in p}
             position_bars(ax, p["values"], p.get("names"), p.get("marks"), f"{name}\n{ylabel}", p.get("title"),
                           p.get("ylim", (0, 1)), **extra)
     fig.suptitle(title, fontsize=11)

@@ -21,7 +21,7 @@
 #
 # Each head keeps a running state, an exponential moving average with a learned gate:
 #
-# $$ s_t = \lambda_t \, s_{t-1} + (1 - \lambda_t)\, a_t, \qquad s_{-1} = 0 \text{ (or a given } s_0) $$
+# $$ s_t = \lambda_t \, s_{t-1} + (1 - \lambda_t)\, a_t, \qquad s_{-1} = 0 \text{ or a given initial state (argument \texttt{s0})} $$
 #
 # | symbol | meaning | shape |
 # |---|---|---|
@@ -123,7 +123,7 @@ model, info = ex.tiny_model("triple_latent")  # 2 layers, 2 heads, S = 8; a few 
 tokens = ex.sample_tokens(info)  # [2, 64] bytes of text
 _, inside = model.internals(tokens)
 lam = inside["layers"][0]["lam"]  # [B, T, H]: the keep gates of layer 0
-print(f"task: {info['task']}, loss {info['losses'][0]:.2f} -> {info['losses'][-1]:.2f}")
+print(ex.training_note(info))  # the history is in nats; the note shows it in bits
 
 
 # %%
@@ -156,3 +156,13 @@ plt.show()
 # %% [markdown]
 # **To discuss:** the model starts with every gate near 0.5, a half-life of one token. Which heads
 # moved, and which way? What would a head need to remember to help predict the next byte?
+
+# %% [markdown] tags=["solution"]
+# **Model answer.** In the run saved here both heads of layer 0 moved *down*: their half-lives sit
+# at 0.2-0.5 tokens ($\lambda$ well below 0.5), so their state is mostly the current byte. Layer 1
+# spreads out: most positions stay below about one token, but head 0 keeps a group of positions at
+# 3-4 tokens. To help predict the next byte a head has to carry what the residual stream does not
+# already have at position $t$: the bytes just before it (the current word so far), a half-life
+# of a few tokens. A state that is only the current byte adds little, since the embedding of that
+# byte is in the residual stream anyway; a very long half-life blurs many bytes into one average.
+# 150 tiny steps are enough to see heads specialize, not to see long memories.

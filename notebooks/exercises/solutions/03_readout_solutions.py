@@ -100,7 +100,7 @@ model, info = ex.tiny_model("triple_latent")  # 2 layers, 2 heads, S = 8; a few 
 tokens = ex.sample_tokens(info)  # [2, 64]
 x = ex.layer_inputs(model, tokens)  # what layer 0 computes from its input: a, b, q_left, q_right, lam, gam
 r, s, _ = triple_latent(x["a"], x["b"], x["q_left"], x["q_right"], x["lam"], x["gam"])  # r [B, T, H, S]
-print(f"task: {info['task']}, loss {info['losses'][0]:.2f} -> {info['losses'][-1]:.2f}")
+print(ex.training_note(info))  # the history is in nats; the note shows it in bits
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -145,13 +145,24 @@ ex.check_readout_scores(readout_scores, inputs=trained)
 # %%
 # NBVAL_IGNORE_OUTPUT
 A = ex.readout.scores_reference(*(v.double() for v in trained.values()))  # [B, H, T, T]
-fig, axes = plt.subplots(1, A.shape[1], figsize=(9, 4))
+fig, axes = plt.subplots(1, A.shape[1], figsize=(9.5, 4))
 for h, ax in enumerate(axes):
     lim = A[0, h, :32, :32].abs().max()
-    ax.imshow(A[0, h, :32, :32], cmap="RdBu", vmin=-lim, vmax=lim)
+    image = ax.imshow(A[0, h, :32, :32], cmap="RdBu", vmin=-lim, vmax=lim)
     ax.set(title=f"head {h}", xlabel="tau (written)", ylabel="t (reading)")
+    fig.colorbar(image, ax=ax, label="A[t, tau]", shrink=0.8)
 plt.show()
 
 # %% [markdown]
 # **To discuss:** the paper's text writes $P_t q^l_t$, its code $P_t^\top q^l_t$. In words, what
 # does each one look up: "which write followed a state like $q^l$", or the other way round?
+
+# %% [markdown] tags=["solution"]
+# **Model answer.** $P_t = \sum_\tau w_{t,\tau}\, s_{\tau-1} b_\tau^\top$ has the state on the rows $i$
+# and the write on the columns $j$. The code's $P_t^\top q^l_t = \sum_\tau w_{t,\tau}\, (q^l_t \cdot
+# s_{\tau-1})\, b_\tau$ compares the query with the stored **states** and returns the **writes** that
+# followed them: "which write followed a context like $q^l$?" (key $s_{\tau-1}$, value $b_\tau$).
+# The text's $P_t q^l_t = \sum_\tau w_{t,\tau}\, (q^l_t \cdot b_\tau)\, s_{\tau-1}$ compares the query
+# with the **writes** and returns the **states** before them: "which context came before a write
+# like $q^l$?" The roles of key and value swap. The library follows the code (`docs/paper.md`
+# section 2.2); Task 1's checker flags $P$ instead of $P^\top$ as a mistake for that reason.

@@ -98,12 +98,14 @@ ex.check_dense_prediction(my_prediction)
 # %%
 # NBVAL_IGNORE_OUTPUT
 gaps, approx, P = ex.slots.dense_vs_slots(T=12)
-fig, axes = plt.subplots(1, 3, figsize=(11, 3))
+fig, axes = plt.subplots(1, 3, figsize=(9.5, 3), gridspec_kw={"width_ratios": [1.3, 1, 1]})
 axes[0].plot(gaps, marker="o")
 axes[0].set(xlabel="token t", ylabel="|L R^T - P| / |P|", title="K = 1 slot vs the dense memory")
+lim = max(approx[-1].abs().max(), P[-1].abs().max())  # one colour scale for both matrices
 for ax, M, name in ((axes[1], approx[-1], "L_t outer R_t"), (axes[2], P[-1], "P_t (dense)")):
-    ax.imshow(M, cmap="RdBu")
+    image = ax.imshow(M, cmap="RdBu", vmin=-lim, vmax=lim)
     ax.set(title=f"{name}, t = 11", xticks=[], yticks=[])
+fig.colorbar(image, ax=axes[1:], shrink=0.9)
 plt.show()
 
 # %% [markdown]
@@ -119,7 +121,7 @@ model, info = ex.tiny_model("triple_slot", num_slots=8)  # a few seconds of trai
 tokens = ex.sample_tokens(info)
 _, inside = model.internals(tokens)
 g = inside["layers"][0]["slot_weights"]  # [B, T, H, K]
-print(f"task: {info['task']}, loss {info['losses'][0]:.2f} -> {info['losses'][-1]:.2f}")
+print(ex.training_note(info))  # the history is in nats; the note shows it in bits
 
 
 # %%
@@ -136,16 +138,27 @@ ex.check_slot_entropy(slot_entropy, g=g)
 # %%
 # NBVAL_IGNORE_OUTPUT
 entropy = ex.slots.slot_entropy(g)  # library version: [B, T, H]
-fig, axes = plt.subplots(1, 2, figsize=(10, 3))
+fig, axes = plt.subplots(1, 2, figsize=(9.5, 3))
 for h in range(entropy.shape[-1]):
     axes[0].plot(entropy[0, :, h], label=f"head {h}")
 axes[0].axhline(torch.log(torch.tensor(8.0)), color="grey", ls="--", label="log K (even)")
 axes[0].set(xlabel="token t", ylabel="entropy (nats)", title="layer 0 slot choice")
 axes[0].legend()
-axes[1].imshow(g.mean(dim=(0, 1)), cmap="viridis")
+image = axes[1].imshow(g.mean(dim=(0, 1)), cmap="viridis")
 axes[1].set(xlabel="slot k", ylabel="head", title="mean slot weight")
+fig.colorbar(image, ax=axes[1], label="mean g[k]", shrink=0.8)
 plt.show()
 
 # %% [markdown]
 # **To discuss:** at initialization every token spreads its write evenly (entropy $\log 8$). If the
 # slots all receive the same write, what do the $K$ features $f_t[k]$ have in common?
+
+# %% [markdown] tags=["solution"]
+# **Model answer.** With $g_t[k] = 1/K$ for every token, every slot gets the same update from the
+# same start (zero), so $L_{k,t} = L_t / K$ and $R_{k,t} = R_t / K$ are equal across $k$, and so are
+# the features: $f_t[k] = (q^l_t \cdot L_{k,t})(q^r_t \cdot R_{k,t})$ is one number repeated $K$ times.
+# The layer then has one feature per head instead of $K$: the output projection sees $K$ copies,
+# and the memory $\sum_k L_k R_k^\top$ is the rank-one product of a mean state and a mean write
+# (notebook 04, section 2). Only differences between the slot weights (from the slot projection's
+# random start, then its gradient) can break the symmetry, which is why the entropy falling below
+# $\log K$ is the thing to watch.
