@@ -351,8 +351,9 @@ widgets.pulse_memory_widget(lam=0.9)
 
 # %%
 from tl_minimal.experiments.protocols import protocol
+from tl_minimal.models import checked_ids
 from tl_minimal.training.recipes import build, fit, make_sampler
-from tl_minimal.training.train import seed_everything
+from tl_minimal.training.train import clip_options, make_optimizer, seed_everything
 
 train_split = data_text.load_split("train")
 short = protocol("lm", steps=3)
@@ -360,17 +361,20 @@ short = protocol("lm", steps=3)
 seed_everything(0)
 model = build("triple_latent", short).to(DEVICE)  # build_model with the protocol's sizes
 sampler = make_sampler(short, seed=0, data=train_split.tokens)  # batch k = sampler(k)
-optimizer = torch.optim.AdamW(model.parameters(), lr=short.lr, weight_decay=short.weight_decay)
+optimizer = make_optimizer(model, short.lr, short.weight_decay, device=DEVICE)  # AdamW (fused on a GPU)
 toy_losses = []
 for step in range(short.steps):
-    x, y = (part.to(DEVICE) for part in sampler(step))  # [B, T] bytes, [B, T] the next bytes
-    logits = model(x)  # forward: [B, T, V]
+    x, y = sampler(step)  # [B, T] bytes, [B, T] the next bytes, made on the CPU
+    with checked_ids(model, x):  # ids checked here on the CPU, so the GPU never waits for the check
+        logits = model(x.to(DEVICE))  # forward: [B, T, V]
+    y = y.to(DEVICE)
     loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())  # loss: mean nats per byte
     optimizer.zero_grad()
     loss.backward()  # backward
-    torch.nn.utils.clip_grad_norm_(model.parameters(), short.grad_clip)  # clip
+    torch.nn.utils.clip_grad_norm_(model.parameters(), short.grad_clip, **clip_options(DEVICE))  # clip
     optimizer.step()  # step
-    toy_losses.append(loss.item())
+    toy_losses.append(loss.detach())  # kept on the device: no wait for the GPU at every step
+toy_losses = torch.stack(toy_losses).tolist()  # read once (train() reads every log_every steps)
 
 _, short_history = fit("triple_latent", short, seed=0, device=DEVICE, data=train_split.tokens, progress=False)
 same = all(abs(a - b) <= 1e-5 * abs(b) for a, b in zip(toy_losses, short_history["loss"]))

@@ -144,10 +144,10 @@ def test_tokenizer_and_stand_in_corpus(monkeypatch, root):
 def test_a_tokenizer_not_laid_out_like_minimind_is_refused():
     ids = {"<|im_start|>": 1, "<|im_end|>": 2}
     too_big = types.SimpleNamespace(get_vocab_size=lambda: 7000, token_to_id=ids.get)
-    with pytest.raises(ValueError, match="at most 6400 ids; this one has 7000"):
+    with pytest.raises(data_text.BadDataFile, match="at most 6400 ids: it has 7000 ids"):
         data_tokenized.load_corpus(tokenizer=too_big)
     shuffled = types.SimpleNamespace(get_vocab_size=lambda: 6400, token_to_id={"<|im_start|>": 5}.get)
-    with pytest.raises(ValueError, match=r"<\|im_start\|>, <\|im_end\|> = \(5, None\)"):
+    with pytest.raises(data_text.BadDataFile, match=r"<\|im_start\|>, <\|im_end\|> = \(5, None\)"):
         data_tokenized.load_corpus(tokenizer=shuffled)
 
 
@@ -159,7 +159,7 @@ def test_minimind_jsonl_is_preferred_when_given(tmp_path):
     assert int((corpus.holdout == data_tokenized.BEGIN).sum()) == 2  # documents 19 and 39
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"txt": 1}\n')
-    with pytest.raises(ValueError, match="bad.jsonl:1"):
+    with pytest.raises(data_text.BadDataFile, match="bad.jsonl:1"):
         data_tokenized.read_jsonl(bad, None)
 
 

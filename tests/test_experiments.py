@@ -1,5 +1,6 @@
 """The experiments command: tiny runs of every task with real variants, the JSON, and the errors."""
 
+import itertools
 import json
 import os
 import subprocess
@@ -16,11 +17,12 @@ from tl_minimal.training.device import available_devices
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["--set", "d_model=16", "--set", "n_layers=1", "--no-progress", "--device", "cpu"]
+_FILES = itertools.count()
 RUN_KEYS = {"variant", "seed", "params", "metric", "value", "steps", "seconds", "device"}
 
 
 def _run(tmp_path, *args):
-    out = tmp_path / "results.json"
+    out = tmp_path / f"results-{next(_FILES)}.json"  # one file per suite: another suite's file is refused
     code = cli.main([*args, *TINY, "--out", str(out)])
     return code, (json.loads(out.read_text()) if out.exists() else None)
 

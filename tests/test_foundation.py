@@ -100,10 +100,11 @@ def test_auto_device_is_the_first_available():
     assert device.get_device("cpu") == torch.device("cpu")
 
 
-def test_explicit_choice_overrides_environment(monkeypatch):
+def test_tl_device_is_honoured_where_the_choice_is_auto(monkeypatch):
+    monkeypatch.setattr(device, "available_devices", lambda: ["mps", "cpu"])
     monkeypatch.setenv("TL_DEVICE", "cpu")
-    assert device.get_device() == torch.device("cpu")
-    assert device.get_device("auto").type == device.available_devices()[0]
+    assert device.get_device() == device.get_device("auto") == torch.device("cpu")
+    assert device.get_device("mps") == torch.device("mps")  # an explicit choice wins
 
 
 def test_unknown_device_is_a_clear_error():

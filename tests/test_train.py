@@ -142,6 +142,52 @@ def test_nan_loss_stops_with_the_step_named():
         train(Blows(), _sampler(), steps=5, device="cpu", progress=False)
 
 
+def test_losses_are_read_every_log_every_steps_and_are_the_same_numbers():
+    seed_everything(4)
+    every_step = train(TinyLM(), _sampler(), steps=13, device="cpu", progress=False, log_every=1)["loss"]
+    seed_everything(4)
+    batched = train(TinyLM(), _sampler(), steps=13, device="cpu", progress=False, log_every=5)["loss"]
+    assert batched == every_step and len(batched) == 13  # one float per step, bit for bit
+    with pytest.raises(ValueError, match="log_every"):
+        train(TinyLM(), _sampler(), steps=2, device="cpu", progress=False, log_every=0)
+
+
+def test_a_nan_found_at_the_read_names_the_first_bad_step():
+    class Blows(TinyLM):
+        def forward(self, tokens):
+            out = super().forward(tokens)
+            self.calls = getattr(self, "calls", 0) + 1
+            return out * float("nan") if self.calls in (13, 15) else out
+
+    with pytest.raises(TrainingDiverged, match=r"became nan at step 12 \(counting from 0, of 30\)"):
+        train(Blows(), _sampler(), steps=30, device="cpu", progress=False)  # read at step 19
+
+
+def test_checkpoints_between_reads_hold_every_loss(tmp_path):
+    seed_everything(5)
+    full = train(TinyLM(), _sampler(), steps=9, device="cpu", progress=False, log_every=4)["loss"]
+    seed_everything(5)
+    ckpt = tmp_path / "c.pt"
+
+    class Killed(Exception):
+        pass
+
+    sampler = _sampler()
+
+    def dies_at_7(step):
+        if step == 7:
+            raise Killed
+        return sampler(step)
+
+    with pytest.raises(Killed):  # a run killed at step 7, last checkpoint after step 3 + 3 = 6
+        train(TinyLM(), dies_at_7, steps=9, device="cpu", progress=False, log_every=4, checkpoint_path=ckpt,
+              checkpoint_every=3)
+    assert load_checkpoint(ckpt, TinyLM())["history"]["loss"] == full[:6]
+    resumed = train(TinyLM(), _sampler(), steps=9, device="cpu", progress=False, log_every=4,
+                    checkpoint_path=ckpt, resume=True)
+    assert resumed["loss"] == full
+
+
 def test_time_budget_stops_early():
     hist = train(TinyLM(), _sampler(), steps=10_000, device="cpu", progress=False, max_seconds=0.2)
     assert hist["steps"] < 10_000 and "time budget" in hist["stopped"]

@@ -10,6 +10,9 @@
 # TL_MINIMAL_DATA to a folder with wikitext-2-raw/ and minimind/ (data/README.md).
 # One thread per run: on a shared, overloaded 2-core CPU, two torch threads were 10x slower in
 # wall-clock time than one (they wait for each other whenever one is descheduled).
+# The result files are committed, and the experiments command resumes an existing file: a rerun
+# over a complete file recomputes nothing and prints its table. FRESH=1 recomputes from scratch
+# (passes --fresh); an interrupted run resumes where it stopped when rerun without it.
 # The recall and MQAR tables (recall_*.json, mqar_*.json) come from tl_minimal.experiments.recall_study;
 # see RECALL_STUDY.md.
 set -euo pipefail
@@ -17,81 +20,82 @@ cd "$(dirname "$0")/../.."
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}" PYTHONUNBUFFERED=1
 PY="${PYTHON:-.venv/bin/python}"
 E=(nice -n 10 "$PY" -m tl_minimal.experiments)
+F=(${FRESH:+--fresh})  # FRESH=1: recompute instead of resuming the committed file
 OUT=data/results
 ALL=(transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid)
 SEEDS=(0 1 2)
 TIME_BUDGET="${TIME_BUDGET:-40}"  # seconds of training per run in the time-matched table
 
 matched() {  # 1. byte-level WikiText-2, matched width (S=16; gated S=8 as in the paper), 80 steps
-  "${E[@]}" lm --variants "${ALL[@]}" --seeds "${SEEDS[@]}" --no-progress --out $OUT/lm_matched_width.json
+  "${E[@]}" lm "${F[@]}" --variants "${ALL[@]}" --seeds "${SEEDS[@]}" --no-progress --out $OUT/lm_matched_width.json
   gated_paper_matched
 }
 gated_paper_matched() {  # 1. the paper's gated configuration (gated_hybrid's default moved, see registry.py)
-  "${E[@]}" lm --variants gated_hybrid_paper --seeds "${SEEDS[@]}" --no-progress \
+  "${E[@]}" lm "${F[@]}" --variants gated_hybrid_paper --seeds "${SEEDS[@]}" --no-progress \
     --out $OUT/lm_matched_width_gated_paper.json
 }
 gated_paper_param() {  # 2. the paper's gated configuration, parameter-matched (175,225)
-  "${E[@]}" lm --variants gated_hybrid_paper --set d_model=60 --set state_dim=8 --seeds "${SEEDS[@]}" \
+  "${E[@]}" lm "${F[@]}" --variants gated_hybrid_paper --set d_model=60 --set state_dim=8 --seeds "${SEEDS[@]}" \
     --no-progress --out $OUT/lm_param_matched_gated_hybrid_paper.json
 }
 gated_paper() { gated_paper_matched; gated_paper_param; }
 leak() {  # 1b. the same hybrids with the paper's symmetric (non-causal) convolution
-  "${E[@]}" lm --variants triple_hybrid gated_hybrid --seeds "${SEEDS[@]}" --set conv_causal=false \
+  "${E[@]}" lm "${F[@]}" --variants triple_hybrid gated_hybrid --seeds "${SEEDS[@]}" --set conv_causal=false \
     --no-progress --out $OUT/lm_leak.json
 }
 param() {  # 2. parameter-matched to the Transformer's 174,848 (within 5%); the Transformer row is table 1's
-  "${E[@]}" lm --variants triple_latent --set state_dim=12 --seeds "${SEEDS[@]}" --no-progress \
+  "${E[@]}" lm "${F[@]}" --variants triple_latent --set state_dim=12 --seeds "${SEEDS[@]}" --no-progress \
     --out $OUT/lm_param_matched_triple_latent.json
-  "${E[@]}" lm --variants triple_slot --set state_dim=12 --seeds "${SEEDS[@]}" --no-progress \
+  "${E[@]}" lm "${F[@]}" --variants triple_slot --set state_dim=12 --seeds "${SEEDS[@]}" --no-progress \
     --out $OUT/lm_param_matched_triple_slot.json
-  "${E[@]}" lm --variants triple_hybrid --set d_model=56 --set state_dim=16 --seeds "${SEEDS[@]}" \
+  "${E[@]}" lm "${F[@]}" --variants triple_hybrid --set d_model=56 --set state_dim=16 --seeds "${SEEDS[@]}" \
     --no-progress --out $OUT/lm_param_matched_triple_hybrid.json  # the paper's 169,424
-  "${E[@]}" lm --variants triple_hybrid --set state_dim=8 --seeds "${SEEDS[@]}" --no-progress \
+  "${E[@]}" lm "${F[@]}" --variants triple_hybrid --set state_dim=8 --seeds "${SEEDS[@]}" --no-progress \
     --out $OUT/lm_param_matched_triple_hybrid_s8.json  # the paper's budget winner, 177,752
-  "${E[@]}" lm --variants transformer_plus_triple --set d_model=60 --seeds "${SEEDS[@]}" --no-progress \
+  "${E[@]}" lm "${F[@]}" --variants transformer_plus_triple --set d_model=60 --seeds "${SEEDS[@]}" --no-progress \
     --out $OUT/lm_param_matched_transformer_plus_triple.json
-  "${E[@]}" lm --variants gated_hybrid --set d_model=60 --set state_dim=8 --seeds "${SEEDS[@]}" \
+  "${E[@]}" lm "${F[@]}" --variants gated_hybrid --set d_model=60 --set state_dim=8 --seeds "${SEEDS[@]}" \
     --no-progress --out $OUT/lm_param_matched_gated_hybrid.json
   gated_paper_param
 }
 time_matched() {  # 3a. the same wall-clock training budget per run on this CPU (steps as many as fit)
-  "${E[@]}" lm --variants "${ALL[@]}" --seeds "${SEEDS[@]}" --steps 100000 --max-seconds "$TIME_BUDGET" \
+  "${E[@]}" lm "${F[@]}" --variants "${ALL[@]}" --seeds "${SEEDS[@]}" --steps 100000 --max-seconds "$TIME_BUDGET" \
     --no-progress --out $OUT/lm_time_matched.json
 }
 long() {  # 3b. 2,000 steps instead of 80, seed 0 (2-6 minutes per run here)
   for v in ${LONG_VARIANTS:-transformer triple_hybrid transformer_plus_triple triple_latent gated_hybrid}; do
-    "${E[@]}" lm --variants "$v" --seeds 0 --steps 2000 --no-progress --out "$OUT/lm_2000_steps_$v.json"
+    "${E[@]}" lm "${F[@]}" --variants "$v" --seeds 0 --steps 2000 --no-progress --out "$OUT/lm_2000_steps_$v.json"
   done
-  "${E[@]}" lm --variants triple_slot --seeds "${SEEDS[@]}" --steps 2000 --no-progress \
+  "${E[@]}" lm "${F[@]}" --variants triple_slot --seeds "${SEEDS[@]}" --steps 2000 --no-progress \
     --out $OUT/lm_2000_steps_triple_slot.json
 }
 long_seeds() {  # 3b. seeds 1 and 2 at 2,000 steps (triple_slot: all three seeds in long)
   for v in ${LONG_SEED_VARIANTS:-transformer triple_hybrid transformer_plus_triple triple_latent gated_hybrid}; do
-    "${E[@]}" lm --variants "$v" --seeds 1 2 --steps 2000 --no-progress --out "$OUT/lm_2000_steps_${v}_s12.json"
+    "${E[@]}" lm "${F[@]}" --variants "$v" --seeds 1 2 --steps 2000 --no-progress --out "$OUT/lm_2000_steps_${v}_s12.json"
   done
 }
 lr_sensitivity() {  # 3c. is the 2,000-step gap the learning rate? seed 0 at lr 1e-3 and 3e-3; seeds 1 2 at each best
-  "${E[@]}" lm --variants transformer triple_latent --seeds 0 --steps 2000 --protocol lr=1e-3 --no-progress \
+  "${E[@]}" lm "${F[@]}" --variants transformer triple_latent --seeds 0 --steps 2000 --protocol lr=1e-3 --no-progress \
     --out $OUT/lr_sensitivity_2000_steps.json
-  "${E[@]}" lm --variants transformer triple_latent triple_hybrid --seeds 0 --steps 2000 --protocol lr=3e-3 \
+  "${E[@]}" lm "${F[@]}" --variants transformer triple_latent triple_hybrid --seeds 0 --steps 2000 --protocol lr=3e-3 \
     --no-progress --out $OUT/lr_sensitivity_2000_steps_lr3e-3.json
-  "${E[@]}" lm --variants triple_hybrid --seeds 0 --steps 2000 --protocol lr=1e-3 --no-progress \
+  "${E[@]}" lm "${F[@]}" --variants triple_hybrid --seeds 0 --steps 2000 --protocol lr=1e-3 --no-progress \
     --out $OUT/lr_sensitivity_2000_steps_lr1e-3_hybrid.json
-  "${E[@]}" lm --variants transformer --seeds 1 2 --steps 2000 --protocol lr=1e-3 --no-progress \
+  "${E[@]}" lm "${F[@]}" --variants transformer --seeds 1 2 --steps 2000 --protocol lr=1e-3 --no-progress \
     --out $OUT/lr_sensitivity_2000_steps_transformer_lr1e-3_s12.json
-  "${E[@]}" lm --variants triple_latent --seeds 1 2 --steps 2000 --protocol lr=3e-3 --no-progress \
+  "${E[@]}" lm "${F[@]}" --variants triple_latent --seeds 1 2 --steps 2000 --protocol lr=3e-3 --no-progress \
     --out $OUT/lr_sensitivity_2000_steps_triple_latent_lr3e-3_s12.json
 }
 tokenized() {  # 6. MiniMind tokenizer (WikiText-2 text offline), the paper's tokenized protocol, seeds 1 2 3
-  "${E[@]}" tokenized --variants transformer triple_latent triple_hybrid transformer_plus_triple \
+  "${E[@]}" tokenized "${F[@]}" --variants transformer triple_latent triple_hybrid transformer_plus_triple \
     gated_hybrid_paper --no-progress --out $OUT/tokenized.json
 }
 tokenized_leak() {  # 6c. the paper's symmetric convolution in the tokenized hybrids (its hybrids all had it)
-  "${E[@]}" tokenized --variants triple_hybrid gated_hybrid_paper --set conv_causal=false --no-progress \
+  "${E[@]}" tokenized "${F[@]}" --variants triple_hybrid gated_hybrid_paper --set conv_causal=false --no-progress \
     --out $OUT/tokenized_leak.json
 }
 tokenized_gated() {  # 6b. gated_hybrid at its default (tied W_qk, learnable beta: not gated_hybrid_paper)
-  "${E[@]}" tokenized --variants gated_hybrid --no-progress --out $OUT/tokenized_gated_hybrid.json
+  "${E[@]}" tokenized "${F[@]}" --variants gated_hybrid --no-progress --out $OUT/tokenized_gated_hybrid.json
 }
 
 TABLES=("$@")

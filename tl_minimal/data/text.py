@@ -22,6 +22,10 @@ Where the text comes from, in this order:
    caches, usually ``~/.cache/huggingface/datasets``);
 3. otherwise :class:`DataUnavailable`, whose message names both ways.
 
+A local file that is there but unusable (unreadable, not UTF-8, empty, or too short for one
+window of the protocol, :func:`require_tokens`) is a :class:`BadDataFile` naming the file and
+what is needed; it is a kind of DataUnavailable, so one ``except DataUnavailable`` catches both.
+
 Randomness: every sampler takes a seed and builds its own ``torch.Generator``; nothing here
 touches the global random state.
 """
@@ -51,6 +55,10 @@ class DataUnavailable(RuntimeError):
     """Neither a local copy nor the Hugging Face hub could provide a data set."""
 
 
+class BadDataFile(DataUnavailable):
+    """A data file exists but cannot be used: unreadable, empty, too short, or not what it should be."""
+
+
 def local_root(data_dir: str | os.PathLike | None = None) -> Path | None:
     """The local data directory: ``data_dir`` if given, else ``TL_MINIMAL_DATA``, else None."""
     if data_dir is not None:
@@ -67,7 +75,8 @@ def preprocess(raw: str) -> str:
 
 def encode(text: str) -> torch.Tensor:
     """UTF-8 bytes of ``text`` wrapped as BOS ... EOS -> int64 tensor [N + 2]."""
-    body = torch.frombuffer(bytearray(text.encode("utf-8")), dtype=torch.uint8).long()
+    data = bytearray(text.encode("utf-8"))
+    body = torch.frombuffer(data, dtype=torch.uint8).long() if data else torch.zeros(0, dtype=torch.long)
     return torch.cat([torch.tensor([BOS]), body, torch.tensor([EOS])])
 
 
@@ -87,31 +96,45 @@ class TextSplit:
     tokens: torch.Tensor  # [N] int64, BOS ... EOS
     source: str
     partial: bool  # True when only the head of the split was available
+    path: str | None = None  # the local file it was read from (None: the hub)
 
     def __repr__(self) -> str:
         return f"TextSplit({self.name!r}, {len(self.tokens):,} tokens, source={self.source!r})"
 
 
-def _read_local(root: Path, split: str, label: str | None = None) -> tuple[str, str, bool] | None:
-    """(raw text, source sentence, partial) from ``root``, or None; ``label`` names root in the sentence."""
+def read_text_file(path: Path) -> str:
+    """The file's text (UTF-8), or a BadDataFile naming the file when it cannot be read or holds none."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadDataFile(f"{path}: cannot read it as UTF-8 text ({exc})") from None
+    if not preprocess(raw):
+        size = path.stat().st_size
+        raise BadDataFile(f"{path} holds no text ({size:,} bytes{', blank lines only' if size else ''}); "
+                          "prepare it again with `python data/prepare_wikitext2.py --out DIR`")
+    return raw
+
+
+def _read_local(root: Path, split: str, label: str | None = None) -> tuple[str, str, bool, str] | None:
+    """(raw text, source sentence, partial, file path) from ``root``, or None; ``label`` names root in the sentence."""
     folder = root / "wikitext-2-raw" if (root / "wikitext-2-raw").is_dir() else root
     for i, name in enumerate(_LOCAL_FILES[split]):
         path = folder / name
-        if path.is_file():
-            raw = path.read_text(encoding="utf-8")
+        if path.exists():
+            raw = read_text_file(path)
             partial = i > 0
             what = f"head of the {split} split" if partial else f"full {split} split"
             shown = path if label is None else f"{label}/{path.relative_to(root).as_posix()}"
-            return raw, f"local {what}, {path.stat().st_size:,} bytes ({shown})", partial
+            return raw, f"local {what}, {path.stat().st_size:,} bytes ({shown})", partial, str(path)
     return None
 
 
-def _read_hub(split: str) -> tuple[str, str, bool]:
+def _read_hub(split: str) -> tuple[str, str, bool, None]:
     import datasets  # imported lazily: slow to import, and not needed with a local directory
 
     rows = datasets.load_dataset(HF_NAME, HF_CONFIG, split=split)
     raw = "".join(rows["text"])
-    return raw, f"Hugging Face datasets {HF_NAME}/{HF_CONFIG} ({split}, full split)", False
+    return raw, f"Hugging Face datasets {HF_NAME}/{HF_CONFIG} ({split}, full split)", False, None
 
 
 def load_split(split: str = "train", data_dir: str | os.PathLike | None = None) -> TextSplit:
@@ -148,9 +171,18 @@ def load_split(split: str = "train", data_dir: str | os.PathLike | None = None) 
                 f"(`python data/prepare_wikitext2.py`). The datasets attempt failed with: "
                 f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
             ) from exc
-    raw, source, partial = found
+    raw, source, partial, path = found
     text = preprocess(raw)
-    return TextSplit(split, text, encode(text), source, partial)
+    return TextSplit(split, text, encode(text), source, partial, path)
+
+
+def require_tokens(split: TextSplit, needed: int, what: str) -> None:
+    """A BadDataFile naming the split's file unless it holds at least ``needed`` tokens for ``what``."""
+    n = len(split.tokens)
+    if n < needed:
+        where = split.path or f"the {split.name} split ({split.source})"
+        raise BadDataFile(f"{where} is too short: {n - 2:,} bytes of text ({n:,} tokens with BOS and EOS); "
+                          f"{what} needs at least {needed:,} tokens ({needed - 2:,} bytes)")
 
 
 # ----------------------------------------------------------------------------- batches
@@ -178,6 +210,8 @@ class WindowSampler:
     """
 
     def __init__(self, tokens: torch.Tensor, batch_size: int, seq_len: int, seed: int, stream: int = 0):
+        if len(tokens) < seq_len + 1:
+            raise ValueError(f"text of {len(tokens)} tokens is too short for windows of {seq_len} (+1)")
         self.tokens, self.batch_size, self.seq_len = tokens, batch_size, seq_len
         self.seed, self.stream = seed, stream
 

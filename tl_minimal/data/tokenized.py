@@ -17,6 +17,10 @@ Where things come from:
   ``max_docs`` documents; otherwise the WikiText-2 train split (lines after the paper's
   preprocessing) tokenized with the same tokenizer. :attr:`TokenCorpus.source` says which,
   and runs print it. The second is a stand-in, not the paper's corpus: numbers differ.
+
+A file that is there but unusable (a tokenizer.json that is not JSON or not a tokenizer, or
+not MiniMind's; an unreadable jsonl or a bad line in it; too few documents) is a
+:class:`~tl_minimal.data.text.BadDataFile` naming the file and the problem.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from pathlib import Path
 
 import torch
 
-from .text import DataUnavailable, load_split, local_root
+from .text import BadDataFile, DataUnavailable, load_split, local_root
 
 HUB_REPO = "jingyaogong/MiniMind2"
 VOCAB_SIZE = 6400
@@ -36,17 +40,45 @@ HOLDOUT_EVERY = 20
 BEGIN, END = 1, 2  # <|im_start|>, <|im_end|>: around every document, as MiniMind's pretraining does
 
 
+def read_tokenizer(path: Path):
+    """A ``tokenizers.Tokenizer`` from a tokenizer.json, or a BadDataFile naming the file and the problem."""
+    from tokenizers import Tokenizer
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadDataFile(f"{path}: cannot read it ({exc})") from None
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadDataFile(f"{path} is not valid JSON ({exc}); a broken download? Prepare it again with "
+                          "`python data/prepare_minimind.py`") from None
+    try:
+        return Tokenizer.from_str(text)
+    except Exception as exc:  # noqa: BLE001  (the tokenizers library raises a plain Exception)
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise BadDataFile(f"{path} is JSON but not a tokenizer ({first})") from None
+
+
+def _local_tokenizer(tokenizer_dir):
+    """(tokenizer, its file) from the local directory, (None, None) when there is none."""
+    root = local_root(tokenizer_dir)
+    if root is not None:
+        for path in (root / "minimind" / "tokenizer.json", root / "tokenizer.json"):
+            if path.exists():
+                return read_tokenizer(path), path
+        if tokenizer_dir is not None:
+            raise DataUnavailable(f"no tokenizer.json (or minimind/tokenizer.json) under {root}")
+    return None, None
+
+
 def load_tokenizer(tokenizer_dir: str | os.PathLike | None = None):
     """The MiniMind tokenizer (``tokenizers.Tokenizer``): local file first, then the hub."""
     from tokenizers import Tokenizer
 
-    root = local_root(tokenizer_dir)
-    if root is not None:
-        for path in (root / "minimind" / "tokenizer.json", root / "tokenizer.json"):
-            if path.is_file():
-                return Tokenizer.from_file(str(path))
-        if tokenizer_dir is not None:
-            raise DataUnavailable(f"no tokenizer.json (or minimind/tokenizer.json) under {root}")
+    tokenizer, _ = _local_tokenizer(tokenizer_dir)
+    if tokenizer is not None:
+        return tokenizer
     try:
         return Tokenizer.from_pretrained(HUB_REPO)
     except Exception as exc:
@@ -76,18 +108,21 @@ def _find_jsonl(jsonl, data_dir) -> Path | None:
 def read_jsonl(path: Path, max_docs: int | None) -> list[str]:
     """The "text" field of the first ``max_docs`` lines of a jsonl file (a bad line is an error)."""
     docs = []
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            if max_docs is not None and len(docs) >= max_docs:
-                break
-            if not line.strip():
-                continue
-            try:
-                docs.append(json.loads(line)["text"])
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise ValueError(
-                    f"{path}:{number}: expected a JSON object with a 'text' field ({exc})"
-                ) from exc
+    try:
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                if max_docs is not None and len(docs) >= max_docs:
+                    break
+                if not line.strip():
+                    continue
+                try:
+                    docs.append(json.loads(line)["text"])
+                except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                    raise BadDataFile(
+                        f"{path}:{number}: expected a JSON object with a 'text' field ({exc})"
+                    ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadDataFile(f"{path}: cannot read it as UTF-8 text ({exc})") from None
     return docs
 
 
@@ -129,13 +164,17 @@ def load_corpus(
     max_docs: int | None = 200_000,
 ) -> TokenCorpus:
     """Tokenized corpus with the 1-in-20 holdout (see the module docstring for the sources)."""
-    tokenizer = tokenizer if tokenizer is not None else load_tokenizer(data_dir)
+    where = "this tokenizer"
+    if tokenizer is None:
+        tokenizer, path = _local_tokenizer(data_dir)
+        where = str(path) if path is not None else where
+        tokenizer = tokenizer if tokenizer is not None else load_tokenizer(data_dir)
     vocab = tokenizer.get_vocab_size()
     specials = (tokenizer.token_to_id("<|im_start|>"), tokenizer.token_to_id("<|im_end|>"))
     if vocab > VOCAB_SIZE or specials != (BEGIN, END):
-        raise ValueError(
-            f"expected the MiniMind tokenizer ({VOCAB_SIZE} ids, <|im_start|> = {BEGIN}, <|im_end|> = {END}) "
-            f"or one laid out like it with at most {VOCAB_SIZE} ids; this one has {vocab} ids and "
+        raise BadDataFile(
+            f"{where} is not the MiniMind tokenizer ({VOCAB_SIZE} ids, <|im_start|> = {BEGIN}, <|im_end|> = "
+            f"{END}) nor one laid out like it with at most {VOCAB_SIZE} ids: it has {vocab} ids and "
             f"<|im_start|>, <|im_end|> = {specials}"
         )
     # the tests' tiny stand-in (tests/fixtures/data/tokenizer.json) has the layout but fewer ids
@@ -152,8 +191,8 @@ def load_corpus(
             f"one document per line ({len(docs):,} lines; {split.source})"
         )
     if len(docs) < HOLDOUT_EVERY:
-        raise ValueError(
-            f"corpus has {len(docs)} documents; a 1-in-{HOLDOUT_EVERY} holdout needs {HOLDOUT_EVERY} or more"
+        raise BadDataFile(
+            f"{source}: {len(docs)} documents; a 1-in-{HOLDOUT_EVERY} holdout needs {HOLDOUT_EVERY} or more"
         )
     train_docs, held_docs = split_holdout(docs)
     source += f"; holdout = every {HOLDOUT_EVERY}th document ({len(held_docs):,})"

@@ -99,7 +99,7 @@ def gates(g: torch.Generator, *shape, low: float = 0.05, high: float = 0.95) -> 
 # --- comparing outputs ------------------------------------------------------------------------
 
 def relative_error(got: torch.Tensor, want: torch.Tensor) -> float:
-    got, want = got.detach().double().cpu(), want.detach().double().cpu()
+    got, want = got.detach().cpu().double(), want.detach().cpu().double()  # CPU first: no float64 on MPS
     scale = max(want.norm().item(), 1e-12)
     return (got - want).norm().item() / scale
 

@@ -1,8 +1,15 @@
 """The command line: ``python -m tl_minimal.experiments TASK [options]``.
 
     python -m tl_minimal.experiments {lm,recall,mqar,tokenized} --variants V [V ...] --seeds N [N ...]
-        [--steps N] [--device auto|cpu|cuda|mps] [--out FILE.json] [--set KEY=VALUE ...]
-        [--max-seconds S] [--eval-batches N | --eval-examples N] [--data-dir DIR] [--jsonl FILE]
+        [--steps N] [--device auto|cpu|cuda|mps] [--out FILE.json] [--fresh] [--checkpoint-every N]
+        [--set KEY=VALUE ...] [--max-seconds S] [--eval-batches N | --eval-examples N]
+        [--data-dir DIR] [--jsonl FILE]
+
+Every task subcommand fills its ``--out`` file run by run (:mod:`tl_minimal.experiments.suite`):
+the path is checked before any work, each finished run is saved at once (atomically), Ctrl-C
+keeps everything finished and prints the command that resumes (exit status 130), and rerunning
+the same command skips the runs already there; ``--fresh`` starts the file afresh and
+``--checkpoint-every N`` lets a killed run continue from its last checkpoint.
 
 Subcommands live in a registry: :func:`register` adds one (name, help, a function that adds
 its arguments, a function that runs it and returns an exit code). The paper tasks register
@@ -17,22 +24,34 @@ in :data:`SUBCOMMAND_MODULES` are imported if they exist. A new subcommand is on
 
     register("speed", "forward throughput against sequence length", add_arguments, run)
 
-Bad arguments print one line (``error: ...``) and exit with status 2; a missing data set or a
-diverged run exits with status 1. Notebooks can call ``main(["recall", "--steps", "20"])``,
-which returns the exit code instead of leaving the interpreter.
+A task subcommand is a :class:`~tl_minimal.experiments.tasks.Task` in ``tasks.TASKS`` plus a protocol
+in ``protocols.PROTOCOLS``, registered with ``register(name, help, add_task_arguments, run_task)``
+(the loop below does it for every protocol): it gets the suite arguments (:func:`add_suite_arguments`)
+and the saving / resuming of :func:`~tl_minimal.experiments.runner.run_experiment` with no code
+of its own; its ``run_one`` takes ``checkpoint_path=None, checkpoint_every=None`` and passes them
+to ``train`` (as ``tasks._fit`` does).
+
+Bad arguments, a bad output path, another suite's output file, an unusable data file or
+checkpoint print one line (``error: ...``) and exit with status 2; a missing data set or a
+diverged run exits with status 1; Ctrl-C exits with 130. Notebooks can call
+``main(["recall", "--steps", "20"])``, which returns the exit code instead of leaving the
+interpreter.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..data.text import DataUnavailable
+from ..data.text import BadDataFile, DataUnavailable
+from ..training.checkpoint import CheckpointError
 from .protocols import PROTOCOLS
 from .runner import ConfigError
+from .suite import SuiteError, SuiteInterrupted
 
 SUBCOMMAND_MODULES = ("tl_minimal.experiments.speed",)  # optional extra subcommands, imported if present
 
@@ -119,6 +138,24 @@ def add_set_argument(parser: argparse.ArgumentParser, help: str) -> None:
     )
 
 
+def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
+    """--out, --fresh and --checkpoint-every: where a suite's results go and how it resumes."""
+    parser.add_argument("--out", metavar="FILE.json", help="results file, filled run by run; rerun the same "
+                        "command to resume it (default: runs/<task>-<time>.json)")
+    parser.add_argument("--fresh", action="store_true", help="start the --out file afresh instead of resuming it")
+    parser.add_argument("--checkpoint-every", type=positive_int, metavar="N",
+                        help="save each run's training every N steps beside --out (FILE.checkpoints/), so a "
+                        "killed run continues from its last checkpoint")
+
+
+def resume_command(argv: list, out: str) -> str:
+    """The command line that continues this suite: the same arguments, the output file named, no --fresh."""
+    words = [w for w in argv if w != "--fresh"]
+    if "--out" not in words and not any(w.startswith("--out=") for w in words):
+        words += ["--out", str(out)]
+    return "python -m tl_minimal.experiments " + shlex.join(words)
+
+
 # ----------------------------------------------------------------------------- the paper tasks
 def add_task_arguments(parser: argparse.ArgumentParser) -> None:
     task = parser.prog.split()[-1]
@@ -126,8 +163,9 @@ def add_task_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variants", nargs="+", metavar="V", help="model variants (default: all)")
     parser.add_argument("--seeds", nargs="+", type=int, metavar="N", help=f"seeds (default: {list(p.seeds)})")
     parser.add_argument("--steps", type=positive_int, help=f"training steps (default: {p.steps})")
-    parser.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N or mps")
-    parser.add_argument("--out", metavar="FILE.json", help="results file (default: runs/<task>-<time>.json)")
+    parser.add_argument("--device", default="auto", help="auto (default: TL_DEVICE, else MPS, CUDA, CPU), cpu, "
+                        "cuda, cuda:N or mps")
+    add_suite_arguments(parser)
     add_set_argument(parser, "model config override passed to build_model, e.g. --set state_dim=8 (repeatable)")
     parser.add_argument(
         "--protocol",
@@ -189,6 +227,9 @@ def run_task(args: argparse.Namespace) -> int:
         out=out,
         progress=not args.no_progress,
         protocol_changes=dict(args.protocol_changes),
+        fresh=args.fresh,
+        checkpoint_every=args.checkpoint_every,
+        command=resume_command(getattr(args, "argv", sys.argv[1:]), out),
     )
     if results["diverged"]:
         print(
@@ -236,15 +277,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """Parse ``argv`` (default: sys.argv[1:]), run, and return the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser().parse_args(argv)
+        args.argv = argv
         return SUBCOMMANDS[args.command].run(args)
     except UsageError as exc:
         print(f"error: {exc} (see --help)", file=sys.stderr)
         return 2
-    except ConfigError as exc:
+    except (ConfigError, SuiteError, BadDataFile, CheckpointError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except (DataUnavailable, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except SuiteInterrupted as exc:
+        print(exc.message, file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print("interrupted before the first run began; nothing to resume", file=sys.stderr)
+        return 130

@@ -134,7 +134,7 @@ def constant_guess(y: torch.Tensor, layout: RecallLayout = PAPER_LAYOUT, n_pairs
 
 
 def at_initialization(variant: str, seeds, n_examples: int = 256, overrides: dict | None = None,
-                      n_pairs: int = 4, seq_len: int = 128) -> list[dict]:
+                      n_pairs: int = 4, seq_len: int = 128, device="cpu") -> list[dict]:
     """:func:`summarize` of freshly initialized models, one per seed (cheap: two forward passes).
 
     Uses the recall protocol's model settings (``tl_minimal.experiments`` builds the model the
@@ -150,7 +150,7 @@ def at_initialization(variant: str, seeds, n_examples: int = 256, overrides: dic
     out = []
     for seed in seeds:
         seed_everything(seed)
-        model = build(variant, p, overrides)
+        model = build(variant, p, overrides).to(device)
         out.append({"seed": seed, **summarize(retrieval_report(model, x, y))})
     return out
 
@@ -172,9 +172,10 @@ def read_gate_gradient(model, x: torch.Tensor, y: torch.Tensor) -> dict:
 
     if not hasattr(model, "kv"):
         raise ValueError(f"read_gate_gradient needs a gated hybrid (a model with .kv), got {type(model).__name__}")
+    device = next(model.parameters()).device
     model.train()
     model.zero_grad(set_to_none=True)
-    lm_loss(model(x), y).backward()
+    lm_loss(model(x.to(device)), y.to(device)).backward()
     gate = torch.cat([p.grad.flatten() for p in model.kv.read_gate.parameters()])
     out = {"read_gate_grad": float(gate.norm()), "value_grad": float(model.kv.value.weight.grad.norm())}
     model.zero_grad(set_to_none=True)

@@ -6,6 +6,9 @@
         --seeds 0 1 2 3 4 --out data/results/recall_init_diagnosis.json
     python -m tl_minimal.experiments.recall_study train --task mqar --pairs 16 --queries 4 --seq-len 256 ...
 
+``--device`` (auto, cpu, cuda, cuda:N, mps; default auto, which honours ``TL_DEVICE``) picks where
+``train`` and ``init`` run; an unavailable device is an error before anything runs.
+
 The learning rate is constant (the paper's protocol), so the model after 200 steps of a
 500-step run IS the 200-step model: ``train`` evaluates at each ``--eval-at`` step and then
 continues from an exact checkpoint (model, optimizer, every random state), so the 500-step
@@ -32,12 +35,14 @@ from pathlib import Path
 import torch
 
 from ..data import recall as data_recall
+from ..training.device import get_device
 from ..training.evaluate import recall_accuracy
 from ..training.recipes import build, count_parameters
 from ..training.train import seed_everything, train
 from .diagnose_recall import at_initialization, constant_guess, retrieval_report, summarize
 from .protocols import protocol
 from .runner import environment, write_json
+from .suite import SuiteError, prepare_output
 
 PROBE_EXAMPLES = 256
 
@@ -138,7 +143,7 @@ def cmd_train(args) -> int:
     overrides = _overrides(args.set)
     for v in args.variants:  # fail on a bad name or setting before any training
         build(v, p, overrides)
-    env = environment(torch.device("cpu"))  # the commit the runs start from
+    env = environment(args.device)  # the commit the runs start from
     ckpt_dir = Path(args.ckpt_dir or tempfile.mkdtemp(prefix="recall_study_"))
     runs = {}
     # breadth first: every (variant, seed) reaches the first eval step before any goes further,
@@ -148,7 +153,7 @@ def cmd_train(args) -> int:
             for seed in args.seeds:
                 ckpt = ckpt_dir / f"{p.task}-{v}-s{seed}.pt"
                 runs[v, seed] = advance(p, v, seed, steps, overrides, layout, ckpt, runs.get((v, seed)),
-                                        progress=args.progress)
+                                        device=args.device, progress=args.progress)
                 print(f"  {v:<22} seed {seed}: {steps} steps {100 * runs[v, seed]['value']:.1f}%  "
                       f"({runs[v, seed]['seconds']} s)", flush=True)
                 if args.out:
@@ -205,10 +210,11 @@ def cmd_init(args) -> int:
     overrides = _overrides(args.set)
     if args.ablations:
         rows = {f"gated_hybrid_paper {name}": at_initialization("gated_hybrid_paper", args.seeds, args.examples,
-                                                                 {**overrides, **extra})
+                                                                 {**overrides, **extra}, device=args.device)
                 for name, extra in ABLATIONS.items()}
     else:
-        rows = {v: at_initialization(v, args.seeds, args.examples, overrides) for v in args.variants}
+        rows = {v: at_initialization(v, args.seeds, args.examples, overrides, device=args.device)
+                for v in args.variants}
     for v, rs in rows.items():
         print(v, "mean over seeds:", _mean_row(rs))
         for r in rs:
@@ -222,7 +228,7 @@ def cmd_init(args) -> int:
                 "examples": args.examples,
                 "data_source": "synthetic associative recall, eval_set(seed 0)",
                 "overrides": overrides,
-                "environment": environment(torch.device("cpu")),
+                "environment": environment(args.device),
             },
             "at_initialization": rows,
             "mean_over_seeds": {v: _mean_row(rs) for v, rs in rows.items()},
@@ -297,11 +303,23 @@ def main(argv=None) -> int:
         s.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
         s.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE")
         s.add_argument("--out", default=None)
+        s.add_argument("--device", default="auto", help="auto (default: TL_DEVICE, else MPS, CUDA, CPU), cpu, "
+                                                         "cuda, cuda:N or mps")
     args = ap.parse_args(argv)
+    if args.cmd in ("train", "init"):
+        try:  # an unavailable device is an error before any work starts
+            args.device = get_device(args.device)
+        except (ValueError, RuntimeError) as exc:
+            ap.error(str(exc))
     if args.cmd == "init" and not (args.variants or args.ablations):
         ap.error("init needs --variants or --ablations")
     if args.cmd == "train" and min(args.eval_at) < 1:
         ap.error("--eval-at steps must be >= 1")
+    if getattr(args, "out", None):
+        try:  # a bad output path fails now, not after hours of training
+            prepare_output(args.out)
+        except SuiteError as exc:
+            ap.error(str(exc))
     return {"train": cmd_train, "init": cmd_init, "merge": cmd_merge, "baseline": cmd_baseline}[args.cmd](args)
 
 

@@ -1,11 +1,13 @@
 """Run a task for several variants and seeds, print a table, write the results JSON.
 
-The results file::
+The results file (filled run by run and resumable: see :mod:`.suite`)::
 
     {"task": "lm",
      "protocol": {...every hyperparameter..., "data_source": "...", "model_config": {...},
                   "overrides": {...}, "environment": {"torch", "python", "device", "git_commit", ...}},
-     "runs": [{"variant", "seed", "params", "metric", "value", "steps", "seconds", "device", ...}, ...]}
+     "planned": [[variant, seed], ...], "complete": true,
+     "runs": [{"variant", "seed", "params", "metric", "value", "steps", "seconds", "device", ...}, ...],
+     "diverged": 0}
 
 ``value`` is the metric: bpb (lm), accuracy as a fraction (recall, mqar), mean token loss in
 nats (tokenized). A run whose loss turned NaN or inf has ``value: null`` and an ``error``.
@@ -14,7 +16,7 @@ nats (tokenized). A run whose loss turned NaN or inf has ``value: null`` and an 
 from __future__ import annotations
 
 import datetime
-import json
+import inspect
 import platform
 import statistics
 import subprocess
@@ -24,10 +26,11 @@ from pathlib import Path
 import torch
 
 from ..training import distributed
-from ..training.device import get_device
+from ..training.device import device_name, get_device
 from ..training.train import TrainingDiverged
 from .protocols import PAPER_VARIANTS
 from .protocols import protocol as make_protocol
+from .suite import Suite, SuiteInterrupted, write_atomic
 from .tasks import TASKS, build
 
 
@@ -67,17 +70,17 @@ def command_line() -> str:
     return " ".join(["python -m " + ".".join(parts), *sys.argv[1:]])
 
 
-def environment(device: torch.device) -> dict:
+def environment(device: torch.device, command: str | None = None) -> dict:
     return {
         "torch": torch.__version__,
         "python": platform.python_version(),
         "device": str(device),
-        "cuda_device": torch.cuda.get_device_name(0) if device.type == "cuda" else None,
+        "cuda_device": device_name(device),
         "threads": torch.get_num_threads(),
         "world_size": distributed.world_size(),
         "git_commit": git_commit(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": command_line(),
+        "command": command or command_line(),
     }
 
 
@@ -154,70 +157,92 @@ def run_experiment(
     progress=True,
     echo=print,
     protocol_changes=None,
+    fresh=False,
+    checkpoint_every=None,
+    command=None,
 ) -> dict:
-    """Run ``task`` for every (variant, seed); returns the results dict (and writes it to ``out``).
+    """Run ``task`` for every (variant, seed); returns the results dict (and fills the file ``out``).
 
     ``eval_batches=0`` evaluates the whole split (lm, tokenized). ``protocol_changes`` changes
     other protocol fields (e.g. ``{"lr": 1e-3, "warmup_steps": 20}``). Usable from notebooks:
     ``run_experiment("recall", ["transformer"], [0], steps=50)``.
+
+    With ``out`` the runs go into a suite file (:mod:`.suite`): checked before any work, rewritten
+    after every finished run, resumed when it exists (``fresh=True`` starts it afresh).
+    ``checkpoint_every`` saves each run's training every N steps beside the file, so a killed run
+    continues from its last checkpoint. Ctrl-C raises :class:`~.suite.SuiteInterrupted` (a
+    KeyboardInterrupt) after the finished runs are saved; ``command`` is the command line that
+    resumes (shown then, and recorded).
     """
     try:
         p, variants, overrides, device = _settle(
             task, variants, seeds, steps, device, overrides, eval_batches, eval_examples, protocol_changes
         )
+        if checkpoint_every is not None:
+            if out is None:
+                raise ValueError("--checkpoint-every needs an output file (--out): checkpoints are kept beside it")
+            if checkpoint_every < 1 or "checkpoint_every" not in inspect.signature(TASKS[task].run_one).parameters:
+                raise ValueError(f"--checkpoint-every: must be >= 1, and task {task!r} must take checkpoint_every")
     except (ValueError, RuntimeError) as exc:  # device errors are RuntimeErrors
         raise ConfigError(str(exc)) from exc
 
-    data = TASKS[task].load(p, data_dir=data_dir, jsonl=jsonl)
     main = distributed.is_main()
     say = echo if main else (lambda *a, **k: None)
+    env = environment(device, command)
+    section = {**p.to_dict(), "model_config": p.model_config(overrides),
+               "model_config_note": "plus each variant's registry defaults; see runs[].config",
+               "overrides": overrides, "max_seconds": max_seconds, "environment": env}
+    plan = [(v, s) for v in variants for s in p.seeds]
+    suite = None
+    if out is not None:  # before the data: a bad path or another suite's file fails at once
+        suite = Suite.open(out, task, section, plan, fresh=fresh, environment=env, writer=main)
+
+    data = TASKS[task].load(p, data_dir=data_dir, jsonl=jsonl)
     say(f"{task}: data = {data.source}")
     if data.note:
         say(f"{task}: NOTE {data.note}")
-    runs, diverged = [], 0
-    for variant in variants:
-        for seed in p.seeds:
+    section.update(data_source=data.source, data_note=data.note)
+    if suite is not None:
+        suite.check_data(data.source, data.note)
+        suite.write()
+        if suite.saved:
+            say(f"{task}: resuming {out}: {len(plan) - len(suite.todo())} of {len(plan)} planned runs are done")
+    runs, ckpt = [], None
+    try:
+        for variant, seed in plan:
+            if suite is not None and suite.has(variant, seed):
+                continue
+            ckpt = suite.checkpoint_path(variant, seed) if checkpoint_every else None
+            if ckpt is not None and ckpt.exists():
+                say(f"  {variant:<24} seed {seed:<3} continues from its checkpoint {ckpt}")
+            extra = {"checkpoint_path": ckpt, "checkpoint_every": checkpoint_every} if ckpt else {}
             try:
-                run = TASKS[task].run_one(p, data, variant, seed, device, overrides, progress, max_seconds)
+                run = TASKS[task].run_one(p, data, variant, seed, device, overrides, progress, max_seconds, **extra)
             except TrainingDiverged as exc:
-                diverged += 1
-                run = {
-                    "variant": variant,
-                    "seed": seed,
-                    "params": None,
-                    "metric": p.metric,
-                    "value": None,
-                    "steps": None,
-                    "seconds": None,
-                    "device": str(device),
-                    "error": str(exc),
-                }
+                run = {"variant": variant, "seed": seed, "params": None, "metric": p.metric, "value": None,
+                       "steps": None, "seconds": None, "device": str(device), "error": str(exc)}
             runs.append(run)
+            if suite is not None:
+                suite.add(run)
+                if ckpt is not None and main:
+                    ckpt.unlink(missing_ok=True)
             shown = "diverged" if run["value"] is None else f"{run['value']:.4f}"
-            say(
-                f"  {variant:<24} seed {seed:<3} {p.metric} {shown}  "
-                f"({run['steps']} steps, {run['seconds']} s)"
-            )
-    results = {
-        "task": task,
-        "protocol": {
-            **p.to_dict(),
-            "data_source": data.source,
-            "data_note": data.note,
-            "model_config": p.model_config(overrides),
-            "model_config_note": "plus each variant's registry defaults; see runs[].config",
-            "overrides": overrides,
-            "max_seconds": max_seconds,
-            "environment": environment(torch.device(runs[0]["device"]) if runs else device),
-        },
-        "runs": runs,
-        "diverged": diverged,
-    }
+            say(f"  {variant:<24} seed {seed:<3} {p.metric} {shown}  ({run['steps']} steps, {run['seconds']} s)")
+    except KeyboardInterrupt:
+        if suite is None:
+            raise
+        kept = str(ckpt) if ckpt is not None and ckpt.exists() else None
+        raise SuiteInterrupted(suite.saved, len(suite.results["planned"]), out, command, kept) from None
+    if suite is not None:
+        results = suite.finish()
+    else:
+        diverged = sum(1 for r in runs if r["value"] is None)
+        results = {"task": task, "protocol": section, "planned": [list(x) for x in plan], "complete": True,
+                   "runs": runs, "diverged": diverged}
     if main:
         say(format_table(results))
         if out is not None:
-            write_json(results, out)
-            say(f"wrote {out}")
+            say(f"wrote {out} ({len(results['runs'])} runs, complete)")
     distributed.teardown()
     return results
 
@@ -241,7 +266,5 @@ def format_table(results: dict) -> str:
 
 
 def write_json(results: dict, path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(results, indent=2, default=str) + "\n")
-    return path
+    """Write ``results`` as JSON, atomically (a temporary file beside it, then a rename)."""
+    return write_atomic(results, path)

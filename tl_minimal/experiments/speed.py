@@ -39,12 +39,10 @@ live in :mod:`tl_minimal.experiments.timing`.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import time
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 
 import torch
 
@@ -52,6 +50,7 @@ from ..registry import DEFAULTS, build_model
 from ..training.device import get_device
 from .cli import add_set_argument, positive_float, positive_int, register
 from .protocols import PAPER_VARIANTS
+from .suite import prepare_output, write_atomic
 from .timing import Forward, NextToken, TrainStep, interleaved, median_ms, peak_step_memory_mb, quartiles_ms
 
 DEFAULT_VARIANTS = PAPER_VARIANTS  # the paper's six
@@ -220,6 +219,8 @@ def run_speed(
     check_overrides(variants, overrides)
     settings = settings or SpeedSettings()
     dev = get_device(device)
+    if out:
+        prepare_output(out)  # a bad path fails now, not after the measurements
     env = {**environment(dev), "load_average_start": os.getloadavg()}
     started = time.perf_counter()
     # untimed: one step and one forward pass of every variant, so the first length's numbers do
@@ -249,8 +250,7 @@ def run_speed(
     }
     log(format_table(rows))
     if out:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(json.dumps(result, indent=1) + "\n")
+        write_atomic(result, out)
         log(f"wrote {out}")
     return result
 

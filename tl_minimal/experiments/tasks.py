@@ -1,7 +1,9 @@
 """One function per task: load its data once, then train and evaluate one (variant, seed).
 
 Each task is a :class:`Task`: ``load(protocol, data_dir, jsonl)`` returns the data (with a
-``source`` sentence for the results), ``run_one(...)`` returns one run record:
+``source`` sentence for the results; a data file too short for the protocol is a BadDataFile
+there, before any training), ``run_one(p, data, variant, seed, device, overrides, progress,
+max_seconds, checkpoint_path=None, checkpoint_every=None)`` returns one run record:
 
     {"variant", "seed", "params", "metric", "value", "steps", "seconds", "device", ...}
 
@@ -43,7 +45,9 @@ def _batched(x, y, size=FORWARD_BATCH):
     return [(x[i : i + size], y[i : i + size]) for i in range(0, len(x), size)]
 
 
-def _fit(model, sampler, p, device, progress, max_seconds, desc, checkpoint_path=None):
+def _fit(model, sampler, p, device, progress, max_seconds, desc, checkpoint_path=None, checkpoint_every=None):
+    """train() with the protocol's settings; with a checkpoint path it saves every ``checkpoint_every``
+    steps and continues from the checkpoint when one is there (a killed run resumes mid-run)."""
     return train(
         model,
         sampler,
@@ -57,6 +61,8 @@ def _fit(model, sampler, p, device, progress, max_seconds, desc, checkpoint_path
         max_seconds=max_seconds,
         desc=desc,
         checkpoint_path=checkpoint_path,
+        checkpoint_every=checkpoint_every,
+        resume=checkpoint_path is not None,
     )
 
 
@@ -82,6 +88,9 @@ def _record(variant, seed, model, p, value, history, seconds, device, **extra) -
 def load_lm(p, data_dir=None, jsonl=None):
     train_split = data_text.load_split("train", data_dir)
     eval_split = data_text.load_split(p.eval_split, data_dir)
+    window = f"one window of {p.seq_len} bytes (+1 target) of the lm protocol"
+    data_text.require_tokens(train_split, p.seq_len + 1, f"training on {window}")
+    data_text.require_tokens(eval_split, p.seq_len + 1, f"evaluating {window}")
     x, y = chunk_eval_set(eval_split.tokens, p)
     source = f"train: {train_split.source}; eval: {eval_split.source}, {len(x):,} chunks of {p.seq_len}"
     note = (
@@ -93,14 +102,16 @@ def load_lm(p, data_dir=None, jsonl=None):
 
 
 def run_lm(
-    p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None, checkpoint_path=None
+    p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None, checkpoint_path=None,
+    checkpoint_every=None,
 ):
     t0 = time.perf_counter()
     seed_everything(seed)
     device = distributed.setup(device)
     model = distributed.wrap(build(variant, p, overrides).to(device), device)
     sampler = make_sampler(p, seed, data.train, stream=distributed.rank())
-    history = _fit(model, sampler, p, device, progress, max_seconds, f"lm {variant} s{seed}", checkpoint_path)
+    history = _fit(model, sampler, p, device, progress, max_seconds, f"lm {variant} s{seed}", checkpoint_path,
+                   checkpoint_every)
     extra = {}
     if distributed.initialized():
         extra = {
@@ -124,7 +135,8 @@ def load_recall(p, data_dir=None, jsonl=None):
 
 
 def run_recall(
-    p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None, checkpoint_path=None
+    p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None, checkpoint_path=None,
+    checkpoint_every=None,
 ):
     t0 = time.perf_counter()
     seed_everything(seed)
@@ -132,7 +144,8 @@ def run_recall(
     kw = {"n_queries": p.n_queries, "n_pairs": p.n_pairs, "seq_len": p.seq_len}
     sampler = make_sampler(p, seed)
     history = _fit(
-        model, sampler, p, device, progress, max_seconds, f"{p.task} {variant} s{seed}", checkpoint_path
+        model, sampler, p, device, progress, max_seconds, f"{p.task} {variant} s{seed}", checkpoint_path,
+        checkpoint_every,
     )
     x, y = data_recall.eval_set(p.eval_examples, seed, **kw)
     result = recall_accuracy(model, x, y)
@@ -153,6 +166,11 @@ def run_recall(
 # ----------------------------------------------------------------------------- tokenized (MiniMind)
 def load_tokenized(p, data_dir=None, jsonl=None):
     corpus = data_tokenized.load_corpus(jsonl=jsonl, data_dir=data_dir, max_docs=p.max_docs)
+    for side, stream in (("training", corpus.train), ("holdout", corpus.holdout)):
+        if len(stream) < p.seq_len + 1:
+            raise data_text.BadDataFile(
+                f"{corpus.source}: the {side} stream holds {len(stream):,} tokens; one window of the tokenized "
+                f"protocol needs {p.seq_len + 1:,} ({p.seq_len} + 1 target)")
     x, y = chunk_eval_set(corpus.holdout, p)
     note = (
         "stand-in corpus: WikiText-2 text with the MiniMind tokenizer, not MiniMind's pretraining data; "
@@ -169,14 +187,16 @@ def load_tokenized(p, data_dir=None, jsonl=None):
 
 
 def run_tokenized(
-    p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None, checkpoint_path=None
+    p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None, checkpoint_path=None,
+    checkpoint_every=None,
 ):
     t0 = time.perf_counter()
     seed_everything(seed)
     model = build(variant, p, overrides).to(device)
     sampler = make_sampler(p, seed, data.train)
     history = _fit(
-        model, sampler, p, device, progress, max_seconds, f"tok {variant} s{seed}", checkpoint_path
+        model, sampler, p, device, progress, max_seconds, f"tok {variant} s{seed}", checkpoint_path,
+        checkpoint_every,
     )
     value = mean_token_loss(model, _batched(*data.eval))
     return _record(variant, seed, model, p, value, history, time.perf_counter() - t0, device)

@@ -1,7 +1,8 @@
 """Timing and memory primitives of the speed benchmark (:mod:`tl_minimal.experiments.speed`).
 
 jobs        TrainStep (forward, loss, backward, AdamW), Forward (eval, no_grad),
-            NextToken (one model.step continuing a carried state); each has .run()
+            NextToken (one model.step continuing a carried state); each has .run(), which
+            reads nothing back from the device (the token ids are valid by construction)
 interleaved time several jobs in rotated rounds, synchronizing the device around each
             call, so a change of machine load hits every job alike
 peak_step_memory_mb
@@ -20,7 +21,9 @@ import time
 import torch
 import torch.nn.functional as F
 
+from ..models import trust_ids
 from ..training.device import synchronize
+from ..training.train import make_optimizer
 
 VOCAB = 259  # byte-level protocol
 
@@ -35,10 +38,11 @@ class TrainStep:
         self.model, self.device = model.train(), device
         self.x = torch.randint(0, VOCAB, (batch, seq_len), generator=g).to(device)
         self.y = torch.randint(0, VOCAB, (batch, seq_len), generator=g).to(device)
-        self.opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+        self.opt = make_optimizer(model, lr, weight_decay, device=device)  # what train() uses
 
     def run(self) -> None:
-        logits = self.model(self.x)  # [B, T, V]
+        with trust_ids():  # random ids in [0, VOCAB) by construction: no range check (a device sync)
+            logits = self.model(self.x)  # [B, T, V]
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), self.y.reshape(-1))
         self.opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -55,7 +59,8 @@ class Forward:
 
     @torch.no_grad()
     def run(self) -> None:
-        self.model(self.x)
+        with trust_ids():
+            self.model(self.x)
 
 
 class NextToken:
@@ -71,7 +76,8 @@ class NextToken:
 
     @torch.no_grad()
     def run(self) -> None:
-        logits, self.state = self.model.step(self.token, self.state)
+        with trust_ids():  # the token is the model's own argmax
+            logits, self.state = self.model.step(self.token, self.state)
         self.token = logits.argmax(-1)  # greedy: the next input depends on this output
 
 

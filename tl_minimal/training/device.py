@@ -1,19 +1,36 @@
-"""Choosing the device: Apple MPS, then CUDA, then the CPU, in one helper.
+"""Choosing the device: Apple MPS, then CUDA, then the CPU, in one helper; and what differs per device.
 
-Every notebook, training run and benchmark calls :func:`get_device`. An explicit choice
-(argument, or the ``TL_DEVICE`` environment variable) overrides the automatic order; asking
-for a device that this machine does not have is an error that says what is available.
-MPS has no float64: :func:`default_dtype` is float32 everywhere, and tests that need float64
-run on the CPU.
+Every notebook, training run and benchmark calls :func:`get_device`. The choice, in order:
+
+    get_device("cuda:1")            an explicit device wins
+    TL_DEVICE=cpu                   the environment variable, whenever the choice is "auto" or None
+    MPS, then CUDA, then the CPU    the automatic order (:func:`available_devices`)
+
+Asking for a device that this machine does not have, by argument or by ``TL_DEVICE``, is an
+error that names the available devices, raised before any work starts: nothing trains on a
+device you did not ask for.
+
+What differs per device, kept here so that the training loop reads the same everywhere:
+    optimizer_options   AdamW's fused kernel on CUDA and MPS (one kernel for all parameters)
+    clip_options        clip_grad_norm_'s foreach path where torch has it (CUDA, CPU; not MPS)
+    rng_state           the generators a run draws from (CPU, and the CUDA or MPS one), as CPU
+                        byte tensors, so a checkpoint resumes bit-exactly on any device
+    synchronize         wait for queued kernels on the device (before reading a clock)
+    device_name         the GPU's name for results files (the GPU used, not always GPU 0)
+
+MPS has no float64: tensors are float32 everywhere, and anything that needs float64 moves to
+the CPU first and casts there (``x.cpu().double()``, never ``x.double().cpu()``).
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 
 import torch
 
 CHOICES = ("auto", "cpu", "cuda", "mps")
+ENV = "TL_DEVICE"
 
 
 def available_devices() -> list[str]:
@@ -27,51 +44,125 @@ def available_devices() -> list[str]:
     return found
 
 
+def cuda_device_count() -> int:
+    return torch.cuda.device_count()
+
+
 def get_device(choice: str | torch.device | None = None) -> torch.device:
     """Return the torch.device to use.
 
-    ``choice`` is ``"auto"`` (default: MPS, then CUDA, then CPU), ``"cpu"``, ``"cuda"``,
-    ``"cuda:N"`` or ``"mps"``. ``None`` reads ``TL_DEVICE`` and falls back to ``"auto"``.
+    ``choice`` is ``"auto"`` or None (``TL_DEVICE`` if set, else MPS, then CUDA, then CPU),
+    ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or ``"mps"``. An unknown name is a ValueError, a device
+    this machine lacks a RuntimeError naming the available ones.
     """
     if isinstance(choice, torch.device):
         choice = str(choice)
-    if choice is None:
-        choice = os.environ.get("TL_DEVICE", "auto").strip() or "auto"
-    if not isinstance(choice, str):
+    if choice is not None and not isinstance(choice, str):
         raise TypeError(f"device choice must be a string or torch.device, got {type(choice).__name__}")
-    kind = choice.split(":", 1)[0].lower()
-    if kind not in CHOICES:
-        raise ValueError(f"unknown device {choice!r}: expected one of {', '.join(CHOICES)} (or 'cuda:N')")
+    where = "asked for"
+    if choice is None or choice.strip().lower() in ("", "auto"):
+        env = os.environ.get(ENV, "").strip()
+        if env and env.lower() != "auto":
+            choice, where = env, f"asked for by {ENV}={env}"
+        else:
+            choice = "auto"
+    choice = choice.strip().lower()
+    kind, _, index = choice.partition(":")
+    if kind not in CHOICES or (index and (kind != "cuda" or not index.isdigit())):
+        source = f" ({where})" if where != "asked for" else ""
+        raise ValueError(f"unknown device {choice!r}{source}: expected one of {', '.join(CHOICES)} (or 'cuda:N')")
     here = available_devices()
     if kind == "auto":
         return torch.device(here[0])
     if kind not in here:
-        raise RuntimeError(f"device {choice!r} was asked for but is not available here; available: {', '.join(here)}")
-    if kind == "cuda" and ":" in choice:
-        index = int(choice.split(":", 1)[1])
-        if index >= torch.cuda.device_count():
-            raise RuntimeError(f"device {choice!r}: only {torch.cuda.device_count()} CUDA device(s) here")
-    return torch.device(choice.lower())
+        raise RuntimeError(f"device {choice!r} was {where} but is not available here; available: {', '.join(here)}")
+    if index and int(index) >= cuda_device_count():
+        raise RuntimeError(f"device {choice!r} was {where}, but this machine has only {cuda_device_count()} "
+                           f"CUDA device(s): cuda:0..cuda:{cuda_device_count() - 1}")
+    return torch.device(choice)
 
 
+# ----------------------------------------------------------------------------- per-device kernels
+def optimizer_options(device: torch.device | str) -> dict:
+    """Extra AdamW arguments for ``device``: ``fused=True`` on CUDA and MPS, nothing on the CPU.
+
+    The fused kernel updates every parameter in one launch instead of several small kernels
+    per parameter. On the CPU the default (per-parameter) path stays, so CPU results are the
+    same numbers as before. :func:`tl_minimal.training.train.make_optimizer` falls back to
+    ``foreach=True`` when the installed torch has no fused kernel for the device.
+    """
+    return {"fused": True} if torch.device(device).type in ("cuda", "mps") else {}
+
+
+def clip_options(device: torch.device | str) -> dict:
+    """``foreach=True`` for clip_grad_norm_ where torch has foreach kernels (CUDA; the CPU loop).
+
+    torch has no foreach kernels for MPS (clip_grad_norm_(foreach=True) raises there), so MPS
+    keeps the default per-parameter path.
+    """
+    return {"foreach": True} if torch.device(device).type in ("cuda", "cpu") else {}
+
+
+# ----------------------------------------------------------------------------- random states
+def rng_state(device: torch.device | str) -> dict:
+    """The torch generators a run on ``device`` draws from, each a CPU uint8 tensor.
+
+    "cpu" always (initialization, CPU-side sampling); "cuda" (the generator of the GPU in use)
+    or "mps" as well when training there: dropout on an accelerator draws from its generator.
+    """
+    device = torch.device(device)
+    state = {"cpu": torch.get_rng_state()}
+    if device.type == "cuda":
+        state["cuda"] = torch.cuda.get_rng_state(device).cpu()
+    elif device.type == "mps":
+        state["mps"] = torch.mps.get_rng_state().cpu()
+    return state
+
+
+def set_rng_state(state: dict, device: torch.device | str) -> None:
+    """Restore what :func:`rng_state` saved (states are moved to the CPU first, as torch requires)."""
+    device = torch.device(device)
+    torch.set_rng_state(state["cpu"].cpu())
+    if "cuda" in state and device.type == "cuda":
+        torch.cuda.set_rng_state(state["cuda"].cpu(), device)
+    elif "mps" in state and device.type == "mps":
+        torch.mps.set_rng_state(state["mps"].cpu())
+    elif set(state) - {"cpu"}:
+        saved = ", ".join(sorted(set(state) - {"cpu"}))
+        warnings.warn(f"resuming a {saved} checkpoint on {device}: the run continues, but not bit-exactly "
+                      f"as it would have on {saved} (its generator state has no use here)", stacklevel=3)
+
+
+# ----------------------------------------------------------------------------- clocks and names
 def synchronize(device: torch.device | str) -> None:
     """Wait for queued kernels on ``device`` (needed before reading a clock on CUDA or MPS)."""
-    kind = torch.device(device).type
-    if kind == "cuda":
-        torch.cuda.synchronize()
-    elif kind == "mps":
+    device = torch.device(device)
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    elif device.type == "mps":
         torch.mps.synchronize()
+
+
+def device_name(device: torch.device | str) -> str | None:
+    """The GPU's name for ``device`` (the one in use: cuda:1 is GPU 1), or None off CUDA."""
+    device = torch.device(device)
+    if device.type != "cuda":
+        return None
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    return torch.cuda.get_device_name(index)
 
 
 def describe() -> dict:
     """Versions and devices, for the start-here notebook and for results files."""
     import platform
 
+    chosen = get_device()
     return {
         "python": platform.python_version(),
         "torch": torch.__version__,
         "available": available_devices(),
-        "chosen": str(get_device()),
-        "cuda_device": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+        "chosen": str(chosen),
+        "TL_DEVICE": os.environ.get(ENV) or None,
+        "cuda_device": device_name(chosen),
         "threads": torch.get_num_threads(),
     }

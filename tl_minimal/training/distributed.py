@@ -89,6 +89,15 @@ def any_rank(flag: bool) -> bool:
     return bool(t.item() > 0)
 
 
+def unwrap(model: torch.nn.Module) -> torch.nn.Module:
+    """The plain model inside a DistributedDataParallel wrapper (or the model itself)."""
+    return (
+        model.module
+        if hasattr(model, "module") and isinstance(model, torch.nn.parallel.DistributedDataParallel)
+        else model
+    )
+
+
 def parameter_digest(model: torch.nn.Module) -> str:
     """sha256 of all parameter bytes (CPU copies), in named order: equal digests = equal parameters."""
     h = hashlib.sha256()

@@ -24,6 +24,8 @@ from contextlib import contextmanager
 import torch
 import torch.nn.functional as F
 
+from ..models import checked_ids
+
 IGNORE = -100
 
 
@@ -44,25 +46,30 @@ def _device_of(model: torch.nn.Module) -> torch.device:
 
 
 def total_ce(model: torch.nn.Module, batches, max_batches: int | None = None) -> tuple[float, int]:
-    """Sum of CE (nats) and number of supervised tokens over ``batches`` of (x, y)."""
+    """Sum of CE (nats) and number of supervised tokens over ``batches`` of (x, y).
+
+    Each batch's sum stays on the device and all are read back together at the end (one
+    host-device sync, not one per batch); the sum over batches is then done in float64.
+    """
     device = _device_of(model)
-    total, count = 0.0, 0
+    sums, count = [], 0
     with evaluating(model):
         for i, (x, y, *_) in enumerate(batches):
             if max_batches is not None and i >= max_batches:
                 break
-            x, y = x.to(device), y.to(device)
-            logits = model(x)  # [B, T, V]
+            count += int((y != IGNORE).sum())  # on y's own device: the CPU for the library's batches
+            with checked_ids(model, x):
+                logits = model(x.to(device))  # [B, T, V]
             ce = F.cross_entropy(
                 logits.reshape(-1, logits.shape[-1]).float(),
-                y.reshape(-1),
+                y.to(device).reshape(-1),
                 ignore_index=IGNORE,
                 reduction="sum",
             )
-            total += ce.item()
-            count += int((y != IGNORE).sum())
+            sums.append(ce)
     if count == 0:
         raise ValueError("no supervised tokens in the evaluation batches")
+    total = sum(torch.stack(sums).tolist(), 0.0)  # one sync; python floats: float64 on the host
     return total, count
 
 
@@ -112,13 +119,13 @@ def recall_accuracy(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, ba
     correct = []
     with evaluating(model):
         for i in range(0, len(x), batch_size):
-            xb, yb, mb = (
-                x[i : i + batch_size].to(device),
-                y[i : i + batch_size].to(device),
-                labelled[i : i + batch_size],
-            )
-            pred = model(xb).argmax(dim=-1)  # [b, T]
-            hit = (pred == yb)[mb.to(device)].view(-1, n_queries)  # [b, Q], questions in order
-            correct.append(hit.cpu())
-    hits = torch.cat(correct).float()  # [N, Q]
+            xb, yb = x[i : i + batch_size], y[i : i + batch_size]  # [b, T] where x, y are
+            with checked_ids(model, xb):
+                pred = model(xb.to(device)).argmax(dim=-1)  # [b, T]
+            # the supervised positions: Q per row, in order (gather, not a boolean mask: no sync)
+            where = labelled[i : i + batch_size].int().argsort(dim=1, descending=True, stable=True)[:, :n_queries]
+            where = where.sort(dim=1).values.to(device)  # [b, Q]
+            hit = pred.gather(1, where) == yb.to(device).gather(1, where)  # [b, Q]
+            correct.append(hit)
+    hits = torch.cat(correct).cpu().float()  # [N, Q]: the one host-device sync
     return {"accuracy": hits.mean().item(), "per_query": hits.mean(0).tolist(), "n": len(x)}

@@ -7,22 +7,29 @@ Glossary
     x, y         [B, T] int64 inputs and targets; y = IGNORE (-100) where nothing is supervised
     mask         optional [B, T] bool: False positions are not supervised (same as y = -100)
     loss         mean cross-entropy (nats) over the supervised positions
-    history      {"loss": [one float per step], "lr": [...], "steps", "seconds", "stopped"}
+    history      {"loss": [one float per step, nats], "lr": [...], "steps", "seconds", "stopped"}
 
     lr_k = lr * min(1, (k + 1) / warmup_steps)     (constant lr when warmup_steps = 0, the paper)
 
 Reproducibility: :func:`seed_everything` seeds torch, numpy and python's ``random`` (model
-initialization and dropout use torch's global generator; data samplers use their own). A
-checkpoint stores the model, the optimizer, the step, the losses so far and every random
-state, so resuming on the CPU reproduces the uninterrupted run's losses exactly.
+initialization and dropout use torch's global generator, or the GPU's; data samplers use their
+own). A checkpoint (``checkpoint.py``) stores the model, the optimizer, the step, the losses so far
+and every random state (the CPU's and the CUDA or MPS generator's, kept on the CPU), so a
+resumed run reproduces the uninterrupted run's losses exactly on the same device.
 
-A loss that becomes NaN or inf stops the run with :class:`TrainingDiverged` naming the step.
+Host-device syncs: on a GPU, reading a number back (``loss.item()``) makes the CPU wait for
+every queued kernel. The loop keeps each step's loss on the device and reads them all at once
+every ``log_every`` steps (default 10, the progress bar updates then), and the token ids are
+range-checked on the CPU before the batch moves, so a step costs no sync of its own.
+
+A loss that becomes NaN or inf stops the run with :class:`TrainingDiverged` naming the first
+bad step; it is found when the losses are read (at most ``log_every - 1`` steps later), and
+nothing after it is saved or returned.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import random
 import time
 from pathlib import Path
@@ -31,9 +38,13 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .device import get_device
+from ..models import checked_ids
+from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint  # noqa: F401  (re-exported)
+from .device import clip_options, get_device, optimizer_options
+from .distributed import unwrap  # noqa: F401  (re-exported: the plain model inside DDP)
 
 IGNORE = -100
+LOG_EVERY = 10  # steps between reads of the losses: 0.1 host-device syncs per step
 
 
 class TrainingDiverged(RuntimeError):
@@ -47,15 +58,6 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def unwrap(model: torch.nn.Module) -> torch.nn.Module:
-    """The plain model inside a DistributedDataParallel wrapper (or the model itself)."""
-    return (
-        model.module
-        if hasattr(model, "module") and isinstance(model, torch.nn.parallel.DistributedDataParallel)
-        else model
-    )
-
-
 def lm_loss(logits: torch.Tensor, y: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
     """Mean cross-entropy over supervised positions: logits [B, T, V], y [B, T] (IGNORE = skip)."""
     if mask is not None:
@@ -63,57 +65,27 @@ def lm_loss(logits: torch.Tensor, y: torch.Tensor, mask: torch.Tensor | None = N
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), y.reshape(-1), ignore_index=IGNORE)
 
 
-def make_optimizer(model: torch.nn.Module, lr: float, weight_decay: float, betas=(0.9, 0.999)):
-    """AdamW over all parameters (the paper's setting: decoupled weight decay everywhere)."""
-    return torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay, betas=betas)
+def make_optimizer(model: torch.nn.Module, lr: float, weight_decay: float, betas=(0.9, 0.999), device=None):
+    """AdamW over all parameters (the paper's setting: decoupled weight decay everywhere).
+
+    On CUDA and MPS the fused kernel (one launch for all parameters), or ``foreach`` where the
+    installed torch has no fused kernel for the device; on the CPU torch's default path.
+    ``device`` defaults to where the parameters are.
+    """
+    params = list(model.parameters())
+    device = torch.device(device) if device is not None else params[0].device
+    options = optimizer_options(device)
+    if options:
+        try:
+            return torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay, betas=betas, **options)
+        except RuntimeError:  # "`fused=True` requires ... supported devices": an older torch
+            options = {"foreach": True}
+    return torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay, betas=betas, **options)
 
 
 def lr_at(step: int, lr: float, warmup_steps: int) -> float:
     """lr_k = lr * min(1, (k + 1) / warmup_steps); constant ``lr`` without warmup."""
     return lr if warmup_steps <= 0 else lr * min(1.0, (step + 1) / warmup_steps)
-
-
-# ----------------------------------------------------------------------------- checkpoints
-def _rng_state() -> dict:
-    state = {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}
-    if torch.cuda.is_available():
-        state["cuda"] = torch.cuda.get_rng_state_all()
-    return state
-
-
-def _set_rng_state(state: dict) -> None:
-    torch.set_rng_state(state["torch"])
-    np.random.set_state(state["numpy"])
-    random.setstate(state["python"])
-    if "cuda" in state and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(state["cuda"])
-
-
-def save_checkpoint(path, model, optimizer, step: int, history: dict, extra: dict | None = None) -> None:
-    """Write everything needed to continue at ``step`` (atomically: temp file, then rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {
-        "model": unwrap(model).state_dict(),
-        "optimizer": optimizer.state_dict(),
-        "step": step,
-        "history": history,
-        "rng": _rng_state(),
-        "extra": extra or {},
-    }
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.save(payload, tmp)
-    os.replace(tmp, path)
-
-
-def load_checkpoint(path, model, optimizer=None, map_location="cpu") -> dict:
-    """Restore model (and optimizer, random states) from ``path``; returns the checkpoint dict."""
-    ckpt = torch.load(path, map_location=map_location, weights_only=False)
-    unwrap(model).load_state_dict(ckpt["model"])
-    if optimizer is not None:
-        optimizer.load_state_dict(ckpt["optimizer"])
-    _set_rng_state(ckpt["rng"])
-    return ckpt
 
 
 # ----------------------------------------------------------------------------- the loop
@@ -140,7 +112,7 @@ def train(
     checkpoint_path=None,
     checkpoint_every: int | None = None,
     resume: bool = False,
-    log_every: int = 1,
+    log_every: int = LOG_EVERY,
     progress: bool = True,
     max_seconds: float | None = None,
     desc: str = "train",
@@ -150,22 +122,25 @@ def train(
     ``seed`` (optional) seeds the global generators first (dropout); seed *before* building the
     model if initialization should be reproducible too. ``checkpoint_path`` saves at the end
     (and every ``checkpoint_every`` steps); ``resume=True`` continues from it when it exists.
-    ``max_seconds`` stops early once the wall-clock budget is used (for time-matched runs).
+    ``log_every``: read the losses (and show them) every this many steps. ``max_seconds`` stops
+    early once the wall-clock budget is used (for time-matched runs).
     """
     if steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}")
-    from .distributed import any_rank, is_main
+    if isinstance(log_every, bool) or not isinstance(log_every, int) or log_every < 1:
+        raise ValueError(f"log_every must be an int >= 1 (steps between reading the losses), got {log_every!r}")
+    from .distributed import any_rank, initialized, is_main
 
-    device = get_device(device) if not isinstance(device, torch.device) else device
+    device = get_device(device)  # before any work: an unavailable device is an error here
     if seed is not None:
         seed_everything(seed)
     model.to(device)
     model.train()
-    optimizer = make_optimizer(model, lr, weight_decay)
+    optimizer = make_optimizer(model, lr, weight_decay, device=device)
     history = {"loss": [], "lr": [], "steps": 0, "seconds": 0.0, "stopped": "done"}
     start = 0
     if resume and checkpoint_path is not None and Path(checkpoint_path).exists():
-        ckpt = load_checkpoint(checkpoint_path, model, optimizer, map_location=device)
+        ckpt = load_checkpoint(checkpoint_path, model, optimizer, device=device)
         start, history = ckpt["step"], ckpt["history"]
         history["stopped"] = "done"
     next_batch = _batch_source(batches, start)
@@ -175,45 +150,52 @@ def train(
     bar = progress_bar(range(start, steps), total=steps, initial=start, desc=desc,
                        enabled=progress and is_main())
     t0 = time.perf_counter() - history["seconds"]
+    unread = []  # this interval's losses, still on the device: [loss_k] 0-dim tensors
     for step in bar:
         batch = next_batch(step)
-        x, y = batch[0].to(device), batch[1].to(device)
+        x, y = batch[0], batch[1]
         mask = batch[2].to(device) if len(batch) > 2 else None
         for group in optimizer.param_groups:
             group["lr"] = lr_at(step, lr, warmup_steps)
 
-        loss = lm_loss(model(x), y, mask)
-        value = loss.item()
-        if any_rank(not math.isfinite(value)):  # under DDP every rank stops together
-            bar.close()
-            raise TrainingDiverged(
-                f"training loss became {value} at step {step} (counting from 0, of {steps}); "
-                "stopped. Try a lower lr, warmup (warmup_steps) or gradient clipping."
-            )
+        with checked_ids(model, x):  # ids checked on the CPU batch: the forward pass skips its device check
+            loss = lm_loss(model(x.to(device)), y.to(device), mask)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if grad_clip is not None and grad_clip > 0:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip, **clip_options(device))
         optimizer.step()
 
-        history["loss"].append(value)
+        unread.append(loss.detach())
         history["lr"].append(optimizer.param_groups[0]["lr"])
         history["steps"] = step + 1
         history["seconds"] = time.perf_counter() - t0
-        if log_every and (step % log_every == 0 or step == steps - 1):
-            bar.set_postfix(loss=f"{value:.4f}")
-        if (
-            checkpoint_path is not None
-            and checkpoint_every
-            and (step + 1) % checkpoint_every == 0
-            and is_main()
-        ):
-            save_checkpoint(checkpoint_path, model, optimizer, step + 1, history)
+        checkpoint_due = checkpoint_path is not None and bool(checkpoint_every) and (step + 1) % checkpoint_every == 0
+        read = len(unread) == log_every or step == steps - 1 or checkpoint_due
+        if not read and max_seconds is not None and not initialized():
+            read = history["seconds"] >= max_seconds  # the host's clock: no sync (under DDP: at reads only)
+        if not read:
+            continue
+        values = torch.stack(unread).tolist()  # the interval's one host-device sync
+        first_bad = next((i for i, v in enumerate(values) if not math.isfinite(v)), None)
+        if any_rank(first_bad is not None):  # under DDP every rank stops together
+            bar.close()
+            where = (f"became {values[first_bad]} at step {step - len(values) + 1 + first_bad}" if first_bad is not None
+                     else f"became NaN or inf in another process by step {step}")
+            raise TrainingDiverged(
+                f"training loss {where} (counting from 0, of {steps}); stopped. "
+                "Try a lower lr, warmup (warmup_steps) or gradient clipping."
+            )
+        history["loss"].extend(values)
+        unread = []
+        bar.set_postfix(loss=f"{values[-1]:.4f}")
+        if checkpoint_due and is_main():
+            save_checkpoint(checkpoint_path, model, optimizer, step + 1, history, device=device)
         if max_seconds is not None and step + 1 < steps and any_rank(history["seconds"] >= max_seconds):
             history["stopped"] = f"time budget of {max_seconds:g} s used after {step + 1} steps"
             break
     bar.n = history["steps"]  # the steps really done (a break skips the bar's own count)
     bar.close()
     if checkpoint_path is not None and is_main():
-        save_checkpoint(checkpoint_path, model, optimizer, history["steps"], history)
+        save_checkpoint(checkpoint_path, model, optimizer, history["steps"], history, device=device)
     return history

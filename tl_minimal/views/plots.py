@@ -41,7 +41,7 @@ _SPECIAL_BYTES = {PAD: "PAD", BOS: "BOS", EOS: "EOS", 10: "⏎", 32: "␣", 9: "
 def _numpy(x) -> np.ndarray:
     """Tensor (any device, any float dtype) or array -> float64 numpy array on the CPU."""
     if isinstance(x, torch.Tensor):
-        return x.detach().to("cpu", torch.float64).numpy()
+        return x.detach().cpu().double().numpy()  # to the CPU first, then cast: MPS has no float64
     return np.asarray(x, dtype=np.float64)
 
 
