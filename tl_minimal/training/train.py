@@ -188,7 +188,7 @@ def train(
             )
         history["loss"].extend(values)
         unread = []
-        bar.set_postfix(loss=f"{values[-1]:.4f}")
+        bar.set_postfix(loss=f"{values[-1] / math.log(2):.3f} bits")  # nats / ln 2
         if checkpoint_due and is_main():
             save_checkpoint(checkpoint_path, model, optimizer, step + 1, history, device=device)
         if max_seconds is not None and step + 1 < steps and any_rank(history["seconds"] >= max_seconds):

@@ -112,7 +112,7 @@ def has_frontend() -> bool:
     return shell is not None and "IPKernelApp" in shell.config
 
 
-def figure_bundle(fig) -> tuple[dict, dict]:
+def _figure_bundle(fig) -> tuple[dict, dict]:
     """A figure's display data (the notebook's own PNG rendering when there is one): (data, metadata)."""
     from IPython import get_ipython
 
@@ -196,7 +196,7 @@ def interactive(draw, static: bool | None = None, **controls):
         message.layout.display = None if text else "none"
 
     def show(fig):
-        data, metadata = figure_bundle(fig)
+        data, metadata = _figure_bundle(fig)
         out.outputs = ({"output_type": "display_data", "data": data, "metadata": metadata},)
         view.picture = data["image/png"]
 
