@@ -377,9 +377,10 @@ plt.show()
 # - **Smoke mode.** Every notebook has one config cell near the top, e.g.
 #   `STEPS = config.pick(80, 3)`: the paper's setting normally, a tiny one under `TL_SMOKE=1`.
 #   Numbers from a smoke run mean nothing; they only show that the code runs.
-# - **Widgets.** Sliders and text boxes (`tl_minimal.views.widgets`) redraw a picture when you move them;
-#   they need a running kernel. The committed notebooks show a static figure beside each widget,
-#   because widgets do not survive on GitHub. Outside Jupyter a widget helper draws that figure.
+# - **Widgets.** Sliders, menus and text boxes (`tl_minimal.views.widgets`) redraw a picture when you
+#   change them; they need a running kernel. Before a notebook runs (and on GitHub) each widget
+#   shows a picture of its starting view instead. Each input states its rule beside it, and a bad
+#   input gets a message under the controls. Outside Jupyter a widget helper draws that picture.
 # - **Pairs.** Each notebook is a pair, `NN_name.ipynb` (with outputs, for reading) and
 #   `NN_name.py` (for diffs). JupyterLab with jupytext keeps them in step; otherwise run `make sync`.
 # - **Tests.** `make test` runs every notebook top to bottom in smoke mode (`pytest --nbval`) and
@@ -388,18 +389,13 @@ plt.show()
 #
 # Here is a widget to try: the slider sets $\lambda$, the keep gate of the running state, and the
 # picture shows how much of one input $a_0 = 1$ the state still holds $t$ tokens later (notebook 01
-# derives it: $(1-\lambda)\lambda^t$). First the static picture (what GitHub shows), then the widget
-# (what a live kernel shows).
+# derives it: $(1-\lambda)\lambda^t$; the right panel shows the share still left, $\lambda^t$). The
+# $\lambda = 0.5$ curve stays as a reference; try 0.995 and watch the time axis grow.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 from tl_minimal.views import widgets
 
-plots.pulse_memory([0.5, 0.9])
-plt.show()
-
-# %%
-# NBVAL_IGNORE_OUTPUT
 widgets.pulse_memory_widget(lam=0.9)
 
 # %% [markdown]

@@ -35,7 +35,6 @@
 
 # %%
 import math
-import re
 
 import matplotlib.pyplot as plt
 import torch
@@ -533,49 +532,22 @@ plt.show()
 #
 # ## 9. Play
 #
-# Write your own pairs (`k5=v13` ... keys are k5-k12, values v13-v20), choose which key to ask, how
-# much filler separates the pairs from the question, and whether the trained or the freshly
-# initialized `gated_hybrid` answers. The bars are the memory's weights at the answer position.
-# First the starting values, drawn for both (the picture that stays on the page), then the
-# controls (live kernel only).
+# Write your own pairs, choose which key to ask, how much filler separates the pairs from the
+# question, and whether the trained or the freshly initialized `gated_hybrid` answers. The bars are
+# the memory's weights at the answer position. The box states which keys and values exist (read
+# from the task's layout), the ask menu offers only the keys you wrote, and a pair it cannot use
+# gets a message instead of a picture. First the starting values for both models (pictures that
+# stay on the page), then the controls (they move in a running kernel).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-LAYOUT = data_recall.PAPER_LAYOUT
-KEYS = tuple(f"k{i}" for i in range(LAYOUT.first_key, LAYOUT.first_value))
 PLAY_MODELS = {"gated_hybrid (trained)": recall_models["gated_hybrid"], "gated_hybrid (initialized)": fresh_gated}
-
-
-def draw_recall(pairs, ask, filler, model_name):
-    fig, ax = plt.subplots(figsize=(9.5, 3.2))
-    try:
-        found = [(int(kk), int(vv)) for kk, vv in re.findall(r"k(\d+)\s*=\s*v(\d+)", pairs)]
-        x, y = plots_recall.recall_sequence(found, int(ask[1:]), n_filler=filler, seed=0)
-        if len(x) > RP.seq_len:
-            raise ValueError(f"{len(x)} tokens: at most {RP.seq_len} fit; use less filler")
-    except ValueError as err:
-        ax.text(0.5, 0.5, f"cannot build this example: {err}", ha="center", va="center", wrap=True)
-        ax.set_title("associative recall, your example")
-        ax.axis("off")
-        return fig
-    r = plots_recall.read_at(PLAY_MODELS[model_name], x, y)
-    plots_recall.position_bars(ax, r["weights"][0], names_of(x), plots_recall.recall_marks(x, y), "retrieval weight",
-                               f"{model_name} answers {LAYOUT.name(int(r['pred'][0]))} (target "
-                               f"{LAYOUT.name(int(r['target'][0]))}), read gate {r['read_gate'][0]:.2f}", (0, 1),
-                               verdict=bool(r["correct"][0]))
-    fig.tight_layout()
-    return fig
-
-
 for model_name in PLAY_MODELS:
-    draw_recall("k5=v13 k6=v20 k7=v17 k8=v14", "k7", 60, model_name)
-    plt.show()
+    widgets.recall_widget(PLAY_MODELS, model=model_name, max_len=RP.seq_len, static=True)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-widgets.interactive(draw_recall, pairs=widgets.Text("k5=v13 k6=v20 k7=v17 k8=v14", "pairs"),
-                    ask=widgets.Choice("k7", KEYS, "ask"), filler=widgets.Slider(60, 0, 100, 1, "filler"),
-                    model_name=widgets.Choice("gated_hybrid (trained)", tuple(PLAY_MODELS), "model"))
+widgets.recall_widget(PLAY_MODELS, pairs="k5=v13 k6=v20 k7=v17 k8=v14", ask="k7", filler=60, max_len=RP.seq_len)
 
 # %% [markdown]
 # ## 10. Late fusion without a key-value memory: `transformer_plus_triple`

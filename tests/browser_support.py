@@ -178,15 +178,23 @@ JS_CELLS = """() => {
 }"""
 
 # The controls of the page, each tagged with data-tl-control and its widget box (the VBox that
-# also holds the Output it redraws) with data-tl-box, so Python can address them.
+# also holds the Output it redraws) with data-tl-box, so Python can address them. A control may
+# sit in a row with the hint that states its rule (an HBox), so controls are searched inside the
+# box, outside its Output; the box's message line (the HTML widget that reports bad input) is
+# tagged data-tl-message.
 JS_CONTROLS = """() => {
   const found = [];
   document.querySelectorAll('.jp-Notebook .widget-box').forEach((box, b) => {
     const out = [...box.children].find(c => c.classList.contains('widget-output'));
     if (!out) return;
     box.dataset.tlBox = String(b);
-    [...box.children].forEach(child => {
+    const message = [...box.children].find(c => c.classList.contains('widget-html'));
+    if (message) message.dataset.tlMessage = String(b);
+    const kinds = '.widget-slider, .widget-dropdown, .widget-text, .widget-textarea';
+    [...box.querySelectorAll(kinds)].filter(child => !child.closest('.widget-output')).forEach(child => {
       const label = (child.querySelector('.widget-label') || {}).textContent || '';
+      const row = child.parentElement.classList.contains('widget-hbox') ? child.parentElement : null;
+      const hint = row ? [...row.querySelectorAll('.widget-html')].map(h => h.textContent).join(' ') : '';
       let el, rec;
       if (child.classList.contains('widget-slider')) {
         el = child.querySelector('[role="slider"]');
@@ -194,12 +202,13 @@ JS_CONTROLS = """() => {
       } else if (child.classList.contains('widget-dropdown')) {
         el = child.querySelector('select');
         rec = {kind: 'dropdown', value: el.value, options: [...el.options].map(o => o.value)};
-      } else if (child.classList.contains('widget-text') || child.classList.contains('widget-textarea')) {
+      } else {
         el = child.querySelector('input, textarea');
         rec = {kind: 'text', value: el.value};
-      } else return;
+      }
       el.dataset.tlControl = String(found.length);
-      found.push(Object.assign(rec, {id: String(found.length), box: String(b), label: label.trim()}));
+      found.push(Object.assign(rec, {id: String(found.length), box: String(b), label: label.trim(),
+                                     hint: hint.trim()}));
     });
   });
   return found;

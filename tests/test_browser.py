@@ -46,6 +46,13 @@ NOTEBOOKS = [
     "06_kv_gated_fusion.ipynb",
     "exercises/solutions/06_kv_gated_fusion_solutions.ipynb",
 ]
+# Bad input, per notebook: a text box (by label) given a bad value must show a message beside the
+# widget that states the rule (also shown as the box's hint) and leave no picture; then a good
+# value brings the picture back and the menu that follows the box offers exactly its keys.
+BAD_INPUTS = {
+    "06_kv_gated_fusion.ipynb": [{"label": "pairs", "bad": "k1=v2 k5=v13", "rule": "keys k5-k12, values v13-v20",
+                                  "good": "k9=v14 k6=v15", "follower": "ask", "offers": ["k9", "k6"]}],
+}
 RUN_ALL_TIMEOUT_S = 300  # generous limits for hangs only (the whole test takes a few minutes)
 REDRAW_TIMEOUT_S = 30
 REDRAW_TARGET_S = 1.5  # the issue's target per change on a 2-core machine: reported, not asserted
@@ -149,6 +156,8 @@ def test_notebook_in_browser(notebook, browser, lab, report):
             controls.append({"control": name, "redraw_s": round(redraw_s, 3)})
         if "exercises" not in notebook:
             assert controls, f"{notebook}: no slider, drop-down or text box found after Run All"
+        for case in BAD_INPUTS.get(notebook, []):
+            check_bad_input(page, case, f"{shots}-bad-{case['label']}.png")
         check_cells(wait_for_widgets(page), notebook)  # the redraws left no error behind
         assert not console_errors, f"{notebook}: browser console errors:\n" + "\n".join(console_errors)
         report[notebook] = {"code_cells": sum(c["code"] for c in cells), "open_s": round(open_s, 1),
@@ -244,3 +253,32 @@ def change_control(page, control) -> float:
     redraw_s = time.perf_counter() - started
     assert outcome == "redrawn", f"control {control['label']!r}: {outcome}"
     return redraw_s
+
+
+def check_bad_input(page, case, screenshot):
+    """Type a bad value: a message stating the rule appears beside the widget and the picture goes
+    (a stale one would look current). Then a good value: the picture is back, no message, and
+    the menu that follows the text box offers exactly the keys just written."""
+    controls = {c["label"]: c for c in page.evaluate(JS_CONTROLS)}
+    text = controls[case["label"]]
+    assert case["rule"] in text["hint"], f"the {case['label']!r} box does not show its rule beside it: {text['hint']!r}"
+    box = page.locator(f"[data-tl-box='{text['box']}']")
+    target = box.locator(f"[data-tl-control='{text['id']}']")
+    state = """([b, wanted]) => {
+        const m = b.querySelector('[data-tl-message]');
+        const shown = m && getComputedStyle(m).display !== 'none' && m.textContent.includes('✗');
+        const pictures = b.querySelectorAll('.widget-output img').length;
+        if (wanted === 'error') return shown && pictures === 0 ? m.textContent : false;
+        return !shown && pictures > 0 ? 'ok' : false; }"""
+    target.fill(case["bad"])
+    target.press("Enter")
+    message = page.wait_for_function(state, arg=[box.element_handle(), "error"],
+                                     timeout=REDRAW_TIMEOUT_S * 1000).json_value()
+    assert case["rule"] in message, f"the message for {case['bad']!r} does not say what is valid: {message!r}"
+    box.screenshot(path=screenshot)
+    target.fill(case["good"])
+    target.press("Enter")
+    page.wait_for_function(state, arg=[box.element_handle(), "good"], timeout=REDRAW_TIMEOUT_S * 1000)
+    follower = {c["label"]: c for c in page.evaluate(JS_CONTROLS)}[case["follower"]]
+    assert follower["options"] == case["offers"], (
+        f"after {case['good']!r} the {case['follower']!r} menu offers {follower['options']}, not {case['offers']}")

@@ -271,6 +271,11 @@ def test_every_plot_and_widget_helper_takes_device_tensors():
         call(widgets, "pulse_memory_widget", 0.8)
         call(widgets, "pair_memory_widget", {t: P.to(d) for t, P in snaps.items()}, plots.token_labels(text))
         call(widgets, "gate_widget", lm, "a sentence", key="lam")
+        call(widgets, "option_values", [("λ", "lam"), "gam"])
+        call(widgets, "pair_rule")
+        call(widgets, "parse_pairs", "k5=v13 k6=v20")
+        call(widgets, "recall_widget", {"kv": kv}, pairs="k5=v13 k6=v20", ask="k6", filler=3, max_len=32)
+        widgets.recall_widget({"kv": kv}, pairs="k5=v13 k6=v20", ask="k6", filler=3, max_len=32, static=False)
     missing = {(m.__name__, n) for m in (plots, plots_recall, widgets) for n in _public(m)} - drawn
     assert missing <= {("tl_minimal.views.widgets", "has_frontend")}, f"not drawn under the guard: {missing}"
 

@@ -244,3 +244,36 @@ def test_unigram_bits_is_the_frequency_model():
     assert math.isclose(bits, (-math.log2(4 / 7) - math.log2(1 / 7)) / 2)
     with pytest.raises(ValueError, match=r"ids in \[0, 3\)"):
         unigram_bits(train_tokens, torch.tensor([3]), vocab_size=3)
+
+
+def test_progress_in_a_notebook_ends_as_one_final_line(monkeypatch):
+    """In a kernel, progress is one text output updated in place (never a widget bar that an
+    executed notebook would save frozen at 0%), and its last state names the steps done."""
+    from IPython import display as ipy_display
+
+    from tl_minimal.training import progress
+
+    shown = []
+
+    class Handle:
+        def update(self, data, raw):
+            shown.append(data["text/plain"])
+
+    def display(data, raw, display_id):
+        assert raw and display_id and set(data) == {"text/plain"}  # plain text: no widget
+        shown.append(data["text/plain"])
+        return Handle()
+
+    monkeypatch.setattr(ipy_display, "display", display)
+    monkeypatch.setattr(progress, "in_jupyter_kernel", lambda: True)
+    hist = train(TinyLM(), _sampler(), steps=5, lr=1e-2, device="cpu", desc="tiny")
+    assert shown[0].startswith("tiny: ") and "0/5 steps" in shown[0]
+    assert "5/5 steps" in shown[-1] and "loss" in shown[-1] and "%|" not in shown[-1]
+    assert hist["steps"] == 5
+    shown.clear()
+    train(TinyLM(), _sampler(), steps=10_000, lr=1e-2, device="cpu", desc="budget", max_seconds=0.2)
+    assert "/10000 steps" in shown[-1] and "10000/10000" not in shown[-1]  # stopped early: says so
+    monkeypatch.setattr(progress, "in_jupyter_kernel", lambda: False)
+    shown.clear()
+    train(TinyLM(), _sampler(), steps=2, lr=1e-2, device="cpu", progress=True)
+    assert shown == []  # outside a kernel: tqdm's text bar on stderr

@@ -145,16 +145,10 @@ def train(
         history["stopped"] = "done"
     next_batch = _batch_source(batches, start)
 
-    from tqdm.auto import tqdm  # notebooks get a widget bar, terminals a text bar
+    from .progress import progress_bar  # a text bar in a terminal, one updated line in a notebook
 
-    bar = tqdm(
-        range(start, steps),
-        desc=desc,
-        initial=start,
-        total=steps,
-        disable=not (progress and is_main()),
-        leave=False,
-    )
+    bar = progress_bar(range(start, steps), total=steps, initial=start, desc=desc,
+                       enabled=progress and is_main())
     t0 = time.perf_counter() - history["seconds"]
     unread = []  # this interval's losses, still on the device: [loss_k] 0-dim tensors
     for step in bar:
@@ -194,12 +188,13 @@ def train(
             )
         history["loss"].extend(values)
         unread = []
-        bar.set_postfix(loss=f"{values[-1]:.4f}")
+        bar.set_postfix(loss=f"{values[-1] / math.log(2):.3f} bits")  # nats / ln 2
         if checkpoint_due and is_main():
             save_checkpoint(checkpoint_path, model, optimizer, step + 1, history, device=device)
         if max_seconds is not None and step + 1 < steps and any_rank(history["seconds"] >= max_seconds):
             history["stopped"] = f"time budget of {max_seconds:g} s used after {step + 1} steps"
             break
+    bar.n = history["steps"]  # the steps really done (a break skips the bar's own count)
     bar.close()
     if checkpoint_path is not None and is_main():
         save_checkpoint(checkpoint_path, model, optimizer, history["steps"], history, device=device)

@@ -102,9 +102,9 @@ def token_strip(labels, ids=None, highlight=None, per_row: int = 32, title: str 
         ax.add_patch(plt.Rectangle((c, y), w, 0.92, facecolor=colour, edgecolor="#666666", lw=0.6))
         ax.text(c + w / 2, y + 0.46, label, ha="center", va="center", fontsize=8, family="monospace")
         under = f"{ids[k]}" if ids is not None else f"{k}"
-        ax.text(c + w / 2, y - 0.2, under, ha="center", va="center", fontsize=6.5, color="#555555")
+        ax.text(c + w / 2, y - 0.2, under, ha="center", va="center", fontsize=7, color="#555555")
         if note:
-            ax.text(c + w / 2, y + 1.05, note, ha="center", va="bottom", fontsize=6.5)
+            ax.text(c + w / 2, y + 1.05, note, ha="center", va="bottom", fontsize=8)
     ax.set_xlim(-0.2, span + 0.2)
     ax.set_ylim(-1.7 * (n_rows - 1) - 0.6, 1.7)
     ax.set_aspect("equal")
@@ -153,22 +153,41 @@ def pulse_response(lam: float, T: int = 40) -> torch.Tensor:
     return running_state(a, lam_seq)[0, :, 0, 0]                   # s_t = (1 - lam) lam^t
 
 
-def pulse_memory(lams=(0.5, 0.8, 0.95), T: int = 40, ax=None, title: str | None = None):
-    """The state's memory of one pulse for each lambda, with each half-life marked."""
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7, 3.2))
+def pulse_memory(lams=(0.5, 0.8, 0.95), T: int | None = None, title: str | None = None):
+    """The state's memory of one pulse for each lambda, with each half-life marked.
+
+    Left: s_t itself, which shows the trade-off (a larger lambda writes less, 1 - lambda, and
+    keeps it longer). Right: the share still left, s_t / s_0 = lambda^t, which crosses 1/2 at the
+    half-life for every lambda. T (tokens drawn) defaults to three times the longest half-life
+    shown (at least 20), so every curve visibly decays.
+    """
     lams = [lams] if isinstance(lams, (int, float)) else list(lams)
+    if not lams:
+        raise ValueError("lams is empty: give one or more keep gates in (0, 1)")
+    longest = max(half_life(lam) for lam in lams)
+    T = max(20, math.ceil(3 * longest) + 1) if T is None else int(T)
+    fig, (ax_s, ax_left) = plt.subplots(1, 2, figsize=(MAX_WIDTH, 3.4))
+    marker = {"marker": "o", "ms": 3} if T <= 60 else {}
     for lam in lams:
         s = pulse_response(lam, T).numpy()
         h = half_life(lam)
-        line, = ax.plot(range(T), s, marker="o", ms=3, label=f"λ = {lam:.3g}  (half-life {h:.1f} tokens)")
+        line, = ax_s.plot(range(T), s, label=f"λ = {lam:.3g}  (half-life {h:.1f} tokens)", **marker)
+        ax_left.plot(range(T), s / s[0], color=line.get_color(), **marker)
         if h < T:
-            ax.axvline(h, color=line.get_color(), ls=":", lw=1)
-    ax.set_xlabel("tokens since the pulse t")
-    ax.set_ylabel("state s_t")
-    ax.set_title(title or "memory of a pulse: s_t = (1 - λ) λ^t")
-    ax.legend(fontsize=8)
-    return ax.figure
+            for ax in (ax_s, ax_left):
+                ax.axvline(h, color=line.get_color(), ls=":", lw=1)
+    ax_left.axhline(0.5, color="#777777", ls="--", lw=0.8)
+    ax_s.set_ylabel("state s_t")
+    ax_s.set_title("s_t = (1 - λ) λ^t", fontsize=10)
+    ax_left.set_ylabel("share left  s_t / s_0 = λ^t")
+    ax_left.set_title("what is left: 1/2 at the half-life (dotted)", fontsize=10)
+    for ax in (ax_s, ax_left):
+        ax.set_xlabel("tokens since the pulse t")
+        ax.set_xlim(0, T - 1)
+    ax_s.legend(fontsize=8)
+    fig.suptitle(title or "memory of one pulse a_0 = 1", fontsize=11)
+    fig.tight_layout()
+    return fig
 
 
 # --- heatmaps ------------------------------------------------------------------------------
@@ -189,7 +208,7 @@ def matrix_heatmap(M, xlabels=None, ylabels=None, ax=None, title: str | None = N
         top = float(np.abs(M).max()) or 1.0
         vmin, vmax = -top, top
     sns.heatmap(M, ax=ax, center=center, vmin=vmin, vmax=vmax, cmap=cmap or ("vlag" if center is not None else "viridis"),
-                cbar=cbar, annot=annot, fmt=".2f", annot_kws={"fontsize": 6.5},
+                cbar=cbar, annot=annot, fmt=".2f", annot_kws={"fontsize": 7.5},
                 xticklabels=xlabels if xlabels is not None else "auto",
                 yticklabels=ylabels if ylabels is not None else "auto")
     ax.tick_params(axis="x", labelrotation=0)

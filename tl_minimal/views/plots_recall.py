@@ -77,7 +77,7 @@ def slot_usage(g, labels=None, title: str | None = None):
     ax.set_xticks(np.arange(K), [f"k{k}" for k in range(K)])
     ax.set_xlabel("slot")
     ax.set_ylabel("mean weight")
-    ax.legend(fontsize=7, ncol=H + 1)
+    ax.legend(fontsize=8, ncol=H + 1)
     fig.suptitle(title or "slot weights g_t: which slot each token writes to", fontsize=11)
     fig.tight_layout()
     return fig
@@ -303,9 +303,9 @@ def position_bars(ax, values, names=None, marks: dict | None = None, ylabel: str
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if marks:
-        ax.legend(fontsize=7, loc="upper center", framealpha=0.9)
+        ax.legend(fontsize=8, loc="upper center", framealpha=0.9)
     if title:  # beside a verdict, the title moves to the right so that the two never overlap
-        ax.set_title(title, fontsize=8, loc="center" if verdict is None else "right")
+        ax.set_title(title, fontsize=9, loc="center" if verdict is None else "right")
     if verdict is not None:
         ax.set_title("RIGHT" if verdict else "WRONG", loc="left", fontsize=12, fontweight="bold",
                      color=_RIGHT if verdict else _WRONG)
@@ -337,7 +337,8 @@ def retrieval_grid(panels: dict, title: str = "where the memory reads at the ans
                 continue
             p = row[c]
             extra = {key: p[key] for key in ("xlabel", "verdict") if key in p}
-            position_bars(ax, p["values"], p.get("names"), p.get("marks"), f"{name}\n{ylabel}", p.get("title"),
+            row_label = f"{name}\n{ylabel}" if c == 0 else ylabel      # the row's name once, at its left
+            position_bars(ax, p["values"], p.get("names"), p.get("marks"), row_label, p.get("title"),
                           p.get("ylim", (0, 1)), **extra)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()

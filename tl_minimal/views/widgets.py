@@ -1,30 +1,49 @@
-"""Things to play with: sliders and text boxes that redraw a picture from ``plots.py``.
+"""Things to play with: sliders, menus and text boxes that redraw a picture from ``plots.py``.
 
-Every widget here degrades to a picture. In a live notebook (a Jupyter kernel with ipywidgets)
-a helper returns the controls and a live figure, redrawn when a control changes; anywhere else
-(a plain script, pytest, ipywidgets missing, or ``static=True``) it draws the figure once with
-the controls' starting values and returns that ``Figure``. Widgets do not survive on GitHub
-(the notebooks are committed without widget state), so notebooks draw a static figure first.
+In a live notebook (a Jupyter kernel with ipywidgets) a helper returns the controls and a
+figure that is redrawn when a control changes; anywhere else (a plain script, pytest,
+ipywidgets missing, or ``static=True``) it draws the figure once with the controls' starting
+values and returns that ``Figure``.
 
-Controls are described by small specs, so the fallback needs no ipywidgets:
+A notebook opened before it runs (JupyterLab, a code-hosting site) cannot draw widgets, so the
+returned view also carries a PNG of its latest picture in its display data: readers of the
+committed notebook see the picture, a live kernel shows the controls.
+
+Controls are small specs, so the fallback needs no ipywidgets:
     Slider(value, min, max, step)   a float slider (an int slider when all four are ints)
     Text(value)                     a text box (applied on Enter or when it loses focus)
-    Choice(value, options)          a drop-down
+    Choice(value, options)          a drop-down; options are values or (label, value) pairs
+Each takes a ``description`` (its name on screen) and a ``hint``: the rule for its input, shown
+next to it. A Choice can follow another control: ``Choice(..., follows="pairs",
+options_for=fn)`` takes its options from ``fn(value of pairs)`` whenever that control changes.
+
+Bad input: when ``draw`` raises ValueError (the library's error for bad input, saying what is
+valid), the message appears under the controls and the picture is removed, so no stale picture
+looks current; other errors show their traceback in place of the picture.
 
     interactive(draw, **controls)   the general helper: draw(**values) returns a Figure
     pulse_memory_widget             lambda slider -> the state's memory of a pulse
     pair_memory_widget              position slider -> P_t per head of a trained model
     gate_widget                     type a sentence -> a trained model's gates per layer and head
+    recall_widget                   write key-value pairs, ask a key -> where the memory reads
 """
 
 from __future__ import annotations
 
+import base64
+import html
+import re
+import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 
+from ..data import recall as data_recall
 from ..data import text as data_text
-from . import plots
+from . import plots, plots_recall
+
+_ERROR_COLOUR, _HINT_COLOUR, _RIGHT_COLOUR = "#c62828", "#555555", "#2e7d32"  # red, grey, green
 
 
 @dataclass
@@ -34,6 +53,7 @@ class Slider:
     max: float
     step: float
     description: str = ""
+    hint: str = ""
 
     def make(self, name: str):
         import ipywidgets as w
@@ -49,26 +69,36 @@ class Slider:
 class Text:
     value: str
     description: str = ""
+    hint: str = ""
 
     def make(self, name: str):
         import ipywidgets as w
 
         return w.Text(value=self.value, description=self.description or name, continuous_update=False,
-                      layout=w.Layout(width="90%"))
+                      layout=w.Layout(width="45%" if self.hint else "90%", min_width="300px"))
+
+
+def option_values(options) -> list:
+    """The values of drop-down options given as values or (label, value) pairs."""
+    return [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in options]
 
 
 @dataclass
 class Choice:
     value: object
-    options: tuple
+    options: tuple = ()
     description: str = ""
+    hint: str = ""
+    follows: str | None = None                   # the control whose value sets the options
+    options_for: Callable | None = None          # options_for(value of `follows`) -> options
 
-    def make(self, name: str):
+    def make(self, name: str, options=None):
         import ipywidgets as w
 
-        if self.value not in self.options:
-            raise ValueError(f"Choice value {self.value!r} is not one of {self.options!r}")
-        return w.Dropdown(value=self.value, options=list(self.options), description=self.description or name)
+        options = list(self.options if options is None else options)
+        if self.value not in option_values(options):
+            raise ValueError(f"Choice {name!r}: value {self.value!r} is not one of {option_values(options)!r}")
+        return w.Dropdown(value=self.value, options=options, description=self.description or name)
 
 
 def has_frontend() -> bool:
@@ -82,15 +112,64 @@ def has_frontend() -> bool:
     return shell is not None and "IPKernelApp" in shell.config
 
 
+def _figure_bundle(fig) -> tuple[dict, dict]:
+    """A figure's display data (the notebook's own PNG rendering when there is one): (data, metadata)."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    data, metadata = shell.display_formatter.format(fig) if shell is not None else ({}, {})
+    if "image/png" not in data:                                   # no inline backend: render it here
+        from IPython.core.pylabtools import print_figure
+
+        data, metadata = {"image/png": print_figure(fig, "png"), "text/plain": repr(fig)}, {}
+    if isinstance(data["image/png"], bytes):
+        data = {**data, "image/png": base64.b64encode(data["image/png"]).decode("ascii")}
+    return data, metadata
+
+
+def _view_class():
+    """InteractiveView, an ipywidgets VBox that also carries a PNG of its picture (built on first use)."""
+    global _VIEW
+    if _VIEW is None:
+        import ipywidgets as w
+
+        class InteractiveView(w.VBox):
+            """Controls, a message line and the picture; displays as the widget plus a PNG and a short text."""
+
+            def __init__(self, children, controls: dict, message, output, summary: str):
+                super().__init__(children)
+                self.controls, self.message, self.output, self.summary = controls, message, output, summary
+                self.picture: str | None = None                 # base64 PNG of the picture on show
+
+            def _repr_mimebundle_(self, **kwargs):
+                data = super()._repr_mimebundle_(**kwargs)
+                data["text/plain"] = self.summary
+                if self.picture is not None:
+                    data["image/png"] = self.picture
+                return data
+
+        _VIEW = InteractiveView
+    return _VIEW
+
+
+_VIEW = None
+
+
 def interactive(draw, static: bool | None = None, **controls):
     """Controls + a figure redrawn by ``draw(**values) -> Figure`` whenever a control changes.
 
-    Returns an ipywidgets ``VBox`` (display it: make it the cell's last expression), or, without
-    a frontend or with ``static=True``, the ``Figure`` drawn once with the starting values.
+    Returns an ``InteractiveView`` (an ipywidgets VBox; make it the cell's last expression), or,
+    without a frontend or with ``static=True``, the ``Figure`` drawn once with the starting values.
+    ``draw`` raising ValueError on the starting values is an error here (the caller chose them);
+    later it becomes the message shown under the controls.
     """
     for name, spec in controls.items():
         if not isinstance(spec, (Slider, Text, Choice)):
             raise TypeError(f"control {name!r} must be a Slider, Text or Choice, got {type(spec).__name__}")
+        if isinstance(spec, Choice) and (spec.follows is None) != (spec.options_for is None):
+            raise ValueError(f"Choice {name!r}: give both follows= and options_for=, or neither")
+        if isinstance(spec, Choice) and spec.follows is not None and spec.follows not in controls:
+            raise ValueError(f"Choice {name!r} follows {spec.follows!r}, which is not one of {list(controls)}")
     if static or (static is None and not has_frontend()):
         fig = draw(**{name: spec.value for name, spec in controls.items()})
         plt.show()
@@ -98,35 +177,101 @@ def interactive(draw, static: bool | None = None, **controls):
 
     import ipywidgets as w
 
-    made = {name: spec.make(name) for name, spec in controls.items()}
+    made = {}
+    for name, spec in controls.items():
+        if isinstance(spec, Choice) and spec.follows is not None:
+            made[name] = spec.make(name, spec.options_for(controls[spec.follows].value))
+        else:
+            made[name] = spec.make(name)
+    message = w.HTML(layout=w.Layout(display="none"))
     out = w.Output()
+    rows = [w.HBox([made[n], w.HTML(f'<span style="color:{_HINT_COLOUR}">{html.escape(s.hint)}</span>')])
+            if s.hint else made[n] for n, s in controls.items()]
+    summary = f"[interactive figure; controls: {', '.join(controls)}; run the notebook to change them]"
+    view = _view_class()(rows + [message, out], made, message, out, summary)
+    busy = False                                                    # True while a Choice's options change
 
-    def redraw(change=None):
-        out.clear_output(wait=True)
-        with out:                                                   # live use: outputs go into the widget
-            draw(**{name: control.value for name, control in made.items()})
-            plt.show()
+    def say(text: str):
+        message.value = f'<span style="color:{_ERROR_COLOUR}"><b>✗</b> {html.escape(text)}</span>' if text else ""
+        message.layout.display = None if text else "none"
+
+    def show(fig):
+        data, metadata = _figure_bundle(fig)
+        out.outputs = ({"output_type": "display_data", "data": data, "metadata": metadata},)
+        view.picture = data["image/png"]
+
+    def fail(err: Exception):
+        """No picture (it would look current); the message says what went wrong."""
+        out.outputs = ()
+        view.picture = None
+        if isinstance(err, ValueError):
+            say(str(err))
+            return
+        say(f"the picture could not be drawn: {type(err).__name__}: {err}")
+        lines = "".join(traceback.format_exception(err)).splitlines()
+        out.outputs = ({"output_type": "error", "ename": type(err).__name__, "evalue": str(err), "traceback": lines},)
+
+    def draw_and_show():
+        """Draw with the controls' values and show the figure; close every figure the drawing opened."""
+        before = set(plt.get_fignums())
+        try:
+            fig = draw(**{name: control.value for name, control in made.items()})
+            if not isinstance(fig, plt.Figure):
+                raise TypeError(f"draw must return a matplotlib Figure, got {type(fig).__name__}")
+            show(fig)
+        finally:
+            for number in set(plt.get_fignums()) - before:          # nothing left for a later plt.show()
+                plt.close(number)
+
+    def redraw():
+        try:
+            draw_and_show()
+            say("")
+        except Exception as err:  # noqa: BLE001 - any error is shown beside the controls, never raised into the kernel
+            fail(err)
+
+    def changed(change):
+        nonlocal busy
+        if busy:
+            return
+        leader = next(name for name, control in made.items() if control is change.owner)
+        busy = True
+        try:
+            for name, spec in controls.items():
+                if isinstance(spec, Choice) and spec.follows == leader:
+                    options = list(spec.options_for(change.new))
+                    if not options:
+                        raise ValueError(f"no choices for {spec.description or name} from this {leader}")
+                    control, keep = made[name], made[name].value
+                    control.options = options
+                    control.value = keep if keep in option_values(options) else option_values(options)[0]
+        except Exception as err:  # noqa: BLE001 - as in redraw
+            fail(err)
+            return
+        finally:
+            busy = False
+        redraw()
 
     for control in made.values():
-        control.observe(redraw, names="value")
-    # the first picture is put into the widget's state directly rather than printed into it: a
-    # headless run (nbconvert, nbval) then sees no stray outputs, and nbclient's Output-widget
-    # hook (which fails when widget state is not stored) never fires
-    fig = draw(**{name: spec.value for name, spec in controls.items()})
-    out.append_display_data(fig)
-    plt.close(fig)
-    return w.VBox([*made.values(), out])
+        control.observe(changed, names="value")
+    draw_and_show()                                                 # the starting values: errors raise here
+    return view
 
 
-def pulse_memory_widget(lam: float = 0.9, T: int = 40, compare: tuple = (0.5,), static: bool | None = None):
+# --- the widgets of the notebooks ------------------------------------------------------------
+
+def pulse_memory_widget(lam: float = 0.9, T: int | None = None, compare: tuple = (0.5,),
+                        static: bool | None = None):
     """A lambda slider redrawing the running state's memory of one pulse (``plots.pulse_memory``).
 
-    ``compare`` lambdas stay on the plot as fixed references.
+    ``compare`` lambdas stay on the plot as fixed references; the time axis follows the longest
+    half-life shown unless ``T`` is given.
     """
     def draw(lam):
         return plots.pulse_memory([*compare, lam], T=T)
 
-    return interactive(draw, static, lam=Slider(lam, 0.05, 0.995, 0.005, "λ"))
+    return interactive(draw, static, lam=Slider(lam, 0.05, 0.995, 0.005, "λ",
+                                                 "keep gate in (0, 1); half-life ln(1/2) / ln(λ) tokens"))
 
 
 def pair_memory_widget(snapshots: dict, labels=None, heads=None, start: int | None = None,
@@ -151,21 +296,98 @@ def byte_prompt(text: str, max_len: int):
     return data_text.encode(text)[:-1][:max_len]
 
 
+GATE_NAMES = {"gam": "γ (pair-memory keep gate)", "lam": "λ (running-state keep gate)"}
+
+
 def gate_widget(model, text: str, key: str = "gam", encode=None, static: bool | None = None):
     """Type a sentence, see the model's gates per layer and head (``plots.gate_heatmaps``).
 
     encode(text) -> tokens [T] (default: byte level with BOS, cut to the model's context).
-    key: the gate shown first, "gam" (pair memory) or "lam" (running state); a menu switches.
+    key: the gate shown first, "gam" (γ, pair memory) or "lam" (λ, running state); a menu
+    labelled with the symbols switches.
     """
-    if key not in ("lam", "gam"):
-        raise ValueError(f"key must be 'lam' or 'gam', got {key!r}")
+    if key not in GATE_NAMES:
+        raise ValueError(f"key must be 'lam' (λ) or 'gam' (γ), got {key!r}")
+    limit = "" if encode is not None else f"; the first {model.max_seq_len - 1} bytes are read"
     encode = encode or (lambda s: byte_prompt(s, model.max_seq_len))
-    names = {"lam": "λ (running-state keep gate)", "gam": "γ (pair-memory keep gate)"}
 
     def draw(text, key):
         tokens = encode(text if text else " ")
         gates = plots.model_gates(model, tokens, key)               # [L, T, H]
-        return plots.gate_heatmaps(gates, plots.token_labels(tokens), name=key,
-                                   title=f"{names[key]} of the trained {model.variant}")
+        return plots.gate_heatmaps(gates, plots.token_labels(tokens), name=GATE_NAMES[key][0],
+                                   title=f"{GATE_NAMES[key]} of the trained {model.variant}")
 
-    return interactive(draw, static, text=Text(text, "sentence"), key=Choice(key, ("gam", "lam"), "gate"))
+    return interactive(draw, static, text=Text(text, "sentence", f"any text, then Enter{limit}"),
+                       key=Choice(key, tuple((label, k) for k, label in GATE_NAMES.items()), "gate"))
+
+
+# --- associative recall (notebook 06) ----------------------------------------------------------
+
+def pair_rule(layout: data_recall.RecallLayout = data_recall.PAPER_LAYOUT) -> str:
+    """The rule of the recall pairs box, read from the layout: which keys and values exist."""
+    last_key, last_value = layout.first_value - 1, layout.first_filler - 1
+    return (f"pairs key=value, e.g. {layout.name(layout.first_key)}={layout.name(layout.first_value)}: "
+            f"keys {layout.name(layout.first_key)}-{layout.name(last_key)}, values "
+            f"{layout.name(layout.first_value)}-{layout.name(last_value)}, each key once")
+
+
+def parse_pairs(text: str, layout: data_recall.RecallLayout = data_recall.PAPER_LAYOUT) -> list[tuple[int, int]]:
+    """'k5=v13 k6=v20' -> [(5, 13), (6, 20)]; anything else is a ValueError that states the rule."""
+    pieces = re.sub(r"\s*=\s*", "=", text.strip()).replace(",", " ").split()
+    if not pieces:
+        raise ValueError(f"no pairs: write {pair_rule(layout)}")
+    pairs = []
+    for piece in pieces:
+        match = re.fullmatch(r"k(\d+)=v(\d+)", piece)
+        if match is None:
+            raise ValueError(f"cannot read {piece!r}: write {pair_rule(layout)}")
+        k, v = int(match[1]), int(match[2])
+        if not (layout.first_key <= k < layout.first_value and layout.first_value <= v < layout.first_filler):
+            raise ValueError(f"{piece} is out of range: {pair_rule(layout)}")
+        if k in dict(pairs):
+            raise ValueError(f"{layout.name(k)} appears twice: {pair_rule(layout)}")
+        pairs.append((k, v))
+    return pairs
+
+
+def recall_widget(models: dict, pairs: str = "k5=v13 k6=v20 k7=v17 k8=v14", ask: str = "k7", filler: int = 60,
+                  model: str | None = None, max_len: int = 128,
+                  layout: data_recall.RecallLayout = data_recall.PAPER_LAYOUT, static: bool | None = None):
+    """Write key-value pairs, ask one key, and see where a trained model's memory reads.
+
+    models: {name: model with a key-value memory} (``plots_recall.read_at``). The ask menu offers
+    only the keys among the pairs; the filler slider stops where a sequence of ``max_len``
+    tokens (the models' context) still holds every key.
+    """
+    if not models:
+        raise ValueError("models is empty: give {name: trained model with a key-value memory}")
+    model = next(iter(models)) if model is None else model
+    names = lambda x: [layout.name(t) for t in x.tolist()]
+    key_options = lambda text: [(layout.name(k), k) for k, _ in parse_pairs(text, layout)]
+    most_filler = max_len - 4 - 3 * layout.n_keys                 # BOS, 3 per pair, QUERY key ANSWER
+
+    def draw(pairs, ask, filler, model):
+        found = parse_pairs(pairs, layout)
+        x, y = plots_recall.recall_sequence(found, ask, n_filler=filler, seed=0, layout=layout)
+        r = plots_recall.read_at(models[model], x, y)
+        fig, ax = plt.subplots(figsize=(plots.MAX_WIDTH, 3.4))
+        plots_recall.position_bars(ax, r["weights"][0], names(x), plots_recall.recall_marks(x, y, layout),
+                                   "retrieval weight", f"where {model} reads; read gate g = {r['read_gate'][0]:.2f}",
+                                   (0, 1))
+        right = bool(r["correct"][0])
+        fig.suptitle(f"{model} answers {layout.name(int(r['pred'][0]))}: {'RIGHT' if right else 'WRONG'} "
+                     f"(target {layout.name(int(r['target'][0]))})", fontsize=13, fontweight="bold",
+                     color=_RIGHT_COLOUR if right else _ERROR_COLOUR)
+        fig.tight_layout()
+        return fig
+
+    asked = re.fullmatch(r"k(\d+)", ask)
+    if asked is None or int(asked[1]) not in dict(parse_pairs(pairs, layout)):
+        raise ValueError(f"ask must name a key among the pairs {pairs!r}, like 'k7'; got {ask!r}")
+    return interactive(
+        draw, static,
+        pairs=Text(pairs, "pairs", pair_rule(layout)),
+        ask=Choice(int(asked[1]), tuple(key_options(pairs)), "ask", "only keys among the pairs",
+                   follows="pairs", options_for=key_options),
+        filler=Slider(filler, 0, most_filler, 1, "filler", "tokens between the pairs and the question"),
+        model=Choice(model, tuple(models), "model"))

@@ -1,0 +1,82 @@
+"""How a training run shows its progress: a text bar in a terminal, one updated line in a notebook.
+
+In a terminal, ``train`` shows tqdm's text bar and clears it at the end. In a Jupyter kernel a
+progress *widget* would be the wrong choice: an executed notebook keeps the output a cell first
+displayed, so a widget bar is saved frozen at "0%" and every reader of the committed notebook
+sees a run that never started. In a kernel the progress is therefore one plain text output,
+updated in place (a display handle, at most once a second), that ends as the run's final line:
+
+    triple_latent s0: ████████████████████ 80/80 steps, 12.3 s, loss 2.105 bits
+
+Executed notebooks (nbconvert, nbclient) apply the updates too, so they save that final line.
+
+    progress_bar(iterable, total, initial, desc, enabled)   -> an iterable with .n, set_postfix, close
+    in_jupyter_kernel()                                      True inside a Jupyter kernel
+"""
+
+from __future__ import annotations
+
+import time
+
+BAR_WIDTH = 20  # characters of the drawn bar in a notebook line
+
+
+def in_jupyter_kernel() -> bool:
+    """True when this code runs inside a Jupyter kernel (a notebook, nbclient, nbval)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and "IPKernelApp" in shell.config
+
+
+class NotebookLine:
+    """A progress line for notebooks: one text output, redrawn in place, left as the final line.
+
+    Mirrors the part of tqdm's interface that ``train`` uses: iterate, ``set_postfix``, ``n``,
+    ``close``."""
+
+    def __init__(self, iterable, total: int, initial: int = 0, desc: str = "", min_interval_s: float = 1.0):
+        from IPython.display import display
+
+        self.iterable, self.total, self.n, self.desc = iterable, total, initial, desc
+        self.postfix = ""
+        self.min_interval_s = min_interval_s
+        self.started = self.shown_at = time.perf_counter()
+        self.handle = display({"text/plain": self.line()}, raw=True, display_id=True)
+
+    def __iter__(self):
+        for item in self.iterable:
+            yield item
+            self.n += 1
+            if time.perf_counter() - self.shown_at >= self.min_interval_s:
+                self.refresh()
+
+    def set_postfix(self, **values) -> None:
+        self.postfix = ", ".join(f"{name} {value}" for name, value in values.items())
+
+    def line(self) -> str:
+        filled = round(BAR_WIDTH * self.n / max(self.total, 1))
+        bar = "█" * filled + "·" * (BAR_WIDTH - filled)
+        seconds = time.perf_counter() - self.started
+        extra = f", {self.postfix}" if self.postfix else ""
+        return f"{self.desc}: {bar} {self.n}/{self.total} steps, {seconds:.1f} s{extra}"
+
+    def refresh(self) -> None:
+        self.handle.update({"text/plain": self.line()}, raw=True)
+        self.shown_at = time.perf_counter()
+
+    def close(self) -> None:
+        self.refresh()
+
+
+def progress_bar(iterable, total: int, initial: int = 0, desc: str = "", enabled: bool = True):
+    """The progress display for one run: a NotebookLine in a kernel, else tqdm's text bar.
+
+    ``enabled=False`` gives tqdm's silent bar (same interface, draws nothing)."""
+    if enabled and in_jupyter_kernel():
+        return NotebookLine(iterable, total, initial, desc)
+    from tqdm import tqdm  # the text bar (tqdm.auto would pick a widget bar in a kernel)
+
+    return tqdm(iterable, desc=desc, initial=initial, total=total, disable=not enabled, leave=False)
