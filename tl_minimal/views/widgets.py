@@ -41,6 +41,7 @@ import matplotlib.pyplot as plt
 
 from ..data import recall as data_recall
 from ..data import text as data_text
+from ..training.progress import in_jupyter_kernel
 from . import plots, plots_recall
 
 _ERROR_COLOUR, _HINT_COLOUR, _RIGHT_COLOUR = "#c62828", "#555555", "#2e7d32"  # red, grey, green
@@ -105,11 +106,9 @@ def has_frontend() -> bool:
     """True inside a Jupyter kernel with ipywidgets installed (a frontend may draw widgets)."""
     try:
         import ipywidgets  # noqa: F401
-        from IPython import get_ipython
     except ImportError:
         return False
-    shell = get_ipython()
-    return shell is not None and "IPKernelApp" in shell.config
+    return in_jupyter_kernel()
 
 
 def _figure_bundle(fig) -> tuple[dict, dict]:
