@@ -32,10 +32,9 @@ WIDGET_REPR = re.compile(r"^(VBox|HBox|Box|Output|IntSlider|FloatSlider|Text|Tex
                          r"IntProgress|HTML|Label|Button|interactive)\(")
 FROZEN_BAR = re.compile(r"\d+%\|")  # tqdm's "  0%|" (a text bar, or a widget bar's repr)
 
-# Waiting for a run with the current library: 08, whose figure is now 9.5 in wide (its committed
-# outputs still hold the old 11 in one). Strict: a listed notebook that passes fails this test,
-# so the list only shrinks.
-PENDING = {"08_speed.ipynb"}
+# Notebooks committed before these checks, waiting for a run with the current library (none now).
+# Strict: a listed notebook that passes fails this test, so the list only shrinks.
+PENDING: set[str] = set()
 
 
 def _text(value) -> str:
