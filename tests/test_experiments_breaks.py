@@ -75,3 +75,11 @@ def test_overwrite_rates_count_latest_earlier_other():
     pred = torch.tensor([written[0][-1], written[1][0], 0, written[3][-1]])
     r = breaks.overwrite_rates(pred, x)
     assert (r["accuracy"], r["earlier"], r["other"]) == (0.5, 0.25, 0.25)
+
+
+@pytest.mark.parametrize("task", list(breaks.BREAK_TASKS))
+def test_break_tasks_take_checkpoint_every(task, tmp_path):
+    """--checkpoint-every reaches train() (a task whose run_one lacks it is refused by the runner)."""
+    code, res = _run(tmp_path, task, "--variants", "transformer", "--seeds", "0", "--checkpoint-every", "1")
+    assert code == 0 and res["complete"] and res["runs"][0]["steps"] == 2
+    assert not (tmp_path / "r.checkpoints").exists()  # the run's checkpoint is removed once it is saved

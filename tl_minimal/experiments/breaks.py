@@ -46,11 +46,12 @@ def last_predictions(model, x: torch.Tensor, batch_size: int = EVAL_BATCH) -> to
     return torch.cat(out)
 
 
-def _train(p, variant, seed, device, overrides, progress, max_seconds, sampler, checkpoint_path):
+def _train(p, variant, seed, device, overrides, progress, max_seconds, sampler, checkpoint_path,
+           checkpoint_every=None):
     seed_everything(seed)
     model = build(variant, p, overrides).to(device)
     history = _fit(model, sampler, p, device, progress, max_seconds, f"{p.task} {variant} s{seed}",
-                   checkpoint_path)
+                   checkpoint_path, checkpoint_every)
     return model, history
 
 
@@ -107,11 +108,11 @@ def overwrite_chance(p) -> dict:
 
 
 def run_overwrite(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None,
-                  checkpoint_path=None):
+                  checkpoint_path=None, checkpoint_every=None):
     t0 = time.perf_counter()
     make = _make(p, seed)
     model, history = _train(p, variant, seed, device, overrides, progress, max_seconds,
-                            rb.BreakSampler(make, p.batch_size, seed), checkpoint_path)
+                            rb.BreakSampler(make, p.batch_size, seed), checkpoint_path, checkpoint_every)
     x, _ = make(p.eval_examples, generator=rb.eval_generator(seed))
     r = overwrite_rates(last_predictions(model, x), x)
     return _record(variant, seed, model, p, r["accuracy"], history, time.perf_counter() - t0, device,
@@ -122,11 +123,11 @@ def run_overwrite(p, data, variant, seed, device, overrides=None, progress=True,
 
 # ----------------------------------------------------------------------------- alias
 def run_alias(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None,
-              checkpoint_path=None):
+              checkpoint_path=None, checkpoint_every=None):
     t0 = time.perf_counter()
     make = _make(p, seed)
     model, history = _train(p, variant, seed, device, overrides, progress, max_seconds,
-                            rb.BreakSampler(make, p.batch_size, seed), checkpoint_path)
+                            rb.BreakSampler(make, p.batch_size, seed), checkpoint_path, checkpoint_every)
     x, y = make(p.eval_examples, generator=rb.eval_generator(seed))
     accuracy = float((last_predictions(model, x) == y[:, -1]).float().mean())
     return _record(variant, seed, model, p, accuracy, history, time.perf_counter() - t0, device,
