@@ -113,3 +113,17 @@ def test_break_tasks_take_checkpoint_every(task, tmp_path):
     code, res = _run(tmp_path, task, "--variants", "transformer", "--seeds", "0", "--checkpoint-every", "1", *short)
     assert code == 0 and res["complete"] and res["runs"][0]["steps"] == 2
     assert not (tmp_path / "r.checkpoints").exists()  # the run's checkpoint is removed once it is saved
+
+
+def test_alias_read_at_initialization_finds_the_written_token_only_in_the_control():
+    """Tied keys find an identical token at step 0 (the control); an alias ranks like any other token."""
+    table = rb.alias_table(0)
+    x, y = rb.alias_batch(16, table, generator=rb.eval_generator(0))
+    pos = breaks.alias_key_positions(x, table)
+    for row, j, target in zip(x, pos, y[:, -1]):
+        aliases = next(a for a in table if int(row[-2]) in a)
+        assert int(row[j]) in aliases and int(row[j]) != int(row[-2]) and int(row[j + 1]) == int(target)
+    control = breaks.diagnose_alias(["gated_hybrid"], [0], examples=32, same_alias=True)["runs"][0]
+    alias = breaks.diagnose_alias(["gated_hybrid"], [0], examples=32)["runs"][0]
+    assert control["answer_top1"] == 1.0 and control["answer_weight"] > 0.9
+    assert alias["answer_top1"] < 0.5 and alias["answer_weight"] < 0.2

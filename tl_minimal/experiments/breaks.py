@@ -220,3 +220,36 @@ def diagnose_overwrite(variants, seeds, examples: int = 256, overrides=None) -> 
     return {"task": "overwrite", "study": "read at initialization", "protocol": p.to_dict(),
             "overrides": dict(overrides or {}), "runs": runs}
 
+
+
+# ----------------------------------------------------------------------------- the alias read, measured
+def alias_key_positions(x: torch.Tensor, table: list[list[int]]) -> torch.Tensor:
+    """[N]: where each alias sequence x [N, T] wrote the asked key (with whichever of its aliases)."""
+    out = []
+    for row in x:
+        aliases = next(a for a in table if int(row[-2]) in a)
+        out.append(next(i for i in range(1, len(row) - 3) if int(row[i]) in aliases))
+    return torch.tensor(out)
+
+
+def diagnose_alias(variants, seeds, examples: int = 256, overrides=None, same_alias: bool = False) -> dict:
+    """The alias read at initialization (no training): where the right entry (the written alias) ranks.
+
+    :func:`tl_minimal.experiments.diagnose_recall.retrieval_report` per (variant, seed) on the
+    seed's evaluation sequences, with the answer entry at the written alias's position.
+    """
+    from .diagnose_recall import retrieval_report, summarize
+    from .protocols import protocol
+
+    p = protocol("alias", same_alias=same_alias)
+    runs = []
+    for variant in variants:
+        for seed in seeds:
+            make = _make(p, seed)
+            x, y = make(examples, generator=rb.eval_generator(seed))
+            seed_everything(seed)
+            model = build(variant, p, overrides)
+            report = retrieval_report(model, x, y, rb.ALIAS_LAYOUT, alias_key_positions(x, make.keywords["table"]))
+            runs.append({"variant": variant, "seed": seed, "examples": examples, **summarize(report)})
+    return {"task": "alias", "study": "read at initialization", "protocol": p.to_dict(),
+            "overrides": dict(overrides or {}), "runs": runs}
