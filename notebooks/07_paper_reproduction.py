@@ -643,3 +643,119 @@ display(Markdown("\n".join(init_lines)))
 # distances of 1k-4k tokens, and induction on text. On text the gated read keys on one token (a
 # byte has many earlier copies that tie) and, with the default previous-token query, answers
 # "what followed the previous token", so it is not an induction head.
+
+# %% [markdown]
+# ---
+#
+# ## 10. Where recall breaks: aliased keys
+#
+# *(Added for issue 16, like section 9; independent of the other sections.)* The gated read of
+# `gated_hybrid` matches **token identity**: the query is the asked token, the keys are the
+# written tokens, one tied projection for both, so an earlier copy of the asked token scores
+# cos = 1 from the first step. This section takes that copy away. Every key has 2-4 **alias
+# tokens** (8 keys over 32 ids, the table fixed by the run's seed); a pair is written with one
+# alias and asked with **another**, so the question never repeats a written token and the alias
+# relation has to be learned (`python -m tl_minimal.experiments alias`, generator
+# `tl_minimal.data.recall_breaks.alias_batch`, 4 pairs in 128 tokens, 8 value ids, 2,048 fresh
+# examples per seed). The **control** is the same task asked with the written token itself
+# (`--protocol same_alias=true`, rows marked "identical tokens"): same vocabulary, same alias
+# table, same training; only the exact match is back.
+#
+# Chance lines: a constant guess scores 1/8 = 12.5%; a random pick among the four values in
+# context 1/4 = 25%.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+al_rows = results.break_rows("alias")
+display(Markdown(results.break_markdown(al_rows)))
+al_chance = results.break_chance("alias")
+al_pairs = {}  # variant -> {"alias": row, "control": row} (the command's default steps only)
+for r in al_rows:
+    if not r.label.endswith("steps)"):
+        al_pairs.setdefault(r.variant, {})["control" if "identical tokens" in r.label else "alias"] = r
+if al_pairs:
+    fig, ax = plt.subplots(figsize=(9.5, 3.4))
+    names = list(al_pairs)
+    xs = np.arange(len(names))
+    for k, (kind, title, color) in enumerate((("alias", "asked with another alias", "#de2d26"),
+                                              ("control", "asked with the written token (control)", "#3182bd"))):
+        for i, v in enumerate(names):
+            row = al_pairs[v].get(kind)
+            if row is None:
+                continue
+            x0 = xs[i] + (k - 0.5) * 0.38
+            ax.bar(x0, row.stats("value")[0], width=0.38, color=color, label=title if i == 0 else None)
+            ax.plot([x0] * len(row.rates["value"]), row.rates["value"], ".", color="k", ms=3)
+    ax.axhline(al_chance.get("in_context_pick", np.nan), color="k", ls="--", lw=1, label="random pick in context")
+    ax.axhline(al_chance.get("constant", np.nan), color="k", ls=":", lw=1, label="constant guess")
+    ax.set_xticks(xs, names, rotation=30, ha="right", fontsize=7)
+    ax.set_ylabel("accuracy")
+    ax.set_ylim(0, 1.05)
+    ax.set_title("alias: the same question with another alias, and with the written token (dots: seeds)", fontsize=9)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+
+# %% [markdown]
+# **The read at initialization** (no training, 5 seeds x 256 examples,
+# `python -m tl_minimal.experiments.recall_study alias-init`, with `--same-alias` for the control):
+# where the entry holding the answer (the written alias) ranks among the 126 memory entries at
+# the question, whether it survives the top-8, and the weight it gets.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+al_init = ["| model | question | answer entry in the top-8 | ranked first | median rank | weight on it |",
+           "|---|---|---|---|---|---|"]
+for name, asked in (("alias_init_diagnosis.json", "another alias"),
+                    ("alias_init_diagnosis_same_alias.json", "the written token")):
+    path = RESULTS / name
+    if not path.exists():
+        continue
+    diag = json.loads(path.read_text())
+    for variant, row in diag["mean_over_seeds"].items():
+        al_init.append(f"| `{variant}` | {asked} | {100 * row['in_kept']:.1f}% | {100 * row['answer_top1']:.1f}% "
+                       f"| {row['answer_rank_median']:.0f} | {row['answer_weight']:.3f} |")
+display(Markdown("\n".join(al_init)))
+
+# %% [markdown]
+# ---
+#
+# ## 11. Where recall breaks: long distances
+#
+# *(Added for issue 16, like sections 9 and 10; independent of the others.)* The paper's task
+# asks its question about 120 tokens after the pairs. Here the four pairs stay at the start and
+# the question moves to the end of a sequence of **1,024, 2,048 or 4,096 tokens**, so thousands of
+# filler tokens separate a write from its question (`python -m tl_minimal.experiments distance`,
+# generator `tl_minimal.data.recall_breaks.distance_batch`: the paper's vocabulary of 64 and its
+# 8 keys, 8 values and 10 filler ids). Each run trains on all three lengths in turn (batch k has
+# length 1,024, 2,048 or 4,096 for k mod 3 = 0, 1, 2) and is evaluated on fresh sequences of each
+# length; the models' learned positions are sized for 4,096 tokens, which is why their parameter
+# counts are larger than in the other tables (4,096 x 64 position weights). Batch size and steps
+# (the command's defaults) are in the table; they are small because a 4,096-token Transformer
+# step costs about half a second of CPU per sequence.
+#
+# Chance lines, at every length: a constant guess 12.5%, a random pick among the four values 25%.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+di_rows = results.break_rows("distance")
+display(Markdown(results.break_markdown(di_rows)))
+di_chance = results.break_chance("distance")
+if di_rows:
+    lengths = [int(name.split()[1]) for name, _ in results.break_columns(di_rows) if name.startswith("length ")]
+    fig, ax = plt.subplots(figsize=(8.5, 3.6))
+    for r in di_rows:
+        have = [T for T in lengths if f"length {T}" in r.rates]
+        means = [r.stats(f"length {T}")[0] for T in have]
+        line, = ax.plot(have, means, "o-", lw=1.5, ms=4, label=r.label)
+        for T in have:
+            ax.plot([T] * len(r.rates[f"length {T}"]), r.rates[f"length {T}"], ".", color=line.get_color(), ms=3)
+    ax.axhline(di_chance.get("in_context_pick", np.nan), color="k", ls="--", lw=1, label="random pick in context")
+    ax.axhline(di_chance.get("constant", np.nan), color="k", ls=":", lw=1, label="constant guess")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(lengths, [f"{T:,}" for T in lengths])
+    ax.set_xlabel("sequence length = distance from the pairs to the question (tokens)")
+    ax.set_ylabel("accuracy")
+    ax.set_ylim(0, 1.05)
+    ax.set_title("distance: accuracy against how far back the pairs were written (dots: seeds)", fontsize=9)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()

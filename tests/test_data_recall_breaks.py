@@ -83,3 +83,42 @@ def test_alias_bad_settings_name_the_limit():
         rb.alias_batch(2, rb.alias_table(0), n_pairs=9)
     with pytest.raises(ValueError, match="too short"):
         rb.alias_batch(2, rb.alias_table(0), seq_len=12)
+
+
+@pytest.mark.parametrize("T", [20, 1024])
+def test_distance_shapes_pairs_early_question_at_the_end(T):
+    L = rb.PAPER_LAYOUT
+    x, y = rb.distance_batch(16, T, generator=_g(0))
+    assert x.shape == y.shape == (16, T) and x.dtype == torch.long
+    assert (x[:, 0] == L.BOS).all() and (x[:, 3:13:3] == L.SEP).all()  # the pairs right after BOS
+    assert (x[:, -3] == L.QUERY).all() and (x[:, -1] == L.ANSWER).all() and (y[:, :-1] == IGNORE).all()
+    filler = x[:, 13:-3]
+    assert ((filler >= L.first_filler) & (filler < L.first_filler + L.n_filler)).all()
+
+
+def test_distance_answer_and_distance_are_determined_by_the_sequence():
+    x, y = rb.distance_batch(128, 2048, generator=_g(1))
+    ds = [rb.distance_of(row) for row in x]
+    assert all(rb.latest_value(row) == int(t[-1]) for row, t in zip(x, y))
+    assert set(ds) == {2048 - 3 - 3 * i for i in range(4)}  # pair i is written at 1 + 3i, asked at T - 2
+    with pytest.raises(ValueError, match="written 0 times"):
+        rb.distance_of(torch.tensor([1, 5, 13, 2, 30, 30, 3, 6, 4]))
+
+
+def test_distance_seeds_reproduce_lengths_cycle_and_eval_is_fresh():
+    s = rb.DistanceSampler((32, 64), 4, seed=3)
+    assert [s(k)[0].shape[1] for k in range(4)] == [32, 64, 32, 64]
+    assert torch.equal(s(2)[0], rb.DistanceSampler((32, 64), 4, seed=3)(2)[0])
+    assert not torch.equal(s(2)[0], rb.DistanceSampler((32, 64), 4, seed=4)(2)[0])
+    ev, _ = rb.distance_eval_set(4, 3, 32)
+    assert torch.equal(ev, rb.distance_eval_set(4, 3, 32)[0]) and not any(torch.equal(ev, s(k)[0]) for k in (0, 2))
+
+
+@pytest.mark.parametrize("kw, words", [
+    ({"seq_len": 15}, "seq_len=15 is too short for 4 pairs: need at least 16 tokens"),
+    ({"seq_len": 64, "n_pairs": 9}, r"n_pairs must be in 1\.\.8 \(the layout has 8 key ids"),
+    ({"seq_len": 64, "n_pairs": 0}, r"n_pairs must be in 1\.\.8"),
+])
+def test_distance_bad_settings_name_the_limit(kw, words):
+    with pytest.raises(ValueError, match=words):
+        rb.distance_batch(2, **kw)

@@ -1,4 +1,4 @@
-"""The overwrite and alias subcommands: tiny runs, their JSON, bad settings, and the overwrite read."""
+"""The overwrite, alias and distance subcommands: tiny runs, their JSON, bad settings, and the overwrite read."""
 
 import json
 
@@ -43,7 +43,36 @@ def test_alias_run_and_its_identical_token_control(tmp_path):
     assert code == 0 and res["runs"][0]["same_alias"] is True and res["protocol"]["same_alias"] is True
 
 
+def test_distance_evaluates_every_length_and_sizes_the_positions(tmp_path):
+    code, res = _run(tmp_path, "distance", "--variants", "gated_hybrid", "transformer", "--seeds", "0",
+                     "--protocol", "lengths=32,64")
+    assert code == 0 and res["task"] == "distance" and len(res["runs"]) == 2
+    p = res["protocol"]
+    assert p["lengths"] == [32, 64] and p["seq_len"] == 64 and p["model_config"]["max_seq_len"] == 64
+    for run in res["runs"]:
+        assert RUN_KEYS <= set(run) and run["config"]["max_seq_len"] == 64 and run["lengths"] == [32, 64]
+        assert set(run["by_length"]) == {"32", "64"} and all(b["n"] == 32 for b in run["by_length"].values())
+        assert run["value"] == pytest.approx(sum(b["accuracy"] for b in run["by_length"].values()) / 2)
+        assert 20 <= run["by_length"]["32"]["mean_distance"] <= 29  # T - 3 - 3i for pair i of 4
+        assert run["chance"] == {"constant": 1 / 8, "in_context_pick": 1 / 4}
+        assert [len(c) for c in run["loss_curve_by_length"].values()] == [1, 1]  # one step each, one window
+
+
+def test_distance_protocol_defaults_and_lengths_option():
+    p = protocol("distance")
+    assert p.lengths == (1024, 2048, 4096) and p.seq_len == 4096 and p.model_config()["max_seq_len"] == 4096
+    assert protocol("distance", lengths="128, 256").lengths == (128, 256) and protocol("distance", lengths=64).seq_len == 64
+    with pytest.raises(ValueError, match="seq_len is the longest of the lengths"):
+        protocol("distance", seq_len=128)
+    with pytest.raises(ValueError, match="distinct positive whole numbers"):
+        protocol("distance", lengths="64,64")
+
+
 @pytest.mark.parametrize("args, words", [
+    (["distance", "--protocol", "lengths=15,64"], "distance: seq_len=15 is too short for 4 pairs: need at least 16"),
+    (["distance", "--protocol", "n_pairs=9"], "distance: n_pairs must be in 1..8 (the layout has 8 key ids"),
+    (["distance", "--protocol", "lengths=64,x"], "lengths: expected whole numbers separated by commas"),
+    (["distance", "--protocol", "seq_len=99"], "seq_len is the longest of the lengths"),
     (["overwrite", "--protocol", "max_writes=5"], "overwrite: n_keys * max_writes = 20 writes"),
     (["overwrite", "--protocol", "seq_len=20"], "seq_len=20 is too short"),
     (["alias", "--protocol", "max_aliases=5"], "alias: 8 keys x up to 5 aliases = 40 alias ids"),
@@ -75,3 +104,26 @@ def test_overwrite_rates_count_latest_earlier_other():
     pred = torch.tensor([written[0][-1], written[1][0], 0, written[3][-1]])
     r = breaks.overwrite_rates(pred, x)
     assert (r["accuracy"], r["earlier"], r["other"]) == (0.5, 0.25, 0.25)
+
+
+@pytest.mark.parametrize("task", list(breaks.BREAK_TASKS))
+def test_break_tasks_take_checkpoint_every(task, tmp_path):
+    """--checkpoint-every reaches train() (a task whose run_one lacks it is refused by the runner)."""
+    short = ["--protocol", "lengths=32,64"] if task == "distance" else []
+    code, res = _run(tmp_path, task, "--variants", "transformer", "--seeds", "0", "--checkpoint-every", "1", *short)
+    assert code == 0 and res["complete"] and res["runs"][0]["steps"] == 2
+    assert not (tmp_path / "r.checkpoints").exists()  # the run's checkpoint is removed once it is saved
+
+
+def test_alias_read_at_initialization_finds_the_written_token_only_in_the_control():
+    """Tied keys find an identical token at step 0 (the control); an alias ranks like any other token."""
+    table = rb.alias_table(0)
+    x, y = rb.alias_batch(16, table, generator=rb.eval_generator(0))
+    pos = breaks.alias_key_positions(x, table)
+    for row, j, target in zip(x, pos, y[:, -1]):
+        aliases = next(a for a in table if int(row[-2]) in a)
+        assert int(row[j]) in aliases and int(row[j]) != int(row[-2]) and int(row[j + 1]) == int(target)
+    control = breaks.diagnose_alias(["gated_hybrid"], [0], examples=32, same_alias=True)["runs"][0]
+    alias = breaks.diagnose_alias(["gated_hybrid"], [0], examples=32)["runs"][0]
+    assert control["answer_top1"] == 1.0 and control["answer_weight"] > 0.9
+    assert alias["answer_top1"] < 0.5 and alias["answer_weight"] < 0.2

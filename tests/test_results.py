@@ -143,6 +143,22 @@ def test_break_rows_alias_control_is_its_own_row(tmp_path):
     assert "| `gated_hybrid (identical tokens)` | 100 | 1 | 200 | 100.0% |" in results.break_markdown(rows)
 
 
+def test_break_rows_distance_has_a_column_per_length(tmp_path):
+    by = lambda a, b: {"value": (a + b) / 2, "by_length": {"1024": {"accuracy": a}, "4096": {"accuracy": b}}}
+    _break_file(tmp_path / "distance_a.json", "distance", "gated_hybrid", [by(1.0, 0.9), by(1.0, 0.7)])
+    _break_file(tmp_path / "distance_b.json", "distance", "transformer", [by(0.1, 0.2)], params=90)
+    rows = results.break_rows("distance", tmp_path / "distance_*.json")
+    assert [row.label for row in rows] == ["transformer", "gated_hybrid"]
+    assert results.break_columns(rows) == [("length 1024", "1,024 tokens"), ("length 4096", "4,096 tokens"),
+                                           ("value", "mean over lengths")]
+    table = results.break_markdown(rows)
+    assert table.splitlines()[0] == "| model | params | seeds | steps | 1,024 tokens | 4,096 tokens | mean over lengths |"
+    assert "| `gated_hybrid` | 100 | 2 | 200 | 100.0% ± 0.0 (100.0%) | 80.0% ± 14.1 (70.0%) | 90.0% ± 7.1 (85.0%) |" in table
+    _break_file(tmp_path / "distance_c.json", "distance", "transformer", [{"value": 0.1, "by_length": {}}], params=90)
+    with pytest.raises(ValueError, match="evaluated at different lengths"):
+        results.break_rows("distance", tmp_path / "distance_*.json")
+
+
 def test_committed_overwrite_rows_are_consistent():
     rows = results.break_rows("overwrite")
     assert rows, "no overwrite_*.json in data/results"

@@ -5,7 +5,7 @@
 #   bash data/results/run_all.sh leak tokenized  # only these tables
 #
 # Tables: matched leak param time long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated
-# overwrite (gated_paper: only the paper's gated rows). Each command writes one JSON file
+# overwrite alias distance (gated_paper: only the paper's gated rows). Each command writes one JSON file
 # here (protocol, data source, device, commit, command inside). Offline machines: set
 # TL_MINIMAL_DATA to a folder with wikitext-2-raw/ and minimind/ (data/README.md).
 # One thread per run: on a shared, overloaded 2-core CPU, two torch threads were 10x slower in
@@ -14,7 +14,8 @@
 # over a complete file recomputes nothing and prints its table. FRESH=1 recomputes from scratch
 # (passes --fresh); an interrupted run resumes where it stopped when rerun without it.
 # The recall and MQAR tables (recall_*.json, mqar_*.json) come from tl_minimal.experiments.recall_study;
-# see RECALL_STUDY.md. overwrite_*.json (where recall breaks) come from the overwrite function below.
+# see RECALL_STUDY.md. overwrite_*.json, alias_*.json and distance_*.json (where recall breaks) come from the
+# overwrite, alias and distance functions below.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}" PYTHONUNBUFFERED=1
@@ -119,12 +120,38 @@ overwrite() {  # 9. where recall breaks: keys written 2-3 times, answer = the la
   nice -n 10 "$PY" -m tl_minimal.experiments.recall_study init --variants gated_hybrid --set supersede=true \
     --seeds 0 1 2 3 4 --examples 256 --out $OUT/recall_init_diagnosis_supersede.json
 }
+alias_keys() {  # 10. where recall breaks: written with one alias, asked with another (RECALL_STUDY.md 9)
+  # 200 steps (the command's default); each variant also on the identical-token control (same_alias=true)
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 0 1 2 --no-progress --out $OUT/alias_gated_hybrid.json
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 0 --steps 500 --no-progress \
+    --out $OUT/alias_gated_hybrid_500steps_s0.json  # is 200 steps converged?
+  for v in transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
+    "${E[@]}" alias "${F[@]}" --variants "$v" --seeds 0 1 2 --no-progress --out "$OUT/alias_${v}.json"
+  done
+  for v in transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid gated_hybrid_paper; do
+    "${E[@]}" alias "${F[@]}" --variants "$v" --seeds 0 1 2 --protocol same_alias=true --no-progress \
+      --out "$OUT/alias_same_alias_${v}.json"
+  done
+  nice -n 10 "$PY" -m tl_minimal.experiments.recall_study alias-init --variants gated_hybrid gated_hybrid_paper \
+    --seeds 0 1 2 3 4 --out $OUT/alias_init_diagnosis.json
+  nice -n 10 "$PY" -m tl_minimal.experiments.recall_study alias-init --variants gated_hybrid gated_hybrid_paper \
+    --seeds 0 1 2 3 4 --same-alias --out $OUT/alias_init_diagnosis_same_alias.json
+}
+distance() {  # 11. where recall breaks: the pairs at the start of 1,024 / 2,048 / 4,096 tokens (RECALL_STUDY.md 10)
+  # the command's defaults: batch 4, 200 steps, lengths cycled batch by batch, 256 fresh examples per length
+  "${E[@]}" distance "${F[@]}" --variants gated_hybrid --seeds 0 --no-progress --out $OUT/distance_gated_hybrid_s0.json
+  "${E[@]}" distance "${F[@]}" --variants gated_hybrid --seeds 1 2 --no-progress --out $OUT/distance_gated_hybrid_s12.json
+  for v in transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
+    "${E[@]}" distance "${F[@]}" --variants "$v" --seeds 0 1 2 --no-progress --out "$OUT/distance_${v}.json"
+  done
+}
 
 TABLES=("$@")
-[ ${#TABLES[@]} -eq 0 ] && TABLES=(matched leak param time_matched long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated overwrite)
+[ ${#TABLES[@]} -eq 0 ] && TABLES=(matched leak param time_matched long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated overwrite alias distance)
 for t in "${TABLES[@]}"; do
   case "$t" in
     time) t=time_matched ;;
+    alias) t=alias_keys ;;  # not a function named alias: that would hide the shell builtin
   esac
   echo "== $t $(date -u +%H:%M:%S)"
   "$t"

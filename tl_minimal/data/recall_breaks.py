@@ -7,6 +7,8 @@ task here changes one thing:
     overwrite   a key is written 2-3 times with different values; the answer is the LATEST one
     alias       every key has 2-4 alias tokens; a pair is written with one alias and asked with
                 another, so the question never repeats the written token
+    distance    the paper's pairs at the start of a LONG sequence (1k-4k tokens), the question at
+                the very end: thousands of filler tokens between a write and its question
 
 Glossary (token ids come from a :class:`RecallLayout`, as in the paper's task)
     x, y        [B, T] int64    the sequence and its targets (IGNORE = -100 where nothing is asked)
@@ -14,6 +16,7 @@ Glossary (token ids come from a :class:`RecallLayout`, as in the paper's task)
     w           writes          how often one key is written (overwrite; the asked key: w >= 2)
     A           aliases         tokens that all mean the same key (alias; 2-4 per key, per seed)
     T           seq_len         sequence length; filler pads every sequence to exactly T
+    d           distance        positions from the written key to the asked key (distance)
 
 Every generator takes a ``torch.Generator`` (the caller seeds it) and the samplers make batch k
 a pure function of (seed, k), like :class:`tl_minimal.data.recall.RecallSampler`; evaluation
@@ -25,7 +28,7 @@ from __future__ import annotations
 
 import torch
 
-from .recall import IGNORE, RecallLayout, _distinct, eval_seed
+from .recall import IGNORE, PAPER_LAYOUT, RecallLayout, _distinct, eval_seed, recall_batch
 
 # overwrite needs more value ids than keys (every write of a sequence gets its own value)
 OVERWRITE_LAYOUT = RecallLayout(n_keys=8, n_values=16, n_filler=10, vocab_size=64)
@@ -205,6 +208,69 @@ def alias_answer(x_row: torch.Tensor, table: list[list[int]]) -> int:
     if len(where) != 1:
         raise ValueError(f"the asked key is written {len(where)} times, expected once")
     return int(x_row[where[0] + 1])
+
+
+# ----------------------------------------------------------------------------- distance
+def distance_batch(batch_size: int, seq_len: int, n_pairs: int = 4, layout: RecallLayout = PAPER_LAYOUT,
+                   generator: torch.Generator | None = None):
+    """The paper's task at length T: the pairs at the START, the question at the very END. x, y [B, T].
+
+    ``BOS, P x (key value SEP), filler ..., QUERY key ANSWER``, target = the asked key's value at
+    the last position: :func:`tl_minimal.data.recall.recall_batch` at a long ``seq_len``, with its
+    layout (8 keys, 8 values, 10 filler ids, vocabulary 64), so T = 128 is the paper's task. The
+    asked key is written at position 1 + 3i (pair i) and asked at T - 2, so the distance between
+    write and question is d = T - 3 - 3i: between T - 3P and T - 3 (:func:`distance_of`).
+
+    Worked example, ``distance_batch(1, 1024, generator=torch.Generator().manual_seed(0))``
+    (keys k5-k12, values v13-v20, 1,008 filler tokens shortened)::
+
+        BOS k7 v17 SEP k8 v18 SEP k9 v19 SEP k11 v15 SEP [1008 filler] QUERY k8 ANSWER  -> v18
+
+    k8 was written at position 4 and is asked at 1022: d = 1018. A constant guess scores 1/8, a
+    random pick among the four values in context 1/4, at every length.
+    """
+    L = layout
+    if not 1 <= n_pairs <= min(L.n_keys, L.n_values):
+        raise ValueError(f"n_pairs must be in 1..{min(L.n_keys, L.n_values)} (the layout has {L.n_keys} key ids "
+                         f"and {L.n_values} value ids; keys and values are distinct in a sequence), got {n_pairs}")
+    needed = 1 + 3 * n_pairs + 3
+    if seq_len < needed:
+        raise ValueError(f"seq_len={seq_len} is too short for {n_pairs} pairs: need at least {needed} tokens "
+                         f"(BOS, 3 per pair, 3 for the question)")
+    return recall_batch(batch_size, n_pairs, seq_len, layout, generator)
+
+
+def distance_of(x_row: torch.Tensor) -> int:
+    """Positions from the written key to the asked key in one sequence [T] (read from x alone)."""
+    where = (x_row[:-3] == x_row[-2]).nonzero().flatten()
+    if len(where) != 1:
+        raise ValueError(f"the asked key x[-2] is written {len(where)} times before the question, expected once")
+    return len(x_row) - 2 - int(where[0])
+
+
+class DistanceSampler:
+    """``sampler(step) -> (x, y)``: distance batches whose length cycles through ``lengths``.
+
+    Batch k has length ``lengths[k % len(lengths)]`` (every length gets the same number of
+    training steps) and is a function of (seed, k) only, like :class:`BreakSampler`.
+    """
+
+    def __init__(self, lengths, batch_size: int, seed: int, n_pairs: int = 4):
+        self.lengths, self.batch_size, self.seed, self.n_pairs = tuple(lengths), batch_size, seed, n_pairs
+
+    def __call__(self, step: int):
+        T = self.lengths[step % len(self.lengths)]
+        return distance_batch(self.batch_size, T, self.n_pairs, generator=_sampler_generator(self.seed, step))
+
+
+def distance_eval_set(n_examples: int, seed: int, seq_len: int, n_pairs: int = 4):
+    """``n_examples`` fresh sequences of length ``seq_len`` for training seed ``seed`` (x, y [N, T]).
+
+    Their generator depends on the seed and the length, so each length has its own examples and
+    adding a length to a run does not change the examples of the others.
+    """
+    g = torch.Generator().manual_seed(eval_seed(seed) + 7_919 * seq_len)
+    return distance_batch(n_examples, seq_len, n_pairs, generator=g)
 
 
 # ----------------------------------------------------------------------------- samplers

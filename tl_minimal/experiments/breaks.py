@@ -1,8 +1,9 @@
-"""Where recall breaks: the experiments tasks ``overwrite`` and ``alias`` (data: data/recall_breaks.py).
+"""Where recall breaks: the experiments tasks ``overwrite``, ``alias`` and ``distance`` (data: data/recall_breaks.py).
 
     python -m tl_minimal.experiments overwrite --variants gated_hybrid --seeds 0 1 2
     python -m tl_minimal.experiments alias --variants gated_hybrid --seeds 0 1 2
     python -m tl_minimal.experiments alias --protocol same_alias=true ...   # identical-token control
+    python -m tl_minimal.experiments distance --variants gated_hybrid --seeds 0 1 2
 
 Each task trains like ``recall`` (the same recipe and optimizer, only the last position is
 supervised) and is evaluated on ``eval_examples`` fresh sequences per seed. A run record is the
@@ -12,6 +13,10 @@ recall record (``value`` = accuracy) plus what the task needs to be read:
                 other_rate    answers that are neither the latest nor an earlier value
                 by_writes     {"2": {...}, "3": {...}}: the three rates by how often the asked key was written
     alias       same_alias    whether the run was the identical-token control
+    distance    by_length     {"1024": {"accuracy", "n", "mean_distance"}, ...}: one evaluation per length
+                              (``value`` is the mean of the per-length accuracies)
+                loss_curve_by_length  {"1024": [...], ...}: training loss (nats) of each length's
+                              batches, in windows of 10 of them
     every run   chance        the chance lines of its task (constant guess, random pick)
                 loss_curve_every_10  the training loss (nats) in windows of 10 steps
 
@@ -46,11 +51,12 @@ def last_predictions(model, x: torch.Tensor, batch_size: int = EVAL_BATCH) -> to
     return torch.cat(out)
 
 
-def _train(p, variant, seed, device, overrides, progress, max_seconds, sampler, checkpoint_path):
+def _train(p, variant, seed, device, overrides, progress, max_seconds, sampler, checkpoint_path,
+           checkpoint_every=None):
     seed_everything(seed)
     model = build(variant, p, overrides).to(device)
     history = _fit(model, sampler, p, device, progress, max_seconds, f"{p.task} {variant} s{seed}",
-                   checkpoint_path)
+                   checkpoint_path, checkpoint_every)
     return model, history
 
 
@@ -65,9 +71,16 @@ def _load(p, data_dir=None, jsonl=None):
     from .runner import ConfigError  # runner imports tasks, which imports this module
 
     try:
-        _make(p, 0)(1, generator=rb.eval_generator(0))
+        if p.task == "distance":
+            rb.distance_batch(1, min(p.lengths), p.n_pairs)
+        else:
+            _make(p, 0)(1, generator=rb.eval_generator(0))
     except ValueError as exc:
         raise ConfigError(f"{p.task}: {exc}") from exc
+    if p.task == "distance":
+        return SimpleNamespace(note=None, source=(
+            f"synthetic distance recall ({p.n_pairs} pairs at the start, lengths {', '.join(map(str, p.lengths))}), "
+            f"generated from each run's seed; eval: {p.eval_examples} fresh examples per length"))
     return SimpleNamespace(note=None, source=f"synthetic {p.task} recall ({p.n_pairs} keys, seq {p.seq_len}), "
                                              f"generated from each run's seed; eval: {p.eval_examples} fresh examples")
 
@@ -107,11 +120,11 @@ def overwrite_chance(p) -> dict:
 
 
 def run_overwrite(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None,
-                  checkpoint_path=None):
+                  checkpoint_path=None, checkpoint_every=None):
     t0 = time.perf_counter()
     make = _make(p, seed)
     model, history = _train(p, variant, seed, device, overrides, progress, max_seconds,
-                            rb.BreakSampler(make, p.batch_size, seed), checkpoint_path)
+                            rb.BreakSampler(make, p.batch_size, seed), checkpoint_path, checkpoint_every)
     x, _ = make(p.eval_examples, generator=rb.eval_generator(seed))
     r = overwrite_rates(last_predictions(model, x), x)
     return _record(variant, seed, model, p, r["accuracy"], history, time.perf_counter() - t0, device,
@@ -122,11 +135,11 @@ def run_overwrite(p, data, variant, seed, device, overrides=None, progress=True,
 
 # ----------------------------------------------------------------------------- alias
 def run_alias(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None,
-              checkpoint_path=None):
+              checkpoint_path=None, checkpoint_every=None):
     t0 = time.perf_counter()
     make = _make(p, seed)
     model, history = _train(p, variant, seed, device, overrides, progress, max_seconds,
-                            rb.BreakSampler(make, p.batch_size, seed), checkpoint_path)
+                            rb.BreakSampler(make, p.batch_size, seed), checkpoint_path, checkpoint_every)
     x, y = make(p.eval_examples, generator=rb.eval_generator(seed))
     accuracy = float((last_predictions(model, x) == y[:, -1]).float().mean())
     return _record(variant, seed, model, p, accuracy, history, time.perf_counter() - t0, device,
@@ -135,9 +148,31 @@ def run_alias(p, data, variant, seed, device, overrides=None, progress=True, max
                    loss_curve_every_10=loss_curve(history))
 
 
+# ----------------------------------------------------------------------------- distance
+def run_distance(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None,
+                 checkpoint_path=None, checkpoint_every=None):
+    t0 = time.perf_counter()
+    model, history = _train(p, variant, seed, device, overrides, progress, max_seconds,
+                            rb.DistanceSampler(p.lengths, p.batch_size, seed, p.n_pairs), checkpoint_path,
+                            checkpoint_every)
+    by_length, curves = {}, {}
+    for i, T in enumerate(p.lengths):
+        x, y = rb.distance_eval_set(p.eval_examples, seed, T, p.n_pairs)
+        right = last_predictions(model, x, batch_size=max(1, EVAL_BATCH * 128 // T)) == y[:, -1]  # [N]
+        by_length[str(T)] = {"accuracy": float(right.float().mean()), "n": len(x),
+                             "mean_distance": sum(rb.distance_of(row) for row in x) / len(x)}
+        curves[str(T)] = loss_curve({"loss": history["loss"][i :: len(p.lengths)]})
+    accuracy = sum(b["accuracy"] for b in by_length.values()) / len(by_length)
+    return _record(variant, seed, model, p, accuracy, history, time.perf_counter() - t0, device,
+                   by_length=by_length, lengths=list(p.lengths), eval_examples=p.eval_examples,
+                   chance={"constant": 1 / rb.PAPER_LAYOUT.n_values, "in_context_pick": 1 / p.n_pairs},
+                   loss_curve_every_10=loss_curve(history), loss_curve_by_length=curves)
+
+
 BREAK_TASKS = {
     "overwrite": Task("overwrite", _load, run_overwrite),
     "alias": Task("alias", _load, run_alias),
+    "distance": Task("distance", _load, run_distance),
 }
 
 
@@ -185,3 +220,36 @@ def diagnose_overwrite(variants, seeds, examples: int = 256, overrides=None) -> 
     return {"task": "overwrite", "study": "read at initialization", "protocol": p.to_dict(),
             "overrides": dict(overrides or {}), "runs": runs}
 
+
+
+# ----------------------------------------------------------------------------- the alias read, measured
+def alias_key_positions(x: torch.Tensor, table: list[list[int]]) -> torch.Tensor:
+    """[N]: where each alias sequence x [N, T] wrote the asked key (with whichever of its aliases)."""
+    out = []
+    for row in x:
+        aliases = next(a for a in table if int(row[-2]) in a)
+        out.append(next(i for i in range(1, len(row) - 3) if int(row[i]) in aliases))
+    return torch.tensor(out)
+
+
+def diagnose_alias(variants, seeds, examples: int = 256, overrides=None, same_alias: bool = False) -> dict:
+    """The alias read at initialization (no training): where the right entry (the written alias) ranks.
+
+    :func:`tl_minimal.experiments.diagnose_recall.retrieval_report` per (variant, seed) on the
+    seed's evaluation sequences, with the answer entry at the written alias's position.
+    """
+    from .diagnose_recall import retrieval_report, summarize
+    from .protocols import protocol
+
+    p = protocol("alias", same_alias=same_alias)
+    runs = []
+    for variant in variants:
+        for seed in seeds:
+            make = _make(p, seed)
+            x, y = make(examples, generator=rb.eval_generator(seed))
+            seed_everything(seed)
+            model = build(variant, p, overrides)
+            report = retrieval_report(model, x, y, rb.ALIAS_LAYOUT, alias_key_positions(x, make.keywords["table"]))
+            runs.append({"variant": variant, "seed": seed, "examples": examples, **summarize(report)})
+    return {"task": "alias", "study": "read at initialization", "protocol": p.to_dict(),
+            "overrides": dict(overrides or {}), "runs": runs}

@@ -1,6 +1,6 @@
 """The command line: ``python -m tl_minimal.experiments TASK [options]``.
 
-    python -m tl_minimal.experiments {lm,recall,mqar,tokenized,overwrite,alias} --variants V [V ...] --seeds N [N ...]
+    python -m tl_minimal.experiments {lm,recall,mqar,tokenized,overwrite,alias,distance} --variants V [V ...] --seeds N [N ...]
         [--steps N] [--device auto|cpu|cuda|mps] [--out FILE.json] [--fresh] [--checkpoint-every N]
         [--set KEY=VALUE ...] [--max-seconds S] [--eval-batches N | --eval-examples N]
         [--data-dir DIR] [--jsonl FILE]
@@ -247,6 +247,7 @@ _HELP = {
     "tokenized": "MiniMind-tokenized LM, mean token loss",
     "overwrite": "recall when a key is written 2-3 times: accuracy on the latest value",
     "alias": "recall when the question uses another alias of the written key: accuracy",
+    "distance": "recall with the pairs at the start of 1k-4k tokens and the question at the end: accuracy per length",
 }
 for _name in PROTOCOLS:
     register(_name, _HELP[_name], add_task_arguments, run_task)

@@ -65,15 +65,21 @@ def _top_k(model, value):
         model.kv.top_k = old
 
 
-def retrieval_report(model, x: torch.Tensor, y: torch.Tensor, layout: RecallLayout = PAPER_LAYOUT) -> dict:
+def retrieval_report(model, x: torch.Tensor, y: torch.Tensor, layout: RecallLayout = PAPER_LAYOUT,
+                     key_pos: torch.Tensor | None = None) -> dict:
     """Per-example measurements of the memory read at the answer (see the module glossary).
 
     Returns a dict of [B] tensors plus "t" and "top_k". ``model`` must be a gated hybrid
-    (it has ``model.kv``); it is run in eval mode, without gradients.
+    (it has ``model.kv``); it is run in eval mode, without gradients. ``key_pos`` [B] names
+    the answer entry when it is not an earlier copy of the asked token (the alias task: the
+    position of the alias the pair was written with); by default :func:`answer_entries` finds it.
     """
     if not hasattr(model, "kv"):
         raise ValueError(f"retrieval_report needs a gated hybrid (a model with .kv), got {type(model).__name__}")
-    t, key_pos = answer_entries(x, y)
+    if key_pos is None:
+        t, key_pos = answer_entries(x, y)
+    else:
+        t = int((y != IGNORE).int().cumsum(1).argmax(1)[0])
     B = x.shape[0]
     rows = torch.arange(B)
     device = next(model.parameters()).device

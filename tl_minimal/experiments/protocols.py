@@ -142,6 +142,49 @@ class AliasProtocol(RecallProtocol):
 
 
 @dataclass
+class DistanceProtocol(RecallProtocol):
+    """Where recall breaks (3): the paper's 4 pairs at the start, the question at the end of 1k-4k tokens.
+
+    One run trains on every length in ``lengths`` (batch k has length lengths[k mod 3]) and is
+    evaluated on ``eval_examples`` fresh sequences PER length. ``seq_len`` is not set by hand: it
+    is the longest length, and the models' ``max_seq_len`` (learned positions) follows it.
+    ``--protocol lengths=1024,2048`` changes the lengths (smoke tests use short ones).
+    """
+
+    task: str = "distance"
+    lengths: tuple = (1024, 2048, 4096)
+    seq_len: int = 4096  # = max(lengths), set in __post_init__
+    batch_size: int = 4  # a 4,096-token Transformer step costs about 0.5 s of CPU per sequence
+    steps: int = 200
+    eval_examples: int = 256  # per length
+    n_pairs: int = 4
+    assumed: tuple = (
+        ("extension: the paper's layout and 4 pairs; every run trains on all lengths in turn "
+         "(batch 4, cycling 1024, 2048, 4096) and is evaluated per length; otherwise the recall protocol"),
+    )
+
+    def __post_init__(self):
+        lengths = self.lengths
+        if isinstance(lengths, str):  # --protocol lengths=1024,2048
+            try:
+                lengths = [int(w) for w in lengths.replace(" ", "").split(",") if w]
+            except ValueError:
+                raise ValueError(f"lengths: expected whole numbers separated by commas, got {self.lengths!r}") from None
+        elif isinstance(lengths, int):
+            lengths = [lengths]
+        lengths = tuple(int(t) for t in lengths)
+        if not lengths or any(t < 1 for t in lengths) or len(set(lengths)) != len(lengths):
+            raise ValueError(f"lengths: expected distinct positive whole numbers, got {self.lengths!r}")
+        self.lengths, self.seq_len = lengths, max(lengths)
+
+    def replace(self, **changes) -> Protocol:
+        if changes.get("seq_len") is not None and changes["seq_len"] != self.seq_len:
+            raise ValueError("distance: seq_len is the longest of the lengths; change the lengths instead "
+                             "(e.g. --protocol lengths=1024,2048)")
+        return super().replace(**changes)
+
+
+@dataclass
 class TokenizedProtocol(Protocol):
     """MiniMind tokenized LM: hidden 96, 2 layers, 4 heads, seq 96, batch 4, 120 steps, 32 eval batches."""
 
@@ -165,7 +208,7 @@ class TokenizedProtocol(Protocol):
 
 
 PROTOCOLS = {p.task: p for p in (LMProtocol(), RecallProtocol(), MQARProtocol(), TokenizedProtocol(),
-                                  OverwriteProtocol(), AliasProtocol())}
+                                  OverwriteProtocol(), AliasProtocol(), DistanceProtocol())}
 
 
 def protocol(task: str, **changes) -> Protocol:
@@ -178,6 +221,7 @@ def protocol(task: str, **changes) -> Protocol:
 __all__ = [
     "PROTOCOLS",
     "AliasProtocol",
+    "DistanceProtocol",
     "LMProtocol",
     "MQARProtocol",
     "OverwriteProtocol",

@@ -6,6 +6,7 @@
         --seeds 0 1 2 3 4 --out data/results/recall_init_diagnosis.json
     python -m tl_minimal.experiments.recall_study train --task mqar --pairs 16 --queries 4 --seq-len 256 ...
     python -m tl_minimal.experiments.recall_study overwrite-init --variants gated_hybrid --set supersede=true
+    python -m tl_minimal.experiments.recall_study alias-init --variants gated_hybrid [--same-alias]
 
 ``--device`` (auto, cpu, cuda, cuda:N, mps; default auto, which honours ``TL_DEVICE``) picks where
 ``train`` and ``init`` run; an unavailable device is an error before anything runs.
@@ -260,10 +261,13 @@ def cmd_baseline(args) -> int:
 
 
 def cmd_overwrite_init(args) -> int:
-    """The overwrite task's read at initialization: weight on the latest write vs the earlier ones."""
-    from .breaks import diagnose_overwrite
+    """The overwrite (or alias) task's read at initialization: where the right entry is and what it gets."""
+    from .breaks import diagnose_alias, diagnose_overwrite
 
-    result = diagnose_overwrite(args.variants, args.seeds, args.examples, _overrides(args.set))
+    if args.cmd == "alias-init":
+        result = diagnose_alias(args.variants, args.seeds, args.examples, _overrides(args.set), args.same_alias)
+    else:
+        result = diagnose_overwrite(args.variants, args.seeds, args.examples, _overrides(args.set))
     result["protocol"]["environment"] = environment(torch.device("cpu"))
     by = {}
     for r in result["runs"]:
@@ -315,13 +319,16 @@ def main(argv=None) -> int:
     it.add_argument("--ablations", action="store_true", help="the paper row with one change at a time")
     ow = sub.add_parser("overwrite-init", help="the overwrite task's read at initialization (no training)")
     ow.add_argument("--examples", type=int, default=256)
+    al = sub.add_parser("alias-init", help="the alias task's read at initialization (no training)")
+    al.add_argument("--examples", type=int, default=256)
+    al.add_argument("--same-alias", action="store_true", help="the identical-token control")
     bl = sub.add_parser("baseline", help="the constant-guess accuracy on each seed's evaluation set")
     bl.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     bl.add_argument("--out", default=None)
     mg = sub.add_parser("merge", help="merge result files of the same protocol")
     mg.add_argument("files", nargs="+")
     mg.add_argument("--out", required=True)
-    for s in (tr, it, ow):
+    for s in (tr, it, ow, al):
         s.add_argument("--variants", nargs="+", required=s is not it)
         s.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
         s.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE")
@@ -344,7 +351,7 @@ def main(argv=None) -> int:
         except SuiteError as exc:
             ap.error(str(exc))
     return {"train": cmd_train, "init": cmd_init, "merge": cmd_merge, "baseline": cmd_baseline,
-            "overwrite-init": cmd_overwrite_init}[args.cmd](args)
+            "overwrite-init": cmd_overwrite_init, "alias-init": cmd_overwrite_init}[args.cmd](args)
 
 
 if __name__ == "__main__":

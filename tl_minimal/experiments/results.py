@@ -23,8 +23,6 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .protocols import PROTOCOLS
-
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "data" / "results"
 
 # The paper's numbers (docs/paper.md section 5). A string is a claim without a number ("below 5.124").
@@ -341,6 +339,7 @@ __all__ = [
     "Row",
     "Table",
     "break_chance",
+    "break_columns",
     "break_markdown",
     "break_rows",
     "fmt",
@@ -356,79 +355,12 @@ __all__ = [
 ]
 
 
-# ---- where recall breaks: overwrite and alias, one row per (variant, overrides), several rates per run ----
-
-BREAK_RATES = {  # task -> (run field, column title) shown in its table; "value" is the accuracy
-    "overwrite": (("value", "latest value (accuracy)"), ("earlier_rate", "an earlier value"),
-                  ("other_rate", "anything else")),
-    "alias": (("value", "accuracy"),),
-}
-
-
-@dataclass
-class BreakRow:
-    """One variant (with its --set overrides) on one of the 'where recall breaks' tasks, over seeds."""
-    task: str
-    label: str
-    variant: str
-    params: int | None
-    steps: set = field(default_factory=set)
-    seeds: list = field(default_factory=list)
-    rates: dict = field(default_factory=dict)  # run field -> [one value per seed]
-
-    def stats(self, name: str = "value") -> tuple[float, float, float, int]:
-        """(mean, sample std (0 for one seed), min, seeds) of one rate."""
-        xs = self.rates[name]
-        return statistics.fmean(xs), statistics.stdev(xs) if len(xs) > 1 else 0.0, min(xs), len(xs)
-
-
-def break_rows(task: str, paths=None) -> list[BreakRow]:
-    """Every run of ``<task>_*.json`` (runs without a value, e.g. diagnoses, are skipped), grouped by
-    label (variant + overrides; the alias control gets " (identical tokens)", a run with other than
-    the command's default steps " (N steps)"), in :data:`ORDER`."""
-    rows: dict[str, BreakRow] = {}
-    for path in _paths(paths if paths is not None else RESULTS_DIR / f"{task}_*.json"):
-        data = load(path)
-        if data["protocol"].get("task") != task:
-            continue
-        overrides = data["protocol"].get("overrides") or {}
-        for run in (r for r in data["runs"] if r.get("value") is not None):
-            label = run["variant"] + (f" ({override_label(overrides)})" if overrides else "")
-            if run.get("same_alias"):
-                label += " (identical tokens)"
-            if run["steps"] != PROTOCOLS[task].steps:  # a longer (or shorter) run than the command's default
-                label += f" ({run['steps']} steps)"
-            row = rows.setdefault(label, BreakRow(task, label, run["variant"], run["params"]))
-            if row.params != run["params"]:
-                raise ValueError(f"{label}: runs with different parameter counts ({row.params}, {run['params']})")
-            row.steps.add(run["steps"])
-            row.seeds.append(run["seed"])
-            for name, _ in BREAK_RATES[task]:
-                row.rates.setdefault(name, []).append(run[name])
-    return sorted(rows.values(), key=lambda r: (_order(r.variant), r.label))
-
-
-def break_chance(task: str, paths=None) -> dict:
-    """The task's chance lines as recorded in its runs (``run["chance"]``), e.g. {"constant": 0.0625, ...}."""
-    for path in _paths(paths if paths is not None else RESULTS_DIR / f"{task}_*.json"):
-        for run in load(path)["runs"]:
-            if "chance" in run:
-                return dict(run["chance"])
-    return {}
-
-
-def break_markdown(rows: list[BreakRow]) -> str:
-    """Markdown: model, params, seeds, steps, then mean ± std (min) of each of the task's rates (one seed: the value)."""
-    if not rows:
-        return "(no results yet: run the commands in data/results/run_all.sh)"
-    columns = BREAK_RATES[rows[0].task]
-    head = ["model", "params", "seeds", "steps"] + [title for _, title in columns]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in rows:
-        cells = [f"`{r.label}`", f"{r.params:,}", str(len(r.seeds)), ", ".join(map(str, sorted(r.steps)))]
-        for name, _ in columns:
-            mean, std, low, n = r.stats(name)
-            cells.append(f"{fmt(mean, std, percent=True)} ({fmt(low, percent=True)})" if n > 1
-                         else fmt(mean, percent=True))  # one seed: no spread to show
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+# the 'where recall breaks' tables live in their own module (it imports the helpers above)
+from .results_breaks import (
+    BREAK_RATES,
+    BreakRow,
+    break_chance,
+    break_columns,
+    break_markdown,
+    break_rows,
+)

@@ -1,0 +1,118 @@
+"""Committed results of the 'where recall breaks' tasks: overwrite, alias, distance.
+
+One table row per (variant, --set overrides) over seeds, with several rates per run (the
+accuracy and what the task adds: the earlier-value rate of overwrite, the accuracy per length
+of distance). The alias control (identical tokens) and runs at other than the command's default
+step count get rows of their own. :mod:`tl_minimal.experiments.results` re-exports every public
+name here, so ``results.break_rows("alias")`` is the way notebooks call it.
+
+    rows = break_rows("distance")            # every data/results/distance_*.json
+    print(break_markdown(rows))              # model, params, seeds, steps, one column per rate
+    break_chance("distance")                 # {"constant": 0.125, "in_context_pick": 0.25}
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+from .protocols import PROTOCOLS
+from .results import RESULTS_DIR, _order, _paths, fmt, load, override_label
+
+BREAK_RATES = {  # task -> (run field, column title) shown in its table; "value" is the accuracy
+    "overwrite": (("value", "latest value (accuracy)"), ("earlier_rate", "an earlier value"),
+                  ("other_rate", "anything else")),
+    "alias": (("value", "accuracy"),),
+    # distance: one column per length first (see break_columns), then the mean over the lengths
+    "distance": (("value", "mean over lengths"),),
+}
+
+
+@dataclass
+class BreakRow:
+    """One variant (with its --set overrides) on one of the 'where recall breaks' tasks, over seeds."""
+    task: str
+    label: str
+    variant: str
+    params: int | None
+    steps: set = field(default_factory=set)
+    seeds: list = field(default_factory=list)
+    rates: dict = field(default_factory=dict)  # rate name -> [one value per seed]
+
+    def stats(self, name: str = "value") -> tuple[float, float, float, int]:
+        """(mean, sample std (0 for one seed), min, seeds) of one rate."""
+        xs = self.rates[name]
+        return statistics.fmean(xs), statistics.stdev(xs) if len(xs) > 1 else 0.0, min(xs), len(xs)
+
+
+def _rates(task: str, run: dict) -> dict:
+    """The rates of one run: its BREAK_RATES fields, and for distance "length T" = accuracy at length T."""
+    out = {name: run[name] for name, _ in BREAK_RATES[task]}
+    for T, at in (run.get("by_length") or {}).items():
+        out[f"length {T}"] = at["accuracy"]
+    return out
+
+
+def break_rows(task: str, paths=None) -> list[BreakRow]:
+    """Every run of ``<task>_*.json`` (runs without a value, e.g. diagnoses, are skipped), grouped by
+    label (variant + overrides; the alias control gets " (identical tokens)", a run with other than
+    the command's default steps " (N steps)"), in the variant order of the other tables."""
+    rows: dict[str, BreakRow] = {}
+    for path in _paths(paths if paths is not None else RESULTS_DIR / f"{task}_*.json"):
+        data = load(path)
+        if data["protocol"].get("task") != task:
+            continue
+        overrides = data["protocol"].get("overrides") or {}
+        for run in (r for r in data["runs"] if r.get("value") is not None):
+            label = run["variant"] + (f" ({override_label(overrides)})" if overrides else "")
+            if run.get("same_alias"):
+                label += " (identical tokens)"
+            if run["steps"] != PROTOCOLS[task].steps:  # a longer (or shorter) run than the command's default
+                label += f" ({run['steps']} steps)"
+            row = rows.setdefault(label, BreakRow(task, label, run["variant"], run["params"]))
+            if row.params != run["params"]:
+                raise ValueError(f"{label}: runs with different parameter counts ({row.params}, {run['params']})")
+            row.steps.add(run["steps"])
+            row.seeds.append(run["seed"])
+            for name, value in _rates(task, run).items():
+                row.rates.setdefault(name, []).append(value)
+    for row in rows.values():
+        if len({len(v) for v in row.rates.values()}) > 1:
+            raise ValueError(f"{row.label}: its runs were evaluated at different lengths ({sorted(row.rates)})")
+    return sorted(rows.values(), key=lambda r: (_order(r.variant), r.label))
+
+
+def break_columns(rows: list[BreakRow]) -> list[tuple[str, str]]:
+    """(rate name, column title) of a table of ``rows``: per-length columns (shortest first), then the task's."""
+    lengths = sorted({int(n.split()[1]) for r in rows for n in r.rates if n.startswith("length ")})
+    per_length = [(f"length {T}", f"{T:,} tokens") for T in lengths]
+    return per_length + list(BREAK_RATES[rows[0].task]) if rows else []
+
+
+def break_chance(task: str, paths=None) -> dict:
+    """The task's chance lines as recorded in its runs (``run["chance"]``), e.g. {"constant": 0.0625, ...}."""
+    for path in _paths(paths if paths is not None else RESULTS_DIR / f"{task}_*.json"):
+        for run in load(path)["runs"]:
+            if "chance" in run:
+                return dict(run["chance"])
+    return {}
+
+
+def break_markdown(rows: list[BreakRow]) -> str:
+    """Markdown: model, params, seeds, steps, then mean ± std (min) of each of the task's rates (one seed: the value)."""
+    if not rows:
+        return "(no results yet: run the commands in data/results/run_all.sh)"
+    columns = break_columns(rows)
+    head = ["model", "params", "seeds", "steps"] + [title for _, title in columns]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [f"`{r.label}`", f"{r.params:,}", str(len(r.seeds)), ", ".join(map(str, sorted(r.steps)))]
+        for name, _ in columns:
+            if name not in r.rates:
+                cells.append("-")
+                continue
+            mean, std, low, n = r.stats(name)
+            cells.append(f"{fmt(mean, std, percent=True)} ({fmt(low, percent=True)})" if n > 1
+                         else fmt(mean, percent=True))  # one seed: no spread to show
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
