@@ -50,8 +50,8 @@ def test_random_spans_are_bytes_and_seeds_reproduce():
 
 
 @pytest.mark.parametrize("call, words", [
-    (lambda: ind.repeated_spans(TEXT, 4, 65), "span_len=65 is longer than half the context: two copies need 130 "
-                                               r"positions, the models see seq_len=128 \(span_len <= 64\)"),
+    (lambda: ind.repeated_spans(TEXT, 4, 65), ("span_len=65 is longer than half the context: two copies need 130 "
+                                               r"positions, the models see seq_len=128 \(span_len <= 64\)")),
     (lambda: ind.repeated_random(4, 33, seq_len=64), r"span_len <= 32"),
     (lambda: ind.repeated_random(4, 0), "span_len must be a whole number >= 1"),
     (lambda: ind.repeated_spans(encode("short"), 4, 6), "too short for a span of 6 bytes"),
