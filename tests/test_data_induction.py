@@ -32,6 +32,16 @@ def test_text_spans_are_held_out_text_with_the_byte_before_them_as_lead():
         assert EOS not in span and BOS not in span and max(span) < 256
 
 
+def test_the_control_puts_another_span_in_the_second_half():
+    for x, y in (ind.repeated_spans(TEXT, 64, 12, _g(2), control=True), ind.repeated_random(64, 12, _g(2), control=True)):
+        assert x.shape == y.shape == (64, 24) and torch.equal(x[:, 1:], y[:, :-1])
+        assert sum(torch.equal(a, b) for a, b in zip(y[:, :12], y[:, 12:])) < 8  # (text: the same start by chance)
+    x, y = ind.repeated_spans(TEXT, 64, 12, _g(2), control=True)
+    text = TEXT.tolist()
+    for half in (y[:, :12], y[:, 12:]):  # both halves are spans of the text
+        assert all(any(text[s : s + 12] == row.tolist() for s in range(len(text))) for row in half)
+
+
 def test_the_worked_example_of_the_docstring():
     x, y = ind.repeated_spans(encode("the cat sat on the mat"), 1, span_len=6, generator=_g(0))
     assert decode(x[0]) == "t sat o sat " and decode(y[0]) == " sat o sat o"
@@ -56,7 +66,7 @@ def test_random_spans_are_bytes_and_seeds_reproduce():
     (lambda: ind.repeated_random(4, 0), "span_len must be a whole number >= 1"),
     (lambda: ind.repeated_spans(encode("short"), 4, 6), "too short for a span of 6 bytes"),
     (lambda: ind.repeated_random(0, 4), "n must be >= 1"),
-    (lambda: ind.eval_generator(0, "noise"), "kind must be 'text' or 'random'"),
+    (lambda: ind.eval_generator(0, "noise"), "kind must be one of text, random, text_control, random_control"),
 ])
 def test_impossible_settings_name_the_limit(call, words):
     with pytest.raises(ValueError, match=words):

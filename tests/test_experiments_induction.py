@@ -98,14 +98,14 @@ def test_induction_run_writes_both_ratios_the_curves_and_the_bpb(tmp_path, monke
     assert code == 0 and res["task"] == "induction" and res["complete"] and len(res["runs"]) == 2
     run = res["runs"][0]
     assert run["metric"] == "copy_ratio" and run["value"] == run["text"]["ratio"] and run["steps"] == 2
-    for kind in ("text", "random"):
+    for kind in ("text", "random", "text_control", "random_control"):
         r = run[kind]
         assert r["ratio"] == pytest.approx(r["second_bits"] / r["first_bits"])
         assert len(r["curve_first"]) == len(r["curve_second"]) == 64
     assert 4.0 < run["bpb"] < 9.5 and run["span_len"] == 64 and run["eval_examples"] == 8
     assert run["chance"]["no_copy_ratio"] == 1.0 and run["chance"]["random_bytes_bits"] == 8.0
     assert 3.0 < run["chance"]["unigram_text_bits"] < 6.0 and len(run["loss_curve"]) == 2
-    assert set(run["text_read_off"]) == set(run["text"]) and "text_read_off" not in res["runs"][1]  # gated only
+    assert set(run["random_control_read_off"]) == set(run["text"]) and "text_read_off" not in res["runs"][1]
     assert res["protocol"]["span_len"] == 64 and "read twice" in res["protocol"]["data_source"]
 
 

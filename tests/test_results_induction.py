@@ -16,7 +16,8 @@ def _file(path, variant, per_seed, steps=80, overrides=None, params=100, gated=F
     runs = []
     for seed, (text_second, random_second) in enumerate(per_seed):
         run = {"variant": variant, "seed": seed, "params": params, "steps": steps, "value": text_second / 2.0,
-               "bpb": 3.0 + seed, "text": _measure(2.0, text_second), "random": _measure(10.0, random_second)}
+               "bpb": 3.0 + seed, "text": _measure(2.0, text_second), "random": _measure(10.0, random_second),
+               "text_control": _measure(2.0, 2.2), "random_control": _measure(10.0, 10.0)}
         if gated:
             run.update(text_read_off=_measure(2.0, 2.0), random_read_off=_measure(10.0, 10.0))
         runs.append(run)
@@ -49,10 +50,11 @@ def test_markdown_tables(tmp_path):
     rows = ri.induction_rows(tmp_path / "induction_*.json")
     table = ri.induction_markdown(rows, steps=80)
     assert table.splitlines()[0] == ("| model | params | seeds | steps | BPB | text: 1st copy | text: 2nd copy | "
-                                     "text: ratio | random: 1st copy | random: 2nd copy | random: ratio |")
+                                     "text: ratio | text: control | random: 1st copy | random: 2nd copy | "
+                                     "random: ratio | random: control |")
     assert ("| `gated_hybrid` | 100 | 2 | 80 | 3.500 ± 0.707 | 2.00 ± 0.00 | 1.10 ± 0.14 | 0.550 ± 0.071 "
-            "| 10.00 ± 0.00 | 5.50 ± 0.71 | 0.550 ± 0.071 |") in table
-    assert "transformer" not in table and "| `transformer` | 100 | 1 | 2000 | 3.000 | 2.00 | 2.00 | 1.000 |" in (
+            "| 1.100 ± 0.000 | 10.00 ± 0.00 | 5.50 ± 0.71 | 0.550 ± 0.071 | 1.000 ± 0.000 |") in table
+    assert "transformer" not in table and "| `transformer` | 100 | 1 | 2000 | 3.000 | 2.00 | 2.00 | 1.000 | 1.100 |" in (
         ri.induction_markdown(rows))
     off = ri.read_off_markdown(rows)
     assert "| `gated_hybrid` | 2 | 80 | 1.10 ± 0.14 | 2.00 ± 0.00 | 0.550 ± 0.071 | 1.000 ± 0.000 |" in off

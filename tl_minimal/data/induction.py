@@ -47,6 +47,11 @@ Random bytes (:func:`repeated_random`): the same layout with a_i uniform in 0..2
 statistics are no help there (the first copy costs at least log2(256) = 8 bits per byte for
 any predictor); only copying can lower the second copy's loss.
 
+The control (``control=True``): the second half is a *different* span (lead, A, B). Its loss
+against the first half's is what position alone does to a model that cannot copy (the models
+see the second half at positions L..2L-1, with unrelated text before it); a ratio below the
+control's is copying.
+
 Every random choice comes from one ``torch.Generator`` the caller seeds; the experiments draw
 evaluation spans with :func:`eval_generator` (the recall tasks' evaluation seed), so a seed's
 spans are the same for every variant.
@@ -70,18 +75,19 @@ def check_span(span_len: int, seq_len: int) -> None:
                          f"{2 * span_len} positions, the models see seq_len={seq_len} (span_len <= {seq_len // 2})")
 
 
-def _repeat(lead: torch.Tensor, span: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """lead [N], span [N, L] -> x, y [N, 2L] of the stream lead, span, span."""
-    stream = torch.cat([lead[:, None], span, span], dim=1)  # [N, 2L + 1]
+def _repeat(lead: torch.Tensor, span: torch.Tensor, other: torch.Tensor | None = None):
+    """lead [N], span [N, L] -> x, y [N, 2L] of the stream lead, span, span (lead, span, other: the control)."""
+    stream = torch.cat([lead[:, None], span, span if other is None else other], dim=1)  # [N, 2L + 1]
     return stream[:, :-1], stream[:, 1:]
 
 
 def repeated_spans(tokens: torch.Tensor, n: int, span_len: int = 64, generator: torch.Generator | None = None,
-                   seq_len: int = 128) -> tuple[torch.Tensor, torch.Tensor]:
+                   seq_len: int = 128, control: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
     """``n`` random spans of ``tokens`` (BOS, text, EOS), each read twice: x, y [n, 2 span_len].
 
     A span starts at s uniform in 1 .. len(tokens) - 1 - span_len, so it holds text bytes only
-    (never the final EOS) and has a lead, tokens[s - 1] (BOS when s = 1).
+    (never the final EOS) and has a lead, tokens[s - 1] (BOS when s = 1). ``control=True``: the
+    second half is ANOTHER span, drawn the same way (the same positions, nothing to copy).
     """
     check_span(span_len, seq_len)
     if n < 1:
@@ -91,24 +97,28 @@ def repeated_spans(tokens: torch.Tensor, n: int, span_len: int = 64, generator: 
         raise ValueError(f"text of {len(tokens)} tokens is too short for a span of {span_len} bytes "
                          f"(needs {span_len + 2}: a lead, the span, the final EOS)")
     g = generator if generator is not None else torch.Generator().manual_seed(0)
-    starts = 1 + torch.randint(0, n_starts, (n,), generator=g)  # [n]
-    span = tokens[starts[:, None] + torch.arange(span_len)]  # [n, L]
-    return _repeat(tokens[starts - 1], span)
+    starts = 1 + torch.randint(0, n_starts, (n, 2 if control else 1), generator=g)  # [n, 1 or 2]
+    spans = tokens[starts[:, :, None] + torch.arange(span_len)]  # [n, 1 or 2, L]
+    return _repeat(tokens[starts[:, 0] - 1], spans[:, 0], spans[:, 1] if control else None)
 
 
 def repeated_random(n: int, span_len: int = 64, generator: torch.Generator | None = None,
-                    seq_len: int = 128) -> tuple[torch.Tensor, torch.Tensor]:
-    """``n`` spans of uniform random bytes 0..255, each read twice (lead: one more random byte): x, y [n, 2L]."""
+                    seq_len: int = 128, control: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+    """``n`` spans of uniform random bytes 0..255, each read twice (lead: one more random byte): x, y [n, 2L].
+    ``control=True``: the second half is other random bytes."""
     check_span(span_len, seq_len)
     if n < 1:
         raise ValueError(f"n must be >= 1 (spans to draw), got {n}")
     g = generator if generator is not None else torch.Generator().manual_seed(0)
-    stream = torch.randint(0, N_BYTES, (n, span_len + 1), generator=g)  # [n, 1 + L]
-    return _repeat(stream[:, 0], stream[:, 1:])
+    stream = torch.randint(0, N_BYTES, (n, 1 + (2 if control else 1) * span_len), generator=g)  # [n, 1 + L or 2L]
+    return _repeat(stream[:, 0], stream[:, 1 : 1 + span_len], stream[:, 1 + span_len :] if control else None)
+
+
+KINDS = ("text", "random", "text_control", "random_control")  # the evaluation sets of a seed
 
 
 def eval_generator(seed: int, kind: str = "text") -> torch.Generator:
-    """The generator of training seed ``seed``'s evaluation spans (``kind``: "text" or "random")."""
-    if kind not in ("text", "random"):
-        raise ValueError(f"kind must be 'text' or 'random', got {kind!r}")
-    return torch.Generator().manual_seed(eval_seed(seed) + (0 if kind == "text" else 1))
+    """The generator of training seed ``seed``'s evaluation spans of one of :data:`KINDS`."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    return torch.Generator().manual_seed(eval_seed(seed) + KINDS.index(kind))

@@ -17,17 +17,20 @@ The measurement, for ``eval_examples`` sequences x, y [N, 2L] of :mod:`tl_minima
     ratio     = mean(second) / mean(first)
 
 A model that ignores the first copy has ratio 1 (any context-free predictor, e.g. the unigram,
-has exactly 1 on text); a perfect copier has ratio 0 (bits[L + i] -> 0). On uniform random bytes
-the first copy costs at least 8 bits for any predictor, so a ratio well below 1 there is copying
-and nothing else.
+has exactly 1 on text) up to what the position does to it, measured by a control with a different
+span in the second half; a perfect copier has ratio 0 (bits[L + i] -> 0). On uniform random bytes
+the first copy costs at least 8 bits for any predictor, so a ratio well below the control's there
+is copying and nothing else.
 
 A run record is the experiments record (``value`` = the ratio on text) plus::
 
     text, random   {"first_bits", "second_bits", "ratio", "curve_first", "curve_second"}: mean bits per
                    byte of each copy, their ratio, and the curves over the L positions (all L points,
                    4 decimals: small enough not to downsample at L = 64)
-    text_read_off, random_read_off   (gated hybrids only) the same with the key-value read switched
-                   off (:func:`read_switched_off`): what the read itself contributes
+    text_control, random_control   the same when the second half is a different span: what the
+                   position alone does (a model that cannot copy has ratio = its control ratio)
+    <kind>_read_off   (gated hybrids only) each of the four with the key-value read switched off
+                   (:func:`read_switched_off`): what the read itself contributes
     bpb            bits per byte on the lm protocol's validation chunks (read it beside table 3b)
     chance         reference lines: no copying (ratio 1), the unigram's bits on the text spans,
                    log2(256) = 8 bits on random bytes
@@ -92,16 +95,19 @@ def copy_losses(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, span_l
 
 
 def induction_sets(p, eval_tokens: torch.Tensor, seed: int) -> dict:
-    """Seed's evaluation sequences: {"text": (x, y), "random": (x, y)}, each [eval_examples, 2 span_len]."""
-    kw = {"span_len": p.span_len, "seq_len": p.seq_len}
-    return {"text": data_induction.repeated_spans(eval_tokens, p.eval_examples,
-                                                  generator=data_induction.eval_generator(seed), **kw),
-            "random": data_induction.repeated_random(p.eval_examples,
-                                                     generator=data_induction.eval_generator(seed, "random"), **kw)}
+    """Seed's evaluation sequences, (x, y) [eval_examples, 2 span_len] for each of data_induction.KINDS:
+    "text", "random" (a span read twice) and "text_control", "random_control" (two different spans)."""
+    sets = {}
+    for kind in data_induction.KINDS:
+        kw = {"span_len": p.span_len, "seq_len": p.seq_len, "control": kind.endswith("_control"),
+              "generator": data_induction.eval_generator(seed, kind)}
+        sets[kind] = (data_induction.repeated_spans(eval_tokens, p.eval_examples, **kw) if kind.startswith("text")
+                      else data_induction.repeated_random(p.eval_examples, **kw))
+    return sets
 
 
 def evaluate_induction(model: torch.nn.Module, sets: dict, span_len: int) -> dict:
-    """:func:`copy_losses` of every set of :func:`induction_sets`: {"text": {...}, "random": {...}}."""
+    """:func:`copy_losses` of every set of :func:`induction_sets`: {"text": {...}, "random": {...}, ...}."""
     return {kind: copy_losses(model, x, y, span_len) for kind, (x, y) in sets.items()}
 
 

@@ -5,7 +5,7 @@ in :mod:`tl_minimal.experiments.runner`; the run fields in :mod:`tl_minimal.expe
 This module groups their runs into one row per (variant with its ``--set`` overrides, steps):
 
     rows = induction_rows()                      # every data/results/induction_*.json
-    print(induction_markdown(rows, steps=2000))  # text and random bytes: first copy, second copy, ratio
+    print(induction_markdown(rows, steps=2000))  # text and random bytes: 1st copy, 2nd copy, ratio, control
     print(read_off_markdown(rows))               # gated hybrids: the same with the key-value read off
     first, second = rows[0].curve("text")        # mean over seeds, bits per byte at each position
 
@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 from .results import RESULTS_DIR, _order, _paths, fmt, load, override_label
 
-KINDS = ("text", "random", "text_read_off", "random_read_off")  # the measurements a run may hold
+BASE = ("text", "random", "text_control", "random_control")  # the evaluation sets of every run
+KINDS = BASE + tuple(f"{k}_read_off" for k in BASE)  # gated hybrids: each again with the read off
 NUMBERS = ("first_bits", "second_bits", "ratio")  # per measurement, one number per seed
 
 
@@ -83,19 +84,21 @@ def _cell(row: InductionRow, kind: str, number: str, digits: int = 3) -> str:
 
 
 def induction_markdown(rows: list[InductionRow], steps: int | None = None) -> str:
-    """Markdown: model, params, seeds, steps, BPB, then first copy / second copy (bits) and their ratio,
-    on text and on random bytes; mean ± std over seeds. ``steps`` keeps only the rows of that step count."""
+    """Markdown: model, params, seeds, steps, BPB, then first copy / second copy (bits), their ratio and the
+    control's ratio (a different span in the second half), on text and on random bytes; mean ± std over
+    seeds. ``steps`` keeps only the rows of that step count."""
     rows = [r for r in rows if steps is None or r.steps == steps]
     if not rows:
         return "(no induction results yet: run `bash data/results/run_all.sh induction`)"
-    head = ["model", "params", "seeds", "steps", "BPB", "text: 1st copy", "text: 2nd copy", "text: ratio",
-            "random: 1st copy", "random: 2nd copy", "random: ratio"]
+    head = ["model", "params", "seeds", "steps", "BPB"] + [f"{kind}: {what}" for kind in ("text", "random")
+                                                          for what in ("1st copy", "2nd copy", "ratio", "control")]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         bpb = fmt(statistics.fmean(r.bpb), statistics.stdev(r.bpb) if len(r.bpb) > 1 else None)
         cells = [f"`{r.label}`", f"{r.params:,}", str(len(r.seeds)), str(r.steps), bpb]
         for kind in ("text", "random"):
-            cells += [_cell(r, kind, "first_bits", 2), _cell(r, kind, "second_bits", 2), _cell(r, kind, "ratio")]
+            cells += [_cell(r, kind, "first_bits", 2), _cell(r, kind, "second_bits", 2), _cell(r, kind, "ratio"),
+                      _cell(r, f"{kind}_control", "ratio")]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
