@@ -5,7 +5,7 @@
 #   bash data/results/run_all.sh leak tokenized  # only these tables
 #
 # Tables: matched leak param time long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated
-# overwrite alias distance (gated_paper: only the paper's gated rows). Each command writes one JSON file
+# overwrite alias distance induction (gated_paper: only the paper's gated rows). Each command writes one JSON file
 # here (protocol, data source, device, commit, command inside). Offline machines: set
 # TL_MINIMAL_DATA to a folder with wikitext-2-raw/ and minimind/ (data/README.md).
 # One thread per run: on a shared, overloaded 2-core CPU, two torch threads were 10x slower in
@@ -14,8 +14,8 @@
 # over a complete file recomputes nothing and prints its table. FRESH=1 recomputes from scratch
 # (passes --fresh); an interrupted run resumes where it stopped when rerun without it.
 # The recall and MQAR tables (recall_*.json, mqar_*.json) come from tl_minimal.experiments.recall_study;
-# see RECALL_STUDY.md. overwrite_*.json, alias_*.json and distance_*.json (where recall breaks) come from the
-# overwrite, alias and distance functions below.
+# see RECALL_STUDY.md. overwrite_*.json, alias_*.json, distance_*.json and induction_*.json (where recall
+# breaks) come from the overwrite, alias, distance and induction functions below.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}" PYTHONUNBUFFERED=1
@@ -145,9 +145,22 @@ distance() {  # 11. where recall breaks: the pairs at the start of 1,024 / 2,048
     "${E[@]}" distance "${F[@]}" --variants "$v" --seeds 0 1 2 --no-progress --out "$OUT/distance_${v}.json"
   done
 }
+induction() {  # 12. where recall breaks: held-out text read twice (RECALL_STUDY.md 11)
+  # trained as lm, at the paper's 80 steps (the command's default) and at 2,000 steps; seeds 0-2;
+  # one file per step count and variant, so an interrupted run loses little (rerun = resume)
+  local I=(induction "${F[@]}" --seeds 0 1 2 --no-progress --checkpoint-every 250)
+  "${E[@]}" "${I[@]}" --variants "${ALL[@]}" gated_hybrid_paper --out $OUT/induction_80_steps.json
+  "${E[@]}" "${I[@]}" --variants gated_hybrid --set query_align=current \
+    --out $OUT/induction_80_steps_gated_hybrid_current.json  # the read asks with the current token
+  for v in "${ALL[@]}" gated_hybrid_paper; do
+    "${E[@]}" "${I[@]}" --variants "$v" --steps 2000 --out "$OUT/induction_2000_steps_$v.json"
+  done
+  "${E[@]}" "${I[@]}" --variants gated_hybrid --set query_align=current --steps 2000 \
+    --out $OUT/induction_2000_steps_gated_hybrid_current.json
+}
 
 TABLES=("$@")
-[ ${#TABLES[@]} -eq 0 ] && TABLES=(matched leak param time_matched long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated overwrite alias distance)
+[ ${#TABLES[@]} -eq 0 ] && TABLES=(matched leak param time_matched long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated overwrite alias distance induction)
 for t in "${TABLES[@]}"; do
   case "$t" in
     time) t=time_matched ;;

@@ -1,6 +1,7 @@
 """The command line: ``python -m tl_minimal.experiments TASK [options]``.
 
-    python -m tl_minimal.experiments {lm,recall,mqar,tokenized,overwrite,alias,distance} --variants V [V ...] --seeds N [N ...]
+    python -m tl_minimal.experiments {lm,recall,mqar,tokenized,overwrite,alias,distance,induction}
+        --variants V [V ...] --seeds N [N ...]
         [--steps N] [--device auto|cpu|cuda|mps] [--out FILE.json] [--fresh] [--checkpoint-every N]
         [--set KEY=VALUE ...] [--max-seconds S] [--eval-batches N | --eval-examples N]
         [--data-dir DIR] [--jsonl FILE]
@@ -182,7 +183,7 @@ def add_task_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="wall-clock training budget per run (stops early; for time-matched comparisons)",
     )
-    if task in ("lm", "tokenized"):
+    if hasattr(p, "eval_batches"):  # the text tasks (lm, tokenized, induction)
         parser.add_argument(
             "--eval-batches",
             type=non_negative_int,
@@ -192,7 +193,7 @@ def add_task_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             "--data-dir", metavar="DIR", help="local data directory (default: $TL_MINIMAL_DATA)"
         )
-    else:
+    if hasattr(p, "eval_examples"):  # the synthetic tasks, and induction's spans
         parser.add_argument(
             "--eval-examples",
             type=positive_int,
@@ -248,6 +249,7 @@ _HELP = {
     "overwrite": "recall when a key is written 2-3 times: accuracy on the latest value",
     "alias": "recall when the question uses another alias of the written key: accuracy",
     "distance": "recall with the pairs at the start of 1k-4k tokens and the question at the end: accuracy per length",
+    "induction": "byte-level WikiText-2, then held-out text read twice: loss on the second copy / the first",
 }
 for _name in PROTOCOLS:
     register(_name, _HELP[_name], add_task_arguments, run_task)

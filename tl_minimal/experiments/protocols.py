@@ -185,6 +185,21 @@ class DistanceProtocol(RecallProtocol):
 
 
 @dataclass
+class InductionProtocol(LMProtocol):
+    """Where recall breaks (4): the byte-level LM protocol, then held-out text read twice (data/induction.py)."""
+
+    task: str = "induction"
+    metric: str = "copy_ratio"  # loss on the second copy / loss on the first, held-out text (lower: more copying)
+    steps: int = 80  # the paper's; the 2,000-step table is the same command with --steps 2000
+    span_len: int = 64  # bytes per copy: two copies fill the context of 128
+    eval_examples: int = 512  # spans of text, and as many of random bytes, per run
+    assumed: tuple = LMProtocol.assumed + (
+        ("extension: trained exactly as lm; evaluated on eval_examples random spans of the validation split, "
+         "each preceded by the byte before it and read twice, and on as many spans of uniform random bytes"),
+    )
+
+
+@dataclass
 class TokenizedProtocol(Protocol):
     """MiniMind tokenized LM: hidden 96, 2 layers, 4 heads, seq 96, batch 4, 120 steps, 32 eval batches."""
 
@@ -208,7 +223,7 @@ class TokenizedProtocol(Protocol):
 
 
 PROTOCOLS = {p.task: p for p in (LMProtocol(), RecallProtocol(), MQARProtocol(), TokenizedProtocol(),
-                                  OverwriteProtocol(), AliasProtocol(), DistanceProtocol())}
+                                  OverwriteProtocol(), AliasProtocol(), DistanceProtocol(), InductionProtocol())}
 
 
 def protocol(task: str, **changes) -> Protocol:
@@ -222,6 +237,7 @@ __all__ = [
     "PROTOCOLS",
     "AliasProtocol",
     "DistanceProtocol",
+    "InductionProtocol",
     "LMProtocol",
     "MQARProtocol",
     "OverwriteProtocol",

@@ -119,8 +119,8 @@ def _settle(task, variants, seeds, steps, device, overrides, eval_batches, eval_
     changes.update({k: v for k, v in (protocol_changes or {}).items() if v is not None})
     if eval_batches is not None:
         changes["eval_batches"] = eval_batches if eval_batches > 0 else None
-        if task not in ("lm", "tokenized"):
-            raise ValueError("--eval-batches applies to lm and tokenized; recall tasks take --eval-examples")
+        if "eval_batches" not in fields:
+            raise ValueError(f"--eval-batches applies to the text tasks, not {task}; recall tasks take --eval-examples")
     if eval_examples is not None:
         if "eval_examples" not in fields:
             raise ValueError(f"--eval-examples applies to the synthetic tasks, not {task}")

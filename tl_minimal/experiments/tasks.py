@@ -98,7 +98,21 @@ def load_lm(p, data_dir=None, jsonl=None):
         if train_split.partial
         else None
     )
-    return SimpleNamespace(train=train_split.tokens, eval=(x, y), source=source, note=note)
+    return SimpleNamespace(train=train_split.tokens, eval=(x, y), eval_tokens=eval_split.tokens, source=source,
+                           note=note)
+
+
+def train_lm(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None, checkpoint_path=None,
+             checkpoint_every=None):
+    """The byte-level LM's training, (model, history): seed, build, random windows of the train split, train.
+    Under torchrun the model is wrapped for DDP and each rank draws its own windows."""
+    seed_everything(seed)
+    device = distributed.setup(device)
+    model = distributed.wrap(build(variant, p, overrides).to(device), device)
+    sampler = make_sampler(p, seed, data.train, stream=distributed.rank())
+    history = _fit(model, sampler, p, device, progress, max_seconds, f"{p.task} {variant} s{seed}", checkpoint_path,
+                   checkpoint_every)
+    return model, history
 
 
 def run_lm(
@@ -106,12 +120,9 @@ def run_lm(
     checkpoint_every=None,
 ):
     t0 = time.perf_counter()
-    seed_everything(seed)
     device = distributed.setup(device)
-    model = distributed.wrap(build(variant, p, overrides).to(device), device)
-    sampler = make_sampler(p, seed, data.train, stream=distributed.rank())
-    history = _fit(model, sampler, p, device, progress, max_seconds, f"lm {variant} s{seed}", checkpoint_path,
-                   checkpoint_every)
+    model, history = train_lm(p, data, variant, seed, device, overrides, progress, max_seconds, checkpoint_path,
+                              checkpoint_every)
     extra = {}
     if distributed.initialized():
         extra = {
@@ -217,7 +228,9 @@ TASKS = {
     "tokenized": Task("tokenized", load_tokenized, run_tokenized),
 }
 
-# the "where recall breaks" tasks (breaks.py uses _fit and _record above, so it is imported last)
+# the "where recall breaks" tasks (breaks.py and induction.py use the functions above, so they are imported last)
 from .breaks import BREAK_TASKS
+from .induction import INDUCTION_TASKS
 
 TASKS.update(BREAK_TASKS)
+TASKS.update(INDUCTION_TASKS)

@@ -21,6 +21,8 @@ from ..data import recall as data_recall
 from ..data import text as data_text
 from .train import seed_everything, train
 
+TEXT_TASKS = ("lm", "tokenized", "induction")  # tasks that train on windows of a token stream (induction: the lm's)
+
 
 def count_parameters(model: torch.nn.Module) -> int:
     """Trainable parameters, each shared tensor (the tied embedding) counted once."""
@@ -37,14 +39,14 @@ def build(variant: str, protocol, overrides: dict | None = None) -> torch.nn.Mod
 def make_sampler(protocol, seed: int, data=None, stream: int = 0):
     """The protocol's training batches: ``sampler(step) -> (x, y)``.
 
-    lm / tokenized: random windows of ``data`` (a token tensor [N]; for lm, None loads the
-    WikiText-2 train split); recall / mqar: fresh synthetic examples. ``stream`` separates the
+    lm / tokenized / induction: random windows of ``data`` (a token tensor [N]; for lm and
+    induction, None loads the WikiText-2 train split); recall / mqar: fresh synthetic examples. ``stream`` separates the
     batches of several processes (distributed training).
     """
     task = protocol.task
-    if task in ("lm", "tokenized"):
+    if task in TEXT_TASKS:
         if data is None:
-            if task != "lm":
+            if task == "tokenized":
                 raise ValueError("the tokenized protocol needs its token stream: pass data=<tokens [N]>")
             data = data_text.load_split("train").tokens
         return data_text.WindowSampler(data, protocol.batch_size, protocol.seq_len, seed, stream=stream)
@@ -52,7 +54,7 @@ def make_sampler(protocol, seed: int, data=None, stream: int = 0):
         return data_recall.RecallSampler(protocol.batch_size, seed, n_queries=protocol.n_queries,
                                          n_pairs=protocol.n_pairs, seq_len=protocol.seq_len,
                                          layout=getattr(protocol, "layout", data_recall.PAPER_LAYOUT))
-    raise ValueError(f"no training data for task {task!r}: expected lm, tokenized, recall or mqar")
+    raise ValueError(f"no training data for task {task!r}: expected {', '.join(TEXT_TASKS)}, recall or mqar")
 
 
 def fit(variant: str, protocol, seed: int = 0, device=None, overrides: dict | None = None, data=None,
