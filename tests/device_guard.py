@@ -52,7 +52,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 KINDS = ("mps", "cuda")
-SYNCS_PER_STEP = 0.25  # the training loop's budget (issue: at most one read per logging interval)
+SYNCS_PER_STEP = 0.25  # the training loop's budget (at most one read per logging interval)
 SYNC_OPS = {
     "item", "tolist", "__bool__", "__int__", "__float__", "__index__", "__complex__", "__contains__",
     "__repr__", "__str__", "__format__", "nonzero", "argwhere", "masked_select", "unique",

@@ -143,6 +143,17 @@ def test_break_rows_alias_control_is_its_own_row(tmp_path):
     assert "| `gated_hybrid (identical tokens)` | 100 | 1 | 200 | 100.0% |" in results.break_markdown(rows)
 
 
+def test_break_curves_by_row_label_and_seed(tmp_path):
+    _break_file(tmp_path / "alias_a.json", "alias", "gated_hybrid",
+                [{"value": 0.12, "loss_curve_every_10": [3.8, 2.1]}, {"value": 0.13}])
+    _break_file(tmp_path / "alias_b.json", "alias", "gated_hybrid",
+                [{"value": 1.0, "steps": 1000, "loss_curve_every_10": [3.8, 0.1]}], {"top_k": "all"})
+    curves = results.break_curves("alias", tmp_path / "alias_*.json")
+    assert curves == {"gated_hybrid": {0: [3.8, 2.1]}, "gated_hybrid (top_k=all) (1000 steps)": {0: [3.8, 0.1]}}
+    assert [r.label for r in results.break_rows("alias", tmp_path / "alias_*.json")] == [
+        "gated_hybrid", "gated_hybrid (top_k=all) (1000 steps)"]
+
+
 def test_break_rows_distance_has_a_column_per_length(tmp_path):
     by = lambda a, b: {"value": (a + b) / 2, "by_length": {"1024": {"accuracy": a}, "4096": {"accuracy": b}}}
     _break_file(tmp_path / "distance_a.json", "distance", "gated_hybrid", [by(1.0, 0.9), by(1.0, 0.7)])

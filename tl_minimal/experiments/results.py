@@ -340,6 +340,7 @@ __all__ = [
     "Table",
     "break_chance",
     "break_columns",
+    "break_curves",
     "break_markdown",
     "break_rows",
     "fmt",
@@ -361,6 +362,7 @@ from .results_breaks import (
     BreakRow,
     break_chance,
     break_columns,
+    break_curves,
     break_markdown,
     break_rows,
 )

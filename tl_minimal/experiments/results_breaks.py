@@ -53,6 +53,16 @@ def _rates(task: str, run: dict) -> dict:
     return out
 
 
+def _label(task: str, overrides: dict, run: dict) -> str:
+    """A run's row: variant + overrides; the alias control " (identical tokens)"; other steps " (N steps)"."""
+    label = run["variant"] + (f" ({override_label(overrides)})" if overrides else "")
+    if run.get("same_alias"):
+        label += " (identical tokens)"
+    if run["steps"] != PROTOCOLS[task].steps:  # a longer (or shorter) run than the command's default
+        label += f" ({run['steps']} steps)"
+    return label
+
+
 def break_rows(task: str, paths=None) -> list[BreakRow]:
     """Every run of ``<task>_*.json`` (runs without a value, e.g. diagnoses, are skipped), grouped by
     label (variant + overrides; the alias control gets " (identical tokens)", a run with other than
@@ -64,11 +74,7 @@ def break_rows(task: str, paths=None) -> list[BreakRow]:
             continue
         overrides = data["protocol"].get("overrides") or {}
         for run in (r for r in data["runs"] if r.get("value") is not None):
-            label = run["variant"] + (f" ({override_label(overrides)})" if overrides else "")
-            if run.get("same_alias"):
-                label += " (identical tokens)"
-            if run["steps"] != PROTOCOLS[task].steps:  # a longer (or shorter) run than the command's default
-                label += f" ({run['steps']} steps)"
+            label = _label(task, overrides, run)
             row = rows.setdefault(label, BreakRow(task, label, run["variant"], run["params"]))
             if row.params != run["params"]:
                 raise ValueError(f"{label}: runs with different parameter counts ({row.params}, {run['params']})")
@@ -80,6 +86,21 @@ def break_rows(task: str, paths=None) -> list[BreakRow]:
         if len({len(v) for v in row.rates.values()}) > 1:
             raise ValueError(f"{row.label}: its runs were evaluated at different lengths ({sorted(row.rates)})")
     return sorted(rows.values(), key=lambda r: (_order(r.variant), r.label))
+
+
+def break_curves(task: str, paths=None) -> dict[str, dict[int, list[float]]]:
+    """Training-loss curves in nats, one point every 10 steps: {row label: {seed: curve}} (labels as
+    :func:`break_rows`); runs recorded without a curve are left out."""
+    curves: dict[str, dict[int, list[float]]] = {}
+    for path in _paths(paths if paths is not None else RESULTS_DIR / f"{task}_*.json"):
+        data = load(path)
+        if data["protocol"].get("task") != task:
+            continue
+        overrides = data["protocol"].get("overrides") or {}
+        for run in data["runs"]:
+            if run.get("value") is not None and run.get("loss_curve_every_10"):
+                curves.setdefault(_label(task, overrides, run), {})[run["seed"]] = list(run["loss_curve_every_10"])
+    return curves
 
 
 def break_columns(rows: list[BreakRow]) -> list[tuple[str, str]]:
