@@ -121,14 +121,25 @@ overwrite() {  # 9. where recall breaks: keys written 2-3 times, answer = the la
     --seeds 0 1 2 3 4 --examples 256 --out $OUT/recall_init_diagnosis_supersede.json
 }
 alias_keys() {  # 10. where recall breaks: written with one alias, asked with another (RECALL_STUDY.md 9)
-  # 200 steps (the command's default); each variant also on the identical-token control (same_alias=true)
-  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 0 1 2 --no-progress --out $OUT/alias_gated_hybrid.json
+  # 200 steps (the command's default); the identical-token control (same_alias=true) for four of the models
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 0 1 2 3 4 --no-progress --out $OUT/alias_gated_hybrid.json
   "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 0 --steps 500 --no-progress \
     --out $OUT/alias_gated_hybrid_500steps_s0.json  # is 200 steps converged?
+  # the change tried: every entry read (no top-8 cut), so the alias entry gets a gradient (RECALL_STUDY.md 9.2)
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 0 1 2 3 4 --no-progress \
+    --out $OUT/alias_gated_hybrid_top_k_all.json
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 0 --steps 1000 --checkpoint-every 200 \
+    --no-progress --out $OUT/alias_gated_hybrid_top_k_all_1000steps_s0.json
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 1 2 3 --steps 1000 --checkpoint-every 200 \
+    --no-progress --out $OUT/alias_gated_hybrid_top_k_all_1000steps_s123.json
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 0 --steps 1000 --checkpoint-every 200 --no-progress \
+    --out $OUT/alias_gated_hybrid_1000steps_s0.json  # the top-8 read as long
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 1 --steps 1000 --checkpoint-every 200 --no-progress \
+    --out $OUT/alias_gated_hybrid_1000steps_s1.json
   for v in transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
     "${E[@]}" alias "${F[@]}" --variants "$v" --seeds 0 1 2 --no-progress --out "$OUT/alias_${v}.json"
   done
-  for v in transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid gated_hybrid_paper; do
+  for v in gated_hybrid gated_hybrid_paper transformer triple_latent; do  # the controls run (not: slot, hybrid, plus)
     "${E[@]}" alias "${F[@]}" --variants "$v" --seeds 0 1 2 --protocol same_alias=true --no-progress \
       --out "$OUT/alias_same_alias_${v}.json"
   done
