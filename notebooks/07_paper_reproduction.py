@@ -795,8 +795,7 @@ if di_rows:
 # - *Every other model is at the constant guess at every length* (several give identical numbers:
 #   one constant answer). That says little about distance: they did not learn the paper's task at
 #   128 tokens either (section 5), and these runs are short (200 steps of batch 4).
-# - `gated_hybrid` has 3 seeds; some other rows have 1 (the table says how many). The gated row is
-#   the informative one.
+# - Every row has 3 seeds; the gated row is the informative one.
 
 # %% [markdown]
 # ---
