@@ -5,6 +5,7 @@ import json
 import pytest
 
 from tl_minimal.experiments import results
+from tl_minimal.experiments.protocols import PROTOCOLS
 
 
 def _write(path, runs, overrides=None):
@@ -107,7 +108,8 @@ def test_sweep_markdown_pivots_a_protocol_field(tmp_path):
 
 
 def _break_file(path, task, variant, rates_by_seed, overrides=None, params=100, **protocol):
-    runs = [{"variant": variant, "seed": s, "params": params, "steps": 200, "chance": {"constant": 1 / 16},
+    steps = PROTOCOLS[task].steps  # the command's default: no " (N steps)" in the label
+    runs = [{"variant": variant, "seed": s, "params": params, "steps": steps, "chance": {"constant": 1 / 16},
              **rates} for s, rates in enumerate(rates_by_seed)]
     data = {"task": task, "protocol": {"task": task, "overrides": overrides or {}, **protocol}, "runs": runs}
     path.write_text(json.dumps(data))
@@ -140,18 +142,18 @@ def test_break_rows_alias_control_is_its_own_row(tmp_path):
                 same_alias=True)
     rows = results.break_rows("alias", tmp_path / "alias_*.json")
     assert [row.label for row in rows] == ["gated_hybrid", "gated_hybrid (identical tokens)"]
-    assert "| `gated_hybrid (identical tokens)` | 100 | 1 | 200 | 100.0% |" in results.break_markdown(rows)
+    assert "| `gated_hybrid (identical tokens)` | 100 | 1 | 1000 | 100.0% |" in results.break_markdown(rows)
 
 
 def test_break_curves_by_row_label_and_seed(tmp_path):
     _break_file(tmp_path / "alias_a.json", "alias", "gated_hybrid",
                 [{"value": 0.12, "loss_curve_every_10": [3.8, 2.1]}, {"value": 0.13}])
     _break_file(tmp_path / "alias_b.json", "alias", "gated_hybrid",
-                [{"value": 1.0, "steps": 1000, "loss_curve_every_10": [3.8, 0.1]}], {"top_k": "all"})
+                [{"value": 1.0, "steps": 200, "loss_curve_every_10": [3.8, 0.1]}], {"top_k": "all"})
     curves = results.break_curves("alias", tmp_path / "alias_*.json")
-    assert curves == {"gated_hybrid": {0: [3.8, 2.1]}, "gated_hybrid (top_k=all) (1000 steps)": {0: [3.8, 0.1]}}
+    assert curves == {"gated_hybrid": {0: [3.8, 2.1]}, "gated_hybrid (top_k=all) (200 steps)": {0: [3.8, 0.1]}}
     assert [r.label for r in results.break_rows("alias", tmp_path / "alias_*.json")] == [
-        "gated_hybrid", "gated_hybrid (top_k=all) (1000 steps)"]
+        "gated_hybrid", "gated_hybrid (top_k=all) (200 steps)"]
 
 
 def test_break_rows_distance_has_a_column_per_length(tmp_path):

@@ -121,28 +121,42 @@ overwrite() {  # 9. where recall breaks: keys written 2-3 times, answer = the la
     --seeds 0 1 2 3 4 --examples 256 --out $OUT/recall_init_diagnosis_supersede.json
 }
 alias_keys() {  # 10. where recall breaks: written with one alias, asked with another (RECALL_STUDY.md 9)
-  # 200 steps (the command's default); the identical-token control (same_alias=true) for four of the models
-  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 0 1 2 3 4 --no-progress --out $OUT/alias_gated_hybrid.json
-  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 0 --steps 500 --no-progress \
-    --out $OUT/alias_gated_hybrid_500steps_s0.json  # is 200 steps converged?
-  # the change tried: every entry read (no top-8 cut), so the alias entry gets a gradient (RECALL_STUDY.md 9.2)
-  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 0 1 2 3 4 --no-progress \
-    --out $OUT/alias_gated_hybrid_top_k_all.json
-  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 0 --steps 1000 --checkpoint-every 200 \
-    --no-progress --out $OUT/alias_gated_hybrid_top_k_all_1000steps_s0.json
-  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 1 2 3 --steps 1000 --checkpoint-every 200 \
-    --no-progress --out $OUT/alias_gated_hybrid_top_k_all_1000steps_s123.json
+  # the table: 1,000 steps (the command's default: the plateau at ln 8 ends between step 70 and past 1,000)
   "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 0 --steps 1000 --checkpoint-every 200 --no-progress \
-    --out $OUT/alias_gated_hybrid_1000steps_s0.json  # the top-8 read as long
+    --out $OUT/alias_gated_hybrid_1000steps_s0.json  # run while the default was 200, hence --steps and the name
   "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 1 --steps 1000 --checkpoint-every 200 --no-progress \
     --out $OUT/alias_gated_hybrid_1000steps_s1.json
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 2 --checkpoint-every 200 --no-progress \
+    --out $OUT/alias_gated_hybrid_s2.json
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 3 4 --checkpoint-every 200 --no-progress \
+    --out $OUT/alias_gated_hybrid_s34.json
   for v in transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
-    "${E[@]}" alias "${F[@]}" --variants "$v" --seeds 0 1 2 --no-progress --out "$OUT/alias_${v}.json"
+    "${E[@]}" alias "${F[@]}" --variants "$v" --seeds 0 1 2 --checkpoint-every 200 --no-progress --out "$OUT/alias_${v}.json"
   done
-  for v in gated_hybrid gated_hybrid_paper transformer triple_latent; do  # the controls run (not: slot, hybrid, plus)
-    "${E[@]}" alias "${F[@]}" --variants "$v" --seeds 0 1 2 --protocol same_alias=true --no-progress \
+  # the identical-token control (same_alias=true): at 1,000 steps for the three models it was missing,
+  # at 200 steps (the first default) for the other four
+  for v in triple_slot triple_hybrid transformer_plus_triple; do
+    "${E[@]}" alias "${F[@]}" --variants "$v" --seeds 0 --protocol same_alias=true --checkpoint-every 200 --no-progress \
       --out "$OUT/alias_same_alias_${v}.json"
   done
+  for v in gated_hybrid gated_hybrid_paper transformer triple_latent; do
+    "${E[@]}" alias "${F[@]}" --variants "$v" --seeds 0 1 2 --steps 200 --protocol same_alias=true --no-progress \
+      --out "$OUT/alias_same_alias_${v}.json"
+  done
+  # 200 steps, the first default: 4 of 5 gated_hybrid seeds still on the plateau
+  for v in gated_hybrid transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
+    seeds="0 1 2"; [ "$v" = gated_hybrid ] && seeds="0 1 2 3 4"
+    "${E[@]}" alias "${F[@]}" --variants "$v" --seeds $seeds --steps 200 --no-progress --out "$OUT/alias_200steps_${v}.json"
+  done
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 0 --steps 500 --no-progress \
+    --out $OUT/alias_gated_hybrid_500steps_s0.json
+  # the change tried: every entry read (no top-8 cut), so the alias entry gets a gradient (RECALL_STUDY.md 9.2)
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 0 1 2 3 4 --steps 200 --no-progress \
+    --out $OUT/alias_gated_hybrid_top_k_all.json
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 0 --checkpoint-every 200 \
+    --no-progress --out $OUT/alias_gated_hybrid_top_k_all_1000steps_s0.json
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 1 2 3 --checkpoint-every 200 \
+    --no-progress --out $OUT/alias_gated_hybrid_top_k_all_1000steps_s123.json
   nice -n 10 "$PY" -m tl_minimal.experiments.recall_study alias-init --variants gated_hybrid gated_hybrid_paper \
     --seeds 0 1 2 3 4 --out $OUT/alias_init_diagnosis.json
   nice -n 10 "$PY" -m tl_minimal.experiments.recall_study alias-init --variants gated_hybrid gated_hybrid_paper \

@@ -85,6 +85,15 @@ def _load(p, data_dir=None, jsonl=None):
                                              f"generated from each run's seed; eval: {p.eval_examples} fresh examples")
 
 
+def _train_on_batches(p, variant, seed, device, overrides, progress, max_seconds, checkpoint_path,
+                      checkpoint_every):
+    """overwrite and alias: train on the task's batches, then draw its fresh evaluation set (x, y) [N, T]."""
+    make = _make(p, seed)
+    model, history = _train(p, variant, seed, device, overrides, progress, max_seconds,
+                            rb.BreakSampler(make, p.batch_size, seed), checkpoint_path, checkpoint_every)
+    return make, model, history, make(p.eval_examples, generator=rb.eval_generator(seed))
+
+
 def _make(p, seed: int):
     """The task's batch maker ``make(batch_size, generator=...)`` for protocol p (alias: seed's table)."""
     if p.task == "overwrite":
@@ -122,10 +131,8 @@ def overwrite_chance(p) -> dict:
 def run_overwrite(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None,
                   checkpoint_path=None, checkpoint_every=None):
     t0 = time.perf_counter()
-    make = _make(p, seed)
-    model, history = _train(p, variant, seed, device, overrides, progress, max_seconds,
-                            rb.BreakSampler(make, p.batch_size, seed), checkpoint_path, checkpoint_every)
-    x, _ = make(p.eval_examples, generator=rb.eval_generator(seed))
+    make, model, history, (x, _) = _train_on_batches(p, variant, seed, device, overrides, progress, max_seconds,
+                                                     checkpoint_path, checkpoint_every)
     r = overwrite_rates(last_predictions(model, x), x)
     return _record(variant, seed, model, p, r["accuracy"], history, time.perf_counter() - t0, device,
                    earlier_rate=r["earlier"], other_rate=r["other"], by_writes=r["by_writes"],
@@ -137,10 +144,8 @@ def run_overwrite(p, data, variant, seed, device, overrides=None, progress=True,
 def run_alias(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None,
               checkpoint_path=None, checkpoint_every=None):
     t0 = time.perf_counter()
-    make = _make(p, seed)
-    model, history = _train(p, variant, seed, device, overrides, progress, max_seconds,
-                            rb.BreakSampler(make, p.batch_size, seed), checkpoint_path, checkpoint_every)
-    x, y = make(p.eval_examples, generator=rb.eval_generator(seed))
+    make, model, history, (x, y) = _train_on_batches(p, variant, seed, device, overrides, progress, max_seconds,
+                                                     checkpoint_path, checkpoint_every)
     accuracy = float((last_predictions(model, x) == y[:, -1]).float().mean())
     return _record(variant, seed, model, p, accuracy, history, time.perf_counter() - t0, device,
                    same_alias=p.same_alias, alias_table=make.keywords["table"], eval_examples=len(x),
