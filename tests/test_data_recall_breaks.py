@@ -74,6 +74,22 @@ def test_alias_question_uses_another_alias_and_answer_is_determined(same):
         assert rb.alias_answer(row, table) == int(target[-1])
 
 
+def test_alias_curriculum_share_asks_that_share_with_the_written_token():
+    table = rb.alias_table(2)
+    plain = rb.alias_batch(64, table, generator=_g(3))
+    # share 0 draws exactly what the generator drew before the option existed; share 1 is the control
+    assert all(torch.equal(a, b) for a, b in zip(plain, rb.alias_batch(64, table, same_alias_share=0.0,
+                                                                      generator=_g(3))))
+    assert all(torch.equal(a, b) for a, b in zip(rb.alias_batch(64, table, same_alias=True, generator=_g(3)),
+                                                 rb.alias_batch(64, table, same_alias_share=1.0, generator=_g(3))))
+    x, y = rb.alias_batch(2000, table, same_alias_share=0.25, generator=_g(4))
+    same = [int(row[-2]) in [int(t) for t in row[1:-3]] for row in x]
+    assert 0.2 < sum(same) / len(same) < 0.3  # about a quarter asked with the written token
+    assert all(rb.alias_answer(row, table) == int(t[-1]) for row, t in zip(x[:200], y[:200]))
+    with pytest.raises(ValueError, match=r"same_alias_share must be in \[0, 1\], got 1.5"):
+        rb.alias_batch(2, table, same_alias_share=1.5)
+
+
 def test_alias_bad_settings_name_the_limit():
     with pytest.raises(ValueError, match="40 alias ids, but the layout has 32"):
         rb.alias_table(0, n_classes=8, max_aliases=5)

@@ -43,6 +43,19 @@ def test_alias_run_and_its_identical_token_control(tmp_path):
     assert code == 0 and res["runs"][0]["same_alias"] is True and res["protocol"]["same_alias"] is True
 
 
+def test_alias_curriculum_trains_on_the_share_and_evaluates_on_the_task(tmp_path, monkeypatch):
+    shares = []
+    real = rb.alias_batch
+    monkeypatch.setattr(rb, "alias_batch", lambda *a, **kw: shares.append(kw["same_alias_share"]) or real(*a, **kw))
+    code, res = _run(tmp_path, "alias", "--variants", "triple_latent", "--seeds", "0",
+                     "--protocol", "same_alias_share=0.25")
+    assert code == 0 and res["protocol"]["same_alias_share"] == 0.25
+    run = res["runs"][0]
+    assert run["same_alias_share"] == 0.25 and run["same_alias"] is False
+    assert 0.25 in shares and shares[-1] == 0.0  # training batches with the share, the evaluation set without
+    assert breaks._make(protocol("alias", same_alias_share=0.5), 0).keywords["same_alias_share"] == 0.0
+
+
 def test_distance_evaluates_every_length_and_sizes_the_positions(tmp_path):
     code, res = _run(tmp_path, "distance", "--variants", "gated_hybrid", "transformer", "--seeds", "0",
                      "--protocol", "lengths=32,64")

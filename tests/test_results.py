@@ -145,6 +145,14 @@ def test_break_rows_alias_control_is_its_own_row(tmp_path):
     assert "| `gated_hybrid (identical tokens)` | 100 | 1 | 1000 | 100.0% |" in results.break_markdown(rows)
 
 
+def test_break_rows_alias_curriculum_is_its_own_row(tmp_path):
+    _break_file(tmp_path / "alias_a.json", "alias", "gated_hybrid", [{"value": 0.12}])
+    _break_file(tmp_path / "alias_c.json", "alias", "gated_hybrid", [{"value": 0.9, "same_alias_share": 0.25}],
+                same_alias_share=0.25)
+    assert [row.label for row in results.break_rows("alias", tmp_path / "alias_*.json")] == [
+        "gated_hybrid", "gated_hybrid (trained with 25% identical)"]
+
+
 def test_break_curves_by_row_label_and_seed(tmp_path):
     _break_file(tmp_path / "alias_a.json", "alias", "gated_hybrid",
                 [{"value": 0.12, "loss_curve_every_10": [3.8, 2.1]}, {"value": 0.13}])

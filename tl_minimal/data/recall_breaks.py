@@ -152,7 +152,7 @@ def alias_table(seed: int, n_classes: int = 8, min_aliases: int = 2, max_aliases
 
 def alias_batch(batch_size: int, table: list[list[int]], n_pairs: int = 4, seq_len: int = 128,
                 same_alias: bool = False, layout: RecallLayout = ALIAS_LAYOUT,
-                generator: torch.Generator | None = None):
+                generator: torch.Generator | None = None, same_alias_share: float = 0.0):
     """The paper's task with aliases: written with one alias, asked with ANOTHER. x, y [B, T].
 
     ``BOS, P x (alias value SEP), filler ..., QUERY alias' ANSWER``, target = the value written
@@ -166,8 +166,14 @@ def alias_batch(batch_size: int, table: list[list[int]], n_pairs: int = 4, seq_l
 
     k18 and k32 are both aliases of key 2 ([25, 18, 32, 15]); k32 was written with v41. A constant guess
     scores 1/8, a random pick among the four values in context 1/4.
+
+    ``same_alias_share`` in [0, 1]: that share of the rows (each row by a coin flip) asks with the
+    written token, the rest with another alias: a training curriculum (the runs' evaluation sets
+    keep 0). At 0 the generator draws exactly what it drew before the option existed.
     """
     L = layout
+    if not 0.0 <= same_alias_share <= 1.0:
+        raise ValueError(f"same_alias_share must be in [0, 1], got {same_alias_share}")
     n_classes = len(table)
     if not 1 <= n_pairs <= min(n_classes, L.n_values):
         raise ValueError(f"n_pairs must be in 1..{min(n_classes, L.n_values)} (keys in the table, values in "
@@ -185,6 +191,9 @@ def alias_batch(batch_size: int, table: list[list[int]], n_pairs: int = 4, seq_l
     slot = torch.randint(0, n_pairs, (B,), generator=g)  # where the asked pair sits in the context
     x = L.first_filler + torch.randint(0, L.n_filler, (B, T), generator=g)  # [B, T]
     y = torch.full_like(x, IGNORE)
+    same = torch.full((B,), same_alias)  # [B] rows asked with the written token
+    if same_alias_share > 0:  # drawn only then, so share 0 leaves every earlier draw as it was
+        same |= torch.rand(B, generator=g) < same_alias_share
     for b in range(B):
         order = torch.roll(torch.arange(n_pairs), int(slot[b]))  # the asked pair at position slot[b]
         x[b, 0] = L.BOS
@@ -194,7 +203,7 @@ def alias_batch(batch_size: int, table: list[list[int]], n_pairs: int = 4, seq_l
             x[b, 1 + 3 * i : 4 + 3 * i] = torch.tensor([aliases[written], int(values[b, p]), L.SEP])
             if p == 0:
                 asked = written
-                if not same_alias:  # any alias but the written one
+                if not same[b]:  # any alias but the written one
                     asked = (written + 1 + int(pick[b, p, 1] * (len(aliases) - 1))) % len(aliases)
                 _question(x[b], L, aliases[asked])
                 y[b, -1] = values[b, p]

@@ -13,6 +13,8 @@ recall record (``value`` = accuracy) plus what the task needs to be read:
                 other_rate    answers that are neither the latest nor an earlier value
                 by_writes     {"2": {...}, "3": {...}}: the three rates by how often the asked key was written
     alias       same_alias    whether the run was the identical-token control
+                same_alias_share  the share of TRAINING questions asked with the written token
+                              (a curriculum, --protocol same_alias_share=0.25; evaluation: none)
     distance    by_length     {"1024": {"accuracy", "n", "mean_distance"}, ...}: one evaluation per length
                               (``value`` is the mean of the per-length accuracies)
                 loss_curve_by_length  {"1024": [...], ...}: training loss (nats) of each length's
@@ -90,16 +92,22 @@ def _train_on_batches(p, variant, seed, device, overrides, progress, max_seconds
     """overwrite and alias: train on the task's batches, then draw its fresh evaluation set (x, y) [N, T]."""
     make = _make(p, seed)
     model, history = _train(p, variant, seed, device, overrides, progress, max_seconds,
-                            rb.BreakSampler(make, p.batch_size, seed), checkpoint_path, checkpoint_every)
+                            rb.BreakSampler(_make(p, seed, train=True), p.batch_size, seed), checkpoint_path,
+                            checkpoint_every)
     return make, model, history, make(p.eval_examples, generator=rb.eval_generator(seed))
 
 
-def _make(p, seed: int):
-    """The task's batch maker ``make(batch_size, generator=...)`` for protocol p (alias: seed's table)."""
+def _make(p, seed: int, train: bool = False):
+    """The task's batch maker ``make(batch_size, generator=...)`` for protocol p (alias: seed's table).
+
+    ``train=True``: the training batches, where alias's ``same_alias_share`` (a curriculum) applies;
+    the evaluation set is always the task itself.
+    """
     if p.task == "overwrite":
         return partial(rb.overwrite_batch, n_keys=p.n_pairs, max_writes=p.max_writes, seq_len=p.seq_len)
     table = rb.alias_table(seed, p.n_classes, p.min_aliases, p.max_aliases)
-    return partial(rb.alias_batch, table=table, n_pairs=p.n_pairs, seq_len=p.seq_len, same_alias=p.same_alias)
+    return partial(rb.alias_batch, table=table, n_pairs=p.n_pairs, seq_len=p.seq_len, same_alias=p.same_alias,
+                   same_alias_share=p.same_alias_share if train else 0.0)
 
 
 # ----------------------------------------------------------------------------- overwrite
@@ -148,7 +156,8 @@ def run_alias(p, data, variant, seed, device, overrides=None, progress=True, max
                                                      checkpoint_path, checkpoint_every)
     accuracy = float((last_predictions(model, x) == y[:, -1]).float().mean())
     return _record(variant, seed, model, p, accuracy, history, time.perf_counter() - t0, device,
-                   same_alias=p.same_alias, alias_table=make.keywords["table"], eval_examples=len(x),
+                   same_alias=p.same_alias, same_alias_share=p.same_alias_share,
+                   alias_table=make.keywords["table"], eval_examples=len(x),
                    chance={"constant": 1 / rb.ALIAS_LAYOUT.n_values, "in_context_pick": 1 / p.n_pairs},
                    loss_curve_every_10=loss_curve(history))
 

@@ -135,6 +135,7 @@ class AliasProtocol(RecallProtocol):
     min_aliases: int = 2
     max_aliases: int = 4
     same_alias: bool = False  # True: asked with the written token (the identical-token control)
+    same_alias_share: float = 0.0  # training only: this share of questions asked with the written token
     assumed: tuple = (
         ("extension: the alias table (which ids mean the same key) is fixed by the run's seed; "
          "otherwise the recall protocol"),

@@ -54,10 +54,13 @@ def _rates(task: str, run: dict) -> dict:
 
 
 def _label(task: str, overrides: dict, run: dict) -> str:
-    """A run's row: variant + overrides; the alias control " (identical tokens)"; other steps " (N steps)"."""
+    """A run's row: variant + overrides; the alias control " (identical tokens)", its curriculum
+    " (trained with N% identical)"; other steps " (N steps)"."""
     label = run["variant"] + (f" ({override_label(overrides)})" if overrides else "")
     if run.get("same_alias"):
         label += " (identical tokens)"
+    if run.get("same_alias_share"):  # a training curriculum: that share of questions with the written token
+        label += f" (trained with {run['same_alias_share']:.0%} identical)"
     if run["steps"] != PROTOCOLS[task].steps:  # a longer (or shorter) run than the command's default
         label += f" ({run['steps']} steps)"
     return label
