@@ -647,11 +647,14 @@ display(Markdown("\n".join(init_lines)))
 al_rows = results.break_rows("alias")
 display(Markdown(results.break_markdown(al_rows)))
 al_chance = results.break_chance("alias")
-al_pairs = {}  # model label -> {"alias": row, "control": row} (the command's default steps only)
-for r in al_rows:
-    if not r.label.endswith("steps)"):
-        name = r.label.replace(" (identical tokens)", "")
-        al_pairs.setdefault(name, {})["control" if "identical tokens" in r.label else "alias"] = r
+al_pairs = {}  # model label -> {"alias": row, "control": row}
+for r in sorted(al_rows, key=lambda r: r.label.endswith("steps)")):  # the default steps first
+    name = r.label.replace(" (identical tokens)", "").replace(" (200 steps)", "")
+    kind = "control" if "identical tokens" in r.label else "alias"
+    if r.label.endswith("steps)") and not (kind == "control" and r.label.endswith("(200 steps)")):
+        continue  # the command's default steps only; a control run only at 200 steps stands in (hatched)
+    al_pairs.setdefault(name, {}).setdefault(kind, r)
+al_pairs = {name: pair for name, pair in al_pairs.items() if "alias" in pair}
 if al_pairs:
     fig, ax = plt.subplots(figsize=(7.0, 3.4))
     names = list(al_pairs)
@@ -663,14 +666,17 @@ if al_pairs:
             if row is None:
                 continue
             x0 = xs[i] + (k - 0.5) * 0.38
-            ax.bar(x0, row.stats("value")[0], width=0.38, color=color, label=title if i == 0 else None)
+            short = row.label.endswith("steps)")  # the control run only at 200 steps
+            ax.bar(x0, row.stats("value")[0], width=0.38, color=color, hatch="///" if short else None,
+                   edgecolor="white" if short else None, label=title if i == 0 else None)
             ax.plot([x0] * len(row.rates["value"]), row.rates["value"], ".", color="k", ms=3)
     ax.axhline(al_chance.get("in_context_pick", np.nan), color="k", ls="--", lw=1, label="random pick in context")
     ax.axhline(al_chance.get("constant", np.nan), color="k", ls=":", lw=1, label="constant guess")
     ax.set_xticks(xs, names, rotation=30, ha="right", fontsize=7)
     ax.set_ylabel("accuracy")
     ax.set_ylim(0, 1.05)
-    ax.set_title("alias: the same question with another alias, and with the written token (dots: seeds)", fontsize=9)
+    ax.set_title("alias, 1,000 steps: another alias vs the written token (dots: seeds; hatched: 200 steps)",
+                 fontsize=9)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
 
@@ -706,20 +712,19 @@ display(Markdown("\n".join(al_init)))
 # %%
 # NBVAL_IGNORE_OUTPUT
 al_curves = results.break_curves("alias")
-al_show = [label for label in al_curves if label.startswith("gated_hybrid") and "identical" not in label
-           and "paper" not in label]
-if al_show:
+al_style = {"gated_hybrid": ("-", "#de2d26"), "gated_hybrid (top_k=all)": ("--", "#756bb1"),
+            "gated_hybrid (trained with 25% identical)": ("-", "#31a354")}  # the 1,000-step rows
+if any(label in al_curves for label in al_style):
     fig, ax = plt.subplots(figsize=(7.0, 3.4))
-    styles = {False: "-", True: "--"}  # solid: the top-8 read; dashed: every entry read
-    for c, label in enumerate(sorted(al_show, key=lambda lb: ("top_k" in lb, "steps" in lb, lb))):
-        for seed, curve in sorted(al_curves[label].items()):
+    for label, (ls, color) in al_style.items():
+        for seed, curve in sorted(al_curves.get(label, {}).items()):
             steps_axis = 10 * np.arange(1, len(curve) + 1)
-            ax.plot(steps_axis, curve, styles["top_k" in label], color=plt.cm.tab10(c), lw=1.1,
+            ax.plot(steps_axis, curve, ls, color=color, lw=1.0, alpha=0.85,
                     label=label if seed == min(al_curves[label]) else None)
     ax.axhline(math.log(8), color="k", ls=":", lw=1, label="ln 8: a uniform guess among the values")
     ax.set_xlabel("training step")
     ax.set_ylabel("training loss (nats)")
-    ax.set_title("alias: gated_hybrid's loss, every seed (solid: top-8 read, dashed: all entries)", fontsize=9)
+    ax.set_title("alias: gated_hybrid's loss, one line per seed", fontsize=9)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
 
