@@ -66,25 +66,31 @@ def _label(task: str, overrides: dict, run: dict) -> str:
     return label
 
 
-def break_rows(task: str, paths=None) -> list[BreakRow]:
-    """Every run of ``<task>_*.json`` (runs without a value, e.g. diagnoses, are skipped), grouped by
-    label (variant + overrides; the alias control gets " (identical tokens)", a run with other than
-    the command's default steps " (N steps)"), in the variant order of the other tables."""
-    rows: dict[str, BreakRow] = {}
+def _labelled_runs(task: str, paths=None):
+    """(row label, run) for every run of ``<task>_*.json`` that has a value (diagnoses are skipped)."""
     for path in _paths(paths if paths is not None else RESULTS_DIR / f"{task}_*.json"):
         data = load(path)
         if data["protocol"].get("task") != task:
             continue
         overrides = data["protocol"].get("overrides") or {}
-        for run in (r for r in data["runs"] if r.get("value") is not None):
-            label = _label(task, overrides, run)
-            row = rows.setdefault(label, BreakRow(task, label, run["variant"], run["params"]))
-            if row.params != run["params"]:
-                raise ValueError(f"{label}: runs with different parameter counts ({row.params}, {run['params']})")
-            row.steps.add(run["steps"])
-            row.seeds.append(run["seed"])
-            for name, value in _rates(task, run).items():
-                row.rates.setdefault(name, []).append(value)
+        for run in data["runs"]:
+            if run.get("value") is not None:
+                yield _label(task, overrides, run), run
+
+
+def break_rows(task: str, paths=None) -> list[BreakRow]:
+    """Every run of ``<task>_*.json`` (runs without a value, e.g. diagnoses, are skipped), grouped by
+    label (:func:`_label`: variant + overrides, the alias control, the curriculum, other than the
+    command's default steps), in the variant order of the other tables."""
+    rows: dict[str, BreakRow] = {}
+    for label, run in _labelled_runs(task, paths):
+        row = rows.setdefault(label, BreakRow(task, label, run["variant"], run["params"]))
+        if row.params != run["params"]:
+            raise ValueError(f"{label}: runs with different parameter counts ({row.params}, {run['params']})")
+        row.steps.add(run["steps"])
+        row.seeds.append(run["seed"])
+        for name, value in _rates(task, run).items():
+            row.rates.setdefault(name, []).append(value)
     for row in rows.values():
         if len({len(v) for v in row.rates.values()}) > 1:
             raise ValueError(f"{row.label}: its runs were evaluated at different lengths ({sorted(row.rates)})")
@@ -95,14 +101,9 @@ def break_curves(task: str, paths=None) -> dict[str, dict[int, list[float]]]:
     """Training-loss curves in nats, one point every 10 steps: {row label: {seed: curve}} (labels as
     :func:`break_rows`); runs recorded without a curve are left out."""
     curves: dict[str, dict[int, list[float]]] = {}
-    for path in _paths(paths if paths is not None else RESULTS_DIR / f"{task}_*.json"):
-        data = load(path)
-        if data["protocol"].get("task") != task:
-            continue
-        overrides = data["protocol"].get("overrides") or {}
-        for run in data["runs"]:
-            if run.get("value") is not None and run.get("loss_curve_every_10"):
-                curves.setdefault(_label(task, overrides, run), {})[run["seed"]] = list(run["loss_curve_every_10"])
+    for label, run in _labelled_runs(task, paths):
+        if run.get("loss_curve_every_10"):
+            curves.setdefault(label, {})[run["seed"]] = list(run["loss_curve_every_10"])
     return curves
 
 
