@@ -107,7 +107,10 @@ class DeviceGuard(TorchFunctionMode):
         self.explicit_syncs = 0  # synchronize() calls (timing), not counted against training
         self.faults: list[str] = []
         self._tags: dict[int, weakref.ref] = {}
-        self._loops: dict[int, list] = {}  # id(optimizer) -> [steps done, syncs at the end of step 0]
+        # optimizer -> [steps done, syncs at the end of step 0]; weak keys, because an id() outlives
+        # its optimizer: the next command's optimizer can get the same address and would inherit
+        # the old loop's count and every sync made between the two (evaluation, saving)
+        self._loops: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._undo: list = []
 
     # --- tags ---------------------------------------------------------------------------------
@@ -271,7 +274,7 @@ class DeviceGuard(TorchFunctionMode):
 
     # --- training steps -----------------------------------------------------------------------
     def _before_step(self, optimizer, args, kwargs):
-        loop = self._loops.get(id(optimizer))
+        loop = self._loops.get(optimizer)
         if loop is None:
             return
         done, base = loop
@@ -281,7 +284,7 @@ class DeviceGuard(TorchFunctionMode):
                        f"per step); syncs so far: {dict(self.sync_kinds)}")
 
     def _after_step(self, optimizer, args, kwargs):
-        loop = self._loops.setdefault(id(optimizer), [0, self.syncs])
+        loop = self._loops.setdefault(optimizer, [0, self.syncs])
         loop[0] += 1
 
     # --- entering and leaving -----------------------------------------------------------------

@@ -125,6 +125,28 @@ def test_a_sync_every_training_step_is_caught():
     _fault(loop, "host-device syncs in 2 training steps")
 
 
+def test_a_new_optimizer_starts_its_own_sync_count():
+    """Reads between two trainings (an evaluation, a report) belong to neither loop, even when the
+    second optimizer lands at the first one's freed address (what made CI fail once)."""
+    def train_quietly(d, steps):
+        model = torch.nn.Linear(3, 1).to(d)
+        opt = torch.optim.AdamW(model.parameters())
+        for _ in range(steps):
+            loss = model(torch.ones(2, 3, device=d)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        return model
+
+    with DeviceGuard("mps") as guard:
+        d = torch.device("mps")
+        for _ in range(20):  # freed optimizers: CPython often hands the next one the same id()
+            model = train_quietly(d, 3)
+            model.weight.tolist(), model.bias.cpu()  # two reads after training, as a report does
+            del model
+        assert len(guard._loops) <= 1 and guard.syncs == 40
+
+
 def test_a_fault_swallowed_by_except_exception_still_fails_the_block():
     with pytest.raises(DeviceFault, match="float64"), DeviceGuard("mps"):
         try:
