@@ -259,7 +259,9 @@ for kind in missing:
 # %%
 # NBVAL_IGNORE_OUTPUT
 print("smoke mode:", config.smoke())
-print("local data directory (TL_MINIMAL_DATA):", config.data_dir())
+root = config.data_dir()  # print(root) shows the full path on your machine
+print("local data directory (TL_MINIMAL_DATA):",
+      "not set, so WikiText-2 comes from Hugging Face datasets" if root is None else f"set, a folder named {root.name!r}")
 
 # %% [markdown]
 # ## 7. The data, as bytes and tokens
