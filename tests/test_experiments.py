@@ -287,3 +287,18 @@ def test_recorded_command_names_the_module_not_this_machines_path(monkeypatch):
     assert runner.command_line() == "python -m tl_minimal.experiments.recall_study train --seeds 1"
     monkeypatch.setattr(sys, "argv", ["my_script.py", "--x"])  # not a module of the package: as typed
     assert runner.command_line() == "my_script.py --x"
+
+
+def test_recorded_command_writes_paths_in_the_checkout_relative_to_it(monkeypatch, tmp_path):
+    from tl_minimal.experiments import cli, runner
+
+    inside, outside = ROOT / "data" / "results" / "x.json", tmp_path / "y.json"
+    assert runner.portable(str(inside)) == "data/results/x.json"
+    assert runner.portable(f"--out={inside}") == "--out=data/results/x.json"
+    assert runner.portable(str(outside)) == str(outside)  # elsewhere: kept, it is where the file is
+    assert runner.portable("data/results/x.json") == "data/results/x.json" and runner.portable("7") == "7"
+    monkeypatch.setattr(sys, "argv", [str(ROOT / "tl_minimal" / "experiments" / "__main__.py"), "lm", "--out",
+                                      str(inside)])
+    assert runner.command_line() == "python -m tl_minimal.experiments lm --out data/results/x.json"
+    assert cli.resume_command(["lm", "--fresh"], str(inside)) == (
+        "python -m tl_minimal.experiments lm --out data/results/x.json")

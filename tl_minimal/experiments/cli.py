@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from ..data.text import BadDataFile, DataUnavailable
 from ..training.checkpoint import CheckpointError
 from .protocols import PROTOCOLS
-from .runner import ConfigError
+from .runner import ConfigError, portable
 from .suite import SuiteError, SuiteInterrupted
 
 SUBCOMMAND_MODULES = ("tl_minimal.experiments.speed",)  # optional extra subcommands, imported if present
@@ -150,10 +150,11 @@ def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def resume_command(argv: list, out: str) -> str:
-    """The command line that continues this suite: the same arguments, the output file named, no --fresh."""
-    words = [w for w in argv if w != "--fresh"]
+    """The command line that continues this suite: the same arguments, the output file named, no --fresh;
+    paths inside the checkout are written relative to it (``runner.portable``)."""
+    words = [portable(w) for w in argv if w != "--fresh"]
     if "--out" not in words and not any(w.startswith("--out=") for w in words):
-        words += ["--out", str(out)]
+        words += ["--out", portable(str(out))]
     return "python -m tl_minimal.experiments " + shlex.join(words)
 
 
