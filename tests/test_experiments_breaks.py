@@ -140,3 +140,25 @@ def test_alias_read_at_initialization_finds_the_written_token_only_in_the_contro
     alias = breaks.diagnose_alias(["gated_hybrid"], [0], examples=32)["runs"][0]
     assert control["answer_top1"] == 1.0 and control["answer_weight"] > 0.9
     assert alias["answer_top1"] < 0.5 and alias["answer_weight"] < 0.2
+
+
+def test_alias_read_after_training_measures_the_alias_commands_model(tmp_path):
+    """alias-trained retrains the alias command's run (same seed, settings) and splits its misses by the cut."""
+    code, res = _run(tmp_path, "alias", "--variants", "gated_hybrid", "--seeds", "0")
+    study = breaks.diagnose_alias_trained(["gated_hybrid"], [0], examples=16, overrides={"d_model": 16, "n_layers": 1},
+                                          steps=2, eval_examples=32)
+    run = study["runs"][0]
+    assert code == 0 and run["accuracy"] == pytest.approx(res["runs"][0]["value"])  # the same model
+    assert run["examples"] == 16 and run["missed"] == round((1 - run["correct"]) * 16)
+    assert run["missed_cut"] is None or 0 <= run["missed_cut"] <= 1
+    assert study["study"] == "read after training" and "value" not in run  # not a row of the alias table
+
+
+def test_missed_split_counts_cut_answers_among_the_wrong_ones():
+    report = {"correct": torch.tensor([True, False, False, False]), "in_kept": torch.tensor([True, False, True, False]),
+              "answer_rank": torch.tensor([0, 9, 2, 30])}
+    assert breaks.missed_split(report) == {"missed": 3, "missed_cut": round(2 / 3, 4), "right_cut": 0.0,
+                                           "missed_answer_rank_median": 9.0}
+    everything_right = {"correct": torch.ones(2, dtype=torch.bool), "in_kept": torch.ones(2, dtype=torch.bool),
+                        "answer_rank": torch.zeros(2)}
+    assert breaks.missed_split(everything_right)["missed_cut"] is None

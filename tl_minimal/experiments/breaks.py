@@ -267,3 +267,43 @@ def diagnose_alias(variants, seeds, examples: int = 256, overrides=None, same_al
             runs.append({"variant": variant, "seed": seed, "examples": examples, **summarize(report)})
     return {"task": "alias", "study": "read at initialization", "protocol": p.to_dict(),
             "overrides": dict(overrides or {}), "runs": runs}
+
+
+def missed_split(report: dict) -> dict:
+    """Why a trained read misses: of a :func:`retrieval_report`'s wrong answers, the share whose
+    answer entry (the written alias) was CUT by the top-k, against the share where it was kept and
+    outweighed; the same cut share on the right answers for comparison."""
+    wrong, cut = ~report["correct"], ~report["in_kept"]  # [N] bool each
+
+    def share(of: torch.Tensor, where: torch.Tensor) -> float | None:
+        return round(float((of & where).sum()) / int(where.sum()), 4) if where.any() else None
+
+    return {"missed": int(wrong.sum()), "missed_cut": share(cut, wrong), "right_cut": share(cut, ~wrong),
+            "missed_answer_rank_median": float(report["answer_rank"][wrong].float().median()) if wrong.any()
+            else None}
+
+
+def diagnose_alias_trained(variants, seeds, examples: int = 512, overrides=None, same_alias_share: float = 0.0,
+                           device="cpu", steps: int | None = None, eval_examples: int | None = None) -> dict:
+    """The alias read AFTER training: the ``alias`` command's run, same seed and settings, so the same
+    model (its ``accuracy`` on the whole evaluation set equals the committed run's value); then
+    :func:`retrieval_report` and :func:`missed_split` on the first ``examples`` evaluation sequences.
+    It tests the explanation of the top-k ceiling: the questions a top-8 read misses are those whose
+    written alias did not make the cut."""
+    from .diagnose_recall import retrieval_report, summarize
+    from .protocols import protocol
+
+    p = protocol("alias", same_alias_share=same_alias_share, steps=steps, eval_examples=eval_examples)
+    runs = []
+    for variant in variants:
+        for seed in seeds:
+            make, model, history, (x, y) = _train_on_batches(p, variant, seed, device, overrides, False, None,
+                                                             None, None)
+            accuracy = float((last_predictions(model, x) == y[:, -1]).float().mean())
+            xs, ys = x[:examples], y[:examples]  # [n, T]
+            report = retrieval_report(model, xs, ys, rb.ALIAS_LAYOUT, alias_key_positions(xs, make.keywords["table"]))
+            runs.append({"variant": variant, "seed": seed, "steps": p.steps, "same_alias_share": same_alias_share,
+                         "accuracy": round(accuracy, 6), "examples": len(xs), **summarize(report),
+                         **missed_split(report)})
+    return {"task": "alias", "study": "read after training", "protocol": p.to_dict(),
+            "overrides": dict(overrides or {}), "runs": runs}

@@ -7,6 +7,7 @@
     python -m tl_minimal.experiments.recall_study train --task mqar --pairs 16 --queries 4 --seq-len 256 ...
     python -m tl_minimal.experiments.recall_study overwrite-init --variants gated_hybrid --set supersede=true
     python -m tl_minimal.experiments.recall_study alias-init --variants gated_hybrid [--same-alias]
+    python -m tl_minimal.experiments.recall_study alias-trained --variants gated_hybrid --seeds 0 [--share 0.25]
 
 ``--device`` (auto, cpu, cuda, cuda:N, mps; default auto, which honours ``TL_DEVICE``) picks where
 ``train`` and ``init`` run; an unavailable device is an error before anything runs.
@@ -205,7 +206,13 @@ ABLATIONS = {
 
 
 def _mean_row(rs):
-    return {k: round(statistics.fmean(r[k] for r in rs), 4) for k in rs[0] if k != "seed"}
+    """Mean over seeds of each numeric field; a field that is None in a run (a share of no questions) is
+    averaged over the runs that have it, and stays None when none has."""
+    def mean(k):
+        xs = [r[k] for r in rs if r[k] is not None]
+        return round(statistics.fmean(xs), 4) if xs else None
+
+    return {k: mean(k) for k in rs[0] if k != "seed"}
 
 
 def cmd_init(args) -> int:
@@ -261,14 +268,18 @@ def cmd_baseline(args) -> int:
 
 
 def cmd_overwrite_init(args) -> int:
-    """The overwrite (or alias) task's read at initialization: where the right entry is and what it gets."""
-    from .breaks import diagnose_alias, diagnose_overwrite
+    """The overwrite (or alias) task's read at initialization (alias also after training): where the
+    right entry is and what it gets."""
+    from .breaks import diagnose_alias, diagnose_alias_trained, diagnose_overwrite
 
     if args.cmd == "alias-init":
         result = diagnose_alias(args.variants, args.seeds, args.examples, _overrides(args.set), args.same_alias)
+    elif args.cmd == "alias-trained":
+        result = diagnose_alias_trained(args.variants, args.seeds, args.examples, _overrides(args.set), args.share,
+                                        args.device, args.steps)
     else:
         result = diagnose_overwrite(args.variants, args.seeds, args.examples, _overrides(args.set))
-    result["protocol"]["environment"] = environment(torch.device("cpu"))
+    result["protocol"]["environment"] = environment(torch.device(getattr(args, "device", "cpu")))
     by = {}
     for r in result["runs"]:
         print("   ", r)
@@ -322,13 +333,18 @@ def main(argv=None) -> int:
     al = sub.add_parser("alias-init", help="the alias task's read at initialization (no training)")
     al.add_argument("--examples", type=int, default=256)
     al.add_argument("--same-alias", action="store_true", help="the identical-token control")
+    at = sub.add_parser("alias-trained", help="train like the alias command, then measure its read (what the "
+                                              "top-k cuts on the missed questions)")
+    at.add_argument("--examples", type=int, default=512)
+    at.add_argument("--share", type=float, default=0.0, help="same_alias_share: the training curriculum")
+    at.add_argument("--steps", type=int, default=None, help="training steps (default: the alias command's)")
     bl = sub.add_parser("baseline", help="the constant-guess accuracy on each seed's evaluation set")
     bl.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     bl.add_argument("--out", default=None)
     mg = sub.add_parser("merge", help="merge result files of the same protocol")
     mg.add_argument("files", nargs="+")
     mg.add_argument("--out", required=True)
-    for s in (tr, it, ow, al):
+    for s in (tr, it, ow, al, at):
         s.add_argument("--variants", nargs="+", required=s is not it)
         s.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
         s.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE")
@@ -336,7 +352,7 @@ def main(argv=None) -> int:
         s.add_argument("--device", default="auto", help="auto (default: TL_DEVICE, else MPS, CUDA, CPU), cpu, "
                                                          "cuda, cuda:N or mps")
     args = ap.parse_args(argv)
-    if args.cmd in ("train", "init"):
+    if args.cmd in ("train", "init", "alias-trained"):
         try:  # an unavailable device is an error before any work starts
             args.device = get_device(args.device)
         except (ValueError, RuntimeError) as exc:
@@ -351,7 +367,8 @@ def main(argv=None) -> int:
         except SuiteError as exc:
             ap.error(str(exc))
     return {"train": cmd_train, "init": cmd_init, "merge": cmd_merge, "baseline": cmd_baseline,
-            "overwrite-init": cmd_overwrite_init, "alias-init": cmd_overwrite_init}[args.cmd](args)
+            "overwrite-init": cmd_overwrite_init, "alias-init": cmd_overwrite_init,
+            "alias-trained": cmd_overwrite_init}[args.cmd](args)
 
 
 if __name__ == "__main__":
