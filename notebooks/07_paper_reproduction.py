@@ -738,6 +738,30 @@ if any(label in al_curves for label in al_style):
     fig.tight_layout()
 
 # %% [markdown]
+# **The read after training: what the top-8 cuts.** Why do seeds that learned the aliases stop at
+# 71-84% with the top-8 read and reach 100% when every entry is read?
+# `python -m tl_minimal.experiments.recall_study alias-trained --variants gated_hybrid --seeds 0 1`
+# (with `--share 0.25` for the curriculum) trains the alias command's run again, same seed and
+# settings, so the same model (its accuracy below reproduces the table's), and then looks at its
+# read on 512 evaluation questions: was the entry holding the answer (the written alias) among the
+# 8 kept, on the questions the model gets wrong and on those it gets right?
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+al_read = ["| row | seed | accuracy | answer entry in the top-8 | missed (of 512) | of the missed: entry cut "
+           "| of the right: entry cut |", "|---|---|---|---|---|---|---|"]
+for name, row in (("alias_trained_read.json", "gated_hybrid"),
+                  ("alias_trained_read_curriculum.json", "gated_hybrid (trained with 25% identical)")):
+    path = RESULTS / name
+    if not path.exists():
+        continue
+    for run in json.loads(path.read_text())["runs"]:
+        cut = "-" if run["missed_cut"] is None else f"{100 * run['missed_cut']:.1f}%"
+        al_read.append(f"| `{row}` | {run['seed']} | {100 * run['accuracy']:.1f}% | {100 * run['in_kept']:.1f}% "
+                       f"| {run['missed']} | {cut} | {100 * run['right_cut']:.1f}% |")
+display(Markdown("\n".join(al_read)))
+
+# %% [markdown]
 # **What it says** (details in `RECALL_STUDY.md` section 9):
 #
 # - *The command trains 1,000 steps, not 200, because of a plateau.* Every loss first falls to

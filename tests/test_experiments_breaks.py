@@ -152,6 +152,11 @@ def test_alias_read_after_training_measures_the_alias_commands_model(tmp_path):
     assert run["examples"] == 16 and run["missed"] == round((1 - run["correct"]) * 16)
     assert run["missed_cut"] is None or 0 <= run["missed_cut"] <= 1
     assert study["study"] == "read after training" and "value" not in run  # not a row of the alias table
+    by_pair = run["by_pair"]
+    assert sum(p[2] for p in by_pair["pairs"]) == 32 and len(by_pair["pairs"]) == sum(
+        by_pair[k] for k in ("learned", "never", "between"))
+    table = rb.alias_table(0)
+    assert all(any(a in group and w in group for group in table) and a != w for a, w, *_ in by_pair["pairs"])
 
 
 def test_missed_split_counts_cut_answers_among_the_wrong_ones():
@@ -162,3 +167,11 @@ def test_missed_split_counts_cut_answers_among_the_wrong_ones():
     everything_right = {"correct": torch.ones(2, dtype=torch.bool), "in_kept": torch.ones(2, dtype=torch.bool),
                         "answer_rank": torch.zeros(2)}
     assert breaks.missed_split(everything_right)["missed_cut"] is None
+
+
+def test_pair_split_groups_questions_by_their_two_tokens():
+    right = torch.tensor([True, True, False, False, True, False])
+    asked, written = torch.tensor([3, 3, 4, 4, 5, 5]), torch.tensor([7, 7, 8, 8, 9, 9])
+    split = breaks.pair_split(right, asked, written)
+    assert split["pairs"] == [[4, 8, 2, 0.0], [5, 9, 2, 0.5], [3, 7, 2, 1.0]]
+    assert (split["learned"], split["never"], split["between"]) == (1, 1, 1)

@@ -283,13 +283,28 @@ def missed_split(report: dict) -> dict:
             else None}
 
 
+def pair_split(right: torch.Tensor, asked: torch.Tensor, written: torch.Tensor) -> dict:
+    """Accuracy per (asked alias, written alias) pair of tokens, over questions right [N] (bool) with
+    asked [N] and written [N] token ids: are the misses spread over every pair, or whole pairs never
+    learned? ``pairs``: [asked, written, questions, accuracy] sorted by accuracy; ``learned`` /
+    ``never`` / ``between``: how many pairs are answered on >= 90% / <= 25% / in between."""
+    rows = {}
+    for a, w, r in zip(asked.tolist(), written.tolist(), right.tolist()):
+        rows.setdefault((a, w), []).append(r)
+    pairs = sorted(([a, w, len(rs), round(sum(rs) / len(rs), 4)] for (a, w), rs in rows.items()), key=lambda p: p[3])
+    acc = [p[3] for p in pairs]
+    return {"learned": sum(a >= 0.9 for a in acc), "never": sum(a <= 0.25 for a in acc),
+            "between": sum(0.25 < a < 0.9 for a in acc), "pairs": pairs}
+
+
 def diagnose_alias_trained(variants, seeds, examples: int = 512, overrides=None, same_alias_share: float = 0.0,
                            device="cpu", steps: int | None = None, eval_examples: int | None = None) -> dict:
     """The alias read AFTER training: the ``alias`` command's run, same seed and settings, so the same
     model (its ``accuracy`` on the whole evaluation set equals the committed run's value); then
     :func:`retrieval_report` and :func:`missed_split` on the first ``examples`` evaluation sequences.
     It tests the explanation of the top-k ceiling: the questions a top-8 read misses are those whose
-    written alias did not make the cut."""
+    written alias did not make the cut; ``by_pair`` (:func:`pair_split`, on the whole evaluation set)
+    says whether the misses are whole alias pairs."""
     from .diagnose_recall import retrieval_report, summarize
     from .protocols import protocol
 
@@ -299,11 +314,13 @@ def diagnose_alias_trained(variants, seeds, examples: int = 512, overrides=None,
         for seed in seeds:
             make, model, history, (x, y) = _train_on_batches(p, variant, seed, device, overrides, False, None,
                                                              None, None)
-            accuracy = float((last_predictions(model, x) == y[:, -1]).float().mean())
+            right = last_predictions(model, x) == y[:, -1]  # [N] the alias command's evaluation
+            where = alias_key_positions(x, make.keywords["table"])  # [N]
             xs, ys = x[:examples], y[:examples]  # [n, T]
-            report = retrieval_report(model, xs, ys, rb.ALIAS_LAYOUT, alias_key_positions(xs, make.keywords["table"]))
+            report = retrieval_report(model, xs, ys, rb.ALIAS_LAYOUT, where[:examples])
             runs.append({"variant": variant, "seed": seed, "steps": p.steps, "same_alias_share": same_alias_share,
-                         "accuracy": round(accuracy, 6), "examples": len(xs), **summarize(report),
-                         **missed_split(report)})
+                         "accuracy": round(float(right.float().mean()), 6), "examples": len(xs), **summarize(report),
+                         **missed_split(report),
+                         "by_pair": pair_split(right, x[:, -2], x[torch.arange(len(x)), where])})
     return {"task": "alias", "study": "read after training", "protocol": p.to_dict(),
             "overrides": dict(overrides or {}), "runs": runs}
