@@ -175,3 +175,17 @@ def test_pair_split_groups_questions_by_their_two_tokens():
     split = breaks.pair_split(right, asked, written)
     assert split["pairs"] == [[4, 8, 2, 0.0], [5, 9, 2, 0.5], [3, 7, 2, 1.0]]
     assert (split["learned"], split["never"], split["between"]) == (1, 1, 1)
+
+
+def test_alias_trained_command_writes_its_study(tmp_path):
+    from tl_minimal.experiments import recall_study
+
+    out = tmp_path / "read.json"
+    assert recall_study.main(["alias-trained", "--variants", "gated_hybrid", "--seeds", "0", "1", "--steps", "2",
+                              "--examples", "8", "--set", "d_model=16", "n_layers=1", "--device", "cpu",
+                              "--out", str(out)]) == 0
+    study = json.loads(out.read_text())
+    assert [r["seed"] for r in study["runs"]] == [0, 1] and study["protocol"]["steps"] == 2
+    mean = study["mean_over_seeds"]["gated_hybrid"]
+    assert "by_pair" not in mean and mean["accuracy"] == pytest.approx(
+        sum(r["accuracy"] for r in study["runs"]) / 2, abs=1e-4)

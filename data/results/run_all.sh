@@ -144,6 +144,13 @@ alias_keys() {  # 10. where recall breaks: written with one alias, asked with an
     --checkpoint-every 200 --no-progress --out $OUT/alias_gated_hybrid_curriculum.json
   "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 0 1 2 3 4 --protocol same_alias_share=0.25 \
     --checkpoint-every 200 --no-progress --out $OUT/alias_gated_hybrid_top_k_all_curriculum.json  # and every entry read
+  "${E[@]}" alias "${F[@]}" --variants transformer --seeds 0 1 2 --protocol same_alias_share=0.25 \
+    --checkpoint-every 200 --no-progress --out $OUT/alias_transformer_curriculum.json  # attention, same curriculum
+  # the read after training (RECALL_STUDY.md 9.3): the same runs again (seeds 0, 1), what the top-8 cuts
+  nice -n 10 "$PY" -m tl_minimal.experiments.recall_study alias-trained --variants gated_hybrid --seeds 0 1 \
+    --out $OUT/alias_trained_read.json
+  nice -n 10 "$PY" -m tl_minimal.experiments.recall_study alias-trained --variants gated_hybrid --seeds 0 1 \
+    --share 0.25 --out $OUT/alias_trained_read_curriculum.json
   # 200 steps, the first default: 4 of 5 gated_hybrid seeds still on the plateau
   for v in gated_hybrid transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
     seeds="0 1 2"; [ "$v" = gated_hybrid ] && seeds="0 1 2 3 4"

@@ -206,13 +206,15 @@ ABLATIONS = {
 
 
 def _mean_row(rs):
-    """Mean over seeds of each numeric field; a field that is None in a run (a share of no questions) is
-    averaged over the runs that have it, and stays None when none has."""
+    """Mean over seeds of each numeric field (lists and dicts, e.g. a per-pair table, are left to the
+    runs); a field that is None in a run (a share of no questions) is averaged over the runs that
+    have it, and stays None when none has."""
     def mean(k):
         xs = [r[k] for r in rs if r[k] is not None]
         return round(statistics.fmean(xs), 4) if xs else None
 
-    return {k: mean(k) for k in rs[0] if k != "seed"}
+    numeric = [k for k in rs[0] if k != "seed" and all(r[k] is None or isinstance(r[k], (int, float)) for r in rs)]
+    return {k: mean(k) for k in numeric}
 
 
 def cmd_init(args) -> int:
