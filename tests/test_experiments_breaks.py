@@ -189,3 +189,10 @@ def test_alias_trained_command_writes_its_study(tmp_path):
     mean = study["mean_over_seeds"]["gated_hybrid"]
     assert "by_pair" not in mean and mean["accuracy"] == pytest.approx(
         sum(r["accuracy"] for r in study["runs"]) / 2, abs=1e-4)
+
+
+def test_left_out_tokens_are_those_whose_every_pair_fails():
+    group = [[1, 2, 3, 0.95], [2, 1, 3, 1.0], [1, 3, 3, 0.1], [3, 1, 3, 0.0], [2, 3, 3, 0.2], [3, 2, 3, 0.1]]
+    assert breaks.left_out_tokens(group) == ([3], True)  # 1 and 2 found each other; 3 was left out
+    spread = [[1, 2, 3, 0.1], [2, 1, 3, 1.0], [4, 5, 3, 1.0]]  # one direction of a pair fails: no token is out
+    assert breaks.left_out_tokens(spread) == ([], False)

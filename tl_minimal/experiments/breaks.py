@@ -297,6 +297,17 @@ def pair_split(right: torch.Tensor, asked: torch.Tensor, written: torch.Tensor) 
             "between": sum(0.25 < a < 0.9 for a in acc), "pairs": pairs}
 
 
+def left_out_tokens(pairs, below: float = 0.5) -> tuple[list[int], bool]:
+    """Alias tokens the trained read left out of their group: every pair that contains the token, as
+    the asked or the written one, is answered on fewer than ``below`` of its questions. ``pairs``:
+    :func:`pair_split`'s [asked, written, questions, accuracy] rows. Also returns whether these
+    tokens account for every such failing pair (each failing pair contains one of them)."""
+    failing = {(a, w) for a, w, _, acc in pairs if acc < below}
+    tokens = {t for a, w, *_ in pairs for t in (a, w)}
+    out = sorted(t for t in tokens if all((a, w) in failing for a, w, *_ in pairs if t in (a, w)))
+    return out, all(a in out or w in out for a, w in failing)
+
+
 def diagnose_alias_trained(variants, seeds, examples: int = 512, overrides=None, same_alias_share: float = 0.0,
                            device="cpu", steps: int | None = None, eval_examples: int | None = None) -> dict:
     """The alias read AFTER training: the ``alias`` command's run, same seed and settings, so the same
