@@ -196,3 +196,15 @@ def test_left_out_tokens_are_those_whose_every_pair_fails():
     assert breaks.left_out_tokens(group) == ([3], True)  # 1 and 2 found each other; 3 was left out
     spread = [[1, 2, 3, 0.1], [2, 1, 3, 1.0], [4, 5, 3, 1.0]]  # one direction of a pair fails: no token is out
     assert breaks.left_out_tokens(spread) == ([], False)
+
+
+@pytest.mark.parametrize("cmd", ["alias-init", "overwrite-init"])
+def test_the_diagnoses_at_initialization_write_their_study(cmd, tmp_path):
+    """Their --device stays "auto" (they build on the CPU): the file records the CPU, not a crash."""
+    from tl_minimal.experiments import recall_study
+
+    out = tmp_path / "init.json"
+    assert recall_study.main([cmd, "--variants", "gated_hybrid", "--seeds", "0", "--examples", "8",
+                              "--set", "d_model=16", "n_layers=1", "--out", str(out)]) == 0
+    study = json.loads(out.read_text())
+    assert study["study"] == "read at initialization" and study["protocol"]["environment"]["device"] == "cpu"

@@ -281,7 +281,8 @@ def cmd_overwrite_init(args) -> int:
                                         args.device, args.steps)
     else:
         result = diagnose_overwrite(args.variants, args.seeds, args.examples, _overrides(args.set))
-    result["protocol"]["environment"] = environment(torch.device(getattr(args, "device", "cpu")))
+    # alias-trained trains on the device it resolved; the diagnoses at initialization build on the CPU
+    result["protocol"]["environment"] = environment(args.device if args.cmd == "alias-trained" else torch.device("cpu"))
     by = {}
     for r in result["runs"]:
         print("   ", r)
