@@ -269,9 +269,9 @@ def cmd_baseline(args) -> int:
     return 0
 
 
-def cmd_overwrite_init(args) -> int:
-    """The overwrite (or alias) task's read at initialization (alias also after training): where the
-    right entry is and what it gets."""
+def cmd_break_diagnosis(args) -> int:
+    """overwrite-init, alias-init, alias-trained: the break task's read at initialization (alias also
+    after training), where the right entry is and what it gets, per seed and averaged."""
     from .breaks import diagnose_alias, diagnose_alias_trained, diagnose_overwrite
 
     if args.cmd == "alias-init":
@@ -370,8 +370,8 @@ def main(argv=None) -> int:
         except SuiteError as exc:
             ap.error(str(exc))
     return {"train": cmd_train, "init": cmd_init, "merge": cmd_merge, "baseline": cmd_baseline,
-            "overwrite-init": cmd_overwrite_init, "alias-init": cmd_overwrite_init,
-            "alias-trained": cmd_overwrite_init}[args.cmd](args)
+            "overwrite-init": cmd_break_diagnosis, "alias-init": cmd_break_diagnosis,
+            "alias-trained": cmd_break_diagnosis}[args.cmd](args)
 
 
 if __name__ == "__main__":
