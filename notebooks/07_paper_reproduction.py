@@ -69,7 +69,7 @@ from tl_minimal.experiments.protocols import protocol
 from tl_minimal.training import config
 from tl_minimal.training.evaluate import unigram_bits
 
-RESULTS = results.RESULTS_DIR
+RESULTS = results.results_dir()
 RERUN_FULL = False  # True: run every command of data/results/run_all.sh again (hours on a CPU)
 SMOKE_STEPS = config.pick(3, 2)  # the tiny rerun in section 8
 print(f"smoke mode: {config.smoke()}   results folder: data/results   full rerun: {RERUN_FULL}")
@@ -883,7 +883,6 @@ if di_rows:
 # %%
 # NBVAL_IGNORE_OUTPUT
 from tl_minimal.data import induction as data_induction
-from tl_minimal.experiments import results_induction
 
 IP = protocol("induction")
 x_ind, y_ind = data_induction.repeated_spans(valid_text.tokens, 1, IP.span_len, data_induction.eval_generator(0),
@@ -895,11 +894,11 @@ print("second copy:", repr(data_text.decode(y_ind[0, IP.span_len :])))
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-ind_rows = results_induction.induction_rows()
+ind_rows = results.induction_rows()
 for ind_steps in (80, 2000):
     display(Markdown(f"**Induction, {ind_steps} steps** (bits per byte; mean ± std over seeds; ratio = 2nd copy / "
                      f"1st copy, lower = more copying; BPB on table 1's validation chunks)\n\n"
-                     + results_induction.induction_markdown(ind_rows, ind_steps)))
+                     + results.induction_markdown(ind_rows, ind_steps)))
 print(f"unigram baseline on the validation chunks: {UNIGRAM:.3f} BPB; uniform random bytes cost at least 8 bits "
       "on the first copy")
 
@@ -961,7 +960,7 @@ if long_rows:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-display(Markdown(results_induction.read_off_markdown(ind_rows)))
+display(Markdown(results.read_off_markdown(ind_rows)))
 
 # %% [markdown]
 # **What it says** (details in `RECALL_STUDY.md` section 11):

@@ -1,10 +1,10 @@
-"""tl_minimal.experiments.results_induction: rows over seeds, the tables, mean curves (no training)."""
+"""tl_minimal.experiments.results (induction_tables): rows over seeds, the tables, mean curves (no training)."""
 
 import json
 
 import pytest
 
-from tl_minimal.experiments import results_induction as ri
+from tl_minimal.experiments import results as ri
 
 
 def _measure(first, second, L=4):

@@ -1,10 +1,10 @@
 """Committed results of the ``induction`` task: rows over seeds, markdown tables, mean curves.
 
-The experiments command writes one ``induction_*.json`` per (step count, variant group) (layout
+The experiments command writes one ``induction*.json`` per step count and settings (layout
 in :mod:`tl_minimal.experiments.runner`; the run fields in :mod:`tl_minimal.experiments.induction`).
 This module groups their runs into one row per (variant with its ``--set`` overrides, steps):
 
-    rows = induction_rows()                      # every data/results/induction_*.json
+    rows = induction_rows()                      # every induction*.json of the results folder
     print(induction_markdown(rows, steps=2000))  # text and random bytes: 1st copy, 2nd copy, ratio, control
     print(read_off_markdown(rows))               # gated hybrids: the same with the key-value read off
     first, second = rows[0].curve("text")        # mean over seeds, bits per byte at each position
@@ -17,7 +17,8 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from .results import RESULTS_DIR, _order, _paths, fmt, load, override_label
+from .files import expand, load, override_label, results_dir
+from .stats import fmt, markdown, same_params, spread, variant_rank
 
 BASE = ("text", "random", "text_control", "random_control")  # the evaluation sets of every run
 KINDS = BASE + tuple(f"{k}_read_off" for k in BASE)  # gated hybrids: each again with the read off
@@ -39,8 +40,8 @@ class InductionRow:
 
     def stats(self, kind: str, number: str = "ratio") -> tuple[float, float, int]:
         """(mean, sample std (0 for one seed), seeds) of one number, e.g. ("text", "ratio")."""
-        xs = self.numbers[(kind, number)]
-        return statistics.fmean(xs), statistics.stdev(xs) if len(xs) > 1 else 0.0, len(xs)
+        mean, std, _, n = spread(self.numbers[(kind, number)])
+        return mean, std, n
 
     def has(self, kind: str) -> bool:
         return (kind, "ratio") in self.numbers
@@ -52,10 +53,10 @@ class InductionRow:
 
 
 def induction_rows(paths=None) -> list[InductionRow]:
-    """Every run of ``induction_*.json`` (or ``paths``: files or globs), one row per (label, steps), ordered
+    """Every run of ``induction*.json`` (or ``paths``: files or globs), one row per (label, steps), ordered
     by steps, then the paper's variant order, then label."""
     rows: dict[tuple, InductionRow] = {}
-    for path in _paths(paths if paths is not None else RESULTS_DIR / "induction_*.json"):
+    for path in expand(paths if paths is not None else results_dir() / "induction*.json"):
         data = load(path)
         if data["protocol"].get("task") != "induction":
             raise ValueError(f"{path} holds {data['protocol'].get('task')!r} results, not induction")
@@ -64,8 +65,7 @@ def induction_rows(paths=None) -> list[InductionRow]:
             label = run["variant"] + (f" ({override_label(overrides)})" if overrides else "")
             row = rows.setdefault((label, run["steps"]), InductionRow(label, run["variant"], run["params"],
                                                                       run["steps"]))
-            if row.params != run["params"]:
-                raise ValueError(f"{label}: runs with different parameter counts ({row.params}, {run['params']})")
+            row.params = same_params(label, row.params, run["params"])
             row.seeds.append(run["seed"])
             row.bpb.append(run["bpb"])
             for kind in (k for k in KINDS if k in run):
@@ -73,7 +73,7 @@ def induction_rows(paths=None) -> list[InductionRow]:
                     row.numbers.setdefault((kind, number), []).append(run[kind][number])
                 for copy in ("first", "second"):
                     row.curves.setdefault((kind, copy), []).append(run[kind][f"curve_{copy}"])
-    return sorted(rows.values(), key=lambda r: (r.steps, _order(r.variant), r.label))
+    return sorted(rows.values(), key=lambda r: (r.steps, variant_rank(r.variant), r.label))
 
 
 def _cell(row: InductionRow, kind: str, number: str, digits: int = 3) -> str:
@@ -92,15 +92,15 @@ def induction_markdown(rows: list[InductionRow], steps: int | None = None) -> st
         return "(no induction results yet: run `bash data/results/run_all.sh induction`)"
     head = ["model", "params", "seeds", "steps", "BPB"] + [f"{kind}: {what}" for kind in ("text", "random")
                                                           for what in ("1st copy", "2nd copy", "ratio", "control")]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = []
     for r in rows:
         bpb = fmt(statistics.fmean(r.bpb), statistics.stdev(r.bpb) if len(r.bpb) > 1 else None)
         cells = [f"`{r.label}`", f"{r.params:,}", str(len(r.seeds)), str(r.steps), bpb]
         for kind in ("text", "random"):
             cells += [_cell(r, kind, "first_bits", 2), _cell(r, kind, "second_bits", 2), _cell(r, kind, "ratio"),
                       _cell(r, f"{kind}_control", "ratio")]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        lines.append(cells)
+    return markdown(head, lines)
 
 
 def read_off_markdown(rows: list[InductionRow]) -> str:
@@ -111,14 +111,14 @@ def read_off_markdown(rows: list[InductionRow]) -> str:
         return "(no gated hybrid in the induction results yet)"
     head = ["model", "seeds", "steps"] + [f"{kind}: {what}" for kind in ("text", "random")
                                          for what in ("2nd copy", "2nd copy, read off", "ratio", "ratio, read off")]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = []
     for r in rows:
         cells = [f"`{r.label}`", str(len(r.seeds)), str(r.steps)]
         for kind in ("text", "random"):
             cells += [_cell(r, kind, "second_bits", 2), _cell(r, f"{kind}_read_off", "second_bits", 2),
                       _cell(r, kind, "ratio"), _cell(r, f"{kind}_read_off", "ratio")]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        lines.append(cells)
+    return markdown(head, lines)
 
 
 __all__ = ["InductionRow", "induction_markdown", "induction_rows", "read_off_markdown"]

@@ -6,18 +6,18 @@ of distance). The alias control (identical tokens) and runs at other than the co
 step count get rows of their own. :mod:`tl_minimal.experiments.results` re-exports every public
 name here, so ``results.break_rows("alias")`` is the way notebooks call it.
 
-    rows = break_rows("distance")            # every data/results/distance_*.json
+    rows = break_rows("distance")            # every distance*.json of the results folder
     print(break_markdown(rows))              # model, params, seeds, steps, one column per rate
     break_chance("distance")                 # {"constant": 0.125, "in_context_pick": 0.25}
 """
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass, field
 
-from .protocols import PROTOCOLS
-from .results import RESULTS_DIR, _order, _paths, fmt, load, override_label
+from ..protocols import PROTOCOLS
+from .files import expand, load, override_label, results_dir
+from .stats import fmt, markdown, same_params, spread, variant_rank
 
 BREAK_RATES = {  # task -> (run field, column title) shown in its table; "value" is the accuracy
     "overwrite": (("value", "latest value (accuracy)"), ("earlier_rate", "an earlier value"),
@@ -41,8 +41,7 @@ class BreakRow:
 
     def stats(self, name: str = "value") -> tuple[float, float, float, int]:
         """(mean, sample std (0 for one seed), min, seeds) of one rate."""
-        xs = self.rates[name]
-        return statistics.fmean(xs), statistics.stdev(xs) if len(xs) > 1 else 0.0, min(xs), len(xs)
+        return spread(self.rates[name])
 
 
 def _rates(task: str, run: dict) -> dict:
@@ -67,8 +66,8 @@ def _label(task: str, overrides: dict, run: dict) -> str:
 
 
 def _labelled_runs(task: str, paths=None):
-    """(row label, run) for every run of ``<task>_*.json`` that has a value (diagnoses are skipped)."""
-    for path in _paths(paths if paths is not None else RESULTS_DIR / f"{task}_*.json"):
+    """(row label, run) for every run of ``<task>*.json`` that has a value (diagnoses are skipped)."""
+    for path in expand(paths if paths is not None else results_dir() / f"{task}*.json"):
         data = load(path)
         if data["protocol"].get("task") != task:
             continue
@@ -79,14 +78,13 @@ def _labelled_runs(task: str, paths=None):
 
 
 def break_rows(task: str, paths=None) -> list[BreakRow]:
-    """Every run of ``<task>_*.json`` (runs without a value, e.g. diagnoses, are skipped), grouped by
+    """Every run of ``<task>*.json`` (runs without a value, e.g. diagnoses, are skipped), grouped by
     label (:func:`_label`: variant + overrides, the alias control, the curriculum, other than the
     command's default steps), in the variant order of the other tables."""
     rows: dict[str, BreakRow] = {}
     for label, run in _labelled_runs(task, paths):
         row = rows.setdefault(label, BreakRow(task, label, run["variant"], run["params"]))
-        if row.params != run["params"]:
-            raise ValueError(f"{label}: runs with different parameter counts ({row.params}, {run['params']})")
+        row.params = same_params(label, row.params, run["params"])
         row.steps.add(run["steps"])
         row.seeds.append(run["seed"])
         for name, value in _rates(task, run).items():
@@ -94,7 +92,7 @@ def break_rows(task: str, paths=None) -> list[BreakRow]:
     for row in rows.values():
         if len({len(v) for v in row.rates.values()}) > 1:
             raise ValueError(f"{row.label}: its runs were evaluated at different lengths ({sorted(row.rates)})")
-    return sorted(rows.values(), key=lambda r: (_order(r.variant), r.label))
+    return sorted(rows.values(), key=lambda r: (variant_rank(r.variant), r.label))
 
 
 def break_curves(task: str, paths=None) -> dict[str, dict[int, list[float]]]:
@@ -116,7 +114,7 @@ def break_columns(rows: list[BreakRow]) -> list[tuple[str, str]]:
 
 def break_chance(task: str, paths=None) -> dict:
     """The task's chance lines as recorded in its runs (``run["chance"]``), e.g. {"constant": 0.0625, ...}."""
-    for path in _paths(paths if paths is not None else RESULTS_DIR / f"{task}_*.json"):
+    for path in expand(paths if paths is not None else results_dir() / f"{task}*.json"):
         for run in load(path)["runs"]:
             if "chance" in run:
                 return dict(run["chance"])
@@ -129,7 +127,7 @@ def break_markdown(rows: list[BreakRow]) -> str:
         return "(no results yet: run the commands in data/results/run_all.sh)"
     columns = break_columns(rows)
     head = ["model", "params", "seeds", "steps"] + [title for _, title in columns]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = []
     for r in rows:
         cells = [f"`{r.label}`", f"{r.params:,}", str(len(r.seeds)), ", ".join(map(str, sorted(r.steps)))]
         for name, _ in columns:
@@ -139,5 +137,5 @@ def break_markdown(rows: list[BreakRow]) -> str:
             mean, std, low, n = r.stats(name)
             cells.append(f"{fmt(mean, std, percent=True)} ({fmt(low, percent=True)})" if n > 1
                          else fmt(mean, percent=True))  # one seed: no spread to show
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        lines.append(cells)
+    return markdown(head, lines)

@@ -1,0 +1,164 @@
+"""The language-model tables (1-3, 6): rows over seeds, markdown beside the paper, the table list.
+
+A *table* of the reproduction reads one or more results files (a parameter-matched table, for
+instance, needs one suite per variant because each variant gets its own ``--set`` sizes). This
+module groups runs into rows, one per (variant, overrides), with mean and sample standard deviation
+over seeds and the parameter count (:func:`summarize`), and formats a markdown table with ours
+beside the paper's numbers (:func:`markdown_table`). :data:`TABLES` says which files back which table.
+
+    rows = summarize(load_runs(results_dir() / "lm.json"))
+    print(markdown_table(rows, paper=PAPER["lm_matched_width"]))
+"""
+
+from __future__ import annotations
+
+import glob
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .files import load_runs, results_dir
+from .paper_numbers import PAPER
+from .stats import fmt, markdown, same_params, variant_rank
+
+
+@dataclass
+class Row:
+    """One table row: a variant (with its overrides) summarized over seeds."""
+
+    label: str
+    variant: str
+    params: int | None
+    values: list = field(default_factory=list)  # one metric value per seed (None: diverged)
+    steps: list = field(default_factory=list)
+    seconds: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> list[float]:
+        return [v for v in self.values if v is not None]
+
+    @property
+    def mean(self) -> float | None:
+        return statistics.fmean(self.ok) if self.ok else None
+
+    @property
+    def std(self) -> float | None:
+        return statistics.stdev(self.ok) if len(self.ok) > 1 else None
+
+    @property
+    def n(self) -> int:
+        return len(self.values)
+
+
+def summarize(runs: list[dict]) -> list[Row]:
+    """Rows in first-seen order, one per label; ValueError if a label mixes parameter counts."""
+    rows: dict[str, Row] = {}
+    for r in runs:
+        row = rows.setdefault(r["label"], Row(r["label"], r["variant"], r["params"]))
+        row.params = same_params(r["label"], row.params, r["params"])
+        row.values.append(r["value"])
+        row.steps.append(r["steps"])
+        row.seconds.append(r["seconds"])
+    return list(rows.values())
+
+
+def _steps_cell(steps: list) -> str:
+    ok = [s for s in steps if s is not None]
+    return f"{min(ok)}-{max(ok)}" if ok and min(ok) != max(ok) else str(ok[0] if ok else "-")
+
+
+def markdown_table(rows: list[Row], paper: dict | None = None, percent=False, metric="BPB",
+                   show_steps=False) -> str:
+    """A markdown table: model, parameters, seeds, ours (mean ± std), the paper's number."""
+    head = ["model", "params", "seeds", f"ours {metric}"] + (["steps"] if show_steps else [])
+    head += ["paper"] if paper is not None else []
+    lines = []
+    for r in rows:
+        cells = [f"`{r.label}`", f"{r.params:,}" if r.params else "-", str(r.n), fmt(r.mean, r.std, percent)]
+        cells += [_steps_cell(r.steps)] if show_steps else []
+        if paper is not None:
+            cells.append(fmt(paper.get(r.label, paper.get(r.variant)), percent=percent))
+        lines.append(cells)
+    return markdown(head, lines)
+
+
+@dataclass
+class Table:
+    """One reproduction table: where its runs are (file globs, optionally only some variants)."""
+
+    key: str
+    title: str
+    sources: tuple  # ((glob, variants or None), ...), relative to the results folder
+    paper: str | None = None  # key of PAPER
+    metric: str = "BPB"
+    percent: bool = False
+    show_steps: bool = False
+
+    def runs(self, root=None) -> list[dict]:
+        root = Path(root or results_dir())
+        out = []
+        for pattern, variants in self.sources:
+            if not glob.glob(str(root / pattern)):
+                continue  # a table whose runs have not landed yet shows what it has
+            out += [r for r in load_runs(root / pattern) if variants is None or r["variant"] in variants]
+        return out
+
+    def files(self, root=None) -> list[Path]:
+        root = Path(root or results_dir())
+        return [Path(h) for pattern, _ in self.sources for h in sorted(glob.glob(str(root / pattern)))]
+
+    def rows(self, root=None) -> list[Row]:
+        """Summarized rows in ORDER (a variant with several configurations: source order)."""
+        return sorted(summarize(self.runs(root)), key=lambda r: variant_rank(r.variant))
+
+    def markdown(self, root=None) -> str:
+        if not self.runs(root):
+            return f"(no results yet for {self.key}: run `bash data/results/run_all.sh`)"
+        paper = PAPER.get(self.paper) if self.paper else None
+        return markdown_table(self.rows(root), paper, self.percent, self.metric, self.show_steps)
+
+
+# The files behind each table (names: see data/results/README.md). The order of the sources is the
+# order of rows that share a variant (the parameter-matched triple_hybrid at S=16, then at S=8).
+TABLES = {t.key: t for t in (
+    Table("lm_matched_width", "1. Byte-level WikiText-2, matched width (S=16), 80 steps",
+          (("lm_matched_width.json", None), ("lm_matched_width_gated_paper.json", None)), "lm_matched_width"),
+    Table("lm_leak", "1b. The hybrids with the paper's non-causal (symmetric) convolution, 80 steps",
+          (("lm_matched_width.json", ("triple_hybrid", "gated_hybrid")), ("lm_leak.json", None)),
+          "lm_matched_width"),
+    Table("lm_param_matched", "2. Byte-level, parameter-matched (within 5% of 174,848), 80 steps",
+          (("lm_matched_width.json", ("transformer",)), ("lm_param_matched_*.json", None)),
+          "lm_param_matched"),
+    Table("lm_time_matched", "3a. Time-matched: the same wall-clock training budget per run on this CPU",
+          (("lm_time_matched.json", None),), None, show_steps=True),
+    Table("lm_2000_steps", "3b. 2,000 steps instead of 80",
+          (("lm_2000_steps_*.json", None),), None, show_steps=True),
+    Table("tokenized", "6. Tokenized LM, MiniMind tokenizer, 120 steps (mean token loss, nats)",
+          (("tokenized.json", None), ("tokenized_gated_hybrid.json", None), ("tokenized_leak.json", None)),
+          "tokenized", metric="loss"),
+)}
+
+
+def sweep_markdown(runs: list[dict], field: str = "lr") -> str:
+    """Pivot: one row per variant, one column per value of a protocol ``field`` (e.g. the learning
+    rate). A cell is one run's value, or "mean ± std (n seeds)" over several; a cell whose runs
+    all diverged shows "diverged"."""
+    cells: dict[str, dict[float, Row]] = {}
+    for r in runs:
+        cell = cells.setdefault(r["variant"], {}).setdefault(r["protocol"][field],
+                                                           Row(r["variant"], r["variant"], r["params"]))
+        cell.values.append(r["value"])
+    values = sorted({v for row in cells.values() for v in row})
+    lines = []
+    for variant in sorted(cells, key=variant_rank):
+        row = [f"`{variant}`"]
+        for v in values:
+            cell = cells[variant].get(v)
+            if cell is None or not cell.ok:
+                row.append("diverged" if cell else "-")
+            elif len(cell.ok) == 1:
+                row.append(fmt(cell.mean))
+            else:
+                row.append(f"{fmt(cell.mean, cell.std)} ({len(cell.ok)})")
+        lines.append(row)
+    return markdown(["model"] + [f"{field}={v:g}" for v in values], lines)
