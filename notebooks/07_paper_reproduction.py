@@ -34,19 +34,20 @@
 # a minute.
 #
 # It does not train the tables itself (that takes hours on a 2-core CPU): it **reads the JSON
-# files** that `python -m tl_minimal.experiments` wrote into `data/results/`. Each file holds the
+# files** that `python -m tl_minimal.experiments` wrote into `data/results/` (one file per table row
+# group, named by its settings; `data/results/README.md` is the index). Each file holds the
 # protocol (every hyperparameter), the data source, the device, the git commit and the exact
 # command. `data/results/run_all.sh` lists every command; section 8 reruns a tiny protocol
 # through the same function, and offers the full rerun.
 #
 # | table | protocol (`docs/paper.md` section 4) | files |
 # |---|---|---|
-# | 1, 1b | byte WT2, d=64, 3 layers, S=16, 80 steps; the hybrids with and without the leak | `lm_matched_width.json`, `lm_leak.json` |
-# | 2 | byte WT2, parameters within 5% of the Transformer's 174,848 | `lm_param_matched_*.json` |
-# | 3a, 3b, 3c | the same wall-clock budget per run; 2,000 steps instead of 80; the learning rate at 2,000 steps | `lm_time_matched.json`, `lm_2000_steps_*.json`, `lr_sensitivity_*.json` |
-# | 4, 5 | associative recall, MQAR (the recall study, see `RECALL_STUDY.md`) | `recall_*.json`, `mqar_*.json` |
+# | 1, 1b | byte WT2, d=64, 3 layers, S=16, 80 steps; the hybrids with and without the leak | `lm.json`, `lm_noncausal.json` |
+# | 2 | byte WT2, parameters within 5% of the Transformer's 174,848 | `lm_d60_S8.json`, `lm_d60.json`, `lm_d56_S16.json`, `lm_S8.json`, `lm_S12.json` |
+# | 3a, 3b, 3c | the same wall-clock budget per run; 2,000 steps instead of 80; the learning rate at 2,000 steps | `lm_40s_budget.json`, `lm_2000steps*.json` |
+# | 4, 5 | associative recall, MQAR (the recall study, see `RECALL_STUDY.md`) | `recall*.json`, `mqar*.json` |
 # | 6 | MiniMind tokenizer, hidden 96, 2 layers, 120 steps, seeds 1-3 | `tokenized*.json` |
-# | sections 9-12 | beyond the paper: where recall breaks (overwritten keys, aliases, long distances, induction on text) | `overwrite_*.json`, `alias_*.json`, `distance_*.json`, `induction_*.json` |
+# | sections 9-12 | beyond the paper: where recall breaks (overwritten keys, aliases, long distances, induction on text) | `overwrite*.json`, `alias*.json`, `distance.json`, `induction*.json` |
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -99,7 +100,7 @@ print(f"unigram baseline on the tables' validation chunks: {UNIGRAM:.3f} BPB   (
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-files = sorted({f for t in results.TABLES.values() for f in t.files()} | set(RESULTS.glob("lr_sensitivity_*.json")))
+files = sorted({f for t in results.TABLES.values() for f in t.files()} | set(RESULTS.glob("lm_2000steps_lr*.json")))
 lines = ["| file | seeds | steps | device | threads | commit | date |", "|---|---|---|---|---|---|---|"]
 for info in results.provenance(files):
     lines.append(f"| `{info['file']}` | {info['seeds']} | {info['steps']} | {info['device']} | {info['threads']} "
@@ -228,7 +229,7 @@ print("time budget per run (s):", budget)
 # %%
 # NBVAL_IGNORE_OUTPUT
 # 2,000 steps: table 3b (the paper's lr 3e-4) beside the same protocol at higher learning rates
-sweep = results.load_runs(RESULTS / "lm_2000_steps_*.json") + results.load_runs(RESULTS / "lr_sensitivity_2000_steps*.json")
+sweep = results.load_runs(RESULTS / "lm_2000steps.json") + results.load_runs(RESULTS / "lm_2000steps_lr*.json")
 display(Markdown("**3c. Learning rate, 2,000 steps (BPB; seed 0, or mean ± std over the seeds in brackets)**\n\n"
                  + results.sweep_markdown(sweep, "lr") + f"\n\nUnigram baseline: {UNIGRAM:.3f} BPB."))
 
@@ -252,8 +253,10 @@ display(Markdown("**3c. Learning rate, 2,000 steps (BPB; seed 0, or mean ± std 
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-for path in sorted(RESULTS.glob("recall_*.json")):
-    data = json.loads(path.read_text())
+RECALL_FILES = ("recall_constant_guess.json", "recall_eval100-200-500.json",  # the constant guess, gated_hybrid 5 seeds,
+                "recall_gated_hybrid_paper.json", "recall.json")  # gated_hybrid_paper 5 seeds, table 4
+for path in (RESULTS / name for name in RECALL_FILES):
+    data = json.loads(path.read_text(encoding="utf-8"))
     runs = [r for r in data.get("runs") or [] if "value" in r and "variant" in r]
     if not runs:
         guess = data.get("constant_guess") or {}
@@ -275,7 +278,7 @@ for path in sorted(RESULTS.glob("recall_*.json")):
     display(Markdown(head + "\n\n" + "\n\n".join(tables)))
 
 # %% [markdown]
-# **Table 5, MQAR: where does each model's recall break?** Every `mqar_*.json` file, one row per
+# **Table 5, MQAR: where does each model's recall break?** Every `mqar*.json` file, one row per
 # model and setting (number of key-value pairs, sequence length), 4 questions per sequence,
 # accuracy over all 4 x 2,048 questions per seed: mean ± std (minimum) over seeds after each
 # evaluated step. "chance" is a constant guess (one over the number of values).
@@ -301,7 +304,7 @@ ax.legend(fontsize=7, loc="center right")
 fig.tight_layout()
 
 # %% [markdown]
-# **What agrees, what does not** (numbers from `recall_table4.json` and the two 5-seed files,
+# **What agrees, what does not** (numbers from `recall.json` and the two 5-seed files,
 # after 500 steps, mean ± std over seeds; details and the diagnosis in `RECALL_STUDY.md`):
 #
 # - *Transformer:* 24.8% ± 0.6 (3 seeds), the paper's 25.0%: it learns to pick one of the four
@@ -343,8 +346,8 @@ fig.tight_layout()
 # NBVAL_IGNORE_OUTPUT
 PAPER_GATED_SEEDS = (0.142, 1.00, 0.116)  # the paper's three seeds, docs/paper.md section 5.3
 per_seed = {"paper's gated hybrid\n(the paper, 3 seeds)": list(PAPER_GATED_SEEDS)}
-for label, file in (("gated_hybrid_paper\n(ours, 5 seeds)", "recall_gated_hybrid_paper_5seeds.json"),
-                    ("gated_hybrid, tied W_qk\n(ours, 5 seeds)", "recall_gated_hybrid_5seeds.json")):
+for label, file in (("gated_hybrid_paper\n(ours, 5 seeds)", "recall_gated_hybrid_paper.json"),
+                    ("gated_hybrid, tied W_qk\n(ours, 5 seeds)", "recall_eval100-200-500.json")):
     runs = results.load_runs(RESULTS / file)
     per_seed[label] = [r["value"] for r in runs]
     print(f"{label.splitlines()[0]:20s} steps {sorted({r['steps'] for r in runs})}: "
@@ -372,7 +375,7 @@ fig.tight_layout()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-diagnosis = json.loads((RESULTS / "recall_init_diagnosis.json").read_text())["mean_over_seeds"]
+diagnosis = json.loads((RESULTS / "recall_init_diagnosis.json").read_text(encoding="utf-8"))["mean_over_seeds"]
 lines = [("| configuration | right entry in the top-8 | median rank of the right entry (of 126) | weight on it | "
           "filler share of the top-8 |"), "|---|---|---|---|---|"]
 for name, m in diagnosis.items():
@@ -593,7 +596,7 @@ for name in ("overwrite_init_diagnosis.json", "overwrite_init_diagnosis_supersed
     path = RESULTS / name
     if not path.exists():
         continue
-    diag = json.loads(path.read_text())
+    diag = json.loads(path.read_text(encoding="utf-8"))
     label = lambda v: v + (f" ({results.override_label(diag['overrides'])})" if diag["overrides"] else "")  # noqa: E731
     for variant, row in diag["mean_over_seeds"].items():
         init_lines.append(f"| `{label(variant)}` | {row['latest']:.3f} | {row['earlier']:.3f} | {row['rest']:.3f} "
@@ -601,7 +604,7 @@ for name in ("overwrite_init_diagnosis.json", "overwrite_init_diagnosis_supersed
 display(Markdown("\n".join(init_lines)))
 
 # %% [markdown]
-# **What it says** (numbers from the committed `overwrite_*.json` files; details in `RECALL_STUDY.md`
+# **What it says** (numbers from the committed `overwrite*.json` files; details in `RECALL_STUDY.md`
 # section 8):
 #
 # - *Every model without an exact-match read is at chance.* The Transformer, `triple_latent`,
@@ -697,7 +700,7 @@ for name, asked in (("alias_init_diagnosis.json", "another alias"),
     path = RESULTS / name
     if not path.exists():
         continue
-    diag = json.loads(path.read_text())
+    diag = json.loads(path.read_text(encoding="utf-8"))
     for variant, row in diag["mean_over_seeds"].items():
         al_init.append(f"| `{variant}` | {asked} | {100 * row['in_kept']:.1f}% | {100 * row['answer_top1']:.1f}% "
                        f"| {row['answer_rank_median']:.0f} | {row['answer_weight']:.3f} |")
@@ -758,7 +761,7 @@ for name, row in (("alias_trained_read.json", "gated_hybrid"),
     path = RESULTS / name
     if not path.exists():
         continue
-    for run in json.loads(path.read_text())["runs"]:
+    for run in json.loads(path.read_text(encoding="utf-8"))["runs"]:
         pairs = run["by_pair"]["pairs"]
         out, explains = breaks.left_out_tokens(pairs)
         failed = sum(p[3] < 0.5 for p in pairs)

@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# Every command behind the committed lm_*.json and tokenized_*.json (notebook 07, data/results/README.md).
+# Every command behind the committed lm*.json, tokenized*.json and the where-recall-breaks files (notebook 07,
+# data/results/README.md, whose index says which file backs which table).
 #
 #   bash data/results/run_all.sh                 # all tables, one after another (hours on a 2-core CPU)
 #   bash data/results/run_all.sh leak tokenized  # only these tables
 #
 # Tables: matched leak param time long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated
-# overwrite alias distance induction (gated_paper: only the paper's gated rows). Each command writes one JSON file
-# here (protocol, data source, device, commit, command inside). Offline machines: set
+# overwrite alias distance induction (gated_paper: only the paper's gated rows). Each command adds its runs to
+# the file of its table row group here (one file per task and settings: several commands with the same settings
+# share a file, which resumes and grows; protocol, data source, device, commit and command inside). Offline machines: set
 # TL_MINIMAL_DATA to a folder with wikitext-2-raw/ and minimind/ (data/README.md).
 # One thread per run: on a shared, overloaded 2-core CPU, two torch threads were 10x slower in
 # wall-clock time than one (they wait for each other whenever one is descheduled).
 # The result files are committed, and the experiments command resumes an existing file: a rerun
 # over a complete file recomputes nothing and prints its table. FRESH=1 recomputes from scratch
 # (passes --fresh); an interrupted run resumes where it stopped when rerun without it.
-# The recall and MQAR tables (recall_*.json, mqar_*.json) come from tl_minimal.experiments.recall_study;
-# see RECALL_STUDY.md. overwrite_*.json, alias_*.json, distance_*.json and induction_*.json (where recall
-# breaks) come from the overwrite, alias, distance and induction functions below.
+# The recall and MQAR tables (recall*.json, mqar*.json) come from tl_minimal.experiments.recall_study;
+# see RECALL_STUDY.md. overwrite*.json, alias*.json, distance.json and induction*.json (where recall
+# breaks) come from the overwrite, alias, distance and induction functions below. Files written by an older
+# layout (one per command) are merged into this one by `python -m tl_minimal.experiments.results merge`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}" PYTHONUNBUFFERED=1
@@ -28,64 +31,64 @@ SEEDS=(0 1 2)
 TIME_BUDGET="${TIME_BUDGET:-40}"  # seconds of training per run in the time-matched table
 
 matched() {  # 1. byte-level WikiText-2, matched width (S=16; gated S=8 as in the paper), 80 steps
-  "${E[@]}" lm "${F[@]}" --variants "${ALL[@]}" --seeds "${SEEDS[@]}" --no-progress --out $OUT/lm_matched_width.json
+  "${E[@]}" lm "${F[@]}" --variants "${ALL[@]}" --seeds "${SEEDS[@]}" --no-progress --out $OUT/lm.json
   gated_paper_matched
 }
 gated_paper_matched() {  # 1. the paper's gated configuration (gated_hybrid's default moved, see registry.py)
   "${E[@]}" lm "${F[@]}" --variants gated_hybrid_paper --seeds "${SEEDS[@]}" --no-progress \
-    --out $OUT/lm_matched_width_gated_paper.json
+    --out $OUT/lm.json
 }
 gated_paper_param() {  # 2. the paper's gated configuration, parameter-matched (175,225)
   "${E[@]}" lm "${F[@]}" --variants gated_hybrid_paper --set d_model=60 --set state_dim=8 --seeds "${SEEDS[@]}" \
-    --no-progress --out $OUT/lm_param_matched_gated_hybrid_paper.json
+    --no-progress --out $OUT/lm_d60_S8.json
 }
 gated_paper() { gated_paper_matched; gated_paper_param; }
 leak() {  # 1b. the same hybrids with the paper's symmetric (non-causal) convolution
   "${E[@]}" lm "${F[@]}" --variants triple_hybrid gated_hybrid --seeds "${SEEDS[@]}" --set conv_causal=false \
-    --no-progress --out $OUT/lm_leak.json
+    --no-progress --out $OUT/lm_noncausal.json
 }
 param() {  # 2. parameter-matched to the Transformer's 174,848 (within 5%); the Transformer row is table 1's
   "${E[@]}" lm "${F[@]}" --variants triple_latent --set state_dim=12 --seeds "${SEEDS[@]}" --no-progress \
-    --out $OUT/lm_param_matched_triple_latent.json
+    --out $OUT/lm_S12.json
   "${E[@]}" lm "${F[@]}" --variants triple_slot --set state_dim=12 --seeds "${SEEDS[@]}" --no-progress \
-    --out $OUT/lm_param_matched_triple_slot.json
+    --out $OUT/lm_S12.json
   "${E[@]}" lm "${F[@]}" --variants triple_hybrid --set d_model=56 --set state_dim=16 --seeds "${SEEDS[@]}" \
-    --no-progress --out $OUT/lm_param_matched_triple_hybrid.json  # the paper's 169,424
+    --no-progress --out $OUT/lm_d56_S16.json  # the paper's 169,424
   "${E[@]}" lm "${F[@]}" --variants triple_hybrid --set state_dim=8 --seeds "${SEEDS[@]}" --no-progress \
-    --out $OUT/lm_param_matched_triple_hybrid_s8.json  # the paper's budget winner, 177,752
+    --out $OUT/lm_S8.json  # the paper's budget winner, 177,752
   "${E[@]}" lm "${F[@]}" --variants transformer_plus_triple --set d_model=60 --seeds "${SEEDS[@]}" --no-progress \
-    --out $OUT/lm_param_matched_transformer_plus_triple.json
+    --out $OUT/lm_d60.json
   "${E[@]}" lm "${F[@]}" --variants gated_hybrid --set d_model=60 --set state_dim=8 --seeds "${SEEDS[@]}" \
-    --no-progress --out $OUT/lm_param_matched_gated_hybrid.json
+    --no-progress --out $OUT/lm_d60_S8.json
   gated_paper_param
 }
 time_matched() {  # 3a. the same wall-clock training budget per run on this CPU (steps as many as fit)
   "${E[@]}" lm "${F[@]}" --variants "${ALL[@]}" --seeds "${SEEDS[@]}" --steps 100000 --max-seconds "$TIME_BUDGET" \
-    --no-progress --out $OUT/lm_time_matched.json
+    --no-progress --out $OUT/lm_40s_budget.json
 }
 long() {  # 3b. 2,000 steps instead of 80, seed 0 (2-6 minutes per run here)
   for v in ${LONG_VARIANTS:-transformer triple_hybrid transformer_plus_triple triple_latent gated_hybrid}; do
-    "${E[@]}" lm "${F[@]}" --variants "$v" --seeds 0 --steps 2000 --no-progress --out "$OUT/lm_2000_steps_$v.json"
+    "${E[@]}" lm "${F[@]}" --variants "$v" --seeds 0 --steps 2000 --no-progress --out $OUT/lm_2000steps.json
   done
   "${E[@]}" lm "${F[@]}" --variants triple_slot --seeds "${SEEDS[@]}" --steps 2000 --no-progress \
-    --out $OUT/lm_2000_steps_triple_slot.json
+    --out $OUT/lm_2000steps.json
 }
 long_seeds() {  # 3b. seeds 1 and 2 at 2,000 steps (triple_slot: all three seeds in long)
   for v in ${LONG_SEED_VARIANTS:-transformer triple_hybrid transformer_plus_triple triple_latent gated_hybrid}; do
-    "${E[@]}" lm "${F[@]}" --variants "$v" --seeds 1 2 --steps 2000 --no-progress --out "$OUT/lm_2000_steps_${v}_s12.json"
+    "${E[@]}" lm "${F[@]}" --variants "$v" --seeds 1 2 --steps 2000 --no-progress --out $OUT/lm_2000steps.json
   done
 }
 lr_sensitivity() {  # 3c. is the 2,000-step gap the learning rate? seed 0 at lr 1e-3 and 3e-3; seeds 1 2 at each best
   "${E[@]}" lm "${F[@]}" --variants transformer triple_latent --seeds 0 --steps 2000 --protocol lr=1e-3 --no-progress \
-    --out $OUT/lr_sensitivity_2000_steps.json
+    --out $OUT/lm_2000steps_lr0.001.json
   "${E[@]}" lm "${F[@]}" --variants transformer triple_latent triple_hybrid --seeds 0 --steps 2000 --protocol lr=3e-3 \
-    --no-progress --out $OUT/lr_sensitivity_2000_steps_lr3e-3.json
+    --no-progress --out $OUT/lm_2000steps_lr0.003.json
   "${E[@]}" lm "${F[@]}" --variants triple_hybrid --seeds 0 --steps 2000 --protocol lr=1e-3 --no-progress \
-    --out $OUT/lr_sensitivity_2000_steps_lr1e-3_hybrid.json
+    --out $OUT/lm_2000steps_lr0.001.json
   "${E[@]}" lm "${F[@]}" --variants transformer --seeds 1 2 --steps 2000 --protocol lr=1e-3 --no-progress \
-    --out $OUT/lr_sensitivity_2000_steps_transformer_lr1e-3_s12.json
+    --out $OUT/lm_2000steps_lr0.001.json
   "${E[@]}" lm "${F[@]}" --variants triple_latent --seeds 1 2 --steps 2000 --protocol lr=3e-3 --no-progress \
-    --out $OUT/lr_sensitivity_2000_steps_triple_latent_lr3e-3_s12.json
+    --out $OUT/lm_2000steps_lr0.003.json
 }
 tokenized() {  # 6. MiniMind tokenizer (WikiText-2 text offline), the paper's tokenized protocol, seeds 1 2 3
   "${E[@]}" tokenized "${F[@]}" --variants transformer triple_latent triple_hybrid transformer_plus_triple \
@@ -93,26 +96,26 @@ tokenized() {  # 6. MiniMind tokenizer (WikiText-2 text offline), the paper's to
 }
 tokenized_leak() {  # 6c. the paper's symmetric convolution in the tokenized hybrids (its hybrids all had it)
   "${E[@]}" tokenized "${F[@]}" --variants triple_hybrid gated_hybrid_paper --set conv_causal=false --no-progress \
-    --out $OUT/tokenized_leak.json
+    --out $OUT/tokenized_noncausal.json
 }
 tokenized_gated() {  # 6b. gated_hybrid at its default (tied W_qk, learnable beta: not gated_hybrid_paper)
-  "${E[@]}" tokenized "${F[@]}" --variants gated_hybrid --no-progress --out $OUT/tokenized_gated_hybrid.json
+  "${E[@]}" tokenized "${F[@]}" --variants gated_hybrid --no-progress --out $OUT/tokenized.json
 }
 overwrite() {  # 9. where recall breaks: keys written 2-3 times, answer = the latest value (RECALL_STUDY.md 8)
-  # 200 steps (the command's default); seed groups as committed (the runs were split to fit a shared CPU)
-  "${E[@]}" overwrite --variants transformer --seeds 0 1 2 --no-progress --out $OUT/overwrite_transformer.json
+  # 200 steps (the command's default); the seed groups the runs were made in (split to fit a shared CPU)
+  "${E[@]}" overwrite --variants transformer --seeds 0 1 2 --no-progress --out $OUT/overwrite.json
   for v in triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
-    "${E[@]}" overwrite --variants "$v" --seeds 0 --no-progress --out "$OUT/overwrite_${v}_s0.json"
-    "${E[@]}" overwrite --variants "$v" --seeds 1 2 --no-progress --out "$OUT/overwrite_${v}_s12.json"
+    "${E[@]}" overwrite --variants "$v" --seeds 0 --no-progress --out $OUT/overwrite.json
+    "${E[@]}" overwrite --variants "$v" --seeds 1 2 --no-progress --out $OUT/overwrite.json
   done
-  "${E[@]}" overwrite --variants gated_hybrid --seeds 0 1 2 --no-progress --out $OUT/overwrite_gated_hybrid.json
-  "${E[@]}" overwrite --variants gated_hybrid --seeds 3 4 --no-progress --out $OUT/overwrite_gated_hybrid_s34.json
+  "${E[@]}" overwrite --variants gated_hybrid --seeds 0 1 2 --no-progress --out $OUT/overwrite.json
+  "${E[@]}" overwrite --variants gated_hybrid --seeds 3 4 --no-progress --out $OUT/overwrite.json
   "${E[@]}" overwrite --variants gated_hybrid --set supersede=true --seeds 0 1 2 --no-progress \
-    --out $OUT/overwrite_gated_hybrid_supersede.json
+    --out $OUT/overwrite_supersede.json
   "${E[@]}" overwrite --variants gated_hybrid --set supersede=true --seeds 3 4 --no-progress \
-    --out $OUT/overwrite_gated_hybrid_supersede_s34.json
+    --out $OUT/overwrite_supersede.json
   "${E[@]}" overwrite --variants gated_hybrid --seeds 0 --steps 500 --no-progress \
-    --out $OUT/overwrite_gated_hybrid_500steps_s0.json  # is the plain row converged at 200 steps?
+    --out $OUT/overwrite_500steps.json  # is the plain row converged at 200 steps?
   nice -n 10 "$PY" -m tl_minimal.experiments.recall_study overwrite-init --variants gated_hybrid_paper gated_hybrid \
     --seeds 0 1 2 3 4 --out $OUT/overwrite_init_diagnosis.json
   nice -n 10 "$PY" -m tl_minimal.experiments.recall_study overwrite-init --variants gated_hybrid --set supersede=true \
@@ -123,29 +126,29 @@ overwrite() {  # 9. where recall breaks: keys written 2-3 times, answer = the la
 alias_keys() {  # 10. where recall breaks: written with one alias, asked with another (RECALL_STUDY.md 9)
   # the table: 1,000 steps (the command's default: the plateau at ln 8 ends between step 70 and past 1,000)
   "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 0 --steps 1000 --checkpoint-every 200 --no-progress \
-    --out $OUT/alias_gated_hybrid_1000steps_s0.json  # run while the default was 200, hence --steps and the name
+    --out $OUT/alias.json  # run while the default was 200, hence --steps
   "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 1 --steps 1000 --checkpoint-every 200 --no-progress \
-    --out $OUT/alias_gated_hybrid_1000steps_s1.json
+    --out $OUT/alias.json
   "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 2 --checkpoint-every 200 --no-progress \
-    --out $OUT/alias_gated_hybrid_s2.json
+    --out $OUT/alias.json
   "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 3 4 --checkpoint-every 200 --no-progress \
-    --out $OUT/alias_gated_hybrid_s34.json
+    --out $OUT/alias.json
   for v in transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
-    "${E[@]}" alias "${F[@]}" --variants "$v" --seeds 0 1 2 --checkpoint-every 200 --no-progress --out "$OUT/alias_${v}.json"
+    "${E[@]}" alias "${F[@]}" --variants "$v" --seeds 0 1 2 --checkpoint-every 200 --no-progress --out $OUT/alias.json
   done
   # the identical-token control (same_alias=true), one seed at 1,000 steps; gated_hybrid and triple_latent's
   # controls only at 200 steps (3 seeds each, below: 100% and the constant guess)
   for v in transformer triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
     "${E[@]}" alias "${F[@]}" --variants "$v" --seeds 0 --protocol same_alias=true --checkpoint-every 200 --no-progress \
-      --out "$OUT/alias_same_alias_${v}.json"
+      --out $OUT/alias_same_alias.json
   done
   # the change that works: a curriculum, a quarter of the TRAINING questions asked with the written token
   "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 0 1 2 3 4 --protocol same_alias_share=0.25 \
-    --checkpoint-every 200 --no-progress --out $OUT/alias_gated_hybrid_curriculum.json
+    --checkpoint-every 200 --no-progress --out $OUT/alias_curriculum0.25.json
   "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 0 1 2 3 4 --protocol same_alias_share=0.25 \
-    --checkpoint-every 200 --no-progress --out $OUT/alias_gated_hybrid_top_k_all_curriculum.json  # and every entry read
+    --checkpoint-every 200 --no-progress --out $OUT/alias_curriculum0.25_top_k-all.json  # and every entry read
   "${E[@]}" alias "${F[@]}" --variants transformer --seeds 0 1 2 --protocol same_alias_share=0.25 \
-    --checkpoint-every 200 --no-progress --out $OUT/alias_transformer_curriculum.json  # attention, same curriculum
+    --checkpoint-every 200 --no-progress --out $OUT/alias_curriculum0.25.json  # attention, same curriculum
   # the read after training (RECALL_STUDY.md 9.3): the same runs again (seeds 0, 1), what the top-8 cuts
   nice -n 10 "$PY" -m tl_minimal.experiments.recall_study alias-trained --variants gated_hybrid --seeds 0 1 \
     --out $OUT/alias_trained_read.json
@@ -154,23 +157,23 @@ alias_keys() {  # 10. where recall breaks: written with one alias, asked with an
   # 200 steps, the first default: 4 of 5 gated_hybrid seeds still on the plateau
   for v in gated_hybrid transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
     seeds="0 1 2"; [ "$v" = gated_hybrid ] && seeds="0 1 2 3 4"
-    "${E[@]}" alias "${F[@]}" --variants "$v" --seeds $seeds --steps 200 --no-progress --out "$OUT/alias_200steps_${v}.json"
+    "${E[@]}" alias "${F[@]}" --variants "$v" --seeds $seeds --steps 200 --no-progress --out $OUT/alias_200steps.json
   done
   for v in gated_hybrid gated_hybrid_paper transformer triple_latent; do
     "${E[@]}" alias "${F[@]}" --variants "$v" --seeds 0 1 2 --steps 200 --protocol same_alias=true --no-progress \
-      --out "$OUT/alias_200steps_same_alias_${v}.json"
+      --out $OUT/alias_200steps_same_alias.json
   done
   "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 0 --steps 500 --no-progress \
-    --out $OUT/alias_gated_hybrid_500steps_s0.json
+    --out $OUT/alias_500steps.json
   # the change tried: every entry read (no top-8 cut), so the alias entry gets a gradient (RECALL_STUDY.md 9.2)
   "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 0 1 2 3 4 --steps 200 --no-progress \
-    --out $OUT/alias_gated_hybrid_top_k_all.json
+    --out $OUT/alias_200steps_top_k-all.json
   "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 0 --checkpoint-every 200 \
-    --no-progress --out $OUT/alias_gated_hybrid_top_k_all_1000steps_s0.json
+    --no-progress --out $OUT/alias_top_k-all.json
   "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 1 2 3 --checkpoint-every 200 \
-    --no-progress --out $OUT/alias_gated_hybrid_top_k_all_1000steps_s123.json
+    --no-progress --out $OUT/alias_top_k-all.json
   "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 4 --checkpoint-every 200 \
-    --no-progress --out $OUT/alias_gated_hybrid_top_k_all_s4.json
+    --no-progress --out $OUT/alias_top_k-all.json
   nice -n 10 "$PY" -m tl_minimal.experiments.recall_study alias-init --variants gated_hybrid gated_hybrid_paper \
     --seeds 0 1 2 3 4 --out $OUT/alias_init_diagnosis.json
   nice -n 10 "$PY" -m tl_minimal.experiments.recall_study alias-init --variants gated_hybrid gated_hybrid_paper \
@@ -178,24 +181,24 @@ alias_keys() {  # 10. where recall breaks: written with one alias, asked with an
 }
 distance() {  # 11. where recall breaks: the pairs at the start of 1,024 / 2,048 / 4,096 tokens (RECALL_STUDY.md 10)
   # the command's defaults: batch 4, 200 steps, lengths cycled batch by batch, 256 fresh examples per length
-  "${E[@]}" distance "${F[@]}" --variants gated_hybrid --seeds 0 --no-progress --out $OUT/distance_gated_hybrid_s0.json
-  "${E[@]}" distance "${F[@]}" --variants gated_hybrid --seeds 1 2 --no-progress --out $OUT/distance_gated_hybrid_s12.json
+  "${E[@]}" distance "${F[@]}" --variants gated_hybrid --seeds 0 --no-progress --out $OUT/distance.json
+  "${E[@]}" distance "${F[@]}" --variants gated_hybrid --seeds 1 2 --no-progress --out $OUT/distance.json
   for v in transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
-    "${E[@]}" distance "${F[@]}" --variants "$v" --seeds 0 1 2 --no-progress --out "$OUT/distance_${v}.json"
+    "${E[@]}" distance "${F[@]}" --variants "$v" --seeds 0 1 2 --no-progress --out $OUT/distance.json
   done
 }
 induction() {  # 12. where recall breaks: held-out text read twice (RECALL_STUDY.md 11)
   # trained as lm, at the paper's 80 steps (the command's default) and at 2,000 steps; seeds 0-2;
-  # one file per step count and variant, so an interrupted run loses little (rerun = resume)
+  # one command per variant at 2,000 steps, so an interrupted run loses little (rerun = resume)
   local I=(induction "${F[@]}" --seeds 0 1 2 --no-progress --checkpoint-every 250)
-  "${E[@]}" "${I[@]}" --variants "${ALL[@]}" gated_hybrid_paper --out $OUT/induction_80_steps.json
+  "${E[@]}" "${I[@]}" --variants "${ALL[@]}" gated_hybrid_paper --out $OUT/induction.json
   "${E[@]}" "${I[@]}" --variants gated_hybrid --set query_align=current \
-    --out $OUT/induction_80_steps_gated_hybrid_current.json  # the read asks with the current token
+    --out $OUT/induction_query_align-current.json  # the read asks with the current token
   for v in "${ALL[@]}" gated_hybrid_paper; do
-    "${E[@]}" "${I[@]}" --variants "$v" --steps 2000 --out "$OUT/induction_2000_steps_$v.json"
+    "${E[@]}" "${I[@]}" --variants "$v" --steps 2000 --out $OUT/induction_2000steps.json
   done
   "${E[@]}" "${I[@]}" --variants gated_hybrid --set query_align=current --steps 2000 \
-    --out $OUT/induction_2000_steps_gated_hybrid_current.json
+    --out $OUT/induction_2000steps_query_align-current.json
 }
 
 TABLES=("$@")

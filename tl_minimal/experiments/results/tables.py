@@ -122,20 +122,20 @@ class Table:
 # order of rows that share a variant (the parameter-matched triple_hybrid at S=16, then at S=8).
 TABLES = {t.key: t for t in (
     Table("lm_matched_width", "1. Byte-level WikiText-2, matched width (S=16), 80 steps",
-          (("lm_matched_width.json", None), ("lm_matched_width_gated_paper.json", None)), "lm_matched_width"),
+          (("lm.json", None),), "lm_matched_width"),
     Table("lm_leak", "1b. The hybrids with the paper's non-causal (symmetric) convolution, 80 steps",
-          (("lm_matched_width.json", ("triple_hybrid", "gated_hybrid")), ("lm_leak.json", None)),
+          (("lm.json", ("triple_hybrid", "gated_hybrid")), ("lm_noncausal.json", None)),
           "lm_matched_width"),
     Table("lm_param_matched", "2. Byte-level, parameter-matched (within 5% of 174,848), 80 steps",
-          (("lm_matched_width.json", ("transformer",)), ("lm_param_matched_*.json", None)),
+          (("lm.json", ("transformer",)), ("lm_d60_S8.json", None), ("lm_d60.json", None),
+           ("lm_d56_S16.json", None), ("lm_S8.json", None), ("lm_S12.json", None)),
           "lm_param_matched"),
     Table("lm_time_matched", "3a. Time-matched: the same wall-clock training budget per run on this CPU",
-          (("lm_time_matched.json", None),), None, show_steps=True),
+          (("lm_40s_budget.json", None),), None, show_steps=True),
     Table("lm_2000_steps", "3b. 2,000 steps instead of 80",
-          (("lm_2000_steps_*.json", None),), None, show_steps=True),
+          (("lm_2000steps.json", None),), None, show_steps=True),
     Table("tokenized", "6. Tokenized LM, MiniMind tokenizer, 120 steps (mean token loss, nats)",
-          (("tokenized.json", None), ("tokenized_gated_hybrid.json", None), ("tokenized_leak.json", None)),
-          "tokenized", metric="loss"),
+          (("tokenized.json", None), ("tokenized_noncausal.json", None)), "tokenized", metric="loss"),
 )}
 
 
