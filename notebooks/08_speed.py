@@ -43,16 +43,15 @@
 # %%
 import json
 import statistics
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 
-import tl_minimal
 from tl_minimal import build_model
 from tl_minimal.blockwise_topk import KEY_BLOCK, QUERY_BLOCK, top_k_read
 from tl_minimal.experiments import speed
+from tl_minimal.experiments.results import results_dir
 from tl_minimal.experiments.timing import TrainStep, interleaved, peak_step_memory_mb
 from tl_minimal.kv_fusion import kv_read, kv_read_loop, kv_read_step
 from tl_minimal.readout import pair_readout
@@ -83,7 +82,7 @@ DEVICE = get_device()
 if THREADS:
     torch.set_num_threads(THREADS)
 CLOCK = "cpu" if DEVICE.type == "cpu" and torch.get_num_threads() == 1 else "wall"
-RESULTS = Path(tl_minimal.__file__).resolve().parents[1] / "data" / "results" / "speed_cpu.json"
+RESULTS = results_dir() / "speed_cpu.json"  # the clone's data/results, or the installed copy
 RUNS = sorted(RESULTS.parent.glob("speed_cpu_run*.json")) + [RESULTS]  # the three committed runs
 print(f"smoke mode: {config.smoke()}   device: {DEVICE}   threads: {torch.get_num_threads()}   clock: {CLOCK}")
 
@@ -196,7 +195,7 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-saved = json.loads(RESULTS.read_text())
+saved = json.loads(RESULTS.read_text(encoding="utf-8"))
 rows = saved["rows"]
 env = saved["environment"]
 print(f"device {env['device']}, torch {env['torch']}, {env['threads']} threads, load average "
@@ -204,7 +203,7 @@ print(f"device {env['device']}, torch {env['torch']}, {env['threads']} threads, 
       f"took {env['seconds']:.0f} s")
 print(f"command: {env['command']}\n")
 print(speed.format_table(rows))
-runs = [json.loads(f.read_text())["rows"] for f in RUNS if f.exists()]
+runs = [json.loads(f.read_text(encoding="utf-8"))["rows"] for f in RUNS if f.exists()]
 print(f"\nratio to the Transformer's training step, range over {len(runs)} runs:")
 for r in rows:
     if r["variant"] != "transformer":

@@ -1,0 +1,126 @@
+"""A normal (non-editable) install carries what the notebooks read: build the wheel, install it into
+a fresh virtual environment, run notebooks 00, 06 and 07 in smoke mode from a copy outside the clone.
+
+This is what a JupyterHub image or a hosted notebook does (``pip install .``, then the notebooks
+anywhere): nothing may be found relative to the source tree. The new environment downloads nothing:
+a ``.pth`` file hands it this interpreter's packages (torch, jupyter, ...), and the wheel itself is
+installed with ``--no-deps --no-index``. The environment variable ``PYTHONPATH`` is dropped, so the
+only ``tl_minimal`` the notebooks can import is the installed wheel's (the test checks which one).
+
+Slow (about 2-3 minutes, most of it the three notebooks): marked ``slow``; CI runs it. It needs the
+``build`` package (the ``dev`` extra) and offline data in ``TL_MINIMAL_DATA`` for the notebooks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ("00_start_here.ipynb", "06_kv_gated_fusion.ipynb", "07_paper_reproduction.ipynb")
+SKIP = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".ipynb_checkpoints",
+                              "*.checkpoints", "runs", "checkpoints")
+
+
+
+def test_every_package_is_listed_for_the_wheel():
+    """pyproject lists the packages (to map data/results in as tl_minimal.results_files): none may be missing."""
+    tomllib = pytest.importorskip("tomllib", reason="Python 3.11+ reads pyproject.toml with tomllib")
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "tl_minimal").rglob("__init__.py")}
+    assert found - listed == set(), "add these to [tool.setuptools] packages in pyproject.toml"
+    assert listed - found == {"tl_minimal.results_files"}
+
+
+def _run(cmd, cwd, env, timeout=600) -> str:
+    done = subprocess.run([str(c) for c in cmd], check=False, cwd=cwd, env=env, capture_output=True, text=True,
+                          encoding="utf-8", errors="replace", timeout=timeout)
+    assert done.returncode == 0, f"{' '.join(map(str, cmd))} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+def _fresh_env() -> dict:
+    """This process's environment without anything that would import the clone's tl_minimal."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    env.update(OMP_NUM_THREADS=env.get("OMP_NUM_THREADS", "1"), PYTHONNOUSERSITE="1", PYTHONIOENCODING="utf-8")
+    return env
+
+
+def _venv_python(where: Path) -> Path:
+    """A fresh virtual environment that sees this interpreter's packages through a .pth file."""
+    venv.EnvBuilder(with_pip=False, clear=True).create(where)
+    python = where / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, encoding="utf-8", check=True).stdout.strip())
+    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    (site / "zz_base_packages.pth").write_text("\n".join(sorted(ours)) + "\n", encoding="utf-8")
+    return python
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """(python of a fresh environment with the wheel installed, a folder outside the clone, its env)."""
+    pytest.importorskip("build", reason="needs the build package (pip install -e '.[dev]')")
+    tmp = tmp_path_factory.mktemp("wheel")
+    source = tmp / "source"  # a copy, so the build leaves nothing in the clone
+    shutil.copytree(ROOT, source, ignore=SKIP)
+    env = _fresh_env()
+    _run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", tmp / "dist", source], tmp, env)
+    (wheel,) = (tmp / "dist").glob("*.whl")
+    python = _venv_python(tmp / "venv")
+    _run([python, "-m", "pip", "install", "--no-deps", "--no-index", "--no-compile", wheel], tmp, env)
+    outside = tmp / "elsewhere"
+    outside.mkdir()
+    env["PATH"] = str(python.parent) + os.pathsep + env.get("PATH", "")  # `python` is the new environment's
+    return python, outside, env
+
+
+@pytest.mark.slow
+def test_installed_package_finds_its_results_without_the_clone(installed):
+    python, outside, env = installed
+    probe = ("import json, tl_minimal; from tl_minimal.experiments import results; "
+             "print(json.dumps([tl_minimal.__file__, str(results.results_dir()), "
+             "results.TABLES['lm_matched_width'].rows()[0].label]))")
+    package, folder, first = json.loads(_run([python, "-c", probe], outside, env))
+    venv_root = Path(python).parents[1].resolve()
+    assert Path(package).resolve().is_relative_to(venv_root), package  # the wheel, not the clone
+    assert Path(folder).resolve().is_relative_to(venv_root) and Path(folder).name == "results_files", folder
+    assert (Path(folder) / "README.md").is_file() and (Path(folder) / "lm.json").is_file()
+    assert first == "transformer"
+    copy = outside / "my results"  # the documented override: another folder of results files
+    shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("__init__.py", "__pycache__"))
+    moved = _run([python, "-c", "from tl_minimal.experiments import results; print(results.results_dir())"], outside,
+                 {**env, "TL_MINIMAL_RESULTS": str(copy)})
+    assert Path(moved.strip()) == copy
+
+
+@pytest.mark.slow
+def test_notebooks_run_from_a_copy_outside_the_clone(installed):
+    python, outside, env = installed
+    if not os.environ.get("TL_MINIMAL_DATA"):
+        pytest.skip("the notebooks need data: set TL_MINIMAL_DATA to the offline copy (data/README.md)")
+    notebooks = outside / "notebooks"
+    shutil.copytree(ROOT / "notebooks", notebooks, ignore=SKIP)
+    check = notebooks / "which_python.ipynb"  # the kernel the notebooks get: the new environment's python
+    check.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "id": "probe",
+         "source": "import sys, tl_minimal\nprint(sys.executable)\nprint(tl_minimal.__file__)"}]}), encoding="utf-8")
+    env = {**env, "TL_SMOKE": "1"}
+    _run([python, "-m", "nbconvert", "--to", "notebook", "--execute", "--output-dir", outside / "ran",
+          "--ExecutePreprocessor.timeout=600", check, *(notebooks / n for n in NOTEBOOKS)], notebooks, env, timeout=900)
+    probe = json.loads((outside / "ran" / check.name).read_text(encoding="utf-8"))
+    kernel_python, package = "".join(probe["cells"][0]["outputs"][0]["text"]).split()
+    venv_root = Path(python).parents[1].resolve()
+    assert Path(package).resolve().is_relative_to(venv_root), (kernel_python, package)
+    for name in NOTEBOOKS:
+        ran = json.loads((outside / "ran" / name).read_text(encoding="utf-8"))
+        errors = [o for c in ran["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
+        assert not errors, f"{name}: {errors[0].get('ename')}: {errors[0].get('evalue')}"
