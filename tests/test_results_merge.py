@@ -8,6 +8,7 @@ import pytest
 
 from tl_minimal.experiments.results import __main__ as cli
 from tl_minimal.experiments.results import index, merge, results_dir
+from tl_minimal.experiments.suite import Suite
 
 OLD_SUITE_FILES, OLD_RUNS = 110, 391  # counted in the per-command layout this merge replaced (129 files)
 
@@ -79,6 +80,26 @@ def test_merge_is_idempotent_and_can_keep_or_redirect(tmp_path):
     once = _read(tmp_path / "new")
     merge.merge_folder(tmp_path / "new")
     assert _read(tmp_path / "new") == once
+
+
+def test_a_merged_file_is_a_suite_the_experiments_command_resumes_and_the_merge_keeps(tmp_path):
+    _write_folder(tmp_path, {k: OLD[k] for k in ("overwrite_transformer_s0.json", "overwrite_gated_hybrid.json")})
+    merge.merge_folder(tmp_path)
+    path = tmp_path / "overwrite.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    planned = [("transformer", 0), ("transformer", 1), ("gated_hybrid", 0)]
+    suite = Suite.open(path, "overwrite", {**data["protocol"], "seeds": [0, 1]}, planned,
+                       environment={"date": "later", "git_commit": "xyz", "command": "run more"})
+    assert suite.todo() == [("transformer", 1)]  # the merged runs count as done
+    suite.add({"variant": "transformer", "seed": 1, "params": 100, "value": 0.5, "steps": 200})
+    suite.write()
+    written = merge.merge_folder(tmp_path)  # merging again keeps the new run, and who added it
+    assert written["overwrite.json"][-1] == "overwrite.json (added after the merge)"
+    again = json.loads(path.read_text(encoding="utf-8"))
+    assert [(r["variant"], r["seed"]) for r in again["runs"]] == [("gated_hybrid", 0), ("gated_hybrid", 1),
+                                                                  ("gated_hybrid", 2), ("transformer", 0),
+                                                                  ("transformer", 1)]
+    assert again["merged_from"][-1]["kept"]["resumed_by"][0]["git_commit"] == "xyz"
 
 
 def test_committed_results_are_what_the_merge_gives(tmp_path):

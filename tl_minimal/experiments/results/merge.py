@@ -6,7 +6,7 @@ variant per command), each to its own file (``overwrite_triple_slot_s0.json``,
 (the ``protocol`` section minus seeds, environment and notes: :func:`suite.settings_of`), which is
 exactly what the experiments command can resume into one file. Merging:
 
-- concatenates the runs of a row group, file by file in name order, each run byte-for-byte as it was;
+- concatenates the runs of a row group, file by file in name order, each run as it was;
 - keeps each source in ``merged_from``: its file name, how many runs it gave, the volatile part of
   its protocol (seeds, environment with commit, date and command, data source) and every other
   top-level field it had (``planned``, ``complete``, ``resumed_by``, ...), so :func:`split` gives back
@@ -69,8 +69,10 @@ def merged(sources: list[tuple[str, dict]]) -> dict:
     return out
 
 
-def split(data: dict) -> dict[str, dict]:
-    """The source files of a merged file, exactly as they were: {file name: data}."""
+def split(data: dict, name: str = "the merged file") -> dict[str, dict]:
+    """The source files of a merged file, exactly as they were: {file name: data}. Runs the experiments
+    command added to the file after the merge (it resumes a suite's file) come back as one more source,
+    ``"<name> (added after the merge)"``, with the file's own ``resumed_by`` and other new fields."""
     out, start = {}, 0
     for part in data["merged_from"]:
         source = {k: data[k] for k in ("task", "study") if k in data}
@@ -81,8 +83,12 @@ def split(data: dict) -> dict[str, dict]:
         source["runs"] = data["runs"][start:start + part["runs"]]
         start += part["runs"]
         out[part["file"]] = source
-    if start != len(data["runs"]):
-        raise ValueError(f"merged_from accounts for {start} runs, the file has {len(data['runs'])}")
+    if start > len(data["runs"]):
+        raise ValueError(f"{name}: merged_from accounts for {start} runs, the file has {len(data['runs'])}")
+    if start < len(data["runs"]):
+        added = {k: v for k, v in data.items() if k not in TOP + ("merged_from",)}  # e.g. resumed_by
+        out[f"{name} (added after the merge)"] = {**{k: data[k] for k in ("task", "study") if k in data}, **added,
+                                                  "protocol": data["protocol"], "runs": data["runs"][start:]}
     return out
 
 
@@ -107,9 +113,10 @@ class Group:
 
 
 def group(sources: dict[str, dict]) -> list[Group]:
-    """Row groups of {file name: data}, files taken in name order (see the module docstring)."""
+    """Row groups of {file name: data}, files taken in the order given (:func:`read_folder`: file names in
+    order, a merged file's sources in its own order; see the module docstring)."""
     groups: list[Group] = []
-    for name in sorted(sources):
+    for name in sources:
         data = sources[name]
         key = (data["task"], data.get("study"), json.dumps(settings_of(data["protocol"]), sort_keys=True))
         home = next((g for g in groups if g.key == key and g.takes(data)), None)
@@ -184,7 +191,7 @@ def read_folder(folder) -> tuple[dict[str, dict], dict[str, str]]:
         data = json.loads(path.read_text(encoding="utf-8"))
         if not mergeable(data):
             continue
-        parts = split(data) if is_merged(data) else {path.name: data}
+        parts = split(data, path.name) if is_merged(data) else {path.name: data}
         for name, part in parts.items():
             if name in sources:
                 raise ValueError(f"{name} appears twice ({came_from[name]} and {path.name})")
