@@ -1,6 +1,7 @@
 """tl_minimal.experiments.results: loading results files, seed summaries, the table beside the paper (no training)."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -188,3 +189,15 @@ def test_committed_overwrite_rows_are_consistent():
             assert a + e + o == pytest.approx(1.0) and min(a, e, o) >= 0.0, r.label
         assert r.steps == {200} or r.label.endswith("steps)"), r.label  # 200: the command's default
     assert results.break_chance("overwrite")["pick_among_writes"] == pytest.approx(5 / 12)
+
+
+def test_results_dir_is_the_clone_unless_overridden(tmp_path, monkeypatch):
+    monkeypatch.delenv(results.ENV, raising=False)
+    assert results.results_dir() == Path(__file__).resolve().parents[1] / "data" / "results"
+    monkeypatch.setenv(results.ENV, str(tmp_path))
+    assert results.results_dir() == tmp_path
+    _write(tmp_path / "lm.json", [_run("transformer", 0, 5.0)])
+    assert [r.label for r in results.TABLES["lm_matched_width"].rows()] == ["transformer"]  # every reader follows
+    monkeypatch.setenv(results.ENV, str(tmp_path / "nowhere"))
+    with pytest.raises(FileNotFoundError, match="TL_MINIMAL_RESULTS=.*is not a folder"):
+        results.results_dir()
