@@ -67,14 +67,23 @@ PAPER: dict[str, dict] = {
     # retrained with a 50-step lr warm-up, a length curriculum 32 -> 128 over 150 steps and read-gate
     # bias -2; 3 seeds, 500 steps (best seed 13.4%)
     "recall_retrain": {"gated_hybrid_paper": 0.127},
+    "recall_retrain_seeds": {"gated_hybrid_paper": (0.130, 0.134, 0.116)},  # seeds 7 / 19 / 29 (result file)
+    # an ungated previous-token query trained as long ("same-budget long-run check")
+    "recall_ungated": {"gated_hybrid_paper (no gate)": 0.1196},
+    # the recall table's byte-level BPB column (80 steps, one run, symmetric convolution)
+    "lm_recall_table": {"transformer": 5.144, "triple_hybrid (S=8)": 4.843, "gated_hybrid_paper": 3.595},
     # dominant forward MFLOPs (d=64, 3 layers, S=8, vocab 259) and the ratio to the Transformer
+    "flops_t64": {"transformer": 24.1, "triple_hybrid": 21.8, "gated_hybrid_paper": 25.8},
     "flops_t128": {"transformer": 54.6, "triple_hybrid": 43.5, "gated_hybrid_paper": 52.1},
     "flops_t512": {"transformer": 369.3, "triple_hybrid": 174.0, "gated_hybrid_paper": 220.9},
+    "flops_ratio_t64": {"triple_hybrid": 0.90, "gated_hybrid_paper": 1.07},
     "flops_ratio_t128": {"triple_hybrid": 0.80, "gated_hybrid_paper": 0.95},
     "flops_ratio_t512": {"triple_hybrid": 0.47, "gated_hybrid_paper": 0.60},
     # forward-only throughput on Apple MPS: times slower than the Transformer
     "slowdown_t64": {"triple_hybrid": 32.7, "gated_hybrid_paper": 106.5},
     "slowdown_t512": {"triple_hybrid": 18.2, "gated_hybrid_paper": 70.1},
+    "tokens_per_s_t64": {"transformer": 602_684, "triple_hybrid": 18_433, "gated_hybrid_paper": 5_659},
+    "tokens_per_s_t512": {"transformer": 344_185, "triple_hybrid": 18_870, "gated_hybrid_paper": 4_910},
     # parameter counts the paper prints, keyed by our label for the same configuration (vocab 259)
     "params": {"transformer": 174_848, "triple_latent": 187_928, "triple_slot": 188_024,
                "triple_hybrid": 208_472, "triple_latent (d=60, S=16)": 170_424,
