@@ -131,7 +131,6 @@ QUOTES = [
      [("recall_200", "transformer", pct), ("recall_200", "triple_latent", pct)]),
     ("data/results/RECALL_STUDY.md", "Paper at 500 steps",
      [("recall", v, pct) for v in ("transformer", "triple_hybrid", "gated_hybrid_paper")]),
-    ("notebooks/06_kv_gated_fusion.py", "the paper reports 200", [("recall", "gated_hybrid_paper", pct)]),
     ("notebooks/07_paper_reproduction.py", "The paper's 41.9% for its gated hybrid",
      [("recall", "gated_hybrid_paper", pct)]),
 ]
