@@ -61,7 +61,7 @@ from tl_minimal.views import plots, plots_recall, widgets
 # NBVAL_IGNORE_OUTPUT
 RP = protocol("recall")  # batch 32, sequences of 128, AdamW 3e-4, weight decay 0.01
 LP = protocol("lm")  # batch 16 windows of 128 bytes, AdamW 3e-4, weight decay 0.05
-RECALL_STEPS = config.pick(RP.steps, 3)  # our recall protocol's default: 200 (the paper reports 500)
+RECALL_STEPS = config.pick(RP.steps, 3)  # our recall protocol's default: 200 (the paper reports 200 and 500)
 EVAL_EXAMPLES = config.pick(1024, 64)  # fresh evaluation examples (the paper: 2,048)
 LM_STEPS = config.pick(LP.steps, 2)  # the paper's byte-level budget: 80
 LM_EVAL_BATCHES = config.pick(16, 1)  # batches of 16 validation chunks (the paper: 128)
@@ -108,6 +108,13 @@ print(f"smoke mode: {config.smoke()}   recall steps: {RECALL_STEPS}   eval examp
 # | $K$ | entries kept per read | `top_k` | 8 |
 # | $\alpha_{t,j}$ | retrieval weights over the kept entries | `weights` | `[B, T, K]` |
 # | $g_t$ | read gate | `read_gate` | `[B, T]` |
+#
+# **As coded, not as printed.** These are the equations of the paper's reference code, which this
+# library follows. The paper's printed text differs in two places: its score is
+# $\exp(\hat q_t^\top \hat k_j / \sqrt{d_a})$ on normalized vectors, i.e. $\beta = 1/\sqrt{64} = 1/8$
+# where the code multiplies by 8 again ($\beta = 1$); and its gate is $\sigma(W_g q_t) \odot m_t$,
+# computed from the query, where the code has one scalar $\sigma(w_g \cdot e_{t-1} + b_g)$ from the
+# previous token's embedding (`docs/paper.md` section 3.6 gives both sources, line by line).
 #
 # In the recall task (`... QUERY key ANSWER`) the query at ANSWER is built from the asked key, and
 # the right entry is the place $j$ where that key was written: its value $v_{j+1}$ is the answer.
@@ -263,7 +270,9 @@ plt.show()
 
 # %% [markdown]
 # Cosines lie in $[-1, 1]$, so at $\beta = 1$ even an exact match gets only 28% of the weight
-# against seven unrelated entries: the read is always a blur. The library's `gated_hybrid` starts
+# against seven unrelated entries: the read is always a blur. ("The paper" in the legend is the
+# paper's reference code; the formula printed in the paper gives $\beta = 1/8$, blurrier still:
+# section 1 above.) The library's `gated_hybrid` starts
 # at $\beta = 10$ and learns it (`temperature`, `learnable_temperature` in the registry).
 #
 # ## 5. One matrix for queries and keys: an exact repeat wins at initialization
