@@ -90,8 +90,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from .blockwise_topk import top_k_read
-from .helpers import check_kv_settings, check_mode
-from .layers import Recorder
+from .checks import check_kv_settings, check_mode
+from .recording import Recorder
 
 QUERY_ALIGNS = ("previous", "current")
 
@@ -209,7 +209,7 @@ class KVFusion(Recorder, nn.Module):
     ``forward(e, state=None) -> (z, state)``; the state is the cache
     {"t": tokens seen, "e_last": [B, d], "k": [B, N, D_kv], "v": [B, N, D_kv], "logw": [B, N] or None},
     so calling token by token equals one call on the whole sequence. While recording
-    (layers.recording), record["weights"], record["index"] ([B, T, K]) and record["read_gate"] ([B, T]).
+    (recording.py), record["weights"], record["index"] ([B, T, K]) and record["read_gate"] ([B, T]).
     ``dense_read = True`` (an attribute, not a setting) switches the fast read to its dense form.
     """
 
@@ -220,7 +220,7 @@ class KVFusion(Recorder, nn.Module):
                  write_gate: bool = False, gate_outside_norm: bool = False, tie_qk: bool = False,
                  supersede: bool = False, mode: str = "fast"):
         super().__init__()
-        check_kv_settings(query_align, top_k, temperature, QUERY_ALIGNS)  # helpers.py
+        check_kv_settings(query_align, top_k, temperature, QUERY_ALIGNS)  # checks.py
         self.top_k, self.query_align, self.mode = top_k, query_align, check_mode(mode)
         self.gate_outside_norm = gate_outside_norm
         self.key = nn.Linear(d_model, assoc_dim, bias=False)  # W_k
@@ -277,6 +277,6 @@ class KVFusion(Recorder, nn.Module):
         else:
             # z_t = LN(W_m g_t m_t)
             z = self.norm(self.out(g * m))  # [B, T, d]
-        self.keep(weights=w, index=idx, read_gate=g[..., 0])
+        self.save_record(weights=w, index=idx, read_gate=g[..., 0])
         new_state = {"t": t0 + T, "e_last": e[:, -1], "k": keys, "v": values, "logw": logw}
         return z, new_state

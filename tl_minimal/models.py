@@ -37,8 +37,9 @@ from torch import nn
 
 from .conv import LocalConv
 from .kv_fusion import KVFusion
-from .layers import Block, recording
+from .layers import Block
 from .readout import TripleLatentMixer
+from .recording import recording
 from .slots import SlotMixer
 from .transformer import CausalSelfAttention
 
@@ -121,7 +122,7 @@ class LanguageModel(nn.Module):
         return t0
 
     # --- the one forward implementation ------------------------------------------------------
-    recorded: ClassVar[dict[str, str]] = {}  # record key -> attribute of a Recorder outside the blocks ("conv": "conv")
+    extra_records: ClassVar[dict[str, str]] = {}  # record key -> attribute of a Recorder outside the blocks ("conv": "conv")
 
     def run(self, tokens, state=None):
         """tokens [B, T] -> (logits [B, T, V], state after the last token).
@@ -157,7 +158,7 @@ class LanguageModel(nn.Module):
         Runs in eval mode (no dropout: the internals as used at test time) and restores the
         model's mode. snapshot_at: positions t at which triple-latent layers keep P_t;
         attention=True asks attention layers for their weights record["attn"] [B, H, T, T].
-        Variants add the records of their other parts under :attr:`recorded`'s keys ("conv",
+        Variants add the records of their other parts under :attr:`extra_records`' keys ("conv",
         "retrieval", "side").
         """
         was_training = self.training
@@ -168,7 +169,7 @@ class LanguageModel(nn.Module):
         finally:
             self.train(was_training)
         record = {"layers": [block.mixer.record or {} for block in self.blocks]}
-        record.update({key: getattr(self, name).record or {} for key, name in self.recorded.items()})
+        record.update({key: getattr(self, name).record or {} for key, name in self.extra_records.items()})
         return logits, record
 
     # --- generation ---------------------------------------------------------------------------
@@ -300,7 +301,7 @@ class TripleSlotLM(LanguageModel):
 class TripleHybridLM(TripleLatentLM):
     """triple_hybrid: the causal local convolution (conv.py) once before a triple_latent stack."""
 
-    recorded: ClassVar[dict[str, str]] = {"conv": "conv"}
+    extra_records: ClassVar[dict[str, str]] = {"conv": "conv"}
 
     def __init__(self, variant, vocab_size, config):
         super().__init__(variant, vocab_size, config)
@@ -313,14 +314,13 @@ class TripleHybridLM(TripleLatentLM):
         return self.conv(x, state)
 
     def check_can_step(self):
-        if not self.conv.causal:
-            raise NotImplementedError(self.conv._no_step_message())
+        self.conv.check_can_step()
 
 
 class GatedHybridLM(TripleHybridLM):
     """gated_hybrid: triple_hybrid + the gated key-value memory of raw embeddings (kv_fusion.py)."""
 
-    recorded: ClassVar[dict[str, str]] = {"conv": "conv", "retrieval": "kv"}
+    extra_records: ClassVar[dict[str, str]] = {"conv": "conv", "retrieval": "kv"}
 
     def __init__(self, variant, vocab_size, config):
         super().__init__(variant, vocab_size, config)
@@ -340,7 +340,7 @@ class GatedHybridLM(TripleHybridLM):
 class TransformerPlusTripleLM(TransformerLM):
     """transformer_plus_triple: the Transformer, plus ONE triple-latent layer reading LN(e)."""
 
-    recorded: ClassVar[dict[str, str]] = {"side": "side"}
+    extra_records: ClassVar[dict[str, str]] = {"side": "side"}
 
     def __init__(self, variant, vocab_size, config):
         super().__init__(variant, vocab_size, config)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numbers
 
-from .helpers import MODES
+from .checks import MODES
 from .kv_fusion import QUERY_ALIGNS
 
 COMMON = {"d_model": 64, "n_layers": 3, "n_heads": 4, "max_seq_len": 128, "dropout": 0.1}
