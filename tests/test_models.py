@@ -219,7 +219,7 @@ def test_training_pass_has_finite_gradients(variant):
 
 
 @pytest.mark.parametrize("extra", [{"query_align": "current", "write_gate": True},
-                                   {"top_k": "all", "learnable_temperature": True, "gate_outside_norm": True}])
+                                   {"top_k": "all", "learnable_score_scale": True, "gate_outside_norm": True}])
 def test_gated_options_stay_causal_and_steppable(extra):
     model = tiny("gated_hybrid", **extra)
     x = _tokens(T=10)
@@ -232,3 +232,35 @@ def test_gated_options_stay_causal_and_steppable(extra):
         out, state = model.step(x[:, t], state)
         steps.append(out)
     assert _rel(torch.stack(steps, 1), whole) < 1e-10
+
+
+def test_old_setting_names_still_read_with_a_deprecation_warning():
+    # temperature / learnable_temperature are now score_scale / learnable_score_scale (beta
+    # multiplies the scores); saved configs and --set with the old names still build the same model
+    with pytest.warns(DeprecationWarning, match="is now called"):
+        torch.manual_seed(0)
+        old = build_model("gated_hybrid", V, temperature=3.0, learnable_temperature=False)
+    torch.manual_seed(0)
+    new = build_model("gated_hybrid", V, score_scale=3.0, learnable_score_scale=False)
+    assert old.config == new.config and "temperature" not in old.config
+    x = _tokens(T=12)
+    assert torch.equal(old.eval()(x), new.eval()(x))
+    with pytest.warns(DeprecationWarning, match="is now called"):
+        defaults = default_config("gated_hybrid")
+        assert "learnable_temperature" in defaults and defaults["temperature"] == defaults["score_scale"] == 10.0
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="give only 'score_scale'"):
+        build_model("gated_hybrid", V, temperature=3.0, score_scale=3.0)
+
+
+def test_a_checkpoint_with_the_old_parameter_name_loads():
+    torch.manual_seed(0)
+    model = build_model("gated_hybrid", V)
+    saved = {("kv.log_temperature" if k == "kv.log_score_scale" else k): v.clone() + 0.5 * (k == "kv.log_score_scale")
+             for k, v in model.state_dict().items()}
+    model.load_state_dict(saved)
+    assert model.kv.log_score_scale.item() == pytest.approx(torch.log(torch.tensor(10.0)).item() + 0.5)
+
+
+def test_is_gated_hybrid_answers_for_every_variant():
+    assert [v for v in VARIANTS if tl_minimal.registry.is_gated_hybrid(build_model(v, V))] == [
+        "gated_hybrid", "gated_hybrid_paper"]

@@ -19,6 +19,8 @@ What is here
 
 from __future__ import annotations
 
+import numbers
+
 import torch
 
 # "loop": the for-loop over time, the specification; "fast": what models use (chunked for the
@@ -30,7 +32,7 @@ MAX_CHUNK = 256  # running_state.causal_decay builds a 0/1 segment matrix with C
 def check_mode(mode: str) -> str:
     """Return ``mode`` if it is a known op form, else raise ValueError listing the allowed ones."""
     if mode not in MODES:
-        raise ValueError(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
+        raise ValueError(f"unknown mode {mode!r}: mode must be one of {', '.join(MODES)}")
     return mode
 
 
@@ -124,10 +126,15 @@ def check_positions(positions, T: int) -> list[int]:
     return positions
 
 
+def is_int(value) -> bool:
+    """An integer (a Python or NumPy one), not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def check_positive_ints(**sizes) -> None:
     """Every keyword's value is a positive int (not a bool); ValueError naming the first that is not."""
     for name, value in sizes.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if not is_int(value) or value < 1:
             raise ValueError(f"{name} must be a positive int, got {value!r}")
 
 
@@ -158,7 +165,8 @@ def check_conv_kernel(kernel: int, causal: bool) -> int:
     if kernel < 1:
         raise ValueError(f"conv kernel must be >= 1, got {kernel}")
     if not causal and kernel % 2 == 0:
-        raise ValueError(f"the symmetric (causal=False) convolution needs an odd kernel, got {kernel}")
+        raise ValueError(f"the symmetric convolution (causal=False, setting conv_causal) needs an odd kernel "
+                         f"(setting conv_kernel), got {kernel}")
     return kernel
 
 
@@ -175,12 +183,12 @@ def check_conv_step_input(x_t: torch.Tensor) -> None:
         raise ValueError(f"x_t must be [B, d], got shape {tuple(x_t.shape)}")
 
 
-def check_kv_settings(query_align: str, top_k, temperature: float, query_aligns: tuple) -> None:
+def check_kv_settings(query_align, top_k, score_scale, query_aligns: tuple) -> None:
     """The key-value memory's settings: a known query alignment, top_k a positive int, 'all' or
-    None, and a scale (config ``temperature``) > 0."""
+    None, and a score scale beta > 0."""
     if query_align not in query_aligns:
-        raise ValueError(f"query_align must be one of {query_aligns}, got {query_align!r}")
-    if not (top_k is None or top_k == "all" or (isinstance(top_k, int) and top_k >= 1)):
-        raise ValueError(f"top_k must be a positive int, 'all' or None, got {top_k!r}")
-    if not temperature > 0:
-        raise ValueError(f"temperature must be > 0, got {temperature}")
+        raise ValueError(f"query_align must be one of {', '.join(query_aligns)}, got {query_align!r}")
+    if not (top_k is None or top_k == "all" or (is_int(top_k) and top_k >= 1)):
+        raise ValueError(f"top_k must be a positive int, 'all' or None (all entries), got {top_k!r}")
+    if isinstance(score_scale, bool) or not isinstance(score_scale, numbers.Real) or not score_scale > 0:
+        raise ValueError(f"score_scale (beta) must be a number > 0, got {score_scale!r}")
