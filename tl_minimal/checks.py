@@ -92,27 +92,27 @@ def check_readout_inputs(s_prev, b, gam, q_left, q_right, P0=None):
 
 
 def check_slot_inputs(s_prev, b, g, gam, L0=None, R0=None) -> int:
-    """Check the slot memory's inputs; returns K, the number of slots."""
+    """Check the slot memory's inputs; returns num_slots (K), the number of slots."""
     check_sequence("s_prev", s_prev, 4)
     B, T, H, S = s_prev.shape
     check_sequence("b", b, 4, like=s_prev, shape=(B, T, H, S))
     check_sequence("g", g, 4, like=s_prev)
     if tuple(g.shape[:3]) != (B, T, H):
         raise ValueError(f"g (slot weights) must have shape [B, T, H, K] = [{B}, {T}, {H}, K], got {tuple(g.shape)}")
-    K = g.shape[-1]
+    num_slots = g.shape[-1]
     check_sequence("gam", gam, 3, like=s_prev, shape=(B, T, H))
     for name, M in (("L0", L0), ("R0", R0)):
         if M is not None:
-            check_sequence(name, M, 4, like=s_prev, shape=(B, H, K, S))
-    return K
+            check_sequence(name, M, 4, like=s_prev, shape=(B, H, num_slots, S))
+    return num_slots
 
 
 def check_slot_readout_inputs(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None) -> int:
-    """Check the slot readout's inputs; returns K, the number of slots."""
-    K = check_slot_inputs(s_prev, b, g, gam, L0, R0)
+    """Check the slot readout's inputs; returns num_slots (K), the number of slots."""
+    num_slots = check_slot_inputs(s_prev, b, g, gam, L0, R0)
     check_sequence("q_left", q_left, 4, like=s_prev, shape=s_prev.shape)
     check_sequence("q_right", q_right, 4, like=s_prev, shape=s_prev.shape)
-    return K
+    return num_slots
 
 
 def check_positions(positions, T: int) -> list[int]:

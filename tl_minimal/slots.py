@@ -10,7 +10,8 @@ Glossary (paper symbol -> code name -> shape)
     L_k, R_k      L, R               [B, H, K, S]     left / right memory of slot k (one t at a time)
     f_t           f                  [B, T, H, K]     one feature per slot
     W_o           out                Linear(H*K, d)   o_t = W_o vec(f_t)
-    K             num_slots          8 in the paper
+    K             num_slots          8 in the paper (the number of slots; only here: the
+                                                      key-value read's count is top_k)
 
 Instead of the dense S x S pair memory, each head keeps K slots, each a pair of S-vectors:
 
@@ -114,14 +115,14 @@ def slot_memory(s_prev, b, g, gam, L0=None, R0=None, mode: str = "fast"):
     Each is a running state with keep gate gamma: L over inputs g_t[k] s_{t-1}, R over g_t[k] b_t.
     """
     check_mode(mode)                                                # input checks (checks.py)
-    K = check_slot_inputs(s_prev, b, g, gam, L0, R0)
+    num_slots = check_slot_inputs(s_prev, b, g, gam, L0, R0)
     B, T, H, S = s_prev.shape
-    flat = lambda M: None if M is None else M.reshape(B, H, K * S)
+    flat = lambda M: None if M is None else M.reshape(B, H, num_slots * S)
     # L_k,t = gamma_t L_k,t-1 + (1 - gamma_t) (g_t[k] s_{t-1})
-    L = running_state((g.unsqueeze(-1) * s_prev.unsqueeze(-2)).reshape(B, T, H, K * S), gam, flat(L0), mode)
+    L = running_state((g.unsqueeze(-1) * s_prev.unsqueeze(-2)).reshape(B, T, H, num_slots * S), gam, flat(L0), mode)
     # R_k,t = gamma_t R_k,t-1 + (1 - gamma_t) (g_t[k] b_t)
-    R = running_state((g.unsqueeze(-1) * b.unsqueeze(-2)).reshape(B, T, H, K * S), gam, flat(R0), mode)
-    return L.reshape(B, T, H, K, S), R.reshape(B, T, H, K, S)
+    R = running_state((g.unsqueeze(-1) * b.unsqueeze(-2)).reshape(B, T, H, num_slots * S), gam, flat(R0), mode)
+    return L.reshape(B, T, H, num_slots, S), R.reshape(B, T, H, num_slots, S)
 
 
 class SlotMixer(TripleLatentMixer):
@@ -150,7 +151,7 @@ class SlotMixer(TripleLatentMixer):
     def forward(self, n: torch.Tensor, state=None):
         a, b, ql, qr, lam, gam = self.project(n)                    # [B, T, H, S] x4, [B, T, H] x2
         B, T, H, S = a.shape
-        K = self.num_slots
+        K = self.num_slots                                          # the glossary's K
         # g_t = softmax over the K slots, per head (kernels.softmax: faster over a short axis)
         g = softmax(self.to_slots(n).view(B, T, H, K))              # [B, T, H, K]
         # s_{-1}, L_{-1}, R_{-1}: the carried state (None = zeros), checked in checks.py
