@@ -199,6 +199,8 @@ def matrix_heatmap(M, xlabels=None, ylabels=None, ax=None, title: str | None = N
     """One matrix [rows, cols] as a seaborn heatmap; diverging colours around ``center``.
 
     With ``center`` set and no vmin / vmax, the colour scale is symmetric: zero is white.
+    Many parameters: after M, every one is an optional seaborn / matplotlib styling option under
+    its usual name, so that every heatmap in the notebooks is this one function.
     """
     M = _check_rank("M", as_numpy(M), 2, "a matrix [rows, cols]")
     if ax is None:

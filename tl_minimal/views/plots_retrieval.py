@@ -138,6 +138,7 @@ def position_bars(ax, values, names=None, marks: dict | None = None, ylabel: str
     names (token names [T], optional) label the non-filler positions when the sequence is short
     (T <= 48); longer sequences get plain position numbers, which stay readable. verdict (True /
     False) writes RIGHT or WRONG above the panel, larger than any other text in it.
+    Nine parameters: after ax and values, optional labels and marks of one panel.
     """
     v = as_numpy(values)
     if v.ndim != 1 or (names is not None and len(names) != len(v)):
