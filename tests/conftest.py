@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tl_minimal.layers import recording
+from tl_minimal.recording import recording
 
 
 def relative_error(x: torch.Tensor, y: torch.Tensor) -> float:
@@ -69,7 +69,7 @@ def accelerators() -> list[str]:
 
 
 def recorded(module, *args, **options):
-    """Call ``module(*args)`` while it records (layers.recording); returns (its output, its record)."""
+    """Call ``module(*args)`` while it records (recording.py); returns (its output, its record)."""
     with recording(module, **options):
         out = module(*args)
     return out, module.record

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from conftest import recorded
-from tl_minimal.kv_fusion import KVFusion, kv_read, kv_read_loop, kv_read_step
+from tl_minimal.kv_fusion import KVConfig, KVFusion, kv_read, kv_read_loop, kv_read_step
 
 
 def _rel(a, b):
@@ -79,17 +79,17 @@ def test_step_equals_fast():
         assert torch.equal(it, i[:, t, : it.shape[1]])
 
 
-def _fusion(**kw):
+def _fusion(mode="fast", **kw):
     torch.manual_seed(0)
-    return KVFusion(12, assoc_dim=kw.pop("assoc_dim", 6), **kw).double()
+    return KVFusion(12, KVConfig(assoc_dim=kw.pop("assoc_dim", 6), **kw), mode=mode).double()
 
 
 @pytest.mark.parametrize("align", ["previous", "current"])
 @pytest.mark.parametrize("extra", [{}, {"write_gate": True, "top_k": "all"},
-                                   {"learnable_temperature": True, "temperature": 3.0, "assoc_dim": 12},
+                                   {"learnable_score_scale": True, "score_scale": 3.0, "assoc_dim": 12},
                                    {"gate_outside_norm": True, "top_k": 2},
-                                   {"tie_qk": True, "learnable_temperature": True, "temperature": 10.0},
-                                   {"tie_qk": True, "temperature": 10.0, "supersede": True, "top_k": 3}])
+                                   {"tie_qk": True, "learnable_score_scale": True, "score_scale": 10.0},
+                                   {"tie_qk": True, "score_scale": 10.0, "supersede": True, "top_k": 3}])
 def test_module_loop_fast_step_and_chunks_agree(align, extra):
     fast = _fusion(query_align=align, **dict(extra))
     loop = _fusion(query_align=align, mode="loop", **dict(extra))
@@ -127,7 +127,7 @@ def test_no_nan_before_the_first_entry_and_gradients_finite():
 def test_alignment_retrieves_the_right_pair(align):
     # one-hot embeddings, W_q = W_k = W_v = identity, sharp scores: the top entry must be the
     # earlier occurrence of the query token (previous: e_{t-1}, current: e_t)
-    f = KVFusion(8, assoc_dim=8, top_k=1, temperature=50.0, query_align=align).double()
+    f = KVFusion(8, KVConfig(assoc_dim=8, top_k=1, score_scale=50.0, query_align=align)).double()
     with torch.no_grad():
         for lin in (f.key, f.value, f.query):
             lin.weight.copy_(torch.eye(8))
@@ -145,18 +145,18 @@ def test_alignment_retrieves_the_right_pair(align):
 
 def test_bad_options():
     with pytest.raises(ValueError, match="query_align"):
-        KVFusion(8, query_align="next")
+        KVFusion(8, KVConfig(query_align="next"))
     with pytest.raises(ValueError, match="top_k"):
-        KVFusion(8, top_k=0)
-    with pytest.raises(ValueError, match="temperature"):
-        KVFusion(8, temperature=0.0)
+        KVFusion(8, KVConfig(top_k=0))
+    with pytest.raises(ValueError, match="score_scale"):
+        KVFusion(8, KVConfig(score_scale=0.0))
 
 
 def test_tied_query_key_scores_an_exact_repeat_at_cos_one():
     # one W_qk for queries and keys: at initialization the entry whose key token equals the
     # query token scores exactly tau * 1, the highest possible score, whatever W_qk is
     torch.manual_seed(0)
-    f = KVFusion(8, assoc_dim=6, top_k="all", temperature=10.0, tie_qk=True).double()
+    f = KVFusion(8, KVConfig(assoc_dim=6, top_k="all", score_scale=10.0, tie_qk=True)).double()
     assert f.query is None
     tokens = torch.tensor([[0, 1, 2, 3, 4, 5, 2, 6]])  # at t=7 the previous token 2 was seen at j=2
     e = torch.randn(7, 8, dtype=torch.float64)[tokens]
@@ -164,7 +164,7 @@ def test_tied_query_key_scores_an_exact_repeat_at_cos_one():
     w = rec["weights"][0, 7, :6]  # entries j = 0..5, in memory order
     assert w.argmax().item() == 2 and w[2] > 0.5
     # independent projections: the repeat is not singled out in general
-    g = KVFusion(8, assoc_dim=6, top_k="all", temperature=10.0).double()
+    g = KVFusion(8, KVConfig(assoc_dim=6, top_k="all", score_scale=10.0)).double()
     assert sum(p.numel() for p in g.parameters()) == sum(p.numel() for p in f.parameters()) + 8 * 6
 
 
@@ -262,13 +262,13 @@ def test_dense_and_blockwise_fast_forms_agree(top_k):
 
 @pytest.mark.parametrize("align", ["previous", "current"])
 def test_module_blockwise_across_blocks_equals_loop(align, monkeypatch):
-    # the whole key-value path (both alignments, write gate, learnable temperature) with blocks
+    # the whole key-value path (both alignments, write gate, learnable score scale) with blocks
     # much shorter than the sequence, against the loop form; gradients of every parameter
     import tl_minimal.kv_fusion as kvf
     small = _blockwise(4, 3)
     monkeypatch.setattr(kvf, "top_k_read", lambda qn, kn, v, n, k, s, lw: small(qn, kn, v, n, k, s, lw))
-    fast = _fusion(query_align=align, write_gate=True, learnable_temperature=True, temperature=4.0, top_k=3)
-    loop = _fusion(query_align=align, write_gate=True, learnable_temperature=True, temperature=4.0, top_k=3,
+    fast = _fusion(query_align=align, write_gate=True, learnable_score_scale=True, score_scale=4.0, top_k=3)
+    loop = _fusion(query_align=align, write_gate=True, learnable_score_scale=True, score_scale=4.0, top_k=3,
                    mode="loop")
     loop.load_state_dict(fast.state_dict())
     e = torch.randn(2, 23, 12, generator=torch.Generator().manual_seed(3), dtype=torch.float64)

@@ -5,6 +5,7 @@ import torch
 
 import tl_minimal
 from tl_minimal import VARIANTS, build_model, default_config
+from tl_minimal.registry import is_gated_hybrid
 
 V = 50
 TINY = {"d_model": 32, "n_layers": 2, "n_heads": 4, "state_dim": 8, "num_slots": 4, "max_seq_len": 64,
@@ -58,7 +59,7 @@ def test_causal(variant):
 def test_step_and_chunks_equal_whole_pass(variant):
     model = tiny(variant)
     x = _tokens(T=12)
-    if variant.startswith("gated"):
+    if is_gated_hybrid(variant):
         x = _distinct_tokens(T=12)
     whole = model(x)
     state = model.init_state(2)
@@ -77,7 +78,7 @@ def test_step_and_chunks_equal_whole_pass(variant):
 def test_loop_mode_equals_chunked(variant):
     fast, loop = tiny(variant), tiny(variant, mode="loop")
     loop.load_state_dict(fast.state_dict())
-    x = _distinct_tokens(T=20) if variant.startswith("gated") else _tokens(T=20)
+    x = _distinct_tokens(T=20) if is_gated_hybrid(variant) else _tokens(T=20)
     assert _rel(loop(x), fast(x)) < 1e-10
 
 
@@ -119,7 +120,7 @@ def test_internals(variant):
         assert layer["slot_weights"].shape == (2, 9, 4, 4)
     if "hybrid" in variant:
         assert info["conv"]["update"].shape == (2, 9, 32)
-    if variant.startswith("gated"):
+    if is_gated_hybrid(variant):
         r = info["retrieval"]
         assert r["weights"].shape == (2, 9, 4) and r["index"].shape == (2, 9, 4)
         assert r["read_gate"].shape == (2, 9)
@@ -219,7 +220,7 @@ def test_training_pass_has_finite_gradients(variant):
 
 
 @pytest.mark.parametrize("extra", [{"query_align": "current", "write_gate": True},
-                                   {"top_k": "all", "learnable_temperature": True, "gate_outside_norm": True}])
+                                   {"top_k": "all", "learnable_score_scale": True, "gate_outside_norm": True}])
 def test_gated_options_stay_causal_and_steppable(extra):
     model = tiny("gated_hybrid", **extra)
     x = _tokens(T=10)
@@ -232,3 +233,41 @@ def test_gated_options_stay_causal_and_steppable(extra):
         out, state = model.step(x[:, t], state)
         steps.append(out)
     assert _rel(torch.stack(steps, 1), whole) < 1e-10
+
+
+def test_old_setting_names_still_read_with_a_deprecation_warning():
+    # temperature / learnable_temperature are now score_scale / learnable_score_scale (beta
+    # multiplies the scores); saved configs and --set with the old names still build the same model
+    torch.manual_seed(0)
+    with pytest.warns(DeprecationWarning, match="is now called"):
+        old = build_model("gated_hybrid", V, temperature=3.0, learnable_temperature=False)
+    torch.manual_seed(0)
+    new = build_model("gated_hybrid", V, score_scale=3.0, learnable_score_scale=False)
+    assert old.config == new.config and "temperature" not in old.config
+    x = _tokens(T=12)
+    assert torch.equal(old.eval()(x), new.eval()(x))
+    defaults = default_config("gated_hybrid")
+    with pytest.warns(DeprecationWarning, match="is now called 'learnable_score_scale'"):
+        known = "learnable_temperature" in defaults
+    with pytest.warns(DeprecationWarning, match="is now called 'score_scale'"):
+        beta = defaults["temperature"]
+    assert known and beta == defaults["score_scale"] == 10.0
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="give only 'score_scale'"):
+        build_model("gated_hybrid", V, temperature=3.0, score_scale=3.0)
+
+
+def test_a_checkpoint_with_the_old_parameter_name_loads():
+    torch.manual_seed(0)
+    model = build_model("gated_hybrid", V)
+    saved = {("kv.log_temperature" if k == "kv.log_score_scale" else k): v.clone() + 0.5 * (k == "kv.log_score_scale")
+             for k, v in model.state_dict().items()}
+    model.load_state_dict(saved)
+    assert model.kv.log_score_scale.item() == pytest.approx(torch.log(torch.tensor(10.0)).item() + 0.5)
+
+
+def test_is_gated_hybrid_answers_for_every_variant_and_model():
+    gated = ["gated_hybrid", "gated_hybrid_paper"]
+    assert [v for v in VARIANTS if is_gated_hybrid(v)] == gated
+    assert [v for v in VARIANTS if is_gated_hybrid(build_model(v, V))] == gated
+    with pytest.raises(ValueError, match="unknown variant"):
+        is_gated_hybrid("gpt")

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from conftest import accelerators, outputs_and_grads, randn, random_gates, relative_error
-from tl_minimal.helpers import MODES
+from tl_minimal.checks import MODES
 from tl_minimal.running_state import (
     causal_decay,
     decayed_cumsum,

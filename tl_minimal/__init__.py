@@ -11,11 +11,15 @@ Read the model in this order (each file one step, each with a notebook):
     transformer.py       the attention baseline
     layers.py, models.py, registry.py   blocks, the language models, build_model
 
+Beside them, three small modules the concept files call, so that they read as the math:
+``checks.py`` (input checks: clear errors for bad input), ``kernels.py`` (custom autograd
+functions that compute the plain formula faster) and ``recording.py`` (how a module hands
+back its internals for plots).
+
 Everything else is grouped by role: ``data/`` (WikiText-2 bytes, MiniMind tokens, recall
 tasks), ``training/`` (device, smoke switch, training loop, metrics), ``views/`` (plots and
 widgets), ``experiments/`` (the paper's protocols, speed, results, the recall study) and
-``exercises/`` (checkers). ``helpers.py`` holds the input checks and speed tricks that the
-concept files call, so that those files read as the math.
+``exercises/`` (checkers).
 
 The stable contract is this package's top level; module paths may change.
 """

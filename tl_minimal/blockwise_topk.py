@@ -1,38 +1,38 @@
-"""The key-value read of ``kv_fusion.py`` without a T x N score matrix: a top-K kept block by block.
+"""The key-value read of ``kv_fusion.py`` without a T x N score matrix: a top-k kept block by block.
 
 The read (kv_fusion.py): score every visible entry j for query t, rho_{t,j} = beta cos(q_t, k_j)
-(+ log omega_j), keep the K best, alpha_t = softmax(kept), m_t = sum alpha_{t,j} v_{j+1}.
+(+ log omega_j), keep the k = top_k best, alpha_t = softmax(kept), m_t = sum alpha_{t,j} v_{j+1}.
 Written all at once it holds a [B, T, N] score matrix (and, in training, its gradient and a
 scattered [B, T, N] copy of alpha): memory quadratic in T. Here the same read is computed the
 way flash attention computes a softmax, one block of queries against one block of entries at
-a time, keeping a running top-K per query:
+a time, keeping a running top-k per query:
 
     for each block of q query positions:
-        best = K empty slots
+        best = k empty slots
         for each block of b entries these queries can see:
             rho  = the block's scores, a [q, b] matrix (-inf where j is not visible yet)
-            best = the K best of (best, the K best of rho)       <- exact
+            best = the k best of (best, the k best of rho)       <- exact
     alpha = softmax(best);  m = sum alpha v                       (values of the kept only)
 
-Why it is exact: the K best of everything seen so far is all a later block needs. An entry of
-the final top K is among the K best of every set of entries it belongs to, so no step throws
-it away; an entry outside it is beaten by K entries that all survive. The kept scores are the
+Why it is exact: the k best of everything seen so far is all a later block needs. An entry of
+the final top k is among the k best of every set of entries it belongs to, so no step throws
+it away; an entry outside it is beaten by k entries that all survive. The kept scores are the
 same numbers as in the all-at-once read, so their softmax is the same too.
 
 Ties. Two entries can score exactly the same (a token that occurs twice writes the same key
 twice), and torch.topk leaves open which of equal scores it keeps. The rule here: among equal
 scores the entry written first (lower j) wins and comes first; kv_fusion.kv_read_loop, the
-specification, uses the same rule. A block's K best come from one topk of K + 1 values: when
-the (K+1)-th equals the K-th, a tie straddles the cut and the block is chosen again by index
+specification, uses the same rule. A block's k best come from one topk of k + 1 values: when
+the (k+1)-th equals the k-th, a tie straddles the cut and the block is chosen again by index
 among the tied entries (rare; on a GPU the tie path runs every time, so that the host never waits
 for the device to say whether it is needed). Merging
-two ordered lists of K compares all 2K x 2K pairs by (score, index): no topk, no tie question.
+two ordered lists of k compares all 2K x 2K pairs by (score, index): no topk, no tie question.
 
-Costs, for T queries over N entries (N ~ T), key width A, blocks of q queries and b entries:
+Costs, for T queries over N entries (N ~ T), key width A (= D_kv), blocks of q queries and b entries:
     time     O(T N A) for the scores (the blocks no query can see yet are skipped: about half)
-             plus a top-(K+1) over every score, O(T N)
-    memory   O(q b) for one block pair, O(T K) for the kept scores and indices: linear in T.
-             Nothing of size [T, K, A] or [T, N] is stored for the backward: the autograd
+             plus a top-(k+1) over every score, O(T N)
+    memory   O(q b) for one block pair, O(T k) for the kept scores and indices: linear in T.
+             Nothing of size [T, k, A] or [T, N] is stored for the backward: the autograd
              Function below keeps alpha and the indices and recomputes per query block.
 
 Everything runs on CPU, CUDA and MPS (matmul, topk, gather, scatter_add, index_add); the
@@ -98,7 +98,7 @@ def _block_best(rho, j0: int, k: int):
 @torch.no_grad()
 def select_top_k(qn, kn, n_visible, k: int, scale, logw=None, key_block: int = KEY_BLOCK,
                  query_block: int = QUERY_BLOCK):
-    """The K best visible entries of every query, block by block.
+    """The k best visible entries of every query, block by block.
 
     qn [B, T, A], kn [B, N, A] (unit vectors); n_visible: T non-decreasing ints on the host
     (entry j is visible at t when j < n_visible[t]); scale: float or 0-d tensor; logw [B, N] or
@@ -147,6 +147,7 @@ class TopKRead(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, qn, kn, values, logw, scale, n_visible, k, key_block, query_block):
+        """Positional inputs, as ``autograd.Function.apply`` passes them (it takes no keywords)."""
         kept, index = select_top_k(qn, kn, n_visible, k, scale, logw, key_block, query_block)
         ok = index >= 0                                              # [B, T, k]
         # alpha = softmax(kept) on the entries that exist, 0 elsewhere (rows with none: all 0)
@@ -236,6 +237,9 @@ def _gather(x, index):
 
 def top_k_read(qn, kn, values, n_visible, k: int, scale, logw=None, key_block: int = KEY_BLOCK,
                query_block: int = QUERY_BLOCK):
-    """The blockwise read: (m [B, T, A], alpha [B, T, k], index [B, T, k]); see :class:`TopKRead`."""
+    """The blockwise read: (m [B, T, A], alpha [B, T, k], index [B, T, k]); see :class:`TopKRead`.
+
+    Nine parameters: the read's own (as kv_read's) plus the two block sizes, which tests shrink
+    so that short sequences cross many block edges."""
     scale = torch.as_tensor(scale, dtype=qn.dtype, device=qn.device)
     return TopKRead.apply(qn, kn, values, logw, scale, n_visible, k, key_block, query_block)

@@ -42,8 +42,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .helpers import check_conv_input, check_conv_kernel, check_conv_step_input, check_mode
-from .layers import Recorder
+from .checks import check_conv_input, check_conv_kernel, check_conv_step_input, check_mode
+from .recording import Recorder
 
 
 def _left_context(x: torch.Tensor, weight: torch.Tensor, causal: bool, state=None):
@@ -64,7 +64,7 @@ def _left_context(x: torch.Tensor, weight: torch.Tensor, causal: bool, state=Non
 
 def conv_loop(x, weight, bias, causal: bool = True, state=None) -> torch.Tensor:
     """Reference: y_t = GELU(c + sum_i W[:, :, i] x_{t-(k-1)+i}) (causal) as an explicit sum."""
-    check_conv_input(x, weight)                                     # input check (helpers.py)
+    check_conv_input(x, weight)                                     # input check (checks.py)
     k = weight.shape[-1]
     T = x.shape[1]
     xp = _left_context(x, weight, causal, state)  # [B, k-1+T, d]
@@ -77,7 +77,7 @@ def conv_loop(x, weight, bias, causal: bool = True, state=None) -> torch.Tensor:
 
 def conv_fast(x, weight, bias, causal: bool = True, state=None) -> torch.Tensor:
     """Fast form: the same sum as one F.conv1d over the padded sequence."""
-    check_conv_input(x, weight)                                     # input check (helpers.py)
+    check_conv_input(x, weight)                                     # input check (checks.py)
     xp = _left_context(x, weight, causal, state)  # [B, k-1+T, d]
     # conv1d wants channels first: [B, d, time]
     pre = F.conv1d(xp.transpose(1, 2), weight, bias)  # [B, d, T]
@@ -86,7 +86,7 @@ def conv_fast(x, weight, bias, causal: bool = True, state=None) -> torch.Tensor:
 
 def conv_step(x_t, state, weight, bias):
     """One token: y_t from x_t and the last k-1 inputs; returns (y_t [B, d], new state [B, k-1, d])."""
-    check_conv_step_input(x_t)                                      # input check (helpers.py)
+    check_conv_step_input(x_t)                                      # input check (checks.py)
     window = torch.cat([state, x_t[:, None]], dim=1)  # [B, k, d]: x_{t-k+1} .. x_t
     # y_t = GELU(c + sum_i W[:, :, i] x_{t-(k-1)+i})
     pre = bias + torch.einsum("bid,edi->be", window, weight)  # [B, d]
@@ -99,31 +99,32 @@ class LocalConv(Recorder, nn.Module):
     ``forward(x, state=None) -> (x_new, state)`` follows the mixer convention
     of :mod:`tl_minimal.layers`, except that it returns the *residual sum*, not the update.
     The state is the last k-1 inputs [B, k-1, d] (causal only; ``None`` for causal=False).
-    While recording (layers.recording), ``record["update"]`` = y = GELU(conv(x)) [B, T, d].
+    While recording (recording.py), ``record["update"]`` = y = GELU(conv(x)) [B, T, d].
     """
 
     def __init__(self, d_model: int, kernel: int = 5, dropout: float = 0.0, causal: bool = True,
                  mode: str = "fast"):
         super().__init__()
-        check_conv_kernel(kernel, causal)                           # helpers.py
+        check_conv_kernel(kernel, causal)                           # checks.py
         self.kernel, self.causal, self.mode = kernel, causal, check_mode(mode)
         self.conv = nn.Conv1d(d_model, d_model, kernel)  # weight [d, d, k], bias [d]
         self.drop = nn.Dropout(dropout)
 
     def init_state(self, batch_size: int, like: torch.Tensor) -> torch.Tensor:
-        if not self.causal:
-            raise NotImplementedError(self._no_step_message())
+        self.check_can_step()
         return like.new_zeros(batch_size, self.kernel - 1, self.conv.in_channels)  # [B, k-1, d]
 
-    @staticmethod
-    def _no_step_message() -> str:
-        return ("the symmetric convolution (conv_causal=False) has no step form: position t reads "
+    def check_can_step(self) -> None:
+        """Raise NotImplementedError if this convolution cannot continue from a carried state."""
+        if not self.causal:
+            raise NotImplementedError(
+                "the symmetric convolution (conv_causal=False) has no step form: position t reads "
                 "tokens t+1, t+2 that do not exist yet during generation (the future-token leak); "
                 "use conv_causal=True to generate")
 
     def forward(self, x, state=None):
-        if not self.causal and state is not None:
-            raise NotImplementedError(self._no_step_message())
+        if state is not None:
+            self.check_can_step()
         w, c = self.conv.weight, self.conv.bias
         if self.mode == "loop":
             y = conv_loop(x, w, c, self.causal, state)  # [B, T, d]
@@ -132,7 +133,7 @@ class LocalConv(Recorder, nn.Module):
             y = y_t[:, None]  # [B, 1, d]
         else:
             y = conv_fast(x, w, c, self.causal, state)  # [B, T, d]
-        self.keep(update=y)
+        self.save_record(update=y)
         new_state = None
         if self.causal:
             # the new state: the last k-1 inputs (older ones from the old state if T < k-1)

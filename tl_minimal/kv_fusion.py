@@ -5,24 +5,25 @@ The gated hybrid therefore keeps, beside the compressed stack, a plain associati
 token pairs built from the raw token embeddings e (before positions are added), and adds
 what it reads to the logits at the very end ("late fusion").
 
-Glossary (paper symbol -> code name -> shape); D_kv = assoc_dim (64), d = d_model, K = top_k
+Glossary (paper symbol -> code name -> shape); D_kv = assoc_dim (64), d = d_model, top_k = how
+many of the best-scoring entries a read keeps (8; the slot count K of slots.py is another thing)
     e_t          e             [B, T, d]     raw token embedding (no position)
     k_j = W_k e_j     key      [B, N, D_kv]  key of memory entry j (the token at j)
     v_{j+1} = W_v e_{j+1} value [B, N, D_kv] value of entry j (the token AFTER j)
     q_t = W_q e_{t-1} q        [B, T, D_kv]  query ("previous": from the previous token);
                                              tie_qk: W_q = W_k (one W_qk, no W_q parameter)
     N            n entries     int           entries j = 0 .. (tokens seen) - 2
-    beta         scale         scalar        the scale multiplying the cosine (an inverse
-                                             temperature), exp(log_temperature); config
-                                             ``temperature``: 10 and learnable in gated_hybrid,
+    beta         scale         scalar        the score scale multiplying the cosine (larger:
+                                             sharper), exp(log_score_scale); setting
+                                             ``score_scale``: 10 and learnable in gated_hybrid,
                                              1 and fixed in gated_hybrid_paper (registry.py)
     rho_{t,j}    scores        [B, T, N]     retrieval score of entry j for the query at t
     omega_j      logw          [B, N]        log write strength (optional write gate)
     eta          supersede     scalar        strength of "a later write replaces an earlier one"
                                              (optional, learnable, starts at 1; None: off)
     o_{t,j}      overwritten   [B, T, N]     max over later visible entries j' of relu(cos(k_j, k_j'))
-    alpha_t      weights       [B, T, K]     softmax over the kept scores (0 where no entry)
-    j (kept)     index         [B, T, K]     memory position j of each kept entry (-1: none)
+    alpha_t      weights       [B, T, top_k] softmax over the kept scores (0 where no entry)
+    j (kept)     index         [B, T, top_k] memory position j of each kept entry (-1: none)
     m_t          m             [B, T, D_kv]  retrieved value
     g_t          read_gate     [B, T]        sigmoid(Linear(d -> 1)(e_{t-1})): the read gate
                                              (not slots.py's slot weights g_t[k])
@@ -34,7 +35,7 @@ Equations (docs/paper.md sections 3.6-3.7; "previous" query alignment):
     score      rho_{t,j} = beta * cos(q_t, k_j)  (+ log omega_j with a write gate)
                supersede: rho_{t,j} = beta * (cos(q_t, k_j) - eta * o_{t,j}),
                o_{t,j} = max_{j < j' < n_t} relu(cos(k_j, k_j'))   (last write wins)
-    select     keep the top-K scores (K = 8; "all"/None keeps every entry)
+    select     keep the top_k best scores (8; "all"/None keeps every entry)
     read       alpha_t = softmax(kept scores);   m_t = sum_j alpha_{t,j} v_{j+1}
     gate       g_t = sigmoid(w_g . e_{t-1} + b_g)
     fuse       logits_t = W_vocab h_t + W_vocab z_t,   z_t = LN(W_m g_t m_t)
@@ -53,21 +54,22 @@ applies it after the norm instead, g_t LN(W_m m_t); the default follows the pape
 Three forms of the read, tested equal (tests/test_kv_fusion.py):
     kv_read_loop   one position at a time: the specification
     kv_read        all positions at once, without a T x N matrix: the scores are computed one
-                   block of entries at a time and each query keeps a running top-K, merged
-                   block by block (flash attention's idea applied to top-K; blockwise_topk.py).
-                   Exact: the K best of everything seen so far is all a later block needs.
-                   Memory O(q b + T K) (q queries times b entries per block) instead of
-                   O(T N); time O(T N A), half of it skipped as causal. ``dense=True`` is the earlier all-at-once form (a masked [B, T, N]
+                   block of entries at a time and each query keeps a running top_k, merged
+                   block by block (flash attention's idea applied to top-k; blockwise_topk.py).
+                   Exact: the top_k best of everything seen so far is all a later block needs.
+                   Memory O(q b + T top_k) (q queries times b entries per block) instead
+                   of O(T N); time O(T N D_kv), half of it skipped as causal.
+                   ``dense=True`` is the earlier all-at-once form (a masked [B, T, N]
                    score matrix, topk, scatter, matmul), kept to show what the blockwise read
                    saves (notebook 08); top_k="all" always uses it (its weights are [B, T, N])
-    kv_read_step   one query against the cached entries: generation, O(N A) work per token
+    kv_read_step   one query against the cached entries: generation, O(N D_kv) work per token
 
 Ties: a token that occurs several times writes the same key several times, so those entries
 score the same. The loop and the blockwise read keep, among equal scores, the entry written
 first (lower j), and list it first. The dense form follows torch.topk, which leaves the order
 of equal scores unspecified. Exact ties need exactly equal numbers, and matrix products of
 different sizes (the whole sequence, one block, one cached step) may round a score in the last
-bit differently; so when a group of equal keys straddles the top-K boundary, a generated token
+bit differently; so when a group of equal keys straddles the top_k boundary, a generated token
 can still read other copies than the whole-sequence pass did. Both choices are equally good by
 the model's own scores. The tests hold the forms equal where scores are exact (no repeated
 keys, or keys whose products are exact in floating point); top_k="all" has no boundary.
@@ -84,20 +86,21 @@ of entries, an [N, N] matrix, so a read with supersede uses the dense form (quad
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from .blockwise_topk import top_k_read
-from .helpers import check_kv_settings, check_mode
-from .layers import Recorder
+from .checks import check_kv_settings, check_mode
+from .recording import Recorder
 
 QUERY_ALIGNS = ("previous", "current")
 
 
-def _keep(top_k, n: int) -> int | None:
-    """How many of n entries to keep by topk (sorted by score); None = all, in memory order."""
+def _kept_count(top_k, n: int) -> int | None:
+    """How many of n entries a read keeps by topk (sorted by score); None = all, in memory order."""
     return None if top_k is None or top_k == "all" else min(int(top_k), n)
 
 
@@ -109,16 +112,17 @@ def overwritten(keys, n):
 
 
 def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, supersede=None):
-    """Reference: for each position t, score its n_visible[t] entries, keep top-K, softmax, sum.
+    """Reference: for each position t, score its n_visible[t] entries, keep the top_k best, softmax, sum.
 
     q [B, T, D_kv]; keys, values [B, N, D_kv] (values[:, j] is v_{j+1}); n_visible: T ints;
     scale = beta; logw [B, N] or None; supersede = eta (a number or 0-d tensor) or None. Returns
-    m [B, T, D_kv], weights [B, T, K'], index [B, T, K'] with K' = min(top_k, N) (N for "all");
+    m [B, T, D_kv], weights [B, T, n_kept], index [B, T, n_kept] with n_kept = min(top_k, N) (N for
+    "all");
     unused places have weight 0 and index -1.
     """
     B, T, _ = q.shape
     N = keys.shape[1]
-    width = _keep(top_k, N) or N
+    width = _kept_count(top_k, N) or N
     m = q.new_zeros(B, T, values.shape[-1])
     weights = q.new_zeros(B, T, width)
     index = torch.full((B, T, width), -1, dtype=torch.long, device=q.device)
@@ -134,14 +138,14 @@ def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, supe
         rho = scale * cos
         if logw is not None:
             rho = rho + logw[:, :n]
-        kk = _keep(top_k, n)
-        if kk is None:
+        n_kept = _kept_count(top_k, n)
+        if n_kept is None:
             kept, idx = rho, torch.arange(n, device=q.device).expand(B, n)  # [B, n]
-        else:  # the kk best, best first; equal scores: lower j first (a stable sort)
-            kept, idx = (x[:, :kk] for x in rho.sort(dim=-1, descending=True, stable=True))  # [B, kk]
+        else:  # the n_kept best, best first; equal scores: lower j first (a stable sort)
+            kept, idx = (x[:, :n_kept] for x in rho.sort(dim=-1, descending=True, stable=True))  # [B, n_kept]
         # alpha_t = softmax(kept);  m_t = sum alpha v
-        alpha = kept.softmax(dim=-1)  # [B, kk]
-        v = values[:, :n].gather(1, idx[..., None].expand(-1, -1, values.shape[-1]))  # [B, kk, D_kv]
+        alpha = kept.softmax(dim=-1)  # [B, n_kept]
+        v = values[:, :n].gather(1, idx[..., None].expand(-1, -1, values.shape[-1]))  # [B, n_kept, D_kv]
         m[:, t] = (alpha[..., None] * v).sum(1)
         weights[:, t, : alpha.shape[1]] = alpha
         index[:, t, : idx.shape[1]] = idx
@@ -154,6 +158,8 @@ def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, supersede
     Blockwise (blockwise_topk.py) unless ``dense=True``, top_k is "all"/None, or ``supersede`` is
     on (its key-key term is an [N, N] matrix): then one masked [B, T, N] score matrix (quadratic
     memory; torch.topk's order among equal scores).
+    Nine parameters: the glossary's tensors (q, keys, values, n_visible, logw) and the read's
+    settings (top_k, scale = beta, supersede = eta, dense), each under the name the equations use.
     """
     B, T, _ = q.shape
     N = keys.shape[1]
@@ -161,10 +167,10 @@ def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, supersede
         return (q.new_zeros(B, T, values.shape[-1]), q.new_zeros(B, T, 0),
                 torch.zeros(B, T, 0, dtype=torch.long, device=q.device))
     qn, kn = F.normalize(q, dim=-1, eps=1e-12), F.normalize(keys, dim=-1, eps=1e-12)
-    kk = _keep(top_k, N)
-    if kk is not None and not dense and supersede is None:
-        # rho = beta cos(q_t, k_j) (+ log omega_j), the K best kept block by block, alpha, m
-        return top_k_read(qn, kn, values, n_visible, kk, scale, logw)
+    n_kept = _kept_count(top_k, N)
+    if n_kept is not None and not dense and supersede is None:
+        # rho = beta cos(q_t, k_j) (+ log omega_j), the n_kept best kept block by block, alpha, m
+        return top_k_read(qn, kn, values, n_visible, n_kept, scale, logw)
     n_visible = torch.as_tensor(n_visible, device=q.device)
     cos = qn @ kn.transpose(1, 2)  # [B, T, N]
     if supersede is not None:
@@ -181,13 +187,13 @@ def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, supersede
     # so topk prefers every visible entry and the softmax gives hidden ones exactly 0
     visible = torch.arange(N, device=q.device)[None, :] < n_visible[:, None]  # [T, N]
     rho = rho.masked_fill(~visible, torch.finfo(rho.dtype).min)  # [B, T, N]
-    if kk is None:
+    if n_kept is None:
         kept, idx = rho, torch.arange(N, device=q.device).expand(B, T, N)  # [B, T, N]
     else:
-        kept, idx = rho.topk(kk, dim=-1)  # [B, T, K]
-    ok = visible.expand(B, T, N).gather(-1, idx)  # [B, T, K]: was a real entry kept?
+        kept, idx = rho.topk(n_kept, dim=-1)  # [B, T, n_kept]
+    ok = visible.expand(B, T, N).gather(-1, idx)  # [B, T, n_kept]: was a real entry kept?
     # alpha_t = softmax(kept), zero where nothing is visible (no NaN: all scores are finite)
-    alpha = kept.softmax(dim=-1) * ok  # [B, T, K]
+    alpha = kept.softmax(dim=-1) * ok  # [B, T, n_kept]
     # m_t = sum_j alpha_{t,j} v_{j+1}: scatter alpha back to [B, T, N], one batched matmul
     dense_alpha = torch.zeros_like(rho).scatter(-1, idx, alpha)  # [B, T, N]
     m = dense_alpha @ values  # [B, T, D_kv]
@@ -195,12 +201,28 @@ def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, supersede
 
 
 def kv_read_step(q_t, keys, values, top_k=8, scale=1.0, logw=None, supersede=None):
-    """One query q_t [B, D_kv] against all N cached entries -> (m_t [B, D_kv], weights, index [B, K']).
+    """One query q_t [B, D_kv] against all N cached entries -> (m_t [B, D_kv], weights, index [B, n_kept]).
 
     It scores the whole cache: O(N D_kv) work per generated token, growing with the context.
     """
     m, w, idx = kv_read(q_t[:, None], keys, values, [keys.shape[1]], top_k, scale, logw, supersede=supersede)
     return m[:, 0], w[:, 0], idx[:, 0]
+
+
+@dataclass(frozen=True)
+class KVConfig:
+    """The key-value memory's settings, passed whole to :class:`KVFusion` (registry.py makes one
+    from a model's settings). The defaults are the paper's gated runs (gated_hybrid_paper)."""
+
+    assoc_dim: int = 64                 # D_kv, the width of keys, values and queries
+    top_k: int | str | None = 8         # entries a read keeps; "all" or None: every entry
+    score_scale: float = 1.0            # beta, multiplies the cosine scores (larger: sharper)
+    learnable_score_scale: bool = False  # beta a parameter (learned as log beta) or a constant
+    query_align: str = "previous"       # query from e_{t-1} ("previous") or e_t ("current")
+    write_gate: bool = False            # omega_j, a learned write strength per entry
+    gate_outside_norm: bool = False     # z_t = g_t LN(W_m m_t) instead of LN(W_m g_t m_t)
+    tie_qk: bool = False                # one W_qk for queries and keys
+    supersede: bool = False             # eta: a later write of the same key replaces an earlier one
 
 
 class KVFusion(Recorder, nn.Module):
@@ -209,36 +231,36 @@ class KVFusion(Recorder, nn.Module):
     ``forward(e, state=None) -> (z, state)``; the state is the cache
     {"t": tokens seen, "e_last": [B, d], "k": [B, N, D_kv], "v": [B, N, D_kv], "logw": [B, N] or None},
     so calling token by token equals one call on the whole sequence. While recording
-    (layers.recording), record["weights"], record["index"] ([B, T, K]) and record["read_gate"] ([B, T]).
+    (recording.py), record["weights"], record["index"] ([B, T, n_kept]) and record["read_gate"] ([B, T]).
     ``dense_read = True`` (an attribute, not a setting) switches the fast read to its dense form.
+    Checkpoints saved before the setting was renamed (``kv.log_temperature``) still load.
     """
 
     dense_read = False
 
-    def __init__(self, d_model: int, assoc_dim: int = 64, top_k=8, temperature: float = 1.0,
-                 learnable_temperature: bool = False, query_align: str = "previous",
-                 write_gate: bool = False, gate_outside_norm: bool = False, tie_qk: bool = False,
-                 supersede: bool = False, mode: str = "fast"):
+    def __init__(self, d_model: int, config: KVConfig = KVConfig(), mode: str = "fast"):
         super().__init__()
-        check_kv_settings(query_align, top_k, temperature, QUERY_ALIGNS)  # helpers.py
-        self.top_k, self.query_align, self.mode = top_k, query_align, check_mode(mode)
-        self.gate_outside_norm = gate_outside_norm
-        self.key = nn.Linear(d_model, assoc_dim, bias=False)  # W_k
-        self.value = nn.Linear(d_model, assoc_dim, bias=False)  # W_v
+        c = config
+        check_kv_settings(c.query_align, c.top_k, c.score_scale, QUERY_ALIGNS)  # checks.py
+        self.top_k, self.query_align, self.mode = c.top_k, c.query_align, check_mode(mode)
+        self.gate_outside_norm = c.gate_outside_norm
+        self.key = nn.Linear(d_model, c.assoc_dim, bias=False)  # W_k
+        self.value = nn.Linear(d_model, c.assoc_dim, bias=False)  # W_v
         # W_q; with tie_qk the query reuses W_k, so an exact repeat of a key token scores cos = 1
-        self.query = None if tie_qk else nn.Linear(d_model, assoc_dim, bias=False)
+        self.query = None if c.tie_qk else nn.Linear(d_model, c.assoc_dim, bias=False)
         self.read_gate = nn.Linear(d_model, 1)  # w_g, b_g
-        self.write_gate = nn.Linear(d_model, 1) if write_gate else None  # omega_j = sigmoid(.)
-        self.out = nn.Linear(assoc_dim, d_model, bias=False) if assoc_dim != d_model else nn.Identity()
+        self.write_gate = nn.Linear(d_model, 1) if c.write_gate else None  # omega_j = sigmoid(.)
+        self.out = nn.Linear(c.assoc_dim, d_model, bias=False) if c.assoc_dim != d_model else nn.Identity()
         self.norm = nn.LayerNorm(d_model)
         # eta: how much a later write of the same key takes from an earlier one (learnable, starts at 1)
-        self.supersede = nn.Parameter(torch.tensor(1.0)) if supersede else None
-        # beta = exp(log_temperature): a parameter when learnable, a constant buffer otherwise
-        log_beta = torch.tensor(math.log(temperature))
-        if learnable_temperature:
-            self.log_temperature = nn.Parameter(log_beta)
+        self.supersede = nn.Parameter(torch.tensor(1.0)) if c.supersede else None
+        # beta = exp(log_score_scale): a parameter when learnable, a constant buffer otherwise
+        log_beta = torch.tensor(math.log(c.score_scale))
+        if c.learnable_score_scale:
+            self.log_score_scale = nn.Parameter(log_beta)
         else:
-            self.register_buffer("log_temperature", log_beta, persistent=False)
+            self.register_buffer("log_score_scale", log_beta, persistent=False)
+        self.register_load_state_dict_pre_hook(_read_old_scale_name)
 
     def forward(self, e, state=None):
         B, T, d = e.shape
@@ -264,7 +286,7 @@ class KVFusion(Recorder, nn.Module):
         # visible entries: j <= t-2 ("previous") or j <= t-1 ("current"); counted on the host
         lag = 1 if self.query_align == "previous" else 0
         n_visible = (torch.arange(t0, t0 + T) - lag).clamp_min(0).tolist()  # T ints
-        scale = self.log_temperature.exp()  # beta
+        scale = self.log_score_scale.exp()  # beta
         if self.mode == "loop":
             m, w, idx = kv_read_loop(q, keys, values, n_visible, self.top_k, scale, logw, self.supersede)
         else:
@@ -277,6 +299,14 @@ class KVFusion(Recorder, nn.Module):
         else:
             # z_t = LN(W_m g_t m_t)
             z = self.norm(self.out(g * m))  # [B, T, d]
-        self.keep(weights=w, index=idx, read_gate=g[..., 0])
+        self.save_record(weights=w, index=idx, read_gate=g[..., 0])
         new_state = {"t": t0 + T, "e_last": e[:, -1], "k": keys, "v": values, "logw": logw}
         return z, new_state
+
+
+def _read_old_scale_name(module, state_dict, prefix, *_):
+    """Load hook: a checkpoint saved before ``temperature`` became ``score_scale`` names the
+    learnable log beta ``log_temperature``; read it as ``log_score_scale``."""
+    old = prefix + "log_temperature"
+    if old in state_dict:
+        state_dict[prefix + "log_score_scale"] = state_dict.pop(old)

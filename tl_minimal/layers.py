@@ -1,5 +1,4 @@
-"""Pieces every block shares: the GELU feed-forward, the pre-LayerNorm residual block, and the
-switch that lets a module keep its internals for plots.
+"""Pieces every block shares: the GELU feed-forward and the pre-LayerNorm residual block.
 
 A *mixer* is any module that mixes information across time (causal self-attention, the
 triple-latent layer, the slot layer). It takes the normalized input ``n`` [B, T, d] and an
@@ -11,53 +10,13 @@ after the last token, so the same code serves training (whole sequence) and gene
     FFN     Linear(d, 4d) -> GELU -> Linear(4d, d)
 
 Internals for plots: every mixer (and the convolution and key-value paths) is a
-:class:`Recorder`. Inside ``with recording(model, snapshot_at=..., attention=...)`` each of them
-keeps what it computed (gates, states, retrieval weights) in its ``record`` attribute;
-outside, they keep nothing. So the forward pass has no extra argument to thread through
-every block: ``LanguageModel.internals`` switches recording on, runs the model once and
-collects the records.
+:class:`tl_minimal.recording.Recorder`; see recording.py.
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import torch
 from torch import nn
-
-
-class Recorder:
-    """Mixin for a module that can keep its internals (detached tensors) for plots.
-
-    ``recording`` is None (the default: keep nothing) or the options of the current
-    recording, e.g. {"snapshot_at": (0, 9), "attention": True}; ``record`` is the dict the
-    module kept on its last forward call while recording.
-    """
-
-    recording: dict | None = None
-    record: dict | None = None
-
-    def keep(self, **internals) -> None:
-        """Store ``internals`` (tensors detached) as this module's record, if recording."""
-        if self.recording is not None:
-            self.record = {k: v.detach() if isinstance(v, torch.Tensor) else v for k, v in internals.items()}
-
-
-@contextmanager
-def recording(module: nn.Module, **options):
-    """Inside the block every Recorder in ``module`` (itself included) keeps its last record.
-
-    Records of an earlier recording are cleared on entry; on exit recording stops and the
-    records stay readable until the next recording.
-    """
-    recorders = [m for m in module.modules() if isinstance(m, Recorder)]
-    for m in recorders:
-        m.recording, m.record = dict(options), None
-    try:
-        yield recorders
-    finally:
-        for m in recorders:
-            m.recording = None
 
 
 class FeedForward(nn.Module):

@@ -22,7 +22,8 @@ Glossary (symbol -> code name -> shape)
 :class:`LanguageModel` holds everything the variants share: the one forward implementation
 :meth:`~LanguageModel.run` (with a carried state, so generation continues from it), plots'
 :meth:`~LanguageModel.internals`, one-token :meth:`~LanguageModel.step`,
-:meth:`~LanguageModel.generate`, and the input checks. Build models with
+:meth:`~LanguageModel.generate`, and the input checks. Each model is built from one
+:class:`~tl_minimal.model_config.ModelConfig`, passed whole. Build models with
 :func:`tl_minimal.build_model` (registry.py), which checks the settings first.
 """
 
@@ -37,8 +38,10 @@ from torch import nn
 
 from .conv import LocalConv
 from .kv_fusion import KVFusion
-from .layers import Block, recording
+from .layers import Block
+from .model_config import ModelConfig
 from .readout import TripleLatentMixer
+from .recording import recording
 from .slots import SlotMixer
 from .transformer import CausalSelfAttention
 
@@ -56,21 +59,23 @@ def _reference_init(*modules: nn.Module) -> None:
 class LanguageModel(nn.Module):
     """Shared skeleton of every variant; subclasses choose the mixer and the two hooks."""
 
-    def __init__(self, variant: str, vocab_size: int, config: dict):
+    def __init__(self, config: ModelConfig):
         super().__init__()
-        self.variant, self.vocab_size, self.config = variant, vocab_size, dict(config)
-        d, self.max_seq_len = config["d_model"], config["max_seq_len"]
-        self.embed = nn.Embedding(vocab_size, d)  # E  [V, d]
+        # model.config: the settings dict (what build_model took; results files save it)
+        self.variant, self.vocab_size, self.config = config.variant, config.vocab_size, config.settings()
+        d, self.max_seq_len = config.d_model, config.max_seq_len
+        self.embed = nn.Embedding(self.vocab_size, d)  # E  [V, d]
         self.pos = nn.Embedding(self.max_seq_len, d)  # W_pos  [max_seq_len, d]
-        self.blocks = nn.ModuleList(Block(self.make_mixer(), d, config["dropout"])
-                                    for _ in range(config["n_layers"]))
+        self.blocks = nn.ModuleList(Block(self.make_mixer(config), d, config.dropout)
+                                    for _ in range(config.n_layers))
         self.norm = nn.LayerNorm(d)
-        self.head = nn.Linear(d, vocab_size, bias=False)
+        self.head = nn.Linear(d, self.vocab_size, bias=False)
         _reference_init(self.embed, self.pos, *(b.ffn for b in self.blocks))
         self.head.weight = self.embed.weight  # tied: W_vocab = E
 
     # --- what a variant chooses ------------------------------------------------------------
-    def make_mixer(self) -> nn.Module:
+    def make_mixer(self, config: ModelConfig) -> nn.Module:
+        """The time mixer of one block."""
         raise NotImplementedError
 
     def before_stack(self, x, state):
@@ -121,7 +126,7 @@ class LanguageModel(nn.Module):
         return t0
 
     # --- the one forward implementation ------------------------------------------------------
-    recorded: ClassVar[dict[str, str]] = {}  # record key -> attribute of a Recorder outside the blocks ("conv": "conv")
+    extra_records: ClassVar[dict[str, str]] = {}  # record key -> attribute of a Recorder outside the blocks ("conv": "conv")
 
     def run(self, tokens, state=None):
         """tokens [B, T] -> (logits [B, T, V], state after the last token).
@@ -157,7 +162,7 @@ class LanguageModel(nn.Module):
         Runs in eval mode (no dropout: the internals as used at test time) and restores the
         model's mode. snapshot_at: positions t at which triple-latent layers keep P_t;
         attention=True asks attention layers for their weights record["attn"] [B, H, T, T].
-        Variants add the records of their other parts under :attr:`recorded`'s keys ("conv",
+        Variants add the records of their other parts under :attr:`extra_records`' keys ("conv",
         "retrieval", "side").
         """
         was_training = self.training
@@ -168,7 +173,7 @@ class LanguageModel(nn.Module):
         finally:
             self.train(was_training)
         record = {"layers": [block.mixer.record or {} for block in self.blocks]}
-        record.update({key: getattr(self, name).record or {} for key, name in self.recorded.items()})
+        record.update({key: getattr(self, name).record or {} for key, name in self.extra_records.items()})
         return logits, record
 
     # --- generation ---------------------------------------------------------------------------
@@ -268,67 +273,67 @@ def sample(logits, temperature: float = 1.0, top_k=None, generator=None):
 
 # --- the variants -----------------------------------------------------------------------------
 
+def triple_latent_mixer(config: ModelConfig) -> TripleLatentMixer:
+    """The triple-latent layer as every variant that has one builds it (a block's mixer, or
+    transformer_plus_triple's side layer)."""
+    c = config
+    return TripleLatentMixer(c.d_model, c.n_heads, c.state_dim, mode=c.mode, lam_bias=c.lam_bias,
+                             gam_bias=c.gam_bias)
+
+
 class TransformerLM(LanguageModel):
     """transformer: causal self-attention blocks (transformer.py)."""
 
-    def make_mixer(self):
-        return CausalSelfAttention(self.config["d_model"], self.config["n_heads"])
+    def make_mixer(self, config):
+        return CausalSelfAttention(config.d_model, config.n_heads)
 
-    def __init__(self, variant, vocab_size, config):
-        super().__init__(variant, vocab_size, config)
+    def __init__(self, config):
+        super().__init__(config)
         _reference_init(*(b.mixer for b in self.blocks))
 
 
 class TripleLatentLM(LanguageModel):
     """triple_latent: triple-latent blocks (readout.py)."""
 
-    def make_mixer(self):
-        c = self.config
-        return TripleLatentMixer(c["d_model"], c["n_heads"], c["state_dim"], mode=c["mode"],
-                                 lam_bias=c["lam_bias"], gam_bias=c["gam_bias"])
+    def make_mixer(self, config):
+        return triple_latent_mixer(config)
 
 
 class TripleSlotLM(LanguageModel):
     """triple_slot: slot-compressed pair memory blocks (slots.py)."""
 
-    def make_mixer(self):
-        c = self.config
-        return SlotMixer(c["d_model"], c["n_heads"], c["state_dim"], num_slots=c["num_slots"],
-                         mode=c["mode"], lam_bias=c["lam_bias"], gam_bias=c["gam_bias"])
+    def make_mixer(self, config):
+        c = config
+        return SlotMixer(c.d_model, c.n_heads, c.state_dim, num_slots=c.num_slots, mode=c.mode,
+                         lam_bias=c.lam_bias, gam_bias=c.gam_bias)
 
 
 class TripleHybridLM(TripleLatentLM):
     """triple_hybrid: the causal local convolution (conv.py) once before a triple_latent stack."""
 
-    recorded: ClassVar[dict[str, str]] = {"conv": "conv"}
+    extra_records: ClassVar[dict[str, str]] = {"conv": "conv"}
 
-    def __init__(self, variant, vocab_size, config):
-        super().__init__(variant, vocab_size, config)
+    def __init__(self, config):
+        super().__init__(config)
         c = config
-        self.conv = LocalConv(c["d_model"], c["conv_kernel"], c["dropout"], causal=c["conv_causal"],
-                              mode=c["mode"])
+        self.conv = LocalConv(c.d_model, c.conv_kernel, c.dropout, causal=c.conv_causal, mode=c.mode)
 
     def before_stack(self, x, state):
         # x <- x + Dropout(GELU(Conv1d(x)))
         return self.conv(x, state)
 
     def check_can_step(self):
-        if not self.conv.causal:
-            raise NotImplementedError(self.conv._no_step_message())
+        self.conv.check_can_step()
 
 
 class GatedHybridLM(TripleHybridLM):
     """gated_hybrid: triple_hybrid + the gated key-value memory of raw embeddings (kv_fusion.py)."""
 
-    recorded: ClassVar[dict[str, str]] = {"conv": "conv", "retrieval": "kv"}
+    extra_records: ClassVar[dict[str, str]] = {"conv": "conv", "retrieval": "kv"}
 
-    def __init__(self, variant, vocab_size, config):
-        super().__init__(variant, vocab_size, config)
-        c = config
-        self.kv = KVFusion(c["d_model"], c["assoc_dim"], c["top_k"], c["temperature"],
-                           c["learnable_temperature"], c["query_align"], c["write_gate"],
-                           c["gate_outside_norm"], c["tie_qk"], c["supersede"],
-                           mode=c["mode"])
+    def __init__(self, config):
+        super().__init__(config)
+        self.kv = KVFusion(config.d_model, config.kv, mode=config.mode)
         _reference_init(self.kv)
 
     def after_stack(self, h, e, state):
@@ -340,15 +345,13 @@ class GatedHybridLM(TripleHybridLM):
 class TransformerPlusTripleLM(TransformerLM):
     """transformer_plus_triple: the Transformer, plus ONE triple-latent layer reading LN(e)."""
 
-    recorded: ClassVar[dict[str, str]] = {"side": "side"}
+    extra_records: ClassVar[dict[str, str]] = {"side": "side"}
 
-    def __init__(self, variant, vocab_size, config):
-        super().__init__(variant, vocab_size, config)
-        c = config
-        self.side_in = nn.LayerNorm(c["d_model"])
-        self.side = TripleLatentMixer(c["d_model"], c["n_heads"], c["state_dim"], mode=c["mode"],
-                                      lam_bias=c["lam_bias"], gam_bias=c["gam_bias"])
-        self.side_out = nn.LayerNorm(c["d_model"])
+    def __init__(self, config):
+        super().__init__(config)
+        self.side_in = nn.LayerNorm(config.d_model)
+        self.side = triple_latent_mixer(config)
+        self.side_out = nn.LayerNorm(config.d_model)
 
     def after_stack(self, h, e, state):
         # c_t = TripleLatent(LN(e))_t: the layer reads the token stream, not the stack

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import torch
 
-from .helpers import check_chunk_size, check_mode, check_pair_inputs, check_positions, check_sequence
+from .checks import check_chunk_size, check_mode, check_pair_inputs, check_positions, check_sequence
 from .running_state import DEFAULT_CHUNK, decayed_cumsum, log_gate
 
 
@@ -53,7 +53,7 @@ def pair_memory(s_prev: torch.Tensor, b: torch.Tensor, gam: torch.Tensor, P0: to
 
     s_prev, b [B, T, H, S]; gam [B, T, H]; P0 [B, H, S, S] or None. mode: "loop" or "fast".
     """
-    # input checks (helpers.py): clear errors for a wrong mode, chunk size, shape, dtype or device
+    # input checks (checks.py): clear errors for a wrong mode, chunk size, shape, dtype or device
     check_mode(mode)
     check_chunk_size(chunk_size)
     check_pair_inputs(s_prev, b, gam, P0)
@@ -81,7 +81,7 @@ def unrolled_weights(gam: torch.Tensor, positions=None) -> tuple[torch.Tensor, t
     and Gamma[:, k] = prod_{u=0..t} gamma_u (the weight of P0), where t = positions[k].
     Each product is summed in log space backwards from t, so long sequences stay accurate.
     """
-    check_sequence("gam", gam, 3)                                   # input checks (helpers.py)
+    check_sequence("gam", gam, 3)                                   # input checks (checks.py)
     T = gam.shape[1]
     rows = list(range(T)) if positions is None else check_positions(positions, T)
     t = torch.tensor(rows, device=gam.device)                      # [n]
@@ -106,7 +106,7 @@ def pair_memory_at(s_prev: torch.Tensor, b: torch.Tensor, gam: torch.Tensor, pos
 
     Cost O(n T S^2) instead of O(T S^2) memory for every t: cheap snapshots for long sequences.
     """
-    check_pair_inputs(s_prev, b, gam, P0)                           # input checks (helpers.py)
+    check_pair_inputs(s_prev, b, gam, P0)                           # input checks (checks.py)
     w, Gamma = unrolled_weights(gam, positions)                     # [B, n, T, H], [B, n, H]
     # P_t = sum_tau w_{t,tau} outer(s_{tau-1}, b_tau)  (+ Gamma_t P0)
     P = torch.einsum("bnth,bthi,bthj->bnhij", w, s_prev, b)         # [B, n, H, S, S]

@@ -42,20 +42,17 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .helpers import (
+from .checks import (
     check_chunk_size,
     check_layer_input,
     check_mode,
     check_positive_ints,
     check_readout_inputs,
     check_state,
-    decay_exp,
-    heads_first,
-    tanh_heads,
-    times_to_tokens,
 )
-from .layers import Recorder
+from .kernels import decay_exp, heads_first, tanh_heads, times_to_tokens
 from .pair_memory import pair_memory_at, pair_memory_step
+from .recording import Recorder
 from .running_state import (
     DEFAULT_CHUNK,
     causal_decay,
@@ -135,7 +132,7 @@ def _pair_readout_chunked(s_prev, b, gam, q_left, q_right, P0, chunk_size):
     v = b * (1 - gam).unsqueeze(-1)                                 # [B, T, H, S], b's memory layout
     o, P = decayed_attention(heads_first(q_left), heads_first(s_prev), heads_first(v),
                              heads_first(log_gate(gam)), P0, chunk_size)  # [B, H, T, S]
-    # r_t = (P_t^T q^l_t) * q^r_t (helpers.times_to_tokens: stored token-major for W_o)
+    # r_t = (P_t^T q^l_t) * q^r_t (kernels.times_to_tokens: stored token-major for W_o)
     return times_to_tokens(o, q_right), P                           # [B, T, H, S], [B, H, S, S]
 
 
@@ -145,8 +142,10 @@ def pair_readout(s_prev, b, gam, q_left, q_right, P0=None, mode: str = "fast",
 
     s_prev (s_prev[:, t] = s_{t-1}), b, q_left, q_right [B, T, H, S]; gam [B, T, H];
     P0 [B, H, S, S] or None. With ``return_state=True`` returns (r, P_last [B, H, S, S]).
+    More than eight parameters: the equation's five tensors and P0, each under its glossary name,
+    then the form (mode, chunk_size) and return_state.
     """
-    # input checks (helpers.py): clear errors for a wrong mode, chunk size, shape, dtype or device
+    # input checks (checks.py): clear errors for a wrong mode, chunk size, shape, dtype or device
     check_mode(mode)
     check_chunk_size(chunk_size)
     check_readout_inputs(s_prev, b, gam, q_left, q_right, P0)
@@ -165,6 +164,8 @@ def triple_latent(a, b, q_left, q_right, lam, gam, s0=None, P0=None, mode: str =
 
     s_t = lam_t s_{t-1} + (1 - lam_t) a_t;  P_t = gam_t P_{t-1} + (1 - gam_t) outer(s_{t-1}, b_t);
     r_t = (P_t^T q^l_t) * q^r_t.
+    Ten parameters: the six tensors of the three equations and the two initial states, each
+    under its glossary name, then the form (mode, chunk_size).
     """
     s = running_state(a, lam, s0, mode=mode, chunk_size=chunk_size)  # [B, T, H, S]
     s_prev = previous_states(s, s0)                                 # [B, T, H, S]
@@ -173,8 +174,8 @@ def triple_latent(a, b, q_left, q_right, lam, gam, s0=None, P0=None, mode: str =
     return r, s, P_last
 
 
-def _normal_init(linear: nn.Linear, bias: float = 0.0) -> None:
-    # the reference's init: weights N(0, 0.02), biases constant (0 unless asked)
+def normal_init(linear: nn.Linear, bias: float = 0.0) -> None:
+    """The reference's init of a Linear: weights N(0, 0.02), biases constant (0 unless asked)."""
     nn.init.normal_(linear.weight, mean=0.0, std=0.02)
     if linear.bias is not None:
         nn.init.constant_(linear.bias, bias)
@@ -187,14 +188,14 @@ class TripleLatentMixer(Recorder, nn.Module):
     ``lam_bias`` / ``gam_bias`` set the gates' initial bias (0 = the reference: gates near 0.5,
     a half-life of one token). ``mode`` ("fast" or "loop") may be changed at any time.
     A call with T = 1 uses the one-token step functions (the generation path).
-    While recording (layers.recording), record = {"lam", "gam": [B, T, H], "s": [B, T, H, S],
+    While recording (recording.py), record = {"lam", "gam": [B, T, H], "s": [B, T, H, S],
     "P": {t: [B, H, S, S]} for t in the recording's "snapshot_at" positions}.
     """
 
     def __init__(self, d_model: int, n_heads: int, state_dim: int, mode: str = "fast",
                  lam_bias: float = 0.0, gam_bias: float = 0.0, chunk_size: int = DEFAULT_CHUNK):
         super().__init__()
-        check_positive_ints(d_model=d_model, n_heads=n_heads, state_dim=state_dim)  # helpers.py
+        check_positive_ints(d_model=d_model, n_heads=n_heads, state_dim=state_dim)  # checks.py
         self.d_model, self.n_heads, self.state_dim = d_model, n_heads, state_dim
         self.mode = check_mode(mode)
         self.chunk_size = check_chunk_size(chunk_size)
@@ -207,17 +208,17 @@ class TripleLatentMixer(Recorder, nn.Module):
         # o_t = W_o vec(r_t)
         self.out = nn.Linear(HS, d_model, bias=False)
         for layer in (self.proj, self.to_gates, self.out):
-            _normal_init(layer)
+            normal_init(layer)
         with torch.no_grad():
             self.to_gates.bias[:n_heads] = lam_bias
             self.to_gates.bias[n_heads:] = gam_bias
 
     def project(self, n: torch.Tensor):
         """n [B, T, d] -> a, b, q_left, q_right [B, T, H, S] and lam, gam [B, T, H]."""
-        check_layer_input(n, self.d_model)                          # input check (helpers.py)
+        check_layer_input(n, self.d_model)                          # input check (checks.py)
         # a, b, q^l, q^r = tanh(W n), four [B, T, H, S] views of one heads-first buffer: the
         # fast forms work heads-first, so their matmuls read these without copying
-        # (helpers.tanh_heads: the tanh writes that layout in one pass)
+        # (kernels.tanh_heads: the tanh writes that layout in one pass)
         a, b, ql, qr = tanh_heads(self.proj(n), 4, self.n_heads)    # 4 x [B, T, H, S]
         # lambda_t, gamma_t = sigmoid(W_lambda n_t + c_lambda), sigmoid(W_gamma n_t + c_gamma)
         lam, gam = torch.sigmoid(self.to_gates(n)).chunk(2, dim=-1)  # [B, T, H] each
@@ -226,7 +227,7 @@ class TripleLatentMixer(Recorder, nn.Module):
     def forward(self, n: torch.Tensor, state=None):
         a, b, ql, qr, lam, gam = self.project(n)                     # [B, T, H, S] x4, [B, T, H] x2
         B, T, H, S = a.shape
-        # s_{-1}, P_{-1}: the carried state (None = zeros), its keys and shapes checked in helpers.py
+        # s_{-1}, P_{-1}: the carried state (None = zeros), its keys and shapes checked in checks.py
         s0, P0 = check_state(state, {"s": (B, H, S), "P": (B, H, S, S)}, a, "'s' [B, H, S] and 'P' [B, H, S, S]")
         check_mode(self.mode)
         if T == 1:  # generation: one step, O(1) per token
@@ -238,18 +239,18 @@ class TripleLatentMixer(Recorder, nn.Module):
         else:
             r, s, P_last = triple_latent(a, b, ql, qr, lam, gam, s0, P0, self.mode, self.chunk_size)
         o = self.out(r.reshape(B, T, self.n_heads * self.state_dim))  # [B, T, d]
-        if self.recording is not None:
+        if self.record_options is not None:
             self._record(s, s0, b, gam, lam, P0)
         return o, {"s": s[:, -1], "P": P_last}
 
     @torch.no_grad()
     def _record(self, s, s0, b, gam, lam, P0):
-        positions = list(self.recording.get("snapshot_at", ()))
+        positions = list(self.record_options.get("snapshot_at", ()))
         snapshots = {}
         if positions:
             s_prev = previous_states(s, s0)
             P = pair_memory_at(s_prev, b, gam, positions, P0)       # [B, n, H, S, S]
             snapshots = {t: P[:, k].detach() for k, t in enumerate(positions)}
-        self.keep(lam=lam, gam=gam, s=s)
+        self.save_record(lam=lam, gam=gam, s=s)
         if snapshots:
             self.record["P"] = snapshots

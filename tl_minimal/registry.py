@@ -10,7 +10,7 @@ is an error (so a typo never silently falls back to a default).
 Variants (docs/paper.md section 3)
     transformer              pre-LN attention baseline (174,848 parameters at the defaults)
     triple_latent            stacked triple-latent layers (state_dim 16: matched width)
-    triple_slot              the same with K learnable slots instead of the S x S memory
+    triple_slot              the same with K = num_slots learnable slots instead of the S x S memory
     triple_hybrid            a causal local convolution once before a triple_latent stack
     transformer_plus_triple  the Transformer plus one triple-latent layer on the token stream
     gated_hybrid             triple_hybrid plus the gated key-value memory fused at the logits,
@@ -26,32 +26,43 @@ Settings
     mode                                      "fast" (default) or "loop" (the specification)
     lam_bias, gam_bias                        initial bias of the keep / pair gates (0: ~0.5)
     conv_kernel, conv_causal                  the hybrid's convolution (False: the paper's leak)
-    assoc_dim, top_k, temperature, learnable_temperature, query_align, write_gate,
-    gate_outside_norm, tie_qk, supersede      the key-value memory (see kv_fusion.py): D_kv,
-                                              K, beta (the scale of the cosine scores), ...
+    assoc_dim, top_k, score_scale, learnable_score_scale, query_align, write_gate,
+    gate_outside_norm, tie_qk, supersede      the key-value memory (kv_fusion.KVConfig): D_kv,
+                                              top_k, beta (the score scale: it multiplies the
+                                              cosine scores, so larger is sharper), ...
+
+Renamed settings: ``temperature`` is now ``score_scale`` and ``learnable_temperature`` is
+``learnable_score_scale`` (a "temperature" divides scores; beta multiplies them). The old names
+are still read, by :func:`build_model`, :func:`resolve_config` and :func:`default_config`'s
+dict (so ``--set temperature=2`` and saved configs keep working), with a DeprecationWarning
+naming the new one.
+
+:func:`is_gated_hybrid` is the one test for "does this model have the key-value memory".
 """
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
+import warnings
 
-from .helpers import MODES
-from .kv_fusion import QUERY_ALIGNS
+from .checks import check_conv_kernel, check_kv_settings, check_mode, check_positive_ints
+from .kv_fusion import QUERY_ALIGNS, KVConfig
+from .model_config import ModelConfig
+from .models import MODEL_CLASSES, GatedHybridLM, LanguageModel
 
 COMMON = {"d_model": 64, "n_layers": 3, "n_heads": 4, "max_seq_len": 128, "dropout": 0.1}
 RECURRENT = {"state_dim": 16, "mode": "fast", "lam_bias": 0.0, "gam_bias": 0.0}
 CONV = {"conv_kernel": 5, "conv_causal": True}
-# the paper's gated runs: S = 8, assoc dim D_kv = 64, top-8 cosine scores at scale beta = 1,
-# previous-token query, no write gate, the read gate inside the LayerNorm
-GATED_PAPER = {"state_dim": 8, "assoc_dim": 64, "top_k": 8, "temperature": 1.0,
-               "learnable_temperature": False, "query_align": "previous", "write_gate": False,
-               "gate_outside_norm": False, "tie_qk": False, "supersede": False}
+# the paper's gated runs: S = 8, and KVConfig's defaults: assoc dim D_kv = 64, top-8 cosine
+# scores at scale beta = 1, previous-token query, no write gate, the read gate inside the LayerNorm
+GATED_PAPER = {"state_dim": 8, **dataclasses.asdict(KVConfig())}
 # gated_hybrid's own defaults: the paper's, with retrieval made to work from step 0 (the recall
 # study, data/results/RECALL_STUDY.md): one W_qk for query and key, so an exact repeat of a
 # token scores cos = 1 at initialization, and a learnable scale beta starting at 10, so the
 # softmax over cosines (in [-1, 1]) can be sharp instead of near uniform. Everything else as
 # in the paper (top-8, previous-token query, read gate inside the LayerNorm).
-GATED = {**GATED_PAPER, "tie_qk": True, "temperature": 10.0, "learnable_temperature": True}
+GATED = {**GATED_PAPER, "tie_qk": True, "score_scale": 10.0, "learnable_score_scale": True}
 
 DEFAULTS: dict[str, dict] = {
     "transformer": {**COMMON},
@@ -63,11 +74,36 @@ DEFAULTS: dict[str, dict] = {
     "gated_hybrid_paper": {**COMMON, **RECURRENT, **CONV, **GATED_PAPER},
 }
 VARIANTS: tuple[str, ...] = tuple(DEFAULTS)
+# old setting name -> new name (read with a DeprecationWarning)
+RENAMED = {"temperature": "score_scale", "learnable_temperature": "learnable_score_scale"}
 
 _POSITIVE_INTS = ("d_model", "n_layers", "n_heads", "max_seq_len", "state_dim", "num_slots",
                   "conv_kernel", "assoc_dim")
-_BOOLS = ("conv_causal", "learnable_temperature", "write_gate", "gate_outside_norm", "tie_qk", "supersede")
+_BOOLS = ("conv_causal", "learnable_score_scale", "write_gate", "gate_outside_norm", "tie_qk", "supersede")
 _REALS = ("lam_bias", "gam_bias")
+
+
+def current_name(key: str) -> str:
+    """The setting's name today: a renamed one's new name (with a DeprecationWarning), else ``key``."""
+    new = RENAMED.get(key)
+    if new is None:
+        return key
+    warnings.warn(f"the setting {key!r} is now called {new!r} (beta multiplies the scores: it is a "
+                  f"score scale, not a temperature); read {key!r} as {new!r}", DeprecationWarning, stacklevel=3)
+    return new
+
+
+class Settings(dict):
+    """A variant's settings (a plain dict), in which a renamed setting's old name still reads."""
+
+    def __contains__(self, key):
+        return super().__contains__(current_name(key))
+
+    def __getitem__(self, key):
+        return super().__getitem__(current_name(key))
+
+    def get(self, key, default=None):
+        return super().get(current_name(key), default)
 
 
 def _check_variant(variant) -> str:
@@ -78,61 +114,75 @@ def _check_variant(variant) -> str:
 
 def default_config(variant: str) -> dict:
     """The settings ``build_model(variant, V)`` uses when none are given (a fresh copy)."""
-    return dict(DEFAULTS[_check_variant(variant)])
+    return Settings(DEFAULTS[_check_variant(variant)])
 
 
-def resolve_config(variant: str, **config) -> dict:
-    """Defaults updated by ``config``, every value checked; ValueError says what is expected."""
-    allowed = DEFAULTS[_check_variant(variant)]
-    unknown = sorted(set(config) - set(allowed))
-    if unknown:
-        raise ValueError(f"variant {variant!r} has no setting(s) {', '.join(map(repr, unknown))}; "
-                         f"allowed: {', '.join(sorted(allowed))}")
-    cfg = {**allowed, **config}
-    for name in _POSITIVE_INTS:
-        if name in cfg:
-            v = cfg[name]
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-                raise ValueError(f"{name} must be a positive int, got {v!r}")
-            cfg[name] = int(v)
+def _renamed(config: dict) -> dict:
+    """``config`` with old setting names replaced by new ones; ValueError if both are given."""
+    out = {}
+    for key, value in config.items():
+        new = current_name(key)
+        if new != key and new in config:
+            raise ValueError(f"both {key!r} and {new!r} are given: give only {new!r}")
+        out[new] = value
+    return out
+
+
+def _check_types(cfg: dict) -> None:
+    """Sizes positive ints, switches bools, biases and dropout real numbers."""
+    check_positive_ints(**{name: cfg[name] for name in _POSITIVE_INTS if name in cfg})
     for name in _BOOLS:
         if name in cfg and not isinstance(cfg[name], bool):
             raise ValueError(f"{name} must be True or False, got {cfg[name]!r}")
     for name in _REALS:
         if name in cfg and (isinstance(cfg[name], bool) or not isinstance(cfg[name], numbers.Real)):
             raise ValueError(f"{name} must be a real number, got {cfg[name]!r}")
-    if cfg["d_model"] % cfg["n_heads"] != 0:
-        raise ValueError(f"d_model ({cfg['d_model']}) must be divisible by n_heads ({cfg['n_heads']})")
     d = cfg["dropout"]
     if isinstance(d, bool) or not isinstance(d, numbers.Real) or not 0 <= d < 1:
         raise ValueError(f"dropout must be a number in [0, 1), got {d!r}")
-    if "mode" in cfg and cfg["mode"] not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {cfg['mode']!r}")
-    if "conv_causal" in cfg and not cfg["conv_causal"] and cfg["conv_kernel"] % 2 == 0:
-        raise ValueError(f"conv_causal=False (symmetric padding) needs an odd conv_kernel, got {cfg['conv_kernel']}")
-    if "top_k" in cfg:
-        k = cfg["top_k"]
-        if not (k is None or k == "all" or (isinstance(k, numbers.Integral) and not isinstance(k, bool) and k >= 1)):
-            raise ValueError(f"top_k must be a positive int, 'all' or None (all entries), got {k!r}")
-    if "temperature" in cfg:
-        beta = cfg["temperature"]
-        if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not beta > 0:
-            raise ValueError(f"temperature must be a number > 0, got {beta!r}")
-    if "query_align" in cfg and cfg["query_align"] not in QUERY_ALIGNS:
-        raise ValueError(f"query_align must be one of {', '.join(QUERY_ALIGNS)}, got {cfg['query_align']!r}")
+
+
+def resolve_config(variant: str, **config) -> dict:
+    """Defaults updated by ``config``, every value checked; ValueError says what is expected."""
+    allowed = DEFAULTS[_check_variant(variant)]
+    config = _renamed(config)
+    unknown = sorted(set(config) - set(allowed))
+    if unknown:
+        raise ValueError(f"variant {variant!r} has no setting(s) {', '.join(map(repr, unknown))}; "
+                         f"allowed: {', '.join(sorted(allowed))}")
+    cfg = {**allowed, **config}
+    _check_types(cfg)
+    for name in _POSITIVE_INTS:
+        if name in cfg:
+            cfg[name] = int(cfg[name])
+    if cfg["d_model"] % cfg["n_heads"] != 0:
+        raise ValueError(f"d_model ({cfg['d_model']}) must be divisible by n_heads ({cfg['n_heads']})")
+    if "mode" in cfg:
+        check_mode(cfg["mode"])
+    if "conv_kernel" in cfg:
+        check_conv_kernel(cfg["conv_kernel"], cfg["conv_causal"])
+    if "score_scale" in cfg:
+        check_kv_settings(cfg["query_align"], cfg["top_k"], cfg["score_scale"], QUERY_ALIGNS)
     return cfg
 
 
-def build_model(variant: str, vocab_size: int, **config):
+def build_model(variant: str, vocab_size: int, **config) -> LanguageModel:
     """Build ``variant`` for a vocabulary of ``vocab_size`` tokens; see :data:`DEFAULTS` for settings.
 
     Returns a :class:`tl_minimal.models.LanguageModel`: ``model(tokens [B, T] int64)`` gives
     logits [B, T, vocab_size]; ``model.variant``, ``model.config`` and ``model.vocab_size`` say
-    what was built.
+    what was built. The model is assembled from one :class:`~tl_minimal.model_config.ModelConfig`.
     """
-    from .models import MODEL_CLASSES  # models imports the mixers; keep the registry light
-
     cfg = resolve_config(variant, **config)
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, numbers.Integral) or vocab_size < 1:
         raise ValueError(f"vocab_size must be a positive int, got {vocab_size!r}")
-    return MODEL_CLASSES[variant](variant, int(vocab_size), cfg)
+    return MODEL_CLASSES[variant](ModelConfig.from_settings(variant, int(vocab_size), cfg))
+
+
+def is_gated_hybrid(model_or_variant) -> bool:
+    """True for a model with the gated key-value memory, or the name of a variant that has one
+    (gated_hybrid, gated_hybrid_paper): the one place that answers it, for code that reads the
+    memory's retrieval or switches its read off."""
+    if isinstance(model_or_variant, str):
+        return issubclass(MODEL_CLASSES[_check_variant(model_or_variant)], GatedHybridLM)
+    return isinstance(model_or_variant, GatedHybridLM)

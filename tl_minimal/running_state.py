@@ -48,15 +48,14 @@ from __future__ import annotations
 
 import torch
 
-from .helpers import (
-    causal_segments,
+from .checks import (
     check_causal_decay_length,
     check_chunk_size,
     check_mode,
     check_running_state_inputs,
     check_sequence,
-    decay_exp,
 )
+from .kernels import decay_exp
 
 # 16 tokens per chunk: fastest measured on a 2-core CPU for T = 128 and T = 2048 (S = 16), where
 # the chunk matrices are small and the per-kernel cost of the chunk-level carry stays low
@@ -70,6 +69,26 @@ def log_gate(gate: torch.Tensor) -> torch.Tensor:
 
 # --- the building block: h_t = exp(log_decay_t) * h_{t-1} + x_t ---------------------------
 
+# the constant 0/1 matrices of causal_decay, built once per (C, dtype, device)
+_SEGMENTS: dict = {}
+
+
+def causal_segments(C: int, dtype: torch.dtype, device) -> tuple[torch.Tensor, torch.Tensor]:
+    """(Z [C, C*C], lower [C, C]) for :func:`causal_decay`, built once per (C, dtype, device).
+
+    Z[u, (t, tau)] = 1 when tau < u <= t (log_decay_u lies in the segment that decays tau's
+    contribution by time t); lower[t, tau] = 1 when tau <= t. Building them took a dozen small
+    kernels per call (~0.15 ms per chunked op on the CPU); now a dictionary lookup.
+    """
+    key = (C, dtype, torch.device(device))
+    if key not in _SEGMENTS:
+        u = torch.arange(C, device=device)
+        t, tau, uu = u.view(1, C, 1), u.view(1, 1, C), u.view(C, 1, 1)
+        Z = ((tau < uu) & (uu <= t)).to(dtype).view(C, C * C)          # [C(u), C(t) * C(tau)]
+        _SEGMENTS[key] = (Z, (tau <= t).to(dtype).view(C, C))           # [C(t), C(tau)]
+    return _SEGMENTS[key]
+
+
 def causal_decay(log_decay: torch.Tensor) -> torch.Tensor:
     """W[..., t, tau] = exp(sum_{u=tau+1..t} log_decay_u) for tau <= t, 0 for tau > t.
 
@@ -81,10 +100,10 @@ def causal_decay(log_decay: torch.Tensor) -> torch.Tensor:
     when tau < u <= t), then one exp, and the future (tau > t) is multiplied by 0: one matmul
     and one exp per chunk matrix, fast on every device (with TF32 matmuls switched on, on CUDA,
     the sums carry TF32's ~1e-3 relative error like every other matmul). Z has C^3 entries
-    (4,096 at the default C = 16), hence C <= helpers.MAX_CHUNK. The diagonal is the empty sum,
+    (4,096 at the default C = 16), hence C <= checks.MAX_CHUNK. The diagonal is the empty sum,
     exactly 0, so W[t, t] = 1.
     """
-    C = check_causal_decay_length(log_decay.shape[-1])             # C <= MAX_CHUNK (helpers.py)
+    C = check_causal_decay_length(log_decay.shape[-1])             # C <= MAX_CHUNK (checks.py)
     # Z[u, (t, tau)] = 1 when log_decay_u is in the segment tau < u <= t; lower[t, tau] = [tau <= t]
     Z, lower = causal_segments(C, log_decay.dtype, log_decay.device)  # [C, C*C], [C, C]
     # seg[t, tau] = sum_u log_decay_u Z[u, t, tau] = sum_{u=tau+1..t} log_decay_u
@@ -163,7 +182,7 @@ def running_state(a: torch.Tensor, lam: torch.Tensor, s0: torch.Tensor | None = 
     ``mode`` is "loop" (the reference) or "fast" (default, ``chunk_size`` tokens per chunk).
     Gate values are not checked (that would need a device sync); log(0) is clamped to stay finite.
     """
-    # input checks (helpers.py): clear errors for a wrong mode, chunk size, shape, dtype or device
+    # input checks (checks.py): clear errors for a wrong mode, chunk size, shape, dtype or device
     check_mode(mode)
     check_chunk_size(chunk_size)
     check_running_state_inputs(a, lam, s0)
@@ -177,7 +196,7 @@ def previous_states(s: torch.Tensor, s0: torch.Tensor | None = None) -> torch.Te
 
     The pair memory pairs the state *before* token t with token t's write, so it reads s_prev.
     """
-    check_sequence("s", s, 4)                                       # input checks (helpers.py)
+    check_sequence("s", s, 4)                                       # input checks (checks.py)
     B, _, H, S = s.shape
     if s0 is None:
         s0 = torch.zeros_like(s[:, 0])                              # [B, H, S]

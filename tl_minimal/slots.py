@@ -10,7 +10,8 @@ Glossary (paper symbol -> code name -> shape)
     L_k, R_k      L, R               [B, H, K, S]     left / right memory of slot k (one t at a time)
     f_t           f                  [B, T, H, K]     one feature per slot
     W_o           out                Linear(H*K, d)   o_t = W_o vec(f_t)
-    K             num_slots          8 in the paper
+    K             num_slots          8 in the paper (the number of slots; only here: the
+                                                      key-value read's count is top_k)
 
 Instead of the dense S x S pair memory, each head keeps K slots, each a pair of S-vectors:
 
@@ -40,18 +41,16 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .helpers import (
+from .checks import (
     check_chunk_size,
     check_mode,
     check_positive_ints,
     check_slot_inputs,
     check_slot_readout_inputs,
     check_state,
-    heads_first,
-    softmax,
-    times_to_tokens,
 )
-from .readout import TripleLatentMixer, _normal_init, decayed_attention
+from .kernels import heads_first, softmax, times_to_tokens
+from .readout import TripleLatentMixer, decayed_attention, normal_init
 from .running_state import DEFAULT_CHUNK, log_gate, previous_states, running_state, running_state_step
 
 
@@ -79,6 +78,7 @@ def _slot_readout_loop(s_prev, b, g, gam, q_left, q_right, L0, R0):
 
 
 def _slot_readout_chunked(s_prev, b, g, gam, q_left, q_right, L0, R0, chunk_size):
+    """The fast form of slot_readout (its tensors, by their glossary names): (f, L_last, R_last)."""
     log_gam = heads_first(log_gate(gam))                            # [B, H, T]
     # value v_tau = (1 - gamma_tau) g_tau: the memory M[i, k] = sum w g[k] key[i] is L^T (or R^T)
     v = heads_first((1 - gam).unsqueeze(-1) * g)                    # [B, H, T, K]
@@ -87,7 +87,7 @@ def _slot_readout_chunked(s_prev, b, g, gam, q_left, q_right, L0, R0, chunk_size
     left, ML = decayed_attention(heads_first(q_left), heads_first(s_prev), v, log_gam, as_M0(L0), chunk_size)
     # q^r_t . R_k,t: query q^r, key b_tau
     right, MR = decayed_attention(heads_first(q_right), heads_first(b), v, log_gam, as_M0(R0), chunk_size)
-    # f_t[k] = (q^l_t . L_k,t) (q^r_t . R_k,t), stored token-major (helpers.times_to_tokens)
+    # f_t[k] = (q^l_t . L_k,t) (q^r_t . R_k,t), stored token-major (kernels.times_to_tokens)
     f = times_to_tokens(left, heads_first(right))                   # [B, T, H, K]
     return f, ML.transpose(-1, -2), MR.transpose(-1, -2)
 
@@ -98,8 +98,10 @@ def slot_readout(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None, mode: str
 
     s_prev, b, q_left, q_right [B, T, H, S]; g [B, T, H, K]; gam [B, T, H];
     L0, R0 [B, H, K, S] or None. mode: "loop" or "fast".
+    Eleven parameters: the six tensors of the equations and the two initial slot memories, each
+    under its glossary name, then the form (mode, chunk_size) and return_state.
     """
-    # input checks (helpers.py): clear errors for a wrong mode, chunk size, shape, dtype or device
+    # input checks (checks.py): clear errors for a wrong mode, chunk size, shape, dtype or device
     check_mode(mode)
     check_chunk_size(chunk_size)
     check_slot_readout_inputs(s_prev, b, g, gam, q_left, q_right, L0, R0)
@@ -115,15 +117,15 @@ def slot_memory(s_prev, b, g, gam, L0=None, R0=None, mode: str = "fast"):
 
     Each is a running state with keep gate gamma: L over inputs g_t[k] s_{t-1}, R over g_t[k] b_t.
     """
-    check_mode(mode)                                                # input checks (helpers.py)
-    K = check_slot_inputs(s_prev, b, g, gam, L0, R0)
+    check_mode(mode)                                                # input checks (checks.py)
+    num_slots = check_slot_inputs(s_prev, b, g, gam, L0, R0)
     B, T, H, S = s_prev.shape
-    flat = lambda M: None if M is None else M.reshape(B, H, K * S)
+    flat = lambda M: None if M is None else M.reshape(B, H, num_slots * S)
     # L_k,t = gamma_t L_k,t-1 + (1 - gamma_t) (g_t[k] s_{t-1})
-    L = running_state((g.unsqueeze(-1) * s_prev.unsqueeze(-2)).reshape(B, T, H, K * S), gam, flat(L0), mode)
+    L = running_state((g.unsqueeze(-1) * s_prev.unsqueeze(-2)).reshape(B, T, H, num_slots * S), gam, flat(L0), mode)
     # R_k,t = gamma_t R_k,t-1 + (1 - gamma_t) (g_t[k] b_t)
-    R = running_state((g.unsqueeze(-1) * b.unsqueeze(-2)).reshape(B, T, H, K * S), gam, flat(R0), mode)
-    return L.reshape(B, T, H, K, S), R.reshape(B, T, H, K, S)
+    R = running_state((g.unsqueeze(-1) * b.unsqueeze(-2)).reshape(B, T, H, num_slots * S), gam, flat(R0), mode)
+    return L.reshape(B, T, H, num_slots, S), R.reshape(B, T, H, num_slots, S)
 
 
 class SlotMixer(TripleLatentMixer):
@@ -131,7 +133,7 @@ class SlotMixer(TripleLatentMixer):
 
     ``forward(n, state=None) -> (o, state)``, n, o [B, T, d];
     state = {"s": [B, H, S], "L": [B, H, K, S], "R": [B, H, K, S]}.
-    While recording (layers.recording), record = {"lam", "gam": [B, T, H], "s": [B, T, H, S],
+    While recording (recording.py), record = {"lam", "gam": [B, T, H], "s": [B, T, H, S],
     "slot_weights": g [B, T, H, K]}. A call with T = 1 uses the one-token step functions.
     """
 
@@ -140,22 +142,22 @@ class SlotMixer(TripleLatentMixer):
                  chunk_size: int = DEFAULT_CHUNK):
         super().__init__(d_model, n_heads, state_dim, mode=mode, lam_bias=lam_bias, gam_bias=gam_bias,
                          chunk_size=chunk_size)
-        check_positive_ints(num_slots=num_slots)                    # helpers.py
+        check_positive_ints(num_slots=num_slots)                    # checks.py
         self.num_slots = num_slots
         # g_t = softmax_K(Linear(d -> H*K)(n_t))
         self.to_slots = nn.Linear(d_model, n_heads * num_slots)
         # o_t = W_o vec(f_t), W_o: H*K -> d (replaces the dense layer's H*S -> d)
         self.out = nn.Linear(n_heads * num_slots, d_model, bias=False)
-        _normal_init(self.to_slots)
-        _normal_init(self.out)
+        normal_init(self.to_slots)
+        normal_init(self.out)
 
     def forward(self, n: torch.Tensor, state=None):
         a, b, ql, qr, lam, gam = self.project(n)                    # [B, T, H, S] x4, [B, T, H] x2
         B, T, H, S = a.shape
-        K = self.num_slots
-        # g_t = softmax over the K slots, per head (helpers.softmax: faster over a short axis)
+        K = self.num_slots                                          # the glossary's K
+        # g_t = softmax over the K slots, per head (kernels.softmax: faster over a short axis)
         g = softmax(self.to_slots(n).view(B, T, H, K))              # [B, T, H, K]
-        # s_{-1}, L_{-1}, R_{-1}: the carried state (None = zeros), checked in helpers.py
+        # s_{-1}, L_{-1}, R_{-1}: the carried state (None = zeros), checked in checks.py
         s0, L0, R0 = check_state(state, {"s": (B, H, S), "L": (B, H, K, S), "R": (B, H, K, S)}, a,
                                  "'s' [B, H, S], 'L' and 'R' [B, H, K, S]")
         check_mode(self.mode)
@@ -171,5 +173,5 @@ class SlotMixer(TripleLatentMixer):
             f, L, R = slot_readout(s_prev, b, g, gam, ql, qr, L0, R0, mode=self.mode, return_state=True,
                                    chunk_size=self.chunk_size)
         o = self.out(f.reshape(B, T, self.n_heads * self.num_slots))  # [B, T, d]
-        self.keep(lam=lam, gam=gam, s=s, slot_weights=g)
+        self.save_record(lam=lam, gam=gam, s=s, slot_weights=g)
         return o, {"s": s[:, -1], "L": L, "R": R}

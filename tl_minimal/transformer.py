@@ -38,7 +38,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .layers import Recorder
+from .recording import Recorder
 
 
 def causal_mask(T: int, past: int, device) -> torch.Tensor:
@@ -73,7 +73,7 @@ class CausalSelfAttention(Recorder, nn.Module):
     """Multi-head causal self-attention: ``forward(n, state=None) -> (o, state)``.
 
     state: None (start of sequence) or the cache {"k": [B, H, T', D], "v": [B, H, T', D]}.
-    While recording with attention=True (layers.recording), record["attn"] = [B, H, T, T'].
+    While recording with attention=True (recording.py), record["attn"] = [B, H, T, T'].
     """
 
     def __init__(self, d_model: int, n_heads: int):
@@ -96,9 +96,9 @@ class CausalSelfAttention(Recorder, nn.Module):
             past = state["k"].shape[2]
             k = torch.cat([state["k"], k], dim=2)  # [B, H, past+T, D]
             v = torch.cat([state["v"], v], dim=2)
-        if self.recording is not None and self.recording.get("attention"):
+        if self.record_options is not None and self.record_options.get("attention"):
             y, attn = attention_explicit(q, k, v, past)  # [B, H, T, D]
-            self.keep(attn=attn)
+            self.save_record(attn=attn)
         else:
             y = attention_fast(q, k, v, past)  # [B, H, T, D]
         y = y.transpose(1, 2).reshape(B, T, d)  # [B, T, d]: heads side by side

@@ -1,10 +1,10 @@
-"""The speed tricks in helpers.py compute the same numbers, and the same gradients, as the plain
+"""The speed kernels in kernels.py compute the same numbers, and the same gradients, as the plain
 torch expressions they replace (the concept files' docstrings name those expressions)."""
 
 import torch
 
 from conftest import outputs_and_grads, relative_error
-from tl_minimal.helpers import decay_exp, softmax, tanh_heads, times_to_tokens
+from tl_minimal.kernels import decay_exp, softmax, tanh_heads, times_to_tokens
 
 gen = torch.Generator().manual_seed(0)
 

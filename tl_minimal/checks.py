@@ -1,0 +1,194 @@
+"""Input checks for the concept files: a wrong mode, chunk size, rank, dtype, device or shape is
+a clear error that names what was expected. They are kept here so that the concept files read
+as the math. Nothing in this file computes anything: delete every check and the numbers stay
+the same (only the error messages for bad input change).
+
+What is here
+    MODES, check_mode, check_chunk_size     the names of the forms ("loop" = the specification,
+                                            "fast" = what models use) and the chunk size
+    check_causal_decay_length               causal_decay's limit on the chunk length
+    check_sequence                          one tensor's type, rank, dtype, device and shape
+    check_*_inputs                          every argument of one op, with shapes named
+    check_positions                         time indices asked for (pair-memory snapshots)
+    check_positive_ints                     sizes given to a layer's constructor (also used by
+                                            the registry for a model's settings)
+    check_layer_input, check_state          a mixer's input [B, T, d] and its carried state
+    check_conv_input, check_conv_kernel     the convolution's input and kernel
+    check_kv_settings                       the key-value memory's settings
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import torch
+
+# "loop": the for-loop over time, the specification; "fast": what models use (chunked for the
+# recurrences, one conv1d for the convolution, all positions at once for the key-value read)
+MODES = ("loop", "fast")
+MAX_CHUNK = 256  # running_state.causal_decay builds a 0/1 segment matrix with C^3 entries
+
+
+def check_mode(mode: str) -> str:
+    """Return ``mode`` if it is a known op form, else raise ValueError listing the allowed ones."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}: mode must be one of {', '.join(MODES)}")
+    return mode
+
+
+def check_chunk_size(chunk_size: int) -> int:
+    if not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or not 2 <= chunk_size <= MAX_CHUNK:
+        raise ValueError(f"chunk_size must be an int in [2, {MAX_CHUNK}], got {chunk_size!r}")
+    return chunk_size
+
+
+def check_causal_decay_length(C: int) -> int:
+    if C > MAX_CHUNK:
+        raise ValueError(f"causal_decay takes chunks of at most {MAX_CHUNK} steps (it builds a C x C^2 "
+                         f"matrix), got {C}; split the sequence into chunks")
+    return C
+
+
+def check_sequence(name: str, x, ndim: int, like: torch.Tensor | None = None, shape=None) -> torch.Tensor:
+    """Check a tensor's type, rank, dtype (floating, same as ``like``), device and shape."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if x.dim() != ndim:
+        raise ValueError(f"{name} must have {ndim} dimensions, got shape {tuple(x.shape)}")
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"{name} must be a floating-point tensor (float32 or float64), got {x.dtype}")
+    if like is not None and x.dtype != like.dtype:
+        raise TypeError(f"{name} has dtype {x.dtype} but the other inputs have {like.dtype}; convert them to one dtype")
+    if like is not None and x.device != like.device:
+        raise ValueError(f"{name} is on {x.device} but the other inputs are on {like.device}")
+    if shape is not None and tuple(x.shape) != tuple(shape):
+        raise ValueError(f"{name} must have shape {tuple(shape)}, got {tuple(x.shape)}")
+    if x.shape[1] == 0 and ndim >= 3:
+        raise ValueError(f"{name} has an empty time axis: need T >= 1")
+    return x
+
+
+def check_running_state_inputs(a, lam, s0=None):
+    check_sequence("a", a, 4)
+    B, T, H, S = a.shape
+    check_sequence("lam", lam, 3, like=a, shape=(B, T, H))
+    if s0 is not None:
+        check_sequence("s0", s0, 3, like=a, shape=(B, H, S))
+
+
+def check_pair_inputs(s_prev, b, gam, P0=None):
+    check_sequence("s_prev", s_prev, 4)
+    B, T, H, S = s_prev.shape
+    check_sequence("b", b, 4, like=s_prev, shape=(B, T, H, S))
+    check_sequence("gam", gam, 3, like=s_prev, shape=(B, T, H))
+    if P0 is not None:
+        check_sequence("P0", P0, 4, like=s_prev, shape=(B, H, S, S))
+
+
+def check_readout_inputs(s_prev, b, gam, q_left, q_right, P0=None):
+    check_pair_inputs(s_prev, b, gam, P0)
+    check_sequence("q_left", q_left, 4, like=s_prev, shape=s_prev.shape)
+    check_sequence("q_right", q_right, 4, like=s_prev, shape=s_prev.shape)
+
+
+def check_slot_inputs(s_prev, b, g, gam, L0=None, R0=None) -> int:
+    """Check the slot memory's inputs; returns num_slots (K), the number of slots."""
+    check_sequence("s_prev", s_prev, 4)
+    B, T, H, S = s_prev.shape
+    check_sequence("b", b, 4, like=s_prev, shape=(B, T, H, S))
+    check_sequence("g", g, 4, like=s_prev)
+    if tuple(g.shape[:3]) != (B, T, H):
+        raise ValueError(f"g (slot weights) must have shape [B, T, H, K] = [{B}, {T}, {H}, K], got {tuple(g.shape)}")
+    num_slots = g.shape[-1]
+    check_sequence("gam", gam, 3, like=s_prev, shape=(B, T, H))
+    for name, M in (("L0", L0), ("R0", R0)):
+        if M is not None:
+            check_sequence(name, M, 4, like=s_prev, shape=(B, H, num_slots, S))
+    return num_slots
+
+
+def check_slot_readout_inputs(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None) -> int:
+    """Check the slot readout's inputs; returns num_slots (K), the number of slots."""
+    num_slots = check_slot_inputs(s_prev, b, g, gam, L0, R0)
+    check_sequence("q_left", q_left, 4, like=s_prev, shape=s_prev.shape)
+    check_sequence("q_right", q_right, 4, like=s_prev, shape=s_prev.shape)
+    return num_slots
+
+
+def check_positions(positions, T: int) -> list[int]:
+    """``positions`` (an int or ints in [0, T)) as a non-empty list; ValueError otherwise."""
+    positions = [positions] if isinstance(positions, int) else list(positions)
+    if not positions:
+        raise ValueError("positions is empty: give at least one time index")
+    for p in positions:
+        if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < T:
+            raise ValueError(f"positions must be ints in [0, {T}) (T = {T}), got {p!r}")
+    return positions
+
+
+def is_int(value) -> bool:
+    """An integer (a Python or NumPy one), not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def check_positive_ints(**sizes) -> None:
+    """Every keyword's value is a positive int (not a bool); ValueError naming the first that is not."""
+    for name, value in sizes.items():
+        if not is_int(value) or value < 1:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+
+
+def check_layer_input(n, d_model: int) -> torch.Tensor:
+    """A mixer's input: a tensor [B, T, d_model] with T >= 1."""
+    if not isinstance(n, torch.Tensor) or n.dim() != 3 or n.shape[-1] != d_model:
+        got = tuple(n.shape) if isinstance(n, torch.Tensor) else type(n).__name__
+        raise ValueError(f"input must be [B, T, d_model={d_model}], got {got}")
+    if n.shape[1] == 0:
+        raise ValueError("input has an empty time axis: need T >= 1")
+    return n
+
+
+def check_state(state, shapes: dict, like: torch.Tensor, keys_text: str) -> tuple:
+    """A mixer's carried state: None (nothing carried: returns one None per key) or a dict with
+    exactly the keys of ``shapes``, each a tensor of that shape with ``like``'s dtype and device;
+    returns its tensors in the order of ``shapes``. ``keys_text`` describes the keys in the error."""
+    if state is None:
+        return (None,) * len(shapes)
+    if not isinstance(state, dict) or set(state) != set(shapes):
+        raise ValueError(f"state must be None or a dict with keys {keys_text}")
+    for key, shape in shapes.items():
+        check_sequence(f"state['{key}']", state[key], len(shape), like=like, shape=shape)
+    return tuple(state[key] for key in shapes)
+
+
+def check_conv_kernel(kernel: int, causal: bool) -> int:
+    if kernel < 1:
+        raise ValueError(f"conv kernel must be >= 1, got {kernel}")
+    if not causal and kernel % 2 == 0:
+        raise ValueError(f"the symmetric convolution (causal=False, setting conv_causal) needs an odd kernel "
+                         f"(setting conv_kernel), got {kernel}")
+    return kernel
+
+
+def check_conv_input(x: torch.Tensor, weight: torch.Tensor) -> None:
+    """x [B, T, d] with the d the kernel weight [d, d, k] expects."""
+    if x.dim() != 3:
+        raise ValueError(f"x must be [B, T, d], got shape {tuple(x.shape)}")
+    if x.shape[-1] != weight.shape[1]:
+        raise ValueError(f"x has d={x.shape[-1]} but the kernel expects d={weight.shape[1]}")
+
+
+def check_conv_step_input(x_t: torch.Tensor) -> None:
+    if x_t.dim() != 2:
+        raise ValueError(f"x_t must be [B, d], got shape {tuple(x_t.shape)}")
+
+
+def check_kv_settings(query_align, top_k, score_scale, query_aligns: tuple) -> None:
+    """The key-value memory's settings: a known query alignment, top_k a positive int, 'all' or
+    None, and a score scale beta > 0."""
+    if query_align not in query_aligns:
+        raise ValueError(f"query_align must be one of {', '.join(query_aligns)}, got {query_align!r}")
+    if not (top_k is None or top_k == "all" or (is_int(top_k) and top_k >= 1)):
+        raise ValueError(f"top_k must be a positive int, 'all' or None (all entries), got {top_k!r}")
+    if isinstance(score_scale, bool) or not isinstance(score_scale, numbers.Real) or not score_scale > 0:
+        raise ValueError(f"score_scale (beta) must be a number > 0, got {score_scale!r}")

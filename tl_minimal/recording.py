@@ -1,0 +1,60 @@
+"""Recording: how a module hands back its internals (gates, states, retrieval weights) for plots,
+without a second implementation of the math and without an extra argument threaded through
+every block. The concept files import this small module; it imports nothing from the model.
+
+One name per idea:
+    Recorder              the mixin a module inherits to be able to record
+    recording(model, **options)
+                          the context manager that switches recording on for every Recorder in
+                          ``model``; ``options`` say what to record (``snapshot_at`` positions,
+                          ``attention=True``)
+    Recorder.record_options   the options of the current recording (None: not recording)
+    Recorder.save_record(**internals)
+                          what a module calls at the end of its forward pass: stores the
+                          tensors (detached) if recording, does nothing otherwise
+    Recorder.record       what the module saved on its last forward pass while recording
+
+``LanguageModel.internals`` (models.py) switches recording on, runs the model once and
+collects the records.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import torch
+from torch import nn
+
+
+class Recorder:
+    """Mixin for a module that can save its internals (detached tensors) for plots.
+
+    ``record_options`` is None (the default: save nothing) or the options of the current
+    recording, e.g. {"snapshot_at": (0, 9), "attention": True}; ``record`` is the dict the
+    module saved on its last forward call while recording.
+    """
+
+    record_options: dict | None = None
+    record: dict | None = None
+
+    def save_record(self, **internals) -> None:
+        """Store ``internals`` (tensors detached) as this module's record, if recording."""
+        if self.record_options is not None:
+            self.record = {k: v.detach() if isinstance(v, torch.Tensor) else v for k, v in internals.items()}
+
+
+@contextmanager
+def recording(module: nn.Module, **options):
+    """Inside the block every Recorder in ``module`` (itself included) saves its last record.
+
+    Records of an earlier recording are cleared on entry; on exit recording stops and the
+    records stay readable until the next recording.
+    """
+    recorders = [m for m in module.modules() if isinstance(m, Recorder)]
+    for m in recorders:
+        m.record_options, m.record = dict(options), None
+    try:
+        yield recorders
+    finally:
+        for m in recorders:
+            m.record_options = None
