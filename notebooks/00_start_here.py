@@ -198,7 +198,7 @@ plt.show()
 # | $k_j, v_{j+1}, q_t$ | key-value memory: key of token $j$, value of the token after it, query | notebook 06, `kv_fusion.py` |
 # | $D_{kv}$ | key-value memory width (config `assoc_dim`) | notebook 06 |
 # | $\rho_{t,j}$ | retrieval score $\beta \cos(q_t, k_j)$ | notebook 06 |
-# | $\beta$ | the scale that multiplies the cosine, an inverse temperature (config `temperature`) | notebook 06 |
+# | $\beta$ | the score scale that multiplies the cosine, so larger is sharper (setting `score_scale`) | notebook 06 |
 # | $\alpha_{t,j}$ | retrieval weights (softmax over the top-k scores) | notebook 06 |
 # | $g_t$ | read gate of the key-value memory (a different file from the slot weights $g_t[k]$) | notebook 06 |
 #

@@ -62,7 +62,7 @@ from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import bits_per_byte, unigram_bits
 from tl_minimal.training.recipes import count_parameters, fit
-from tl_minimal.views import plots, plots_recall, widgets
+from tl_minimal.views import plots, plots_slots, widgets
 
 # %% [markdown]
 # One config cell: the paper's byte-level protocol normally, a tiny run when `TL_SMOKE=1`.
@@ -257,7 +257,7 @@ tokens = widgets.byte_prompt(sentence, P.seq_len)  # BOS + bytes: [T]
 labels = plots.token_labels(tokens)
 _, record = model.internals(tokens[None].to(DEVICE))
 g_trained = [layer["slot_weights"][0].cpu() for layer in record["layers"]]  # per layer [T, H, K]
-plots_recall.slot_usage(g_trained[0], labels, title="slot weights of layer 0 (trained triple_slot)")
+plots_slots.slot_usage(g_trained[0], labels, title="slot weights of layer 0 (trained triple_slot)")
 plt.show()
 
 # %% [markdown]
@@ -334,7 +334,7 @@ plots.matrix_heatmap(P_dense[t_show, head], ax=axes[0], title=f"dense P_t, t = {
 plots.matrix_heatmap(M_slot[t_show, head], ax=axes[1], title="slots: M_t = Σ_k L_k R_k^T", xlabel="j (write b)")
 for ax in axes[:2]:
     ax.tick_params(labelsize=7)
-plots_recall.spectra({"dense P_t": P_dense[t_show, head], "slot M_t": M_slot[t_show, head]}, ax=axes[2],
+plots_slots.spectra({"dense P_t": P_dense[t_show, head], "slot M_t": M_slot[t_show, head]}, ax=axes[2],
                      title="singular values")
 axes[2].title.set_fontsize(9)
 fig.tight_layout()
@@ -378,7 +378,7 @@ plt.show()
 def draw_slots(text, layer):
     toks = widgets.byte_prompt(text if text else " ", P.seq_len)
     _, rec = model.internals(toks[None].to(DEVICE))
-    return plots_recall.slot_usage(rec["layers"][layer]["slot_weights"][0].cpu(), plots.token_labels(toks),
+    return plots_slots.slot_usage(rec["layers"][layer]["slot_weights"][0].cpu(), plots.token_labels(toks),
                                    title=f"slot weights of layer {layer} (trained triple_slot)")
 
 

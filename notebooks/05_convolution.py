@@ -63,7 +63,7 @@ from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import bits_per_byte, evaluating, unigram_bits
 from tl_minimal.training.recipes import build, count_parameters, fit
 from tl_minimal.training.train import seed_everything
-from tl_minimal.views import plots, plots_recall, widgets
+from tl_minimal.views import plots, plots_conv, plots_retrieval, widgets
 
 # %% [markdown]
 # One config cell: the paper's byte-level protocol normally, a tiny run when `TL_SMOKE=1`.
@@ -139,11 +139,11 @@ print("symmetric: fast equals loop:", torch.allclose(conv_fast(x, W, c, causal=F
 # NBVAL_IGNORE_OUTPUT
 maps = {  # influence [T, T] for a sequence of 12 inputs of the kernel's width d = 6
     "causal (left padding k-1)":
-        plots_recall.conv_influence(lambda v: conv_fast(v, W.float(), c.float(), causal=True), T=12, d=6),
+        plots_conv.conv_influence(lambda v: conv_fast(v, W.float(), c.float(), causal=True), T=12, d=6),
     "symmetric (the reference's padding k//2)":
-        plots_recall.conv_influence(lambda v: conv_fast(v, W.float(), c.float(), causal=False), T=12, d=6),
+        plots_conv.conv_influence(lambda v: conv_fast(v, W.float(), c.float(), causal=False), T=12, d=6),
 }
-plots_recall.influence_maps(maps)
+plots_conv.influence_maps(maps)
 plt.show()
 
 # %%
@@ -286,7 +286,7 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-plots_recall.tap_norms({f"{name}": (m.conv.conv.weight.detach().cpu(), m.conv.causal) for name, m in models.items()})
+plots_conv.tap_norms({f"{name}": (m.conv.conv.weight.detach().cpu(), m.conv.causal) for name, m in models.items()})
 plt.show()
 
 # %% [markdown]
@@ -307,7 +307,7 @@ def draw_guesses(text):
         guesses = {"causal": models["causal"](toks).argmax(-1)[0],
                    "leaky, whole sentence": models["leaky"](toks).argmax(-1)[0],
                    "leaky, prefix only": prefix_logits(models["leaky"], toks).argmax(-1)[0]}
-    return plots_recall.prediction_strips(toks[0].cpu(), {k: v.cpu() for k, v in guesses.items()}, per_row=26,
+    return plots_retrieval.prediction_strips(toks[0].cpu(), {k: v.cpu() for k, v in guesses.items()}, per_row=26,
                                           title="next-byte guesses of the trained models")
 
 

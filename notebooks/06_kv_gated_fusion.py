@@ -16,7 +16,7 @@
 #
 # **Learning goals.** After this notebook you can
 # - say what the key-value memory stores (pairs of raw token embeddings: a token and the token
-#   after it) and compute its read by hand: a hard top-$K$ over scaled cosine scores;
+#   after it) and compute its read by hand: a hard top-k over scaled cosine scores;
 # - name four ways in which that read differs from softmax attention, and what it costs: like a
 #   KV cache it grows with the sequence;
 # - define an induction head and say which query alignment of the memory is one;
@@ -51,7 +51,7 @@ from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import bits_per_byte, evaluating, recall_accuracy, unigram_bits
 from tl_minimal.training.recipes import build, count_parameters, fit, make_sampler
 from tl_minimal.training.train import seed_everything, train
-from tl_minimal.views import plots, plots_recall, widgets
+from tl_minimal.views import plots, plots_retrieval, widgets
 
 # %% [markdown]
 # One config cell: the recall protocol's 200 steps and the byte-level protocol's 80 steps
@@ -81,11 +81,11 @@ print(f"smoke mode: {config.smoke()}   recall steps: {RECALL_STEPS}   eval examp
 # $$
 #
 # At position $t$ the query is made from the **previous** token (the paper's alignment), every
-# visible entry gets a retrieval score, the $K$ best are kept, and their values are mixed:
+# visible entry gets a retrieval score, the `top_k` best are kept, and their values are mixed:
 #
 # $$
 # q_t = W_q e_{t-1}, \qquad \rho_{t,j} = \beta \cos(q_t, k_j), \qquad
-# \alpha_t = \operatorname{softmax}\big(\operatorname{top}_K(\rho_{t,\cdot})\big), \qquad
+# \alpha_t = \operatorname{softmax}\big(\operatorname{top\text{-}k}(\rho_{t,\cdot})\big), \qquad
 # m_t = \sum_{j\ \text{kept}} \alpha_{t,j}\, v_{j+1} .
 # $$
 #
@@ -104,9 +104,9 @@ print(f"smoke mode: {config.smoke()}   recall steps: {RECALL_STEPS}   eval examp
 # | $q_t$ | query, from the previous token | `q` | `[B, T, D_kv]` |
 # | $D_{kv}$ | width of keys, values and queries | `assoc_dim` | 64 |
 # | $\rho_{t,j}$ | retrieval score | `scores` | `[B, T, N]` |
-# | $\beta$ | scale multiplying the cosine (an inverse temperature) | `temperature` | scalar |
-# | $K$ | entries kept per read | `top_k` | 8 |
-# | $\alpha_{t,j}$ | retrieval weights over the kept entries | `weights` | `[B, T, K]` |
+# | $\beta$ | score scale: multiplies the cosine, so larger is sharper | `score_scale` | scalar |
+# | top-k | entries kept per read (not the slot count $K$ of notebook 04) | `top_k` | 8 |
+# | $\alpha_{t,j}$ | retrieval weights over the kept entries | `weights` | `[B, T, top_k]` |
 # | $g_t$ | read gate | `read_gate` | `[B, T]` |
 #
 # In the recall task (`... QUERY key ANSWER`) the query at ANSWER is built from the asked key, and
@@ -133,7 +133,7 @@ print(f"query: the previous token x_(t-1) = {name(demo[t_answer - 1])}; the entr
 # ## 2. The read, three ways
 #
 # `kv_read_loop` scores each position's visible entries one position at a time (the
-# specification); `kv_read` does all positions with one masked score matrix and a top-$K$;
+# specification); `kv_read` does all positions with one masked score matrix and a top-k;
 # `kv_read_step` answers one query from a cache (generation). Entry $j$ is visible at $t$ when
 # $j < n_t$ ($n_t = t - 1$ with the previous-token query).
 
@@ -163,12 +163,12 @@ print("no entry visible before t = 2, so m_0 = m_1 = 0:", bool((m_fast[:, :2] ==
 # |---|---|---|
 # | reads from | hidden states: tokens, positions and all that earlier layers computed | raw token embeddings $e_j$: no positions, nothing computed |
 # | an entry is | key and value of the **same** position $u$ | key from token $j$, value from the **next** token $j+1$ |
-# | weights | softmax of $q_t \cdot k_u / \sqrt{D}$ over **all** $u \le t$ | a **hard** top-$K$ of $\beta \cos(q_t, k_j)$, softmax over those $K$ only |
+# | weights | softmax of $q_t \cdot k_u / \sqrt{D}$ over **all** $u \le t$ | a **hard** top-k of $\beta \cos(q_t, k_j)$, softmax over those `top_k` only |
 # | the read goes | into the residual stream, on to the next layer | straight into the logits, after the last layer (late fusion) |
 # | how many | every head of every layer | one memory for the whole model |
 #
 # Without positions, two copies of the same token make two entries with the **same** key: the
-# memory cannot prefer the recent copy, and a group of equal keys fills the top-$K$ together. With
+# memory cannot prefer the recent copy, and a group of equal keys fills the top-k together. With
 # the value taken from the next token, the read answers "what came after a token like this?".
 # And because the read enters the logits directly, it can only vote for tokens; it never feeds a
 # computation in a later layer.
@@ -253,8 +253,8 @@ betas = torch.linspace(0.5, 25, 60)
 best = [kv_read(query8, keys8, values8, [8], top_k=8, scale=float(b))[0][0, 0, 3].item() for b in betas]
 fig, ax = plt.subplots(figsize=(6.5, 3))
 ax.plot(betas, best)
-ax.axvline(default_config("gated_hybrid_paper")["temperature"], color="red", ls=":", label="β = 1 (the paper)")
-ax.axvline(GATED["temperature"], color="green", ls="--", label=f"β = {GATED['temperature']:g} (gated_hybrid's start)")
+ax.axvline(default_config("gated_hybrid_paper")["score_scale"], color="red", ls=":", label="β = 1 (the paper)")
+ax.axvline(GATED["score_scale"], color="green", ls="--", label=f"β = {GATED['score_scale']:g} (gated_hybrid's start)")
 ax.set_xlabel("β (multiplies the cosine)")
 ax.set_ylabel("weight of the perfect match")
 ax.set_title("a perfect match among 8 kept entries (the others orthogonal)")
@@ -264,7 +264,7 @@ plt.show()
 # %% [markdown]
 # Cosines lie in $[-1, 1]$, so at $\beta = 1$ even an exact match gets only 28% of the weight
 # against seven unrelated entries: the read is always a blur. The library's `gated_hybrid` starts
-# at $\beta = 10$ and learns it (`temperature`, `learnable_temperature` in the registry).
+# at $\beta = 10$ and learns it (`score_scale`, `learnable_score_scale` in the registry).
 #
 # ## 5. One matrix for queries and keys: an exact repeat wins at initialization
 #
@@ -322,7 +322,7 @@ plt.show()
 # With a tied $W_{qk}$ every exact repeat sits at $\cos = 1$ (orange spike at the right edge) and
 # is the top entry of every read; with independent matrices it is lost among the other entries.
 # This matters because the memory's parameters learn only through the entries that are kept: if
-# the right entry is not in the top-$K$ at the start, no gradient tells $W_q$ and $W_k$ to align.
+# the right entry is not in the top-k at the start, no gradient tells $W_q$ and $W_k$ to align.
 # Section 9 trains the tied version; notebook 07 (section 5) shows what the untied configuration of
 # the paper does over many seeds.
 #
@@ -360,13 +360,13 @@ for align in ("current", "previous"):
     seed_everything(0)
     fresh = build("gated_hybrid", LP, {"query_align": align}).to(DEVICE)
     _, rec = fresh.internals(tokens_ind[None].to(DEVICE))
-    w, idx = rec["retrieval"]["weights"][0].cpu(), rec["retrieval"]["index"][0].cpu()  # [T, K] each
+    w, idx = rec["retrieval"]["weights"][0].cpu(), rec["retrieval"]["index"][0].cpu()  # [T, top_k] each
     top = idx.gather(-1, w.argmax(-1, keepdim=True))[:, 0]  # memory position of the top entry: [T]
     read = torch.where(top >= 0, tokens_ind[(top + 1).clamp(max=T_ind - 1)], tokens_ind.new_tensor(256))  # its value token
     read_token[f"{align!r} alignment: the value read"] = read
     right_next[align] = sum(int(read[t] == tokens_ind[t + 1]) for t in second_half)
     right_current[align] = sum(int(read[t] == tokens_ind[t]) for t in second_half)
-plots_recall.prediction_strips(tokens_ind, read_token, per_row=T_ind + 6, title="the memory's read at initialization (tied W_qk)")
+plots_retrieval.prediction_strips(tokens_ind, read_token, per_row=T_ind + 6, title="the memory's read at initialization (tied W_qk)")
 plt.show()
 for align, hits in right_next.items():
     print(f"{align:8s} second copy of the sentence: the read is the NEXT byte at {hits} of "
@@ -407,7 +407,7 @@ with torch.no_grad():
 # %%
 for variant in ("gated_hybrid", "gated_hybrid_paper"):
     c = default_config(variant)
-    print(f"{variant:19s} tie_qk={c['tie_qk']!s:5s} beta={c['temperature']:<4g} learnable={c['learnable_temperature']!s:5s} "
+    print(f"{variant:19s} tie_qk={c['tie_qk']!s:5s} beta={c['score_scale']:<4g} learnable={c['learnable_score_scale']!s:5s} "
           f"top_k={c['top_k']} query_align={c['query_align']!r} gate_outside_norm={c['gate_outside_norm']}")
 
 # %% [markdown]
@@ -457,7 +457,7 @@ plt.show()
 # %% [markdown]
 # ### Where the memory reads
 #
-# `plots_recall.read_at` takes the retrieval weights $\alpha_t$ at the answer position from
+# `plots_retrieval.read_at` takes the retrieval weights $\alpha_t$ at the answer position from
 # `model.internals` and spreads them over the memory positions $j$. Orange marks the entry holding
 # the asked key, green its value, blue the asked key in the question. Rows: the trained model on
 # an example it answers right (and one it answers wrong, if there is one), and the same model
@@ -467,15 +467,15 @@ plt.show()
 # NBVAL_IGNORE_OUTPUT
 names_of = lambda x: [name(t) for t in x.tolist()]
 x_few, y_few = x_eval[:256], y_eval[:256]
-trained_read = plots_recall.read_at(recall_models["gated_hybrid"], x_few, y_few)
+trained_read = plots_retrieval.read_at(recall_models["gated_hybrid"], x_few, y_few)
 seed_everything(0)
 fresh_gated = build("gated_hybrid", RP).to(DEVICE).eval()
-fresh_read = plots_recall.read_at(fresh_gated, x_few, y_few)
+fresh_read = plots_retrieval.read_at(fresh_gated, x_few, y_few)
 
 
 def panel(read, i):
     on_key = read["weights"][i, data_recall.locate(x_few[i], y_few[i])[-1]["key_pos"]]
-    return {"values": read["weights"][i], "names": names_of(x_few[i]), "marks": plots_recall.recall_marks(x_few[i], y_few[i]),
+    return {"values": read["weights"][i], "names": names_of(x_few[i]), "marks": plots_retrieval.recall_marks(x_few[i], y_few[i]),
             "verdict": bool(read["correct"][i]),
             "title": f"answers {name(int(read['pred'][i]))} (target {name(int(read['target'][i]))}); "
                      f"weight on the key's entry {on_key:.2f}; read gate {read['read_gate'][i]:.2f}"}
@@ -487,7 +487,7 @@ for want in (True, False):
     if len(hits):
         panels[f"trained, example {int(hits[0])}"] = [panel(trained_read, int(hits[0]))]
 panels["initialized, example 0"] = [panel(fresh_read, 0)]
-plots_recall.retrieval_grid(panels, title="gated_hybrid: the memory's weights at the answer position")
+plots_retrieval.retrieval_grid(panels, title="gated_hybrid: the memory's weights at the answer position")
 plt.show()
 
 # %%
@@ -513,12 +513,12 @@ for label, read in (("initialized", fresh_read), ("trained", trained_read)):
 # %%
 # NBVAL_IGNORE_OUTPUT
 tf = recall_models["transformer"]
-attn = plots_recall.attention_at(tf, x_few[0])  # [H, T]
+attn = plots_retrieval.attention_at(tf, x_few[0])  # [H, T]
 tf_right = bool(tf(x_few[:1].to(DEVICE))[0, -1].argmax().cpu() == y_few[0, -1])
-marks0 = plots_recall.recall_marks(x_few[0], y_few[0])
+marks0 = plots_retrieval.recall_marks(x_few[0], y_few[0])
 head_panels = [{"values": attn[h], "names": names_of(x_few[0]), "marks": marks0 if h == 0 else None,
                 "xlabel": "position attended", "title": f"head {h}", "ylim": None} for h in range(attn.shape[0])]
-fig = plots_recall.retrieval_grid({"heads 0, 1": head_panels[:2], "heads 2, 3": head_panels[2:]},
+fig = plots_retrieval.retrieval_grid({"heads 0, 1": head_panels[:2], "heads 2, 3": head_panels[2:]},
                                   title="Transformer, last layer, attention at the answer position", ylabel="attention weight")
 fig.suptitle(f"{'RIGHT' if tf_right else 'WRONG'}: Transformer, last layer, attention at the answer position",
              fontsize=12, fontweight="bold", color="#2e7d32" if tf_right else "#c62828")
@@ -715,7 +715,7 @@ plt.show()
 # ## Summary
 #
 # * The key-value memory stores one entry per token, (key of token $j$, value of token $j+1$),
-#   from raw embeddings, and reads it with a hard top-$K$ over $\beta \cos(q_t, k_j)$; the read is
+#   from raw embeddings, and reads it with a hard top-k over $\beta \cos(q_t, k_j)$; the read is
 #   added to the logits at the end. It is not attention: no positions, next-token values, a hard
 #   cut, one memory outside the stack. But it costs like attention's KV cache: $O(T D_{kv})$
 #   numbers, $O(T)$ work per generated token, $O(T^2)$ for a whole sequence.

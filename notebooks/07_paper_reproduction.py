@@ -150,7 +150,7 @@ for key in ("lm_matched_width", "lm_leak"):
 #   are doubled reaches the same BPB at 80 steps. The 2,000-step table (section 4) shows what is
 #   left of the lead with longer training.
 # - `gated_hybrid` here is the library's current default (tied query/key projection, learnable
-#   temperature starting at 10: see the recall study); `gated_hybrid_paper` is the paper's
+#   score scale β starting at 10: see the recall study); `gated_hybrid_paper` is the paper's
 #   configuration, 4.272 ± 0.026 (190,233 parameters), a little better than the default here.
 
 # %% [markdown]
@@ -312,8 +312,8 @@ fig.tight_layout()
 #   5 seeds, every seed on the constant-guess line. The paper's 41.9% is the mean of 14.2, 100 and
 #   11.6%, one seed that won a lottery; none of our 5 seeds did. Does not agree with the paper's
 #   mean; agrees with its own per-seed spread (two of its three seeds collapsed too).
-# - *The library's `gated_hybrid` default* (tied query/key projection, learnable temperature
-#   starting at 10): 100.0% on all 5 seeds, already after 100 steps. Exact recall does need
+# - *The library's `gated_hybrid` default* (tied query/key projection, learnable score scale
+#   β starting at 10): 100.0% on all 5 seeds, already after 100 steps. Exact recall does need
 #   its own path, as the paper says, but that path also has to find the right entry before it
 #   has learned anything.
 # - *MQAR (table 5)*, 4 questions per sequence, 3 seeds (the table and plot above): every model

@@ -30,7 +30,7 @@ from tl_minimal.data import recall as data_recall
 from tl_minimal.data import text as data_text
 from tl_minimal.training.evaluate import mean_token_loss, recall_accuracy
 from tl_minimal.training.train import LOG_EVERY, load_checkpoint, seed_everything, train
-from tl_minimal.views import plots, plots_recall, widgets
+from tl_minimal.views import plots, plots_conv, plots_retrieval, plots_slots, widgets
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = {"d_model": 16, "n_layers": 1, "n_heads": 2, "max_seq_len": 32, "dropout": 0.1}
@@ -267,6 +267,7 @@ def test_every_plot_and_widget_helper_takes_device_tensors():
         call(plots, "pulse_response", 0.9, 8)
         call(plots, "pulse_memory", (0.5, 0.9), 8)
         M = torch.randn(3, 3, device=d)
+        call(plots, "as_numpy", M)
         call(plots, "matrix_heatmap", M)
         call(plots, "outer_product_step", M[0], M[1], M, M, 0.5, t=1)
         snaps = call(plots, "model_pair_memory", lm, tokens, [0, 3])
@@ -277,20 +278,20 @@ def test_every_plot_and_widget_helper_takes_device_tensors():
         call(plots, "loss_curves", {"a": {"loss": [3.0, 2.0, 1.5]}}, bits=True)
         call(plots, "metric_bars", {"a": 2.0}, {"a": 2.1})
         g = torch.rand(6, 2, 3, device=d).softmax(-1)
-        call(plots_recall, "slot_usage", g)
-        call(plots_recall, "spectra", {"P": M})
+        call(plots_slots, "slot_usage", g)
+        call(plots_slots, "spectra", {"P": M})
         W, c = torch.randn(3, 3, 4, device=d), torch.randn(3, device=d)
-        influence = call(plots_recall, "conv_influence", lambda v: conv_fast(v.to(d), W, c, causal=True), T=6, d=3)
-        call(plots_recall, "influence_maps", {"x2": influence})
-        call(plots_recall, "tap_norms", {"k": (torch.randn(2, 2, 5, device=d), True)})
-        call(plots_recall, "prediction_strips", tokens[:4], {"m": lm(tokens[None])[0, :4].argmax(-1)})
-        call(plots_recall, "recall_sequence", [(5, 13), (6, 20)], ask=6, n_filler=3)
-        read = call(plots_recall, "read_at", kv, x.to(d), y.to(d))
-        call(plots_recall, "attention_at", att, x[0].to(d))
+        influence = call(plots_conv, "conv_influence", lambda v: conv_fast(v.to(d), W, c, causal=True), T=6, d=3)
+        call(plots_conv, "influence_maps", {"x2": influence})
+        call(plots_conv, "tap_norms", {"k": (torch.randn(2, 2, 5, device=d), True)})
+        call(plots_retrieval, "prediction_strips", tokens[:4], {"m": lm(tokens[None])[0, :4].argmax(-1)})
+        call(plots_retrieval, "recall_sequence", [(5, 13), (6, 20)], ask=6, n_filler=3)
+        read = call(plots_retrieval, "read_at", kv, x.to(d), y.to(d))
+        call(plots_retrieval, "attention_at", att, x[0].to(d))
         _, ax = plt.subplots()
-        call(plots_recall, "position_bars", ax, read["weights"][0].to(d))
-        marks = call(plots_recall, "recall_marks", x[0].to(d), y[0].to(d))
-        call(plots_recall, "retrieval_grid", {"m": [{"values": read["weights"][0].to(d), "marks": marks}]})
+        call(plots_retrieval, "position_bars", ax, read["weights"][0].to(d))
+        marks = call(plots_retrieval, "recall_marks", x[0].to(d), y[0].to(d))
+        call(plots_retrieval, "retrieval_grid", {"m": [{"values": read["weights"][0].to(d), "marks": marks}]})
         call(widgets, "interactive", lambda lam: plots.pulse_memory((lam,), 8), lam=widgets.Slider(0.5, 0.1, 0.9, 0.1))
         call(widgets, "pulse_memory_widget", 0.8)
         call(widgets, "pair_memory_widget", {t: P.to(d) for t, P in snaps.items()}, plots.token_labels(text))
@@ -300,7 +301,7 @@ def test_every_plot_and_widget_helper_takes_device_tensors():
         call(widgets, "parse_pairs", "k5=v13 k6=v20")
         call(widgets, "recall_widget", {"kv": kv}, pairs="k5=v13 k6=v20", ask="k6", filler=3, max_len=32)
         widgets.recall_widget({"kv": kv}, pairs="k5=v13 k6=v20", ask="k6", filler=3, max_len=32, static=False)
-    missing = {(m.__name__, n) for m in (plots, plots_recall, widgets) for n in _public(m)} - drawn
+    missing = {(m.__name__, n) for m in (plots, plots_slots, plots_conv, plots_retrieval, widgets) for n in _public(m)} - drawn
     assert missing <= {("tl_minimal.views.widgets", "has_frontend")}, f"not drawn under the guard: {missing}"
 
 

@@ -17,7 +17,7 @@ from matplotlib.text import Text
 
 from tl_minimal import build_model
 from tl_minimal.data import recall as data_recall
-from tl_minimal.views import diagrams, plots, plots_recall, widgets
+from tl_minimal.views import diagrams, plots, plots_conv, plots_retrieval, plots_slots, widgets
 
 MAX_PX = 1000  # about the width of JupyterLab's output area
 MIN_PT = 6.5   # 9 px at the inline backend's 100 dpi
@@ -62,7 +62,7 @@ def _figures():
     x, y = _recall_example()
     names = [data_recall.PAPER_LAYOUT.name(t) for t in x.tolist()]
     S = 8
-    panel = {"values": torch.rand(128), "names": names, "marks": plots_recall.recall_marks(x, y),
+    panel = {"values": torch.rand(128), "names": names, "marks": plots_retrieval.recall_marks(x, y),
              "title": "answers v13 (target v13); weight on the entry 0.40", "verdict": True}
     return {
         "token_strip": lambda: plots.token_strip(labels, tokens.tolist(), {3: ("#ffcc80", "key")}),
@@ -77,15 +77,15 @@ def _figures():
         "gate_heatmaps_long": lambda: plots.gate_heatmaps(torch.rand(1, 127, 2), labels=None),
         "loss_curves": lambda: plots.loss_curves({"a": [3.0, 2.5, 2.0], "b": [3.1, 2.2, 1.9]}, bits=True),
         "metric_bars": lambda: plots.metric_bars({"transformer": 2.4, "triple_latent": 2.5}, {"transformer": 2.3}),
-        "slot_usage": lambda: plots_recall.slot_usage(torch.rand(T, 4, 8).softmax(-1), labels),
-        "spectra": lambda: plots_recall.spectra({"P": torch.randn(S, S), "M": torch.randn(S, S)}),
-        "influence_maps": lambda: plots_recall.influence_maps({"causal": torch.rand(12, 12).tril(),
+        "slot_usage": lambda: plots_slots.slot_usage(torch.rand(T, 4, 8).softmax(-1), labels),
+        "spectra": lambda: plots_slots.spectra({"P": torch.randn(S, S), "M": torch.randn(S, S)}),
+        "influence_maps": lambda: plots_conv.influence_maps({"causal": torch.rand(12, 12).tril(),
                                                                "symmetric": torch.rand(12, 12)}),
-        "tap_norms": lambda: plots_recall.tap_norms({"causal": (torch.randn(4, 4, 5), True),
+        "tap_norms": lambda: plots_conv.tap_norms({"causal": (torch.randn(4, 4, 5), True),
                                                      "leaky": (torch.randn(4, 4, 5), False)}),
-        "prediction_strips": lambda: plots_recall.prediction_strips(tokens, {"causal": tokens.roll(-1),
+        "prediction_strips": lambda: plots_retrieval.prediction_strips(tokens, {"causal": tokens.roll(-1),
                                                                              "leaky": tokens}),
-        "retrieval_grid": lambda: plots_recall.retrieval_grid({"gated_hybrid": [panel, panel],
+        "retrieval_grid": lambda: plots_retrieval.retrieval_grid({"gated_hybrid": [panel, panel],
                                                                "gated_hybrid_paper": [panel, panel]}),
         "layer_diagram": lambda: diagrams.layer_diagram("P"),
         "model_diagram": lambda: diagrams.model_diagram(),

@@ -5,6 +5,7 @@ import torch
 
 import tl_minimal
 from tl_minimal import VARIANTS, build_model, default_config
+from tl_minimal.registry import is_gated_hybrid
 
 V = 50
 TINY = {"d_model": 32, "n_layers": 2, "n_heads": 4, "state_dim": 8, "num_slots": 4, "max_seq_len": 64,
@@ -58,7 +59,7 @@ def test_causal(variant):
 def test_step_and_chunks_equal_whole_pass(variant):
     model = tiny(variant)
     x = _tokens(T=12)
-    if variant.startswith("gated"):
+    if is_gated_hybrid(variant):
         x = _distinct_tokens(T=12)
     whole = model(x)
     state = model.init_state(2)
@@ -77,7 +78,7 @@ def test_step_and_chunks_equal_whole_pass(variant):
 def test_loop_mode_equals_chunked(variant):
     fast, loop = tiny(variant), tiny(variant, mode="loop")
     loop.load_state_dict(fast.state_dict())
-    x = _distinct_tokens(T=20) if variant.startswith("gated") else _tokens(T=20)
+    x = _distinct_tokens(T=20) if is_gated_hybrid(variant) else _tokens(T=20)
     assert _rel(loop(x), fast(x)) < 1e-10
 
 
@@ -119,7 +120,7 @@ def test_internals(variant):
         assert layer["slot_weights"].shape == (2, 9, 4, 4)
     if "hybrid" in variant:
         assert info["conv"]["update"].shape == (2, 9, 32)
-    if variant.startswith("gated"):
+    if is_gated_hybrid(variant):
         r = info["retrieval"]
         assert r["weights"].shape == (2, 9, 4) and r["index"].shape == (2, 9, 4)
         assert r["read_gate"].shape == (2, 9)
@@ -263,6 +264,9 @@ def test_a_checkpoint_with_the_old_parameter_name_loads():
     assert model.kv.log_score_scale.item() == pytest.approx(torch.log(torch.tensor(10.0)).item() + 0.5)
 
 
-def test_is_gated_hybrid_answers_for_every_variant():
-    assert [v for v in VARIANTS if tl_minimal.registry.is_gated_hybrid(build_model(v, V))] == [
-        "gated_hybrid", "gated_hybrid_paper", "gated_hybrid_printed"]
+def test_is_gated_hybrid_answers_for_every_variant_and_model():
+    gated = ["gated_hybrid", "gated_hybrid_paper", "gated_hybrid_printed"]
+    assert [v for v in VARIANTS if is_gated_hybrid(v)] == gated
+    assert [v for v in VARIANTS if is_gated_hybrid(build_model(v, V))] == gated
+    with pytest.raises(ValueError, match="unknown variant"):
+        is_gated_hybrid("gpt")

@@ -147,6 +147,7 @@ class TopKRead(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, qn, kn, values, logw, scale, n_visible, k, key_block, query_block):
+        """Positional inputs, as ``autograd.Function.apply`` passes them (it takes no keywords)."""
         kept, index = select_top_k(qn, kn, n_visible, k, scale, logw, key_block, query_block)
         ok = index >= 0                                              # [B, T, k]
         # alpha = softmax(kept) on the entries that exist, 0 elsewhere (rows with none: all 0)
@@ -236,6 +237,9 @@ def _gather(x, index):
 
 def top_k_read(qn, kn, values, n_visible, k: int, scale, logw=None, key_block: int = KEY_BLOCK,
                query_block: int = QUERY_BLOCK):
-    """The blockwise read: (m [B, T, A], alpha [B, T, k], index [B, T, k]); see :class:`TopKRead`."""
+    """The blockwise read: (m [B, T, A], alpha [B, T, k], index [B, T, k]); see :class:`TopKRead`.
+
+    Nine parameters: the read's own (as kv_read's) plus the two block sizes, which tests shrink
+    so that short sequences cross many block edges."""
     scale = torch.as_tensor(scale, dtype=qn.dtype, device=qn.device)
     return TopKRead.apply(qn, kn, values, logw, scale, n_visible, k, key_block, query_block)

@@ -185,6 +185,8 @@ def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, supersede
     Blockwise (blockwise_topk.py) unless ``dense=True``, top_k is "all"/None, or ``supersede`` is
     on (its key-key term is an [N, N] matrix): then one masked [B, T, N] score matrix (quadratic
     memory; torch.topk's order among equal scores).
+    Nine parameters: the glossary's tensors (q, keys, values, n_visible, logw) and the read's
+    settings (top_k, scale = beta, supersede = eta, dense), each under the name the equations use.
     """
     B, T, _ = q.shape
     N = keys.shape[1]

@@ -142,6 +142,8 @@ def pair_readout(s_prev, b, gam, q_left, q_right, P0=None, mode: str = "fast",
 
     s_prev (s_prev[:, t] = s_{t-1}), b, q_left, q_right [B, T, H, S]; gam [B, T, H];
     P0 [B, H, S, S] or None. With ``return_state=True`` returns (r, P_last [B, H, S, S]).
+    More than eight parameters: the equation's five tensors and P0, each under its glossary name,
+    then the form (mode, chunk_size) and return_state.
     """
     # input checks (checks.py): clear errors for a wrong mode, chunk size, shape, dtype or device
     check_mode(mode)
@@ -162,6 +164,8 @@ def triple_latent(a, b, q_left, q_right, lam, gam, s0=None, P0=None, mode: str =
 
     s_t = lam_t s_{t-1} + (1 - lam_t) a_t;  P_t = gam_t P_{t-1} + (1 - gam_t) outer(s_{t-1}, b_t);
     r_t = (P_t^T q^l_t) * q^r_t.
+    Ten parameters: the six tensors of the three equations and the two initial states, each
+    under its glossary name, then the form (mode, chunk_size).
     """
     s = running_state(a, lam, s0, mode=mode, chunk_size=chunk_size)  # [B, T, H, S]
     s_prev = previous_states(s, s0)                                 # [B, T, H, S]

@@ -189,8 +189,10 @@ def build_model(variant: str, vocab_size: int, **config) -> LanguageModel:
     return MODEL_CLASSES[variant](ModelConfig.from_settings(variant, int(vocab_size), cfg))
 
 
-def is_gated_hybrid(model) -> bool:
-    """True for a model with the gated key-value memory (gated_hybrid, gated_hybrid_paper,
-    gated_hybrid_printed): the one place that answers it, for code that reads its retrieval or
-    switches its read off."""
-    return isinstance(model, GatedHybridLM)
+def is_gated_hybrid(model_or_variant) -> bool:
+    """True for a model with the gated key-value memory, or the name of a variant that has one
+    (gated_hybrid, gated_hybrid_paper, gated_hybrid_printed): the one place that answers it, for
+    code that reads the memory's retrieval or switches its read off."""
+    if isinstance(model_or_variant, str):
+        return issubclass(MODEL_CLASSES[_check_variant(model_or_variant)], GatedHybridLM)
+    return isinstance(model_or_variant, GatedHybridLM)

@@ -78,6 +78,7 @@ def _slot_readout_loop(s_prev, b, g, gam, q_left, q_right, L0, R0):
 
 
 def _slot_readout_chunked(s_prev, b, g, gam, q_left, q_right, L0, R0, chunk_size):
+    """The fast form of slot_readout (its tensors, by their glossary names): (f, L_last, R_last)."""
     log_gam = heads_first(log_gate(gam))                            # [B, H, T]
     # value v_tau = (1 - gamma_tau) g_tau: the memory M[i, k] = sum w g[k] key[i] is L^T (or R^T)
     v = heads_first((1 - gam).unsqueeze(-1) * g)                    # [B, H, T, K]
@@ -97,6 +98,8 @@ def slot_readout(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None, mode: str
 
     s_prev, b, q_left, q_right [B, T, H, S]; g [B, T, H, K]; gam [B, T, H];
     L0, R0 [B, H, K, S] or None. mode: "loop" or "fast".
+    Eleven parameters: the six tensors of the equations and the two initial slot memories, each
+    under its glossary name, then the form (mode, chunk_size) and return_state.
     """
     # input checks (checks.py): clear errors for a wrong mode, chunk size, shape, dtype or device
     check_mode(mode)

@@ -11,24 +11,16 @@ updated in place (a display handle, at most once a second), that ends as the run
 Executed notebooks (nbconvert, nbclient) apply the updates too, so they save that final line.
 
     progress_bar(iterable, total, initial, desc, enabled)   -> an iterable with .n, set_postfix, close
-    in_jupyter_kernel()                                      True inside a Jupyter kernel
+    in_jupyter_kernel()                                      True inside a Jupyter kernel (jupyter.py)
 """
 
 from __future__ import annotations
 
 import time
 
+from ..jupyter import in_jupyter_kernel
+
 BAR_WIDTH = 20  # characters of the drawn bar in a notebook line
-
-
-def in_jupyter_kernel() -> bool:
-    """True when this code runs inside a Jupyter kernel (a notebook, nbclient, nbval)."""
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return False
-    shell = get_ipython()
-    return shell is not None and "IPKernelApp" in shell.config
 
 
 class NotebookLine:

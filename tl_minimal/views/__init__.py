@@ -1,3 +1,6 @@
 """Pictures and widgets. Views read tensors and a model's recorded internals; they never train
-a model and never re-implement the math. ``plots`` (gates, memories, tokens, curves),
-``plots_recall`` (slots, convolutions, retrieval) and ``widgets`` (the interactive controls)."""
+a model and never re-implement the math. Each module is named after what it draws:
+``diagrams`` (the architecture), ``plots`` (tokens, gates, memories, curves), ``plots_slots``
+(the slot layer, notebook 04), ``plots_conv`` (the convolution, notebook 05),
+``plots_retrieval`` (predictions and where a recall model reads, notebooks 05-06) and
+``widgets`` (the interactive controls)."""

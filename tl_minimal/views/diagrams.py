@@ -42,7 +42,8 @@ def _canvas(width: float, height: float, xlim, ylim):
 
 
 def _box(ax, x, y, w, h, text, color=_PLAIN, fontsize=10, dashed=False, lw=1.0, alpha=1.0, weight="normal"):
-    """A rounded box with lower-left corner (x, y), size (w, h), centred text."""
+    """A rounded box with lower-left corner (x, y), size (w, h), centred text. Twelve parameters: position,
+    size and text, then optional matplotlib styles (the diagrams' one drawing primitive for boxes)."""
     ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.3,rounding_size=0.8", fc=color,
                                 ec="black", lw=lw, ls="--" if dashed else "-", alpha=alpha))
     ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=fontsize, alpha=max(alpha, 0.5),
@@ -51,6 +52,8 @@ def _box(ax, x, y, w, h, text, color=_PLAIN, fontsize=10, dashed=False, lw=1.0, 
 
 def _arrow(ax, start, end, text=None, text_at=0.5, offset=(0, 1.2), dashed=False, fontsize=10, color="black",
            ha="center", curve=0.0):
+    """An arrow from start to end, optionally labelled at ``text_at`` (0 = start, 1 = end) + ``offset``.
+    Eleven parameters: the ends and label, then optional matplotlib styles."""
     ax.annotate("", xy=end, xytext=start,
                 arrowprops={"arrowstyle": "-|>", "color": color, "lw": 1.1, "ls": "--" if dashed else "-",
                             "shrinkA": 0, "shrinkB": 0, "connectionstyle": f"arc3,rad={curve}"})
@@ -67,18 +70,8 @@ def _plus(ax, x, y, r=1.6):
 
 # --- the layer -----------------------------------------------------------------------------
 
-def layer_diagram(highlight: str | None = None):
-    """One triple-latent layer at token t, every symbol named; ``highlight`` in {None, "s", "P", "r"}.
-
-    With ``highlight`` the step taught by a notebook is drawn bold and the rest faded.
-    """
-    if highlight not in (None, *_STEPS):
-        raise ValueError(f"highlight must be None or one of {list(_STEPS)} (running state, pair memory, "
-                         f"readout), got {highlight!r}")
-    fig, ax = _canvas(9.5, 6.0, (0, 101), (-7, 63))
-    fade = {k: (1.0 if highlight in (None, k) else 0.35) for k in _STEPS}
-    edge = {k: (2.4 if highlight == k else 1.0) for k in _STEPS}
-
+def _layer_inputs(ax, fade: dict) -> None:
+    """layer_diagram's left part: x_t, LN, and the six projections of n_t (faded by step)."""
     # input, LayerNorm, the bus that carries n_t to the six projections
     _box(ax, 0.5, 24, 9, 10, "$x_t$\nlayer\ninput")
     _box(ax, 12.5, 26, 7, 6, "LN")
@@ -101,6 +94,9 @@ def layer_diagram(highlight: str | None = None):
         target_y = {"s": 47, "P": 29, "r": 11}[step]
         _arrow(ax, (49.2, y), (53.7, target_y + (y - target_y) * 0.35))
 
+
+def _layer_steps(ax, highlight, fade: dict, edge: dict) -> None:
+    """layer_diagram's middle: the three steps (s, P, r), what flows between them and across tokens."""
     # the three steps
     steps = {
         "s": (47, "① running state", r"$s_t = \lambda_t\, s_{t-1} + (1 - \lambda_t)\, a_t$",
@@ -122,6 +118,9 @@ def layer_diagram(highlight: str | None = None):
         _arrow(ax, (82.6, y - 3.5), (88, y - 6), dashed=True)
         ax.text(88.4, y - 6, after + " to t+1", ha="left", va="center", fontsize=9)
 
+
+def _layer_output(ax) -> None:
+    """layer_diagram's right part and captions: W_o, the residual add, the legend lines."""
     # output projection and the residual add
     _box(ax, 84, 8, 12.5, 6, r"$o_t = W_o\, \mathrm{vec}(r_t)$", _PLAIN, fontsize=9)
     _arrow(ax, (82.4, 11), (83.7, 11))
@@ -137,6 +136,23 @@ def layer_diagram(highlight: str | None = None):
             "the query $q^l_t$ reads the pairs.", ha="center", fontsize=9.5)
     ax.text(50, -5.6, "Blue: tanh projections · orange: keep gates in (0, 1) · green: the three steps · "
             "dashed: the state carried between tokens", ha="center", fontsize=9, color="#444444")
+
+
+def layer_diagram(highlight: str | None = None):
+    """One triple-latent layer at token t, every symbol named; ``highlight`` in {None, "s", "P", "r"}.
+
+    With ``highlight`` the step taught by a notebook is drawn bold and the rest faded.
+    """
+    if highlight not in (None, *_STEPS):
+        raise ValueError(f"highlight must be None or one of {list(_STEPS)} (running state, pair memory, "
+                         f"readout), got {highlight!r}")
+    fig, ax = _canvas(9.5, 6.0, (0, 101), (-7, 63))
+    fade = {k: (1.0 if highlight in (None, k) else 0.35) for k in _STEPS}
+    edge = {k: (2.4 if highlight == k else 1.0) for k in _STEPS}
+
+    _layer_inputs(ax, fade)
+    _layer_steps(ax, highlight, fade, edge)
+    _layer_output(ax)
     title = "one triple-latent layer at token t (per head; H heads side by side)"
     if highlight:
         title += f": step {list(_STEPS).index(highlight) + 1}, the {_STEPS[highlight]}, in bold"
@@ -147,10 +163,8 @@ def layer_diagram(highlight: str | None = None):
 
 # --- the model -----------------------------------------------------------------------------
 
-def model_diagram():
-    """The language model around the layers, bottom to top, with one block drawn open."""
-    fig, ax = _canvas(9.5, 6.4, (0, 100), (0, 70))
-    x0, w = 4, 36                                                  # the main column
+def _model_column(ax, x0: float, w: float) -> None:
+    """model_diagram's main column (x0 .. x0 + w): tokens to logits, with the optional parts dashed."""
     mid = x0 + w / 2
     rows = [  # (y, height, text, colour, dashed)
         (2, 5, r"$\mathrm{token}_t$  (ids, [B, T])", _PLAIN, False),
@@ -183,6 +197,9 @@ def model_diagram():
     _arrow(ax, (12.6, 52.5), (mid - 1.6, 52.5), "$z_t$", offset=(0, 1.5), dashed=True)
     ax.text(mid + 3, 52.5, "transformer_plus_triple,\ngated_hybrid", fontsize=9, va="center")
 
+
+def _open_block(ax, x0: float, w: float) -> None:
+    """model_diagram's right part: one pre-LN residual block drawn open beside the column."""
     # one block, open
     bx, bw = 62, 30
     bmid = bx + bw / 2
@@ -208,6 +225,14 @@ def model_diagram():
     ax.plot([bx - 1.5, bmid], [33, 33], color="black", lw=1)
     _arrow(ax, (bmid, 57.6), (bmid, 62), "$x_t$ to the next block", text_at=1, offset=(0, 1.3))
     ax.text(bx + bw + 2.5, 18, "dropout on $o_t$\nand the FFN output\nwhile training", fontsize=9, va="center")
+
+
+def model_diagram():
+    """The language model around the layers, bottom to top, with one block drawn open."""
+    fig, ax = _canvas(9.5, 6.4, (0, 100), (0, 70))
+    x0, w = 4, 36                                                  # the main column
+    _model_column(ax, x0, w)
+    _open_block(ax, x0, w)
 
     ax.set_title("the language model (bottom to top); dashed boxes: only in some variants", fontsize=11)
     fig.tight_layout()

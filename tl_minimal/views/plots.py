@@ -9,6 +9,7 @@ What is here (read in the order the notebooks use them)
     token_labels, token_strip     bytes or tokens as a row of labelled boxes, some highlighted
     recall_strip                  one associative-recall example, key / value / question marked
     pulse_memory                  what a running state remembers of one pulse, for a few lambda
+    as_numpy                      a tensor on any device (or an array) as a float64 array
     matrix_heatmap                one labelled seaborn heatmap (the building block of the rest)
     outer_product_step            s_{t-1}, b_t, their outer product and P_t side by side
     pair_memory_grid              P_t per head (columns) at a few positions (rows)
@@ -38,7 +39,7 @@ MAX_WIDTH = 9.5
 _SPECIAL_BYTES = {PAD: "PAD", BOS: "BOS", EOS: "EOS", 10: "⏎", 32: "␣", 9: "⇥"}
 
 
-def _numpy(x) -> np.ndarray:
+def as_numpy(x) -> np.ndarray:
     """Tensor (any device, any float dtype) or array -> float64 numpy array on the CPU."""
     if isinstance(x, torch.Tensor):
         return x.detach().cpu().double().numpy()  # to the CPU first, then cast: MPS has no float64
@@ -198,8 +199,10 @@ def matrix_heatmap(M, xlabels=None, ylabels=None, ax=None, title: str | None = N
     """One matrix [rows, cols] as a seaborn heatmap; diverging colours around ``center``.
 
     With ``center`` set and no vmin / vmax, the colour scale is symmetric: zero is white.
+    Many parameters: after M, every one is an optional seaborn / matplotlib styling option under
+    its usual name, so that every heatmap in the notebooks is this one function.
     """
-    M = _check_rank("M", _numpy(M), 2, "a matrix [rows, cols]")
+    M = _check_rank("M", as_numpy(M), 2, "a matrix [rows, cols]")
     if ax is None:
         scale = 0.6 if annot else 0.25                              # room for the numbers
         size = figsize or (min(MAX_WIDTH, max(3.0, scale * M.shape[1] + 1.5)), max(2.0, scale * M.shape[0] + 1))
@@ -222,9 +225,9 @@ def matrix_heatmap(M, xlabels=None, ylabels=None, ax=None, title: str | None = N
 
 def outer_product_step(s_prev_t, b_t, P_prev, P_t, gam_t: float, t: int | None = None):
     """One pair-memory update for one head: s_{t-1} [S], b_t [S], P_{t-1}, P_t [S, S]."""
-    s_prev_t, b_t = _numpy(s_prev_t), _numpy(b_t)
+    s_prev_t, b_t = as_numpy(s_prev_t), as_numpy(b_t)
     outer = np.outer(s_prev_t, b_t)                                 # [S, S], display only
-    top = max(float(np.abs(x).max()) for x in (outer, _numpy(P_prev), _numpy(P_t))) or 1.0
+    top = max(float(np.abs(x).max()) for x in (outer, as_numpy(P_prev), as_numpy(P_t))) or 1.0
     fig, axes = plt.subplots(1, 5, figsize=(MAX_WIDTH, 2.6), gridspec_kw={"width_ratios": [0.6, 3, 3, 3, 3.6]})
     kw = {"vmin": -top, "vmax": top, "cbar": False}
     matrix_heatmap(s_prev_t[:, None], ax=axes[0], xlabels=[], title="s_{t-1}", ylabel="i (state)", **kw)
@@ -246,7 +249,7 @@ def pair_memory_grid(snapshots: dict, labels=None, heads=None, title: str | None
     """
     if not snapshots:
         raise ValueError("snapshots is empty: give {position: P [H, S, S]}")
-    items = sorted((int(t), _check_rank(f"snapshots[{t}]", _numpy(P), 3, "[H, S, S]")) for t, P in snapshots.items())
+    items = sorted((int(t), _check_rank(f"snapshots[{t}]", as_numpy(P), 3, "[H, S, S]")) for t, P in snapshots.items())
     H = items[0][1].shape[0]
     heads = list(range(H)) if heads is None else list(heads)
     top = max(float(np.abs(P[heads]).max()) for _, P in items) or 1.0
@@ -274,7 +277,7 @@ def gate_heatmaps(gates, labels=None, title: str | None = None, name: str = "gat
     """Gates [L, T, H] (or a list of [T, H] per layer): one heatmap per layer, heads x tokens."""
     if isinstance(gates, (list, tuple)):
         gates = torch.stack([torch.as_tensor(g) for g in gates])
-    G = _check_rank("gates", _numpy(gates), 3, "[layers, T, heads]")
+    G = _check_rank("gates", as_numpy(gates), 3, "[layers, T, heads]")
     L, T, H = G.shape
     if labels is not None and len(labels) != T:
         raise ValueError(f"{len(labels)} labels for {T} time steps")

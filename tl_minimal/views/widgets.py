@@ -41,8 +41,8 @@ import matplotlib.pyplot as plt
 
 from ..data import recall as data_recall
 from ..data import text as data_text
-from ..training.progress import in_jupyter_kernel
-from . import plots, plots_recall
+from ..jupyter import in_jupyter_kernel
+from . import plots, plots_retrieval
 
 _ERROR_COLOUR, _HINT_COLOUR, _RIGHT_COLOUR = "#c62828", "#555555", "#2e7d32"  # red, grey, green
 
@@ -154,6 +154,17 @@ def _view_class():
 _VIEW = None
 
 
+def _check_controls(controls: dict) -> None:
+    """Every control a Slider, Text or Choice; a following Choice names a control that exists."""
+    for name, spec in controls.items():
+        if not isinstance(spec, (Slider, Text, Choice)):
+            raise TypeError(f"control {name!r} must be a Slider, Text or Choice, got {type(spec).__name__}")
+        if isinstance(spec, Choice) and (spec.follows is None) != (spec.options_for is None):
+            raise ValueError(f"Choice {name!r}: give both follows= and options_for=, or neither")
+        if isinstance(spec, Choice) and spec.follows is not None and spec.follows not in controls:
+            raise ValueError(f"Choice {name!r} follows {spec.follows!r}, which is not one of {list(controls)}")
+
+
 def interactive(draw, static: bool | None = None, **controls):
     """Controls + a figure redrawn by ``draw(**values) -> Figure`` whenever a control changes.
 
@@ -162,99 +173,102 @@ def interactive(draw, static: bool | None = None, **controls):
     ``draw`` raising ValueError on the starting values is an error here (the caller chose them);
     later it becomes the message shown under the controls.
     """
-    for name, spec in controls.items():
-        if not isinstance(spec, (Slider, Text, Choice)):
-            raise TypeError(f"control {name!r} must be a Slider, Text or Choice, got {type(spec).__name__}")
-        if isinstance(spec, Choice) and (spec.follows is None) != (spec.options_for is None):
-            raise ValueError(f"Choice {name!r}: give both follows= and options_for=, or neither")
-        if isinstance(spec, Choice) and spec.follows is not None and spec.follows not in controls:
-            raise ValueError(f"Choice {name!r} follows {spec.follows!r}, which is not one of {list(controls)}")
+    _check_controls(controls)
     if static or (static is None and not has_frontend()):
         fig = draw(**{name: spec.value for name, spec in controls.items()})
         plt.show()
         return fig
+    live = _LiveFigure(draw, controls)
+    live.draw_and_show()                                            # the starting values: errors raise here
+    return live.view
 
-    import ipywidgets as w
 
-    made = {}
-    for name, spec in controls.items():
-        if isinstance(spec, Choice) and spec.follows is not None:
-            made[name] = spec.make(name, spec.options_for(controls[spec.follows].value))
-        else:
-            made[name] = spec.make(name)
-    message = w.HTML(layout=w.Layout(display="none"))
-    out = w.Output()
-    rows = [w.HBox([made[n], w.HTML(f'<span style="color:{_HINT_COLOUR}">{html.escape(s.hint)}</span>')])
-            if s.hint else made[n] for n, s in controls.items()]
-    summary = f"[interactive figure; controls: {', '.join(controls)}; run the notebook to change them]"
-    view = _view_class()(rows + [message, out], made, message, out, summary)
-    busy = False                                                    # True while a Choice's options change
+class _LiveFigure:
+    """One interactive figure in a kernel: the ipywidgets controls, a message line, the output
+    that holds the picture, and the callbacks that redraw it when a control changes."""
 
-    def say(text: str):
-        message.value = f'<span style="color:{_ERROR_COLOUR}"><b>✗</b> {html.escape(text)}</span>' if text else ""
-        message.layout.display = None if text else "none"
+    def __init__(self, draw, controls: dict):
+        import ipywidgets as w
 
-    def show(fig):
+        self.draw, self.controls = draw, controls
+        self.made = {name: spec.make(name, spec.options_for(controls[spec.follows].value))
+                     if isinstance(spec, Choice) and spec.follows is not None else spec.make(name)
+                     for name, spec in controls.items()}
+        self.message = w.HTML(layout=w.Layout(display="none"))
+        self.out = w.Output()
+        rows = [w.HBox([self.made[n], w.HTML(f'<span style="color:{_HINT_COLOUR}">{html.escape(s.hint)}</span>')])
+                if s.hint else self.made[n] for n, s in controls.items()]
+        summary = f"[interactive figure; controls: {', '.join(controls)}; run the notebook to change them]"
+        self.view = _view_class()(rows + [self.message, self.out], self.made, self.message, self.out, summary)
+        self.busy = False                                           # True while a Choice's options change
+        for control in self.made.values():
+            control.observe(self.changed, names="value")
+
+    def say(self, text: str):
+        """Show ``text`` as the error line under the controls ("" hides it)."""
+        self.message.value = f'<span style="color:{_ERROR_COLOUR}"><b>✗</b> {html.escape(text)}</span>' if text else ""
+        self.message.layout.display = None if text else "none"
+
+    def show(self, fig):
         data, metadata = _figure_bundle(fig)
-        out.outputs = ({"output_type": "display_data", "data": data, "metadata": metadata},)
-        view.picture = data["image/png"]
+        self.out.outputs = ({"output_type": "display_data", "data": data, "metadata": metadata},)
+        self.view.picture = data["image/png"]
 
-    def fail(err: Exception):
+    def fail(self, err: Exception):
         """No picture (it would look current); the message says what went wrong."""
-        out.outputs = ()
-        view.picture = None
+        self.out.outputs = ()
+        self.view.picture = None
         if isinstance(err, ValueError):
-            say(str(err))
+            self.say(str(err))
             return
-        say(f"the picture could not be drawn: {type(err).__name__}: {err}")
+        self.say(f"the picture could not be drawn: {type(err).__name__}: {err}")
         lines = "".join(traceback.format_exception(err)).splitlines()
-        out.outputs = ({"output_type": "error", "ename": type(err).__name__, "evalue": str(err), "traceback": lines},)
+        self.out.outputs = ({"output_type": "error", "ename": type(err).__name__, "evalue": str(err),
+                             "traceback": lines},)
 
-    def draw_and_show():
+    def draw_and_show(self):
         """Draw with the controls' values and show the figure; close every figure the drawing opened."""
         before = set(plt.get_fignums())
         try:
-            fig = draw(**{name: control.value for name, control in made.items()})
+            fig = self.draw(**{name: control.value for name, control in self.made.items()})
             if not isinstance(fig, plt.Figure):
                 raise TypeError(f"draw must return a matplotlib Figure, got {type(fig).__name__}")
-            show(fig)
+            self.show(fig)
         finally:
             for number in set(plt.get_fignums()) - before:          # nothing left for a later plt.show()
                 plt.close(number)
 
-    def redraw():
+    def redraw(self):
         try:
-            draw_and_show()
-            say("")
+            self.draw_and_show()
+            self.say("")
         except Exception as err:  # noqa: BLE001 - any error is shown beside the controls, never raised into the kernel
-            fail(err)
+            self.fail(err)
 
-    def changed(change):
-        nonlocal busy
-        if busy:
+    def follow(self, leader: str, value):
+        """Give every Choice that follows ``leader`` the options for its new ``value``."""
+        for name, spec in self.controls.items():
+            if isinstance(spec, Choice) and spec.follows == leader:
+                options = list(spec.options_for(value))
+                if not options:
+                    raise ValueError(f"no choices for {spec.description or name} from this {leader}")
+                control, keep = self.made[name], self.made[name].value
+                control.options = options
+                control.value = keep if keep in option_values(options) else option_values(options)[0]
+
+    def changed(self, change):
+        if self.busy:
             return
-        leader = next(name for name, control in made.items() if control is change.owner)
-        busy = True
+        leader = next(name for name, control in self.made.items() if control is change.owner)
+        self.busy = True
         try:
-            for name, spec in controls.items():
-                if isinstance(spec, Choice) and spec.follows == leader:
-                    options = list(spec.options_for(change.new))
-                    if not options:
-                        raise ValueError(f"no choices for {spec.description or name} from this {leader}")
-                    control, keep = made[name], made[name].value
-                    control.options = options
-                    control.value = keep if keep in option_values(options) else option_values(options)[0]
+            self.follow(leader, change.new)
         except Exception as err:  # noqa: BLE001 - as in redraw
-            fail(err)
+            self.fail(err)
             return
         finally:
-            busy = False
-        redraw()
-
-    for control in made.values():
-        control.observe(changed, names="value")
-    draw_and_show()                                                 # the starting values: errors raise here
-    return view
+            self.busy = False
+        self.redraw()
 
 
 # --- the widgets of the notebooks ------------------------------------------------------------
@@ -354,7 +368,7 @@ def recall_widget(models: dict, pairs: str = "k5=v13 k6=v20 k7=v17 k8=v14", ask:
                   layout: data_recall.RecallLayout = data_recall.PAPER_LAYOUT, static: bool | None = None):
     """Write key-value pairs, ask one key, and see where a trained model's memory reads.
 
-    models: {name: model with a key-value memory} (``plots_recall.read_at``). The ask menu offers
+    models: {name: model with a key-value memory} (``plots_retrieval.read_at``). The ask menu offers
     only the keys among the pairs; the filler slider stops where a sequence of ``max_len``
     tokens (the models' context) still holds every key.
     """
@@ -367,10 +381,10 @@ def recall_widget(models: dict, pairs: str = "k5=v13 k6=v20 k7=v17 k8=v14", ask:
 
     def draw(pairs, ask, filler, model):
         found = parse_pairs(pairs, layout)
-        x, y = plots_recall.recall_sequence(found, ask, n_filler=filler, seed=0, layout=layout)
-        r = plots_recall.read_at(models[model], x, y)
+        x, y = plots_retrieval.recall_sequence(found, ask, n_filler=filler, seed=0, layout=layout)
+        r = plots_retrieval.read_at(models[model], x, y)
         fig, ax = plt.subplots(figsize=(plots.MAX_WIDTH, 3.4))
-        plots_recall.position_bars(ax, r["weights"][0], names(x), plots_recall.recall_marks(x, y, layout),
+        plots_retrieval.position_bars(ax, r["weights"][0], names(x), plots_retrieval.recall_marks(x, y, layout),
                                    "retrieval weight", f"where {model} reads; read gate g = {r['read_gate'][0]:.2f}",
                                    (0, 1))
         right = bool(r["correct"][0])

@@ -1,179 +1,31 @@
-"""Pictures for notebooks 04-06: slot usage, what a convolution sees, and recall retrieval.
+"""Pictures for notebooks 05-06: what models predict, and where a recall model reads.
 
 Like ``plots.py``, every function draws one kind of picture with labelled axes and a title and
-returns the matplotlib ``Figure``; nothing re-implements the models' math. Tensors that come
-from a model are read through ``model.internals`` (slot weights, retrieval weights, read gate,
-attention) or through the library's own ops (the convolution).
+returns the matplotlib ``Figure``; nothing re-implements the models' math. Retrieval weights,
+the read gate and attention are read through ``model.internals``.
 
-What is here (in the order the notebooks use them)
-    slot_usage            slot weights g [T, H, K] of one layer: who writes to which slot
-    spectra               singular values of a few S x S memories (dense P against the slots')
-    conv_influence        |d y_t / d x_tau| of a convolution: which inputs each output reads
-    influence_maps        those maps side by side, reads from the future (tau > t) outlined
-    tap_norms             ||W[:, :, i]|| per kernel tap of trained convolutions, by offset
     prediction_strips     a text and each model's top next-byte guess, right guesses coloured
     recall_sequence       one recall example built by hand (for widgets): x, y [T]
     read_at               retrieval weights over memory positions, read gate and prediction
     attention_at          a Transformer's attention weights at one position (one layer)
     position_bars         one row of weights over positions with marked positions (building block)
+    recall_marks          the key, value and question positions of a recall example, as marks
     retrieval_grid        models (rows) x examples (columns) of ``position_bars``
 
-Shapes: slot weights [T, H, K]; memories [S, S]; kernels [d, d, k]; one sequence x [T].
+Shapes: one sequence x [T]; weights over memory positions [T] or [B, T].
 """
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-import seaborn as sns
 import torch
 
 from ..data import recall as data_recall
-from .plots import byte_label, token_strip
+from .plots import MAX_WIDTH, as_numpy, byte_label, token_strip
 
 _KEY, _VALUE, _ASK = "#ff9800", "#4caf50", "#2196f3"
 _RIGHT, _WRONG = "#2e7d32", "#c62828"
-MAX_WIDTH = 9.5  # inches: at the inline backend's 100 dpi a figure stays within about 950 px
-
-
-def _numpy(x) -> np.ndarray:
-    """Tensor (any device, any float dtype) or array -> float64 numpy array on the CPU."""
-    if isinstance(x, torch.Tensor):
-        return x.detach().cpu().double().numpy()  # to the CPU first: MPS has no float64
-    return np.asarray(x, dtype=np.float64)
-
-
-# --- slots (notebook 04) -------------------------------------------------------------------
-
-def slot_usage(g, labels=None, title: str | None = None):
-    """Slot weights g [T, H, K] of one layer: a heatmap (slots x tokens) per head, then the mean use.
-
-    Each column of a heatmap sums to 1 (softmax over the K slots); the bar chart shows how much
-    of all writes each slot received, so an unused or dominant slot is visible at a glance.
-    """
-    G = _numpy(g)
-    if G.ndim != 3:
-        raise ValueError(f"g must be slot weights [T, H, K] of one sequence and layer, got shape {G.shape}")
-    T, H, K = G.shape
-    if labels is not None and len(labels) != T:
-        raise ValueError(f"{len(labels)} labels for {T} tokens")
-    fig, axes = plt.subplots(H + 1, 1, figsize=(min(MAX_WIDTH, max(6.0, 0.18 * T + 2)), (0.22 * K + 0.5) * (H + 1) + 1.0),
-                             squeeze=False)
-    top = max(float(G.max()), 1 / K)                                # colour scale up to the largest weight
-    for h in range(H):
-        ax = axes[h, 0]
-        sns.heatmap(G[:, h].T, ax=ax, vmin=0, vmax=top, cmap="rocket_r", cbar_kws={"label": "g"},
-                    xticklabels=labels if labels is not None and h == H - 1 else False,
-                    yticklabels=[f"k{k}" for k in range(K)])
-        ax.set_ylabel(f"head {h}\nslot")
-        ax.tick_params(axis="x", labelrotation=0, labelsize=7)
-    axes[H - 1, 0].set_xlabel("token written")
-    ax = axes[H, 0]
-    mean = G.mean(0)                                                # [H, K]
-    width = 0.8 / H
-    for h in range(H):
-        ax.bar(np.arange(K) + (h - (H - 1) / 2) * width, mean[h], width=width, label=f"head {h}")
-    ax.axhline(1 / K, color="black", ls=":", lw=1, label=f"even use 1/K = {1 / K:.3f}")
-    ax.set_xticks(np.arange(K), [f"k{k}" for k in range(K)])
-    ax.set_xlabel("slot")
-    ax.set_ylabel("mean weight")
-    ax.legend(fontsize=8, ncol=H + 1)
-    fig.suptitle(title or "slot weights g_t: which slot each token writes to", fontsize=11)
-    fig.tight_layout()
-    return fig
-
-
-def spectra(mats: dict, ax=None, title: str = "singular values of the memory"):
-    """Sorted singular values of each named matrix [S, S], each divided by its largest."""
-    if not mats:
-        raise ValueError("mats is empty: give {name: matrix [S, S]}")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3.2))
-    for name, M in mats.items():
-        M = _numpy(M)
-        if M.ndim != 2:
-            raise ValueError(f"{name}: expected a matrix [S, S], got shape {M.shape}")
-        sv = np.linalg.svd(M, compute_uv=False)
-        ax.semilogy(np.arange(1, len(sv) + 1), sv / max(sv[0], 1e-30), marker="o", ms=3, label=name)
-    ax.set_xlabel("index of the singular value")
-    ax.set_ylabel("singular value / largest")
-    ax.set_title(title)
-    ax.legend(fontsize=8)
-    return ax.figure
-
-
-# --- the convolution (notebook 05) ---------------------------------------------------------
-
-def conv_influence(fn, T: int = 12, d: int = 4, seed: int = 0) -> torch.Tensor:
-    """|d y_t / d x_tau| [T, T] of ``fn(x [1, T, d]) -> y [1, T, d]`` at a random x (autograd).
-
-    Entry (t, tau) is the size of the Jacobian block of output t with respect to input tau:
-    zero means output t cannot see input tau at all.
-    """
-    x = torch.randn(1, T, d, generator=torch.Generator().manual_seed(seed), requires_grad=True)
-    y = fn(x)
-    if y.shape != x.shape:
-        raise ValueError(f"fn must map [1, T, d] to [1, T, d]; got {tuple(y.shape)} from {tuple(x.shape)}")
-    rows = []
-    for t in range(T):
-        grads = [torch.autograd.grad(y[0, t, c], x, retain_graph=True)[0][0] for c in range(d)]  # d x [T, d]
-        rows.append(torch.stack(grads).pow(2).sum((0, 2)).sqrt())  # [T]: Frobenius norm per input
-    return torch.stack(rows).detach()
-
-
-def influence_maps(maps: dict, title: str = "which inputs each output reads"):
-    """Influence maps {name: [T, T]} side by side; cells above the diagonal (the future) outlined."""
-    if not maps:
-        raise ValueError("maps is empty: give {name: influence [T, T]}")
-    fig, axes = plt.subplots(1, len(maps), figsize=(min(MAX_WIDTH, 4.6 * len(maps)), 3.8), squeeze=False)
-    for ax, (name, M) in zip(axes[0], maps.items()):
-        M = _numpy(M)
-        T = M.shape[0]
-        sns.heatmap(M, ax=ax, cmap="Greys", square=True, linewidths=0.3, linecolor="#dddddd",
-                    cbar_kws={"label": "|∂y_t / ∂x_τ|", "shrink": 0.8})
-        for t in range(T):
-            for tau in range(t + 1, T):
-                if M[t, tau] > 1e-12:                               # output t reads a future input
-                    ax.add_patch(plt.Rectangle((tau, t), 1, 1, fill=False, edgecolor="red", lw=1.5))
-        ax.plot([0, T], [0, T], color=_ASK, lw=1)
-        ax.set_xlabel("input position τ")
-        ax.set_ylabel("output position t")
-        ax.set_title(name, fontsize=9)
-    fig.suptitle(title + " (red: τ > t, the future)", fontsize=11)
-    fig.tight_layout()
-    return fig
-
-
-def tap_norms(kernels: dict, ax=None, title: str = "size of each kernel tap after training"):
-    """Bars of ||W[:, :, i]|| per tap, placed at the input offset the tap reads.
-
-    kernels: {name: (weight [d, d, k], causal)}; a causal tap i reads x_{t-(k-1)+i}, a
-    symmetric one x_{t-(k-1)/2+i}.
-    """
-    if not kernels:
-        raise ValueError("kernels is empty: give {name: (weight [d, d, k], causal)}")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.5, 3.2))
-    width = 0.8 / len(kernels)
-    offsets_seen = set()
-    for n, (name, (W, causal)) in enumerate(kernels.items()):
-        W = _numpy(W)
-        if W.ndim != 3:
-            raise ValueError(f"{name}: expected a conv weight [d, d, k], got shape {W.shape}")
-        k = W.shape[-1]
-        offsets = np.arange(k) - ((k - 1) if causal else (k - 1) // 2)
-        offsets_seen.update(offsets.tolist())
-        norms = np.sqrt((W ** 2).sum((0, 1)))
-        ax.bar(offsets + (n - (len(kernels) - 1) / 2) * width, norms, width=width, label=name)
-    ticks = sorted(offsets_seen)
-    ax.set_xticks(ticks, [f"x[t{o:+d}]" if o else "x[t]" for o in ticks])
-    ax.axvspan(0.5, max(ticks) + 0.5, color="red", alpha=0.08, label="future inputs")
-    ax.set_ylim(0, 1.3 * ax.get_ylim()[1])                          # room for the legend above the bars
-    ax.set_xlabel("input the tap reads (relative to the output position t)")
-    ax.set_ylabel("||W[:, :, tap]||")
-    ax.set_title(title)
-    ax.legend(fontsize=8, loc="upper left", ncol=len(kernels) + 1)
-    return ax.figure
 
 
 def prediction_strips(tokens, predictions: dict, per_row: int = 20, title: str | None = None):
@@ -286,8 +138,9 @@ def position_bars(ax, values, names=None, marks: dict | None = None, ylabel: str
     names (token names [T], optional) label the non-filler positions when the sequence is short
     (T <= 48); longer sequences get plain position numbers, which stay readable. verdict (True /
     False) writes RIGHT or WRONG above the panel, larger than any other text in it.
+    Nine parameters: after ax and values, optional labels and marks of one panel.
     """
-    v = _numpy(values)
+    v = as_numpy(values)
     if v.ndim != 1 or (names is not None and len(names) != len(v)):
         got = "no names" if names is None else f"{len(names)} names"
         raise ValueError(f"values must be [T] (with T names when given); got shape {v.shape} and {got}")

@@ -1,0 +1,95 @@
+"""Pictures for notebook 05: what a convolution reads, and what its trained taps weigh.
+
+Like ``plots.py``, every function draws one kind of picture with labelled axes and a title and
+returns the matplotlib ``Figure``; the influence maps differentiate the library's own
+convolution (conv.py), they do not re-implement it.
+
+    conv_influence    |d y_t / d x_tau| of a convolution: which inputs each output reads
+    influence_maps    those maps side by side, reads from the future (tau > t) outlined
+    tap_norms         ||W[:, :, i]|| per kernel tap of trained convolutions, by offset
+
+Shapes: kernels [d, d, k]; an influence map [T, T].
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import seaborn as sns
+import torch
+
+from .plots import MAX_WIDTH, as_numpy
+
+_DIAGONAL = "#2196f3"  # the line t = tau: reads above it come from the future
+
+
+def conv_influence(fn, T: int = 12, d: int = 4, seed: int = 0) -> torch.Tensor:
+    """|d y_t / d x_tau| [T, T] of ``fn(x [1, T, d]) -> y [1, T, d]`` at a random x (autograd).
+
+    Entry (t, tau) is the size of the Jacobian block of output t with respect to input tau:
+    zero means output t cannot see input tau at all.
+    """
+    x = torch.randn(1, T, d, generator=torch.Generator().manual_seed(seed), requires_grad=True)
+    y = fn(x)
+    if y.shape != x.shape:
+        raise ValueError(f"fn must map [1, T, d] to [1, T, d]; got {tuple(y.shape)} from {tuple(x.shape)}")
+    rows = []
+    for t in range(T):
+        grads = [torch.autograd.grad(y[0, t, c], x, retain_graph=True)[0][0] for c in range(d)]  # d x [T, d]
+        rows.append(torch.stack(grads).pow(2).sum((0, 2)).sqrt())  # [T]: Frobenius norm per input
+    return torch.stack(rows).detach()
+
+
+def influence_maps(maps: dict, title: str = "which inputs each output reads"):
+    """Influence maps {name: [T, T]} side by side; cells above the diagonal (the future) outlined."""
+    if not maps:
+        raise ValueError("maps is empty: give {name: influence [T, T]}")
+    fig, axes = plt.subplots(1, len(maps), figsize=(min(MAX_WIDTH, 4.6 * len(maps)), 3.8), squeeze=False)
+    for ax, (name, M) in zip(axes[0], maps.items()):
+        M = as_numpy(M)
+        T = M.shape[0]
+        sns.heatmap(M, ax=ax, cmap="Greys", square=True, linewidths=0.3, linecolor="#dddddd",
+                    cbar_kws={"label": "|∂y_t / ∂x_τ|", "shrink": 0.8})
+        for t in range(T):
+            for tau in range(t + 1, T):
+                if M[t, tau] > 1e-12:                               # output t reads a future input
+                    ax.add_patch(plt.Rectangle((tau, t), 1, 1, fill=False, edgecolor="red", lw=1.5))
+        ax.plot([0, T], [0, T], color=_DIAGONAL, lw=1)
+        ax.set_xlabel("input position τ")
+        ax.set_ylabel("output position t")
+        ax.set_title(name, fontsize=9)
+    fig.suptitle(title + " (red: τ > t, the future)", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def tap_norms(kernels: dict, ax=None, title: str = "size of each kernel tap after training"):
+    """Bars of ||W[:, :, i]|| per tap, placed at the input offset the tap reads.
+
+    kernels: {name: (weight [d, d, k], causal)}; a causal tap i reads x_{t-(k-1)+i}, a
+    symmetric one x_{t-(k-1)/2+i}.
+    """
+    if not kernels:
+        raise ValueError("kernels is empty: give {name: (weight [d, d, k], causal)}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.5, 3.2))
+    width = 0.8 / len(kernels)
+    offsets_seen = set()
+    for n, (name, (W, causal)) in enumerate(kernels.items()):
+        W = as_numpy(W)
+        if W.ndim != 3:
+            raise ValueError(f"{name}: expected a conv weight [d, d, k], got shape {W.shape}")
+        k = W.shape[-1]
+        offsets = np.arange(k) - ((k - 1) if causal else (k - 1) // 2)
+        offsets_seen.update(offsets.tolist())
+        norms = np.sqrt((W ** 2).sum((0, 1)))
+        ax.bar(offsets + (n - (len(kernels) - 1) / 2) * width, norms, width=width, label=name)
+    ticks = sorted(offsets_seen)
+    ax.set_xticks(ticks, [f"x[t{o:+d}]" if o else "x[t]" for o in ticks])
+    ax.axvspan(0.5, max(ticks) + 0.5, color="red", alpha=0.08, label="future inputs")
+    ax.set_ylim(0, 1.3 * ax.get_ylim()[1])                          # room for the legend above the bars
+    ax.set_xlabel("input the tap reads (relative to the output position t)")
+    ax.set_ylabel("||W[:, :, tap]||")
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="upper left", ncol=len(kernels) + 1)
+    return ax.figure
