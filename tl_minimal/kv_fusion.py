@@ -26,11 +26,11 @@ many of the best-scoring entries a read keeps (8; the slot count K of slots.py i
     alpha_t      weights       [B, T, top_k] softmax over the kept scores (0 where no entry)
     j (kept)     index         [B, T, top_k] memory position j of each kept entry (-1: none)
     m_t          m             [B, T, D_kv]  retrieved value
-    g_t          read_gate     [B, T, 1]     the read gate (not slots.py's slot weights g_t[k]);
-                                             setting ``read_gate``: "scalar" (the code's)
+    g_t          g             [B, T, 1]     the read gate (not slots.py's slot weights g_t[k]),
+                 or            [B, T, D_kv]  setting ``read_gate``: "scalar" (the code's, [B, T, 1])
                                              sigmoid(w_g . e_{t-1} + b_g), one number per token;
-                                 [B, T, D_kv]  "query_vector" (the printed form) sigmoid(W_g q_t + b_g),
-                                             one number per entry of m_t
+                                             "query_vector" (the printed form, [B, T, D_kv])
+                                             sigmoid(W_g q_t + b_g), one number per entry of m_t
     w_g, b_g     read_gate     d -> 1        the scalar gate's weights ("scalar")
     W_g, b_g     read_gate     D_kv -> D_kv  the vector gate's weights ("query_vector")
     W_m          out           D_kv -> d     only when D_kv != d (identity otherwise)
@@ -56,8 +56,9 @@ m~_t = sigmoid(W_g q_t) ⊙ m_t, a vector computed from the query q_t (``read_ga
 the code's is one scalar per token from the previous token's embedding e_{t-1} ("scalar", the
 default). Our W_g has a bias b_g (0 at the models' initialization), like every other gate
 here, which the printed equation does not write; so a recipe that starts the read gate's bias
-at some value applies to both forms. The vector gate is not removed by the LayerNorm (the note
-below is about a scalar). gated_hybrid_printed (registry.py) is gated_hybrid_paper with both.
+at some value applies to both forms. Unlike the scalar gate (see the note below), the vector
+gate survives the LayerNorm: it reweights the entries of m_t against each other.
+gated_hybrid_printed (registry.py) is gated_hybrid_paper with both.
 
 With "previous" alignment the query at t is the token BEFORE t, so the memory answers "what
 came after the previous token, last time it appeared?". That fits the associative-recall
@@ -290,7 +291,8 @@ class KVFusion(Recorder, nn.Module):
         self.norm = nn.LayerNorm(d_model)
         # eta: how much a later write of the same key takes from an earlier one (learnable, starts at 1)
         self.supersede = nn.Parameter(torch.tensor(1.0)) if c.supersede else None
-        # beta = exp(log_score_scale): a parameter when learnable, a constant buffer otherwise
+        # beta = exp(log_score_scale): a parameter when learnable, a constant buffer otherwise;
+        # beta = 1/sqrt(D_kv) for score_scale="printed": exp(beta cos(q, k)) = exp(q^ . k^ / sqrt(d_a))
         log_beta = torch.tensor(math.log(score_scale_value(c.score_scale, c.assoc_dim)))
         if c.learnable_score_scale:
             self.log_score_scale = nn.Parameter(log_beta)
