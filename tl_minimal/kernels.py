@@ -2,7 +2,7 @@
 PyTorch, only faster on the CPU builds this repository was measured on, and the heads-first
 layout the chunked forms compute in. They change no formula: replace each by the plain line in
 its docstring and the model is the same (:func:`decay_exp` differs from ``torch.exp`` only below
-~1e-37). tests/test_kernels.py holds every one equal to its plain form, gradients included.
+~1e-37). tests/test_kernels.py holds each autograd function equal to its plain form, gradients too.
 
 What is here
     heads_first         [B, T, H, ...] -> [B, H, T, ...] (a view, no copy)
