@@ -1,5 +1,8 @@
 """The gated hybrid's key-value memory: loop == fast == step, alignment, no NaN, top-k vs all."""
 
+import math
+import re
+
 import pytest
 import torch
 
@@ -89,7 +92,9 @@ def _fusion(mode="fast", **kw):
                                    {"learnable_score_scale": True, "score_scale": 3.0, "assoc_dim": 12},
                                    {"gate_outside_norm": True, "top_k": 2},
                                    {"tie_qk": True, "learnable_score_scale": True, "score_scale": 10.0},
-                                   {"tie_qk": True, "score_scale": 10.0, "supersede": True, "top_k": 3}])
+                                   {"tie_qk": True, "score_scale": 10.0, "supersede": True, "top_k": 3},
+                                   {"read_gate": "query_vector", "score_scale": "printed", "top_k": 3},
+                                   {"read_gate": "query_vector", "tie_qk": True, "learnable_score_scale": True}])
 def test_module_loop_fast_step_and_chunks_agree(align, extra):
     fast = _fusion(query_align=align, **dict(extra))
     loop = _fusion(query_align=align, mode="loop", **dict(extra))
@@ -280,3 +285,152 @@ def test_module_blockwise_across_blocks_equals_loop(align, monkeypatch):
     assert _rel(z["fast"], z["loop"]) < 1e-12
     for (n, p), (_, p0) in zip(fast.named_parameters(), loop.named_parameters()):
         assert _rel(p.grad, p0.grad) < 1e-10, n
+
+
+# --- the paper as printed: score exp(q^ . k^ / sqrt(d_a)) and read gate sigmoid(W_g q_t) * m_t ---
+
+def _printed_reference(f, e):
+    """The printed equations, written out one position and one entry at a time (float64), with the
+    weights of the KVFusion ``f`` ("previous" query, no write gate): the specification that the
+    library's score_scale="printed", read_gate="query_vector" must equal.
+
+        q_t = W_q e_{t-1},  k_j = W_k e_j,  v_{j+1} = W_v e_{j+1},  entries j <= t-2
+        alpha_{t,j} ~ exp(q^_t . k^_j / sqrt(d_a)) over the top_k best,  m_t = sum_j alpha_{t,j} v_{j+1}
+        m~_t = sigmoid(W_g q_t + b_g) * m_t,  z_t = LN(W_m m~_t)
+    """
+    B, T, _ = e.shape
+    d_a = f.key.weight.shape[0]
+    W_q = (f.key if f.query is None else f.query).weight
+    W_k, W_v, W_g, b_g = f.key.weight, f.value.weight, f.read_gate.weight, f.read_gate.bias
+    rows = []
+    for b in range(B):
+        zs = []
+        for t in range(T):
+            e_prev = e[b, t - 1] if t >= 1 else torch.zeros_like(e[b, 0])
+            q = W_q @ e_prev
+            scores = []  # (score, j)
+            for j in range(t - 1):  # entries j = 0 .. t-2
+                k = W_k @ e[b, j]
+                scores.append((torch.exp((q / q.norm()) @ (k / k.norm()) / d_a ** 0.5), j))
+            kept = sorted(scores, key=lambda s: -s[0].item())[: f.top_k]
+            total = sum(s for s, _ in kept) if kept else None
+            m = sum((s / total) * (W_v @ e[b, j + 1]) for s, j in kept) if kept else q.new_zeros(d_a)
+            m_gated = torch.sigmoid(W_g @ q + b_g) * m
+            zs.append(f.norm(f.out(m_gated)))
+        rows.append(torch.stack(zs))
+    return torch.stack(rows)  # [B, T, d]
+
+
+def _printed(mode="fast", d=12, assoc_dim=6, top_k=3, dtype=torch.float64, **kw):
+    """A KVFusion in the printed form, in ``dtype``. The constant log beta is made in float32 (as
+    every score scale) and .double() keeps that rounding, so in float64 it is set again at float64
+    precision: the comparison with the reference then measures the read, not float32's log."""
+    torch.manual_seed(0)
+    f = KVFusion(d, KVConfig(assoc_dim=assoc_dim, top_k=top_k, score_scale="printed", read_gate="query_vector",
+                             **kw), mode=mode)
+    assert f.log_score_scale.exp().item() == pytest.approx(1 / math.sqrt(assoc_dim), rel=1e-6)  # beta, float32
+    f = f.to(dtype)
+    with torch.no_grad():
+        if dtype == torch.float64:
+            f.log_score_scale.fill_(-0.5 * math.log(assoc_dim))  # log beta, beta = 1/sqrt(D_kv)
+        f.read_gate.bias.normal_()  # a bias that is not zero, so the reference checks it is used
+    return f
+
+
+@pytest.mark.parametrize("T", [1, 2, 7, 13])
+@pytest.mark.parametrize("top_k", [3, 100])
+def test_printed_score_and_gate_equal_the_reference(T, top_k):
+    # float64: fast and loop forms within 1e-12 of the written-out equations; float32 within 1e-5
+    fast, loop = _printed(top_k=top_k), _printed("loop", top_k=top_k)
+    e = torch.randn(2, T, 12, generator=torch.Generator().manual_seed(T), dtype=torch.float64)
+    ref = _printed_reference(fast, e)
+    (z, _), rec = recorded(fast, e)
+    (zl, _), _ = recorded(loop, e)
+    assert _rel(z, ref) < 1e-12 and _rel(zl, ref) < 1e-12
+    assert rec["read_gate_vector"].shape == (2, T, 6) and rec["read_gate"].shape == (2, T)
+    z32, _ = _printed(top_k=top_k, dtype=torch.float32)(e.float())
+    assert _rel(z32.double(), ref) < 1e-5
+
+
+@pytest.mark.parametrize("T", [7, 13])
+def test_printed_gradients_equal_the_reference(T):
+    # gradients of every parameter and of the input, against autograd through the written-out form
+    f = _printed()
+    e = torch.randn(2, T, 12, generator=torch.Generator().manual_seed(1), dtype=torch.float64, requires_grad=True)
+    w = torch.randn(2, T, 12, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    grads = []
+    for forward in (lambda: f(e)[0], lambda: _printed_reference(f, e)):
+        f.zero_grad()
+        e.grad = None
+        (forward() * w).sum().backward()
+        grads.append([e.grad.clone()] + [p.grad.clone() for p in f.parameters()])
+    for (name, _), a, b in zip([("e", None)] + list(f.named_parameters()), *grads):
+        assert _rel(a, b) < 1e-10, name
+
+
+def test_printed_gate_is_a_vector_from_the_query():
+    # the gate sees q_t = W_q e_{t-1}: changing W_q changes it; the scalar gate sees e_{t-1} itself
+    f = _printed(assoc_dim=6)
+    assert f.read_gate.weight.shape == (6, 6) and f.read_gate.bias.shape == (6,)
+    e = torch.randn(1, 9, 12, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    _, rec = recorded(f, e)
+    with torch.no_grad():
+        f.query.weight.mul_(-1)
+    _, rec2 = recorded(f, e)
+    assert not torch.allclose(rec["read_gate_vector"], rec2["read_gate_vector"])
+    g = torch.sigmoid(f.read_gate(f.query(e[:, 7])))  # at t = 8 the query token is e_7
+    assert _rel(rec2["read_gate_vector"][:, 8], g) < 1e-15
+
+
+def test_printed_settings_through_build_model_and_set():
+    from tl_minimal import build_model, default_config
+    from tl_minimal.experiments.cli import key_value
+
+    paper, printed = default_config("gated_hybrid_paper"), default_config("gated_hybrid_printed")
+    assert {k for k in printed if printed[k] != paper[k]} == {"score_scale", "read_gate"}
+    assert (printed["score_scale"], printed["read_gate"]) == ("printed", "query_vector")
+    sets = dict(key_value(s) for s in ("read_gate=query_vector", "score_scale=printed"))
+    torch.manual_seed(0)
+    a = build_model("gated_hybrid_paper", 64, **sets)
+    torch.manual_seed(0)
+    b = build_model("gated_hybrid_printed", 64)
+    assert a.config == b.config and all(torch.equal(x, y) for x, y in zip(a.state_dict().values(),
+                                                                          b.state_dict().values()))
+    assert b.kv.log_score_scale.exp().item() == 0.125  # 1/sqrt(64)
+    assert build_model("gated_hybrid_printed", 64, assoc_dim=16).kv.log_score_scale.exp().item() == 0.25
+    learn = build_model("gated_hybrid", 64, score_scale="printed")  # learnable, starting at the printed 0.125
+    assert isinstance(learn.kv.log_score_scale, torch.nn.Parameter) and learn.kv.log_score_scale.exp().item() == 0.125
+
+
+@pytest.mark.parametrize("settings, words", [
+    ({"read_gate": "banana"}, "read_gate must be one of scalar, query_vector, got 'banana'"),
+    ({"read_gate": None}, "read_gate must be one of"),
+    ({"score_scale": -1.0}, "score_scale (beta) must be a number > 0 or 'printed'"),
+    ({"score_scale": 0}, "score_scale (beta) must be a number > 0 or 'printed'"),
+    ({"score_scale": "Printed"}, "got 'Printed'"),
+    ({"read_gate": "query_vector", "gate_outside_norm": True}, "gate_outside_norm=True applies a scalar"),
+])
+def test_bad_printed_settings(settings, words):
+    from tl_minimal import build_model
+
+    for variant in ("gated_hybrid_paper", "gated_hybrid_printed"):
+        with pytest.raises(ValueError, match=re.escape(words)):
+            build_model(variant, 64, **settings)
+    with pytest.raises(ValueError, match=re.escape(words)):
+        KVFusion(8, KVConfig(**settings))
+    # "printed" where there is no D_kv
+    with pytest.raises(ValueError, match="needs assoc_dim"):
+        KVFusion(8, KVConfig(score_scale="printed", assoc_dim=None))
+    with pytest.raises(ValueError, match="has no setting"):
+        build_model("triple_hybrid", 64, score_scale="printed")
+
+
+@pytest.mark.parametrize("value, words", [("read_gate=banana", "read_gate must be one of scalar, query_vector"),
+                                          ("score_scale=-2", "score_scale (beta) must be a number > 0"),
+                                          ("score_scale=printd", "or 'printed'")])
+def test_bad_printed_set_values_are_one_line_errors(value, words, capsys):
+    from tl_minimal.experiments import cli
+
+    assert cli.main(["recall", "--variants", "gated_hybrid_printed", "--set", value, "--device", "cpu"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error:") and words in err and "\n" not in err

@@ -39,7 +39,7 @@ def _distinct_tokens(B=2, T=13, seed=0):
 
 def test_variant_list():
     assert VARIANTS == ("transformer", "triple_latent", "triple_slot", "triple_hybrid",
-                        "transformer_plus_triple", "gated_hybrid", "gated_hybrid_paper")
+                        "transformer_plus_triple", "gated_hybrid", "gated_hybrid_paper", "gated_hybrid_printed")
     assert tl_minimal.get_device("cpu").type == "cpu"
 
 
@@ -138,6 +138,8 @@ def test_parameter_counts_at_paper_defaults():
     assert count(build_model("triple_hybrid", 259, state_dim=8)) == 177_752  # the paper's figure
     # the gated paper row = triple_hybrid (S=8) + W_k, W_v, W_q (3 x 64 x 64) + read gate 65 + LN 128
     assert count(build_model("gated_hybrid_paper", 259)) == 177_752 + 3 * 64 * 64 + 65 + 128
+    # the printed read gate is W_g: D_kv -> D_kv with a bias (64 x 64 + 64) instead of w_g, b_g (65)
+    assert count(build_model("gated_hybrid_printed", 259)) == 177_752 + 3 * 64 * 64 + 64 * 64 + 64 + 128
 
 
 def test_conv_leak_at_model_level():
@@ -266,7 +268,7 @@ def test_a_checkpoint_with_the_old_parameter_name_loads():
 
 
 def test_is_gated_hybrid_answers_for_every_variant_and_model():
-    gated = ["gated_hybrid", "gated_hybrid_paper"]
+    gated = ["gated_hybrid", "gated_hybrid_paper", "gated_hybrid_printed"]
     assert [v for v in VARIANTS if is_gated_hybrid(v)] == gated
     assert [v for v in VARIANTS if is_gated_hybrid(build_model(v, V))] == gated
     with pytest.raises(ValueError, match="unknown variant"):

@@ -14,7 +14,7 @@ What is here
                                             the registry for a model's settings)
     check_layer_input, check_state          a mixer's input [B, T, d] and its carried state
     check_conv_input, check_conv_kernel     the convolution's input and kernel
-    check_kv_settings                       the key-value memory's settings
+    check_kv_settings, check_read_gate      the key-value memory's settings
 """
 
 from __future__ import annotations
@@ -183,12 +183,29 @@ def check_conv_step_input(x_t: torch.Tensor) -> None:
         raise ValueError(f"x_t must be [B, d], got shape {tuple(x_t.shape)}")
 
 
-def check_kv_settings(query_align, top_k, score_scale, query_aligns: tuple) -> None:
+def check_kv_settings(query_align, top_k, score_scale, query_aligns: tuple, assoc_dim=None) -> None:
     """The key-value memory's settings: a known query alignment, top_k a positive int, 'all' or
-    None, and a score scale beta > 0."""
+    None, and a score scale beta > 0, or the word 'printed' (beta = 1/sqrt(assoc_dim), so it
+    needs assoc_dim, a positive int)."""
     if query_align not in query_aligns:
         raise ValueError(f"query_align must be one of {', '.join(query_aligns)}, got {query_align!r}")
     if not (top_k is None or top_k == "all" or (is_int(top_k) and top_k >= 1)):
         raise ValueError(f"top_k must be a positive int, 'all' or None (all entries), got {top_k!r}")
-    if isinstance(score_scale, bool) or not isinstance(score_scale, numbers.Real) or not score_scale > 0:
-        raise ValueError(f"score_scale (beta) must be a number > 0, got {score_scale!r}")
+    if isinstance(score_scale, str) and score_scale == "printed":
+        if not is_int(assoc_dim) or assoc_dim < 1:
+            raise ValueError(f"score_scale='printed' means beta = 1/sqrt(assoc_dim) (the paper's printed "
+                             f"score) and needs assoc_dim (D_kv), a positive int; got assoc_dim={assoc_dim!r}")
+    elif isinstance(score_scale, bool) or not isinstance(score_scale, numbers.Real) or not score_scale > 0:
+        raise ValueError(f"score_scale (beta) must be a number > 0 or 'printed' (1/sqrt(assoc_dim), the "
+                         f"paper's printed score), got {score_scale!r}")
+
+
+def check_read_gate(read_gate, read_gates: tuple, gate_outside_norm) -> None:
+    """The read gate's form is one of ``read_gates``; gate_outside_norm (g_t LN(W_m m_t)) needs the
+    scalar gate, since the vector gate is D_kv wide and the norm's output d."""
+    if not isinstance(read_gate, str) or read_gate not in read_gates:
+        raise ValueError(f"read_gate must be one of {', '.join(read_gates)}, got {read_gate!r}")
+    if read_gate != "scalar" and gate_outside_norm:
+        raise ValueError(f"gate_outside_norm=True applies a scalar read gate after the LayerNorm; "
+                         f"read_gate={read_gate!r} is a vector over m_t (before W_m): use read_gate='scalar' "
+                         f"or gate_outside_norm=False")

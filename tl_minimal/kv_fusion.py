@@ -16,7 +16,8 @@ many of the best-scoring entries a read keeps (8; the slot count K of slots.py i
     beta         scale         scalar        the score scale multiplying the cosine (larger:
                                              sharper), exp(log_score_scale); setting
                                              ``score_scale``: 10 and learnable in gated_hybrid,
-                                             1 and fixed in gated_hybrid_paper (registry.py)
+                                             1 and fixed in gated_hybrid_paper (registry.py),
+                                             "printed" = 1/sqrt(D_kv) in gated_hybrid_printed
     rho_{t,j}    scores        [B, T, N]     retrieval score of entry j for the query at t
     omega_j      logw          [B, N]        log write strength (optional write gate)
     eta          supersede     scalar        strength of "a later write replaces an earlier one"
@@ -25,10 +26,16 @@ many of the best-scoring entries a read keeps (8; the slot count K of slots.py i
     alpha_t      weights       [B, T, top_k] softmax over the kept scores (0 where no entry)
     j (kept)     index         [B, T, top_k] memory position j of each kept entry (-1: none)
     m_t          m             [B, T, D_kv]  retrieved value
-    g_t          read_gate     [B, T]        sigmoid(Linear(d -> 1)(e_{t-1})): the read gate
-                                             (not slots.py's slot weights g_t[k])
+    g_t          g             [B, T, 1]     the read gate (not slots.py's slot weights g_t[k]),
+                 or            [B, T, D_kv]  setting ``read_gate``: "scalar" (the code's, [B, T, 1])
+                                             sigmoid(w_g . e_{t-1} + b_g), one number per token;
+                                             "query_vector" (the printed form, [B, T, D_kv])
+                                             sigmoid(W_g q_t + b_g), one number per entry of m_t
+    w_g, b_g     read_gate     d -> 1        the scalar gate's weights ("scalar")
+    W_g, b_g     read_gate     D_kv -> D_kv  the vector gate's weights ("query_vector")
     W_m          out           D_kv -> d     only when D_kv != d (identity otherwise)
-    z_t          z             [B, T, d]     LN(W_m g_t m_t): added to h_t before the tied head
+    m~_t         g * m         [B, T, D_kv]  the gated read g_t m_t (vector gate: g_t ⊙ m_t)
+    z_t          z             [B, T, d]     LN(W_m m~_t): added to h_t before the tied head
 
 Equations (docs/paper.md sections 3.6-3.7; "previous" query alignment):
     memory     pairs (k_j, v_{j+1}) for j <= t-2
@@ -37,8 +44,21 @@ Equations (docs/paper.md sections 3.6-3.7; "previous" query alignment):
                o_{t,j} = max_{j < j' < n_t} relu(cos(k_j, k_j'))   (last write wins)
     select     keep the top_k best scores (8; "all"/None keeps every entry)
     read       alpha_t = softmax(kept scores);   m_t = sum_j alpha_{t,j} v_{j+1}
-    gate       g_t = sigmoid(w_g . e_{t-1} + b_g)
-    fuse       logits_t = W_vocab h_t + W_vocab z_t,   z_t = LN(W_m g_t m_t)
+    gate       g_t = sigmoid(w_g . e_{t-1} + b_g)      (read_gate="scalar", the default)
+               g_t = sigmoid(W_g q_t + b_g)            (read_gate="query_vector")
+    fuse       logits_t = W_vocab h_t + W_vocab z_t,   z_t = LN(W_m (g_t ⊙ m_t))
+
+The paper as printed and the paper as coded (docs/paper.md section 3.6). The printed text scores
+alpha_{t,j} ~ exp(q^_t . k^_j / sqrt(d_a)) with unit vectors q^, k^: that is beta cos with
+beta = 1/sqrt(D_kv) = 0.125 at D_kv = 64 (``score_scale="printed"``); the reference code
+divides by sqrt(64) and multiplies by 8 again, beta = 1 (the default). The printed read gate is
+m~_t = sigmoid(W_g q_t) ⊙ m_t, a vector computed from the query q_t (``read_gate="query_vector"``);
+the code's is one scalar per token from the previous token's embedding e_{t-1} ("scalar", the
+default). Our W_g has a bias b_g (0 at the models' initialization), like every other gate
+here, which the printed equation does not write; so a recipe that starts the read gate's bias
+at some value applies to both forms. Unlike the scalar gate (see the note below), the vector
+gate survives the LayerNorm: it reweights the entries of m_t against each other.
+gated_hybrid_printed (registry.py) is gated_hybrid_paper with both.
 
 With "previous" alignment the query at t is the token BEFORE t, so the memory answers "what
 came after the previous token, last time it appeared?". That fits the associative-recall
@@ -49,7 +69,8 @@ Positions with no entry yet (t < 2 "previous", t < 1 "current") read m_t = 0.
 
 Note (worth questioning): LN(g_t m_t) removes any positive scale, so the read gate g_t can
 barely change the fused vector (only through the LayerNorm epsilon). ``gate_outside_norm``
-applies it after the norm instead, g_t LN(W_m m_t); the default follows the paper.
+applies it after the norm instead, g_t LN(W_m m_t) (a scalar gate only: the vector gate is D_kv
+wide, the norm's output d); the default follows the paper.
 
 Three forms of the read, tested equal (tests/test_kv_fusion.py):
     kv_read_loop   one position at a time: the specification
@@ -93,10 +114,17 @@ import torch.nn.functional as F
 from torch import nn
 
 from .blockwise_topk import top_k_read
-from .checks import check_kv_settings, check_mode
+from .checks import check_kv_settings, check_mode, check_read_gate
 from .recording import Recorder
 
 QUERY_ALIGNS = ("previous", "current")
+READ_GATES = ("scalar", "query_vector")  # the code's g_t = sigmoid(w_g . e_{t-1} + b_g); the printed sigmoid(W_g q_t)
+
+
+def score_scale_value(score_scale, assoc_dim: int) -> float:
+    """beta as a number: the setting ``score_scale`` itself, or for the word "printed" the paper's
+    printed score, exp(q^ . k^ / sqrt(d_a)) = exp(beta cos) with beta = 1/sqrt(D_kv)."""
+    return 1.0 / math.sqrt(assoc_dim) if score_scale == "printed" else score_scale
 
 
 def _kept_count(top_k, n: int) -> int | None:
@@ -216,13 +244,16 @@ class KVConfig:
 
     assoc_dim: int = 64                 # D_kv, the width of keys, values and queries
     top_k: int | str | None = 8         # entries a read keeps; "all" or None: every entry
-    score_scale: float = 1.0            # beta, multiplies the cosine scores (larger: sharper)
+    score_scale: float | str = 1.0      # beta, multiplies the cosine scores (larger: sharper);
+                                        # "printed": 1/sqrt(assoc_dim), the paper's printed score
     learnable_score_scale: bool = False  # beta a parameter (learned as log beta) or a constant
     query_align: str = "previous"       # query from e_{t-1} ("previous") or e_t ("current")
     write_gate: bool = False            # omega_j, a learned write strength per entry
     gate_outside_norm: bool = False     # z_t = g_t LN(W_m m_t) instead of LN(W_m g_t m_t)
     tie_qk: bool = False                # one W_qk for queries and keys
     supersede: bool = False             # eta: a later write of the same key replaces an earlier one
+    read_gate: str = "scalar"           # g_t from e_{t-1}, one scalar ("scalar") or a vector
+                                        # sigmoid(W_g q_t) over m_t ("query_vector", as printed)
 
 
 class KVFusion(Recorder, nn.Module):
@@ -231,7 +262,9 @@ class KVFusion(Recorder, nn.Module):
     ``forward(e, state=None) -> (z, state)``; the state is the cache
     {"t": tokens seen, "e_last": [B, d], "k": [B, N, D_kv], "v": [B, N, D_kv], "logw": [B, N] or None},
     so calling token by token equals one call on the whole sequence. While recording
-    (recording.py), record["weights"], record["index"] ([B, T, n_kept]) and record["read_gate"] ([B, T]).
+    (recording.py), record["weights"], record["index"] ([B, T, n_kept]) and record["read_gate"] ([B, T]:
+    the vector gate's mean over its D_kv entries with read_gate="query_vector", which also records
+    the gate itself as record["read_gate_vector"] [B, T, D_kv]).
     ``dense_read = True`` (an attribute, not a setting) switches the fast read to its dense form.
     Checkpoints saved before the setting was renamed (``kv.log_temperature``) still load.
     """
@@ -241,21 +274,26 @@ class KVFusion(Recorder, nn.Module):
     def __init__(self, d_model: int, config: KVConfig = KVConfig(), mode: str = "fast"):
         super().__init__()
         c = config
-        check_kv_settings(c.query_align, c.top_k, c.score_scale, QUERY_ALIGNS)  # checks.py
+        check_kv_settings(c.query_align, c.top_k, c.score_scale, QUERY_ALIGNS, c.assoc_dim)  # checks.py
+        check_read_gate(c.read_gate, READ_GATES, c.gate_outside_norm)
         self.top_k, self.query_align, self.mode = c.top_k, c.query_align, check_mode(mode)
-        self.gate_outside_norm = c.gate_outside_norm
+        self.gate_outside_norm, self.read_gate_form = c.gate_outside_norm, c.read_gate
         self.key = nn.Linear(d_model, c.assoc_dim, bias=False)  # W_k
         self.value = nn.Linear(d_model, c.assoc_dim, bias=False)  # W_v
         # W_q; with tie_qk the query reuses W_k, so an exact repeat of a key token scores cos = 1
         self.query = None if c.tie_qk else nn.Linear(d_model, c.assoc_dim, bias=False)
-        self.read_gate = nn.Linear(d_model, 1)  # w_g, b_g
+        if c.read_gate == "scalar":
+            self.read_gate = nn.Linear(d_model, 1)  # w_g, b_g: on e_{t-1}, one gate per token
+        else:
+            self.read_gate = nn.Linear(c.assoc_dim, c.assoc_dim)  # W_g, b_g: on q_t, one per entry of m_t
         self.write_gate = nn.Linear(d_model, 1) if c.write_gate else None  # omega_j = sigmoid(.)
         self.out = nn.Linear(c.assoc_dim, d_model, bias=False) if c.assoc_dim != d_model else nn.Identity()
         self.norm = nn.LayerNorm(d_model)
         # eta: how much a later write of the same key takes from an earlier one (learnable, starts at 1)
         self.supersede = nn.Parameter(torch.tensor(1.0)) if c.supersede else None
-        # beta = exp(log_score_scale): a parameter when learnable, a constant buffer otherwise
-        log_beta = torch.tensor(math.log(c.score_scale))
+        # beta = exp(log_score_scale): a parameter when learnable, a constant buffer otherwise;
+        # beta = 1/sqrt(D_kv) for score_scale="printed": exp(beta cos(q, k)) = exp(q^ . k^ / sqrt(d_a))
+        log_beta = torch.tensor(math.log(score_scale_value(c.score_scale, c.assoc_dim)))
         if c.learnable_score_scale:
             self.log_score_scale = nn.Parameter(log_beta)
         else:
@@ -292,14 +330,21 @@ class KVFusion(Recorder, nn.Module):
         else:
             m, w, idx = kv_read(q, keys, values, n_visible, self.top_k, scale, logw, dense=self.dense_read,
                                 supersede=self.supersede)
-        # g_t = sigmoid(w_g . e_src + b_g)
-        g = torch.sigmoid(self.read_gate(src))  # [B, T, 1]
+        if self.read_gate_form == "scalar":
+            # g_t = sigmoid(w_g . e_src + b_g), one scalar per token
+            g = torch.sigmoid(self.read_gate(src))  # [B, T, 1]
+        else:
+            # g_t = sigmoid(W_g q_t + b_g), one gate per entry of m_t (the printed form)
+            g = torch.sigmoid(self.read_gate(q))  # [B, T, D_kv]
         if self.gate_outside_norm:
             z = g * self.norm(self.out(m))  # [B, T, d]
         else:
-            # z_t = LN(W_m g_t m_t)
+            # z_t = LN(W_m (g_t * m_t))
             z = self.norm(self.out(g * m))  # [B, T, d]
-        self.save_record(weights=w, index=idx, read_gate=g[..., 0])
+        # one number per token for the plots: the scalar gate, or the vector gate's mean (and itself)
+        gates = {"read_gate": g[..., 0]} if self.read_gate_form == "scalar" else \
+            {"read_gate": g.mean(-1), "read_gate_vector": g}
+        self.save_record(weights=w, index=idx, **gates)
         new_state = {"t": t0 + T, "e_last": e[:, -1], "k": keys, "v": values, "logw": logw}
         return z, new_state
 

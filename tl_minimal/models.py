@@ -368,4 +368,5 @@ MODEL_CLASSES = {
     "transformer_plus_triple": TransformerPlusTripleLM,
     "gated_hybrid": GatedHybridLM,
     "gated_hybrid_paper": GatedHybridLM,
+    "gated_hybrid_printed": GatedHybridLM,
 }

@@ -17,7 +17,9 @@ Variants (docs/paper.md section 3)
                              with this repository's defaults (GATED below): one tied W_qk and a
                              learnable beta starting at 10, from the recall study
     gated_hybrid_paper       the paper's gated configuration (GATED_PAPER below), kept fixed so
-                             the paper's numbers can always be rerun
+                             the paper's numbers can always be rerun: the paper as coded
+    gated_hybrid_printed     the same with the score and read gate the paper's text prints
+                             (GATED_PRINTED below): beta = 1/sqrt(D_kv), g_t = sigmoid(W_g q_t)
 
 Settings
     d_model, n_layers, n_heads, max_seq_len   sizes (positive ints; d_model % n_heads == 0)
@@ -27,9 +29,11 @@ Settings
     lam_bias, gam_bias                        initial bias of the keep / pair gates (0: ~0.5)
     conv_kernel, conv_causal                  the hybrid's convolution (False: the paper's leak)
     assoc_dim, top_k, score_scale, learnable_score_scale, query_align, write_gate,
-    gate_outside_norm, tie_qk, supersede      the key-value memory (kv_fusion.KVConfig): D_kv,
-                                              top_k, beta (the score scale: it multiplies the
-                                              cosine scores, so larger is sharper), ...
+    gate_outside_norm, tie_qk, supersede,     the key-value memory (kv_fusion.KVConfig): D_kv,
+    read_gate                                 top_k, beta (the score scale: it multiplies the
+                                              cosine scores, so larger is sharper; a number > 0
+                                              or "printed" = 1/sqrt(assoc_dim)), ..., the read
+                                              gate's form ("scalar" or "query_vector")
 
 Renamed settings: ``temperature`` is now ``score_scale`` and ``learnable_temperature`` is
 ``learnable_score_scale`` (a "temperature" divides scores; beta multiplies them). The old names
@@ -46,8 +50,8 @@ import dataclasses
 import numbers
 import warnings
 
-from .checks import check_conv_kernel, check_kv_settings, check_mode, check_positive_ints
-from .kv_fusion import QUERY_ALIGNS, KVConfig
+from .checks import check_conv_kernel, check_kv_settings, check_mode, check_positive_ints, check_read_gate
+from .kv_fusion import QUERY_ALIGNS, READ_GATES, KVConfig
 from .model_config import ModelConfig
 from .models import MODEL_CLASSES, GatedHybridLM, LanguageModel
 
@@ -63,6 +67,10 @@ GATED_PAPER = {"state_dim": 8, **dataclasses.asdict(KVConfig())}
 # softmax over cosines (in [-1, 1]) can be sharp instead of near uniform. Everything else as
 # in the paper (top-8, previous-token query, read gate inside the LayerNorm).
 GATED = {**GATED_PAPER, "tie_qk": True, "score_scale": 10.0, "learnable_score_scale": True}
+# the paper as printed (docs/paper.md section 3.6): the text's score exp(q^.k^ / sqrt(d_a)), i.e.
+# beta = 1/sqrt(D_kv) = 0.125 ("printed" follows assoc_dim), and its read gate sigmoid(W_g q_t) * m_t,
+# a vector from the query; where the text and the reference code differ, GATED_PAPER is the code
+GATED_PRINTED = {**GATED_PAPER, "score_scale": "printed", "read_gate": "query_vector"}
 
 DEFAULTS: dict[str, dict] = {
     "transformer": {**COMMON},
@@ -72,6 +80,7 @@ DEFAULTS: dict[str, dict] = {
     "transformer_plus_triple": {**COMMON, **RECURRENT},
     "gated_hybrid": {**COMMON, **RECURRENT, **CONV, **GATED},
     "gated_hybrid_paper": {**COMMON, **RECURRENT, **CONV, **GATED_PAPER},
+    "gated_hybrid_printed": {**COMMON, **RECURRENT, **CONV, **GATED_PRINTED},
 }
 VARIANTS: tuple[str, ...] = tuple(DEFAULTS)
 # old setting name -> new name (read with a DeprecationWarning)
@@ -162,7 +171,8 @@ def resolve_config(variant: str, **config) -> dict:
     if "conv_kernel" in cfg:
         check_conv_kernel(cfg["conv_kernel"], cfg["conv_causal"])
     if "score_scale" in cfg:
-        check_kv_settings(cfg["query_align"], cfg["top_k"], cfg["score_scale"], QUERY_ALIGNS)
+        check_kv_settings(cfg["query_align"], cfg["top_k"], cfg["score_scale"], QUERY_ALIGNS, cfg["assoc_dim"])
+        check_read_gate(cfg["read_gate"], READ_GATES, cfg["gate_outside_norm"])
     return cfg
 
 
@@ -181,8 +191,8 @@ def build_model(variant: str, vocab_size: int, **config) -> LanguageModel:
 
 def is_gated_hybrid(model_or_variant) -> bool:
     """True for a model with the gated key-value memory, or the name of a variant that has one
-    (gated_hybrid, gated_hybrid_paper): the one place that answers it, for code that reads the
-    memory's retrieval or switches its read off."""
+    (gated_hybrid, gated_hybrid_paper, gated_hybrid_printed): the one place that answers it, for
+    code that reads the memory's retrieval or switches its read off."""
     if isinstance(model_or_variant, str):
         return issubclass(MODEL_CLASSES[_check_variant(model_or_variant)], GatedHybridLM)
     return isinstance(model_or_variant, GatedHybridLM)
