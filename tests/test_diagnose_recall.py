@@ -5,7 +5,7 @@ import torch
 
 from tl_minimal import build_model
 from tl_minimal.data.recall import recall_batch
-from tl_minimal.experiments.diagnose_recall import (
+from tl_minimal.experiments.studies.diagnose_recall import (
     answer_entries,
     at_initialization,
     constant_guess,
@@ -61,10 +61,10 @@ def test_at_initialization_runs_the_protocol_model():
 def test_study_runner_evaluates_at_each_step_and_writes_json(tmp_path):
     import json
 
-    from tl_minimal.experiments.recall_study import main
+    from tl_minimal.experiments.cli import main
 
     out = tmp_path / "r.json"
-    assert main(["train", "--variants", "gated_hybrid", "--seeds", "0", "--eval-at", "1", "2", "--seq-len", "32",
+    assert main(["study", "train", "--variants", "gated_hybrid", "--seeds", "0", "--eval-at", "1", "2", "--seq-len", "32",
                  "--eval-examples", "16", "--out", str(out)]) == 0
     res = json.loads(out.read_text())
     run = res["runs"][0]

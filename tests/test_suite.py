@@ -20,7 +20,7 @@ import torch
 from tl_minimal.data import text as data_text
 from tl_minimal.data import tokenized as data_tokenized
 from tl_minimal.experiments import cli, protocol
-from tl_minimal.experiments.tasks import TASKS
+from tl_minimal.experiments.runner import TASKS
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("TL_MINIMAL_DATA") or ROOT.parent / "shared" / "data")
@@ -230,8 +230,7 @@ def test_a_bad_jsonl_line_is_a_one_line_error(tmp_path, capsys, monkeypatch):
 
 
 def test_recall_study_checks_its_output_path_first(capsys):
-    from tl_minimal.experiments import recall_study
-
-    with pytest.raises(SystemExit) as stop:
-        recall_study.main(["train", "--variants", "transformer", "--device", "cpu", "--out", "/proc/study.json"])
-    assert stop.value.code == 2 and "cannot write the output /proc/study.json" in capsys.readouterr().err
+    assert cli.main(["study", "train", "--variants", "transformer", "--device", "cpu", "--out",
+                     "/proc/study.json"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot write the output /proc/study.json") and err.count("\n") == 1

@@ -84,7 +84,7 @@ def write_atomic(results: dict, path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w") as f:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(json.dumps(results, indent=2, default=str) + "\n")
         os.replace(tmp, path)
     except BaseException:  # Ctrl-C in the middle of writing: no stray temporary file, the old file stays
