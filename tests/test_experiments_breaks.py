@@ -7,8 +7,8 @@ import torch
 
 from tl_minimal.data import recall_breaks as rb
 from tl_minimal.experiments import cli
-from tl_minimal.experiments.studies import breaks
 from tl_minimal.experiments.protocols import protocol
+from tl_minimal.experiments.studies import breaks
 from tl_minimal.training.recipes import build
 from tl_minimal.training.train import seed_everything
 

@@ -12,8 +12,13 @@ from tl_minimal import build_model
 from tl_minimal.data import induction as data_induction
 from tl_minimal.data.text import VOCAB_SIZE, encode
 from tl_minimal.experiments import cli
-from tl_minimal.experiments.studies.induction import copy_losses, copy_summary, position_bits, read_switched_off
 from tl_minimal.experiments.protocols import protocol
+from tl_minimal.experiments.studies.induction import (
+    copy_losses,
+    copy_summary,
+    position_bits,
+    read_switched_off,
+)
 
 TEXT = encode("the cat sat on the mat, and the dog sat on the log. " * 8)
 L = 16

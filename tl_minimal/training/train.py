@@ -48,8 +48,7 @@ from ..data.recall import IGNORE
 from ..models import checked_ids
 from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint  # noqa: F401  (re-exported)
 from .device import clip_options, get_device, optimizer_options
-from .distributed import any_rank, initialized, is_main
-from .distributed import unwrap  # noqa: F401  (re-exported: the plain model inside DDP)
+from .distributed import any_rank, initialized, is_main, unwrap  # noqa: F401  (unwrap re-exported: the model in DDP)
 from .progress import progress_bar  # a text bar in a terminal, one updated line in a notebook
 
 LOG_EVERY = 10  # steps between reads of the losses: 0.1 host-device syncs per step

@@ -155,20 +155,13 @@ def measure_length(
         log(f"  T={seq_len}: loop form done")
 
     # forward throughput, the paper's protocol
-    fwd = {
-        v: Forward(make_model(v, seq_len, device, overrides), settings.fwd_batch, seq_len, device)
-        for v in variants
-    }
-    fwd_times = interleaved(
-        fwd, device, settings.fwd_warmup, settings.fwd_iters, settings.fwd_seconds, clock=settings.clock
-    )
+    fwd = {v: Forward(make_model(v, seq_len, device, overrides), settings.fwd_batch, seq_len, device) for v in variants}
+    fwd_times = interleaved(fwd, device, settings.fwd_warmup, settings.fwd_iters, settings.fwd_seconds,
+                            clock=settings.clock)
     for v in variants:
-        n = len(fwd_times[v])
-        rows[v].update(
-            fwd_tokens_per_s=settings.fwd_batch * seq_len / statistics.median(fwd_times[v]), fwd_iters=n
-        )
+        rows[v].update(fwd_tokens_per_s=settings.fwd_batch * seq_len / statistics.median(fwd_times[v]),
+                       fwd_iters=len(fwd_times[v]))
     del fwd
-
     log(f"  T={seq_len}: forward passes done")
 
     base = rows.get("transformer")
