@@ -7,7 +7,7 @@ of settings. Hours of runs must not be lost to a Ctrl-C, a crash or a closed lap
     for variant, seed in suite.todo():
         run = ...train and evaluate...
         suite.add(run)                          # the file now holds it (rewritten atomically)
-    suite.finish(table)                         # "complete": true
+    results = suite.finish()                   # the last write ("complete": true once every run is in)
 
 - The output path is checked when the suite opens (:func:`prepare_output`): its folder is created,
   a test file is written beside it, and a directory or an unwritable place is an error at once.
