@@ -181,7 +181,7 @@ def test_pair_split_groups_questions_by_their_two_tokens():
 def test_alias_trained_command_writes_its_study(tmp_path):
     out = tmp_path / "read.json"
     assert cli.main(["study", "alias-trained", "--variants", "gated_hybrid", "--seeds", "0", "1", "--steps", "2",
-                              "--examples", "8", "--set", "d_model=16", "n_layers=1", "--device", "cpu",
+                              "--examples", "8", "--set", "d_model=16", "--set", "n_layers=1", "--device", "cpu",
                               "--out", str(out)]) == 0
     study = json.loads(out.read_text())
     assert [r["seed"] for r in study["runs"]] == [0, 1] and study["protocol"]["steps"] == 2
@@ -202,6 +202,6 @@ def test_the_diagnoses_at_initialization_write_their_study(cmd, tmp_path):
     """Their --device stays "auto" (they build on the CPU): the file records the CPU, not a crash."""
     out = tmp_path / "init.json"
     assert cli.main(["study", cmd, "--variants", "gated_hybrid", "--seeds", "0", "--examples", "8",
-                              "--set", "d_model=16", "n_layers=1", "--out", str(out)]) == 0
+                              "--set", "d_model=16", "--set", "n_layers=1", "--out", str(out)]) == 0
     study = json.loads(out.read_text())
     assert study["study"] == "read at initialization" and study["protocol"]["environment"]["device"] == "cpu"

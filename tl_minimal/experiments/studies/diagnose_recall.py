@@ -37,14 +37,14 @@ from ...training.train import lm_loss, unwrap
 from ..protocols import protocol
 
 
-def is_gated(model: torch.nn.Module) -> bool:
+def is_gated_model(model: torch.nn.Module) -> bool:
     """Whether ``model`` (or the model inside DDP) is a gated hybrid: it has a key-value memory ``.kv``."""
     return hasattr(unwrap(model), "kv")
 
 
 def require_gated(model: torch.nn.Module, who: str) -> None:
     """A ValueError naming ``who`` unless ``model`` is a gated hybrid: the read it measures is the kv read."""
-    if not is_gated(model):
+    if not is_gated_model(model):
         raise ValueError(f"{who} needs a gated hybrid (a model with .kv), got {type(unwrap(model)).__name__}")
 
 

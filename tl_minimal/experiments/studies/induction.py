@@ -54,7 +54,7 @@ from ...training.recipes import RunOptions, fit
 from ...training.train import loss_curve, unwrap
 from ..tasks.common import ConfigError, Task, run_record
 from ..tasks.paper import load_lm
-from .diagnose_recall import is_gated, require_gated
+from .diagnose_recall import is_gated_model, require_gated
 
 CURVE_DIGITS = 4
 
@@ -159,7 +159,7 @@ def run_induction(p, data, variant: str, seed: int, options: RunOptions) -> dict
     bpb = mean_token_loss(model, in_batches(*data.eval)) / math.log(2)
     sets = induction_sets(p, data.eval_tokens, seed)
     result = evaluate_induction(model, sets, p.span_len)
-    if is_gated(model):  # a gated hybrid: the same with its key-value read switched off
+    if is_gated_model(model):  # a gated hybrid: the same with its key-value read switched off
         with read_switched_off(model):
             result.update({f"{kind}_read_off": r for kind, r in evaluate_induction(model, sets, p.span_len).items()})
     unigram = unigram_bits(data.train, sets["text"][1][:, : p.span_len], data_text.VOCAB_SIZE)  # the same in both copies

@@ -46,7 +46,7 @@ from ..protocols import protocol
 from ..provenance import environment
 from ..suite import write_atomic
 from .breaks import diagnose_alias, diagnose_alias_trained, diagnose_overwrite
-from .diagnose_recall import at_initialization, constant_guess, is_gated, retrieval_report, summarize
+from .diagnose_recall import at_initialization, constant_guess, is_gated_model, retrieval_report, summarize
 
 PROBE_EXAMPLES = 256
 BREAK_DIAGNOSES = ("overwrite-init", "alias-init", "alias-trained")
@@ -74,12 +74,12 @@ def advance(p, variant: str, seed: int, steps: int, options: RunOptions, run: di
         run = {"variant": variant, "seed": seed, "params": count_parameters(start), "metric": "accuracy",
                "by_step": {}, "probes": {}, "seconds": 0.0, "device": str(options.device), "eval_examples": len(x),
                "config": dict(start.config)}
-        if is_gated(start):
+        if is_gated_model(start):
             run["probes"][0] = summarize(retrieval_report(start, *probe, layout))
     model, history = fit(variant, p.replace(steps=steps), seed, options=options)
     result = recall_accuracy(model, x, y)
     run["by_step"][steps] = {"accuracy": result["accuracy"], "per_query": result["per_query"]}
-    if is_gated(model):
+    if is_gated_model(model):
         run["probes"][steps] = summarize(retrieval_report(model, *probe, layout))
     run.update(value=result["accuracy"], steps=history["steps"], loss_curve_every_10=loss_curve(history["loss"]),
                seconds=round(run["seconds"] + time.perf_counter() - t0, 1))
