@@ -2,8 +2,8 @@
 
 Glossary
     batches      where training data comes from: a callable ``batches(step) -> (x, y[, mask])``
-                 (preferred: batch k is a pure function of k, as the samplers of ``tl_minimal.data`` are) or an
-                 iterator of such tuples (on resume it is fast-forwarded past the steps done)
+                 (preferred: batch k is a pure function of k, as in the samplers of ``tl_minimal.data``)
+                 or an iterator of such tuples (on resume it is fast-forwarded past the steps done)
     x, y         [B, T] int64 inputs and targets; y = IGNORE (-100) where nothing is supervised
     mask         optional [B, T] bool: False positions are not supervised (same as y = -100)
     loss         mean cross-entropy (nats) over the supervised positions
