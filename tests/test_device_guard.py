@@ -227,7 +227,7 @@ def test_the_commands_run_on_the_device(tmp_path, capsys):
         out = tmp_path / "r.json"
         assert cli.main(["recall", "--variants", "gated_hybrid", "--seeds", "0", "--steps", "3", "--eval-examples",
                          "16", "--set", "d_model=16", "--set", "n_layers=1", "--no-progress", "--out", str(out)]) == 0
-        assert '"device": "cuda"' in out.read_text() and "CPU stand-in for CUDA" in out.read_text()
+        assert '"device": "cuda"' in out.read_text(encoding="utf-8") and "CPU stand-in for CUDA" in out.read_text(encoding="utf-8")
         assert cli.main(["study", "train", "--variants", "transformer", "--seeds", "0", "--eval-at", "2",
                                   "--eval-examples", "16", "--set", "d_model=16", "--set", "n_layers=1"]) == 0
     with DeviceGuard("mps"):

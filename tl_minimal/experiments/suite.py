@@ -128,7 +128,7 @@ class Suite:
         if fresh or not path.exists():
             return cls(path, fresh_results, planned, writer)
         try:
-            old = json.loads(path.read_text())
+            old = json.loads(path.read_text(encoding="utf-8"))
             if not isinstance(old, dict) or not isinstance(old.get("runs"), list) or "protocol" not in old:
                 raise ValueError("no 'protocol' and 'runs'")
         except (OSError, ValueError) as exc:
