@@ -103,7 +103,7 @@ def study_device(args):
     try:
         return get_device(args.device)
     except (ValueError, RuntimeError) as exc:
-        raise UsageError(str(exc)) from None
+        raise ConfigError(str(exc)) from None
 
 
 def run_study(args) -> int:
@@ -113,10 +113,7 @@ def run_study(args) -> int:
         raise UsageError("init needs --variants or --ablations")
     device = study_device(args)
     if getattr(args, "out", None):
-        try:  # a bad output path fails now, not after hours of training
-            prepare_output(args.out)
-        except SuiteError as exc:
-            raise UsageError(str(exc)) from None
+        prepare_output(args.out)  # a bad output path fails now, not after hours of training
     overrides = dict(getattr(args, "overrides", []))
     if cmd == "train":
         p = recall_study.study_protocol(args.task, args.seq_len, args.pairs, args.queries, args.eval_examples)
