@@ -85,3 +85,25 @@ def test_read_gate_gets_no_gradient_inside_the_norm_once_values_are_large():
         grads[outside] = read_gate_gradient(model, x, y)
     assert grads[False]["read_gate_grad"] < 1e-2 * grads[True]["read_gate_grad"]
     assert grads[False]["value_grad"] > 0
+
+
+def test_study_baseline_and_merge_commands_write_their_files(tmp_path, capsys):
+    import json
+
+    from tl_minimal.experiments.cli import main
+
+    base = tmp_path / "baseline.json"
+    assert main(["study", "baseline", "--seeds", "0", "1", "--out", str(base)]) == 0
+    rows = json.loads(base.read_text(encoding="utf-8"))["constant_guess"]
+    assert set(rows) == {"0", "1"} and all(r["expected"] == 0.125 for r in rows.values())
+    parts = []
+    for seed in (0, 1):
+        parts.append(tmp_path / f"s{seed}.json")
+        part = {"task": "recall", "protocol": {"environment": {"seed_file": seed}},
+                "runs": [{"variant": "v", "seed": seed, "params": 1, "by_step": {"5": {"accuracy": 0.5}}}]}
+        parts[-1].write_text(json.dumps(part), encoding="utf-8")
+    merged = tmp_path / "merged.json"
+    assert main(["study", "merge", *map(str, parts), "--out", str(merged)]) == 0
+    res = json.loads(merged.read_text(encoding="utf-8"))
+    assert [r["seed"] for r in res["runs"]] == [0, 1] and [m["seeds"] for m in res["merged_from"]] == [[0], [1]]
+    capsys.readouterr()

@@ -99,7 +99,7 @@ def study_device(args):
     """The study's --device, resolved now (an unavailable device is an error before any work):
     train, init and alias-trained run there; the other diagnoses build on the CPU."""
     if args.study_command not in ("train", "init", "alias-trained"):
-        return args.device
+        return getattr(args, "device", None)  # baseline and merge build no model
     try:
         return get_device(args.device)
     except (ValueError, RuntimeError) as exc:
