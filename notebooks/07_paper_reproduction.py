@@ -65,8 +65,9 @@ import torch
 from IPython.display import Markdown, display
 
 from tl_minimal.data import text as data_text
-from tl_minimal.experiments import breaks, results, run_experiment
+from tl_minimal.experiments import results, run_experiment
 from tl_minimal.experiments.protocols import protocol
+from tl_minimal.experiments.studies import breaks
 from tl_minimal.training import config
 from tl_minimal.training.evaluate import unigram_bits
 
@@ -254,7 +255,7 @@ display(Markdown("**3c. Learning rate, 2,000 steps (BPB; seed 0, or mean ± std 
 # %% [markdown]
 # ## 5. Associative recall and MQAR (tables 4 and 5)
 #
-# These files come from the recall study (`python -m tl_minimal.experiments.recall_study`, see
+# These files come from the recall study (`python -m tl_minimal.experiments study`, see
 # `data/results/RECALL_STUDY.md`). Accuracy is over 2,048 fresh examples per seed; a constant
 # guess scores 12.5-14.4%, a random pick among the four values in context 25%.
 
@@ -378,7 +379,7 @@ fig.tight_layout()
 
 # %% [markdown]
 # Why is winning so rare? Measured before any training (`recall_init_diagnosis.json`: 5 seeds x
-# 256 examples, `python -m tl_minimal.experiments.recall_study init --ablations`), at the answer
+# 256 examples, `python -m tl_minimal.experiments study init --ablations`), at the answer
 # position, where the memory holds 126 entries and the right one is the entry whose key is the
 # asked key. One row per configuration: the paper's, then one change at a time.
 
@@ -595,7 +596,7 @@ if ow_rows:
 
 # %% [markdown]
 # **The read at initialization** (no training, 5 seeds x 256 examples,
-# `python -m tl_minimal.experiments.recall_study overwrite-init`): where the read at the question
+# `python -m tl_minimal.experiments study overwrite-init`): where the read at the question
 # puts its weight, on the latest write of the asked key, on its earlier writes, or elsewhere.
 
 # %%
@@ -697,7 +698,7 @@ if al_pairs:
 
 # %% [markdown]
 # **The read at initialization** (no training, 5 seeds x 256 examples,
-# `python -m tl_minimal.experiments.recall_study alias-init`, with `--same-alias` for the control):
+# `python -m tl_minimal.experiments study alias-init`, with `--same-alias` for the control):
 # where the entry holding the answer (the written alias) ranks among the 126 memory entries at
 # the question, whether it survives the top-8, and the weight it gets.
 
@@ -753,7 +754,7 @@ if any(label in al_curves for label in al_style):
 # %% [markdown]
 # **The read after training: what the top-8 cuts.** Why do seeds that learned the aliases stop at
 # 71-84% with the top-8 read and reach 100% when every entry is read?
-# `python -m tl_minimal.experiments.recall_study alias-trained --variants gated_hybrid --seeds 0 1`
+# `python -m tl_minimal.experiments study alias-trained --variants gated_hybrid --seeds 0 1`
 # (with `--share 0.25` for the curriculum) trains the alias command's run again, same seed and
 # settings, so the same model (its accuracy below reproduces the table's), and looks at its read
 # on 512 evaluation questions: was the entry holding the answer (the written alias) among the 8
@@ -968,7 +969,7 @@ if long_rows:
 
 # %% [markdown]
 # **The key-value read switched off.** The same models and spans with the read returning nothing
-# (`tl_minimal.experiments.induction.read_switched_off`: $m_t = 0$, so the fused vector is the
+# (`tl_minimal.experiments.studies.induction.read_switched_off`: $m_t = 0$, so the fused vector is the
 # LayerNorm's constant bias). If the ratio goes to 1 without the read, the copying went through it.
 
 # %%

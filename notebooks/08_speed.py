@@ -50,9 +50,9 @@ import torch.nn.functional as F
 
 from tl_minimal import build_model
 from tl_minimal.blockwise_topk import KEY_BLOCK, QUERY_BLOCK, top_k_read
-from tl_minimal.experiments import speed
+from tl_minimal.experiments.bench import speed
+from tl_minimal.experiments.bench.timing import TrainStep, interleaved, peak_step_memory_mb
 from tl_minimal.experiments.results import results_dir
-from tl_minimal.experiments.timing import TrainStep, interleaved, peak_step_memory_mb
 from tl_minimal.kv_fusion import kv_read, kv_read_loop, kv_read_step
 from tl_minimal.readout import pair_readout
 from tl_minimal.running_state import previous_states, running_state

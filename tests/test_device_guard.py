@@ -220,15 +220,15 @@ def test_a_checkpoint_resumes_bit_exactly_on_the_device(kind, tmp_path):
 
 
 def test_the_commands_run_on_the_device(tmp_path, capsys):
-    from tl_minimal.experiments import cli, recall_study
-    from tl_minimal.experiments.diagnose_recall import read_gate_gradient, retrieval_report
+    from tl_minimal.experiments import cli
+    from tl_minimal.experiments.studies.diagnose_recall import read_gate_gradient, retrieval_report
 
     with DeviceGuard("cuda"):
         out = tmp_path / "r.json"
         assert cli.main(["recall", "--variants", "gated_hybrid", "--seeds", "0", "--steps", "3", "--eval-examples",
                          "16", "--set", "d_model=16", "--set", "n_layers=1", "--no-progress", "--out", str(out)]) == 0
-        assert '"device": "cuda"' in out.read_text() and "CPU stand-in for CUDA" in out.read_text()
-        assert recall_study.main(["train", "--variants", "transformer", "--seeds", "0", "--eval-at", "2",
+        assert '"device": "cuda"' in out.read_text(encoding="utf-8") and "CPU stand-in for CUDA" in out.read_text(encoding="utf-8")
+        assert cli.main(["study", "train", "--variants", "transformer", "--seeds", "0", "--eval-at", "2",
                                   "--eval-examples", "16", "--set", "d_model=16", "--set", "n_layers=1"]) == 0
     with DeviceGuard("mps"):
         model = build_model("gated_hybrid_paper", 64, **TINY).to("mps")

@@ -5,7 +5,7 @@ import torch
 
 from tl_minimal import build_model
 from tl_minimal.data.recall import recall_batch
-from tl_minimal.experiments.diagnose_recall import (
+from tl_minimal.experiments.studies.diagnose_recall import (
     answer_entries,
     at_initialization,
     constant_guess,
@@ -32,7 +32,7 @@ def test_answer_entry_holds_the_key_and_its_value_follows():
 @pytest.mark.parametrize("tie", [False, True])
 def test_report_ranges_and_tied_keys_find_the_answer_at_init(tie):
     torch.manual_seed(0)
-    model = build_model("gated_hybrid", 64, tie_qk=tie, temperature=10.0, **SMALL)
+    model = build_model("gated_hybrid", 64, tie_qk=tie, score_scale=10.0, **SMALL)
     x, y = _batch()
     rep = retrieval_report(model, x, y)
     s = summarize(rep)
@@ -61,12 +61,12 @@ def test_at_initialization_runs_the_protocol_model():
 def test_study_runner_evaluates_at_each_step_and_writes_json(tmp_path):
     import json
 
-    from tl_minimal.experiments.recall_study import main
+    from tl_minimal.experiments.cli import main
 
     out = tmp_path / "r.json"
-    assert main(["train", "--variants", "gated_hybrid", "--seeds", "0", "--eval-at", "1", "2", "--seq-len", "32",
+    assert main(["study", "train", "--variants", "gated_hybrid", "--seeds", "0", "--eval-at", "1", "2", "--seq-len", "32",
                  "--eval-examples", "16", "--out", str(out)]) == 0
-    res = json.loads(out.read_text())
+    res = json.loads(out.read_text(encoding="utf-8"))
     run = res["runs"][0]
     assert set(run["by_step"]) == {"1", "2"} and set(run["probes"]) == {"0", "1", "2"} and run["steps"] == 2
     assert res["protocol"]["environment"]["git_commit"] and res["constant_guess"]["expected"] == 0.125
@@ -85,3 +85,25 @@ def test_read_gate_gets_no_gradient_inside_the_norm_once_values_are_large():
         grads[outside] = read_gate_gradient(model, x, y)
     assert grads[False]["read_gate_grad"] < 1e-2 * grads[True]["read_gate_grad"]
     assert grads[False]["value_grad"] > 0
+
+
+def test_study_baseline_and_merge_commands_write_their_files(tmp_path, capsys):
+    import json
+
+    from tl_minimal.experiments.cli import main
+
+    base = tmp_path / "baseline.json"
+    assert main(["study", "baseline", "--seeds", "0", "1", "--out", str(base)]) == 0
+    rows = json.loads(base.read_text(encoding="utf-8"))["constant_guess"]
+    assert set(rows) == {"0", "1"} and all(r["expected"] == 0.125 for r in rows.values())
+    parts = []
+    for seed in (0, 1):
+        parts.append(tmp_path / f"s{seed}.json")
+        part = {"task": "recall", "protocol": {"environment": {"seed_file": seed}},
+                "runs": [{"variant": "v", "seed": seed, "params": 1, "by_step": {"5": {"accuracy": 0.5}}}]}
+        parts[-1].write_text(json.dumps(part), encoding="utf-8")
+    merged = tmp_path / "merged.json"
+    assert main(["study", "merge", *map(str, parts), "--out", str(merged)]) == 0
+    res = json.loads(merged.read_text(encoding="utf-8"))
+    assert [r["seed"] for r in res["runs"]] == [0, 1] and [m["seeds"] for m in res["merged_from"]] == [[0], [1]]
+    capsys.readouterr()

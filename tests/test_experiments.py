@@ -24,7 +24,7 @@ RUN_KEYS = {"variant", "seed", "params", "metric", "value", "steps", "seconds", 
 def _run(tmp_path, *args):
     out = tmp_path / f"results-{next(_FILES)}.json"  # one file per suite: another suite's file is refused
     code = cli.main([*args, *TINY, "--out", str(out)])
-    return code, (json.loads(out.read_text()) if out.exists() else None)
+    return code, (json.loads(out.read_text(encoding="utf-8")) if out.exists() else None)
 
 
 def _lm_data(root, tmp_path):
@@ -263,34 +263,35 @@ def test_module_entry_point_from_a_terminal():
     assert helped.returncode == 0 and "lm" in helped.stdout and "tokenized" in helped.stdout
 
 
-def test_subcommands_can_be_registered():
-    seen = {}
+def test_one_command_line_holds_the_tasks_speed_and_the_study(capsys):
+    from tl_minimal.experiments import recall_study
+    from tl_minimal.experiments.arguments import build_parser
 
-    def hello(args):
-        seen["n"] = args.n
-        return 0
-
-    cli.register("hello", "a test subcommand", lambda parser: parser.add_argument("--n", type=int), hello)
-    try:
-        assert cli.main(["hello", "--n", "7"]) == 0 and seen == {"n": 7}
-    finally:
-        cli.SUBCOMMANDS.pop("hello")
+    args = build_parser().parse_args(["study", "init", "--ablations", "--set", "a=1", "--set", "b=true"])
+    assert args.command == "study" and args.study_command == "init" and dict(args.overrides) == {"a": 1, "b": True}
+    assert build_parser().parse_args(["speed", "--set", "d_model=16"]).overrides == [("d_model", 16)]
+    assert cli.main(["study", "train", "--variants", "transformer", "--set", "a=1", "b=2"]) == 2  # one per flag
+    assert "unrecognized arguments: b=2" in capsys.readouterr().err
+    assert recall_study.main(["alias-init", "--variants", "gated_hybrid"]) == 2  # the old module: where it went
+    err = capsys.readouterr().err
+    assert "python -m tl_minimal.experiments study alias-init" in err and "train" not in err
 
 
 def test_recorded_command_names_the_module_not_this_machines_path(monkeypatch):
-    from tl_minimal.experiments import runner
+    from tl_minimal.experiments import provenance as runner
 
     package = ROOT / "tl_minimal" / "experiments"
     monkeypatch.setattr(sys, "argv", [str(package / "__main__.py"), "lm", "--seeds", "0"])
     assert runner.command_line() == "python -m tl_minimal.experiments lm --seeds 0"
-    monkeypatch.setattr(sys, "argv", [str(package / "recall_study.py"), "train", "--seeds", "1"])
-    assert runner.command_line() == "python -m tl_minimal.experiments.recall_study train --seeds 1"
+    monkeypatch.setattr(sys, "argv", [str(package / "studies" / "x.py"), "train", "--seeds", "1"])
+    assert runner.command_line() == "python -m tl_minimal.experiments.studies.x train --seeds 1"
     monkeypatch.setattr(sys, "argv", ["my_script.py", "--x"])  # not a module of the package: as typed
     assert runner.command_line() == "my_script.py --x"
 
 
 def test_recorded_command_writes_paths_in_the_checkout_relative_to_it(monkeypatch, tmp_path):
-    from tl_minimal.experiments import cli, runner
+    from tl_minimal.experiments import cli
+    from tl_minimal.experiments import provenance as runner
 
     inside, outside = ROOT / "data" / "results" / "x.json", tmp_path / "y.json"
     assert runner.portable(str(inside)) == "data/results/x.json"

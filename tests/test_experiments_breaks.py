@@ -6,8 +6,9 @@ import pytest
 import torch
 
 from tl_minimal.data import recall_breaks as rb
-from tl_minimal.experiments import breaks, cli
+from tl_minimal.experiments import cli
 from tl_minimal.experiments.protocols import protocol
+from tl_minimal.experiments.studies import breaks
 from tl_minimal.training.recipes import build
 from tl_minimal.training.train import seed_everything
 
@@ -19,7 +20,7 @@ RUN_KEYS = {"variant", "seed", "params", "metric", "value", "steps", "seconds", 
 def _run(tmp_path, *args, name: str = "r.json"):
     out = tmp_path / name
     code = cli.main([*args, *TINY, "--out", str(out)])
-    return code, (json.loads(out.read_text()) if out.exists() else None)
+    return code, (json.loads(out.read_text(encoding="utf-8")) if out.exists() else None)
 
 
 def test_overwrite_writes_accuracy_and_earlier_rate(tmp_path):
@@ -121,7 +122,7 @@ def test_overwrite_rates_count_latest_earlier_other():
 
 @pytest.mark.parametrize("task", list(breaks.BREAK_TASKS))
 def test_break_tasks_take_checkpoint_every(task, tmp_path):
-    """--checkpoint-every reaches train() (a task whose run_one lacks it is refused by the runner)."""
+    """--checkpoint-every reaches train() (every task's run_one takes it in its RunOptions)."""
     short = ["--protocol", "lengths=32,64"] if task == "distance" else []
     code, res = _run(tmp_path, task, "--variants", "transformer", "--seeds", "0", "--checkpoint-every", "1", *short)
     assert code == 0 and res["complete"] and res["runs"][0]["steps"] == 2
@@ -178,13 +179,11 @@ def test_pair_split_groups_questions_by_their_two_tokens():
 
 
 def test_alias_trained_command_writes_its_study(tmp_path):
-    from tl_minimal.experiments import recall_study
-
     out = tmp_path / "read.json"
-    assert recall_study.main(["alias-trained", "--variants", "gated_hybrid", "--seeds", "0", "1", "--steps", "2",
-                              "--examples", "8", "--set", "d_model=16", "n_layers=1", "--device", "cpu",
+    assert cli.main(["study", "alias-trained", "--variants", "gated_hybrid", "--seeds", "0", "1", "--steps", "2",
+                              "--examples", "8", "--set", "d_model=16", "--set", "n_layers=1", "--device", "cpu",
                               "--out", str(out)]) == 0
-    study = json.loads(out.read_text())
+    study = json.loads(out.read_text(encoding="utf-8"))
     assert [r["seed"] for r in study["runs"]] == [0, 1] and study["protocol"]["steps"] == 2
     mean = study["mean_over_seeds"]["gated_hybrid"]
     assert "by_pair" not in mean and mean["accuracy"] == pytest.approx(
@@ -201,10 +200,8 @@ def test_left_out_tokens_are_those_whose_every_pair_fails():
 @pytest.mark.parametrize("cmd", ["alias-init", "overwrite-init"])
 def test_the_diagnoses_at_initialization_write_their_study(cmd, tmp_path):
     """Their --device stays "auto" (they build on the CPU): the file records the CPU, not a crash."""
-    from tl_minimal.experiments import recall_study
-
     out = tmp_path / "init.json"
-    assert recall_study.main([cmd, "--variants", "gated_hybrid", "--seeds", "0", "--examples", "8",
-                              "--set", "d_model=16", "n_layers=1", "--out", str(out)]) == 0
-    study = json.loads(out.read_text())
+    assert cli.main(["study", cmd, "--variants", "gated_hybrid", "--seeds", "0", "--examples", "8",
+                              "--set", "d_model=16", "--set", "n_layers=1", "--out", str(out)]) == 0
+    study = json.loads(out.read_text(encoding="utf-8"))
     assert study["study"] == "read at initialization" and study["protocol"]["environment"]["device"] == "cpu"

@@ -12,8 +12,13 @@ from tl_minimal import build_model
 from tl_minimal.data import induction as data_induction
 from tl_minimal.data.text import VOCAB_SIZE, encode
 from tl_minimal.experiments import cli
-from tl_minimal.experiments.induction import copy_losses, copy_summary, position_bits, read_switched_off
 from tl_minimal.experiments.protocols import protocol
+from tl_minimal.experiments.studies.induction import (
+    copy_losses,
+    copy_summary,
+    position_bits,
+    read_switched_off,
+)
 
 TEXT = encode("the cat sat on the mat, and the dog sat on the log. " * 8)
 L = 16
@@ -89,7 +94,7 @@ def _run(tmp_path, monkeypatch, *args, name="r.json"):
     monkeypatch.setenv("TL_MINIMAL_DATA", str(FIXTURE_DATA))
     out = tmp_path / name
     code = cli.main(["induction", *args, *TINY, "--out", str(out)])
-    return code, (json.loads(out.read_text()) if out.exists() else None)
+    return code, (json.loads(out.read_text(encoding="utf-8")) if out.exists() else None)
 
 
 def test_induction_run_writes_both_ratios_the_curves_and_the_bpb(tmp_path, monkeypatch):
@@ -115,7 +120,7 @@ def test_induction_trains_exactly_as_lm(tmp_path, monkeypatch):
     out = tmp_path / "lm.json"
     assert code == 0 and cli.main(["lm", "--variants", "triple_latent", "--seeds", "0", *TINY[:-2],
                                    "--out", str(out)]) == 0
-    assert json.loads(out.read_text())["runs"][0]["value"] == ind["runs"][0]["bpb"]
+    assert json.loads(out.read_text(encoding="utf-8"))["runs"][0]["value"] == ind["runs"][0]["bpb"]
 
 
 @pytest.mark.parametrize("args, words", [

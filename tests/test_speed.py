@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from tl_minimal.experiments import cli, speed
+from tl_minimal.experiments import cli
+from tl_minimal.experiments.bench import speed
 
 TINY = ["--set", "d_model=16", "--set", "n_layers=1", "--device", "cpu", "--quick", "--tokens-per-step", "64"]
 ROW_KEYS = {
@@ -42,7 +43,7 @@ def test_speed_command_writes_the_documented_rows(tmp_path, capsys):
         ]
     )
     assert code == 0
-    res = json.loads(out.read_text())
+    res = json.loads(out.read_text(encoding="utf-8"))
     assert res["benchmark"] == "speed" and res["environment"]["device"] == "cpu"
     assert res["overrides"] == {"d_model": 16, "n_layers": 1} and res["settings"]["train_steps"] == 3
     assert res["settings"]["tokens_per_step"] == 64
@@ -150,3 +151,18 @@ def test_profile_prints_cpu_time_per_op(capsys):
     for phase in ("forward", "backward", "optimizer"):
         assert f"  {phase}: " in out and "ms CPU time in" in out
     assert "native_layer_norm" in out and "[(2, 8, 16)" in out  # ops with their input shapes
+
+
+def test_a_system_without_load_averages_records_none_and_prints_n_a(tmp_path, monkeypatch, capsys):
+    """Windows has no os.getloadavg: the benchmark still runs, records None and prints "n/a"."""
+    import os
+
+    monkeypatch.delattr(os, "getloadavg", raising=False)
+    assert speed.load_average() is None and speed.format_load(None) == "n/a"
+    out = tmp_path / "speed.json"
+    assert cli.main(["speed", "--variants", "transformer", "--seq-lens", "8", "--no-loop", "--no-memory", *TINY,
+                     "--out", str(out)]) == 0
+    env = json.loads(out.read_text(encoding="utf-8"))["environment"]
+    assert env["load_average_start"] is None and env["load_average_end"] is None
+    assert "load average: n/a at the start, n/a at the end" in capsys.readouterr().out
+    assert speed.format_load((0.5, 1.25, 2.0)) == "0.50 1.25 2.00"

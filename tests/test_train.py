@@ -236,6 +236,42 @@ def test_fit_is_the_recipe_and_reproduces_with_its_seed():
         fit("triple_latent", protocol("tokenized", steps=1), device="cpu", progress=False)
 
 
+def test_the_protocols_betas_reach_adamw(monkeypatch):
+    """Protocol.betas is recorded in every results file, so it must be what AdamW uses."""
+    from tl_minimal.experiments import protocol
+    from tl_minimal.experiments.protocols import PROTOCOLS
+    from tl_minimal.training import train as train_module
+    from tl_minimal.training.recipes import RunOptions, fit
+
+    assert {tuple(p.betas) for p in PROTOCOLS.values()} == {(0.9, 0.999)}  # torch's default: no number moves
+    seen = []
+    real = train_module.make_optimizer
+
+    def spy(model, lr, weight_decay, betas=(0.9, 0.999), device=None):
+        optimizer = real(model, lr, weight_decay, betas, device=device)
+        seen.append(optimizer.defaults["betas"])
+        return optimizer
+
+    monkeypatch.setattr(train_module, "make_optimizer", spy)
+    p = protocol("recall", steps=1, batch_size=2, betas=(0.8, 0.95), d_model=16, n_layers=1)
+    fit("triple_latent", p, seed=0, options=RunOptions(device="cpu", progress=False))
+    assert seen == [(0.8, 0.95)]
+
+
+def test_fit_takes_a_tasks_own_sampler_and_one_options_object(tmp_path):
+    from tl_minimal.experiments import protocol
+    from tl_minimal.training.recipes import RunOptions, fit, make_sampler
+
+    p = protocol("recall", steps=2, batch_size=2, d_model=16, n_layers=1)
+    options = RunOptions(device="cpu", progress=False, overrides={"state_dim": 4})
+    model, history = fit("triple_latent", p, 3, sampler=make_sampler(p, 3), options=options)
+    _, same = fit("triple_latent", p, 3, options=options)  # the protocol's sampler is the same batches
+    assert history["loss"] == same["loss"] and model.config["state_dim"] == 4
+    ckpt = tmp_path / "c.pt"
+    fit("triple_latent", p, 3, options=options, checkpoint_path=ckpt)  # a keyword changes one option
+    assert ckpt.exists()
+
+
 def test_unigram_bits_is_the_frequency_model():
     from tl_minimal.training.evaluate import IGNORE, unigram_bits
 

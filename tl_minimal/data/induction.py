@@ -41,7 +41,7 @@ At position 7 copying is ambiguous: " " occurred twice before, followed once by 
 by "o", so a look-up keyed on the current byte alone returns a mix of both, and the two-byte
 context "o " is new (the second copy starts here). The
 per-position losses of the two copies, averaged over N spans, are the curves of
-:func:`tl_minimal.experiments.induction.copy_losses`.
+:func:`tl_minimal.experiments.studies.induction.copy_losses`.
 
 Random bytes (:func:`repeated_random`): the same layout with a_i uniform in 0..255. Text
 statistics are no help there (the first copy costs at least log2(256) = 8 bits per byte for

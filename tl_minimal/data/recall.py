@@ -43,6 +43,7 @@ evaluation use different seeds (:func:`eval_seed`), so evaluation examples are f
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -107,12 +108,21 @@ class RecallLayout:
 PAPER_LAYOUT = RecallLayout()
 
 
+def layout_for(n_pairs: int) -> RecallLayout:
+    """The paper's layout for <= 8 pairs; otherwise n_pairs keys and n_pairs values, 10 filler ids, and
+    the vocabulary rounded up to a multiple of 64 (MQAR with more pairs than the paper's 8 keys)."""
+    if n_pairs <= PAPER_LAYOUT.n_keys:
+        return PAPER_LAYOUT
+    vocab = 64 * math.ceil((5 + 2 * n_pairs + 10) / 64)
+    return RecallLayout(n_keys=n_pairs, n_values=n_pairs, n_filler=10, vocab_size=vocab)
+
+
 def eval_seed(seed: int) -> int:
     """The seed of the evaluation examples that belong to training seed ``seed``."""
     return seed + EVAL_SEED_OFFSET
 
 
-def _distinct(batch: int, k: int, n: int, g: torch.Generator) -> torch.Tensor:
+def distinct_ids(batch: int, k: int, n: int, g: torch.Generator) -> torch.Tensor:
     """k distinct integers from range(n), per row: [B, k]."""
     return torch.rand(batch, n, generator=g).argsort(dim=1)[:, :k]
 
@@ -143,10 +153,10 @@ def mqar_batch(
         raise ValueError(f"seq_len={seq_len} is too short for {n_pairs} pairs and {n_queries} queries")
     g = generator if generator is not None else torch.Generator().manual_seed(0)
     B = batch_size
-    keys = L.first_key + _distinct(B, n_pairs, L.n_keys, g)  # [B, P]
-    values = L.first_value + _distinct(B, n_pairs, L.n_values, g)  # [B, P]
+    keys = L.first_key + distinct_ids(B, n_pairs, L.n_keys, g)  # [B, P]
+    values = L.first_value + distinct_ids(B, n_pairs, L.n_values, g)  # [B, P]
     filler = L.first_filler + torch.randint(0, L.n_filler, (B, n_filler), generator=g)  # [B, F]
-    asked = _distinct(B, n_queries, n_pairs, g)  # [B, Q] which pairs are asked, in order
+    asked = distinct_ids(B, n_queries, n_pairs, g)  # [B, Q] which pairs are asked, in order
 
     sep = torch.full((B, n_pairs), L.SEP)
     context = torch.stack([keys, values, sep], dim=2).reshape(B, 3 * n_pairs)  # k v SEP k v SEP ...

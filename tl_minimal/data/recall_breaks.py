@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import torch
 
-from .recall import IGNORE, PAPER_LAYOUT, RecallLayout, _distinct, eval_seed, recall_batch
+from .recall import IGNORE, PAPER_LAYOUT, RecallLayout, distinct_ids, eval_seed, recall_batch
 
 # overwrite needs more value ids than keys (every write of a sequence gets its own value)
 OVERWRITE_LAYOUT = RecallLayout(n_keys=8, n_values=16, n_filler=10, vocab_size=64)
@@ -81,10 +81,10 @@ def overwrite_batch(batch_size: int, n_keys: int = 4, max_writes: int = 3, seq_l
                          f"need {needed} tokens (BOS, 3 per write, 3 for the question)")
     g = generator if generator is not None else torch.Generator().manual_seed(0)
     B, T = batch_size, seq_len
-    keys = L.first_key + _distinct(B, n_keys, L.n_keys, g)  # [B, P]; keys[:, 0] is asked
+    keys = L.first_key + distinct_ids(B, n_keys, L.n_keys, g)  # [B, P]; keys[:, 0] is asked
     writes = torch.randint(1, max_writes + 1, (B, n_keys), generator=g)  # [B, P]
     writes[:, 0] = torch.randint(2, max_writes + 1, (B,), generator=g)
-    values = L.first_value + _distinct(B, n_keys * max_writes, L.n_values, g)  # [B, P*max_w]
+    values = L.first_value + distinct_ids(B, n_keys * max_writes, L.n_values, g)  # [B, P*max_w]
     filler = L.first_filler + torch.randint(0, L.n_filler, (B, T), generator=g)  # [B, T]
     order = torch.rand(B, n_keys * max_writes, generator=g)  # [B, P*max_w] shuffles the writes
     x = filler.clone()
@@ -185,8 +185,8 @@ def alias_batch(batch_size: int, table: list[list[int]], n_pairs: int = 4, seq_l
         raise ValueError(f"seq_len={seq_len} is too short for {n_pairs} pairs: need {needed} tokens")
     g = generator if generator is not None else torch.Generator().manual_seed(0)
     B, T = batch_size, seq_len
-    classes = _distinct(B, n_pairs, n_classes, g)  # [B, P]; classes[:, 0] is asked
-    values = L.first_value + _distinct(B, n_pairs, L.n_values, g)  # [B, P]
+    classes = distinct_ids(B, n_pairs, n_classes, g)  # [B, P]; classes[:, 0] is asked
+    values = L.first_value + distinct_ids(B, n_pairs, L.n_values, g)  # [B, P]
     pick = torch.rand(B, n_pairs, 2, generator=g)  # which alias writes, which asks
     slot = torch.randint(0, n_pairs, (B,), generator=g)  # where the asked pair sits in the context
     x = L.first_filler + torch.randint(0, L.n_filler, (B, T), generator=g)  # [B, T]

@@ -1,16 +1,26 @@
-"""Experiments: the paper's protocols, runnable from a terminal or a notebook.
+"""Experiments: the paper's protocols and tasks, the research studies, the speed bench, the results.
 
     python -m tl_minimal.experiments lm --variants transformer triple_hybrid --seeds 0 1 2
     python -m tl_minimal.experiments recall --steps 500 --seeds 1 2 3 --out runs/recall.json
+    python -m tl_minimal.experiments study train --variants gated_hybrid --eval-at 200 500
+    python -m tl_minimal.experiments speed --quick
 
 From Python (a notebook)::
 
     from tl_minimal.experiments import run_experiment, protocol
     results = run_experiment("recall", ["transformer", "gated_hybrid"], seeds=[0], steps=50)
 
-Modules: ``protocols`` (hyperparameters as dataclasses), ``tasks`` (data + train + evaluate
-per task), ``runner`` (loops over variants and seeds, table, JSON), ``cli`` (the command
-line and its subcommand registry: ``register(name, help, add_arguments, run)``).
+Read in this order:
+
+``protocols``   every hyperparameter of each task, as dataclasses (the paper's numbers, and what is assumed)
+``tasks/``      the paper's tasks (``paper``: lm, recall, mqar, tokenized) and what every task shares (``common``)
+``runner``      every (variant, seed) of a task: the table, the results file (``suite``: filled run by
+                run, resumable), where it came from (``provenance``)
+``cli``         the one command line (its parsers: ``arguments``); ``__main__`` runs it
+``studies/``    where recall breaks and why: ``breaks``, ``induction``, ``diagnose_recall``, ``recall_study``
+``bench/``      the speed benchmark: ``speed``, ``timing``
+``results*``    the committed results read back into the paper's tables
+``recall_study`` (this folder) only says where its commands moved (``study ...``)
 """
 
 from .protocols import (
@@ -22,10 +32,11 @@ from .protocols import (
     TokenizedProtocol,
     protocol,
 )
-from .runner import format_table, run_experiment, write_json
+from .runner import ExperimentSettings, format_table, run_experiment, write_json
 
 __all__ = [
     "PROTOCOLS",
+    "ExperimentSettings",
     "LMProtocol",
     "MQARProtocol",
     "Protocol",

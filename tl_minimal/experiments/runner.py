@@ -11,97 +11,69 @@ The results file (filled run by run and resumable: see :mod:`.suite`)::
 
 ``value`` is the metric: bpb (lm), accuracy as a fraction (recall, mqar), mean token loss in
 nats (tokenized). A run whose loss turned NaN or inf has ``value: null`` and an ``error``.
+
+:data:`TASKS` holds every task: the paper's (:mod:`.tasks`) and the studies' (where recall
+breaks: :mod:`.studies.breaks`, :mod:`.studies.induction`).
 """
 
 from __future__ import annotations
 
-import datetime
-import inspect
-import platform
+import dataclasses
 import statistics
-import subprocess
-import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-import torch
-
+from ..registry import VARIANTS, default_config
 from ..training import distributed
-from ..training.device import device_name, get_device
+from ..training.device import get_device
+from ..training.recipes import RunOptions, build
 from ..training.train import TrainingDiverged
 from .protocols import PAPER_VARIANTS
 from .protocols import protocol as make_protocol
+from .provenance import environment
+from .studies.breaks import BREAK_TASKS
+from .studies.induction import INDUCTION_TASKS
 from .suite import Suite, SuiteInterrupted, write_atomic
-from .tasks import TASKS, build
+from .tasks import PAPER_TASKS, ConfigError
+
+TASKS = {**PAPER_TASKS, **BREAK_TASKS, **INDUCTION_TASKS}
 
 
-class ConfigError(ValueError):
-    """A bad task, variant, config value or device: reported by the command line as one line."""
+@dataclass
+class ExperimentSettings:
+    """Everything :func:`run_experiment` can be told besides the task, variants, seeds and steps.
 
+    device             auto (TL_DEVICE, else MPS, CUDA, CPU), cpu, cuda, cuda:N or mps
+    overrides          model settings for build_model (``--set``), checked against the variants
+    protocol_changes   other protocol fields, e.g. ``{"lr": 1e-3, "warmup_steps": 20}`` (``--protocol``)
+    max_seconds        wall-clock training budget per run
+    eval_batches       text tasks: evaluation batches (0: the whole split)
+    eval_examples      synthetic tasks: fresh evaluation examples
+    data_dir, jsonl    where the data sets are (default: ``TL_MINIMAL_DATA``; the MiniMind jsonl)
+    out, fresh         the suite file, filled run by run and resumed (``fresh``: start it afresh)
+    checkpoint_every   save each run's training every N steps beside ``out`` (a killed run continues)
+    progress, echo     progress bars; where the table and messages go (``print``)
+    command            the command line that resumes the suite (shown on Ctrl-C, and recorded)
+    """
 
-def git_commit() -> str | None:
-    """The repository's current commit (with "+dirty" when files changed), or None outside git."""
-    here = Path(__file__).resolve().parent
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, check=False, timeout=5
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=here,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return (commit + ("+dirty" if dirty else "")) or None
-
-
-def portable(word: str) -> str:
-    """One word of a recorded command, as it reads on another machine: an absolute path inside this
-    checkout (``--out /home/me/tl-minimal/data/results/x.json``, or ``--out=...``) is written
-    relative to the checkout's root (``data/results/x.json``); every other word is kept."""
-    root = Path(__file__).resolve().parents[2]  # the checkout: tl_minimal/experiments/ -> ..
-    option, eq, value = word.partition("=") if word.startswith("--") else ("", "", word)
-    path = Path(value)
-    if not path.is_absolute() or root not in path.resolve().parents:
-        return word
-    return option + eq + path.resolve().relative_to(root).as_posix()
-
-
-def command_line() -> str:
-    """The command that is running, as a reader would type it: a module of this package run with
-    ``python -m`` is written ``python -m tl_minimal...`` (not the file's path on this machine), and
-    paths inside the checkout relative to it (:func:`portable`)."""
-    package = Path(__file__).resolve().parents[1]  # tl_minimal/
-    program = Path(sys.argv[0]).resolve()
-    args = [portable(word) for word in sys.argv[1:]]
-    if program.suffix != ".py" or package not in program.parents:  # a script, an interactive session
-        return " ".join([sys.argv[0], *args])
-    module = program.relative_to(package.parent).with_suffix("")
-    parts = [part for part in module.parts if part != "__main__"]
-    return " ".join(["python -m " + ".".join(parts), *args])
-
-
-def environment(device: torch.device, command: str | None = None) -> dict:
-    return {
-        "torch": torch.__version__,
-        "python": platform.python_version(),
-        "device": str(device),
-        "cuda_device": device_name(device),
-        "threads": torch.get_num_threads(),
-        "world_size": distributed.world_size(),
-        "git_commit": git_commit(),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": command or command_line(),
-    }
+    device: object = "auto"
+    overrides: dict | None = None
+    protocol_changes: dict | None = None
+    max_seconds: float | None = None
+    eval_batches: int | None = None
+    eval_examples: int | None = None
+    data_dir: object = None
+    jsonl: object = None
+    out: object = None
+    fresh: bool = False
+    checkpoint_every: int | None = None
+    progress: bool = True
+    echo: object = print
+    command: str | None = None
 
 
 def check_variants(variants, p, overrides) -> None:
     """Build each variant once on the CPU, so a bad name or --set value fails before any training."""
-    from .. import VARIANTS, default_config
-
     for v in variants:
         if v not in VARIANTS:
             raise ValueError(f"unknown variant {v!r}: expected one of {', '.join(VARIANTS)}")
@@ -115,103 +87,98 @@ def check_variants(variants, p, overrides) -> None:
         build(v, p, overrides)
 
 
-def _settle(task, variants, seeds, steps, device, overrides, eval_batches, eval_examples, protocol_changes):
-    """Check every argument before any data is loaded or model trained."""
+def settle_protocol(task: str, seeds, steps, s: ExperimentSettings):
+    """The task's protocol with this run's changes (seeds, steps, evaluation size, --protocol fields)."""
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}: expected one of {', '.join(TASKS)}")
-    from .. import VARIANTS
-
     if steps is not None and steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}")
     changes = {"steps": steps, "seeds": tuple(seeds) if seeds else None}
     fields = make_protocol(task).to_dict()
-    for key in protocol_changes or {}:
+    for key in s.protocol_changes or {}:
         if key not in fields or key in ("task", "metric", "assumed"):
-            raise ValueError(
-                f"--protocol {key}: the {task} protocol has no such field; it has: {', '.join(fields)}"
-            )
-    changes.update({k: v for k, v in (protocol_changes or {}).items() if v is not None})
-    if eval_batches is not None:
-        changes["eval_batches"] = eval_batches if eval_batches > 0 else None
+            raise ValueError(f"--protocol {key}: the {task} protocol has no such field; it has: {', '.join(fields)}")
+    changes.update({k: v for k, v in (s.protocol_changes or {}).items() if v is not None})
+    if s.eval_batches is not None:
+        changes["eval_batches"] = s.eval_batches if s.eval_batches > 0 else None
         if "eval_batches" not in fields:
             raise ValueError(f"--eval-batches applies to the text tasks, not {task}; recall tasks take --eval-examples")
-    if eval_examples is not None:
+    if s.eval_examples is not None:
         if "eval_examples" not in fields:
             raise ValueError(f"--eval-examples applies to the synthetic tasks, not {task}")
-        changes["eval_examples"] = eval_examples
+        changes["eval_examples"] = s.eval_examples
     p = make_protocol(task, **changes)
-    if eval_batches == 0:
+    if s.eval_batches == 0:
         p.eval_batches = None
+    return p
+
+
+def settle(task: str, variants, seeds, steps, s: ExperimentSettings):
+    """Check every argument before any data is loaded or model trained: (protocol, variants, run options)."""
+    p = settle_protocol(task, seeds, steps, s)
     variants = list(variants or [v for v in PAPER_VARIANTS if v in VARIANTS])
-    overrides = dict(overrides or {})
-    device = get_device(device)
+    overrides = dict(s.overrides or {})
+    device = get_device(s.device)
     if distributed.launched() and not TASKS[task].distributed:
         raise ValueError(
-            f"task {task!r} does not run under torchrun; only: "
-            f"{', '.join(t for t in TASKS if TASKS[t].distributed)}"
+            f"task {task!r} does not run under torchrun; only: {', '.join(t for t in TASKS if TASKS[t].distributed)}"
         )
+    if s.checkpoint_every is not None:
+        if s.out is None:
+            raise ValueError("--checkpoint-every needs an output file (--out): checkpoints are kept beside it")
+        if s.checkpoint_every < 1:
+            raise ValueError(f"--checkpoint-every: must be >= 1, got {s.checkpoint_every}")
     check_variants(variants, p, overrides)
     device = distributed.setup(device)  # under torchrun: join the group, take this rank's GPU
-    return p, variants, overrides, device
+    options = RunOptions(device=device, overrides=overrides, progress=s.progress, max_seconds=s.max_seconds,
+                         checkpoint_every=s.checkpoint_every)
+    return p, variants, options
 
 
-def run_experiment(
-    task: str,
-    variants=None,
-    seeds=None,
-    steps=None,
-    device="auto",
-    overrides=None,
-    max_seconds=None,
-    eval_batches=None,
-    eval_examples=None,
-    data_dir=None,
-    jsonl=None,
-    out=None,
-    progress=True,
-    echo=print,
-    protocol_changes=None,
-    fresh=False,
-    checkpoint_every=None,
-    command=None,
-) -> dict:
-    """Run ``task`` for every (variant, seed); returns the results dict (and fills the file ``out``).
+def run_experiment(task: str, variants=None, seeds=None, steps=None, settings: ExperimentSettings | None = None,
+                   **changes) -> dict:
+    """Run ``task`` for every (variant, seed); returns the results dict (and fills the file ``settings.out``).
 
-    ``eval_batches=0`` evaluates the whole split (lm, tokenized). ``protocol_changes`` changes
-    other protocol fields (e.g. ``{"lr": 1e-3, "warmup_steps": 20}``). Usable from notebooks:
+    ``settings`` (an :class:`ExperimentSettings`) or its fields as keywords. Usable from notebooks:
     ``run_experiment("recall", ["transformer"], [0], steps=50)``.
 
     With ``out`` the runs go into a suite file (:mod:`.suite`): checked before any work, rewritten
-    after every finished run, resumed when it exists (``fresh=True`` starts it afresh).
-    ``checkpoint_every`` saves each run's training every N steps beside the file, so a killed run
-    continues from its last checkpoint. Ctrl-C raises :class:`~.suite.SuiteInterrupted` (a
-    KeyboardInterrupt) after the finished runs are saved; ``command`` is the command line that
-    resumes (shown then, and recorded).
+    after every finished run, resumed when it exists (``fresh=True`` starts it afresh). Ctrl-C
+    raises :class:`~.suite.SuiteInterrupted` (a KeyboardInterrupt) after the finished runs are saved.
     """
+    s = dataclasses.replace(settings or ExperimentSettings(), **changes)
     try:
-        p, variants, overrides, device = _settle(
-            task, variants, seeds, steps, device, overrides, eval_batches, eval_examples, protocol_changes
-        )
-        if checkpoint_every is not None:
-            if out is None:
-                raise ValueError("--checkpoint-every needs an output file (--out): checkpoints are kept beside it")
-            if checkpoint_every < 1 or "checkpoint_every" not in inspect.signature(TASKS[task].run_one).parameters:
-                raise ValueError(f"--checkpoint-every: must be >= 1, and task {task!r} must take checkpoint_every")
+        p, variants, options = settle(task, variants, seeds, steps, s)
     except (ValueError, RuntimeError) as exc:  # device errors are RuntimeErrors
         raise ConfigError(str(exc)) from exc
-
     main = distributed.is_main()
-    say = echo if main else (lambda *a, **k: None)
-    env = environment(device, command)
-    section = {**p.to_dict(), "model_config": p.model_config(overrides),
+    say = s.echo if main else (lambda *a, **k: None)
+    env = environment(options.device, s.command)
+    section = {**p.to_dict(), "model_config": p.model_config(options.overrides),
                "model_config_note": "plus each variant's registry defaults; see runs[].config",
-               "overrides": overrides, "max_seconds": max_seconds, "environment": env}
-    plan = [(v, s) for v in variants for s in p.seeds]
+               "overrides": options.overrides, "max_seconds": s.max_seconds, "environment": env}
+    plan = [(v, seed) for v in variants for seed in p.seeds]
     suite = None
-    if out is not None:  # before the data: a bad path or another suite's file fails at once
-        suite = Suite.open(out, task, section, plan, fresh=fresh, environment=env, writer=main)
+    if s.out is not None:  # before the data: a bad path or another suite's file fails at once
+        suite = Suite.open(s.out, task, section, plan, fresh=s.fresh, environment=env, writer=main)
+    data = load_data(task, p, s, section, suite, say, len(plan))
+    runs = run_plan(task, p, data, plan, options, suite, s, say)
+    if suite is not None:
+        results = suite.finish()
+    else:
+        results = {"task": task, "protocol": section, "planned": [list(x) for x in plan], "complete": True,
+                   "runs": runs, "diverged": sum(1 for r in runs if r["value"] is None)}
+    if main:
+        say(format_table(results))
+        if s.out is not None:
+            say(f"wrote {s.out} ({len(results['runs'])} runs, complete)")
+    distributed.teardown()
+    return results
 
-    data = TASKS[task].load(p, data_dir=data_dir, jsonl=jsonl)
+
+def load_data(task: str, p, s: ExperimentSettings, section: dict, suite: Suite | None, say, planned: int):
+    """The task's data, loaded once; its source goes into the results (and is checked against the suite's)."""
+    data = TASKS[task].load(p, data_dir=s.data_dir, jsonl=s.jsonl)
     say(f"{task}: data = {data.source}")
     if data.note:
         say(f"{task}: NOTE {data.note}")
@@ -220,25 +187,30 @@ def run_experiment(
         suite.check_data(data.source, data.note)
         suite.write()
         if suite.saved:
-            say(f"{task}: resuming {out}: {len(plan) - len(suite.todo())} of {len(plan)} planned runs are done")
+            say(f"{task}: resuming {s.out}: {planned - len(suite.todo())} of {planned} planned runs are done")
+    return data
+
+
+def run_plan(task: str, p, data, plan, options: RunOptions, suite: Suite | None, s: ExperimentSettings, say):
+    """Every planned (variant, seed) not yet in the suite, in order; each finished run is saved at once.
+    A diverged run is recorded with ``value: None`` and its ``error``; Ctrl-C keeps what is finished."""
     runs, ckpt = [], None
     try:
         for variant, seed in plan:
             if suite is not None and suite.has(variant, seed):
                 continue
-            ckpt = suite.checkpoint_path(variant, seed) if checkpoint_every else None
+            ckpt = suite.checkpoint_path(variant, seed) if s.checkpoint_every else None
             if ckpt is not None and ckpt.exists():
                 say(f"  {variant:<24} seed {seed:<3} continues from its checkpoint {ckpt}")
-            extra = {"checkpoint_path": ckpt, "checkpoint_every": checkpoint_every} if ckpt else {}
             try:
-                run = TASKS[task].run_one(p, data, variant, seed, device, overrides, progress, max_seconds, **extra)
+                run = TASKS[task].run_one(p, data, variant, seed, dataclasses.replace(options, checkpoint_path=ckpt))
             except TrainingDiverged as exc:
                 run = {"variant": variant, "seed": seed, "params": None, "metric": p.metric, "value": None,
-                       "steps": None, "seconds": None, "device": str(device), "error": str(exc)}
+                       "steps": None, "seconds": None, "device": str(options.device), "error": str(exc)}
             runs.append(run)
             if suite is not None:
                 suite.add(run)
-                if ckpt is not None and main:
+                if ckpt is not None and distributed.is_main():
                     ckpt.unlink(missing_ok=True)
             shown = "diverged" if run["value"] is None else f"{run['value']:.4f}"
             say(f"  {variant:<24} seed {seed:<3} {p.metric} {shown}  ({run['steps']} steps, {run['seconds']} s)")
@@ -246,19 +218,8 @@ def run_experiment(
         if suite is None:
             raise
         kept = str(ckpt) if ckpt is not None and ckpt.exists() else None
-        raise SuiteInterrupted(suite.saved, len(suite.results["planned"]), out, command, kept) from None
-    if suite is not None:
-        results = suite.finish()
-    else:
-        diverged = sum(1 for r in runs if r["value"] is None)
-        results = {"task": task, "protocol": section, "planned": [list(x) for x in plan], "complete": True,
-                   "runs": runs, "diverged": diverged}
-    if main:
-        say(format_table(results))
-        if out is not None:
-            say(f"wrote {out} ({len(results['runs'])} runs, complete)")
-    distributed.teardown()
-    return results
+        raise SuiteInterrupted(suite.saved, len(suite.results["planned"]), s.out, s.command, kept) from None
+    return runs
 
 
 def format_table(results: dict) -> str:

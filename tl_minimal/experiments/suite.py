@@ -7,7 +7,7 @@ of settings. Hours of runs must not be lost to a Ctrl-C, a crash or a closed lap
     for variant, seed in suite.todo():
         run = ...train and evaluate...
         suite.add(run)                          # the file now holds it (rewritten atomically)
-    suite.finish(table)                         # "complete": true
+    results = suite.finish()                   # the last write ("complete": true once every run is in)
 
 - The output path is checked when the suite opens (:func:`prepare_output`): its folder is created,
   a test file is written beside it, and a directory or an unwritable place is an error at once.
@@ -84,7 +84,7 @@ def write_atomic(results: dict, path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w") as f:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(json.dumps(results, indent=2, default=str) + "\n")
         os.replace(tmp, path)
     except BaseException:  # Ctrl-C in the middle of writing: no stray temporary file, the old file stays
@@ -128,7 +128,7 @@ class Suite:
         if fresh or not path.exists():
             return cls(path, fresh_results, planned, writer)
         try:
-            old = json.loads(path.read_text())
+            old = json.loads(path.read_text(encoding="utf-8"))
             if not isinstance(old, dict) or not isinstance(old.get("runs"), list) or "protocol" not in old:
                 raise ValueError("no 'protocol' and 'runs'")
         except (OSError, ValueError) as exc:

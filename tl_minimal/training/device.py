@@ -25,6 +25,7 @@ the CPU first and casts there (``x.cpu().double()``, never ``x.double().cpu()``)
 from __future__ import annotations
 
 import os
+import platform
 import warnings
 
 import torch
@@ -154,8 +155,6 @@ def device_name(device: torch.device | str) -> str | None:
 
 def describe() -> dict:
     """Versions and devices, for the start-here notebook and for results files."""
-    import platform
-
     chosen = get_device()
     return {
         "python": platform.python_version(),

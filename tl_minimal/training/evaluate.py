@@ -24,9 +24,10 @@ from contextlib import contextmanager
 import torch
 import torch.nn.functional as F
 
+from ..data.recall import IGNORE
 from ..models import checked_ids
 
-IGNORE = -100
+FORWARD_BATCH = 64  # evaluation forward batch: the same chunks as a protocol's batches, fewer calls
 
 
 @contextmanager
@@ -71,6 +72,11 @@ def total_ce(model: torch.nn.Module, batches, max_batches: int | None = None) ->
         raise ValueError("no supervised tokens in the evaluation batches")
     total = sum(torch.stack(sums).tolist(), 0.0)  # one sync; python floats: float64 on the host
     return total, count
+
+
+def in_batches(x: torch.Tensor, y: torch.Tensor, size: int = FORWARD_BATCH) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """x, y [N, T] cut into (x, y) batches of ``size`` rows (the last may be shorter), for the metrics."""
+    return [(x[i : i + size], y[i : i + size]) for i in range(0, len(x), size)]
 
 
 def mean_token_loss(model: torch.nn.Module, batches, max_batches: int | None = None) -> float:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import time
 
+from tqdm import tqdm  # the text bar (tqdm.auto would pick a widget bar in a kernel)
+
 from ..jupyter import in_jupyter_kernel
 
 BAR_WIDTH = 20  # characters of the drawn bar in a notebook line
@@ -69,6 +71,4 @@ def progress_bar(iterable, total: int, initial: int = 0, desc: str = "", enabled
     ``enabled=False`` gives tqdm's silent bar (same interface, draws nothing)."""
     if enabled and in_jupyter_kernel():
         return NotebookLine(iterable, total, initial, desc)
-    from tqdm import tqdm  # the text bar (tqdm.auto would pick a widget bar in a kernel)
-
     return tqdm(iterable, desc=desc, initial=initial, total=total, disable=not enabled, leave=False)

@@ -1,4 +1,4 @@
-"""The training recipe, in one call: what every notebook and experiment does to train a variant.
+"""The training recipe, in one call: what every notebook, task, study and diagnosis does to train.
 
     model, history = fit("triple_latent", protocol("lm"), seed=0, device=DEVICE)
 
@@ -7,21 +7,52 @@ The recipe, line by line (notebook 01 shows the training loop itself, ``train.tr
     seed_everything(seed)                                   initialization and dropout from the seed
     model = build(variant, protocol, overrides)             build_model with the protocol's sizes
     sampler = make_sampler(protocol, seed, data)            batch k is a pure function of (seed, k)
-    history = train(model, sampler, protocol.steps, lr, weight decay, grad clip, warmup)
+    history = train(model, sampler, protocol.steps, the protocol's optimizer settings)
 
 ``protocol`` is one of :mod:`tl_minimal.experiments.protocols` (byte-level LM, recall, MQAR,
-tokenized): it fixes the sizes, the optimizer settings and which data the sampler draws.
+tokenized, ...): it fixes the sizes, the optimizer settings (lr, weight decay, AdamW betas,
+gradient clipping, warmup, steps) and which data the sampler draws. What a run adds to its
+protocol (where it runs, model overrides, a time budget, checkpoints) is one :class:`RunOptions`.
+A model that is only looked at, not trained (a diagnosis at initialization), comes from
+:func:`seeded_model`, the first two lines of the recipe.
 """
 
 from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
 
 import torch
 
 from ..data import recall as data_recall
 from ..data import text as data_text
-from .train import seed_everything, train
+from ..registry import build_model, default_config
+from . import distributed
+from .device import get_device
+from .train import TrainSettings, seed_everything, train
 
 TEXT_TASKS = ("lm", "tokenized", "induction")  # tasks that train on windows of a token stream (induction: the lm's)
+
+
+@dataclass
+class RunOptions:
+    """How one run trains, beyond its protocol.
+
+    device             where (None or "auto": :func:`~.device.get_device`'s choice)
+    overrides          model settings for ``build_model`` on top of the protocol's (``--set``)
+    progress           show a progress bar
+    max_seconds        stop training once this wall-clock budget is used (time-matched runs)
+    checkpoint_path    save the training here (at the end, and every ``checkpoint_every`` steps)
+                       and continue from it when it exists: a killed run resumes mid-run
+    checkpoint_every   steps between checkpoints (None: only at the end)
+    """
+
+    device: object = None
+    overrides: dict | None = None
+    progress: bool = True
+    max_seconds: float | None = None
+    checkpoint_path: object = None
+    checkpoint_every: int | None = None
 
 
 def count_parameters(model: torch.nn.Module) -> int:
@@ -31,17 +62,22 @@ def count_parameters(model: torch.nn.Module) -> int:
 
 def build(variant: str, protocol, overrides: dict | None = None) -> torch.nn.Module:
     """``tl_minimal.build_model`` with the protocol's model config (and ``--set`` overrides)."""
-    from .. import build_model, default_config
-
     return build_model(variant, protocol.vocab_size, **protocol.model_config(overrides, default_config(variant)))
+
+
+def seeded_model(variant: str, protocol, seed: int, overrides: dict | None = None) -> torch.nn.Module:
+    """Seed every generator with ``seed``, then :func:`build`: the model a run with this seed starts from."""
+    seed_everything(seed)
+    return build(variant, protocol, overrides)
 
 
 def make_sampler(protocol, seed: int, data=None, stream: int = 0):
     """The protocol's training batches: ``sampler(step) -> (x, y)``.
 
     lm / tokenized / induction: random windows of ``data`` (a token tensor [N]; for lm and
-    induction, None loads the WikiText-2 train split); recall / mqar: fresh synthetic examples. ``stream`` separates the
-    batches of several processes (distributed training).
+    induction, None loads the WikiText-2 train split); recall / mqar: fresh synthetic examples in
+    the layout for the protocol's number of pairs (:func:`~tl_minimal.data.recall.layout_for`).
+    ``stream`` separates the batches of several processes (distributed training).
     """
     task = protocol.task
     if task in TEXT_TASKS:
@@ -53,21 +89,35 @@ def make_sampler(protocol, seed: int, data=None, stream: int = 0):
     if task in ("recall", "mqar"):
         return data_recall.RecallSampler(protocol.batch_size, seed, n_queries=protocol.n_queries,
                                          n_pairs=protocol.n_pairs, seq_len=protocol.seq_len,
-                                         layout=getattr(protocol, "layout", data_recall.PAPER_LAYOUT))
-    raise ValueError(f"no training data for task {task!r}: expected {', '.join(TEXT_TASKS)}, recall or mqar")
+                                         layout=data_recall.layout_for(protocol.n_pairs))
+    raise ValueError(f"no training data for task {task!r}: expected {', '.join(TEXT_TASKS)}, recall or mqar "
+                     "(other tasks pass their own sampler)")
 
 
-def fit(variant: str, protocol, seed: int = 0, device=None, overrides: dict | None = None, data=None,
-        progress: bool = True, **train_options):
+def train_settings(protocol, options: RunOptions, device, desc: str) -> TrainSettings:
+    """The protocol's optimizer settings and the run's options, as :func:`train.train` takes them."""
+    return TrainSettings(lr=protocol.lr, weight_decay=protocol.weight_decay, betas=tuple(protocol.betas),
+                         grad_clip=protocol.grad_clip, warmup_steps=protocol.warmup_steps, device=device,
+                         checkpoint_path=options.checkpoint_path, checkpoint_every=options.checkpoint_every,
+                         resume=options.checkpoint_path is not None, progress=options.progress,
+                         max_seconds=options.max_seconds, desc=desc)
+
+
+def fit(variant: str, protocol, seed: int = 0, data=None, sampler=None, options: RunOptions | None = None,
+        **option_changes):
     """Seed, build, sample and train ``variant`` under ``protocol``; returns (model, history).
 
+    ``data``: the token stream of a text task (see :func:`make_sampler`); ``sampler``: the
+    batches of a task :func:`make_sampler` does not know (``sampler(step) -> (x, y)``).
+    ``options`` (a :class:`RunOptions`) or its fields as keywords (``device=DEVICE, progress=False``).
+    Under torchrun the model is wrapped for DDP and each process draws its own batches.
     ``history`` is :func:`train.train`'s: {"loss": per step (nats), "steps", "seconds", ...}.
-    ``train_options`` go to :func:`train.train` (e.g. ``max_seconds``, ``checkpoint_path``).
     """
-    seed_everything(seed)
-    model = build(variant, protocol, overrides)
-    history = train(model, make_sampler(protocol, seed, data), protocol.steps, lr=protocol.lr,
-                    weight_decay=protocol.weight_decay, grad_clip=protocol.grad_clip,
-                    warmup_steps=protocol.warmup_steps, device=device, progress=progress,
-                    desc=train_options.pop("desc", f"{variant} s{seed}"), **train_options)
+    options = dataclasses.replace(options or RunOptions(), **option_changes)
+    device = distributed.setup(get_device(options.device))
+    model = distributed.wrap(seeded_model(variant, protocol, seed, options.overrides).to(device), device)
+    if sampler is None:
+        sampler = make_sampler(protocol, seed, data, stream=distributed.rank())
+    history = train(model, sampler, protocol.steps,
+                    train_settings(protocol, options, device, f"{protocol.task} {variant} s{seed}"))
     return model, history

@@ -2,8 +2,8 @@
 
 Glossary
     batches      where training data comes from: a callable ``batches(step) -> (x, y[, mask])``
-                 (preferred: batch k is a pure function of k, see ``data_*.py`` samplers) or an
-                 iterator of such tuples (on resume it is fast-forwarded past the steps done)
+                 (preferred: batch k is a pure function of k, as in the samplers of ``tl_minimal.data``)
+                 or an iterator of such tuples (on resume it is fast-forwarded past the steps done)
     x, y         [B, T] int64 inputs and targets; y = IGNORE (-100) where nothing is supervised
     mask         optional [B, T] bool: False positions are not supervised (same as y = -100)
     loss         mean cross-entropy (nats) over the supervised positions
@@ -17,6 +17,10 @@ own). A checkpoint (``checkpoint.py``) stores the model, the optimizer, the step
 and every random state (the CPU's and the CUDA or MPS generator's, kept on the CPU), so a
 resumed run reproduces the uninterrupted run's losses exactly on the same device.
 
+Settings: every knob of the loop (lr, weight decay, AdamW betas, clipping, warmup, device,
+checkpointing, logging, time budget) is one field of :class:`TrainSettings`; ``train(model,
+batches, steps, lr=1e-3, device="cpu")`` fills it from keywords, ``settings=`` passes it whole.
+
 Host-device syncs: on a GPU, reading a number back (``loss.item()``) makes the CPU wait for
 every queued kernel. The loop keeps each step's loss on the device and reads them all at once
 every ``log_every`` steps (default 10, the progress bar updates then), and the token ids are
@@ -29,26 +33,65 @@ nothing after it is saved or returned.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..data.recall import IGNORE
 from ..models import checked_ids
 from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint  # noqa: F401  (re-exported)
 from .device import clip_options, get_device, optimizer_options
-from .distributed import unwrap  # noqa: F401  (re-exported: the plain model inside DDP)
+from .distributed import any_rank, initialized, is_main, unwrap  # noqa: F401  (unwrap re-exported: the model in DDP)
+from .progress import progress_bar  # a text bar in a terminal, one updated line in a notebook
 
-IGNORE = -100
 LOG_EVERY = 10  # steps between reads of the losses: 0.1 host-device syncs per step
 
 
 class TrainingDiverged(RuntimeError):
     """The training loss became NaN or infinite."""
+
+
+@dataclass
+class TrainSettings:
+    """Everything :func:`train` can be told besides the model, the batches and the step count.
+
+    lr, weight_decay, betas   AdamW (betas: its moment decay rates; the paper's are torch's defaults)
+    grad_clip                 clip the gradient's global norm to this (None or 0: no clipping)
+    warmup_steps              linear warmup of the lr over this many steps (0: constant, the paper)
+    device                    where to train (None / "auto": :func:`~.device.get_device`'s choice)
+    seed                      seed the global generators first (dropout); None leaves them alone
+    checkpoint_path           save here at the end (and every ``checkpoint_every`` steps)
+    resume                    continue from ``checkpoint_path`` when it exists
+    log_every                 read the losses (and show them) every this many steps
+    progress, desc            show a progress bar, and its label
+    max_seconds               stop early once this wall-clock budget is used (time-matched runs)
+    """
+
+    lr: float = 3e-4
+    weight_decay: float = 0.05
+    betas: tuple = (0.9, 0.999)
+    grad_clip: float | None = 1.0
+    warmup_steps: int = 0
+    device: object = None
+    seed: int | None = None
+    checkpoint_path: object = None
+    checkpoint_every: int | None = None
+    resume: bool = False
+    log_every: int = LOG_EVERY
+    progress: bool = True
+    max_seconds: float | None = None
+    desc: str = "train"
+
+    def check(self) -> None:
+        if isinstance(self.log_every, bool) or not isinstance(self.log_every, int) or self.log_every < 1:
+            raise ValueError(f"log_every must be an int >= 1 (steps between reading the losses), got {self.log_every!r}")
 
 
 def seed_everything(seed: int) -> None:
@@ -74,6 +117,7 @@ def make_optimizer(model: torch.nn.Module, lr: float, weight_decay: float, betas
     """
     params = list(model.parameters())
     device = torch.device(device) if device is not None else params[0].device
+    betas = tuple(betas)
     options = optimizer_options(device)
     if options:
         try:
@@ -99,103 +143,92 @@ def _batch_source(batches, start: int):
     return lambda step: next(it)
 
 
-def train(
-    model: torch.nn.Module,
-    batches,
-    steps: int,
-    lr: float = 3e-4,
-    weight_decay: float = 0.05,
-    grad_clip: float | None = 1.0,
-    warmup_steps: int = 0,
-    device=None,
-    seed: int | None = None,
-    checkpoint_path=None,
-    checkpoint_every: int | None = None,
-    resume: bool = False,
-    log_every: int = LOG_EVERY,
-    progress: bool = True,
-    max_seconds: float | None = None,
-    desc: str = "train",
-) -> dict:
+def _one_step(model, optimizer, batch, step: int, s: TrainSettings, device) -> torch.Tensor:
+    """Forward, loss, backward, clip, AdamW: one optimizer step; returns the loss (on the device)."""
+    x, y = batch[0], batch[1]
+    mask = batch[2].to(device) if len(batch) > 2 else None
+    for group in optimizer.param_groups:
+        group["lr"] = lr_at(step, s.lr, s.warmup_steps)
+    with checked_ids(model, x):  # ids checked on the CPU batch: the forward pass skips its device check
+        loss = lm_loss(model(x.to(device)), y.to(device), mask)
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    if s.grad_clip is not None and s.grad_clip > 0:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), s.grad_clip, **clip_options(device))
+    optimizer.step()
+    return loss.detach()
+
+
+def _read_losses(unread: list, step: int, steps: int, bar) -> list[float]:
+    """The interval's losses as floats (its one host-device sync); a NaN or inf stops the run."""
+    values = torch.stack(unread).tolist()
+    first_bad = next((i for i, v in enumerate(values) if not math.isfinite(v)), None)
+    if any_rank(first_bad is not None):  # under DDP every rank stops together
+        bar.close()
+        where = (f"became {values[first_bad]} at step {step - len(values) + 1 + first_bad}" if first_bad is not None
+                 else f"became NaN or inf in another process by step {step}")
+        raise TrainingDiverged(
+            f"training loss {where} (counting from 0, of {steps}); stopped. "
+            "Try a lower lr, warmup (warmup_steps) or gradient clipping."
+        )
+    return values
+
+
+def train(model: torch.nn.Module, batches, steps: int, settings: TrainSettings | None = None, **changes) -> dict:
     """Train ``model`` for ``steps`` optimizer steps and return the history (see module docstring).
 
-    ``seed`` (optional) seeds the global generators first (dropout); seed *before* building the
-    model if initialization should be reproducible too. ``checkpoint_path`` saves at the end
-    (and every ``checkpoint_every`` steps); ``resume=True`` continues from it when it exists.
-    ``log_every``: read the losses (and show them) every this many steps. ``max_seconds`` stops
-    early once the wall-clock budget is used (for time-matched runs).
+    ``settings`` (a :class:`TrainSettings`) or its fields as keywords (``lr=1e-3, device="cpu"``).
+    Seed *before* building the model if initialization should be reproducible too
+    (``seed`` only seeds dropout and what follows).
     """
+    s = dataclasses.replace(settings or TrainSettings(), **changes)
     if steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}")
-    if isinstance(log_every, bool) or not isinstance(log_every, int) or log_every < 1:
-        raise ValueError(f"log_every must be an int >= 1 (steps between reading the losses), got {log_every!r}")
-    from .distributed import any_rank, initialized, is_main
-
-    device = get_device(device)  # before any work: an unavailable device is an error here
-    if seed is not None:
-        seed_everything(seed)
+    s.check()
+    device = get_device(s.device)  # before any work: an unavailable device is an error here
+    if s.seed is not None:
+        seed_everything(s.seed)
     model.to(device)
     model.train()
-    optimizer = make_optimizer(model, lr, weight_decay, device=device)
+    optimizer = make_optimizer(model, s.lr, s.weight_decay, s.betas, device=device)
     history = {"loss": [], "lr": [], "steps": 0, "seconds": 0.0, "stopped": "done"}
     start = 0
-    if resume and checkpoint_path is not None and Path(checkpoint_path).exists():
-        ckpt = load_checkpoint(checkpoint_path, model, optimizer, device=device)
+    if s.resume and s.checkpoint_path is not None and Path(s.checkpoint_path).exists():
+        ckpt = load_checkpoint(s.checkpoint_path, model, optimizer, device=device)
         start, history = ckpt["step"], ckpt["history"]
         history["stopped"] = "done"
     next_batch = _batch_source(batches, start)
-
-    from .progress import progress_bar  # a text bar in a terminal, one updated line in a notebook
-
-    bar = progress_bar(range(start, steps), total=steps, initial=start, desc=desc,
-                       enabled=progress and is_main())
+    bar = progress_bar(range(start, steps), total=steps, initial=start, desc=s.desc, enabled=s.progress and is_main())
     t0 = time.perf_counter() - history["seconds"]
     unread = []  # this interval's losses, still on the device: [loss_k] 0-dim tensors
     for step in bar:
-        batch = next_batch(step)
-        x, y = batch[0], batch[1]
-        mask = batch[2].to(device) if len(batch) > 2 else None
-        for group in optimizer.param_groups:
-            group["lr"] = lr_at(step, lr, warmup_steps)
-
-        with checked_ids(model, x):  # ids checked on the CPU batch: the forward pass skips its device check
-            loss = lm_loss(model(x.to(device)), y.to(device), mask)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        if grad_clip is not None and grad_clip > 0:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip, **clip_options(device))
-        optimizer.step()
-
-        unread.append(loss.detach())
+        unread.append(_one_step(model, optimizer, next_batch(step), step, s, device))
         history["lr"].append(optimizer.param_groups[0]["lr"])
         history["steps"] = step + 1
         history["seconds"] = time.perf_counter() - t0
-        checkpoint_due = checkpoint_path is not None and bool(checkpoint_every) and (step + 1) % checkpoint_every == 0
-        read = len(unread) == log_every or step == steps - 1 or checkpoint_due
-        if not read and max_seconds is not None and not initialized():
-            read = history["seconds"] >= max_seconds  # the host's clock: no sync (under DDP: at reads only)
+        checkpoint_due = s.checkpoint_path is not None and bool(s.checkpoint_every) and (step + 1) % s.checkpoint_every == 0
+        read = len(unread) == s.log_every or step == steps - 1 or checkpoint_due
+        if not read and s.max_seconds is not None and not initialized():
+            read = history["seconds"] >= s.max_seconds  # the host's clock: no sync (under DDP: at reads only)
         if not read:
             continue
-        values = torch.stack(unread).tolist()  # the interval's one host-device sync
-        first_bad = next((i for i, v in enumerate(values) if not math.isfinite(v)), None)
-        if any_rank(first_bad is not None):  # under DDP every rank stops together
-            bar.close()
-            where = (f"became {values[first_bad]} at step {step - len(values) + 1 + first_bad}" if first_bad is not None
-                     else f"became NaN or inf in another process by step {step}")
-            raise TrainingDiverged(
-                f"training loss {where} (counting from 0, of {steps}); stopped. "
-                "Try a lower lr, warmup (warmup_steps) or gradient clipping."
-            )
+        values = _read_losses(unread, step, steps, bar)
         history["loss"].extend(values)
         unread = []
         bar.set_postfix(loss=f"{values[-1] / math.log(2):.3f} bits")  # nats / ln 2
         if checkpoint_due and is_main():
-            save_checkpoint(checkpoint_path, model, optimizer, step + 1, history, device=device)
-        if max_seconds is not None and step + 1 < steps and any_rank(history["seconds"] >= max_seconds):
-            history["stopped"] = f"time budget of {max_seconds:g} s used after {step + 1} steps"
+            save_checkpoint(s.checkpoint_path, model, optimizer, step + 1, history, device=device)
+        if s.max_seconds is not None and step + 1 < steps and any_rank(history["seconds"] >= s.max_seconds):
+            history["stopped"] = f"time budget of {s.max_seconds:g} s used after {step + 1} steps"
             break
     bar.n = history["steps"]  # the steps really done (a break skips the bar's own count)
     bar.close()
-    if checkpoint_path is not None and is_main():
-        save_checkpoint(checkpoint_path, model, optimizer, history["steps"], history, device=device)
+    if s.checkpoint_path is not None and is_main():
+        save_checkpoint(s.checkpoint_path, model, optimizer, history["steps"], history, device=device)
     return history
+
+
+def loss_curve(losses, every: int = 10) -> list[float]:
+    """Training loss (nats) averaged over consecutive windows of ``every`` steps, rounded to 4
+    decimals: a curve short enough to keep in a results file, to see whether a run has flattened."""
+    return [round(sum(losses[i : i + every]) / len(losses[i : i + every]), 4) for i in range(0, len(losses), every)]

@@ -4,7 +4,7 @@
     python -m tl_minimal.experiments induction --variants transformer gated_hybrid --seeds 0 1 2 --steps 2000
 
 Each run trains exactly as ``lm`` does (byte-level WikiText-2, the paper's protocol, the same
-recipe: :func:`tl_minimal.experiments.tasks.train_lm`), then reads held-out text twice. The
+recipe: :func:`tl_minimal.training.recipes.fit`), then reads held-out text twice. The
 default ``--steps`` is the paper's 80, where no model has learned much; the same command with
 ``--steps 2000`` measures models that have (table 3b of notebook 07 trains the same runs).
 
@@ -46,12 +46,15 @@ from contextlib import contextmanager
 import torch
 import torch.nn.functional as F
 
-from ..data import induction as data_induction
-from ..data import text as data_text
-from ..models import checked_ids
-from ..training.evaluate import evaluating, mean_token_loss, unigram_bits
-from ..training.train import unwrap
-from .tasks import FORWARD_BATCH, Task, _batched, _record, load_lm, train_lm
+from ...data import induction as data_induction
+from ...data import text as data_text
+from ...models import checked_ids
+from ...training.evaluate import FORWARD_BATCH, evaluating, in_batches, mean_token_loss, unigram_bits
+from ...training.recipes import RunOptions, fit
+from ...training.train import loss_curve, unwrap
+from ..tasks.common import ConfigError, Task, run_record
+from ..tasks.paper import load_lm
+from .diagnose_recall import is_gated_model, require_gated
 
 CURVE_DIGITS = 4
 
@@ -119,9 +122,8 @@ def read_switched_off(model: torch.nn.Module):
     What the read adds to a measurement is the measurement with it minus the one inside this block.
     A model without a key-value memory (no ``.kv``) is a ValueError.
     """
-    kv = getattr(unwrap(model), "kv", None)
-    if kv is None:
-        raise ValueError(f"read_switched_off needs a gated hybrid (a model with .kv), got {type(unwrap(model)).__name__}")
+    require_gated(model, "read_switched_off")
+    kv = unwrap(model).kv
     if kv.gate_outside_norm:
         raise ValueError("read_switched_off supports the read gate inside the LayerNorm (gate_outside_norm=False)")
 
@@ -137,17 +139,9 @@ def read_switched_off(model: torch.nn.Module):
         handle.remove()
 
 
-def loss_curve(history, every: int) -> list[float]:
-    """Training loss (nats) averaged over windows of ``every`` steps: shows whether a run has flattened."""
-    losses = history["loss"]
-    return [round(sum(losses[i : i + every]) / len(losses[i : i + every]), 4) for i in range(0, len(losses), every)]
-
-
 # ----------------------------------------------------------------------------- the task
 def load_induction(p, data_dir=None, jsonl=None):
     """The lm task's data: training windows, validation chunks (BPB) and the validation split (the spans)."""
-    from .runner import ConfigError  # runner imports tasks, which imports this module
-
     try:
         data_induction.check_span(p.span_len, p.seq_len)
     except ValueError as exc:
@@ -158,26 +152,23 @@ def load_induction(p, data_dir=None, jsonl=None):
     return data
 
 
-def run_induction(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None,
-                  checkpoint_path=None, checkpoint_every=None):
+def run_induction(p, data, variant: str, seed: int, options: RunOptions) -> dict:
     t0 = time.perf_counter()
-    model, history = train_lm(p, data, variant, seed, device, overrides, progress, max_seconds, checkpoint_path,
-                              checkpoint_every)
+    model, history = fit(variant, p, seed, data.train, options=options)
     model = unwrap(model)
-    bpb = mean_token_loss(model, _batched(*data.eval)) / math.log(2)
+    bpb = mean_token_loss(model, in_batches(*data.eval)) / math.log(2)
     sets = induction_sets(p, data.eval_tokens, seed)
     result = evaluate_induction(model, sets, p.span_len)
-    if hasattr(model, "kv"):  # a gated hybrid: the same with its key-value read switched off
+    if is_gated_model(model):  # a gated hybrid: the same with its key-value read switched off
         with read_switched_off(model):
             result.update({f"{kind}_read_off": r for kind, r in evaluate_induction(model, sets, p.span_len).items()})
     unigram = unigram_bits(data.train, sets["text"][1][:, : p.span_len], data_text.VOCAB_SIZE)  # the same in both copies
     every = max(1, history["steps"] // 100)
-    return _record(variant, seed, model, p, result["text"]["ratio"], history, time.perf_counter() - t0, device,
-                   **result, bpb=bpb, span_len=p.span_len,
-                   eval_examples=p.eval_examples,
-                   chance={"no_copy_ratio": 1.0, "unigram_text_bits": unigram,
-                           "random_bytes_bits": math.log2(data_induction.N_BYTES)},
-                   loss_curve=loss_curve(history, every), loss_curve_every=every)
+    return run_record(variant, seed, model, p, result["text"]["ratio"], history, time.perf_counter() - t0,
+                      options.device, **result, bpb=bpb, span_len=p.span_len, eval_examples=p.eval_examples,
+                      chance={"no_copy_ratio": 1.0, "unigram_text_bits": unigram,
+                              "random_bytes_bits": math.log2(data_induction.N_BYTES)},
+                      loss_curve=loss_curve(history["loss"], every), loss_curve_every=every)
 
 
 INDUCTION_TASKS = {"induction": Task("induction", load_induction, run_induction)}

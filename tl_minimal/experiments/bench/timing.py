@@ -1,4 +1,4 @@
-"""Timing and memory primitives of the speed benchmark (:mod:`tl_minimal.experiments.speed`).
+"""Timing and memory primitives of the speed benchmark (:mod:`tl_minimal.experiments.bench.speed`).
 
 jobs        TrainStep (forward, loss, backward, AdamW), Forward (eval, no_grad),
             NextToken (one model.step continuing a carried state); each has .run(), which
@@ -26,9 +26,9 @@ import time
 import torch
 import torch.nn.functional as F
 
-from ..models import trust_ids
-from ..training.device import synchronize
-from ..training.train import make_optimizer
+from ...models import trust_ids
+from ...training.device import synchronize
+from ...training.train import make_optimizer
 
 VOCAB = 259  # byte-level protocol
 

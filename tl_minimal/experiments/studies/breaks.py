@@ -22,8 +22,8 @@ recall record (``value`` = accuracy) plus what the task needs to be read:
     every run   chance        the chance lines of its task (constant guess, random pick)
                 loss_curve_every_10  the training loss (nats) in windows of 10 steps
 
-The tasks register themselves in :data:`tl_minimal.experiments.tasks.TASKS` (tasks.py imports
-this module at its end), so the runner, its JSON and the command line treat them like recall.
+:data:`BREAK_TASKS` holds the three tasks; the runner adds them to its
+:data:`~tl_minimal.experiments.runner.TASKS`, so its JSON and the command line treat them like recall.
 """
 
 from __future__ import annotations
@@ -34,11 +34,13 @@ from types import SimpleNamespace
 
 import torch
 
-from ..data import recall_breaks as rb
-from ..training.evaluate import evaluating
-from ..training.recipes import build
-from ..training.train import seed_everything
-from .tasks import Task, _fit, _record
+from ...data import recall_breaks as rb
+from ...training.evaluate import evaluating
+from ...training.recipes import RunOptions, fit, seeded_model
+from ...training.train import loss_curve
+from ..protocols import protocol
+from ..tasks.common import ConfigError, Task, run_record
+from .diagnose_recall import require_gated, retrieval_report, summarize
 
 EVAL_BATCH = 256
 
@@ -53,25 +55,8 @@ def last_predictions(model, x: torch.Tensor, batch_size: int = EVAL_BATCH) -> to
     return torch.cat(out)
 
 
-def _train(p, variant, seed, device, overrides, progress, max_seconds, sampler, checkpoint_path,
-           checkpoint_every=None):
-    seed_everything(seed)
-    model = build(variant, p, overrides).to(device)
-    history = _fit(model, sampler, p, device, progress, max_seconds, f"{p.task} {variant} s{seed}",
-                   checkpoint_path, checkpoint_every)
-    return model, history
-
-
-def loss_curve(history, every: int = 10) -> list[float]:
-    """Training loss (nats) averaged over windows of ``every`` steps: shows whether a run has converged."""
-    losses = history["loss"]
-    return [round(sum(losses[i : i + every]) / len(losses[i : i + every]), 4) for i in range(0, len(losses), every)]
-
-
 def _load(p, data_dir=None, jsonl=None):
     """Check the task's settings on one example (a bad one is a one-line error naming the limit)."""
-    from .runner import ConfigError  # runner imports tasks, which imports this module
-
     try:
         if p.task == "distance":
             rb.distance_batch(1, min(p.lengths), p.n_pairs)
@@ -87,13 +72,11 @@ def _load(p, data_dir=None, jsonl=None):
                                              f"generated from each run's seed; eval: {p.eval_examples} fresh examples")
 
 
-def _train_on_batches(p, variant, seed, device, overrides, progress, max_seconds, checkpoint_path,
-                      checkpoint_every):
+def _train_on_batches(p, variant, seed, options: RunOptions):
     """overwrite and alias: train on the task's batches, then draw its fresh evaluation set (x, y) [N, T]."""
     make = _make(p, seed)
-    model, history = _train(p, variant, seed, device, overrides, progress, max_seconds,
-                            rb.BreakSampler(_make(p, seed, train=True), p.batch_size, seed), checkpoint_path,
-                            checkpoint_every)
+    sampler = rb.BreakSampler(_make(p, seed, train=True), p.batch_size, seed)
+    model, history = fit(variant, p, seed, sampler=sampler, options=options)
     return make, model, history, make(p.eval_examples, generator=rb.eval_generator(seed))
 
 
@@ -136,51 +119,45 @@ def overwrite_chance(p) -> dict:
             "pick_among_writes_earlier": sum((w - 1) / w for w in ws) / len(ws)}
 
 
-def run_overwrite(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None,
-                  checkpoint_path=None, checkpoint_every=None):
+def run_overwrite(p, data, variant: str, seed: int, options: RunOptions) -> dict:
     t0 = time.perf_counter()
-    make, model, history, (x, _) = _train_on_batches(p, variant, seed, device, overrides, progress, max_seconds,
-                                                     checkpoint_path, checkpoint_every)
+    _, model, history, (x, _) = _train_on_batches(p, variant, seed, options)
     r = overwrite_rates(last_predictions(model, x), x)
-    return _record(variant, seed, model, p, r["accuracy"], history, time.perf_counter() - t0, device,
-                   earlier_rate=r["earlier"], other_rate=r["other"], by_writes=r["by_writes"],
-                   eval_examples=len(x), chance=overwrite_chance(p),
-                   loss_curve_every_10=loss_curve(history))
+    return run_record(variant, seed, model, p, r["accuracy"], history, time.perf_counter() - t0, options.device,
+                      earlier_rate=r["earlier"], other_rate=r["other"], by_writes=r["by_writes"],
+                      eval_examples=len(x), chance=overwrite_chance(p),
+                      loss_curve_every_10=loss_curve(history["loss"]))
 
 
 # ----------------------------------------------------------------------------- alias
-def run_alias(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None,
-              checkpoint_path=None, checkpoint_every=None):
+def run_alias(p, data, variant: str, seed: int, options: RunOptions) -> dict:
     t0 = time.perf_counter()
-    make, model, history, (x, y) = _train_on_batches(p, variant, seed, device, overrides, progress, max_seconds,
-                                                     checkpoint_path, checkpoint_every)
+    make, model, history, (x, y) = _train_on_batches(p, variant, seed, options)
     accuracy = float((last_predictions(model, x) == y[:, -1]).float().mean())
-    return _record(variant, seed, model, p, accuracy, history, time.perf_counter() - t0, device,
-                   same_alias=p.same_alias, same_alias_share=p.same_alias_share,
-                   alias_table=make.keywords["table"], eval_examples=len(x),
-                   chance={"constant": 1 / rb.ALIAS_LAYOUT.n_values, "in_context_pick": 1 / p.n_pairs},
-                   loss_curve_every_10=loss_curve(history))
+    return run_record(variant, seed, model, p, accuracy, history, time.perf_counter() - t0, options.device,
+                      same_alias=p.same_alias, same_alias_share=p.same_alias_share,
+                      alias_table=make.keywords["table"], eval_examples=len(x),
+                      chance={"constant": 1 / rb.ALIAS_LAYOUT.n_values, "in_context_pick": 1 / p.n_pairs},
+                      loss_curve_every_10=loss_curve(history["loss"]))
 
 
 # ----------------------------------------------------------------------------- distance
-def run_distance(p, data, variant, seed, device, overrides=None, progress=True, max_seconds=None,
-                 checkpoint_path=None, checkpoint_every=None):
+def run_distance(p, data, variant: str, seed: int, options: RunOptions) -> dict:
     t0 = time.perf_counter()
-    model, history = _train(p, variant, seed, device, overrides, progress, max_seconds,
-                            rb.DistanceSampler(p.lengths, p.batch_size, seed, p.n_pairs), checkpoint_path,
-                            checkpoint_every)
+    sampler = rb.DistanceSampler(p.lengths, p.batch_size, seed, p.n_pairs)
+    model, history = fit(variant, p, seed, sampler=sampler, options=options)
     by_length, curves = {}, {}
     for i, T in enumerate(p.lengths):
         x, y = rb.distance_eval_set(p.eval_examples, seed, T, p.n_pairs)
         right = last_predictions(model, x, batch_size=max(1, EVAL_BATCH * 128 // T)) == y[:, -1]  # [N]
         by_length[str(T)] = {"accuracy": float(right.float().mean()), "n": len(x),
                              "mean_distance": sum(rb.distance_of(row) for row in x) / len(x)}
-        curves[str(T)] = loss_curve({"loss": history["loss"][i :: len(p.lengths)]})
+        curves[str(T)] = loss_curve(history["loss"][i :: len(p.lengths)])
     accuracy = sum(b["accuracy"] for b in by_length.values()) / len(by_length)
-    return _record(variant, seed, model, p, accuracy, history, time.perf_counter() - t0, device,
-                   by_length=by_length, lengths=list(p.lengths), eval_examples=p.eval_examples,
-                   chance={"constant": 1 / rb.PAPER_LAYOUT.n_values, "in_context_pick": 1 / p.n_pairs},
-                   loss_curve_every_10=loss_curve(history), loss_curve_by_length=curves)
+    return run_record(variant, seed, model, p, accuracy, history, time.perf_counter() - t0, options.device,
+                      by_length=by_length, lengths=list(p.lengths), eval_examples=p.eval_examples,
+                      chance={"constant": 1 / rb.PAPER_LAYOUT.n_values, "in_context_pick": 1 / p.n_pairs},
+                      loss_curve_every_10=loss_curve(history["loss"]), loss_curve_by_length=curves)
 
 
 BREAK_TASKS = {
@@ -199,8 +176,7 @@ def overwrite_read(model, x: torch.Tensor) -> dict:
     entry of the latest write), ``earlier`` (summed weight on the earlier writes), ``rest``
     (everything else), and ``latest_first`` (the latest write has the largest weight).
     """
-    if not hasattr(model, "kv"):
-        raise ValueError(f"overwrite_read needs a gated hybrid (a model with .kv), got {type(model).__name__}")
+    require_gated(model, "overwrite_read")
     device = next(model.parameters()).device
     _, rec = model.internals(x.to(device))
     w, idx = rec["retrieval"]["weights"][:, -1].cpu(), rec["retrieval"]["index"][:, -1].cpu()  # [N, K]
@@ -219,14 +195,11 @@ def overwrite_read(model, x: torch.Tensor) -> dict:
 
 def diagnose_overwrite(variants, seeds, examples: int = 256, overrides=None) -> dict:
     """The overwrite read at initialization (no training): mean of :func:`overwrite_read` per (variant, seed)."""
-    from .protocols import protocol
-
     p = protocol("overwrite")
     runs = []
     for variant in variants:
         for seed in seeds:
-            seed_everything(seed)
-            model = build(variant, p, overrides)
+            model = seeded_model(variant, p, seed, overrides)
             x, _ = rb.overwrite_batch(examples, p.n_pairs, p.max_writes, p.seq_len, generator=rb.eval_generator(seed))
             r = overwrite_read(model, x)
             runs.append({"variant": variant, "seed": seed, "examples": examples,
@@ -249,20 +222,16 @@ def alias_key_positions(x: torch.Tensor, table: list[list[int]]) -> torch.Tensor
 def diagnose_alias(variants, seeds, examples: int = 256, overrides=None, same_alias: bool = False) -> dict:
     """The alias read at initialization (no training): where the right entry (the written alias) ranks.
 
-    :func:`tl_minimal.experiments.diagnose_recall.retrieval_report` per (variant, seed) on the
+    :func:`tl_minimal.experiments.studies.diagnose_recall.retrieval_report` per (variant, seed) on the
     seed's evaluation sequences, with the answer entry at the written alias's position.
     """
-    from .diagnose_recall import retrieval_report, summarize
-    from .protocols import protocol
-
     p = protocol("alias", same_alias=same_alias)
     runs = []
     for variant in variants:
         for seed in seeds:
             make = _make(p, seed)
             x, y = make(examples, generator=rb.eval_generator(seed))
-            seed_everything(seed)
-            model = build(variant, p, overrides)
+            model = seeded_model(variant, p, seed, overrides)
             report = retrieval_report(model, x, y, rb.ALIAS_LAYOUT, alias_key_positions(x, make.keywords["table"]))
             runs.append({"variant": variant, "seed": seed, "examples": examples, **summarize(report)})
     return {"task": "alias", "study": "read at initialization", "protocol": p.to_dict(),
@@ -316,15 +285,12 @@ def diagnose_alias_trained(variants, seeds, examples: int = 512, overrides=None,
     It tests the explanation of the top-k ceiling: the questions a top-8 read misses are those whose
     written alias did not make the cut; ``by_pair`` (:func:`pair_split`, on the whole evaluation set)
     says whether the misses are whole alias pairs."""
-    from .diagnose_recall import retrieval_report, summarize
-    from .protocols import protocol
-
     p = protocol("alias", same_alias_share=same_alias_share, steps=steps, eval_examples=eval_examples)
+    options = RunOptions(device=device, overrides=overrides, progress=False)
     runs = []
     for variant in variants:
         for seed in seeds:
-            make, model, history, (x, y) = _train_on_batches(p, variant, seed, device, overrides, False, None,
-                                                             None, None)
+            make, model, _, (x, y) = _train_on_batches(p, variant, seed, options)
             right = last_predictions(model, x) == y[:, -1]  # [N] the alias command's evaluation
             where = alias_key_positions(x, make.keywords["table"])  # [N]
             xs, ys = x[:examples], y[:examples]  # [n, T]

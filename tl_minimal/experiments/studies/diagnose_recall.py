@@ -25,13 +25,28 @@ always answer the most frequent value, 1/n_values in expectation (12.5% on the p
 
 from __future__ import annotations
 
-import math
 from contextlib import contextmanager
 
 import torch
 
-from ..data.recall import IGNORE, PAPER_LAYOUT, RecallLayout
-from ..training.evaluate import evaluating
+from ...data import recall as data_recall
+from ...data.recall import IGNORE, PAPER_LAYOUT, RecallLayout
+from ...registry import is_gated_hybrid
+from ...training.evaluate import evaluating
+from ...training.recipes import seeded_model
+from ...training.train import lm_loss, unwrap
+from ..protocols import protocol
+
+
+def is_gated_model(model: torch.nn.Module) -> bool:
+    """Whether ``model`` (or the model inside DDP) is a gated hybrid (:func:`registry.is_gated_hybrid`)."""
+    return is_gated_hybrid(unwrap(model))
+
+
+def require_gated(model: torch.nn.Module, who: str) -> None:
+    """A ValueError naming ``who`` unless ``model`` is a gated hybrid: the read it measures is the kv read."""
+    if not is_gated_model(model):
+        raise ValueError(f"{who} needs a gated hybrid (a model with .kv), got {type(unwrap(model)).__name__}")
 
 
 def answer_entries(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -55,7 +70,7 @@ def answer_entries(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torc
 
 
 @contextmanager
-def _top_k(model, value):
+def read_top_k(model, value):
     """Temporarily read the model's key-value memory with another top_k."""
     old = model.kv.top_k
     model.kv.top_k = value
@@ -74,8 +89,7 @@ def retrieval_report(model, x: torch.Tensor, y: torch.Tensor, layout: RecallLayo
     the answer entry when it is not an earlier copy of the asked token (the alias task: the
     position of the alias the pair was written with); by default :func:`answer_entries` finds it.
     """
-    if not hasattr(model, "kv"):
-        raise ValueError(f"retrieval_report needs a gated hybrid (a model with .kv), got {type(model).__name__}")
+    require_gated(model, "retrieval_report")
     if key_pos is None:
         t, key_pos = answer_entries(x, y)
     else:
@@ -88,7 +102,7 @@ def retrieval_report(model, x: torch.Tensor, y: torch.Tensor, layout: RecallLayo
         logits, info = model.internals(xd)
         r = info["retrieval"]
         w, idx = r["weights"][:, t].cpu(), r["index"][:, t].cpu()  # [B, K]
-        with _top_k(model, "all"):
+        with read_top_k(model, "all"):
             _, info_all = model.internals(xd)
         w_all = info_all["retrieval"]["weights"][:, t].cpu()  # [B, N] in memory order
         # the memory's own contribution to the logits: W_vocab z_t
@@ -146,24 +160,13 @@ def at_initialization(variant: str, seeds, n_examples: int = 256, overrides: dic
     Uses the recall protocol's model settings (``tl_minimal.experiments`` builds the model the
     same way), so the numbers describe step 0 of ``python -m tl_minimal.experiments recall``.
     """
-    from ..data import recall as data_recall
-    from ..training.recipes import build
-    from ..training.train import seed_everything
-    from .protocols import protocol
-
     p = protocol("recall", seq_len=seq_len)
     x, y = data_recall.eval_set(n_examples, 0, n_pairs=n_pairs, seq_len=seq_len)
     out = []
     for seed in seeds:
-        seed_everything(seed)
-        model = build(variant, p, overrides).to(device)
+        model = seeded_model(variant, p, seed, overrides).to(device)
         out.append({"seed": seed, **summarize(retrieval_report(model, x, y))})
     return out
-
-
-def entropy_of_uniform(k: int) -> float:
-    """log k: the entropy (nats) of a softmax that has not learned to prefer anything."""
-    return math.log(k)
 
 
 def read_gate_gradient(model, x: torch.Tensor, y: torch.Tensor) -> dict:
@@ -174,10 +177,7 @@ def read_gate_gradient(model, x: torch.Tensor, y: torch.Tensor) -> dict:
     N(0, 0.02) init it is about that size) the epsilon dominates and the gate still acts as a
     scale. With ``gate_outside_norm`` (g_t LN(m_t)) it always does. Model left in train mode.
     """
-    from ..training.train import lm_loss
-
-    if not hasattr(model, "kv"):
-        raise ValueError(f"read_gate_gradient needs a gated hybrid (a model with .kv), got {type(model).__name__}")
+    require_gated(model, "read_gate_gradient")
     device = next(model.parameters()).device
     model.train()
     model.zero_grad(set_to_none=True)

@@ -34,16 +34,15 @@ during the run hits every variant alike; each clock read is preceded by a device
 between machines; absolute milliseconds do not. ``--clock cpu --threads 1`` times with the
 process's CPU time instead of elapsed time: on a CPU shared by many busy processes, elapsed
 time mostly measures waiting for a core. The jobs, the interleaving and the memory counter
-live in :mod:`tl_minimal.experiments.timing`.
+live in :mod:`tl_minimal.experiments.bench.timing`.
 
 ``--profile N`` times nothing: it prints, per variant and length, the CPU time of every op of a
 training step (forward, backward, optimizer; the N largest with their input shapes), with
-:func:`~tl_minimal.experiments.timing.op_profile` (CPU only).
+:func:`~tl_minimal.experiments.bench.timing.op_profile` (CPU only).
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import time
@@ -51,11 +50,11 @@ from dataclasses import asdict, dataclass, replace
 
 import torch
 
-from ..registry import DEFAULTS, build_model
-from ..training.device import get_device
-from .cli import add_set_argument, positive_float, positive_int, register
-from .protocols import PAPER_VARIANTS
-from .suite import prepare_output, write_atomic
+from ...registry import DEFAULTS, build_model
+from ...training.device import get_device
+from ..protocols import PAPER_VARIANTS
+from ..provenance import environment
+from ..suite import prepare_output, write_atomic
 from .timing import (
     Forward,
     NextToken,
@@ -156,20 +155,13 @@ def measure_length(
         log(f"  T={seq_len}: loop form done")
 
     # forward throughput, the paper's protocol
-    fwd = {
-        v: Forward(make_model(v, seq_len, device, overrides), settings.fwd_batch, seq_len, device)
-        for v in variants
-    }
-    fwd_times = interleaved(
-        fwd, device, settings.fwd_warmup, settings.fwd_iters, settings.fwd_seconds, clock=settings.clock
-    )
+    fwd = {v: Forward(make_model(v, seq_len, device, overrides), settings.fwd_batch, seq_len, device) for v in variants}
+    fwd_times = interleaved(fwd, device, settings.fwd_warmup, settings.fwd_iters, settings.fwd_seconds,
+                            clock=settings.clock)
     for v in variants:
-        n = len(fwd_times[v])
-        rows[v].update(
-            fwd_tokens_per_s=settings.fwd_batch * seq_len / statistics.median(fwd_times[v]), fwd_iters=n
-        )
+        rows[v].update(fwd_tokens_per_s=settings.fwd_batch * seq_len / statistics.median(fwd_times[v]),
+                       fwd_iters=len(fwd_times[v]))
     del fwd
-
     log(f"  T={seq_len}: forward passes done")
 
     base = rows.get("transformer")
@@ -200,6 +192,23 @@ def measure_generation(variants, seq_lens, device, settings: SpeedSettings, over
 
 
 # ----------------------------------------------------------------------------- the whole run
+def load_average() -> tuple[float, float, float] | None:
+    """The machine's 1, 5 and 15 minute load averages (how busy it was while timing), or None where
+    the system does not report them (Windows has no ``os.getloadavg``); printed as "n/a"."""
+    getloadavg = getattr(os, "getloadavg", None)
+    if getloadavg is None:
+        return None
+    try:
+        return getloadavg()
+    except OSError:  # "load average unobtainable"
+        return None
+
+
+def format_load(load) -> str:
+    """A recorded load average as text: "0.52 0.61 0.70", or "n/a" where it was not available."""
+    return "n/a" if load is None else " ".join(f"{x:.2f}" for x in load)
+
+
 def check_overrides(variants, overrides: dict) -> None:
     """Reject a --set key that none of the chosen variants has (a typo must not pass silently)."""
     unknown = sorted(k for k in overrides if not any(k in DEFAULTS[v] for v in variants))
@@ -222,8 +231,6 @@ def run_speed(
 
     Returns {"benchmark": "speed", "settings", "environment", "rows": [...]}.
     """
-    from .runner import environment
-
     variants, seq_lens = list(variants), sorted(set(seq_lens))
     unknown = [v for v in variants if v not in DEFAULTS]
     if unknown:
@@ -236,7 +243,7 @@ def run_speed(
     dev = get_device(device)
     if out:
         prepare_output(out)  # a bad path fails now, not after the measurements
-    env = {**environment(dev), "load_average_start": os.getloadavg()}
+    env = {**environment(dev), "load_average_start": load_average()}
     started = time.perf_counter()
     # untimed: one step and one forward pass of every variant, so the first length's numbers do
     # not include one-off costs (allocator growth, kernel selection, lazy initialization)
@@ -255,7 +262,7 @@ def run_speed(
     log("next-token times at every context")
     for (v, T), ms in measure_generation(variants, seq_lens, dev, settings, overrides).items():
         next(r for r in rows if r["variant"] == v and r["seq_len"] == T)["gen_ms_per_token"] = ms
-    env.update(load_average_end=os.getloadavg(), seconds=round(time.perf_counter() - started, 1))
+    env.update(load_average_end=load_average(), seconds=round(time.perf_counter() - started, 1))
     result = {
         "benchmark": "speed",
         "settings": asdict(settings),
@@ -331,80 +338,35 @@ def targets(rows) -> list[dict]:
     return checks
 
 
-# ----------------------------------------------------------------------------- command line
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add = parser.add_argument
-    add("--variants", nargs="+", metavar="V", default=list(DEFAULT_VARIANTS),
-        help=f"model variants (default: {' '.join(DEFAULT_VARIANTS)})")
-    add("--seq-lens", nargs="+", type=positive_int, metavar="T", default=list(DEFAULT_SEQ_LENS),
-        help=f"sequence lengths (default: {' '.join(map(str, DEFAULT_SEQ_LENS))})")
-    add("--device", default="auto", help="auto (default), cpu, cuda, cuda:N or mps")
-    add("--out", metavar="FILE.json", help="write the rows here as JSON")
-    add("--quick", action="store_true", help="fewer repetitions of everything (noisier)")
-    add("--steps", type=positive_int, metavar="N", help="timed training steps per variant and T")
-    add("--fwd-seconds", type=positive_float, metavar="S",
-        help="time budget of the timed forward passes at one T (default 30)")
-    add("--tokens-per-step", type=positive_int, metavar="N",
-        help=f"training batch = max(1, N // T) (default {TOKENS_PER_STEP})")
-    add("--clock", choices=("wall", "cpu"), default="wall",
-        help="wall: elapsed time (default); cpu: process CPU time, for a shared CPU with --threads 1")
-    add("--threads", type=positive_int, metavar="N", help="torch.set_num_threads(N) first")
-    add("--no-loop", action="store_true", help="skip the loop (reference) form")
-    add("--no-memory", action="store_true", help="skip the peak-memory step")
-    add("--profile", type=positive_int, metavar="N", help="instead: CPU time per op of a training step, top N ops")
-    add_set_argument(parser, "model setting for every variant that has it, e.g. --set d_model=16 (repeatable)")
+# ----------------------------------------------------------------------------- the command's pieces
+def speed_settings(quick: bool = False, steps=None, tokens_per_step=None, fwd_seconds=None, memory: bool = True,
+                   loop: bool = True, clock: str = "wall") -> SpeedSettings:
+    """The settings the ``speed`` command's options ask for (None: the default, or the quick one)."""
+    settings = SpeedSettings().quick() if quick else SpeedSettings()
+    if steps:
+        settings = replace(settings, train_steps=steps)
+    if tokens_per_step:
+        settings = replace(settings, tokens_per_step=tokens_per_step)
+    if fwd_seconds:
+        settings = replace(settings, fwd_seconds=fwd_seconds)
+    return replace(settings, memory=memory, loop_steps=settings.loop_steps if loop else 0, clock=clock)
 
 
-def run_command(args: argparse.Namespace) -> int:
-    from .runner import ConfigError
-
-    settings = SpeedSettings().quick() if args.quick else SpeedSettings()
-    if args.steps:
-        settings = replace(settings, train_steps=args.steps)
-    if args.tokens_per_step:
-        settings = replace(settings, tokens_per_step=args.tokens_per_step)
-    if args.fwd_seconds:
-        settings = replace(settings, fwd_seconds=args.fwd_seconds)
-    settings = replace(
-        settings,
-        memory=not args.no_memory,
-        loop_steps=0 if args.no_loop else settings.loop_steps,
-        clock=args.clock,
-    )
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    if args.profile:
-        return profile_command(args)
-    try:
-        result = run_speed(
-            args.variants, args.seq_lens, args.device, settings, dict(args.overrides), args.out
-        )
-    except (ValueError, RuntimeError) as exc:
-        raise ConfigError(str(exc)) from None
-    for check in targets(result["rows"]):
+def report_targets(rows, log=print) -> None:
+    """One line per measured speed target: met or MISSED, and the value."""
+    for check in targets(rows):
         if check["met"] is not None:
-            print(f"{'met   ' if check['met'] else 'MISSED'} {check['target']}: {check['value']:.2f}")
-    return 0
+            log(f"{'met   ' if check['met'] else 'MISSED'} {check['target']}: {check['value']:.2f}")
 
 
-def profile_command(args: argparse.Namespace) -> int:
-    """--profile N: the per-op CPU-time profile of one training step per variant and length."""
-    overrides = dict(args.overrides)
-    check_overrides(args.variants, overrides)
-    tokens = args.tokens_per_step or TOKENS_PER_STEP
-    for T in sorted(set(args.seq_lens)):
-        for v in args.variants:
+def profile(variants, seq_lens, overrides: dict, tokens_per_step: int = TOKENS_PER_STEP, top: int = 20,
+            log=print) -> None:
+    """The per-op CPU-time profile of one training step per variant and length (the ``--profile N`` option)."""
+    check_overrides(variants, overrides)
+    for T in sorted(set(seq_lens)):
+        for v in variants:
             torch.manual_seed(0)
-            job = TrainStep(make_model(v, T, "cpu", overrides), batch_for(T, tokens), T, "cpu", 3e-4, 0.05)
+            job = TrainStep(make_model(v, T, "cpu", overrides), batch_for(T, tokens_per_step), T, "cpu", 3e-4, 0.05)
             job.run()  # warm-up
-            print(f"{v}, T={T}, batch {batch_for(T, tokens)}:")
-            print(format_profile(op_profile(job), args.profile))
-    return 0
-
-
-register(
-    "speed",
-    "time a training step, forward throughput and generation per variant and length",
-    add_arguments,
-    run_command,
-)
+            log(f"{v}, T={T}, batch {batch_for(T, tokens_per_step)}:")
+            log(format_profile(op_profile(job), top))
