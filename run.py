@@ -49,8 +49,9 @@ DEFAULT_EXTRAS = "dev,lab"
 LOCK = Path("requirements") / "lock.txt"
 STAMP = ".tl-minimal-installed"
 TORCH_INDEX = "https://download.pytorch.org/whl/"
-# The portability proof of the suite: every text read or write must name its encoding.
-STRICT_ENCODING = ["-X", "warn_default_encoding", "-W", "error::EncodingWarning"]
+# The portability proof of the suite: every text read or write must name its encoding (see
+# strict_encoding_env for why the error is scoped to the course's own modules).
+STRICT_ENCODING = ["-X", "warn_default_encoding"]
 # `torch`, or `torch` with version clauses (torch==2.13.0, torch>=2.4,<3), or a wheel file
 TORCH_SPEC = re.compile(r"torch(\s*(==|>=|<=|~=|!=|<|>)\s*[0-9][0-9a-z.+*]*)?(\s*,\s*(==|>=|<=|~=|!=|<|>)\s*[0-9][0-9a-z.+*]*)*")
 
@@ -186,6 +187,30 @@ def test_command(py: str, fast: bool, passthrough: list[str]) -> list[str]:
     return [py, *STRICT_ENCODING, "-m", "pytest", *target, *passthrough]
 
 
+def our_modules(root: Path) -> list[str]:
+    """The module names the course's own code runs under: the library, the tests, the data scripts,
+    this launcher, and `__main__` (notebook cells in a kernel, scripts run directly)."""
+    names = ["__main__", "run", "conftest"]
+    for path in sorted(root.glob("tl_minimal/**/*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    names += sorted({p.stem for folder in ("tests", "data", "tests/fixtures") for p in (root / folder).glob("*.py")})
+    return names
+
+
+def strict_encoding_env(root: Path, inherited: str = "") -> dict:
+    """Environment variables that turn a text read or write without a named encoding into an error
+    in the course's own code, in this process's children too (the notebooks' kernels).
+
+    Plain `-W error::EncodingWarning` cannot be used: third-party packages the course imports
+    (torch imports dill, which opens a file without one) would fail on import. A warnings filter
+    given on the command line or in PYTHONWARNINGS matches one module name exactly, so every module
+    of ours is listed; everyone else's EncodingWarning is ignored."""
+    filters = [inherited] if inherited else []
+    filters += ["ignore::EncodingWarning"] + [f"error::EncodingWarning:{name}" for name in our_modules(root)]
+    return {"PYTHONWARNDEFAULTENCODING": "1", "PYTHONWARNINGS": ",".join(filters)}
+
+
 def running_as_root() -> bool:
     """True for the superuser on POSIX; Windows has no uid (and JupyterLab no root check there)."""
     return hasattr(os, "geteuid") and os.geteuid() == 0
@@ -257,13 +282,15 @@ def setup(args: argparse.Namespace) -> str:
 
 
 def child_env(args: argparse.Namespace, smoke: bool) -> dict:
-    """The environment of the commands run: TL_MINIMAL_DATA when given, TL_SMOKE=1 for the tests."""
+    """The environment of the commands run: TL_MINIMAL_DATA when given; for the tests TL_SMOKE=1 and
+    the strict-encoding filters."""
     env = dict(os.environ)
     data = check_data(args.data)
     if data:
         env["TL_MINIMAL_DATA"] = data
     if smoke:
         env["TL_SMOKE"] = "1"
+        env.update(strict_encoding_env(ROOT, env.get("PYTHONWARNINGS", "")))
     return env
 
 
