@@ -262,12 +262,11 @@ def setup(args: argparse.Namespace) -> str:
     venv = venv_dir(args.venv)
     py, stamp = venv_python(venv), venv / STAMP
     wanted = signature(args, python_version)
-    if not (args.dry_run or args.reinstall or args.latest) and stamp.is_file() and py.is_file():
-        if stamp.read_text(encoding="utf-8") == wanted:
-            return str(py)
-    if args.dry_run or not py.is_file():
-        if execute([args.python, "-m", "venv", str(venv)], args) != 0:
-            raise LauncherError(f"could not create the virtual environment {venv} with {args.python}")
+    done_before = stamp.is_file() and py.is_file() and stamp.read_text(encoding="utf-8") == wanted
+    if done_before and not (args.dry_run or args.reinstall or args.latest):
+        return str(py)
+    if (args.dry_run or not py.is_file()) and execute([args.python, "-m", "venv", str(venv)], args) != 0:
+        raise LauncherError(f"could not create the virtual environment {venv} with {args.python}")
     for what, cmd in install_commands(args, str(py)):
         if execute(cmd, args) == 0:
             continue

@@ -66,7 +66,7 @@ class JupyterLab:
         for name, values in LAB_SETTINGS.items():
             path = workdir / "settings" / name
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(values))
+            path.write_text(json.dumps(values), encoding="utf-8")
         self.port = free_port()
         self.token = secrets.token_hex(16)
         self.log = workdir / "jupyterlab.log"
@@ -124,7 +124,7 @@ class JupyterLab:
             self.process.wait(timeout=10)
 
     def log_tail(self, chars: int = 4000) -> str:
-        return self.log.read_text(errors="replace")[-chars:] if self.log.exists() else ""
+        return self.log.read_text(errors="replace", encoding="utf-8")[-chars:] if self.log.exists() else ""
 
 
 # --- reading the page ---------------------------------------------------------------------

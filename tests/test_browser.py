@@ -109,7 +109,7 @@ def report():
     if not rows:
         return
     REPORT_DIR.mkdir(parents=True, exist_ok=True)
-    (REPORT_DIR / "report.json").write_text(json.dumps(rows, indent=2) + "\n")
+    (REPORT_DIR / "report.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     print(f"\nbrowser test (redraw target {REDRAW_TARGET_S} s per change); screenshots and report.json "
           f"in {REPORT_DIR}")
     print(f"{'notebook':55s} {'cells':>5s} {'open':>6s} {'run all':>8s}  redraw per control")

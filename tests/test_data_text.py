@@ -153,12 +153,12 @@ def test_a_tokenizer_not_laid_out_like_minimind_is_refused():
 
 def test_minimind_jsonl_is_preferred_when_given(tmp_path):
     path = tmp_path / "pretrain.jsonl"
-    path.write_text("".join(f'{{"text": "document number {i}"}}\n' for i in range(40)))
+    path.write_text("".join(f'{{"text": "document number {i}"}}\n' for i in range(40)), encoding="utf-8")
     corpus = data_tokenized.load_corpus(jsonl=path, data_dir=FIXTURE_DATA)
     assert "MiniMind pretraining jsonl" in corpus.source and "40 documents" in corpus.source
     assert int((corpus.holdout == data_tokenized.BEGIN).sum()) == 2  # documents 19 and 39
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"txt": 1}\n')
+    bad.write_text('{"txt": 1}\n', encoding="utf-8")
     with pytest.raises(data_text.BadDataFile, match="bad.jsonl:1"):
         data_tokenized.read_jsonl(bad, None)
 

@@ -227,7 +227,7 @@ def test_the_commands_run_on_the_device(tmp_path, capsys):
         out = tmp_path / "r.json"
         assert cli.main(["recall", "--variants", "gated_hybrid", "--seeds", "0", "--steps", "3", "--eval-examples",
                          "16", "--set", "d_model=16", "--set", "n_layers=1", "--no-progress", "--out", str(out)]) == 0
-        assert '"device": "cuda"' in out.read_text() and "CPU stand-in for CUDA" in out.read_text()
+        assert '"device": "cuda"' in out.read_text(encoding="utf-8") and "CPU stand-in for CUDA" in out.read_text(encoding="utf-8")
         assert recall_study.main(["train", "--variants", "transformer", "--seeds", "0", "--eval-at", "2",
                                   "--eval-examples", "16", "--set", "d_model=16", "--set", "n_layers=1"]) == 0
     with DeviceGuard("mps"):
@@ -311,5 +311,5 @@ def test_every_notebook_and_exercise_solution_runs_on_the_stand_in():
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TL_SMOKE": "1", "MPLBACKEND": "Agg", "TL_DEVICE": "",
            "OMP_NUM_THREADS": "1"}  # tiny models: one thread is faster than two waiting on each other
     done = subprocess.run([sys.executable, str(ROOT / "tests" / "device_guard.py"), *map(str, scripts)],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False, encoding="utf-8")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

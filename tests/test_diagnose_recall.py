@@ -66,7 +66,7 @@ def test_study_runner_evaluates_at_each_step_and_writes_json(tmp_path):
     out = tmp_path / "r.json"
     assert main(["train", "--variants", "gated_hybrid", "--seeds", "0", "--eval-at", "1", "2", "--seq-len", "32",
                  "--eval-examples", "16", "--out", str(out)]) == 0
-    res = json.loads(out.read_text())
+    res = json.loads(out.read_text(encoding="utf-8"))
     run = res["runs"][0]
     assert set(run["by_step"]) == {"1", "2"} and set(run["probes"]) == {"0", "1", "2"} and run["steps"] == 2
     assert res["protocol"]["environment"]["git_commit"] and res["constant_guess"]["expected"] == 0.125

@@ -24,7 +24,7 @@ RUN_KEYS = {"variant", "seed", "params", "metric", "value", "steps", "seconds", 
 def _run(tmp_path, *args):
     out = tmp_path / f"results-{next(_FILES)}.json"  # one file per suite: another suite's file is refused
     code = cli.main([*args, *TINY, "--out", str(out)])
-    return code, (json.loads(out.read_text()) if out.exists() else None)
+    return code, (json.loads(out.read_text(encoding="utf-8")) if out.exists() else None)
 
 
 def _lm_data(root, tmp_path):
@@ -247,6 +247,7 @@ def test_module_entry_point_from_a_terminal():
         env=env,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=120,
         check=False,
     )
@@ -257,6 +258,7 @@ def test_module_entry_point_from_a_terminal():
         env=env,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=120,
         check=False,
     )

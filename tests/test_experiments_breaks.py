@@ -19,7 +19,7 @@ RUN_KEYS = {"variant", "seed", "params", "metric", "value", "steps", "seconds", 
 def _run(tmp_path, *args, name: str = "r.json"):
     out = tmp_path / name
     code = cli.main([*args, *TINY, "--out", str(out)])
-    return code, (json.loads(out.read_text()) if out.exists() else None)
+    return code, (json.loads(out.read_text(encoding="utf-8")) if out.exists() else None)
 
 
 def test_overwrite_writes_accuracy_and_earlier_rate(tmp_path):
@@ -184,7 +184,7 @@ def test_alias_trained_command_writes_its_study(tmp_path):
     assert recall_study.main(["alias-trained", "--variants", "gated_hybrid", "--seeds", "0", "1", "--steps", "2",
                               "--examples", "8", "--set", "d_model=16", "n_layers=1", "--device", "cpu",
                               "--out", str(out)]) == 0
-    study = json.loads(out.read_text())
+    study = json.loads(out.read_text(encoding="utf-8"))
     assert [r["seed"] for r in study["runs"]] == [0, 1] and study["protocol"]["steps"] == 2
     mean = study["mean_over_seeds"]["gated_hybrid"]
     assert "by_pair" not in mean and mean["accuracy"] == pytest.approx(
@@ -206,5 +206,5 @@ def test_the_diagnoses_at_initialization_write_their_study(cmd, tmp_path):
     out = tmp_path / "init.json"
     assert recall_study.main([cmd, "--variants", "gated_hybrid", "--seeds", "0", "--examples", "8",
                               "--set", "d_model=16", "n_layers=1", "--out", str(out)]) == 0
-    study = json.loads(out.read_text())
+    study = json.loads(out.read_text(encoding="utf-8"))
     assert study["study"] == "read at initialization" and study["protocol"]["environment"]["device"] == "cpu"

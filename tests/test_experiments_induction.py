@@ -89,7 +89,7 @@ def _run(tmp_path, monkeypatch, *args, name="r.json"):
     monkeypatch.setenv("TL_MINIMAL_DATA", str(FIXTURE_DATA))
     out = tmp_path / name
     code = cli.main(["induction", *args, *TINY, "--out", str(out)])
-    return code, (json.loads(out.read_text()) if out.exists() else None)
+    return code, (json.loads(out.read_text(encoding="utf-8")) if out.exists() else None)
 
 
 def test_induction_run_writes_both_ratios_the_curves_and_the_bpb(tmp_path, monkeypatch):
@@ -115,7 +115,7 @@ def test_induction_trains_exactly_as_lm(tmp_path, monkeypatch):
     out = tmp_path / "lm.json"
     assert code == 0 and cli.main(["lm", "--variants", "triple_latent", "--seeds", "0", *TINY[:-2],
                                    "--out", str(out)]) == 0
-    assert json.loads(out.read_text())["runs"][0]["value"] == ind["runs"][0]["bpb"]
+    assert json.loads(out.read_text(encoding="utf-8"))["runs"][0]["value"] == ind["runs"][0]["bpb"]
 
 
 @pytest.mark.parametrize("args, words", [

@@ -12,7 +12,7 @@ def _write(path, runs, overrides=None):
     data = {"task": "lm", "protocol": {"task": "lm", "steps": 80, "overrides": overrides or {},
                                        "data_source": "test", "environment": {"device": "cpu"}},
             "runs": runs}
-    path.write_text(json.dumps(data))
+    path.write_text(json.dumps(data), encoding="utf-8")
     return path
 
 
@@ -39,7 +39,7 @@ def test_glob_percent_and_errors(tmp_path):
     assert results.markdown_table(rows, results.PAPER["recall"], percent=True).endswith("| 25.0% | 41.9% |")
     with pytest.raises(FileNotFoundError, match="run_all.sh"):
         results.load(tmp_path / "missing.json")
-    (tmp_path / "bad.json").write_text("{}")
+    (tmp_path / "bad.json").write_text("{}", encoding="utf-8")
     with pytest.raises(ValueError, match="not an experiments results file"):
         results.load(tmp_path / "bad.json")
     mixed = [_run("transformer", 0, 1.0, 10), _run("transformer", 1, 1.0, 11)]
@@ -68,7 +68,7 @@ def _mqar(path, variant, pairs, seq_len, accs_by_step, params=100):
             for seed, accs in enumerate(zip(*accs_by_step.values()))]
     data = {"task": "mqar", "protocol": {"task": "mqar", "n_pairs": pairs, "seq_len": seq_len},
             "constant_guess": {"expected": 1 / pairs}, "runs": runs}
-    path.write_text(json.dumps(data))
+    path.write_text(json.dumps(data), encoding="utf-8")
 
 
 def test_mqar_rows_group_by_setting_and_step(tmp_path):
@@ -98,7 +98,7 @@ def test_committed_mqar_rows_sit_on_or_above_their_chance_line():
 def test_sweep_markdown_pivots_a_protocol_field(tmp_path):
     def lm(name, lr, runs):
         data = {"task": "lm", "protocol": {"task": "lm", "lr": lr, "overrides": {}}, "runs": runs}
-        (tmp_path / name).write_text(json.dumps(data))
+        (tmp_path / name).write_text(json.dumps(data), encoding="utf-8")
     lm("a.json", 3e-4, [_run("transformer", 0, 3.4), _run("triple_latent", 0, 2.7)])
     lm("b.json", 1e-3, [_run("transformer", 0, 2.9), _run("transformer", 1, 3.1), _run("triple_latent", 0, None)])
     table = results.sweep_markdown(results.load_runs(tmp_path / "*.json"), "lr")
@@ -112,7 +112,7 @@ def _break_file(path, task, variant, rates_by_seed, overrides=None, params=100, 
     runs = [{"variant": variant, "seed": s, "params": params, "steps": steps, "chance": {"constant": 1 / 16},
              **rates} for s, rates in enumerate(rates_by_seed)]
     data = {"task": task, "protocol": {"task": task, "overrides": overrides or {}, **protocol}, "runs": runs}
-    path.write_text(json.dumps(data))
+    path.write_text(json.dumps(data), encoding="utf-8")
 
 
 def test_break_rows_overwrite_rates_and_markdown(tmp_path):
@@ -122,7 +122,7 @@ def test_break_rows_overwrite_rates_and_markdown(tmp_path):
     _break_file(tmp_path / "overwrite_c.json", "overwrite", "transformer", [r(0.06, 0.1)], params=90)
     _break_file(tmp_path / "overwrite_d.json", "overwrite", "transformer", [{**r(0.07, 0.1), "steps": 500}], params=90)
     (tmp_path / "overwrite_init.json").write_text(json.dumps(
-        {"task": "overwrite", "protocol": {"task": "overwrite"}, "runs": [{"variant": "gated_hybrid", "latest": 0.4}]}))
+        {"task": "overwrite", "protocol": {"task": "overwrite"}, "runs": [{"variant": "gated_hybrid", "latest": 0.4}]}), encoding="utf-8")
     rows = results.break_rows("overwrite", tmp_path / "overwrite_*.json")
     assert [row.label for row in rows] == ["transformer", "transformer (500 steps)", "gated_hybrid",
                                            "gated_hybrid (supersede=True)"]

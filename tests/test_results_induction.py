@@ -23,7 +23,7 @@ def _file(path, variant, per_seed, steps=80, overrides=None, params=100, gated=F
         runs.append(run)
     runs.append({"variant": variant, "seed": 9, "params": None, "steps": None, "value": None, "error": "diverged"})
     path.write_text(json.dumps({"task": "induction", "protocol": {"task": "induction", "overrides": overrides or {}},
-                                "runs": runs}))
+                                "runs": runs}), encoding="utf-8")
 
 
 def test_rows_group_by_label_and_steps_and_skip_diverged_runs(tmp_path):
@@ -63,6 +63,6 @@ def test_markdown_tables(tmp_path):
 
 
 def test_another_tasks_file_is_an_error(tmp_path):
-    (tmp_path / "induction_x.json").write_text(json.dumps({"task": "lm", "protocol": {"task": "lm"}, "runs": []}))
+    (tmp_path / "induction_x.json").write_text(json.dumps({"task": "lm", "protocol": {"task": "lm"}, "runs": []}), encoding="utf-8")
     with pytest.raises(ValueError, match="holds 'lm' results, not induction"):
         ri.induction_rows(tmp_path / "induction_x.json")

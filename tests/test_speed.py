@@ -42,7 +42,7 @@ def test_speed_command_writes_the_documented_rows(tmp_path, capsys):
         ]
     )
     assert code == 0
-    res = json.loads(out.read_text())
+    res = json.loads(out.read_text(encoding="utf-8"))
     assert res["benchmark"] == "speed" and res["environment"]["device"] == "cpu"
     assert res["overrides"] == {"d_model": 16, "n_layers": 1} and res["settings"]["train_steps"] == 3
     assert res["settings"]["tokens_per_step"] == 64

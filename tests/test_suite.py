@@ -40,7 +40,7 @@ def _one_thread_main(args):
 
 
 def _comparable(path):
-    results = json.loads(Path(path).read_text())
+    results = json.loads(Path(path).read_text(encoding="utf-8"))
     runs = [{k: v for k, v in r.items() if k not in TIMING} for r in results["runs"]]
     protocol = {k: v for k, v in results["protocol"].items() if k != "environment"}
     return results["complete"], protocol, runs
@@ -56,7 +56,7 @@ def uninterrupted(tmp_path_factory):
 def _start(out, *extra):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     return subprocess.Popen([sys.executable, "-m", "tl_minimal.experiments", *SUITE, "--out", str(out), *extra],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
 
 
 def _wait_for(condition, process, what, timeout=240):
@@ -72,7 +72,7 @@ def _wait_for(condition, process, what, timeout=240):
 
 def _saved_runs(out) -> int:
     try:
-        return len(json.loads(out.read_text())["runs"])
+        return len(json.loads(out.read_text(encoding="utf-8"))["runs"])
     except (OSError, ValueError):  # not written yet (never half-written: the test would see a JSON error)
         return 0
 
@@ -84,7 +84,7 @@ def test_an_interrupted_suite_keeps_its_finished_runs_and_resumes_to_the_same_fi
     _wait_for(lambda: _saved_runs(out) >= 1, process, "finished run in the file")
     process.send_signal(how)
     _, stderr = process.communicate(timeout=120)
-    saved = json.loads(out.read_text())  # valid JSON at the moment of the interruption
+    saved = json.loads(out.read_text(encoding="utf-8"))  # valid JSON at the moment of the interruption
     assert 1 <= len(saved["runs"]) <= 3
     if how == signal.SIGINT and len(saved["runs"]) < 3:
         assert process.returncode == 130, stderr
@@ -116,13 +116,13 @@ def test_another_suites_file_is_refused_and_fresh_starts_afresh(tmp_path, capsys
     tiny = ["recall", "--variants", "transformer", "--seeds", "0", "--steps", "1", "--eval-examples", "8",
             "--set", "d_model=8", "--set", "n_layers=1", "--no-progress", "--device", "cpu", "--out", str(out)]
     assert cli.main(tiny) == 0
-    before = out.read_text()
+    before = out.read_text(encoding="utf-8")
     assert cli.main([*tiny, "--steps", "2"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"error: {out} was written under other settings (steps: 1 in the file, 2 now)")
-    assert "--fresh" in err and out.read_text() == before  # nothing mixed, nothing overwritten
+    assert "--fresh" in err and out.read_text(encoding="utf-8") == before  # nothing mixed, nothing overwritten
     assert cli.main([*tiny, "--steps", "2", "--fresh"]) == 0
-    assert json.loads(out.read_text())["runs"][0]["steps"] == 2
+    assert json.loads(out.read_text(encoding="utf-8"))["runs"][0]["steps"] == 2
     assert cli.main(["mqar", *tiny[1:]]) == 2 and "holds 'recall' results" in capsys.readouterr().err
 
 
@@ -132,7 +132,7 @@ def test_another_suites_file_is_refused_and_fresh_starts_afresh(tmp_path, capsys
     ("FILE/results.json", "cannot write the output"),
 ])
 def test_a_bad_output_path_is_refused_before_any_work(tmp_path, monkeypatch, capsys, where, words):
-    (tmp_path / "FILE").write_text("a file, not a folder")
+    (tmp_path / "FILE").write_text("a file, not a folder", encoding="utf-8")
     out = where.replace("DIR", str(tmp_path)).replace("FILE", str(tmp_path / "FILE"))
 
     def no_data(*a, **k):
@@ -207,7 +207,7 @@ def test_a_folder_in_place_of_a_data_file_is_named(tmp_path):
 def test_a_broken_tokenizer_json_is_named_with_its_parse_error(tmp_path, capsys, content, words):
     folder = tmp_path / "minimind"
     folder.mkdir()
-    (folder / "tokenizer.json").write_text(content)
+    (folder / "tokenizer.json").write_text(content, encoding="utf-8")
     with pytest.raises(data_text.BadDataFile, match=re.escape(words)):
         data_tokenized.load_tokenizer(tmp_path)
     args = ["tokenized", "--variants", "transformer", "--steps", "1", "--no-progress", "--device", "cpu",
@@ -221,7 +221,7 @@ def test_a_broken_tokenizer_json_is_named_with_its_parse_error(tmp_path, capsys,
 def test_a_bad_jsonl_line_is_a_one_line_error(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("TL_MINIMAL_DATA", str(SHARED))
     bad = tmp_path / "pretrain.jsonl"
-    bad.write_text('{"text": "fine"}\nnot json\n')
+    bad.write_text('{"text": "fine"}\nnot json\n', encoding="utf-8")
     args = ["tokenized", "--variants", "transformer", "--steps", "1", "--no-progress", "--device", "cpu",
             "--jsonl", str(bad), "--out", str(tmp_path / "r.json")]
     assert cli.main(args) == 2
