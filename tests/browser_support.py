@@ -85,7 +85,7 @@ class JupyterLab:
                    "--ServerApp.port_retries=0", "--LabApp.expose_app_in_browser=True",
                    f"--LabApp.user_settings_dir={self.workdir / 'settings'}",
                    f"--LabApp.workspaces_dir={self.workdir / 'workspaces'}"]
-        if os.geteuid() == 0:
+        if hasattr(os, "geteuid") and os.geteuid() == 0:  # POSIX only; Windows has no root check
             command.append("--allow-root")
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(command, cwd=self.workdir, env=env, stdout=log,
@@ -113,14 +113,21 @@ class JupyterLab:
             self.api("DELETE", f"api/kernels/{kernel['id']}")
 
     def stop(self) -> None:
-        """SIGTERM (the server shuts its kernels down), then SIGKILL to the whole group."""
+        """SIGTERM (the server shuts its kernels down), then SIGKILL to the whole group; where there
+        are no process groups (Windows), terminate and kill the server process itself."""
         if self.process is None or self.process.poll() is not None:
             return
-        os.killpg(self.process.pid, signal.SIGTERM)
+        if hasattr(os, "killpg"):
+            os.killpg(self.process.pid, signal.SIGTERM)
+        else:
+            self.process.terminate()
         try:
             self.process.wait(timeout=20)
         except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
+            if hasattr(os, "killpg"):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            else:
+                self.process.kill()
             self.process.wait(timeout=10)
 
     def log_tail(self, chars: int = 4000) -> str:

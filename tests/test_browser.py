@@ -78,7 +78,7 @@ def browser():
     # keep a headless browser from calling home, which a closed network refuses noisily
     args = ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
             "--disable-component-update", "--disable-sync"]
-    if os.geteuid() == 0:
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # POSIX only
         args.append("--no-sandbox")
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=executable, headless=True, args=args)
