@@ -17,13 +17,14 @@ from pathlib import Path
 import pytest
 import torch
 
+from conftest import real_data_dir
 from tl_minimal.data import text as data_text
 from tl_minimal.data import tokenized as data_tokenized
 from tl_minimal.experiments import cli, protocol
 from tl_minimal.experiments.tasks import TASKS
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("TL_MINIMAL_DATA") or ROOT.parent / "shared" / "data")
+DATA = real_data_dir()  # TL_MINIMAL_DATA when set, else the committed fixture (it has a tokenizer too)
 SUITE = ["recall", "--variants", "transformer", "--seeds", "0", "1", "2", "--steps", "12", "--eval-examples", "32",
          "--set", "d_model=16", "--set", "n_layers=1", "--no-progress", "--device", "cpu"]
 TIMING = {"seconds", "train_seconds"}  # wall-clock fields: the only ones allowed to differ
@@ -219,9 +220,8 @@ def test_a_broken_tokenizer_json_is_named_with_its_parse_error(tmp_path, capsys,
     assert err.startswith(f"error: {folder / 'tokenizer.json'}") and "\n" not in err
 
 
-@pytest.mark.skipif(not (SHARED / "minimind" / "tokenizer.json").is_file(), reason="offline tokenizer not found")
 def test_a_bad_jsonl_line_is_a_one_line_error(tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("TL_MINIMAL_DATA", str(SHARED))
+    monkeypatch.setenv("TL_MINIMAL_DATA", str(DATA))
     bad = tmp_path / "pretrain.jsonl"
     bad.write_text('{"text": "fine"}\nnot json\n', encoding="utf-8")
     args = ["tokenized", "--variants", "transformer", "--steps", "1", "--no-progress", "--device", "cpu",
