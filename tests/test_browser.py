@@ -65,7 +65,7 @@ def browser():
     executable = find_browser()
     if executable is None:
         pytest.skip("no Chromium-family browser found: install one (e.g. `apt-get install chromium`) or "
-                    "point TL_BROWSER at it, e.g. `TL_BROWSER=/path/to/chromium make test`")
+                    "point TL_BROWSER at it, e.g. `TL_BROWSER=/path/to/chromium python run.py test`")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

@@ -66,7 +66,7 @@ def test_blank_notebook_is_the_stripped_solution(solution):
     blank = blank_path(solution)
     assert blank.exists(), f"missing {blank.name}: run python -m tl_minimal.exercises.blanks"
     assert blank.read_text(encoding="utf-8") == make_blank(solution.read_text(encoding="utf-8")), (
-        f"{blank.name} is out of date: run python -m tl_minimal.exercises.blanks, then make sync")
+        f"{blank.name} is out of date: run python -m tl_minimal.exercises.blanks, then python run.py sync")
     assert "BEGIN SOLUTION" not in blank.read_text(encoding="utf-8")
 
 
