@@ -7,7 +7,8 @@ nothing in this suite proves that the matrix passes. What is checked here instea
   test is skipped with that reason, and CI's own `workflows` job runs actionlint);
 - the CI matrix covers what README.md and docs/devices.md say it covers: Linux, macOS on Apple
   silicon and Windows, with Python 3.10 and the newest Python PyTorch ships wheels for, every step
-  through run.py (no make, no shell syntax), data from the committed fixture.
+  through run.py (no make, no shell syntax), data from the committed fixture (so the notebooks run
+  there with --nbval-lax: every cell must run, the printed numbers of the full data are not compared).
 """
 
 from __future__ import annotations
@@ -66,5 +67,7 @@ def test_every_step_is_the_launcher_and_the_data_is_the_fixture():
     assert not any(s in cmd for cmd in runs for s in ("make ", "&&", "$(", "`", "bash"))
     assert not any("shell" in step for job in ci["jobs"].values() for step in job["steps"])
     test_runs = " | ".join(step["run"] for step in ci["jobs"]["test"]["steps"] if "run" in step)
-    assert "python run.py test-fast" in test_runs and "python run.py test " in test_runs and "-- notebooks" in test_runs
+    assert "python run.py test-fast" in test_runs and "python run.py test " in test_runs
+    # the fixture's numbers differ from the committed outputs: the notebooks must run, unchecked
+    assert "-- notebooks --nbval-lax" in test_runs
     assert "--latest" in " ".join(step.get("run", "") for step in ci["jobs"]["latest"]["steps"])
