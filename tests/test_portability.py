@@ -222,7 +222,7 @@ def test_a_clone_under_a_non_ascii_path_with_spaces_runs_tests_and_a_notebook(tm
                           env=env, capture_output=True, text=True, encoding="utf-8", timeout=600, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert " passed" in done.stdout.splitlines()[-1]
-    notebook = clone / "notebooks" / "01_running_state.py"
+    notebook = clone / "notebooks" / "00_start_here.py"
     run = subprocess.run([sys.executable, "-c", "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')",
                           str(notebook)], cwd=notebook.parent, env=env, capture_output=True, text=True,
                          encoding="utf-8", timeout=600, check=False)
