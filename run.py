@@ -182,8 +182,10 @@ def install_commands(args: argparse.Namespace, py: str) -> list[tuple[str, list[
 
 
 def test_command(py: str, fast: bool, passthrough: list[str]) -> list[str]:
-    """The README's test command: pytest in strict-encoding mode, all of it or the unit tests only."""
-    target = ["tests", "-m", "not browser"] if fast else ["--nbval"]
+    """The README's test command: pytest in strict-encoding mode, all of it or the unit tests only
+    (test-fast: tests/ without the browser test, or only the test files given after `--`)."""
+    named = any(not a.startswith("-") and (ROOT / a.split("::")[0]).exists() for a in passthrough)
+    target = (["-m", "not browser"] if named else ["tests", "-m", "not browser"]) if fast else ["--nbval"]
     return [py, *STRICT_ENCODING, "-m", "pytest", *target, *passthrough]
 
 

@@ -36,15 +36,19 @@ def test_test_creates_the_venv_installs_torch_first_then_runs_the_strict_suite()
     cmds = dry_commands("test", "--venv", "build/v", "--torch", "torch==2.13.0", "--extras", "dev,browser")
     venv = ROOT / "build" / "v"
     py = str(run.venv_python(venv))
-    assert cmds[0].endswith(f"-m venv {venv}") and cmds[1] == f"{py} -m pip install --quiet --upgrade pip"
-    assert cmds[2] == f"{py} -m pip install --quiet torch==2.13.0"
-    assert cmds[3].startswith(f"{py} -m pip install --quiet -e '.[dev,browser]'")
-    assert cmds[4] == f"{py} -X warn_default_encoding -m pytest --nbval"
+    pip = [py, "-m", "pip", "install", "--quiet"]
+    assert cmds[0] == run.show([sys.executable, "-m", "venv", str(venv)])
+    assert cmds[1] == run.show([*pip, "--upgrade", "pip"]) and cmds[2] == run.show([*pip, "torch==2.13.0"])
+    assert cmds[3].startswith(run.show([*pip, "-e", ".[dev,browser]"]))  # then -c the lock file, if there is one
+    assert cmds[4] == run.show([py, "-X", "warn_default_encoding", "-m", "pytest", "--nbval"])
 
 
 def test_test_fast_skips_the_notebooks_and_passes_arguments_on():
     cmd = dry_commands("test-fast", "--", "-k", "launcher", "-q")[-1]
-    assert cmd.endswith("-m pytest tests -m 'not browser' -k launcher -q")
+    assert cmd.endswith(run.show(["-m", "pytest", "tests", "-m", "not browser", "-k", "launcher", "-q"]))
+    one_file = dry_commands("test-fast", "--", "tests/test_launcher.py::test_the_venv_interpreter_path_per_system")[-1]
+    assert one_file.endswith(run.show(["-m", "pytest", "-m", "not browser",
+                                       "tests/test_launcher.py::test_the_venv_interpreter_path_per_system"]))
 
 
 def test_cpu_torch_index_is_pytorchs_cpu_wheel_index():
@@ -57,7 +61,8 @@ def test_cpu_torch_index_is_pytorchs_cpu_wheel_index():
 def test_latest_uses_its_own_venv_no_lock_and_upgrades_everything():
     cmds = dry_commands("test-fast", "--latest")
     assert str(ROOT / ".venv-latest") in cmds[0]
-    assert "--upgrade --upgrade-strategy eager -e '.[dev,lab]'" in cmds[2] and " -c " not in cmds[2]
+    assert run.show(["--upgrade", "--upgrade-strategy", "eager", "-e", ".[dev,lab]"]) in cmds[2]
+    assert " -c " not in cmds[2]
 
 
 def test_the_lock_file_constrains_the_course_when_it_exists(monkeypatch, tmp_path):
