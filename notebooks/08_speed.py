@@ -41,6 +41,15 @@
 # per-op profiles and what bounds each number.
 
 # %%
+try:  # set-up check: without the library in this kernel, one line says how to install it
+    import tl_minimal
+except ModuleNotFoundError:  # the clone: the first folder above this one with a pyproject.toml
+    import pathlib
+
+    clone = next((p for p in pathlib.Path.cwd().parents if (p / "pyproject.toml").is_file()), "tl-minimal")
+    raise SystemExit(f'tl_minimal is not installed for this kernel; run this in a cell, then restart the '
+                     f'kernel:  %pip install -e "{clone}"') from None
+
 import json
 import statistics
 

@@ -66,7 +66,7 @@ class JupyterLab:
         for name, values in LAB_SETTINGS.items():
             path = workdir / "settings" / name
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(values))
+            path.write_text(json.dumps(values), encoding="utf-8")
         self.port = free_port()
         self.token = secrets.token_hex(16)
         self.log = workdir / "jupyterlab.log"
@@ -85,7 +85,7 @@ class JupyterLab:
                    "--ServerApp.port_retries=0", "--LabApp.expose_app_in_browser=True",
                    f"--LabApp.user_settings_dir={self.workdir / 'settings'}",
                    f"--LabApp.workspaces_dir={self.workdir / 'workspaces'}"]
-        if os.geteuid() == 0:
+        if hasattr(os, "geteuid") and os.geteuid() == 0:  # POSIX only; Windows has no root check
             command.append("--allow-root")
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(command, cwd=self.workdir, env=env, stdout=log,
@@ -113,18 +113,25 @@ class JupyterLab:
             self.api("DELETE", f"api/kernels/{kernel['id']}")
 
     def stop(self) -> None:
-        """SIGTERM (the server shuts its kernels down), then SIGKILL to the whole group."""
+        """SIGTERM (the server shuts its kernels down), then SIGKILL to the whole group; where there
+        are no process groups (Windows), terminate and kill the server process itself."""
         if self.process is None or self.process.poll() is not None:
             return
-        os.killpg(self.process.pid, signal.SIGTERM)
+        if hasattr(os, "killpg"):
+            os.killpg(self.process.pid, signal.SIGTERM)
+        else:
+            self.process.terminate()
         try:
             self.process.wait(timeout=20)
         except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
+            if hasattr(os, "killpg"):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            else:
+                self.process.kill()
             self.process.wait(timeout=10)
 
     def log_tail(self, chars: int = 4000) -> str:
-        return self.log.read_text(errors="replace")[-chars:] if self.log.exists() else ""
+        return self.log.read_text(errors="replace", encoding="utf-8")[-chars:] if self.log.exists() else ""
 
 
 # --- reading the page ---------------------------------------------------------------------

@@ -65,7 +65,7 @@ def browser():
     executable = find_browser()
     if executable is None:
         pytest.skip("no Chromium-family browser found: install one (e.g. `apt-get install chromium`) or "
-                    "point TL_BROWSER at it, e.g. `TL_BROWSER=/path/to/chromium make test`")
+                    "point TL_BROWSER at it, e.g. `TL_BROWSER=/path/to/chromium python run.py test`")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -78,7 +78,7 @@ def browser():
     # keep a headless browser from calling home, which a closed network refuses noisily
     args = ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
             "--disable-component-update", "--disable-sync"]
-    if os.geteuid() == 0:
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # POSIX only
         args.append("--no-sandbox")
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=executable, headless=True, args=args)
@@ -109,7 +109,7 @@ def report():
     if not rows:
         return
     REPORT_DIR.mkdir(parents=True, exist_ok=True)
-    (REPORT_DIR / "report.json").write_text(json.dumps(rows, indent=2) + "\n")
+    (REPORT_DIR / "report.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     print(f"\nbrowser test (redraw target {REDRAW_TARGET_S} s per change); screenshots and report.json "
           f"in {REPORT_DIR}")
     print(f"{'notebook':55s} {'cells':>5s} {'open':>6s} {'run all':>8s}  redraw per control")

@@ -75,7 +75,7 @@ def problems_of(notebook: dict) -> list[str]:
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT / "notebooks")))
 def test_committed_notebook_reads_well_before_running(path):
     name = str(path.relative_to(ROOT / "notebooks"))
-    problems = problems_of(json.loads(path.read_text()))
+    problems = problems_of(json.loads(path.read_text(encoding="utf-8")))
     if name in PENDING:
         if not problems:
             pytest.fail(f"{name} passes now: remove it from PENDING", pytrace=False)

@@ -24,6 +24,7 @@ import pytest
 import torch
 from device_guard import DeviceFault, DeviceGuard
 
+from conftest import real_data_dir
 from tl_minimal import VARIANTS, build_model, get_device
 from tl_minimal.conv import conv_fast
 from tl_minimal.data import recall as data_recall
@@ -309,8 +310,11 @@ def test_every_plot_and_widget_helper_takes_device_tensors():
 def test_every_notebook_and_exercise_solution_runs_on_the_stand_in():
     scripts = sorted(ROOT.glob("notebooks/[0-9]*.py")) + sorted(ROOT.glob("notebooks/exercises/solutions/*.py"))
     assert len(scripts) >= 15
+    # the data: TL_MINIMAL_DATA when set, else the committed fixture, so that a fresh clone without
+    # network runs notebooks 05-07 too (they train on text; smoke mode needs only a few KB of it)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TL_SMOKE": "1", "MPLBACKEND": "Agg", "TL_DEVICE": "",
-           "OMP_NUM_THREADS": "1"}  # tiny models: one thread is faster than two waiting on each other
+           "OMP_NUM_THREADS": "1",  # tiny models: one thread is faster than two waiting on each other
+           "TL_MINIMAL_DATA": str(real_data_dir())}
     done = subprocess.run([sys.executable, str(ROOT / "tests" / "device_guard.py"), *map(str, scripts)],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False, encoding="utf-8")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

@@ -56,7 +56,7 @@ def test_two_cpu_processes_stay_in_step(tmp_path):
         "--out",
         str(out),
     ]
-    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240, check=False)
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240, check=False, encoding="utf-8")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     run = json.loads(out.read_text(encoding="utf-8"))["runs"][0]
     assert run["world_size"] == 2 and run["ranks_agree"] is True and run["steps"] == 3

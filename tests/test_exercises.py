@@ -45,7 +45,7 @@ PREDICTIONS = {"01_running_state": ex.check_impulse_prediction, "02_pair_memory"
 
 def functions_of(path: Path) -> dict:
     """Every top-level function (and the prediction variable) defined in a notebook script."""
-    tree = ast.parse(path.read_text())
+    tree = ast.parse(path.read_text(encoding="utf-8"))
     keep = [node for node in tree.body if isinstance(node, ast.FunctionDef)
             or (isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "my_prediction")]
     namespace = {"torch": torch, "F": F, "math": math}
@@ -65,9 +65,9 @@ def test_every_concept_has_an_exercise():
 def test_blank_notebook_is_the_stripped_solution(solution):
     blank = blank_path(solution)
     assert blank.exists(), f"missing {blank.name}: run python -m tl_minimal.exercises.blanks"
-    assert blank.read_text() == make_blank(solution.read_text()), (
-        f"{blank.name} is out of date: run python -m tl_minimal.exercises.blanks, then make sync")
-    assert "BEGIN SOLUTION" not in blank.read_text()
+    assert blank.read_text(encoding="utf-8") == make_blank(solution.read_text(encoding="utf-8")), (
+        f"{blank.name} is out of date: run python -m tl_minimal.exercises.blanks, then python run.py sync")
+    assert "BEGIN SOLUTION" not in blank.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=_stem)
@@ -347,7 +347,7 @@ def test_wrong_predictions_get_a_hint(checker, answer, hint):
 def _printed(ipynb: Path) -> list[str]:
     import json
     lines = []
-    for cell in json.loads(ipynb.read_text())["cells"]:
+    for cell in json.loads(ipynb.read_text(encoding="utf-8"))["cells"]:
         for out in cell.get("outputs", []):
             assert out.get("output_type") != "error", f"{ipynb.name} has an error output"
             if out.get("output_type") == "stream":
@@ -366,7 +366,7 @@ def test_committed_solutions_show_their_outputs(solution):
 def test_committed_blank_notebooks_carry_no_outputs(solution):
     """A student receives the blank as it will be before running it: no printed check, no figure."""
     import json
-    cells = json.loads(blank_path(solution).with_suffix(".ipynb").read_text())["cells"]
+    cells = json.loads(blank_path(solution).with_suffix(".ipynb").read_text(encoding="utf-8"))["cells"]
     code = [c for c in cells if c["cell_type"] == "code"]
     assert code, "no code cells"
     assert all(c["outputs"] == [] for c in code), "run python -m tl_minimal.exercises.blanks (blanks carry no outputs)"
@@ -375,11 +375,11 @@ def test_committed_blank_notebooks_carry_no_outputs(solution):
 
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=_stem)
 def test_discussion_prompts_have_model_answers_in_the_solutions_only(solution):
-    text = solution.read_text()
+    text = solution.read_text(encoding="utf-8")
     assert "**To discuss:**" in text
     answers = [cell for cell in text.split("# %%")[1:] if cell.startswith(' [markdown] tags=["solution"]')]
     assert answers and all("**Model answer.**" in cell for cell in answers), "each discussion needs a model answer"
-    blank = blank_path(solution).read_text()
+    blank = blank_path(solution).read_text(encoding="utf-8")
     assert "**To discuss:**" in blank and "Model answer" not in blank and 'tags=["solution"]' not in blank
 
 
@@ -395,11 +395,11 @@ def test_write_blanks_writes_notebooks_without_outputs(tmp_path):
     (tmp_path / "solutions").mkdir()
     (tmp_path / "solutions" / "09_toy_solutions.py").write_text(
         "# %%\n### BLANK: answer = None\n### BEGIN SOLUTION\nanswer = 3\n### END SOLUTION\nprint(answer)\n\n"
-        "# %% [markdown] tags=[\"solution\"]\n# **Model answer.** three\n")
+        "# %% [markdown] tags=[\"solution\"]\n# **Model answer.** three\n", encoding="utf-8")
     written = write_blanks(tmp_path)
     assert [p.name for p in written] == ["09_toy.py", "09_toy.ipynb"]
-    assert (tmp_path / "09_toy.py").read_text() == "# %%\nanswer = None\nprint(answer)\n"
-    cells = json.loads((tmp_path / "09_toy.ipynb").read_text())["cells"]
+    assert (tmp_path / "09_toy.py").read_text(encoding="utf-8") == "# %%\nanswer = None\nprint(answer)\n"
+    cells = json.loads((tmp_path / "09_toy.ipynb").read_text(encoding="utf-8"))["cells"]
     assert ["".join(c["source"]) for c in cells] == ["answer = None\nprint(answer)"]
     assert cells[0]["outputs"] == [] and cells[0]["execution_count"] is None
 

