@@ -149,8 +149,8 @@ plt.show()
 #
 # ### 3.2 From attention to a memory: drop the softmax
 #
-# Now start from attention. For one query $q_t$ over keys $k_\tau$ and values $v_\tau$, *without*
-# a softmax, move the scalar $q_t \cdot k_\tau = k_\tau^\top q_t$ to the right of $v_\tau$ and pull
+# Now start from attention. For one query $q_t$ over keys $k_\tau$ and values $v_\tau$ (vectors of
+# $D$ numbers each, one attention head), *without* a softmax, move the scalar $q_t \cdot k_\tau = k_\tau^\top q_t$ to the right of $v_\tau$ and pull
 # the query out of the sum:
 #
 # $$
@@ -688,16 +688,16 @@ print("logits", tuple(ours.shape), "relative error:", round(relative_error(ours,
 #
 # Section 3.2 showed the common root: attention without a softmax folds into a fixed-size memory.
 # The layers below differ in what they store, how they forget, and how they read. Per head, $D$ is
-# the key and value size ($S$ here), $t$ the position of the token being generated.
+# the key and value size of section 3.2 ($S$ here), $t$ the position of the token being generated.
 #
 # | layer | stores | forgets | reads | cost per generated token | reference |
 # |---|---|---|---|---|---|
 # | softmax attention (the `transformer` baseline) | every key and value: the KV cache, $2tD$ | never (a window, if any, drops old tokens) | softmax of $q \cdot k_\tau / \sqrt{D}$ over all $t$ keys, weighted sum of values | $O(tD)$ time and memory, growing | Vaswani et al. 2017, arXiv:1706.03762 |
-# | linear attention | $M = \sum_\tau \phi(k_\tau) v_\tau^\top$ ($D \times D$) and a normalizer $\sum_\tau \phi(k_\tau)$ | never: a plain sum | $M^\top \phi(q)$ divided by $\phi(q) \cdot \sum_\tau \phi(k_\tau)$ | $O(D^2)$ | Katharopoulos et al. 2020, arXiv:2006.16236 |
+# | linear attention | $M = \sum_\tau \phi(k_\tau) v_\tau^\top$ ($D \times D$; $\phi$ a fixed positive feature map, e.g. $\operatorname{elu}(\cdot) + 1$) and a normalizer $\sum_\tau \phi(k_\tau)$ | never: a plain sum | $M^\top \phi(q)$ divided by $\phi(q) \cdot \sum_\tau \phi(k_\tau)$ | $O(D^2)$ | Katharopoulos et al. 2020, arXiv:2006.16236 |
 # | RetNet | $M$ ($D \times D$) | a fixed decay per head, the same for every token | $M^\top q$, then a normalization and a gate | $O(D^2)$ | Sun et al. 2023, arXiv:2307.08621 |
 # | GLA (gated linear attention) | $M$ ($D_k \times D_v$) | a data-dependent decay per key dimension (a vector gate) | $M^\top q$, then an output gate | $O(D_k D_v)$ | Yang et al. 2023, arXiv:2312.06635 |
-# | Mamba-2 / SSD | a state $h$ ($N \times P$ per head) | a data-dependent *scalar* decay per head, $\exp(\Delta_t A)$ | $C_t^\top h_t$ (the query is $C$, the key $B$, the value $x$) | $O(NP)$ | Dao and Gu 2024, arXiv:2405.21060 |
-# | DeltaNet | $M$ ($D \times D$) | no decay: a write *replaces* what is stored under its key (delta rule, $M \leftarrow M + \beta_t k_t (v_t - M^\top k_t)^\top$) | $M^\top q$ | $O(D^2)$ | Yang et al. 2024, arXiv:2406.06484; fast weights: Schlag et al. 2021, arXiv:2102.11174 |
+# | Mamba-2 / SSD | a state matrix per head (state size times head width, the same shape as $M$) | a data-dependent *scalar* decay per head (in the paper's notation, the exponential of a learned step size times a learned negative rate) | the state read with a query-like projection (Mamba-2's names: the query is `C`, the key `B`, the value `x`) | $O(D^2)$ | Dao and Gu 2024, arXiv:2405.21060 |
+# | DeltaNet | $M$ ($D \times D$) | no decay: a write *replaces* what is stored under its key (delta rule, $M \leftarrow M + \eta_t\, k_t (v_t - M^\top k_t)^\top$, with a write strength $\eta_t \in (0, 1)$) | $M^\top q$ | $O(D^2)$ | Yang et al. 2024, arXiv:2406.06484; fast weights: Schlag et al. 2021, arXiv:2102.11174 |
 # | **triple-latent** (this course) | $s$ ($S$) and $P$ ($S \times S$) | data-dependent scalar keep gates $\lambda_t, \gamma_t$ per head, convex writes | $(P^\top q^l) \odot q^r$ | $O(S^2)$ | arXiv:2606.05175; `docs/paper.md` |
 #
 # **Where the triple-latent layer differs.**

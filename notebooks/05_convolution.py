@@ -13,28 +13,29 @@
 # triple-latent layers:
 #
 # $$
-# x \leftarrow x + \operatorname{Dropout}\big(\operatorname{GELU}(\operatorname{Conv1d}_{d \to d,\,k=5}(x))\big)
+# x \leftarrow x + \operatorname{Dropout}\big(\operatorname{GELU}(\operatorname{Conv1d}_{d \to d,\,\kappa=5}(x))\big)
 # $$
 #
-# A convolution with kernel $k$ mixes $k$ neighbouring positions. *Which* neighbours depends on the
-# padding. This project's convolution is **causal**: pad $k-1$ zeros on the left, so that tap $i$
-# reads $x_{t-(k-1)+i}$:
+# A convolution with kernel size $\kappa$ mixes $\kappa$ neighbouring positions. *Which* neighbours depends on the
+# padding. This project's convolution is **causal**: pad $\kappa-1$ zeros on the left, so that tap $i$
+# reads $x_{t-(\kappa-1)+i}$:
 #
 # $$
-# y_t = \operatorname{GELU}\Big(c + \sum_{i=0}^{k-1} W_{:,:,i}\; x_{t-(k-1)+i}\Big), \qquad x_{<0} = 0,
+# y_t = \operatorname{GELU}\Big(c_{\mathrm{conv}} + \sum_{i=0}^{\kappa-1} W_{\mathrm{conv}}[:, :, i]\; x_{t-(\kappa-1)+i}\Big), \qquad x_{<0} = 0,
 # $$
 #
 # and position $t$ sees $x_{t-4}, \dots, x_t$. The reference code pads **symmetrically**
-# (`padding = k // 2`): tap $i$ reads $x_{t-(k-1)/2+i}$, so position $t$ sees
+# (`padding = k // 2`, with `k` the code's name for $\kappa$): tap $i$ reads $x_{t-(\kappa-1)/2+i}$, so position $t$ sees
 # $x_{t-2}, \dots, x_{t+2}$. The logits at $t$ are trained to predict $x_{t+1}$, and the
 # symmetric convolution hands them $x_{t+1}$ directly: the **future-token leak**.
 #
 # | symbol | code (`tl_minimal/conv.py`) | shape |
 # |---|---|---|
 # | $x_t$ | `x` | `[B, T, d]` (embedding + position) |
-# | $W$, $c$ | `conv.weight`, `conv.bias` | `[d, d, k]`, `[d]` |
+# | $\kappa$ | `k` (config `conv_kernel`) | 5 |
+# | $W_{\mathrm{conv}}$, $c_{\mathrm{conv}}$ | `conv.weight`, `conv.bias` | `[d, d, k]`, `[d]` |
 # | $y_t$ | `y` (`record["conv"]["update"]`) | `[B, T, d]` |
-# | state (causal only) | `state` | `[B, k-1, d]`: the last $k-1$ inputs, for one-token steps |
+# | state (causal only) | `state` | `[B, k-1, d]`: the last $\kappa-1$ inputs, for one-token steps |
 #
 # **Learning goals.** After this notebook you can
 # - compute a causal convolution by hand, tap by tap, and check the library's three forms agree;
@@ -80,8 +81,8 @@ print(f"smoke mode: {config.smoke()}   training steps: {STEPS}   eval batches: {
 # %% [markdown]
 # ## 1. A convolution by hand
 #
-# One channel ($d = 1$), kernel taps $W = (1, 2, 3, 4, 5)$, no bias, and an impulse at $t = 3$.
-# The pre-activation $\sum_i W_i x_{t-(k-1)+i}$ written out, then the library's loop form, which
+# One channel ($d = 1$), kernel taps $W_{\mathrm{conv}} = (1, 2, 3, 4, 5)$, no bias, and an impulse at $t = 3$.
+# The pre-activation $\sum_i W_{\mathrm{conv}}[i]\, x_{t-(\kappa-1)+i}$ written out, then the library's loop form, which
 # also applies the GELU:
 
 # %%
@@ -243,7 +244,7 @@ def bpb_of(logits, y):
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1)).item() / math.log(2)
 
 
-x_h = torch.cat([xb for xb, _ in eval_set])[:HONEST_CHUNKS].to(DEVICE)  # [C, 128]
+x_h = torch.cat([xb for xb, _ in eval_set])[:HONEST_CHUNKS].to(DEVICE)  # [HONEST_CHUNKS, 128]
 y_h = torch.cat([yb for _, yb in eval_set])[:HONEST_CHUNKS].to(DEVICE)
 honest = {}
 with evaluating(models["causal"]), evaluating(models["leaky"]):
@@ -324,8 +325,8 @@ widgets.interactive(draw_guesses, text=widgets.Text(sentence, "sentence"))
 # %% [markdown]
 # ## Summary
 #
-# * The hybrid's convolution mixes the last $k$ inputs; with left padding $k-1$ it is causal and
-#   has an O(1) step for generation (it carries the last $k-1$ inputs).
+# * The hybrid's convolution mixes the last $\kappa$ inputs; with left padding $\kappa-1$ it is causal and
+#   has an O(1) step for generation (it carries the last $\kappa-1$ inputs).
 # * The reference's symmetric padding lets position $t$ read $x_{t+1}$ and $x_{t+2}$. Training then
 #   learns to copy the next byte, and the BPB drops for a reason that cannot exist at generation
 #   time: scored prefix by prefix, the leaky model is worse than the causal one.

@@ -112,7 +112,7 @@ print(f"smoke mode: {config.smoke()}   recall steps: {RECALL_STEPS}   eval examp
 # **As coded, not as printed.** These are the equations of the paper's reference code, which this
 # library follows. The paper's printed text differs in two places: its score is
 # $\exp(\hat q_t^\top \hat k_j / \sqrt{d_a})$ on normalized vectors, i.e. $\beta = 1/\sqrt{64} = 1/8$
-# where the code multiplies by 8 again ($\beta = 1$); and its gate is $\sigma(W_g q_t) \odot m_t$,
+# where the code multiplies by 8 again ($\beta = 1$); and its gate is $\sigma(W_{\mathrm{gate}}\, q_t) \odot m_t$ (a matrix $W_{\mathrm{gate}}$ that the code does not have),
 # computed from the query, where the code has one scalar $\sigma(w_g \cdot e_{t-1} + b_g)$ from the
 # previous token's embedding (`docs/paper.md` section 3.6 gives both sources, line by line).
 #
@@ -142,7 +142,8 @@ print(f"query: the previous token x_(t-1) = {name(demo[t_answer - 1])}; the entr
 # `kv_read_loop` scores each position's visible entries one position at a time (the
 # specification); `kv_read` does all positions with one masked score matrix and a top-k;
 # `kv_read_step` answers one query from a cache (generation). Entry $j$ is visible at $t$ when
-# $j < n_t$ ($n_t = t - 1$ with the previous-token query).
+# $j < t - 1$ (with the previous-token query: entry $j$ pairs tokens $j$ and $j+1$, and the query comes
+# from token $t-1$).
 
 # %%
 gen = torch.Generator().manual_seed(0)
@@ -169,8 +170,8 @@ print("no entry visible before t = 2, so m_0 = m_1 = 0:", bool((m_fast[:, :2] ==
 # | | softmax attention (`tl_minimal/transformer.py`) | the key-value memory (`tl_minimal/kv_fusion.py`) |
 # |---|---|---|
 # | reads from | hidden states: tokens, positions and all that earlier layers computed | raw token embeddings $e_j$: no positions, nothing computed |
-# | an entry is | key and value of the **same** position $u$ | key from token $j$, value from the **next** token $j+1$ |
-# | weights | softmax of $q_t \cdot k_u / \sqrt{D}$ over **all** $u \le t$ | a **hard** top-k of $\beta \cos(q_t, k_j)$, softmax over those `top_k` only |
+# | an entry is | key and value of the **same** position $\tau$ | key from token $j$, value from the **next** token $j+1$ |
+# | weights | softmax of $q_t \cdot k_\tau / \sqrt{D}$ over **all** $\tau \le t$ ($D$ = $d/H$, a head's key size) | a **hard** top-k of $\beta \cos(q_t, k_j)$, softmax over those `top_k` only |
 # | the read goes | into the residual stream, on to the next layer | straight into the logits, after the last layer (late fusion) |
 # | how many | every head of every layer | one memory for the whole model |
 #
@@ -393,7 +394,7 @@ for align, hits in right_next.items():
 # Late fusion adds $\operatorname{LN}(g_t m_t)$ to $h_t$. A LayerNorm divides by the standard
 # deviation (plus a small $\epsilon = 10^{-5}$ under the root), so a positive factor $g_t$ cancels
 # once $m_t$ is large: then the read gate can barely change anything. At initialization, though,
-# $m_t$ is tiny (values $W_v e$ with weights and embeddings drawn from $N(0, 0.02)$ have entries of
+# $m_t$ is tiny (values $W_v e$ with weights and embeddings drawn from $\mathcal{N}(0, 0.02)$ have entries of
 # about $0.003$), its variance is below $\epsilon$, and the gate still scales the output. With a
 # model's own LayerNorm, for a read of unit size and one of the initial size:
 
@@ -566,8 +567,8 @@ widgets.recall_widget(PLAY_MODELS, pairs="k5=v13 k6=v20 k7=v17 k8=v14", ask="k7"
 # output is fused at the logits like the key-value memory's (`docs/paper.md` section 3.5):
 #
 # $$
-# c_t = \operatorname{TripleLatent}\big(\operatorname{LN}(e)\big)_t, \qquad
-# \text{logits}_t = E\, h_t + E \operatorname{LN}(c_t) .
+# o^{\mathrm{side}}_t = \operatorname{TripleLatent}\big(\operatorname{LN}(e)\big)_t, \qquad
+# \text{logits}_t = E\, h_t + E \operatorname{LN}(o^{\mathrm{side}}_t) .
 # $$
 #
 # At the paper's 80 steps it beats the Transformer by almost a whole bit per byte (notebook 07,
@@ -597,7 +598,7 @@ for variant, value in lm_bpb.items():
 # %% [markdown]
 # At 80 steps the plain Transformer has not even reached the unigram baseline. Two measurements
 # say why. First, how do the two vectors added before the head, the stack's $h_t$ and the side
-# layer's $z_t = \operatorname{LN}(c_t)$, compare? (Read with forward hooks on the final
+# layer's $z_t = \operatorname{LN}(o^{\mathrm{side}}_t)$, compare? (Read with forward hooks on the final
 # LayerNorm and on the side layer's output LayerNorm.)
 
 # %%
@@ -618,9 +619,9 @@ print(f"|h_t| = {h_vec.norm(dim=-1).mean():.2f}   |z_t| = {z_vec.norm(dim=-1).me
 # %% [markdown]
 # Both are LayerNorm outputs, of length about $\sqrt{d} = 8$, and they point in nearly the same
 # direction: the sum is nearly $2 h_t$. The head is $E$, the embedding, initialized at
-# $N(0, 0.02)$ and moved by at most about $3 \times 10^{-4}$ per step, so after 80 steps the logits
+# $\mathcal{N}(0, 0.02)$ and moved by at most about $3 \times 10^{-4}$ per step, so after 80 steps the logits
 # are small and the predicted distribution is still too flat. A vector twice as long makes every
-# logit twice as large. Second measurement: multiply each trained model's logits by a factor $c$
+# logit twice as large. Second measurement: multiply each trained model's logits by a factor $\mu$
 # and score again (only the scale changes, not which byte is preferred):
 
 # %%
@@ -631,11 +632,11 @@ with torch.no_grad():
     for variant, model in lm_models.items():
         with evaluating(model):
             logits = model(x_lm)  # [chunks, 128, V]
-        scaled[variant] = [F.cross_entropy((c * logits).flatten(0, 1), y_lm.flatten()).item() / math.log(2)
-                           for c in factors]
+        scaled[variant] = [F.cross_entropy((mu * logits).flatten(0, 1), y_lm.flatten()).item() / math.log(2)
+                           for mu in factors]
         best = min(range(len(factors)), key=lambda i: scaled[variant][i])
-        print(f"{variant:24s} BPB at c = 1: {scaled[variant][factors.index(1.0)]:.3f}   best: {scaled[variant][best]:.3f} "
-              f"at c = {factors[best]}")
+        print(f"{variant:24s} BPB at μ = 1: {scaled[variant][factors.index(1.0)]:.3f}   best: {scaled[variant][best]:.3f} "
+              f"at μ = {factors[best]}")
 
 # %% [markdown]
 # Both models are under-confident: their BPB improves when the logits are scaled up, the
