@@ -138,8 +138,8 @@ for name, f in (("fast", f_chunked), ("step", f_step), ("from slot_memory", f_fr
 #   a rank-one matrix of averages. $\tilde P_t$ has rank at most $K$ in any case, $P_t$ up to $S$.
 #
 # A toy with two tokens makes the cross terms visible. The states and writes are unit vectors, so
-# each product $s b^\top$ lights up one cell: token 0 pairs $e_0$ with $e_1$, token 1 pairs $e_2$
-# with $e_3$. The matrices come from the library (`pair_memory`, `slot_memory`):
+# each product $s b^\top$ lights up one cell: token 0 pairs $\delta_0$ with $\delta_1$, token 1 pairs $\delta_2$
+# with $\delta_3$ (the unit vectors of notebook 02). The matrices come from the library (`pair_memory`, `slot_memory`):
 
 # %%
 S_toy, K_toy = 4, 2
