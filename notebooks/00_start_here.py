@@ -347,9 +347,9 @@ plt.show()
 # validation text, in bits per byte (BPB): the average number of bits it needs to encode the next
 # byte. Two references make a BPB readable. Guessing uniformly over the 259 ids costs
 # $\log_2 259 = 8.017$ bits. The **unigram** model, which predicts every byte from how often it
-# occurs in the training text and ignores the context entirely, costs about 4.6 bits (printed
-# below): a model must get below that to have learned anything about context. `unigram_bits` computes it; every BPB in
-# the notebooks stands beside it.
+# occurs in the training text and ignores the context entirely, costs the number printed below:
+# a model must get below that to have learned anything about context. `unigram_bits` computes
+# it; every BPB in the notebooks stands beside it.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -357,6 +357,41 @@ train = data_text.load_split("train")
 UNIGRAM_BPB = unigram_bits(train.tokens, valid.tokens[1:], data_text.VOCAB_SIZE)
 print(f"uniform over {data_text.VOCAB_SIZE} ids: {math.log2(data_text.VOCAB_SIZE):.3f} BPB")
 print(f"unigram (byte frequencies of the train split), on the validation split: {UNIGRAM_BPB:.3f} BPB")
+
+# %% [markdown]
+# **The data setup, once for the course.** Every byte-level run in notebooks 01-07 follows the
+# paper's protocol (`docs/paper.md` section 4.1): `STEPS` AdamW steps, each on a batch of random
+# 128-byte windows of the training text, then BPB on the first chunks of the validation split.
+# Two facts decide how to read their numbers, and both are read from the code here, not written
+# down: how much text the training windows come from (the whole train split if `datasets` or a full
+# local copy finds it; the first 1,000,000 bytes when the local directory holds only that head, as
+# an offline copy does: `train.source` says which), and how much of it 80 steps see.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+from tl_minimal.experiments.protocols import protocol
+from tl_minimal.experiments.tasks import chunk_eval_set
+
+lm = protocol("lm")  # the paper's byte-level protocol, as every notebook builds it
+seen = lm.steps * lm.batch_size * lm.seq_len  # bytes in the training windows of one run
+print("training text:", train.source)
+print(f"one {lm.steps}-step run sees {lm.steps} x {lm.batch_size} windows x {lm.seq_len} bytes = {seen:,} bytes, "
+      f"{seen / len(train.tokens):.1%} of the {len(train.tokens):,} training bytes (windows may overlap)")
+_, y_table = chunk_eval_set(valid.tokens, lm)  # the validation bytes a BPB table scores
+unigram_table = unigram_bits(train.tokens, y_table, data_text.VOCAB_SIZE)
+print(f"unigram on the whole validation split:                      {UNIGRAM_BPB:.3f} BPB")
+print(f"unigram on the first {lm.eval_batches} x {lm.eval_batch_size} chunks of {lm.seq_len} bytes (a table's): "
+      f"{unigram_table:.3f} BPB")
+
+# %% [markdown]
+# **Which unigram baseline a table uses, and why they differ.** The baseline is always the byte
+# frequencies of the training text above, scored on *the same validation bytes as the models it
+# stands beside*. Notebooks 01 and 02 score the whole validation split; notebooks 03-06 score the
+# protocol's first chunks (fewer in a notebook that evaluates fewer batches, and notebook 05 also a
+# smaller set of chunks prefix by prefix). Different bytes have different frequencies, so the
+# baseline moves by a few hundredths from table to table, as the two lines above show; and with
+# only the head of the train split the frequencies are those of the head. Compare a model with the
+# baseline printed beside it, never with another table's.
 
 # %% [markdown]
 # ### 7.2 The MiniMind tokenizer
@@ -443,6 +478,7 @@ widgets.pulse_memory_widget(lam=0.9)
 #   paired with its write) and the readout $r$; then $W_o$ and the residual add. It replaces
 #   attention in an ordinary pre-LN language model with a tied head.
 # - Section 4 is the one glossary of the course; section 5 the path, with times.
-# - BPB is read against the unigram baseline (about 4.6 bits) and uniform guessing (8.017 bits).
+# - BPB is read against the unigram baseline (section 7.1, recomputed on each table's own bytes) and
+#   uniform guessing (8.017 bits); section 7.1 also prints how much training text a run sees.
 #
 # **Next:** [`01_running_state.ipynb`](01_running_state.ipynb), step 1 of the layer.

@@ -414,7 +414,8 @@ fig.axes[0].legend(fontsize=9)
 plt.show()
 
 # %% [markdown]
-# After 80 steps (about 1.5% of the training text seen once) the training loss has fallen fast but
+# After 80 steps (a small part of the training text, seen once: notebook 00, section 7.1, prints
+# how much) the training loss has fallen fast but
 # is still *above* the unigram line: the model has not yet learned even the byte frequencies as
 # well as a count would, let alone much context. Keep that in mind when reading what its gates do.
 #

@@ -583,9 +583,16 @@ for variant, model in models.items():
     print(f"--- {variant}:\n{data_text.decode(out)!r}\n")
 
 # %% [markdown]
-# Bytes with roughly the right letter frequencies and spaces, not yet words: 80 steps of 16
-# windows is about 164 KB of text, 1.5% of the training split.
-#
+# Bytes with roughly the right letter frequencies and spaces, not yet words. How much text did the
+# two models see? Read from the protocol and the training text this notebook loaded:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+seen = STEPS * lm.batch_size * lm.seq_len  # bytes in the training windows
+print(f"{STEPS} steps x {lm.batch_size} windows x {lm.seq_len} bytes = {seen:,} bytes, "
+      f"{seen / len(train_split.tokens):.1%} of the {len(train_split.tokens):,} training bytes ({train_split.source})")
+
+# %% [markdown]
 # **What does one trained layer read?** Section 3.1 showed that the readout is attention with scores
 # $A_{t\tau} = w_{t,\tau}\,(q^l_t \cdot s_{\tau-1})$. For the trained model we form them from the
 # library's pieces: a forward hook catches the LayerNormed input $n$ of the first layer,

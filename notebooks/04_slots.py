@@ -199,7 +199,8 @@ plt.show()
 # way (the matched-width pair: both $S = 16$). The evaluation uses the first `EVAL_BATCHES` batches
 # of 16 non-overlapping validation chunks (the paper takes 128 batches; notebook 07 has the full
 # protocol). Beside them, the **unigram baseline** (`unigram_bits`): every byte predicted from its
-# frequency in the training text, with no context at all.
+# frequency in the training text, with no context at all, scored on the same validation chunks
+# (notebook 00, section 7.1: why its value differs a little from notebook to notebook).
 
 # %%
 # NBVAL_IGNORE_OUTPUT

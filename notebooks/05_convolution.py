@@ -192,8 +192,8 @@ except NotImplementedError as err:
 # The paper's byte-level protocol (as in notebook 04): 16 random 128-byte windows of WikiText-2 per
 # step, AdamW at 3e-4, weight decay 0.05, `STEPS` steps, trained by `fit`; validation BPB on the
 # first `EVAL_BATCHES` batches of 16 chunks, beside the unigram baseline (each byte predicted from
-# its frequency in the training text, no context). Both models have the same parameters and the
-# same seed; only the padding differs.
+# its frequency in the training text, no context, on the same chunks: notebook 00, section 7.1).
+# Both models have the same parameters and the same seed; only the padding differs.
 
 # %%
 # NBVAL_IGNORE_OUTPUT

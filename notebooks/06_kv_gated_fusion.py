@@ -575,7 +575,7 @@ widgets.recall_widget(PLAY_MODELS, pairs="k5=v13 k6=v20 k7=v17 k8=v14", ask="k7"
 # table 1: 4.174 against 5.050 BPB over three seeds). One layer is a small addition. Where does
 # such a gain come from? Train both with the byte-level protocol and score them on validation
 # chunks, beside the **unigram baseline**: each byte predicted from its frequency in the training
-# text, with no context at all (`unigram_bits`).
+# text, with no context at all (`unigram_bits`), on the same chunks (notebook 00, section 7.1).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
