@@ -108,9 +108,11 @@ plt.show()
 # - **Step 2, the pair memory** (notebook 02): $P_t = \gamma_t P_{t-1} + (1 - \gamma_t)\, s_{t-1}
 #   b_t^\top$, an $S \times S$ matrix that pairs the context *before* token $t$ ($s_{t-1}$) with what
 #   token $t$ writes ($b_t$).
-# - **Step 3, the readout** (notebook 03): $r_t = (P_t^\top q^l_t) \odot q^r_t$: the left query
-#   asks "which stored contexts look like this?", the answer is the writes that followed them,
-#   and the right query $q^r_t$ scales each of its $S$ entries.
+# - **Step 3, the readout** (notebook 03): $r_t = (P_t^\top q^l_t) \odot q^r_t$. Step 2 stored each
+#   context $s_{\tau-1}$ paired with the write $b_\tau$ that followed it; the left query $q^l_t$ is
+#   compared (by a dot product) with those stored contexts, and gets back their writes, each in
+#   proportion to how well its context matched and how little it has faded. The right query
+#   $q^r_t$ then scales each of the $S$ entries of the result.
 # - $o_t = W_o\,\mathrm{vec}(r_t)$ maps the $H \times S$ readout back to width $d$ and is added to
 #   the residual stream.
 #
