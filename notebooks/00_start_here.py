@@ -381,9 +381,9 @@ print(f"one {lm.steps}-step run sees {lm.steps} x {lm.batch_size} windows x {lm.
       f"{seen / len(train.tokens):.1%} of the {len(train.tokens):,} training bytes (windows may overlap)")
 _, y_table = chunk_eval_set(valid.tokens, lm)  # the validation bytes a BPB table scores
 unigram_table = unigram_bits(train.tokens, y_table, data_text.VOCAB_SIZE)
-print(f"unigram on the whole validation split:                      {UNIGRAM_BPB:.3f} BPB")
-print(f"unigram on the first {lm.eval_batches} x {lm.eval_batch_size} chunks of {lm.seq_len} bytes (a table's): "
-      f"{unigram_table:.3f} BPB")
+table_bytes = f"the first {lm.eval_batches} x {lm.eval_batch_size} chunks of {lm.seq_len} bytes (a table's)"
+print(f"unigram on {'the whole validation split':{len(table_bytes)}s}: {UNIGRAM_BPB:.3f} BPB")
+print(f"unigram on {table_bytes}: {unigram_table:.3f} BPB")
 
 # %% [markdown]
 # **Which unigram baseline a table uses, and why they differ.** The baseline is always the byte
