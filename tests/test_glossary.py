@@ -32,8 +32,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("0[0-6]_*.py"))
 GLOSSARY_START = '<a id="glossary"></a>'
@@ -75,7 +73,7 @@ def math_spans(path: Path) -> list[tuple[int, str]]:
     starts = [number for number, _ in lines]
     text = re.sub(r"`[^`\n]*`", lambda m: " " * len(m.group()), text)  # inline code is not math
     spans = []
-    for match in re.finditer(r"\$\$(.+?)\$\$|\$([^$]+?)\$", text, flags=re.S):
+    for match in re.finditer(r"\$\$(.+?)\$\$|\$([^$]+?)\$", text, flags=re.DOTALL):
         body = match.group(1) if match.group(1) is not None else match.group(2)
         spans.append((starts[text.count("\n", 0, match.start())], body))
     return spans
@@ -83,7 +81,7 @@ def math_spans(path: Path) -> list[tuple[int, str]]:
 
 def _strip_words(math: str) -> str:
     """Blank out \\text{...}-like words (they name things, they are not symbols)."""
-    pattern = r"\\(?:%s)\s*\{[^{}]*\}" % "|".join(WORD_COMMANDS)
+    pattern = r"\\(?:" + "|".join(WORD_COMMANDS) + r")\s*\{[^{}]*\}"
     while True:  # innermost first: \operatorname{top\text{-}k}
         stripped = re.sub(pattern, lambda m: " " * len(m.group()), math)
         if stripped == math:
@@ -175,7 +173,6 @@ def occurrences(path: Path, composites: list[str] | None = None, skip_glossary: 
         if line in glossary:
             continue
         for key, role in symbols_in(math, composites):
-            # a superscript l/r on q is its name; the l or r itself is not an index symbol
             out.append(Occurrence(key, role, line, math.strip()))
     return out
 
@@ -308,7 +305,7 @@ def glossary_symbols() -> set[str]:
     found = set()
     for number in glossary_lines(path):
         line = lines[number - 1]
-        if not line.startswith("# | ") or line.startswith("# |---") or line.startswith("# | symbol"):
+        if not line.startswith("# | ") or line.startswith(("# |---", "# | symbol")):
             continue
         first = line[4:].split(" | ")[0]
         for math in re.findall(r"\$([^$]+)\$", first):

@@ -36,7 +36,7 @@ from pathlib import Path
 
 MARKER = "NOTEBOOK_COST "
 # appended as the last cell: the kernel reports its own CPU time and peak memory
-MEASURE_CELL = '''
+MEASURE_CELL = f'''
 import json as _json, sys as _sys, time as _time
 def _peak_mb():
     try:
@@ -49,8 +49,8 @@ def _peak_mb():
             return None
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux, bytes on macOS
     return peak / 2**20 if _sys.platform == "darwin" else peak / 1024
-print("%s" + _json.dumps({"cpu_s": _time.process_time(), "peak_mb": _peak_mb()}))
-''' % MARKER
+print("{MARKER}" + _json.dumps({{"cpu_s": _time.process_time(), "peak_mb": _peak_mb()}}))
+'''
 
 
 def notebooks_in(target: Path) -> list[Path]:
