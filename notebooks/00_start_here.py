@@ -197,7 +197,7 @@ plt.show()
 # | $W_{t\tau}$ | weight of the write $a_\tau$ in the running state $s_t$: the lower-triangular $T \times T$ matrix ($C \times C$ inside a chunk) | `W` (`running_state.py`) | 01 §3 |
 # | $A$ | a $T \times T$ (or $C \times C$) matrix of attention scores, row $t$, column $\tau$ | `A`, `attn` | 03 §3.1 |
 # | $H_{1/2}$ | half-life of a keep gate $\lambda$: $\ln(1/2) / \ln \lambda$ tokens. "Memory length" always means the half-life; $1/(1-\lambda)$ is the mean lifetime and is called that | - | 01 §6 |
-# | $\delta_i$ | the unit vector with a 1 at entry $i$, zeros elsewhere | `torch.eye` | 02 §1 |
+# | $\delta_i$ | the unit vector with a 1 at entry $i$, zeros elsewhere | `torch.eye` | 02 §2 |
 #
 # **Attention and related layers** (notebook 03)
 #
@@ -213,11 +213,11 @@ plt.show()
 #
 # | symbol | meaning | code | where |
 # |---|---|---|---|
-# | $K$ | number of slots (never the top-k of notebook 06) | `num_slots` | 04 §1 |
-# | $k$ (as an index) | a slot: $g_t[k]$, $L_k$, $R_k$ | `k` | 04 §1 |
-# | $g_t$, $W_g$ | slot weights of token $t$ (softmax over the $K$ slots), their weight matrix | `g`, `to_slots` | 04 §1 |
-# | $L, R$ | left and right memory of a slot, $L_{k,t}$, $R_{k,t}$ ($S$ numbers each) | `L`, `R` | 04 §1 |
-# | $f_t$ | the slot layer's read, one feature per slot, $f_t[k]$ | `f` | 04 §1 |
+# | $K$ | number of slots (never the top-k of notebook 06) | `num_slots` | 04 (opening) |
+# | $k$ (as an index) | a slot: $g_t[k]$, $L_k$, $R_k$ | `k` | 04 (opening) |
+# | $g_t$, $W_g$ | slot weights of token $t$ (softmax over the $K$ slots), their weight matrix | `g`, `to_slots` | 04 (opening) |
+# | $L, R$ | left and right memory of a slot, $L_{k,t}$, $R_{k,t}$ ($S$ numbers each) | `L`, `R` | 04 (opening) |
+# | $f_t$ | the slot layer's read, one feature per slot, $f_t[k]$ | `f` | 04 (opening) |
 # | $\tilde P_t$ | the slot layer's effective pair memory $\sum_k L_{k,t} R_{k,t}^\top$ | `slot_memory` | 04 §2 |
 # | $\bar s, \bar b$ | weighted averages of the states $s_{\tau-1}$ and the writes $b_\tau$ | - | 04 §2 |
 # | $\kappa$ | kernel size of the convolution | `k`, `conv_kernel` | 05 |
@@ -230,7 +230,7 @@ plt.show()
 # | $\beta$ | the score scale that multiplies the cosine, so larger is sharper (setting `score_scale`) | `score_scale` | 06 §1 |
 # | $\alpha_{t,j}$ | retrieval weights (softmax over the top-k scores) | `weights` | 06 §1 |
 # | $m_t$ | the key-value memory's read, $\sum_j \alpha_{t,j} v_{j+1}$ | `m` | 06 §1 |
-# | $\omega_t$, $w_g$, $b_g$ | read gate of the key-value memory, its weights and bias | `read_gate` | 06 §1 |
+# | $g^{\mathrm{read}}_t$, $w_g$, $b_g$ | read gate of the key-value memory (`kv_fusion.py` calls it $g_t$), its weights and bias | `read_gate` | 06 §1 |
 # | $W_{\mathrm{gate}}$ | the read-gate matrix of the paper's printed text (its code has none) | - | 06 §1 |
 # | $\epsilon$ | LayerNorm's small constant under the square root | `eps` | 06 §7 |
 # | $o^{\mathrm{side}}_t$ | `transformer_plus_triple`'s side layer output | `side_out` | 06 §10 |

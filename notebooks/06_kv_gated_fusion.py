@@ -93,7 +93,7 @@ print(f"smoke mode: {config.smoke()}   recall steps: {RECALL_STEPS}   eval examp
 # stack's final LayerNorm $h_t$ ("late fusion", with the tied embedding $E$ as the head):
 #
 # $$
-# \omega_t = \sigma(w_g \cdot e_{t-1} + b_g), \qquad z_t = \operatorname{LN}(\omega_t\, m_t), \qquad
+# g^{\mathrm{read}}_t = \sigma(w_g \cdot e_{t-1} + b_g), \qquad z_t = \operatorname{LN}(g^{\mathrm{read}}_t\, m_t), \qquad
 # \text{logits}_t = E\, h_t + E\, z_t .
 # $$
 #
@@ -107,7 +107,7 @@ print(f"smoke mode: {config.smoke()}   recall steps: {RECALL_STEPS}   eval examp
 # | $\beta$ | score scale: multiplies the cosine, so larger is sharper | `score_scale` | scalar |
 # | top-k | entries kept per read (not the slot count $K$ of notebook 04) | `top_k` | 8 |
 # | $\alpha_{t,j}$ | retrieval weights over the kept entries | `weights` | `[B, T, top_k]` |
-# | $\omega_t$ | read gate | `read_gate` | `[B, T]` |
+# | $g^{\mathrm{read}}_t$ | read gate | `read_gate` | `[B, T]` |
 #
 # **As coded, not as printed.** These are the equations of the paper's reference code, which this
 # library follows. The paper's printed text differs in two places: its score is
@@ -391,8 +391,8 @@ for align, hits in right_next.items():
 #
 # ## 7. The read gate inside a LayerNorm
 #
-# Late fusion adds $\operatorname{LN}(\omega_t m_t)$ to $h_t$. A LayerNorm divides by the standard
-# deviation (plus a small $\epsilon = 10^{-5}$ under the root), so a positive factor $\omega_t$ cancels
+# Late fusion adds $\operatorname{LN}(g^{\mathrm{read}}_t m_t)$ to $h_t$. A LayerNorm divides by the standard
+# deviation (plus a small $\epsilon = 10^{-5}$ under the root), so a positive factor $g^{\mathrm{read}}_t$ cancels
 # once $m_t$ is large: then the read gate can barely change anything. At initialization, though,
 # $m_t$ is tiny (values $W_v e$ with weights and embeddings drawn from $\mathcal{N}(0, 0.02)$ have entries of
 # about $0.003$), its variance is below $\epsilon$, and the gate still scales the output. With a
@@ -411,7 +411,7 @@ with torch.no_grad():
 
 # %% [markdown]
 # So the gate acts early in training and fades as the read grows. The option
-# `gate_outside_norm=True` applies it after the norm, $\omega_t \operatorname{LN}(m_t)$, so that it can
+# `gate_outside_norm=True` applies it after the norm, $g^{\mathrm{read}}_t \operatorname{LN}(m_t)$, so that it can
 # switch the memory off at any size; both gated variants keep the paper's placement:
 
 # %%
@@ -680,7 +680,7 @@ plt.show()
 # So most of the 80-step gain is **not** what the side layer remembers about the byte stream: it
 # is that late fusion adds a second LayerNormed vector, pointing the same way as the first, in
 # front of a head that is still too small to make confident predictions. `gated_hybrid`'s late
-# fusion has the same shape ($h_t + \operatorname{LN}(\omega_t m_t)$) and the same kind of 80-step
+# fusion has the same shape ($h_t + \operatorname{LN}(g^{\mathrm{read}}_t m_t)$) and the same kind of 80-step
 # lead in notebook 07's table 1; we have not run the control for it.
 #
 # Does the gain survive longer training? The tables of notebook 07 trained every variant for

@@ -282,7 +282,7 @@ SYMBOLS: list[Symbol] = [
     Symbol("\\beta", "score scale", 6, "both"),
     Symbol("\\alpha", "retrieval weights", 6),
     Symbol("m", "the key-value memory's read", 6, scope=(6,)),
-    Symbol("\\omega", "read gate of the key-value memory", 6, scope=(6,)),
+    Symbol("g^{\\mathrm{read}}", "read gate of the key-value memory", 6, scope=(6,)),
     Symbol("w_g", "read-gate weights", 6), Symbol("b_g", "read-gate bias", 6),
     Symbol("W_{\\mathrm{gate}}", "the paper's printed gate matrix (not in its code)", 6),
     Symbol("\\epsilon", "LayerNorm's small constant", 6),
