@@ -5,11 +5,14 @@ measurement, not from a guess. This module runs notebooks top to bottom the way 
 does (a fresh Jupyter kernel, default mode: ``TL_SMOKE`` is removed from the kernel's
 environment) and records, per notebook,
 
-- ``wall_s``: seconds from the first cell to the last, measured outside the kernel;
+- ``wall_s``: seconds from starting the kernel to the end of the last cell, measured outside
+  the kernel (a student's run of the whole notebook, kernel start included);
 - ``cpu_s``: CPU seconds the kernel process used (``time.process_time()`` inside it: every
   thread of the kernel, not processes it starts, which no notebook here does);
 - ``peak_mb``: the kernel's peak resident memory in MiB (``resource`` on Linux and macOS,
-  ``psutil`` on Windows when it is installed; ``null`` when neither can say).
+  ``psutil`` on Windows when it is installed; ``null`` when neither can say);
+- ``load_1min``: the machine's load average when the run started (``null`` where the system has
+  none, e.g. Windows): a busy machine inflates ``wall_s`` far more than ``cpu_s``.
 
 Usage, from a clone's root::
 
@@ -76,6 +79,7 @@ def run_notebook(path: Path, timeout: int = 1800) -> dict:
     nb.cells.append(nbformat.v4.new_code_cell(MEASURE_CELL))
     smoke = os.environ.pop("TL_SMOKE", None)  # default mode: the kernel inherits this environment
     try:
+        load = round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None  # POSIX only
         client = nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3",
                                          resources={"metadata": {"path": str(path.parent)}})
         start = time.perf_counter()
@@ -91,7 +95,7 @@ def run_notebook(path: Path, timeout: int = 1800) -> dict:
     measured = json.loads(line[len(MARKER):])
     return {"wall_s": round(wall, 1), "cpu_s": round(measured["cpu_s"], 1),
             "peak_mb": None if measured["peak_mb"] is None else round(measured["peak_mb"]),
-            "mode": "default", "measured": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+            "load_1min": load, "mode": "default", "measured": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
 
 
 def machine() -> dict:
