@@ -311,8 +311,8 @@ print("P q^l gives the same readout as P^T q^l:", torch.allclose(r_text, r_fast)
 # 2. **Across chunks**, term (ii) reads the entering memory $P_{c-1}$ with the query, scaled by
 #    how much of it survives to $t$: everything written before the chunk, in one $S \times S$
 #    matrix instead of all the blocks of $A$ left of the diagonal.
-# 3. **The memory carried**, equation (iii), is the first equation at the chunk's last token
-#    $t = c + C - 1$: a recurrence of the running state's kind, over $T/C$ chunk-end memories of
+# 3. **The memory carried**, equation (iii), is the unrolled $P_t$ of the paragraph above at the
+#    chunk's last token $t = c + C - 1$: a recurrence of the running state's kind, over $T/C$ chunk-end memories of
 #    $S^2$ numbers instead of over $T$ tokens.
 #
 # The library's `readout.decayed_attention` is this algorithm written for any decayed linear
