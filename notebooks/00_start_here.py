@@ -117,9 +117,11 @@ plt.show()
 # - **Step 2, the pair memory** (notebook 02): $P_t = \gamma_t P_{t-1} + (1 - \gamma_t)\, s_{t-1}
 #   b_t^\top$, an $S \times S$ matrix that pairs the context *before* token $t$ ($s_{t-1}$) with what
 #   token $t$ writes ($b_t$).
-# - **Step 3, the readout** (notebook 03): $r_t = (P_t^\top q^l_t) \odot q^r_t$: the left query
-#   asks "which stored contexts look like this?", the answer is the writes that followed them,
-#   and the right query $q^r_t$ scales each of its $S$ entries.
+# - **Step 3, the readout** (notebook 03): $r_t = (P_t^\top q^l_t) \odot q^r_t$. Step 2 stored each
+#   context $s_{\tau-1}$ paired with the write $b_\tau$ that followed it; the left query $q^l_t$ is
+#   compared (by a dot product) with those stored contexts, and gets back their writes, each in
+#   proportion to how well its context matched and how little it has faded. The right query
+#   $q^r_t$ then scales each of the $S$ entries of the result.
 # - $o_t = W_o\,\mathrm{vec}(r_t)$ maps the $H \times S$ readout back to width $d$ and is added to
 #   the residual stream.
 #
@@ -153,63 +155,95 @@ plt.show()
 #
 # ## 4. Glossary: one symbol, one meaning
 #
-# Every notebook, exercise and library docstring uses these symbols with these meanings; later
-# notebooks link here instead of redefining them.
+# Every notebook uses these symbols with these meanings, and no symbol has two (a test,
+# `tests/test_glossary.py`, reads the notebooks' math and holds them to this table). Later
+# notebooks link here instead of redefining them. "Where" is the notebook and section that
+# introduces the symbol.
 #
-# **Sizes and time**
+# **Sizes, time and indices**
 #
-# | symbol | meaning | code |
-# |---|---|---|
-# | $B, T, H, S, d, V$ | batch, time (sequence length), heads, state size per head, model width, vocabulary size | `B, T, H, S`, `d_model`, `vocab_size` |
-# | $t$ | the current position (token $t$ is the $(t+1)$-th token; counting starts at 0) | `t` |
-# | $\tau$ | an earlier position, where something was written; $\tau$ **only** means time | `tau` |
-# | $C$ | chunk size of the fast forms: `running_state.DEFAULT_CHUNK` (notebook 01 prints it) | `chunk_size` |
+# | symbol | meaning | code | where |
+# |---|---|---|---|
+# | $B, T, H, S, d, V$ | batch, time (sequence length), heads, state size per head, model width, vocabulary size | `B, T, H, S`, `d_model`, `vocab_size` | 00 §1-2 |
+# | $t$ | the current position (token $t$ is the $(t+1)$-th token; counting starts at 0) | `t` | 00 §1 |
+# | $\tau$ | an earlier position, where something was written; $\tau$ **only** means time ($\tau'$ a second one) | `tau` | 00 §2 |
+# | $u$ | a position inside a product or sum over time, as in $\prod_{u=\tau+1}^{t} \lambda_u$ (only time) | - | 01 §3 |
+# | $i, j$ | indices into a vector or matrix ($P_t[i, j]$); in notebook 06, $j$ is also the position of a key-value entry | `i, j` | 02 §1 |
+# | $C$ | chunk size of the fast forms: `running_state.DEFAULT_CHUNK` (notebook 01 prints it) | `chunk_size` | 01 §4 |
+# | $c$ | the first position of a chunk (only that) | - | 01 §4 |
+# | $O$ | order of growth: $O(T)$ grows like $T$ | - | 03 §10 |
 #
 # **The model** (section 3)
 #
-# | symbol | meaning | code |
-# |---|---|---|
-# | $\mathrm{token}_t$ | the input id at position $t$ | `tokens[:, t]` |
-# | $E$ | embedding matrix $[V, d]$, also the output head (tied) | `embed.weight` = `head.weight` |
-# | $e_t$ | token embedding $E[\mathrm{token}_t]$ | `e` |
-# | $pos_t$, $W_{pos}$ | learned position vector of position $t$, the row $t$ of $W_{pos}$ (never "P") | `pos` |
-# | $x_t$ | residual stream, the input of a layer | `x` |
-# | $n_t$ | LayerNormed layer input $\mathrm{LN}(x_t)$ | `n` |
-# | $o_t$ | the mixer's output, added to $x_t$ | `o` |
-# | $h_t$ | final LayerNorm of the last block's output | `h` |
-# | $z_t$ | late-fusion term added to $h_t$ (notebook 06) | `z` |
-# | $\mathrm{logits}_t$ | $E\,h_t$: one score per vocabulary entry, predicting token $t+1$ | `logits` |
+# | symbol | meaning | code | where |
+# |---|---|---|---|
+# | $\mathrm{token}_t$ | the input id at position $t$ | `tokens[:, t]` | 00 §3 |
+# | $E$ | embedding matrix $[V, d]$, also the output head (tied) | `embed.weight` = `head.weight` | 00 §3 |
+# | $e_t$ | token embedding $E[\mathrm{token}_t]$ (only that) | `e` | 00 §3 |
+# | $pos_t$, $W_{pos}$ | learned position vector of position $t$, the row $t$ of $W_{pos}$ (never "P") | `pos` | 00 §3 |
+# | $x_t$ | residual stream, the input of a layer | `x` | 00 §2 |
+# | $n_t$ | LayerNormed layer input $\mathrm{LN}(x_t)$ (only that) | `n` | 00 §2 |
+# | $o_t$ | the mixer's output, added to $x_t$ | `o` | 00 §2 |
+# | $h_t$ | final LayerNorm of the last block's output | `h` | 00 §3 |
+# | $z_t$ | late-fusion term added to $h_t$ | `z` | 00 §3, 06 §1 |
+# | $\mathrm{logits}_t$ | $E\,h_t$: one score per vocabulary entry, predicting token $t+1$ | `logits` | 00 §3 |
+# | $\sigma$ | the sigmoid, $\sigma(x) = 1/(1 + e^{-x})$ (never an index) | `torch.sigmoid` | 00 §2 |
 #
 # **The triple-latent layer** (section 2; notebooks 01-03)
 #
-# | symbol | meaning | code |
-# |---|---|---|
-# | $a_t, b_t, q^l_t, q^r_t$ | the four tanh projections of $n_t$: write into the running state, write into the pair memory, left query, right query ($[B, T, H, S]$) | `a, b, q_left, q_right` |
-# | $W_a, W_b, W_{ql}, W_{qr}$ | their weight matrices, $d \to HS$, no bias | `mixer.proj` |
-# | $\lambda_t, \gamma_t$ | keep gates of the running state / pair memory, one number in $(0, 1)$ per head ($[B, T, H]$) | `lam, gam` |
-# | $W_\lambda, c_\lambda, W_\gamma, c_\gamma$ | gate weights and biases | `mixer.to_gates` |
-# | $s_t$ | running state after token $t$; $s_{t-1}$ the state before token $t$ | `s`, `s_prev` |
-# | $s_{-1}$ | the initial state (zeros unless given); never written "$s_0$", which is the state after token 0 | `s0` |
-# | $P_t$ | pair memory after token $t$, $S \times S$ per head; $P_{-1}$ its initial value. $P$ **only** means the pair memory | `P`, `P0` |
-# | $r_t$ | readout $(P_t^\top q^l_t) \odot q^r_t$ | `r` |
-# | $W_o$ | output projection $HS \to d$ | `mixer.out` |
-# | $w_{t,\tau}$ | weight of the write at $\tau$ inside $P_t$ (the unrolled sum, notebooks 02-03) | `w` |
-# | $W_{t\tau}$ | weight of the write $a_\tau$ in the running state $s_t$: the lower-triangular $T \times T$ matrix of notebook 01 ($C \times C$ inside a chunk) | `W` (`running_state.py`) |
-# | $A$ | a $T \times T$ (or $C \times C$) matrix of attention scores, row $t$, column $\tau$ | `A`, `attn` |
-# | $H_{1/2}$ | half-life of a keep gate $\lambda$: $\ln(1/2) / \ln \lambda$ tokens. "Memory length" always means the half-life; $1/(1-\lambda)$ is the mean lifetime and is called that | - |
+# | symbol | meaning | code | where |
+# |---|---|---|---|
+# | $a_t, b_t, q^l_t, q^r_t$ | the four tanh projections of $n_t$: write into the running state, write into the pair memory, left query, right query ($[B, T, H, S]$) | `a, b, q_left, q_right` | 00 §2 |
+# | $W_a, W_b, W_{ql}, W_{qr}$ | their weight matrices, $d \to HS$, no bias | `mixer.proj` | 01 §1, 02 §1, 03 §1 |
+# | $\lambda_t, \gamma_t$ | keep gates of the running state / pair memory, one number in $(0, 1)$ per head ($[B, T, H]$) | `lam, gam` | 00 §2 |
+# | $W_\lambda, c_\lambda, W_\gamma, c_\gamma$ | gate weights and biases | `mixer.to_gates` | 01 §1, 02 §1 |
+# | $s_t$ | running state after token $t$; $s_{t-1}$ the state before token $t$ | `s`, `s_prev` | 00 §2, 01 |
+# | $s_{-1}$ | the initial state (zeros unless given); never written "$s_0$", which is the state after token 0 | `s0` | 01 §1 |
+# | $P_t$ | pair memory after token $t$, $S \times S$ per head; $P_{-1}$ its initial value. $P$ **only** means the pair memory; $P_{c-1}$ is the memory entering the chunk that starts at $c$ | `P`, `P0` | 00 §2, 02 |
+# | $r_t$ | readout $(P_t^\top q^l_t) \odot q^r_t$ | `r` | 00 §2, 03 §1 |
+# | $W_o$ | output projection $HS \to d$ | `mixer.out` | 00 §2 |
+# | $w_{t,\tau}$ | weight of the write at $\tau$ inside $P_t$ (the unrolled sum) | `w` | 02 §3 |
+# | $W_{t\tau}$ | weight of the write $a_\tau$ in the running state $s_t$: the lower-triangular $T \times T$ matrix ($C \times C$ inside a chunk) | `W` (`running_state.py`) | 01 §3 |
+# | $A$ | a $T \times T$ (or $C \times C$) matrix of attention scores, row $t$, column $\tau$ | `A`, `attn` | 03 §3.1 |
+# | $H_{1/2}$ | half-life of a keep gate $\lambda$: $\ln(1/2) / \ln \lambda$ tokens. "Memory length" always means the half-life; $1/(1-\lambda)$ is the mean lifetime and is called that | - | 01 §6 |
+# | $\delta_i$ | the unit vector with a 1 at entry $i$, zeros elsewhere | `torch.eye` | 02 §2 |
+#
+# **Attention and related layers** (notebook 03)
+#
+# | symbol | meaning | code | where |
+# |---|---|---|---|
+# | $q_t, k_\tau, v_\tau$ | query, key and value vectors of attention (in notebook 06, of the key-value memory) | `q, k, v` | 03 §3.2 |
+# | $D$ | size of one attention head's keys and values | `D` | 03 §3.2 |
+# | $M_t$ | the fixed $D \times D$ memory of attention without a softmax (linear attention) | `M` | 03 §3.2 |
+# | $\phi$ | linear attention's feature map | - | 03 §10 |
+# | $\eta_t$ | DeltaNet's write strength | - | 03 §10 |
 #
 # **Later notebooks**
 #
-# | symbol | meaning | where |
-# |---|---|---|
-# | $K$, $g_t[k]$ | number of slots; slot weights of token $t$ (softmax over $k$) | notebook 04, `slots.py` |
-# | $k$ (kernel size), $W_i$ | the convolution's width and taps | notebook 05, `conv.py` |
-# | $k_j, v_{j+1}, q_t$ | key-value memory: key of token $j$, value of the token after it, query | notebook 06, `kv_fusion.py` |
-# | $D_{kv}$ | key-value memory width (config `assoc_dim`) | notebook 06 |
-# | $\rho_{t,j}$ | retrieval score $\beta \cos(q_t, k_j)$ | notebook 06 |
-# | $\beta$ | the score scale that multiplies the cosine, so larger is sharper (setting `score_scale`) | notebook 06 |
-# | $\alpha_{t,j}$ | retrieval weights (softmax over the top-k scores) | notebook 06 |
-# | $g_t$ | read gate of the key-value memory (a different file from the slot weights $g_t[k]$) | notebook 06 |
+# | symbol | meaning | code | where |
+# |---|---|---|---|
+# | $K$ | number of slots (never the top-k of notebook 06) | `num_slots` | 04 (opening) |
+# | $k$ (as an index) | a slot: $g_t[k]$, $L_k$, $R_k$ | `k` | 04 (opening) |
+# | $g_t$, $W_g$ | slot weights of token $t$ (softmax over the $K$ slots), their weight matrix | `g`, `to_slots` | 04 (opening) |
+# | $L, R$ | left and right memory of a slot, $L_{k,t}$, $R_{k,t}$ ($S$ numbers each) | `L`, `R` | 04 (opening) |
+# | $f_t$ | the slot layer's read, one feature per slot, $f_t[k]$ | `f` | 04 (opening) |
+# | $\tilde P_t$ | the slot layer's effective pair memory $\sum_k L_{k,t} R_{k,t}^\top$ | `slot_memory` | 04 §2 |
+# | $\bar s, \bar b$ | weighted averages of the states $s_{\tau-1}$ and the writes $b_\tau$ | - | 04 §2 |
+# | $\kappa$ | kernel size of the convolution | `k`, `conv_kernel` | 05 |
+# | $W_{\mathrm{conv}}$, $c_{\mathrm{conv}}$ | the convolution's taps and bias | `conv.weight`, `conv.bias` | 05 |
+# | $y_t$ | the convolution's output | `y` | 05 |
+# | $W_k, W_v, W_q$; $W_{qk}$ | the key-value memory's key, value and query projections; $W_{qk}$ when query and key are tied | `assoc_k`, `assoc_v`, `assoc_q` | 06 §1, §5 |
+# | $D_{kv}$, $d_a$ | key-value memory width (config `assoc_dim`); $d_a$ is the paper's name for it | `assoc_dim` | 06 §1 |
+# | $\hat q, \hat k$ | the query and a key scaled to length 1 | - | 06 §1 |
+# | $\rho_{t,j}$ | retrieval score $\beta \cos(q_t, k_j)$ | `scores` | 06 §1 |
+# | $\beta$ | the score scale that multiplies the cosine, so larger is sharper (setting `score_scale`) | `score_scale` | 06 §1 |
+# | $\alpha_{t,j}$ | retrieval weights (softmax over the top-k scores) | `weights` | 06 §1 |
+# | $m_t$ | the key-value memory's read, $\sum_j \alpha_{t,j} v_{j+1}$ | `m` | 06 §1 |
+# | $g^{\mathrm{read}}_t$, $w_g$, $b_g$ | read gate of the key-value memory (`kv_fusion.py` calls it $g_t$), its weights and bias | `read_gate` | 06 §1 |
+# | $W_{\mathrm{gate}}$ | the read-gate matrix of the paper's printed text (its code has none) | - | 06 §1 |
+# | $\epsilon$ | LayerNorm's small constant under the square root | `eps` | 06 §7 |
+# | $o^{\mathrm{side}}_t$ | `transformer_plus_triple`'s side layer output | `side_out` | 06 §10 |
+# | $\mu$ | a factor that multiplies the logits | `mu` | 06 §10 |
 #
 # **Units.** Losses are cross-entropies. The library's training history is in nats (natural log);
 # the notebooks print and plot **bits**: bits per byte (BPB) for the byte-level models, the nats
@@ -226,7 +260,7 @@ plt.show()
 # | `01_running_state` | the gated moving average; its loop, fast and one-token step forms; the chunked algorithm behind the fast form, and its cost; half-lives; the training loop; a trained model's gates | 00 | 55 min |
 # | `02_pair_memory` | outer products as a memory of pairs; the unrolled weights; a trained model's $P_t$ | 01 | 40 min |
 # | `03_readout` | the readout as linear attention, in both directions; why the design; the whole model in a page; trained against a Transformer; related work | 02 | 60 min |
-# | `04_slots` | a cheaper memory with $K$ slots, and what it loses | 03 | 45 min |
+# | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 45 min |
 # | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 40 min |
 # | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state; associative recall | 03, 05 | 60 min |
 # | `07_paper_reproduction` | which of the paper's claims hold, with several seeds | 03-06 | 45 min |
@@ -324,9 +358,9 @@ plt.show()
 # validation text, in bits per byte (BPB): the average number of bits it needs to encode the next
 # byte. Two references make a BPB readable. Guessing uniformly over the 259 ids costs
 # $\log_2 259 = 8.017$ bits. The **unigram** model, which predicts every byte from how often it
-# occurs in the training text and ignores the context entirely, costs about 4.6 bits (printed
-# below): a model must get below that to have learned anything about context. `unigram_bits` computes it; every BPB in
-# the notebooks stands beside it.
+# occurs in the training text and ignores the context entirely, costs the number printed below:
+# a model must get below that to have learned anything about context. `unigram_bits` computes
+# it; every BPB in the notebooks stands beside it.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -334,6 +368,41 @@ train = data_text.load_split("train")
 UNIGRAM_BPB = unigram_bits(train.tokens, valid.tokens[1:], data_text.VOCAB_SIZE)
 print(f"uniform over {data_text.VOCAB_SIZE} ids: {math.log2(data_text.VOCAB_SIZE):.3f} BPB")
 print(f"unigram (byte frequencies of the train split), on the validation split: {UNIGRAM_BPB:.3f} BPB")
+
+# %% [markdown]
+# **The data setup, once for the course.** Every byte-level run in notebooks 01-07 follows the
+# paper's protocol (`docs/paper.md` section 4.1): `STEPS` AdamW steps, each on a batch of random
+# 128-byte windows of the training text, then BPB on the first chunks of the validation split.
+# Two facts decide how to read their numbers, and both are read from the code here, not written
+# down: how much text the training windows come from (the whole train split if `datasets` or a full
+# local copy finds it; the first 1,000,000 bytes when the local directory holds only that head, as
+# an offline copy does: `train.source` says which), and how much of it 80 steps see.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+from tl_minimal.experiments.protocols import protocol
+from tl_minimal.experiments.tasks import chunk_eval_set
+
+lm = protocol("lm")  # the paper's byte-level protocol, as every notebook builds it
+seen = lm.steps * lm.batch_size * lm.seq_len  # bytes in the training windows of one run
+print("training text:", train.source)
+print(f"one {lm.steps}-step run sees {lm.steps} x {lm.batch_size} windows x {lm.seq_len} bytes = {seen:,} bytes, "
+      f"{seen / len(train.tokens):.1%} of the {len(train.tokens):,} training bytes (windows may overlap)")
+_, y_table = chunk_eval_set(valid.tokens, lm)  # the validation bytes a BPB table scores
+unigram_table = unigram_bits(train.tokens, y_table, data_text.VOCAB_SIZE)
+table_bytes = f"the first {lm.eval_batches} x {lm.eval_batch_size} chunks of {lm.seq_len} bytes (a table's)"
+print(f"unigram on {'the whole validation split':{len(table_bytes)}s}: {UNIGRAM_BPB:.3f} BPB")
+print(f"unigram on {table_bytes}: {unigram_table:.3f} BPB")
+
+# %% [markdown]
+# **Which unigram baseline a table uses, and why they differ.** The baseline is always the byte
+# frequencies of the training text above, scored on *the same validation bytes as the models it
+# stands beside*. Notebooks 01 and 02 score the whole validation split; notebooks 03-06 score the
+# protocol's first chunks (fewer in a notebook that evaluates fewer batches, and notebook 05 also a
+# smaller set of chunks prefix by prefix). Different bytes have different frequencies, so the
+# baseline moves by a few hundredths from table to table, as the two lines above show; and with
+# only the head of the train split the frequencies are those of the head. Compare a model with the
+# baseline printed beside it, never with another table's.
 
 # %% [markdown]
 # ### 7.2 The MiniMind tokenizer
@@ -420,6 +489,7 @@ widgets.pulse_memory_widget(lam=0.9)
 #   paired with its write) and the readout $r$; then $W_o$ and the residual add. It replaces
 #   attention in an ordinary pre-LN language model with a tied head.
 # - Section 4 is the one glossary of the course; section 5 the path, with times.
-# - BPB is read against the unigram baseline (about 4.6 bits) and uniform guessing (8.017 bits).
+# - BPB is read against the unigram baseline (section 7.1, recomputed on each table's own bytes) and
+#   uniform guessing (8.017 bits); section 7.1 also prints how much training text a run sees.
 #
 # **Next:** [`01_running_state.ipynb`](01_running_state.ipynb), step 1 of the layer.

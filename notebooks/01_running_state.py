@@ -246,8 +246,40 @@ for T in (128, 2048, 8192):
 # algorithm for all batches and heads at once (`running_state.decayed_cumsum`), with two
 # refinements. A length that is not a multiple of $C$ is padded with tokens that keep the state
 # and write nothing. And the recurrence over chunk ends (step 3) is not a Python loop: it is the
-# same chunked function called on the $T/C$ chunk-end states, so the sequential part shrinks to a
-# few levels of recursion (four at $T = 8{,}192$). Notebook 03 applies the same idea to the pair
+# same chunked function called on the $T/C$ chunk-end states, which calls itself again on *their*
+# chunk ends, until one chunk is left. So the library's sequential part is not $T/C$ steps but a
+# few levels of recursion, each a handful of batched operations. Watch it: the cell below counts the
+# calls of `decayed_cumsum` and the length each one works on.
+
+# %%
+import importlib
+
+running_state_module = importlib.import_module("tl_minimal.running_state")  # the file, not the function
+
+
+def recursion_lengths(T):
+    """The sequence length of every decayed_cumsum call that mode="fast" makes for a length-T input."""
+    original, lengths = running_state_module.decayed_cumsum, []
+
+    def counted(log_decay, x, *args, **kwargs):  # the recursion calls the module's name: counted
+        lengths.append(x.shape[2])  # x [B, H, T, D]: the length this level works on
+        return original(log_decay, x, *args, **kwargs)
+
+    running_state_module.decayed_cumsum = counted
+    try:
+        running_state(torch.zeros(1, T, 1, 1), torch.full((1, T, 1), 0.5), mode="fast")
+    finally:
+        running_state_module.decayed_cumsum = original
+    return lengths
+
+
+for T in (128, 2048, 8192):
+    lengths = recursion_lengths(T)
+    print(f"T = {T:5,}: {len(lengths)} levels, lengths " + " -> ".join(f"{n:,}" for n in lengths))
+
+# %% [markdown]
+# Each level cuts the length by $C$ (padding it up to a multiple of $C$ first), so the number of
+# levels grows like $\log_C T$, printed above. Notebook 03 applies the same idea to the pair
 # memory's readout, and notebook 08 times all forms.
 #
 # ## 5. Loop, fast and step: three forms, one set of numbers
@@ -286,13 +318,14 @@ err = relative_error(running_state(a32, lam32, mode="fast"), running_state(a32, 
 print(f"float32 on the device: fast vs loop rel. error < 1e-5: {err < 1e-5}")
 
 # %% [markdown]
-# A taste of the timing (best of five; on a small busy CPU with a state of 16 numbers the loop can
-# even win; notebook 08 measures the forms properly):
+# A taste of the timing (best of five; which form wins, and by how much, depends on the machine and
+# how busy it is: read the two lines and their ratio; notebook 08 measures the forms properly):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 a_long = torch.randn(8, TIMING_T, 4, 16, device=DEVICE)
 lam_long = torch.rand(8, TIMING_T, 4, device=DEVICE)
+timings = {}
 for mode in ("loop", "fast"):
     running_state(a_long, lam_long, mode=mode)  # warm-up
     best = float("inf")
@@ -302,6 +335,8 @@ for mode in ("loop", "fast"):
         synchronize(DEVICE)  # on a GPU, wait for the work to finish before reading the clock
         best = min(best, time.perf_counter() - t0)
     print(f"{mode:8s} T = {TIMING_T}: {1000 * best:8.1f} ms")
+    timings[mode] = best
+print(f"loop / fast: {timings['loop'] / timings['fast']:.1f}")
 
 # %% [markdown]
 # ## 6. What λ means: a memory length in tokens
@@ -357,6 +392,12 @@ widgets.pulse_memory_widget(lam=0.9)
 # Below, the loop runs 3 steps by hand, and the library's recipe `fit` (seed, build the model,
 # make the sampler, then `train()`: the same loop plus a progress bar, checkpoints and a stop on a
 # NaN loss) runs the same 3 steps from the same seed. The losses must agree.
+#
+# Two helpers in the loop only make it fast on every device; leave them out and nothing changes but
+# the speed. `checked_ids(model, x)` checks that every byte id is in the vocabulary while `x` is still
+# on the CPU, and tells the model not to check again on the GPU (a check there would make the CPU
+# wait for the GPU at every step). `clip_options(DEVICE)` asks `clip_grad_norm_` for its faster
+# all-parameters-at-once ("foreach") path where torch has one (the CPU and CUDA, not MPS).
 
 # %%
 from tl_minimal.experiments.protocols import protocol
@@ -423,7 +464,8 @@ fig.axes[0].legend(fontsize=9)
 plt.show()
 
 # %% [markdown]
-# After 80 steps (about 1.5% of the training text seen once) the training loss has fallen fast but
+# After 80 steps (a small part of the training text, seen once: notebook 00, section 7.1, prints
+# how much) the training loss has fallen fast but
 # is still *above* the unigram line: the model has not yet learned even the byte frequencies as
 # well as a count would, let alone much context. Keep that in mind when reading what its gates do.
 #
@@ -508,8 +550,9 @@ widgets.gate_widget(model, sentence, key="lam")
 #   with $s_{-1} = 0$; one keep gate per head and token.
 # - Unrolled, it is one lower-triangular $T \times T$ matrix: parallel but quadratic. The
 #   **chunked** form keeps only the $C \times C$ diagonal blocks and carries the state at chunk ends:
-#   $T C S$ work instead of $T^2 S$, and $T/C$ sequential steps instead of $T$. The library's fast
-#   form is that algorithm; loop, fast and one-token step agree to rounding error.
+#   $T C S$ work instead of $T^2 S$, and $T/C$ sequential steps instead of $T$ (the library's fast
+#   form recurses over the chunk ends instead, a few levels of about $\log_C T$). Loop, fast and
+#   one-token step agree to rounding error.
 # - A keep gate $\lambda$ means a memory length (half-life) of $\ln(1/2)/\ln\lambda$ tokens: one
 #   token at the initial $\lambda \approx 0.5$.
 # - Training is forward, loss, backward, clip, step; `fit` does it in one call. Its history is in

@@ -92,11 +92,11 @@ print(f"smoke mode: {config.smoke()}   training steps: {STEPS}   device: {DEVICE
 # ## 2. Outer products, token by token
 #
 # A toy with one head and $S = 3$. To make the picture readable, the three states before each
-# token are the unit vectors $e_0, e_1, e_2$ ("contexts") and the writes are three different
+# token are the unit vectors $\delta_0, \delta_1, \delta_2$ ($\delta_i$ has a 1 at entry $i$, zeros elsewhere) ("contexts") and the writes are three different
 # vectors; the gate is $\gamma = 0.5$ throughout. Written out with `torch.outer`:
 
 # %%
-s_prev_toy = torch.eye(3, dtype=torch.float64)  # s_{t-1} for t = 0, 1, 2: e_0, e_1, e_2
+s_prev_toy = torch.eye(3, dtype=torch.float64)  # s_{t-1} for t = 0, 1, 2: delta_0, delta_1, delta_2
 b_toy = torch.tensor([[1.0, -1.0, 0.0],
                       [0.0, 1.0, 1.0],
                       [-1.0, 0.0, 1.0]], dtype=torch.float64)  # b_t for t = 0, 1, 2
@@ -110,7 +110,7 @@ for t in range(3):
     print(f"P_{t} =\n{P.numpy().round(3)}")
 
 # %% [markdown]
-# Row $i$ of $P$ holds (a faded copy of) the write that followed context $e_i$: row 2 is half of
+# Row $i$ of $P$ holds (a faded copy of) the write that followed context $\delta_i$: row 2 is half of
 # $b_2$, row 1 a quarter of $b_1$, row 0 an eighth of $b_0$. The library's `pair_memory` computes
 # every $P_t$ at once in the model's layout; its loop and fast forms and the one-token
 # `pair_memory_step` give the same matrices:
@@ -132,15 +132,16 @@ plots.outer_product_step(s_prev_toy[2], b_toy[2], P_by_hand[1], P_by_hand[2], ga
 plt.show()
 
 # %% [markdown]
-# **Why this is a memory of pairs.** Multiply $P$ from the left by a context: with orthogonal
-# contexts, $P_t^\top e_i$ picks out row $i$, the write that followed $e_i$, scaled by how much it
-# has faded. Notebook 03 builds the layer's readout on exactly this product, with a learned query
-# $q^l_t$ in place of $e_i$.
+# **Why this is a memory of pairs.** Multiply $P$ from the left by a context, $\delta_i^\top P_t$: with
+# orthogonal contexts that picks out row $i$, the write that followed $\delta_i$, scaled by how much
+# it has faded. The same numbers written as a column are $P_t^\top \delta_i$, the transpose of the
+# row $\delta_i^\top P_t$: the form the code and notebook 03 use. Notebook 03 builds the layer's
+# readout on exactly this product, with a learned query $q^l_t$ in place of $\delta_i$.
 
 # %%
 P2 = P_by_hand[-1]
 for i in range(3):
-    read = P2.T @ s_prev_toy[i]  # P^T e_i
+    read = P2.T @ s_prev_toy[i]  # P^T delta_i
     print(f"P_2^T e_{i} = {read.numpy().round(3)}   = {read.norm().item() / b_toy[i].norm().item():.3f} x b_{i}")
 
 # %% [markdown]
@@ -296,7 +297,7 @@ widgets.pair_memory_widget(snaps[0], labels, title="P_t of layer 0 (trained)")
 # - The pair memory adds, at every token, the outer product of the context before the token
 #   ($s_{t-1}$) and the token's write ($b_t$), and fades by a keep gate $\gamma_t$:
 #   $P_t = \gamma_t P_{t-1} + (1-\gamma_t) s_{t-1} b_t^\top$, $S \times S$ numbers per head.
-# - With orthogonal contexts, $P_t^\top e_i$ returns the write that followed context $e_i$: a
+# - With orthogonal contexts, $P_t^\top \delta_i$ returns the write that followed context $\delta_i$: a
 #   memory of pairs. Real contexts overlap, and $S$ rows must hold every pair: compression.
 # - Unrolled, $P_t$ is a weighted average of outer products with weights $w_{t,\tau}$; the fast
 #   form is notebook 01's chunked algorithm on the outer products, and `pair_memory_at` evaluates

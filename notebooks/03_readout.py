@@ -18,6 +18,8 @@
 # - derive the attention view in both directions: the readout is decayed linear attention with key
 #   $s_{\tau-1}$ and value $b_\tau$, and any attention *without a softmax* folds into a fixed-size
 #   matrix that replaces the growing KV cache;
+# - write down the readout's fast form (within a chunk, across chunks, the memory carried between
+#   them), implement it, count what it costs against the loop, and say where its speed comes from;
 # - say why the key is the *previous* running state, and what $q^r$, the tanh and the convex
 #   $(1-\lambda)$, $(1-\gamma)$ mixing are for;
 # - assemble the whole `triple_latent` language model from the concept functions in a page, and
@@ -156,8 +158,8 @@ plt.show()
 #
 # ### 3.2 From attention to a memory: drop the softmax
 #
-# Now start from attention. For one query $q_t$ over keys $k_\tau$ and values $v_\tau$, *without*
-# a softmax, move the scalar $q_t \cdot k_\tau = k_\tau^\top q_t$ to the right of $v_\tau$ and pull
+# Now start from attention. For one query $q_t$ over keys $k_\tau$ and values $v_\tau$ (vectors of
+# $D$ numbers each, one attention head), *without* a softmax, move the scalar $q_t \cdot k_\tau = k_\tau^\top q_t$ to the right of $v_\tau$ and pull
 # the query out of the sum:
 #
 # $$
@@ -286,17 +288,96 @@ print("P q^l gives the same readout as P^T q^l:", torch.allclose(r_text, r_fast)
 # %% [markdown]
 # ## 6. The fast form of the readout: the chunked algorithm again
 #
-# Notebook 01 cut the running state's $T \times T$ matrix into $C \times C$ blocks inside chunks and
-# carried the state between them. The readout is the same idea one level up
-# (`readout.decayed_attention`). Inside a chunk, the scores $A_{t\tau}$ of section 3.1 for
-# $\tau, t$ in the same chunk form a masked $C \times C$ matrix (C = `DEFAULT_CHUNK`, printed
-# above), multiplied by the values. Between chunks, what is carried is the memory itself, an
-# $S \times S$ matrix per head: each token adds its decayed $M_{\text{enter}}^\top q^l_t$, and the
-# chunk-end memories follow a recurrence over $T/C$ chunks, solved by the same chunked function
-# as the running state on $S^2$ numbers. Per head that costs about $2 T C S$ for the scores and
-# their values plus a few $T S^2$ for the carried memory (building each chunk's update, reading the
-# entering memory, carrying it): linear in $T$, and $P_t$ is never built for every token. The forms agree on lengths that are not multiples of $C$ too (`tests/test_readout.py`
-# checks many more cases, and gradients):
+# Notebook 01 cut the running state's $T \times T$ matrix into $C \times C$ blocks inside chunks
+# and carried the state $s$ from chunk to chunk. The scores $A_{t\tau}$ of section 3.1 form the
+# same kind of lower-triangular $T \times T$ matrix, and the same cut works. The difference is
+# what travels between chunks: not an $S$-vector but the pair memory itself, an $S \times S$
+# matrix per head.
+#
+# ### 6.1 Three equations
+#
+# Cut time into chunks of $C$ tokens ($C$ = `DEFAULT_CHUNK`, printed above). Take a token $t$ in
+# the chunk that starts at position $c$ (so $c \le t \le c + C - 1$), and unroll $P_t$ only back to
+# the chunk's start: $P_t = \big(\prod_{u=c}^{t} \gamma_u\big) P_{c-1} + \sum_{\tau=c}^{t} w_{t,\tau}\,
+# s_{\tau-1} b_\tau^\top$, with the weights $w_{t,\tau} = (1-\gamma_\tau)\prod_{u=\tau+1}^{t}\gamma_u$
+# of section 3.1. Here $P_{c-1}$ is the pair memory after the last token of the previous chunk,
+# **the memory entering the chunk** ($P_{-1}$, zeros unless given, for the first chunk). Read it
+# with $q^l_t$ and gate with $q^r_t$:
+#
+# $$
+# r_t \;=\; q^r_t \odot \Big[\; \underbrace{\sum_{\tau=c}^{t} w_{t,\tau}\,\big(q^l_t \cdot s_{\tau-1}\big)\, b_\tau}_{\text{(i) within the chunk}}
+# \;+\; \underbrace{\Big(\prod_{u=c}^{t} \gamma_u\Big)\, P_{c-1}^\top q^l_t}_{\text{(ii) across chunks}} \;\Big]
+# $$
+#
+# $$
+# P_{c+C-1} \;=\; \underbrace{\Big(\prod_{u=c}^{c+C-1} \gamma_u\Big) P_{c-1} \;+\; \sum_{\tau=c}^{c+C-1} w_{c+C-1,\tau}\; s_{\tau-1}\, b_\tau^\top}_{\text{(iii) the memory carried to the next chunk}}
+# $$
+#
+# 1. **Within the chunk**, term (i) is section 3.1's attention restricted to the chunk: a masked
+#    $C \times C$ score matrix (dot products $q^l_t \cdot s_{\tau-1}$ times decays) times the
+#    values $(1-\gamma_\tau) b_\tau$. Chunks do not depend on each other here: all $T/C$ of them
+#    are one batched matrix product.
+# 2. **Across chunks**, term (ii) reads the entering memory $P_{c-1}$ with the query, scaled by
+#    how much of it survives to $t$: everything written before the chunk, in one $S \times S$
+#    matrix instead of all the blocks of $A$ left of the diagonal.
+# 3. **The memory carried**, equation (iii), is the unrolled $P_t$ of the paragraph above at the
+#    chunk's last token $t = c + C - 1$: a recurrence of the running state's kind, over $T/C$ chunk-end memories of
+#    $S^2$ numbers instead of over $T$ tokens.
+#
+# The library's `readout.decayed_attention` is this algorithm written for any decayed linear
+# attention (query, key, value, log-decay); its code calls the entering memory `M_enter`, the
+# memory of section 3.2's linear attention, which in the readout **is** $P_{c-1}$. Its docstring
+# writes the decays as $\exp(\sum \log \gamma)$, which is $\prod \gamma$ kept finite.
+#
+# ### 6.2 The algorithm, written out
+#
+# One head, $P_{-1} = 0$, and (a teaching toy) $T$ a multiple of $C$; the loop over chunks is
+# equation (iii):
+
+# %%
+from tl_minimal.running_state import causal_decay, log_gate
+
+
+def pair_readout_chunked_toy(s_prev, b, gam, q_left, q_right, C):
+    """r_t = (P_t^T q^l_t) * q^r_t, P_{-1} = 0, one head: s_prev, b, q_left, q_right [T, S], gam [T]; T = N C."""
+    T, S = b.shape
+    N = T // C                                                      # number of chunks
+    keys, queries = s_prev.view(N, C, S), q_left.view(N, C, S)      # s_{tau-1}, q^l_t  [N, C, S]
+    values = ((1 - gam).unsqueeze(-1) * b).view(N, C, S)            # (1 - gamma_tau) b_tau  [N, C, S]
+    decay = causal_decay(log_gate(gam.view(N, C)))                  # [N, C(t), C(tau)]: prod_{u=tau+1..t} gamma_u
+    # (i) within each chunk: masked C x C scores times the values, all chunks in one matmul
+    scores = (queries @ keys.transpose(1, 2)) * decay               # [N, C, C]: w_{t,tau} (q^l_t . s_{tau-1}) / (1 - gamma_tau)
+    within = scores @ values                                        # [N, C, S]
+    # (ii) how much of the entering memory survives to token t: prod_{u=c..t} gamma_u
+    from_start = torch.cumprod(gam.view(N, C), dim=1)               # [N, C]
+    # (iii) what each chunk adds to the memory: sum_tau w_{end,tau} s_{tau-1} b_tau^T (last row of decay)
+    added = (keys * decay[:, -1, :].unsqueeze(-1)).transpose(1, 2) @ values  # [N, S, S]
+    P_enter, chunks = torch.zeros(S, S, dtype=b.dtype), []          # P_{-1} = 0
+    for n in range(N):                                              # T / C sequential steps
+        across = from_start[n].unsqueeze(-1) * (queries[n] @ P_enter)  # [C, S]: row t is (P_{c-1}^T q^l_t)^T, decayed
+        chunks.append(within[n] + across)
+        P_enter = from_start[n, -1] * P_enter + added[n]            # P_{c+C-1}, the next chunk's entering memory
+    return torch.cat(chunks) * q_right, P_enter                     # r [T, S], P_{T-1} [S, S]
+
+
+T_toy, S_toy = 8 * C, 4                                             # 8 chunks, one head of size 4
+toy = [torch.randn(T_toy, S_toy, generator=gen, dtype=torch.float64) for _ in range(4)]  # s_prev, b, q^l, q^r
+gam_toy = torch.rand(T_toy, generator=gen, dtype=torch.float64)     # weak and strong gates
+r_toy, P_toy = pair_readout_chunked_toy(toy[0], toy[1], gam_toy, toy[2], toy[3], C)
+as_library = [x.view(1, T_toy, 1, S_toy) for x in toy]              # [B, T, H, S] = [1, T, 1, S]
+for mode in ("loop", "fast"):
+    r_lib, P_lib = pair_readout(as_library[0], as_library[1], gam_toy.view(1, T_toy, 1), as_library[2],
+                                as_library[3], mode=mode, return_state=True)
+    print(f"T = {T_toy}, C = {C}: the chunked toy equals pair_readout(mode={mode!r}):",
+          torch.allclose(r_toy, r_lib[0, :, 0], rtol=1e-12), " final memory too:", torch.allclose(P_toy, P_lib[0, 0]))
+
+# %% [markdown]
+# The library's `mode="fast"` differs from the toy in two ways, both from notebook 01: a length that
+# is not a multiple of $C$ is padded with tokens that keep the memory ($\gamma = 1$) and write
+# nothing; and the loop over chunks (equation iii) is not a Python loop but `decayed_cumsum`, the
+# running state's own chunked function, applied to the $S^2$ numbers of each chunk's memory, so the
+# sequential part shrinks to a few levels of recursion. The forms agree on lengths that are not
+# multiples of $C$ too (`tests/test_readout.py` checks many more cases, and gradients):
 
 # %%
 def relative_error(x, y):
@@ -308,6 +389,107 @@ for T_check in (1, 7, 129):
     g = torch.rand(2, T_check, 4, generator=gen, dtype=torch.float64)
     err = relative_error(pair_readout(*xs[:2], g, *xs[2:], mode="fast"), pair_readout(*xs[:2], g, *xs[2:], mode="loop"))
     print(f"T = {T_check:3d}: fast vs loop rel. error < 1e-12: {err < 1e-12}")
+
+# %% [markdown]
+# ### 6.3 What it costs: more arithmetic, not less
+#
+# Count the multiply-adds of the outer and matrix products per head (the elementwise gate
+# scalings are fewer in both forms and left out):
+#
+# - the **loop** (the specification): per token one outer product $s_{t-1} b_t^\top$ added into
+#   $P$ ($S^2$) and one read $P_t^\top q^l_t$ ($S^2$): $2TS^2$, in $T$ steps that each wait for
+#   the previous one;
+# - the **chunked** form: term (i) costs $C^2 S$ for the scores and $C^2 S$ for scores times values
+#   per chunk, $2TCS$ for the $T/C$ chunks (the masked half of each $C \times C$ block is computed
+#   too); term (ii) reads the entering memory once per token, $TS^2$; equation (iii) builds each
+#   chunk's addition, $CS^2$ per chunk or $TS^2$ in all, and carries the memory, $S^2$ per chunk or
+#   $TS^2/C$.
+#
+# So the chunked form costs $2TCS + 2TS^2 + TS^2/C$: the loop's $2TS^2$ **plus** $2TCS + TS^2/C$.
+# With the paper's $S = 16$ and $C = 16$, $2TCS = 2TS^2$ and the chunked form does about twice the
+# loop's arithmetic:
+
+# %%
+S_paper = 16
+print(f"multiply-adds per head, S = {S_paper}, C = {C}")
+print(f"{'T':>6s} {'loop 2TS^2':>12s} {'chunked':>12s} {'ratio':>6s}   sequential steps: loop, chunked (T/C)")
+for T_cost in (128, 2048, 8192):
+    loop_cost = 2 * T_cost * S_paper**2
+    chunk_cost = 2 * T_cost * C * S_paper + 2 * T_cost * S_paper**2 + (T_cost // C) * S_paper**2
+    print(f"{T_cost:>6,} {loop_cost:>12,} {chunk_cost:>12,} {chunk_cost / loop_cost:>6.2f}   "
+          f"{T_cost:>6,}, {T_cost // C:>4,}")
+
+# %% [markdown]
+# ### 6.4 Where the speed comes from, measured
+#
+# If the chunked form does more arithmetic, why is it the fast form? Two reasons, neither of them
+# arithmetic.
+#
+# - **Fewer sequential steps, each a big matrix product.** The loop's $T$ steps each do $S^2$ work
+#   (256 numbers at $S = 16$) and must wait for the step before; that is too little to keep a GPU,
+#   or a CPU's vector units, busy, and every step pays Python's and PyTorch's fixed cost per
+#   operation. The chunked form does its work in a handful of large batched matrix products over
+#   all chunks, batches and heads at once, and only the carry is sequential.
+# - **$P_t$ is never stored for every token.** To train, autograd keeps what the backward pass
+#   needs. The loop builds a new $S \times S$ memory at every token and keeps each one: $TS^2$
+#   numbers per head. The chunked form keeps the $C \times C$ scores ($TC$ numbers), the $T/C$
+#   chunk memories ($TS^2/C$) and the inputs.
+#
+# Both, measured on this machine for 8 sequences and 4 heads of $S = 16$ (float32 on the chosen
+# device; the forward pass only for the time, best of three; the numbers autograd saves for the
+# backward pass counted with `torch.autograd.graph.saved_tensors_hooks`). Notebook 08 times all
+# forms properly.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+import time
+
+from tl_minimal.training.device import synchronize
+
+
+def saved_for_backward(fn):
+    """Run fn() and count the numbers autograd keeps for the backward pass (each tensor once)."""
+    seen = {}
+    def keep(x):
+        seen[(x.data_ptr(), x.shape, x.stride())] = x.numel()
+        return x
+    with torch.autograd.graph.saved_tensors_hooks(keep, lambda x: x):
+        fn()
+    return sum(seen.values())
+
+
+def best_time(fn, repeats=3):
+    fn()  # warm-up
+    best = float("inf")
+    for _ in range(repeats):  # best of three: the machine may be busy with other work
+        t0 = time.perf_counter()
+        fn()
+        synchronize(DEVICE)  # on a GPU, wait for the work to finish before reading the clock
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+print(f"{'T':>6s} {'loop ms':>9s} {'fast ms':>9s} {'loop / fast':>12s}   numbers saved: {'loop':>11s} {'fast':>11s} {'loop / fast':>12s}")
+for T_time in config.pick((128, 512, 2048), (64, 128)):
+    xs = [torch.tanh(torch.randn(8, T_time, 4, 16, generator=gen)).to(DEVICE) for _ in range(4)]
+    g = torch.rand(8, T_time, 4, generator=gen).to(DEVICE)
+    ms, saved = {}, {}
+    for mode in ("loop", "fast"):
+        with torch.no_grad():
+            ms[mode] = 1000 * best_time(lambda: pair_readout(xs[0], xs[1], g, xs[2], xs[3], mode=mode))
+        inputs = [x.clone().requires_grad_() for x in xs]
+        saved[mode] = saved_for_backward(lambda: pair_readout(inputs[0], inputs[1], g, inputs[2], inputs[3], mode=mode))
+    print(f"{T_time:>6,} {ms['loop']:>9.1f} {ms['fast']:>9.1f} {ms['loop'] / ms['fast']:>12.1f}   "
+          f"{'':15s}{saved['loop']:>11,} {saved['fast']:>11,} {saved['loop'] / saved['fast']:>12.1f}")
+
+# %% [markdown]
+# Read the numbers saved first: they do not depend on the machine. The loop keeps a fresh
+# $S \times S$ memory for every token, $TS^2$ numbers per head on top of its inputs; the fast form
+# keeps its inputs, the $C \times C$ scores and the chunk memories, and the gap widens as $S$ grows
+# against $C$. The times show how the two forms compare on this machine, all arithmetic included:
+# the fast form's handful of large operations against the loop's $T$ small ones. That ratio
+# depends on the device and on how busy it is (notebook 08 measures the forms with care); what
+# does not depend on the machine is the count of sequential steps, $T$ against $T/C$ or fewer.
 
 # %% [markdown]
 # ## 7. The whole layer
@@ -410,9 +592,16 @@ for variant, model in models.items():
     print(f"--- {variant}:\n{data_text.decode(out)!r}\n")
 
 # %% [markdown]
-# Bytes with roughly the right letter frequencies and spaces, not yet words: 80 steps of 16
-# windows is about 164 KB of text, 1.5% of the training split.
-#
+# Bytes with roughly the right letter frequencies and spaces, not yet words. How much text did the
+# two models see? Read from the protocol and the training text this notebook loaded:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+seen = STEPS * lm.batch_size * lm.seq_len  # bytes in the training windows
+print(f"{STEPS} steps x {lm.batch_size} windows x {lm.seq_len} bytes = {seen:,} bytes, "
+      f"{seen / len(train_split.tokens):.1%} of the {len(train_split.tokens):,} training bytes ({train_split.source})")
+
+# %% [markdown]
 # **What does one trained layer read?** Section 3.1 showed that the readout is attention with scores
 # $A_{t\tau} = w_{t,\tau}\,(q^l_t \cdot s_{\tau-1})$. For the trained model we form them from the
 # library's pieces: a forward hook catches the LayerNormed input $n$ of the first layer,
@@ -515,16 +704,16 @@ print("logits", tuple(ours.shape), "relative error:", round(relative_error(ours,
 #
 # Section 3.2 showed the common root: attention without a softmax folds into a fixed-size memory.
 # The layers below differ in what they store, how they forget, and how they read. Per head, $D$ is
-# the key and value size ($S$ here), $t$ the position of the token being generated.
+# the key and value size of section 3.2 ($S$ here), $t$ the position of the token being generated.
 #
 # | layer | stores | forgets | reads | cost per generated token | reference |
 # |---|---|---|---|---|---|
 # | softmax attention (the `transformer` baseline) | every key and value: the KV cache, $2tD$ | never (a window, if any, drops old tokens) | softmax of $q \cdot k_\tau / \sqrt{D}$ over all $t$ keys, weighted sum of values | $O(tD)$ time and memory, growing | Vaswani et al. 2017, arXiv:1706.03762 |
-# | linear attention | $M = \sum_\tau \phi(k_\tau) v_\tau^\top$ ($D \times D$) and a normalizer $\sum_\tau \phi(k_\tau)$ | never: a plain sum | $M^\top \phi(q)$ divided by $\phi(q) \cdot \sum_\tau \phi(k_\tau)$ | $O(D^2)$ | Katharopoulos et al. 2020, arXiv:2006.16236 |
+# | linear attention | $M = \sum_\tau \phi(k_\tau) v_\tau^\top$ ($D \times D$; $\phi$ a fixed positive feature map, e.g. $\operatorname{elu}(\cdot) + 1$) and a normalizer $\sum_\tau \phi(k_\tau)$ | never: a plain sum | $M^\top \phi(q)$ divided by $\phi(q) \cdot \sum_\tau \phi(k_\tau)$ | $O(D^2)$ | Katharopoulos et al. 2020, arXiv:2006.16236 |
 # | RetNet | $M$ ($D \times D$) | a fixed decay per head, the same for every token | $M^\top q$, then a normalization and a gate | $O(D^2)$ | Sun et al. 2023, arXiv:2307.08621 |
-# | GLA (gated linear attention) | $M$ ($D_k \times D_v$) | a data-dependent decay per key dimension (a vector gate) | $M^\top q$, then an output gate | $O(D_k D_v)$ | Yang et al. 2023, arXiv:2312.06635 |
-# | Mamba-2 / SSD | a state $h$ ($N \times P$ per head) | a data-dependent *scalar* decay per head, $\exp(\Delta_t A)$ | $C_t^\top h_t$ (the query is $C$, the key $B$, the value $x$) | $O(NP)$ | Dao and Gu 2024, arXiv:2405.21060 |
-# | DeltaNet | $M$ ($D \times D$) | no decay: a write *replaces* what is stored under its key (delta rule, $M \leftarrow M + \beta_t k_t (v_t - M^\top k_t)^\top$) | $M^\top q$ | $O(D^2)$ | Yang et al. 2024, arXiv:2406.06484; fast weights: Schlag et al. 2021, arXiv:2102.11174 |
+# | GLA (gated linear attention) | $M$ ($D \times D$, or keys and values of different sizes) | a data-dependent decay per key dimension (a vector gate) | $M^\top q$, then an output gate | $O(D^2)$ | Yang et al. 2023, arXiv:2312.06635 |
+# | Mamba-2 / SSD | a state matrix per head (state size times head width, the same shape as $M$) | a data-dependent *scalar* decay per head (in the paper's notation, the exponential of a learned step size times a learned negative rate) | the state read with a query-like projection (Mamba-2's names: the query is `C`, the key `B`, the value `x`) | $O(D^2)$ | Dao and Gu 2024, arXiv:2405.21060 |
+# | DeltaNet | $M$ ($D \times D$) | no decay: a write *replaces* what is stored under its key (delta rule, $M \leftarrow M + \eta_t\, k_t (v_t - M^\top k_t)^\top$, with a write strength $\eta_t \in (0, 1)$) | $M^\top q$ | $O(D^2)$ | Yang et al. 2024, arXiv:2406.06484; fast weights: Schlag et al. 2021, arXiv:2102.11174 |
 # | **triple-latent** (this course) | $s$ ($S$) and $P$ ($S \times S$) | data-dependent scalar keep gates $\lambda_t, \gamma_t$ per head, convex writes | $(P^\top q^l) \odot q^r$ | $O(S^2)$ | arXiv:2606.05175; `docs/paper.md` |
 #
 # **Where the triple-latent layer differs.**
@@ -565,8 +754,11 @@ widgets.gate_widget(tl_model, "Type a sentence here and press Enter.", key="gam"
 #   pair memory is a KV cache folded into $S \times S$ numbers, with running states as keys.
 # - The key is the *previous* state, so the memory pairs a context with what followed it; tanh and
 #   convex writes bound every entry of $s$ and $P$ by 1; $q^r$ gates the read.
-# - The fast form is the chunked algorithm of notebook 01 with an $S \times S$ carried memory and
-#   $C \times C$ scores inside chunks.
+# - The fast form is the chunked algorithm of notebook 01 with an $S \times S$ carried memory
+#   $P_{c-1}$ and $C \times C$ scores inside chunks: three equations (within, across, carried). It
+#   does *more* arithmetic than the loop ($2TCS + TS^2/C$ on top of the loop's $2TS^2$); its speed
+#   comes from $T/C$ sequential steps of large matrix products instead of $T$ small ones, and from
+#   never storing $P_t$ for every token.
 # - The whole `triple_latent` model fits in a page of plain torch plus the three concept
 #   functions, and matches `build_model` to rounding.
 # - After 80 steps neither it nor the Transformer beats the unigram baseline; longer training

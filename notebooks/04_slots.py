@@ -128,26 +128,27 @@ for name, f in (("fast", f_chunked), ("step", f_step), ("from slot_memory", f_fr
 # of its entries is the scalar bilinear form $\sum_j r_t[j] = q^{l\top}_t P_t\, q^r_t$ in the
 # memory $P_t = \sum_\tau w_{t\tau}\, s_{\tau-1} b_\tau^\top$. The slot layer reads a $K$-vector
 # $f_t$, and the sum of *its* entries is the same kind of bilinear form, with the matrix
-# $M_t = \sum_k L_{k,t} R_{k,t}^\top$ in place of $P_t$:
+# $\tilde P_t = \sum_k L_{k,t} R_{k,t}^\top$ (the slot layer's effective pair memory) in place of $P_t$:
 #
 # $$
 # \sum_k f_t[k] = q^{l\top}_t \Big(\sum_k L_{k,t} R_{k,t}^\top\Big) q^r_t ,\qquad
-# M_t = \sum_{\tau,\sigma} w_{t\tau} w_{t\sigma}\, \Big(\sum_k g_\tau[k]\, g_\sigma[k]\Big)\; s_{\tau-1}\, b_\sigma^\top
+# \tilde P_t = \sum_{\tau,\tau'} w_{t\tau} w_{t\tau'}\, \Big(\sum_k g_\tau[k]\, g_{\tau'}[k]\Big)\; s_{\tau-1}\, b_{\tau'}^\top
 # $$
 #
-# $P$ pairs each state with **its own** write ($\tau = \sigma$ only). $M$ pairs the state of token
-# $\tau$ with the write of token $\sigma$ whenever the two tokens wrote into a common slot: the
-# factor $\sum_k g_\tau[k] g_\sigma[k]$ is their overlap. So:
+# $P$ pairs each state with **its own** write ($\tau' = \tau$ only). $\tilde P$ pairs the state of token
+# $\tau$ with the write of token $\tau'$ whenever the two tokens wrote into a common slot: the
+# factor $\sum_k g_\tau[k] g_{\tau'}[k]$ is their overlap. So:
 #
 # * tokens that write to **different slots** keep their pairing exactly (with weight $w^2$ instead of $w$);
 # * tokens that **share a slot** are blended: the slot knows the average state and the average
 #   write of its tokens, no longer which went with which;
-# * uniform slot weights ($g = 1/K$) make every pair overlap: $M_t = \tfrac{1}{K} \bar s\, \bar b^\top$,
-#   a rank-one matrix of averages. $M_t$ has rank at most $K$ in any case, $P_t$ up to $S$.
+# * uniform slot weights ($g = 1/K$) make every pair overlap: $\tilde P_t = \tfrac{1}{K} \bar s\, \bar b^\top$,
+#   with the weighted averages $\bar s = \sum_\tau w_{t\tau} s_{\tau-1}$ and $\bar b = \sum_\tau w_{t\tau} b_\tau$:
+#   a rank-one matrix of averages. $\tilde P_t$ has rank at most $K$ in any case, $P_t$ up to $S$.
 #
 # A toy with two tokens makes the cross terms visible. The states and writes are unit vectors, so
-# each product $s b^\top$ lights up one cell: token 0 pairs $e_0$ with $e_1$, token 1 pairs $e_2$
-# with $e_3$. The matrices come from the library (`pair_memory`, `slot_memory`):
+# each product $s b^\top$ lights up one cell: token 0 pairs $\delta_0$ with $\delta_1$, token 1 pairs $\delta_2$
+# with $\delta_3$ (the unit vectors of notebook 02). The matrices come from the library (`pair_memory`, `slot_memory`):
 
 # %%
 S_toy, K_toy = 4, 2
@@ -178,7 +179,7 @@ for name, M in M_toy.items():
     print(f"{name:17s}", cells(M))
 
 # %% [markdown]
-# Cells $(0, 1)$ and $(2, 3)$ are the true pairs. With separate slots $M$ has exactly those (the
+# Cells $(0, 1)$ and $(2, 3)$ are the true pairs. With separate slots $\tilde P$ has exactly those (the
 # weights squared: $0.25^2$, $0.5^2$). A shared slot adds $(0, 3)$ and $(2, 1)$: the state of token 0
 # with the write of token 1 and vice versa, pairs that never happened.
 
@@ -207,7 +208,8 @@ plt.show()
 # way (the matched-width pair: both $S = 16$). The evaluation uses the first `EVAL_BATCHES` batches
 # of 16 non-overlapping validation chunks (the paper takes 128 batches; notebook 07 has the full
 # protocol). Beside them, the **unigram baseline** (`unigram_bits`): every byte predicted from its
-# frequency in the training text, with no context at all.
+# frequency in the training text, with no context at all, scored on the same validation chunks
+# (notebook 00, section 7.1: why its value differs a little from notebook to notebook).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -296,16 +298,16 @@ plt.show()
 # The slot weights start nearly uniform (the slot projection's weights are small, so
 # $g_t \approx 1/K$), and the paper's 80 steps move them only a little: the entropy stays close to
 # $\ln K$ and the largest weight of a token is far from 1. Nearly every pair of tokens shares every
-# slot, which by section 2 makes $M_t$ close to the rank-one product of averages.
+# slot, which by section 2 makes $\tilde P_t$ close to the rank-one product of averages.
 #
 # ## 5. Same input, both memories
 #
 # Take the trained model's first layer and one chunk of text. Its projections $s_{t-1}, b_t,
 # \gamma_t, q^l_t, q^r_t$ and slot weights $g_t$ are the inputs of both memories: we build the dense
 # $P_t$ that a triple-latent layer would hold with them (`pair_memory`) and the slot model's
-# $M_t = \sum_k L_{k,t} R_{k,t}^\top$ (`slot_memory`), and read each with the same queries. To compare
+# $\tilde P_t = \sum_k L_{k,t} R_{k,t}^\top$ (`slot_memory`), and read each with the same queries. To compare
 # like with like we sum each read's entries: $\sum_j r_t[j] = q^{l\top}_t P_t\, q^r_t$ for the dense
-# $S$-vector, $\sum_k f_t[k] = q^{l\top}_t M_t\, q^r_t$ for the slot $K$-vector.
+# $S$-vector, $\sum_k f_t[k] = q^{l\top}_t \tilde P_t\, q^r_t$ for the slot $K$-vector.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -331,7 +333,7 @@ def cosine(X, Y):  # per token and head, between the flattened S x S matrices
 
 
 sim = cosine(P_dense, M_slot)
-print("cosine(P_t, M_t) over the chunk, per head:", [round(v, 3) for v in sim.mean(0).tolist()])
+print("cosine(P_t, P̃_t) over the chunk, per head:", [round(v, 3) for v in sim.mean(0).tolist()])
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -340,10 +342,10 @@ chunk_labels = plots.token_labels(x_one[0].cpu())
 fig, axes = plt.subplots(1, 3, figsize=(9.5, 3.2))
 plots.matrix_heatmap(P_dense[t_show, head], ax=axes[0], title=f"dense P_t, t = {t_show}, head {head}",
                      xlabel="j (write b)", ylabel="i (state s)")
-plots.matrix_heatmap(M_slot[t_show, head], ax=axes[1], title="slots: M_t = Σ_k L_k R_k^T", xlabel="j (write b)")
+plots.matrix_heatmap(M_slot[t_show, head], ax=axes[1], title="slots: P̃_t = Σ_k L_k R_k^T", xlabel="j (write b)")
 for ax in axes[:2]:
     ax.tick_params(labelsize=7)
-plots_slots.spectra({"dense P_t": P_dense[t_show, head], "slot M_t": M_slot[t_show, head]}, ax=axes[2],
+plots_slots.spectra({"dense P_t": P_dense[t_show, head], "slot P̃_t": M_slot[t_show, head]}, ax=axes[2],
                      title="singular values")
 axes[2].title.set_fontsize(9)
 fig.tight_layout()
@@ -353,7 +355,7 @@ fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.2))
 for h in range(sim.shape[1]):
     axes[0].plot(sim[:, h].cpu(), label=f"head {h}")
 axes[0].set_xlabel("position t")
-axes[0].set_ylabel("cosine(P_t, M_t)")
+axes[0].set_ylabel("cosine(P_t, P̃_t)")
 axes[0].set_title("how alike the two memories are", fontsize=10)
 axes[0].legend(fontsize=8)
 scale = lambda v: v / v.abs().max()  # the two reads have different sizes; compare their shapes
@@ -399,7 +401,7 @@ widgets.interactive(draw_slots, text=widgets.Text(sentence, "sentence"),
 #
 # * `triple_slot` keeps $K$ pairs of vectors per head instead of an $S \times S$ matrix; at the
 #   paper's sizes both hold 256 numbers.
-# * Its bilinear read uses $M_t = \sum_k L_k R_k^\top$: pairs written to separate slots survive,
+# * Its bilinear read uses $\tilde P_t = \sum_k L_k R_k^\top$: pairs written to separate slots survive,
 #   pairs sharing a slot blend into cross terms; rank at most $K$.
 # * Trained for the paper's 80 steps, the slot weights stay close to uniform, so the slot memory is
 #   nearly the rank-one product of averages; but the dense memory is still nearly rank one too, and

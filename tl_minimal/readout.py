@@ -28,7 +28,8 @@ starting at c, with G_t = sum_{u=c..t} log gamma_u:
     c <= tau <= t, a masked C x C score matrix (its decays from ``running_state.causal_decay``)
     times the values (v_tau = (1 - gamma_tau) b_tau), all chunks in one matmul;
   - inter-chunk:  exp(G_t) (memory entering the chunk)^T q^l_t;
-  - the memory entering each chunk follows M_n = exp(G_end) M_{n-1}
+  - the memory entering each chunk (``M_enter`` in the code; in the readout it is the pair memory
+    P_{c-1}, since k_tau v_tau^T = (1 - gamma_tau) s_{tau-1} b_tau^T) follows M_n = exp(G_end) M_{n-1}
     + sum_tau exp(sum_{u=tau+1..end} log gamma_u) k_tau v_tau^T, a running state over chunks
     (``running_state.decayed_cumsum`` on S*S numbers).
 All exponents are <= 0: gates near 0 or near 1 and long sequences stay finite and accurate.
