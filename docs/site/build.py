@@ -8,7 +8,7 @@ Needs the ``site`` extra (``pip install -e ".[site]"``: Sphinx, MyST-NB, the boo
 copy). Nothing is executed: the notebooks' saved outputs are the pages' outputs. Steps:
 
 1. stage (``staging.py``): the pages, links rewritten, notes and alt texts added, into DIR/src;
-2. export the slide figures (``python -m tl_minimal.views.export_figures``) into DIR/src/figures,
+2. export the slide figures (``figures.py``, alone: ``python docs/site/figures.py``) into DIR/src/figures,
    listed on the site's "Figures for slides" page;
 3. Sphinx with ``-W --keep-going -n``: any warning (a missing reference, image, heading or anchor)
    fails the build. Each warning is printed with the committed file it comes from and its line:
@@ -31,9 +31,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from alt_text import AltTexts  # noqa: E402
-from staging import (SITE_URL, Staged, page_list, stage_home, stage_markdown,  # noqa: E402
-                     stage_notebook)
+from alt_text import AltTexts
+from staging import SITE_URL, Staged, page_list, stage_home, stage_markdown, stage_notebook
 
 ROOT = HERE.parents[1]
 WARNING = re.compile(r"^(?P<path>.+?):(?P<line>\d+)?:? ?(?P<kind>WARNING|ERROR|CRITICAL): (?P<msg>.*)$")
@@ -87,18 +86,18 @@ def mathjax_dir() -> Path:
 
 def export_figures(root: Path, src: Path, staged: Staged) -> None:
     """Slide figures into src/figures and the page that shows them (figures.md)."""
-    from tl_minimal.views.export_figures import export_all
-    done = export_all(src / "figures", results=root / "data" / "results")
+    from figures import export_all  # imports torch and matplotlib: only when figures are wanted
+    done = export_all(src / "figures")
     lines = ["# Figures for slides", "",
-             "The architecture figures and the main result plots, as SVG (scales for slides) and PNG. "
-             "Made by `python -m tl_minimal.views.export_figures OUT_DIR` from the library and the "
-             "committed results; the site build runs it, so these are as current as the site.", ""]
+             ("The architecture figures and the main result plots, as SVG (scales for slides) and PNG. "
+              "Made by `python docs/site/figures.py OUT_DIR` from the library and the "
+              "committed results; the site build runs it, so these are as current as the site."), ""]
     for figure in done:
         lines += [f"## {figure.title}", "", f"![{figure.alt}](figures/{figure.name}.png)", "",
-                  f"Download: [{figure.name}.svg](figures/{figure.name}.svg) · "
-                  f"[{figure.name}.png](figures/{figure.name}.png)", ""]
+                  (f"Download: [{figure.name}.svg](figures/{figure.name}.svg) · "
+                   f"[{figure.name}.png](figures/{figure.name}.png)"), ""]
     (src / "figures.md").write_text("\n".join(lines), encoding="utf-8")
-    staged.sources["figures.md"] = "tl_minimal/views/export_figures.py"
+    staged.sources["figures.md"] = "docs/site/figures.py"
 
 
 def where(path: str, line: str | None, src: Path, staged: Staged, root: Path) -> str:

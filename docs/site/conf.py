@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from staging import REPO_URL  # noqa: E402
+from staging import REPO_URL
 
 project = "tl-minimal"
 author = "the tl-minimal authors"

@@ -42,8 +42,8 @@ DOCUMENTS = ["docs/paper.md", "docs/devices.md", "data/results/README.md", "data
 HOME_SECTIONS = ("Quick start", "Learning path")  # the README's front matter: title, intro and these
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^()\s]+)\)")
-HTML_ANCHOR = re.compile(r'^<a (?:id|name)="([\w-]+)"></a>\s*$', re.M)  # GitHub's way; MyST's is (name)=
-TIME_LINE = re.compile(r"\*\*Time[.:]?\*\*:?\s*(.+?)(?:\.(?=\s|$)|\n\s*\n|$)", re.S)
+HTML_ANCHOR = re.compile(r'^<a (?:id|name)="([\w-]+)"></a>\s*$', re.MULTILINE)  # GitHub's way; MyST's is (name)=
+TIME_LINE = re.compile(r"\*\*Time[.:]?\*\*:?\s*(.+?)(?:\.(?=\s|$)|\n\s*\n|$)", re.DOTALL)
 
 
 @dataclass
@@ -76,7 +76,7 @@ def rewrite_links(text: str, page: str, root: Path, site_pages: set[str], images
     anchors_elsewhere: the file a bare ``#anchor`` link points to when the anchor was cut away."""
     def one(match: re.Match) -> str:
         bang, label, target = match.groups()
-        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):  # https:, mailto:, ...
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE):  # https:, mailto:, ...
             return match.group(0)
         path, _, anchor = target.partition("#")
         fragment = f"#{anchor}" if anchor else ""
@@ -148,7 +148,7 @@ def stage_notebook(page: str, root: Path, out: Path, site_pages: set[str], stage
         text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         if cell["cell_type"] == "markdown":
             cell["source"] = rewrite_links(text, page, root, site_pages, images)
-            headings = re.findall(r"^(#+)\s+(.+)$", text, re.M)
+            headings = re.findall(r"^(#+)\s+(.+)$", text, re.MULTILINE)
             for level, heading in headings:
                 if len(level) == 1 and title == page:
                     title = heading.strip()
