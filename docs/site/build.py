@@ -76,12 +76,16 @@ def stage(root: Path, src: Path, figures: bool) -> Staged:
 
 
 def mathjax_dir() -> Path:
+    """MathJax 3 as the sphinx-mathjax-offline package ships it (its folder name has a hyphen, so it
+    is found by distribution, not imported)."""
+    from importlib import metadata
     try:
-        import jupyter_server_mathjax
-    except ImportError as error:
-        raise SystemExit('the site needs the site extra: pip install -e ".[site]" (jupyter-server-mathjax '
+        files = metadata.distribution("sphinx-mathjax-offline").files or []
+    except metadata.PackageNotFoundError as error:
+        raise SystemExit('the site needs the site extra: pip install -e ".[site]" (sphinx-mathjax-offline '
                          "is missing)") from error
-    return Path(jupyter_server_mathjax.__file__).parent / "static"
+    loader = next(f for f in files if f.as_posix().endswith("static/mathjax/tex-svg.js"))
+    return Path(loader.locate()).parent
 
 
 def export_figures(root: Path, src: Path, staged: Staged) -> None:
@@ -136,6 +140,11 @@ def build(root: Path, out: Path, figures: bool = True) -> int:
     """Stage, export, run Sphinx; print every warning with its committed file; 0 when clean."""
     started = time.perf_counter()
     src, html, log = out / "src", out / "html", out / "warnings.txt"
+    for old in (html, out / "doctrees", log):  # a fresh build: no page of an earlier one survives
+        if old.is_dir():
+            shutil.rmtree(old)
+        elif old.exists():
+            old.unlink()
     staged = stage(root, src, figures)
     if figures:
         export_figures(root, src, staged)

@@ -3,7 +3,7 @@
 Sphinx + MyST-NB + the book theme: pure Python (one ``pip install``, no Node, nothing fetched
 while building), reads the committed notebooks without executing them, and its own search index,
 previous/next links and sidebar work from static files. MathJax is served from the site itself
-(the copy the ``jupyter-server-mathjax`` package ships), so a page calls no other host.
+(the copy the ``sphinx-mathjax-offline`` package ships), so a page calls no other host.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ html_theme = "sphinx_book_theme"
 html_title = "tl-minimal: the triple-latent course"
 html_static_path: list[str] = []   # the staged tree's _static (site.css, MathJax), added below
 html_css_files = ["site.css"]
+html_favicon = "static/favicon.svg"  # (without one a browser asks for /favicon.ico and logs a 404)
 html_theme_options = {
     "repository_url": REPO_URL,
     "repository_branch": "main",
@@ -44,11 +45,9 @@ html_theme_options = {
     "navigation_with_keys": False,
 }
 html_show_sourcelink = False
-mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"
-mathjax2_config = {"tex2jax": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]],
-                               "processEscapes": True, "processClass": "math|output_area",
-                               "ignoreClass": "document"},
-                   "HTML-CSS": {"linebreaks": {"automatic": True}}, "messageStyle": "none"}
+# MathJax 3 with SVG output (no web fonts to fetch), from the copy the sphinx-mathjax-offline package ships
+mathjax_path = "mathjax/tex-svg.js"
+html_context = {"default_mode": "light"}  # an explicit mode (an empty one logs a console error)
 
 def _set_alt(app, doctree) -> None:
     """Give each notebook picture the text alternative staging chose for it (by its SHA-256, the
