@@ -123,7 +123,7 @@ class _Links(html.parser.HTMLParser):
                 self.ids.add(value)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def ids_of(path: Path) -> frozenset:
     parser = _Links()
     parser.feed(path.read_text(encoding="utf-8"))
@@ -226,12 +226,39 @@ def local(url: str, server: str, site: Path) -> tuple[Path, str] | None:
     return path, parsed.fragment
 
 
+def page_problems(info: dict, name: str, where: str, site: Path, server: str) -> list[str]:
+    """What is wrong with one page at full width: pictures, math, figures, links and anchors."""
+    problems = []
+    for image in info["images"]:
+        if not image["loaded"]:
+            problems.append(f"{where}: picture does not load: {image['src']}")
+        if not image["alt"]:
+            problems.append(f"{where}: picture without a text alternative: {image['src']}")
+    if info["raw_math"] and (not info["typeset"] or info["math_errors"]):
+        problems.append(f"{where}: math not typeset ({info['typeset']} typeset, {info['math_errors']} errors)")
+    committed = ROOT / name.replace(".html", ".ipynb")
+    saved_figures = committed.is_file() and '"image/png"' in committed.read_text(encoding="utf-8")
+    if saved_figures and not any(i["output"] and i["loaded"] for i in info["images"]):
+        problems.append(f"{where}: the notebook's figures are not shown")
+    for link in info["links"]:
+        target = local(link, server, site)
+        if target is None:
+            continue
+        path, anchor = target
+        if not path.is_file():
+            problems.append(f"{where}: broken link {link}")
+        elif anchor and path.suffix == ".html" and anchor not in ids_of(path):
+            problems.append(f"{where}: link to a missing anchor {link}")
+    return problems
+
+
 @pytest.mark.browser
 def test_every_page_in_the_browser(site, server, browser):
     pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html") if "_static" not in p.parts)
     problems, shots = [], []
     REPORT_DIR.mkdir(parents=True, exist_ok=True)
     tabs = {width: Tab(browser, width) for width in WIDTHS}
+    started = time.perf_counter()
     for name in pages:
         for width in WIDTHS:
             info = tabs[width].visit(server + name)
@@ -243,30 +270,12 @@ def test_every_page_in_the_browser(site, server, browser):
                 shot = REPORT_DIR / f"{name.replace('/', '_').replace('.html', '')}-{width}.png"
                 tabs[width].page.screenshot(path=str(shot))
                 shots.append(shot)
-            if width != WIDTHS[0]:
-                continue
-            for image in info["images"]:
-                if not image["loaded"]:
-                    problems.append(f"{where}: picture does not load: {image['src']}")
-                if not image["alt"]:
-                    problems.append(f"{where}: picture without a text alternative: {image['src']}")
-            if info["raw_math"] and (not info["typeset"] or info["math_errors"]):
-                problems.append(f"{where}: math not typeset ({info['typeset']} typeset, {info['math_errors']} errors)")
-            committed = ROOT / name.replace(".html", ".ipynb")
-            if name.startswith("notebooks/") and committed.is_file() and '"image/png"' in committed.read_text(encoding="utf-8"):
-                if not any(i["output"] and i["loaded"] for i in info["images"]):
-                    problems.append(f"{where}: the notebook's figures are not shown")
-            for link in info["links"]:
-                target = local(link, server, site)
-                if target is None:
-                    continue
-                path, anchor = target
-                if not path.is_file():
-                    problems.append(f"{where}: broken link {link}")
-                elif anchor and path.suffix == ".html" and anchor not in ids_of(path):
-                    problems.append(f"{where}: link to a missing anchor {link}")
+            if width == WIDTHS[0]:
+                problems += page_problems(info, name, where, site, server)
     for tab in tabs.values():
         tab.page.close()
+    print(f"\n{len(pages)} pages at {WIDTHS} px read in {time.perf_counter() - started:.0f} s; "
+          f"screenshots in {REPORT_DIR}")
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:60])
     assert len(shots) == len(SHOTS) * len(WIDTHS) and all(s.is_file() for s in shots)
 
