@@ -130,10 +130,14 @@ def ids_of(path: Path) -> frozenset:
     return frozenset(parser.ids)
 
 
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # one line per request would bury the test's own output
+        pass
+
+
 @pytest.fixture(scope="module")
 def server(site):
-    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(site))
-    handler.log_message = lambda *args: None
+    handler = functools.partial(_QuietHandler, directory=str(site))
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()

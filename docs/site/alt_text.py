@@ -2,17 +2,17 @@
 
 Each picture in a notebook's saved outputs gets one, chosen in this order:
 
-1. the one saved with the output itself (``metadata["image/png"]["alt"]``), which
-   ``tl_minimal.views.accessibility.describe`` writes from the figure's title and axes when a
-   notebook is executed with the alt-text display hook installed;
-2. a written one for the important figures, in ``figure_alt.json`` beside this file, keyed by the
-   notebook and the figure's number in it (1 = its first picture), which stays right when the
-   notebook is re-executed because the figures keep their order;
+1. the one saved with the output itself (``metadata["image/png"]["alt"]``, as
+   ``display(fig, metadata={"image/png": {"alt": "..."}})`` saves it);
+2. a written one for the important figures, in ``figure_alt.json`` beside this file:
+   {notebook: {a piece of the code that draws it: text}}, given to the pictures of the first cell
+   whose code contains that piece (code, not figure numbers: a figure added above does not shift
+   the texts onto the wrong pictures);
 3. a generated one: the notebook's title and section, the titles and axis labels the cell's code
    sets, and the drawing functions it calls.
 
-A written entry for a figure that no longer exists is an error (the build names it), so the table
-cannot drift silently from the notebooks.
+A written entry whose code no cell of its notebook contains is an error (the build names it), so
+the table cannot drift silently from the notebooks.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ class AltTexts:
         self.written: dict[str, dict[str, str]] = (json.loads(written.read_text(encoding="utf-8"))
                                                    if written.is_file() else {})
         self.used: set[tuple[str, str]] = set()
+        self.cells: set[tuple[str, str, str]] = set()  # (notebook, piece, the cell's code) matched
         self.counts: dict[str, int] = {}
 
     def for_output(self, page: str, figure: int, context: tuple[str, str, str], meta: dict) -> str:
@@ -48,17 +49,18 @@ class AltTexts:
         self.counts[page] = max(self.counts.get(page, 0), figure)
         if str(meta.get("alt", "")).strip():
             return str(meta["alt"]).strip()
-        written = self.written.get(page, {}).get(str(figure))
-        if written:
-            self.used.add((page, str(figure)))
-            return written
+        code = context[2]
+        for piece, text in self.written.get(page, {}).items():
+            if piece in code and (page, piece) not in self.used or (page, piece, code) in self.cells:
+                self.used.add((page, piece))
+                self.cells.add((page, piece, code))
+                return text
         return generated(figure, *context)
 
     def unused(self) -> list[str]:
-        """Written entries that name a notebook or a figure number the notebooks do not have."""
-        return [f"{page}: figure {number} (the notebook has {self.counts.get(page, 0)} pictures)"
-                for page, entries in self.written.items() for number in entries
-                if (page, number) not in self.used and int(number) > self.counts.get(page, 0)]
+        """Written entries whose code no cell of their notebook contains."""
+        return [f"{page}: no picture drawn by code containing {piece!r}"
+                for page, entries in self.written.items() for piece in entries if (page, piece) not in self.used]
 
 
 def generated(figure: int, title: str, section: str, code: str) -> str:
