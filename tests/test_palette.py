@@ -26,9 +26,10 @@ from matplotlib.colors import rgb_to_hsv, to_rgb
 
 from tl_minimal.conv import conv_fast
 from tl_minimal.data import recall as data_recall
-from tl_minimal.views import diagrams, palette, plots, plots_conv, plots_retrieval
+from tl_minimal.views import alt_text, diagrams, palette, plots, plots_conv, plots_retrieval
 
-VIEWS = Path(__file__).resolve().parents[1] / "tl_minimal" / "views"
+ROOT = Path(__file__).resolve().parents[1]
+VIEWS = ROOT / "tl_minimal" / "views"
 MIN_DISTANCE = 0.2
 # linear RGB -> the colour a deuteranope / protanope sees (Viénot, Brettel and Mollon 1999)
 SIMULATE = {
@@ -180,3 +181,43 @@ def test_right_guesses_are_hatched_and_named():
     assert len(boxes) == 3 and all(p.get_hatch() == palette.RIGHT.hatch for p in boxes)  # 3 right guesses
     assert "right" in fig.axes[1].get_title() and "hatched" in fig.axes[1].get_title()
     plt.close(fig)
+
+
+# --- text alternatives --------------------------------------------------------------------
+
+
+def test_describe_reads_the_titles_axes_and_legend():
+    fig, (left, right) = plt.subplots(1, 2)
+    left.plot([0, 1], label="transformer")
+    left.plot([1, 0], label="triple_latent")
+    left.legend()
+    left.set(title="training loss", xlabel="step", ylabel="bits per byte")
+    right.set_title("RIGHT", loc="left")
+    fig.suptitle("two models")
+    text = alt_text.describe(fig)
+    for part in ("two models", "training loss", "x axis: step", "y axis: bits per byte",
+                 "transformer, triple_latent", "Panel 2: RIGHT"):
+        assert part in text, (part, text)
+    plt.close(fig)
+    blank = plt.figure()
+    assert alt_text.describe(blank).strip()  # never empty
+    plt.close(blank)
+
+
+def test_the_alt_text_hook_needs_a_kernel():
+    assert alt_text.install() is False  # pytest is no Jupyter kernel: nothing to wrap
+
+
+def test_a_notebook_figure_carries_its_alt_text(tmp_path):
+    """Executed in a real kernel: a figure shown after importing tl_minimal.views has an alt text."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    code = ("import matplotlib.pyplot as plt\nimport tl_minimal.views\n"
+            "fig, ax = plt.subplots()\nax.plot([1, 2], label='a')\nax.legend()\n"
+            "ax.set(title='a line', xlabel='step', ylabel='loss')\nplt.show()")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    nbclient.NotebookClient(nb, timeout=120, resources={"metadata": {"path": str(ROOT)}}).execute()
+    images = [o for o in nb.cells[0].outputs if "image/png" in o.get("data", {})]
+    assert len(images) == 1
+    alt = images[0]["metadata"]["image/png"]["alt"]
+    assert "a line" in alt and "x axis: step" in alt and "y axis: loss" in alt, alt

@@ -2,8 +2,9 @@
 
 Each picture in a notebook's saved outputs gets one, chosen in this order:
 
-1. the one saved with the output itself (``metadata["image/png"]["alt"]``, as
-   ``display(fig, metadata={"image/png": {"alt": "..."}})`` saves it);
+1. the one saved with the output itself (``metadata["image/png"]["alt"]``): a notebook executed
+   with the library saves one for every figure it shows, written from the figure's title, axes
+   and legends by ``tl_minimal.views.alt_text.describe``;
 2. a written one for the important figures, in ``figure_alt.json`` beside this file:
    {notebook: {a piece of the code that draws it: text}}, given to the pictures of the first cell
    whose code contains that piece (code, not figure numbers: a figure added above does not shift
