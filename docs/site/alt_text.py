@@ -58,10 +58,12 @@ class AltTexts:
                 return text
         return generated(figure, *context)
 
-    def unused(self) -> list[str]:
-        """Written entries whose code no cell of their notebook contains."""
+    def unused(self, pages: set[str]) -> list[str]:
+        """Written entries, for notebooks among ``pages``, whose code no cell of the notebook contains
+        (a notebook that is not on the site, as in a partial build, is not checked)."""
         return [f"{page}: no picture drawn by code containing {piece!r}"
-                for page, entries in self.written.items() for piece in entries if (page, piece) not in self.used]
+                for page, entries in self.written.items() if page in pages
+                for piece in entries if (page, piece) not in self.used]
 
 
 def generated(figure: int, title: str, section: str, code: str) -> str:

@@ -64,7 +64,7 @@ def stage(root: Path, src: Path, figures: bool) -> Staged:
             stage_notebook(page, root, src, site_pages, staged, alts)
         else:
             stage_markdown(page, root, src, site_pages, staged)
-    stale = alts.unused()
+    stale = alts.unused(site_pages)
     if stale:
         raise ValueError("figure_alt.json names figures the notebooks do not have: " + "; ".join(stale))
     stage_home(root, src, site_pages, staged, toc(staged.pages, figures))
@@ -117,7 +117,8 @@ def where(path: str, line: str | None, src: Path, staged: Staged, root: Path) ->
 
 
 def notebook_location(page: str, line: int, staged_nb: Path, root: Path) -> str:
-    """MyST-NB numbers a notebook's lines (cell index + 1) * 10000 + line in the cell; name the
+    """MyST-NB numbers a notebook's lines (cell index + 1) * 10000 + 2 + the 0-based line of the
+    paragraph in the cell (measured on a known link); name the
     committed cell (the staged copy has the run note as cell index 1) and, where the line's text is
     found there, its line in the jupytext ``.py`` pair."""
     cells = json.loads(staged_nb.read_text(encoding="utf-8"))["cells"]
@@ -126,7 +127,7 @@ def notebook_location(page: str, line: int, staged_nb: Path, root: Path) -> str:
         return f"{page}:{line}"
     text = "".join(cells[index]["source"]) if isinstance(cells[index]["source"], list) else cells[index]["source"]
     lines = text.splitlines() or [""]
-    wanted = lines[min(offset, len(lines) - 1)].strip()
+    wanted = lines[max(0, min(offset - 2, len(lines) - 1))].strip()  # the paragraph's first line
     number = index + 1 if index < 1 else index  # 1-based, counted in the committed notebook
     pair = root / (page[:-len(".ipynb")] + ".py")
     if wanted and pair.is_file():
