@@ -165,7 +165,7 @@ def build(root: Path, out: Path, figures: bool = True) -> int:
     if result.returncode != 0 or problems:
         print(f"site: FAILED with {len(problems)} warning(s) after {seconds:.0f} s", file=sys.stderr)
         return result.returncode or 1
-    print(f"site: {len(staged.pages) + 1} pages in {html} ({seconds:.0f} s); open {html / 'index.html'}; "
+    print(f"site: {len(staged.pages) + 1 + int(figures)} pages in {html} ({seconds:.0f} s); open {html / 'index.html'}; "
           f"published at {SITE_URL} once the repository is public")
     return 0
 
