@@ -6,6 +6,7 @@
     python run.py test-fast   the unit tests only (no notebook runs, no browser test)
     python run.py setup       only create and install .venv/
     python run.py sync        after editing a notebook's .py (or .ipynb), bring its pair up to date
+    python run.py site        build the course website into build/site/html (adds the site extra)
     python run.py clean       remove the virtual environment
 
 (On Windows type `py` where these say `python`.) Options, before or after the command:
@@ -22,7 +23,8 @@
     --latest             a separate venv with the newest release of every dependency, no lock
     --reinstall          install again even when nothing changed since the last set-up
     --dry-run            print the commands instead of running them
-    -- ARGS              everything after `--` goes to pytest (test, test-fast) or JupyterLab (lab)
+    -- ARGS              everything after `--` goes to pytest (test, test-fast), JupyterLab (lab) or
+                         the site build (site: e.g. -- --out DIR, --no-figures)
 
 Only the standard library is used, and this file parses on Python 3.7 and later, so that a Python
 older than 3.10 gets one clear line instead of a syntax error. Every mistake the launcher can see ends
@@ -44,7 +46,7 @@ from pathlib import Path
 
 MINIMUM = (3, 10)
 ROOT = Path(__file__).resolve().parent
-COMMANDS = ("lab", "test", "test-fast", "setup", "sync", "clean")
+COMMANDS = ("lab", "test", "test-fast", "setup", "sync", "site", "clean")
 DEFAULT_EXTRAS = "dev,lab"
 LOCK = Path("requirements") / "lock.txt"
 STAMP = ".tl-minimal-installed"
@@ -91,6 +93,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
         raise LauncherError(f"unknown command {args.command!r}; expected one of {', '.join(COMMANDS)}")
     if args.venv is None:
         args.venv = ".venv-latest" if args.latest else ".venv"
+    if args.command == "site" and "site" not in args.extras.split(","):
+        args.extras += ",site"  # the site needs its builder (Sphinx, MyST-NB, the book theme)
     return args
 
 
@@ -223,6 +227,11 @@ def lab_command(py: str, as_root: bool, passthrough: list[str]) -> list[str]:
     return [py, "-m", "jupyter", "lab", "notebooks", *(["--allow-root"] if as_root else []), *passthrough]
 
 
+def site_command(py: str, passthrough: list[str]) -> list[str]:
+    """The static site from the committed notebooks, none re-executed (docs/site/build.py)."""
+    return [py, str(Path("docs") / "site" / "build.py"), *passthrough]
+
+
 def sync_command(py: str) -> list[str]:
     """jupytext --sync over every notebook pair (the paths listed here: no shell globbing)."""
     notebooks = sorted(ROOT.glob("notebooks/*.ipynb")) + sorted(ROOT.glob("notebooks/exercises/**/*.ipynb"))
@@ -314,6 +323,8 @@ def main(argv: list[str] | None = None) -> int:
             return execute(lab_command(py, running_as_root(), args.passthrough), args, env)
         if args.command == "sync":
             return execute(sync_command(py), args, env)
+        if args.command == "site":
+            return execute(site_command(py, args.passthrough), args, env)
         return execute(test_command(py, args.command == "test-fast", args.passthrough), args, env)
     except LauncherError as error:
         print(f"run.py: error: {error}", file=sys.stderr)

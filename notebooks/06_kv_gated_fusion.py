@@ -60,7 +60,7 @@ from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import bits_per_byte, evaluating, recall_accuracy, unigram_bits
 from tl_minimal.training.recipes import build, count_parameters, fit, make_sampler
 from tl_minimal.training.train import seed_everything, train
-from tl_minimal.views import plots, plots_retrieval, widgets
+from tl_minimal.views import palette, plots, plots_retrieval, widgets
 
 # %% [markdown]
 # One config cell: the recall protocol's 200 steps and the byte-level protocol's 80 steps
@@ -270,8 +270,8 @@ betas = torch.linspace(0.5, 25, 60)
 best = [kv_read(query8, keys8, values8, [8], top_k=8, scale=float(b))[0][0, 0, 3].item() for b in betas]
 fig, ax = plt.subplots(figsize=(6.5, 3))
 ax.plot(betas, best)
-ax.axvline(default_config("gated_hybrid_paper")["score_scale"], color="red", ls=":", label="β = 1 (the paper)")
-ax.axvline(GATED["score_scale"], color="green", ls="--", label=f"β = {GATED['score_scale']:g} (gated_hybrid's start)")
+ax.axvline(default_config("gated_hybrid_paper")["score_scale"], color=palette.VERMILLION, ls=":", label="β = 1 (the paper)")
+ax.axvline(GATED["score_scale"], color=palette.GREEN, ls="--", label=f"β = {GATED['score_scale']:g} (gated_hybrid's start)")
 ax.set_xlabel("β (multiplies the cosine)")
 ax.set_ylabel("weight of the perfect match")
 ax.set_title("a perfect match among 8 kept entries (the others orthogonal)")
@@ -540,7 +540,7 @@ head_panels = [{"values": attn[h], "names": names_of(x_few[0]), "marks": marks0 
 fig = plots_retrieval.retrieval_grid({"heads 0, 1": head_panels[:2], "heads 2, 3": head_panels[2:]},
                                   title="Transformer, last layer, attention at the answer position", ylabel="attention weight")
 fig.suptitle(f"{'RIGHT' if tf_right else 'WRONG'}: Transformer, last layer, attention at the answer position",
-             fontsize=12, fontweight="bold", color="#2e7d32" if tf_right else "#c62828")
+             fontsize=12, fontweight="bold", color=palette.RIGHT.colour if tf_right else palette.WRONG.colour)
 plt.show()
 
 # %% [markdown]

@@ -79,6 +79,9 @@ from tl_minimal.experiments.protocols import protocol
 from tl_minimal.experiments.studies import breaks
 from tl_minimal.training import config
 from tl_minimal.training.evaluate import unigram_bits
+from tl_minimal.views import palette
+
+palette.apply()  # the colour-blind-safe colours (Okabe-Ito) for every plot below
 
 RESULTS = results.results_dir()
 RERUN_FULL = False  # True: run every command of data/results/run_all.sh again (hours on a CPU)

@@ -67,6 +67,9 @@ from tl_minimal.readout import pair_readout
 from tl_minimal.running_state import previous_states, running_state
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
+from tl_minimal.views import palette
+
+palette.apply()  # the colour-blind-safe colours (Okabe-Ito) for every plot below
 
 # %% [markdown]
 # One config cell: full mode times longer sequences and reruns a bigger benchmark; `TL_SMOKE=1`

@@ -60,8 +60,10 @@ def _environment_requirements() -> list[str]:
     env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
     deps = []
     for dep in env["dependencies"]:
-        if isinstance(dep, dict):  # the pip: section installs the project itself
-            assert dep.get("pip") == ["--editable ."], f"pip section should only install the project: {dep}"
+        if isinstance(dep, dict):  # the pip: section: the project itself last, before it PyPI-only packages
+            pip = dep.get("pip") or []
+            assert pip[-1:] == ["--editable ."], f"the pip section should end by installing the project: {dep}"
+            deps += pip[:-1]
             continue
         deps.append(dep)
     return deps

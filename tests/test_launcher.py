@@ -89,6 +89,14 @@ def test_sync_lists_every_notebook_pair_without_a_shell_glob():
     assert sorted(cmd[4:]) == expected and len(expected) >= 21
 
 
+def test_site_installs_the_site_extra_and_builds_from_docs_site():
+    cmds = dry_commands("site", "--venv", "build/v", "--reinstall", "--", "--no-figures")
+    assert any(".[dev,lab,site]" in c for c in cmds)  # the builder comes with the site extra
+    py = str(run.venv_python(ROOT / "build" / "v"))
+    assert cmds[-1] == run.show([py, str(Path("docs") / "site" / "build.py"), "--no-figures"])
+    assert run.parse(["site", "--extras", "dev,site"]).extras == "dev,site"  # not added twice
+
+
 def test_strict_encoding_fails_our_code_and_spares_third_party(tmp_path):
     """The test commands' environment: a file opened without an encoding is an error in a module of
     ours (here `__main__`, as in a notebook's kernel, and `tl_minimal`), a warning ignored elsewhere."""

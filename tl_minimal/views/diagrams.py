@@ -23,13 +23,16 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
 
+from .palette import BLUE, GREEN, ORANGE, SKY, VERMILLION, tint
+
 # mathtext fragments each diagram must contain (checked by tests/test_diagrams.py)
 LAYER_SYMBOLS = ("x_t", "n_t", "a_t", "b_t", "q^l_t", "q^r_t", r"\lambda_t", r"\gamma_t", "s_t", "s_{t-1}",
                  "P_t", "P_{t-1}", "r_t", "W_o", "o_t")
 MODEL_SYMBOLS = (r"\mathrm{token}_t", "e_t", "E", "pos_t", "x_t", "n_t", "o_t", "h_t", "z_t", r"\mathrm{logits}_t")
 
 # colours by role: projections, gates, the three steps, everything else
-_PROJ, _GATE, _STEP, _PLAIN, _OPTIONAL = "#dbe9f6", "#fde2c4", "#d5efd5", "#eeeeee", "#ffffff"
+# (pale tints of the palette's blue, orange and bluish green; the text in each box names it too)
+_PROJ, _GATE, _STEP, _PLAIN, _OPTIONAL = tint(BLUE, 0.85), tint(ORANGE, 0.75), tint(GREEN, 0.8), "#eeeeee", "#ffffff"
 _STEPS = {"s": "running state", "P": "pair memory", "r": "readout"}
 
 
@@ -203,10 +206,10 @@ def _open_block(ax, x0: float, w: float) -> None:
     # one block, open
     bx, bw = 62, 30
     bmid = bx + bw / 2
-    ax.add_patch(Rectangle((bx - 3, 4), bw + 6, 60, fc="#f6fbf6", ec="#4a8a4a", lw=1.2, ls="--"))
-    ax.plot([x0 + w + 0.3, bx - 3], [40, 64], color="#4a8a4a", lw=0.8, ls=":")
-    ax.plot([x0 + w + 0.3, bx - 3], [31, 4], color="#4a8a4a", lw=0.8, ls=":")
-    ax.text(bmid, 66.5, "one block, drawn open", ha="center", fontsize=10, color="#2f6a2f")
+    ax.add_patch(Rectangle((bx - 3, 4), bw + 6, 60, fc=tint(GREEN, 0.95), ec=GREEN, lw=1.2, ls="--"))
+    ax.plot([x0 + w + 0.3, bx - 3], [40, 64], color=GREEN, lw=0.8, ls=":")
+    ax.plot([x0 + w + 0.3, bx - 3], [31, 4], color=GREEN, lw=0.8, ls=":")
+    ax.text(bmid, 66.5, "one block, drawn open", ha="center", fontsize=10, color=GREEN)
     _arrow(ax, (bmid, 5.5), (bmid, 8.7), "$x_t$", text_at=0.1, offset=(2.4, 0))
     _box(ax, bx + 7, 9, bw - 14, 4, "LN", _PLAIN, fontsize=9.5)
     _arrow(ax, (bmid, 13.3), (bmid, 16.7), "$n_t$", offset=(2.4, 0))
@@ -256,9 +259,9 @@ def chunk_diagram(T: int = 64, C: int = 16):
         for j in range(N):
             x, y = j * C, i * C
             if i == j:      # inside a chunk: a dense lower-triangular C x C matrix
-                left.add_patch(plt.Polygon([(x, y), (x, y + C), (x + C, y + C)], fc="#5b9bd5", ec="black", lw=0.8))
+                left.add_patch(plt.Polygon([(x, y), (x, y + C), (x + C, y + C)], fc=SKY, ec="black", lw=0.8))
             elif i > j:     # between chunks: never built, reaches t through the carried state
-                left.add_patch(Rectangle((x, y), C, C, fc="#fde2c4", ec="black", lw=0.8, hatch="///"))
+                left.add_patch(Rectangle((x, y), C, C, fc=_GATE, ec="black", lw=0.8, hatch="///"))
             else:           # the future: zero
                 left.add_patch(Rectangle((x, y), C, C, fc="white", ec="#bbbbbb", lw=0.5))
     left.set_xticks([k * C for k in range(N + 1)])
@@ -268,8 +271,8 @@ def chunk_diagram(T: int = 64, C: int = 16):
     left.set_ylabel("state at t", fontsize=10)
     left.set_title(f"W[t, τ] for T = {T}, C = {C}", fontsize=10)
     left.text(T * 0.97, T * 0.06, "future: 0", ha="right", va="top", fontsize=9)
-    handles = [Rectangle((0, 0), 1, 1, fc="#5b9bd5", ec="black"),
-               Rectangle((0, 0), 1, 1, fc="#fde2c4", ec="black", hatch="///")]
+    handles = [Rectangle((0, 0), 1, 1, fc=SKY, ec="black"),
+               Rectangle((0, 0), 1, 1, fc=_GATE, ec="black", hatch="///")]
     left.legend(handles, ["inside a chunk: C × C, built", "between chunks: never built"], fontsize=9,
                 loc="upper left", bbox_to_anchor=(-0.05, -0.16), frameon=False)
 
@@ -279,16 +282,16 @@ def chunk_diagram(T: int = 64, C: int = 16):
     right.axis("off")
     for n in range(N):
         x = 1 + 10 * n
-        right.add_patch(FancyBboxPatch((x, 5), 7, 3.4, boxstyle="round,pad=0.2", fc="#dbe9f6", ec="black"))
+        right.add_patch(FancyBboxPatch((x, 5), 7, 3.4, boxstyle="round,pad=0.2", fc=_PROJ, ec="black"))
         right.text(x + 3.5, 6.7, f"chunk {n}\nt = {n * C}…{(n + 1) * C - 1}", ha="center", va="center", fontsize=9)
         if n + 1 < N:
             right.annotate("", xy=(x + 10, 6.7), xytext=(x + 7.2, 6.7),
-                           arrowprops={"arrowstyle": "-|>", "lw": 1.4, "color": "#c0504d"})
-            right.text(x + 8.6, 9.1, f"$s_{{{(n + 1) * C - 1}}}$", ha="center", fontsize=10, color="#c0504d")
+                           arrowprops={"arrowstyle": "-|>", "lw": 1.4, "color": VERMILLION})
+            right.text(x + 8.6, 9.1, f"$s_{{{(n + 1) * C - 1}}}$", ha="center", fontsize=10, color=VERMILLION)
     right.text(1, 3.4, "inside each chunk: one C × C matrix product,\nall chunks at once (parallel)", fontsize=9.5,
                va="center")
     right.text(1, 1.2, f"between chunks: a recurrence over the\nT/C = {N} chunk-end states (red)", fontsize=9.5,
-               color="#c0504d", va="center")
+               color=VERMILLION, va="center")
     right.set_title("the same computation in time: chunks and a carried state", fontsize=10)
     fig.tight_layout()
     return fig

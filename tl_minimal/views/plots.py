@@ -32,6 +32,7 @@ import torch
 from ..data import recall as data_recall
 from ..data.text import BOS, EOS, PAD
 from ..running_state import running_state
+from .palette import GREEN, ORANGE, SKY, tint
 
 # widest figure: about 950 px in a notebook (the inline backend draws at 100 dpi)
 MAX_WIDTH = 9.5
@@ -77,8 +78,9 @@ def token_strip(labels, ids=None, highlight=None, per_row: int = 32, title: str 
     """Draw tokens as rows of boxes: the label inside, the id (or position) below.
 
     Boxes widen with their label (multi-character tokens stay readable); a row holds about
-    ``per_row`` one-character boxes. highlight: {position: (colour, note)} colours those boxes
-    and writes ``note`` above them.
+    ``per_row`` one-character boxes. highlight: {position: (colour, note)} or (colour, note, hatch)
+    colours those boxes (and hatches them: a meaning never rests on the colour alone) and writes
+    ``note`` above them.
     """
     labels = [str(label) for label in labels]
     if not labels:
@@ -99,8 +101,9 @@ def token_strip(labels, ids=None, highlight=None, per_row: int = 32, title: str 
         _, ax = plt.subplots(figsize=(min(MAX_WIDTH, max(4.0, 0.4 * span + 0.5)), 1.3 * n_rows + 0.5))
     for k, (label, w, (r, c)) in enumerate(zip(labels, widths, places)):
         y = -1.7 * r
-        colour, note = highlight.get(k, ("#f2f2f2", None))
-        ax.add_patch(plt.Rectangle((c, y), w, 0.92, facecolor=colour, edgecolor="#666666", lw=0.6))
+        colour, note, *hatch = highlight.get(k, ("#f2f2f2", None))
+        ax.add_patch(plt.Rectangle((c, y), w, 0.92, facecolor=colour, edgecolor="#666666", lw=0.6,
+                                   hatch=hatch[0] if hatch else None))
         ax.text(c + w / 2, y + 0.46, label, ha="center", va="center", fontsize=8, family="monospace")
         under = f"{ids[k]}" if ids is not None else f"{k}"
         ax.text(c + w / 2, y - 0.2, under, ha="center", va="center", fontsize=7, color="#555555")
@@ -125,10 +128,10 @@ def recall_strip(x, y, layout: data_recall.RecallLayout = data_recall.PAPER_LAYO
     questions = data_recall.locate(x, y, layout)
     highlight = {}
     for q in questions:
-        highlight[q["key_pos"]] = ("#ffcc80", "key")
-        highlight[q["value_pos"]] = ("#a5d6a7", "value")
-        highlight[q["query_pos"] + 1] = ("#ffcc80", "asked")
-        highlight[q["answer_pos"]] = ("#90caf9", f"-> {layout.name(q['value'])}")
+        highlight[q["key_pos"]] = (tint(ORANGE, 0.5), "key")
+        highlight[q["value_pos"]] = (tint(GREEN, 0.6), "value")
+        highlight[q["query_pos"] + 1] = (tint(ORANGE, 0.5), "asked")
+        highlight[q["answer_pos"]] = (tint(SKY, 0.4), f"-> {layout.name(q['value'])}")
     labels = [layout.name(t) for t in x.tolist()]
     if title is None and questions:
         q = questions[-1]

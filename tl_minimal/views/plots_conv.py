@@ -18,9 +18,10 @@ import numpy as np
 import seaborn as sns
 import torch
 
+from .palette import BLUE, VERMILLION, tint
 from .plots import MAX_WIDTH, as_numpy
 
-_DIAGONAL = "#2196f3"  # the line t = tau: reads above it come from the future
+_DIAGONAL = BLUE  # the line t = tau: reads above it come from the future
 
 
 def conv_influence(fn, T: int = 12, d: int = 4, seed: int = 0) -> torch.Tensor:
@@ -53,12 +54,12 @@ def influence_maps(maps: dict, title: str = "which inputs each output reads"):
         for t in range(T):
             for tau in range(t + 1, T):
                 if M[t, tau] > 1e-12:                               # output t reads a future input
-                    ax.add_patch(plt.Rectangle((tau, t), 1, 1, fill=False, edgecolor="red", lw=1.5))
+                    ax.add_patch(plt.Rectangle((tau, t), 1, 1, fill=False, edgecolor=VERMILLION, lw=1.5, hatch="////"))
         ax.plot([0, T], [0, T], color=_DIAGONAL, lw=1)
         ax.set_xlabel("input position τ")
         ax.set_ylabel("output position t")
         ax.set_title(name, fontsize=9)
-    fig.suptitle(title + " (red: τ > t, the future)", fontsize=11)
+    fig.suptitle(title + " (red, hatched: τ > t, the future)", fontsize=11)
     fig.tight_layout()
     return fig
 
@@ -86,7 +87,8 @@ def tap_norms(kernels: dict, ax=None, title: str = "size of each kernel tap afte
         ax.bar(offsets + (n - (len(kernels) - 1) / 2) * width, norms, width=width, label=name)
     ticks = sorted(offsets_seen)
     ax.set_xticks(ticks, [f"x[t{o:+d}]" if o else "x[t]" for o in ticks])
-    ax.axvspan(0.5, max(ticks) + 0.5, color="red", alpha=0.08, label="future inputs")
+    ax.axvspan(0.5, max(ticks) + 0.5, facecolor=tint(VERMILLION, 0.9), edgecolor=tint(VERMILLION, 0.5), hatch="//",
+               lw=0, label="future inputs (hatched)")
     ax.set_ylim(0, 1.3 * ax.get_ylim()[1])                          # room for the legend above the bars
     ax.set_xlabel("input the tap reads (relative to the output position t)")
     ax.set_ylabel("||W[:, :, tap]||")

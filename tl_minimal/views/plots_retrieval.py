@@ -22,17 +22,19 @@ import numpy as np
 import torch
 
 from ..data import recall as data_recall
+from .palette import BLUE, GREEN, ORANGE, RIGHT, WRONG
 from .plots import MAX_WIDTH, as_numpy, byte_label, token_strip
 
-_KEY, _VALUE, _ASK = "#ff9800", "#4caf50", "#2196f3"
-_RIGHT, _WRONG = "#2e7d32", "#c62828"
+_KEY, _VALUE, _ASK = ORANGE, GREEN, BLUE
+_RIGHT, _WRONG = RIGHT.colour, WRONG.colour  # the verdict is written as a word as well
 
 
 def prediction_strips(tokens, predictions: dict, per_row: int = 20, title: str | None = None):
     """A byte sequence [T] and, per model, its top guess for the NEXT byte at each position.
 
-    predictions: {name: ids [T]} (argmax of the logits at each position). A guess is green when
-    it equals the byte that really comes next.
+    predictions: {name: ids [T]} (argmax of the logits at each position). A guess is right when
+    it equals the byte that really comes next: its box is filled green AND hatched (so a reader
+    who cannot tell green from grey still sees it), and each row's title says so.
     """
     ids = [int(t) for t in (tokens.tolist() if isinstance(tokens, torch.Tensor) else tokens)]
     T = len(ids)
@@ -46,10 +48,10 @@ def prediction_strips(tokens, predictions: dict, per_row: int = 20, title: str |
         pred = [int(p) for p in (pred.tolist() if isinstance(pred, torch.Tensor) else pred)]
         if len(pred) != T:
             raise ValueError(f"{name}: {len(pred)} predictions for {T} tokens")
-        right = {t: ("#a5d6a7", None) for t in range(T - 1) if pred[t] == ids[t + 1]}
+        right = {t: (RIGHT.fill, None, RIGHT.hatch) for t in range(T - 1) if pred[t] == ids[t + 1]}
         score = len(right) / max(T - 1, 1)
         token_strip([byte_label(p) for p in pred], None, right, per_row,
-                    f"{name}: guess for the next byte ({score:.0%} right)", ax=axes[row])
+                    f"{name}: guess for the next byte ({score:.0%} right: hatched)", ax=axes[row])
     if title:
         fig.suptitle(title, fontsize=11)
     fig.tight_layout()

@@ -43,8 +43,9 @@ from ..data import recall as data_recall
 from ..data import text as data_text
 from ..jupyter import in_jupyter_kernel
 from . import plots, plots_retrieval
+from .palette import RIGHT, WRONG
 
-_ERROR_COLOUR, _HINT_COLOUR, _RIGHT_COLOUR = "#c62828", "#555555", "#2e7d32"  # red, grey, green
+_ERROR_COLOUR, _HINT_COLOUR, _RIGHT_COLOUR = WRONG.colour, "#555555", RIGHT.colour  # words say it too
 
 
 @dataclass

@@ -1,0 +1,73 @@
+"""Sphinx configuration of the course's website (built by ``python docs/site/build.py``).
+
+Sphinx + MyST-NB + the book theme: pure Python (one ``pip install``, no Node, nothing fetched
+while building), reads the committed notebooks without executing them, and its own search index,
+previous/next links and sidebar work from static files. MathJax is served from the site itself
+(the copy the ``sphinx-mathjax-offline`` package ships), so a page calls no other host.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from staging import REPO_URL
+
+project = "tl-minimal"
+author = "the tl-minimal authors"
+copyright = "the tl-minimal authors, MIT licence"
+
+extensions = ["myst_nb"]
+nb_execution_mode = "off"          # the committed outputs are the pages' outputs
+nb_ipywidgets_js = {}              # no widget JavaScript from a CDN: widgets show their saved picture
+nb_merge_streams = True
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
+myst_heading_anchors = 6           # GitHub-style #anchors, as the Markdown files link them
+myst_dmath_double_inline = True
+
+# every missing reference, image or heading is a warning, and build.py runs with -W --keep-going
+nitpicky = True
+exclude_patterns = ["_static", "alt_text.json"]
+master_doc = "index"
+
+html_theme = "sphinx_book_theme"
+html_title = "tl-minimal: the triple-latent course"
+html_static_path: list[str] = []   # the staged tree's _static (site.css, MathJax), added below
+html_css_files = ["site.css"]
+html_favicon = "static/favicon.svg"  # (without one a browser asks for /favicon.ico and logs a 404)
+html_theme_options = {
+    "repository_url": REPO_URL,
+    "repository_branch": "main",
+    "use_repository_button": True,
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+}
+html_show_sourcelink = False
+# MathJax 3 with SVG output (no web fonts to fetch), from the copy the sphinx-mathjax-offline package ships
+mathjax_path = "mathjax/tex-svg.js"
+html_context = {"default_mode": "light"}  # an explicit mode (an empty one logs a console error)
+
+def _set_alt(app, doctree) -> None:
+    """Give each notebook picture the text alternative staging chose for it (by its SHA-256, the
+    name MyST-NB gives the image file); any picture still without one gets its page's title, and
+    the browser test checks that none is empty."""
+    from docutils import nodes
+    alt = json.loads((Path(app.srcdir) / "alt_text.json").read_text(encoding="utf-8"))
+    for image in doctree.findall(nodes.image):
+        key = Path(image.get("uri", "")).stem
+        if key in alt:
+            image["alt"] = alt[key]
+        elif not image.get("alt"):
+            title = next(iter(doctree.findall(nodes.title)), None)
+            image["alt"] = f"Picture on the page \u201c{title.astext() if title else app.env.docname}\u201d"
+
+
+def _static_from_source(app, config) -> None:
+    config.html_static_path.append(str(Path(app.srcdir) / "_static"))
+
+
+def setup(app):
+    app.connect("config-inited", _static_from_source)
+    app.connect("doctree-read", _set_alt)

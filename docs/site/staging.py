@@ -1,0 +1,202 @@
+"""Lay out the site's source tree from the committed files, without executing anything.
+
+The site mirrors the repository's own layout (``notebooks/``, ``notebooks/exercises/``, ``docs/``,
+``data/results/``), so a relative link that works on the code host works on the site unchanged.
+Staging copies each page and makes four changes, none of which moves a line of Markdown (so a
+build warning's line number is the committed file's line number):
+
+1. links: an HTML anchor (``<a id="x"></a>`` on its own line) becomes a MyST target; a link to a page of the site stays as it is; a link to any other file or folder of the
+   repository (a library file, a result JSON, a solution notebook) becomes a link to its source on
+   the code host (``REPO_URL``); a link to nothing is left alone, so the build reports it;
+2. the home page is the README's front matter (up to the end of its learning path); a link into
+   the part that was cut goes to the README on the code host;
+3. notebooks: a "Run it yourself" note is inserted after the title cell (how to run it, and the
+   time the notebook's own **Time** line states), widget views are dropped in favour of the static
+   picture committed beside them (a site has no kernel), and the notebook's widget state is removed;
+4. every picture gets a text alternative (``alt_text.py``), collected in ``alt_text.json`` keyed by
+   the picture's SHA-256, the name the notebook reader gives the image file.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from alt_text import AltTexts
+
+# the repository's address on the code host: a placeholder until it is public (README uses the same
+# one for the site's address, on its "Read it as a website" line)
+REPO_URL = "https://github.com/OWNER/tl-minimal"
+SITE_URL = "https://OWNER.github.io/tl-minimal/"
+
+LEARNING_PATH = "notebooks/[0-9][0-9]_*.ipynb"
+EXERCISES = "notebooks/exercises/[0-9][0-9]_*.ipynb"  # the blank versions; solutions/ stays off the site
+DOCUMENTS = ["docs/paper.md", "docs/devices.md", "data/results/README.md", "data/results/RECALL_STUDY.md",
+             "data/results/SPEED.md"]
+HOME_SECTIONS = ("Quick start", "Learning path")  # the README's front matter: title, intro and these
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^()\s]+)\)")
+HTML_ANCHOR = re.compile(r'^<a (?:id|name)="([\w-]+)"></a>\s*$', re.MULTILINE)  # GitHub's way; MyST's is (name)=
+TIME_LINE = re.compile(r"\*\*Time[.:]?\*\*:?\s*(.+?)(?:\.(?=\s|$)|\n\s*\n|$)", re.DOTALL)
+
+
+@dataclass
+class Staged:
+    """What staging produced: the pages (site paths), each staged file's source, the alt texts."""
+    pages: list[str] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)  # staged path -> committed path
+    alt: dict[str, str] = field(default_factory=dict)      # image sha256 -> text alternative
+
+
+def source_url(path: str, folder: bool = False) -> str:
+    return f"{REPO_URL}/{'tree' if folder else 'blob'}/main/{path}"
+
+
+def page_list(root: Path) -> list[str]:
+    """Every page of the site, repository-relative, in reading order (home page excluded)."""
+    notebooks = sorted(p.relative_to(root).as_posix() for p in root.glob(LEARNING_PATH))
+    exercises = sorted(p.relative_to(root).as_posix() for p in root.glob(EXERCISES))
+    missing = [d for d in DOCUMENTS if not (root / d).is_file()]
+    if missing or not notebooks:
+        raise FileNotFoundError(f"the site needs {', '.join(missing) or LEARNING_PATH} under {root}")
+    return notebooks + exercises + DOCUMENTS
+
+
+def rewrite_links(text: str, page: str, root: Path, site_pages: set[str], images: set[str],
+                  anchors_elsewhere: str | None = None) -> str:
+    """Rewrite the Markdown links of ``text`` (from repository file ``page``), as the module says.
+
+    images collects the repository paths of pictures the page shows (they are copied beside it);
+    anchors_elsewhere: the file a bare ``#anchor`` link points to when the anchor was cut away."""
+    def one(match: re.Match) -> str:
+        bang, label, target = match.groups()
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE):  # https:, mailto:, ...
+            return match.group(0)
+        path, _, anchor = target.partition("#")
+        fragment = f"#{anchor}" if anchor else ""
+        if not path:
+            if anchors_elsewhere:
+                return f"{bang}[{label}]({source_url(anchors_elsewhere)}{fragment})"
+            return match.group(0)
+        resolved = os.path.normpath(PurePosixPath(page).parent / path).replace(os.sep, "/")
+        if resolved in site_pages or resolved.startswith(".."):
+            return match.group(0)  # a page of the site, or outside the clone: the build judges it
+        if (root / resolved).is_file():
+            if bang:
+                images.add(resolved)
+                return match.group(0)
+            return f"{bang}[{label}]({source_url(resolved)}{fragment})"
+        if (root / resolved).is_dir():
+            return f"{bang}[{label}]({source_url(resolved, folder=True)})"
+        return match.group(0)  # missing: left for the build to report with file and line
+    return HTML_ANCHOR.sub(r"(\1)=", LINK.sub(one, text))
+
+
+def home_front_matter(readme: str) -> tuple[str, bool]:
+    """The README up to the end of its last HOME_SECTIONS section; True if something was cut."""
+    lines = readme.splitlines(keepends=True)
+    kept, seen = [], False
+    for line in lines:
+        if line.startswith("## "):
+            title = line[3:].strip()
+            if title in HOME_SECTIONS:
+                seen = True
+            elif seen:
+                return "".join(kept), True
+        kept.append(line)
+    return "".join(kept), False
+
+
+def notebook_time(nb: dict, name: str) -> str:
+    """The notebook's own time estimate, read from its "**Time.**" (or "**Time:**") line."""
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            found = TIME_LINE.search(text)
+            if found:
+                return " ".join(found.group(1).split()).rstrip(".:;")
+    raise ValueError(f"{name}: no **Time.** line in a Markdown cell; every notebook states its time "
+                     "(the site's run-it-yourself note quotes it)")
+
+
+def run_note(page: str, time: str) -> str:
+    """The "Run it yourself" note put under a notebook's title."""
+    pair = page[:-len(".ipynb")] + ".py"
+    opened = page[len("notebooks/"):]
+    return (":::{admonition} Run it yourself\n:class: tip\n"
+            f"This page is the committed notebook `{page}` with its saved outputs; building the site "
+            "ran nothing. To run it yourself: clone the repository, run `python run.py lab` (it sets "
+            f"up once, then opens JupyterLab on `notebooks/`) and open `{opened}`. "
+            f"**Time:** {time} (the notebook's own estimate). "
+            f"Source: [{pair}]({source_url(pair)}) (the reviewable text form).\n:::\n")
+
+
+def stage_notebook(page: str, root: Path, out: Path, site_pages: set[str], staged: Staged,
+                   alts: AltTexts) -> None:
+    """Copy one notebook with its links rewritten, a run note, static pictures and alt texts."""
+    nb = json.loads((root / page).read_text(encoding="utf-8"))
+    nb["metadata"].pop("widgets", None)
+    images: set[str] = set()
+    figure, title, section = 0, page, ""
+    for cell in nb["cells"]:
+        text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if cell["cell_type"] == "markdown":
+            cell["source"] = rewrite_links(text, page, root, site_pages, images)
+            headings = re.findall(r"^(#+)\s+(.+)$", text, re.MULTILINE)
+            for level, heading in headings:
+                if len(level) == 1 and title == page:
+                    title = heading.strip()
+                else:
+                    section = heading.strip()
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if WIDGET_VIEW in data and len(data) > 1:
+                del data[WIDGET_VIEW]  # the static picture saved with it is what a reader sees
+            for mime in ("image/png", "image/jpeg"):
+                if mime in data:
+                    figure += 1
+                    raw = base64.b64decode(data[mime])
+                    meta = output.get("metadata", {}).get(mime, {})
+                    alt = alts.for_output(page, figure, (title, section, text), meta)
+                    staged.alt[hashlib.sha256(raw).hexdigest()] = alt
+    note = {"cell_type": "markdown", "metadata": {}, "id": "tl-site-run-note",
+            "source": run_note(page, notebook_time(nb, page))}
+    nb["cells"].insert(1, note)
+    write(out / page, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+    copy_images(images, root, out)
+    staged.sources[page] = page
+
+
+def stage_markdown(page: str, root: Path, out: Path, site_pages: set[str], staged: Staged) -> None:
+    images: set[str] = set()
+    text = rewrite_links((root / page).read_text(encoding="utf-8"), page, root, site_pages, images)
+    write(out / page, text)
+    copy_images(images, root, out)
+    staged.sources[page] = page
+
+
+def stage_home(root: Path, out: Path, site_pages: set[str], staged: Staged, toc: str) -> None:
+    """index.md: the README's front matter, then the site's table of contents."""
+    text, cut = home_front_matter((root / "README.md").read_text(encoding="utf-8"))
+    images: set[str] = set()
+    text = rewrite_links(text, "README.md", root, site_pages, images, "README.md" if cut else None)
+    write(out / "index.md", text.rstrip("\n") + "\n\n" + toc)
+    copy_images(images, root, out)
+    staged.sources["index.md"] = "README.md"
+
+
+def copy_images(images: set[str], root: Path, out: Path) -> None:
+    for image in images:
+        (out / image).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(root / image, out / image)
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")

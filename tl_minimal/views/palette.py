@@ -1,0 +1,68 @@
+"""The one set of colours every picture uses, safe for colour-blind readers.
+
+About one man in twelve sees red and green as nearly the same colour (deuteranopia, protanopia).
+So every categorical picture of the course (lines, bars, marked positions, the diagrams' roles)
+takes its colours from the palette of Okabe and Ito ("Color Universal Design", 2008): eight
+colours that stay distinct under every common colour-vision deficiency. Continuous values keep
+their perceptual colour maps (vlag, mako, rocket, viridis: also readable without full colour
+vision). And no picture carries a meaning by colour alone: right / wrong also differ by a hatch
+and a word, the future by a hatch, the diagrams' roles by the text inside each box.
+
+``apply()`` sets the palette as matplotlib's colour cycle; importing ``tl_minimal.views`` calls it,
+so a notebook's own ``plt.plot`` lines get it too. No other file of ``views/`` writes a colour
+code other than a grey (``tests/test_palette.py`` checks that).
+
+    OKABE_ITO      the eight colours by name
+    CATEGORICAL    the cycle order: blue, orange, bluish green, vermillion, reddish purple,
+                   sky blue, yellow, black
+    tint(c, f)     a colour mixed with white (fills behind text)
+    RIGHT, WRONG   how a right and a wrong guess look: colour, fill, hatch and the word
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import matplotlib as mpl
+from cycler import cycler
+
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+}
+CATEGORICAL = [OKABE_ITO[name] for name in ("blue", "orange", "bluish_green", "vermillion", "reddish_purple",
+                                            "sky_blue", "yellow", "black")]
+BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW = CATEGORICAL[:7]
+INK = "#444444"  # secondary text
+
+
+def tint(colour: str, white: float = 0.75) -> str:
+    """``colour`` mixed with a share ``white`` (0..1) of white: a pale fill that keeps text readable."""
+    if not 0 <= white <= 1:
+        raise ValueError(f"white is a share between 0 and 1, got {white}")
+    rgb = mpl.colors.to_rgb(colour)
+    return mpl.colors.to_hex([c + (1 - c) * white for c in rgb])
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How one verdict is drawn: text colour, box fill, hatch and the word that names it."""
+    colour: str
+    fill: str
+    hatch: str
+    word: str
+
+
+RIGHT = Verdict(colour=GREEN, fill=tint(GREEN, 0.65), hatch="///", word="right")
+WRONG = Verdict(colour=VERMILLION, fill=tint(VERMILLION, 0.65), hatch="xx", word="wrong")
+
+
+def apply() -> None:
+    """Make CATEGORICAL matplotlib's colour cycle (every later figure and axes uses it)."""
+    mpl.rcParams["axes.prop_cycle"] = cycler(color=CATEGORICAL)
