@@ -17,7 +17,8 @@ import math
 import torch
 
 from .. import slots
-from .harness import Case, Mistake, check_choice, check_function, gates, generator, rand
+from .answers import check_prediction
+from .harness import Case, Mistake, check_function, gates, generator, rand
 
 B, H, K, S = 2, 3, 5, 4
 
@@ -91,15 +92,11 @@ def check_slot_features(student):
 
 
 def check_dense_prediction(answer):
-    """Task 3: sum_k outer(L_k, R_k) differs from P (cross terms), even with K = 1."""
-    return check_choice(
-        "04.3 slots vs the dense memory", answer, correct="c",
-        hints={"a": "expand outer(L, R) with L = sum_tau w_tau s_{tau-1} and R = sum_tau' w_tau' b_tau': "
-                    "which pairs (tau, tau') appear?",
-               "b": "a constant factor cannot create or remove pairs (tau, tau') with tau != tau'; count the terms"},
-        todo="replace None by the letter of your answer",
-        explanation="outer(L, R) = sum over ALL pairs (tau, tau') of w w' outer(s_{tau-1}, b_tau'), while P only has "
-                    "the pairs tau = tau'. The slots mix a state of one token with the write of another")
+    """Task 3: the slots' sum of outer products against the dense memory (a letter)
+
+    The answer is not here: see answers.py (self-study reads it from the answer key beside the
+    notebooks, the graded edition from its hidden test)."""
+    return check_prediction('04.3', answer, todo='replace None by the letter of your answer', choices='abc')
 
 
 def slot_entropy(g: torch.Tensor) -> torch.Tensor:
