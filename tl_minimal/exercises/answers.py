@@ -4,7 +4,7 @@ Each exercise has one "predict before you plot" question: a number (exercise 01)
 Its answer, the hint for each wrong letter and the explanation live in one place only: the
 hidden test of the solutions notebook, a call
 
-    ex.mark_prediction(my_prediction, task="01.3 impulse prediction", correct=0.065536,
+    ex.mark_prediction(my_prediction, task="01.3 impulse prediction", correct=<the answer>,
                        tolerance=1e-3, hints={"number": "..."}, explanation="...")
 
 between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``. So the answer is readable
