@@ -48,7 +48,8 @@ def _nbgrader(course: Path, *args: str, graded: bool = False) -> None:
     env = dict(os.environ, **({"TL_GRADED": "1"} if graded else {}))
     # nbgrader runs the `alembic` script of its environment: find it even when no venv is activated
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    done = subprocess.run([sys.executable, "-m", "nbgrader", *args, "--force"], check=False, cwd=course, env=env)
+    force = [] if args[0] == "export" else ["--force"]  # redo a step that ran before (export has no such flag)
+    done = subprocess.run([sys.executable, "-m", "nbgrader", *args, *force], check=False, cwd=course, env=env)
     if done.returncode != 0:
         raise CourseError(f"nbgrader {args[0]} {' '.join(args[1:])} failed (exit {done.returncode}): see its log above")
 
