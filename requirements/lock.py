@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+import site
 import subprocess
 import sys
 import tempfile
@@ -61,8 +62,13 @@ def newest(tests: list[str]) -> int:
     import torch  # the build this machine already has, kept in the check
 
     with tempfile.TemporaryDirectory() as folder:
-        venv.create(folder, system_site_packages=True, with_pip=True)
+        venv.create(folder, with_pip=True)
         python = str(Path(folder) / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python"))
+        # the new environment sees this one's packages after its own (so torch need not be installed
+        # again), and what it installs itself, the newest releases, comes first
+        inner = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+        Path(inner, "parent-environment.pth").write_text("\n".join(site.getsitepackages()) + "\n", encoding="utf-8")
         keep = Path(folder) / "keep-torch.txt"
         keep.write_text(f"torch=={torch.__version__}\n", encoding="utf-8")
         subprocess.run([python, "-m", "pip", "install", "-q", "--upgrade", "--upgrade-strategy", "eager", "-c", str(keep),
