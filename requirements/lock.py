@@ -33,11 +33,14 @@ TORCH_ONLY = re.compile(r"^(torch|triton|nvidia-.*|cuda-.*)$")  # torch and what
 
 
 def pinned(text: str) -> dict[str, str]:
-    """name -> version for every ``name==version`` line of a lock or of ``pip freeze`` (first wins)."""
+    """name -> version for every ``name==version`` line of a lock or of ``pip freeze`` whose
+    environment marker (``; python_full_version < '3.11'``) holds for this interpreter."""
+    from packaging.markers import Marker
+
     found = {}
     for line in text.splitlines():
-        match = re.match(r"^([A-Za-z0-9_.\-]+)==([^ ;]+)", line)
-        if match:
+        match = re.match(r"^([A-Za-z0-9_.\-]+)==([^ ;]+)\s*(?:;(.*))?$", line)
+        if match and (not match.group(3) or Marker(match.group(3).strip()).evaluate()):
             found.setdefault(match.group(1).lower().replace("_", "-"), match.group(2))
     return found
 
