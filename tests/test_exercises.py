@@ -556,3 +556,15 @@ def test_jupytext_sync_keeps_the_grading_metadata(tmp_path):
     cells = json.loads(ipynb.read_text(encoding="utf-8"))["cells"]
     assert [c["metadata"].get("nbgrader") for c in cells] == [
         c["metadata"].get("nbgrader") for c in json.loads(source.with_suffix(".ipynb").read_text(encoding="utf-8"))["cells"]]
+
+
+def test_blank_cell_keeps_hidden_tests_for_nbgrader():
+    """nbgrader records each test cell (SaveCells) before it clears the hidden tests: the release's
+    preprocessor must leave them for it, or the autograder never runs them."""
+    from tl_minimal.exercises.blanks import blank_cell
+
+    check = "ex.check(f)\n### BEGIN HIDDEN TESTS\nwith ex.more_cases():\n    ex.check(f)\n### END HIDDEN TESTS"
+    assert blank_cell(check, markdown=False) == ("ex.check(f)", False)
+    assert blank_cell(check, markdown=False, keep_hidden=True) == (check, False)
+    code = "def f():\n    ### BLANK: raise NotImplementedError\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"
+    assert blank_cell(code, markdown=False, keep_hidden=True) == ("def f():\n    raise NotImplementedError", True)

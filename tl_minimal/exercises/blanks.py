@@ -48,16 +48,20 @@ def is_solution_cell(header: str) -> bool:
     return bool(found) and SOLUTION_TAG in json.loads(found.group(1))
 
 
-def blank_lines(lines: list[str], empty: str = "#") -> tuple[list[str], bool]:
+def blank_lines(lines: list[str], empty: str = "#", keep_hidden: bool = False) -> tuple[list[str], bool]:
     """Apply the markers to the lines of one cell; return (blank lines, whether a solution region was found).
 
     ``empty`` is an empty markdown line as written in these lines: "#" in a percent script,
-    "" in a notebook cell's own source.
+    "" in a notebook cell's own source. ``keep_hidden`` leaves hidden-test regions in place (for
+    nbgrader, which must record them before its own ClearHiddenTests step removes them).
     """
     out, inside, hidden, found = [], False, False, False
     for number, line in enumerate(lines, 1):
         text = line.strip()
-        if text == BEGIN or text == BEGIN_HIDDEN:
+        if keep_hidden and (hidden or text == BEGIN_HIDDEN) and not inside:
+            hidden = text != END_HIDDEN and (hidden or text == BEGIN_HIDDEN)
+            out.append(line)
+        elif text == BEGIN or text == BEGIN_HIDDEN:
             if inside or hidden:
                 raise ValueError(f"line {number}: {text} inside another marked region")
             inside, hidden, found = text == BEGIN, text == BEGIN_HIDDEN, found or text == BEGIN
@@ -80,9 +84,9 @@ def blank_lines(lines: list[str], empty: str = "#") -> tuple[list[str], bool]:
     return out, found
 
 
-def blank_cell(source: str, markdown: bool) -> tuple[str, bool]:
+def blank_cell(source: str, markdown: bool, keep_hidden: bool = False) -> tuple[str, bool]:
     """One notebook cell's source, blanked (the nbgrader release's preprocessor calls this)."""
-    lines, found = blank_lines(source.split("\n"), empty="")
+    lines, found = blank_lines(source.split("\n"), empty="", keep_hidden=keep_hidden)
     return "\n".join(lines), found
 
 

@@ -30,7 +30,8 @@ class BlankSolutions(ClearSolutions):
     """ClearSolutions that also applies the blank notebooks' markers (see blanks.py)."""
 
     def _replace_solution_region(self, cell, language):
-        source, found = blank_cell(cell.source, markdown=cell.cell_type == "markdown")
+        # hidden tests stay: nbgrader records the test cells next (SaveCells), then removes them
+        source, found = blank_cell(cell.source, markdown=cell.cell_type == "markdown", keep_hidden=True)
         cell.source = source
         return found
 
