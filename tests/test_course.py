@@ -7,8 +7,8 @@ expected partial marks, code that raises or never ends loses only its cells; exp
 
 nbgrader executes every submission, so this test runs one exercise (01, whose tasks build on
 each other, so a broken task 1 also shows what happens to task 2): four graded submissions and
-two refused ones. Measured: 7 min 50 s on a 2-core machine shared with other work (load about
-10; each submission 43-45 s, the one that never ends 167 s: two cells stopped at 60 s). Skipped
+two refused ones. Measured: 6 min 49 s on a 2-core machine shared with other work (load about
+10; each submission 43-45 s, plus 60 s for the cell that never ends). Skipped
 without nbgrader (the ``course`` extra).
 """
 
@@ -67,7 +67,8 @@ def graded_course(tmp_path_factory):
                                           task4_code="def half_life(lam):\n    return 1 / (1 - lam)\n"))
     _write(inbox, "broken", _submission(release, source,
                                         task1_code="def running_state_step(a_t, lam_t, s_prev):\n    return 1 / 0\n",
-                                        task4_code="def half_life(lam):\n    while True:\n        pass\n"))
+                                        task2_code="def running_state_loop(a, lam, s0=None):\n    while True:\n"
+                                                   "        pass\n"))
     _write(inbox, "not_a_notebook", "these are my answers: 0.0655, c, c, c")
     deleted = _submission(release, source)
     deleted["cells"] = [c for c in deleted["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") != "task2_check"]
@@ -76,7 +77,8 @@ def graded_course(tmp_path_factory):
     assert course.main(["grade", str(course_dir)]) == 0
     csv_path = root / "grades.csv"
     assert course.main(["export", str(course_dir), "--to", str(csv_path)]) == 0
-    yield {"dir": course_dir, "written": written, "problems": problems, "csv": csv_path, "release": release}
+    yield {"dir": course_dir, "written": written, "problems": problems, "csv": csv_path, "release": release,
+           "inbox": inbox}
     for key, value in saved.items():
         os.environ.pop(key) if value is None else os.environ.update({key: value})
 
@@ -104,7 +106,7 @@ def test_grades_in_the_csv(graded_course):
         rows = {row["student_id"]: row for row in csv.DictReader(f)}
     auto = sum(POINTS.values())
     expected = {"solution": auto, "blank": 0, "mistakes": POINTS["task1_check"] + POINTS["task2_check"],
-                "broken": POINTS["task3_check"]}  # task 1 raises (task 2 uses it), task 4 never ends
+                "broken": POINTS["task3_check"] + POINTS["task4_check"]}  # task 1 raises, task 2 never ends
     assert {s: float(rows[s]["raw_score"]) for s in expected} == pytest.approx(expected)
     assert all(float(rows[s]["max_score"]) == auto + 2 for s in expected)  # the discussion is graded by hand
 
@@ -125,3 +127,6 @@ def test_bad_input_says_which_and_exits_non_zero(tmp_path, graded_course, capsys
     assert "unknown exercise 09_nothing" in capsys.readouterr().err
     assert course.main(["collect", str(graded_course["dir"]), str(tmp_path / "nowhere")]) == 2
     assert "no submissions" in capsys.readouterr().err
+    assert course.main(["collect", str(graded_course["dir"]), str(graded_course["inbox"])]) == 1  # files the rest
+    err = capsys.readouterr().err
+    assert "not_a_notebook" in err and "not a notebook" in err and "task2_check" in err
