@@ -296,7 +296,7 @@ for kind in missing:
 
 # %% [markdown]
 # **Smoke mode.** The notebooks train real models. With the environment variable `TL_SMOKE=1` they cut steps,
-# seeds and sizes so that the whole test suite (`make test`) finishes in minutes; without it they
+# seeds and sizes so that the whole test suite (`python run.py test`) finishes in minutes; without it they
 # run the paper's protocols. One switch, read in one place:
 
 # %%
@@ -462,8 +462,8 @@ plt.show()
 #   shows a picture of its starting view instead. Each input states its rule beside it, and a bad
 #   input gets a message under the controls. Outside Jupyter a widget helper draws that picture.
 # - **Pairs.** Each notebook is a pair, `NN_name.ipynb` (with outputs, for reading) and
-#   `NN_name.py` (for diffs). JupyterLab with jupytext keeps them in step; otherwise run `make sync`.
-# - **Tests.** `make test` runs every notebook top to bottom in smoke mode (`pytest --nbval`) and
+#   `NN_name.py` (for diffs). JupyterLab with jupytext keeps them in step; otherwise run `python run.py sync`.
+# - **Tests.** `python run.py test` runs every notebook top to bottom in smoke mode (`pytest --nbval`) and
 #   compares the printed results of the cells that check math; cells marked `# NBVAL_IGNORE_OUTPUT`
 #   (training logs, timings, random samples) only have to run.
 #

@@ -3,13 +3,19 @@
 The solutions' functions are read from notebooks/exercises/solutions/*.py (every top-level
 ``def``), the blanks' from notebooks/exercises/*.py, so the tests check exactly what students
 and instructors run. The wrong answers below are written the way a student would write them
-(loops, slices, einsum), not as copies of the checkers' own mistake variants.
+(loops, slices, einsum), not as copies of the checkers' own mistake variants. The graded mode,
+the hidden tests, the answer key and nbgrader's metadata are tested at the end; the course
+command itself in tests/test_course.py.
 """
 
 from __future__ import annotations
 
 import ast
+import json
 import math
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +23,14 @@ import torch
 import torch.nn.functional as F
 
 from tl_minimal import exercises as ex
-from tl_minimal.exercises.blanks import blank_path, make_blank, write_blanks
+from tl_minimal.exercises.blanks import (
+    ANSWER_STUB,
+    KEY_FILE,
+    answer_key,
+    blank_path,
+    make_blank,
+    write_blanks,
+)
 
 FOLDER = Path(__file__).resolve().parents[1] / "notebooks" / "exercises"
 SOLUTIONS = sorted((FOLDER / "solutions").glob("*_solutions.py"))
@@ -41,6 +54,13 @@ TASKS = {
 PREDICTIONS = {"01_running_state": ex.check_impulse_prediction, "02_pair_memory": ex.check_first_memory_prediction,
                "03_readout": ex.check_first_readout_prediction, "04_slots": ex.check_dense_prediction,
                "05_convolution": ex.check_leak_prediction, "06_kv_gated_fusion": ex.check_visible_prediction}
+
+
+@pytest.fixture
+def in_exercises(monkeypatch):
+    """Run where a self-study notebook runs: beside the answer key of the predictions."""
+    monkeypatch.chdir(FOLDER)
+    monkeypatch.delenv("TL_GRADED", raising=False)
 
 
 def functions_of(path: Path) -> dict:
@@ -67,11 +87,12 @@ def test_blank_notebook_is_the_stripped_solution(solution):
     assert blank.exists(), f"missing {blank.name}: run python -m tl_minimal.exercises.blanks"
     assert blank.read_text(encoding="utf-8") == make_blank(solution.read_text(encoding="utf-8")), (
         f"{blank.name} is out of date: run python -m tl_minimal.exercises.blanks, then python run.py sync")
-    assert "BEGIN SOLUTION" not in blank.read_text(encoding="utf-8")
+    for marker in ("BEGIN SOLUTION", "BLANK:", "HIDDEN TESTS", "mark_prediction", "Model answer"):
+        assert marker not in blank.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=_stem)
-def test_solutions_pass_every_check(solution, capsys):
+def test_solutions_pass_every_check(solution, capsys, in_exercises):
     code = functions_of(solution)
     for checker, name in TASKS[_stem(solution)]:
         result = checker(code[name])
@@ -81,7 +102,7 @@ def test_solutions_pass_every_check(solution, capsys):
 
 
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=_stem)
-def test_blank_exercises_say_not_done_yet(solution, capsys):
+def test_blank_exercises_say_not_done_yet(solution, capsys, in_exercises):
     code = functions_of(blank_path(solution))
     for checker, name in TASKS[_stem(solution)]:
         result = checker(code[name])
@@ -91,7 +112,7 @@ def test_blank_exercises_say_not_done_yet(solution, capsys):
     assert "Traceback" not in out and out.count("not done yet") == len(TASKS[_stem(solution)]) + 1
 
 
-def test_result_object(capsys):
+def test_result_object(capsys, in_exercises):
     result = ex.check_impulse_prediction(0.0655)
     assert result and result.passed and result.message.startswith("correct")
     assert capsys.readouterr().out.strip() == result.message
@@ -337,7 +358,7 @@ def test_typical_mistakes_get_their_hint(checker, wrong, hint, capsys):
     (ex.check_leak_prediction, "a", "EACH side"),
     (ex.check_visible_prediction, "a", "leaks the future"),
 ])
-def test_wrong_predictions_get_a_hint(checker, answer, hint):
+def test_wrong_predictions_get_a_hint(checker, answer, hint, in_exercises):
     result = checker(answer)
     assert not result.passed and hint in result.message, result.message
 
@@ -357,7 +378,7 @@ def _printed(ipynb: Path) -> list[str]:
 
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=_stem)
 def test_committed_solutions_show_their_outputs(solution):
-    n_checks = len(TASKS[_stem(solution)]) + 1
+    n_checks = 2 * (len(TASKS[_stem(solution)]) + 1)  # each check cell: the visible check, then the hidden one
     solved = _printed(solution.with_suffix(".ipynb"))
     assert sum(line.startswith("correct: ") for line in solved) == n_checks, solved
 
@@ -377,16 +398,19 @@ def test_committed_blank_notebooks_carry_no_outputs(solution):
 def test_discussion_prompts_have_model_answers_in_the_solutions_only(solution):
     text = solution.read_text(encoding="utf-8")
     assert "**To discuss:**" in text
-    answers = [cell for cell in text.split("# %%")[1:] if cell.startswith(' [markdown] tags=["solution"]')]
+    answers = [cell for cell in text.split("# %%")[1:] if 'tags=["solution"]' in cell.split("\n")[0]]
     assert answers and all("**Model answer.**" in cell for cell in answers), "each discussion needs a model answer"
     blank = blank_path(solution).read_text(encoding="utf-8")
-    assert "**To discuss:**" in blank and "Model answer" not in blank and 'tags=["solution"]' not in blank
+    assert "**To discuss:**" in blank and "Model answer" not in blank
+    assert blank.count(f"# {ANSWER_STUB}") == len(answers)  # where the student writes, graded by hand
 
 
-def test_make_blank_drops_cells_tagged_solution():
-    source = ("# %% [markdown]\n# Question?\n\n# %% [markdown] tags=[\"solution\"]\n# **Model answer.** 42\n\n"
-              "# %%\nx = 1\n\n# %% [markdown] tags=[\"solution\"]\n# last answer\n")
-    assert make_blank(source) == "# %% [markdown]\n# Question?\n\n# %%\nx = 1\n"
+def test_make_blank_turns_model_answers_into_answer_cells():
+    source = ("# %% [markdown]\n# Question?\n\n# %% [markdown] tags=[\"solution\"]\n# **Model answer.** 42\n# more\n\n"
+              "# %%\nx = 1\n### BEGIN HIDDEN TESTS\nassert x == 1\n### END HIDDEN TESTS\n\n"
+              "# %% [markdown] tags=[\"solution\"]\n# last answer\n")
+    assert make_blank(source) == ("# %% [markdown]\n# Question?\n\n# %% [markdown] tags=[\"solution\"]\n"
+                                  f"# {ANSWER_STUB}\n\n# %%\nx = 1\n\n# %% [markdown] tags=[\"solution\"]\n# {ANSWER_STUB}\n")
 
 
 def test_write_blanks_writes_notebooks_without_outputs(tmp_path):
@@ -397,10 +421,11 @@ def test_write_blanks_writes_notebooks_without_outputs(tmp_path):
         "# %%\n### BLANK: answer = None\n### BEGIN SOLUTION\nanswer = 3\n### END SOLUTION\nprint(answer)\n\n"
         "# %% [markdown] tags=[\"solution\"]\n# **Model answer.** three\n", encoding="utf-8")
     written = write_blanks(tmp_path)
-    assert [p.name for p in written] == ["09_toy.py", "09_toy.ipynb"]
-    assert (tmp_path / "09_toy.py").read_text(encoding="utf-8") == "# %%\nanswer = None\nprint(answer)\n"
+    assert [p.name for p in written] == ["09_toy.py", "09_toy.ipynb"]  # no prediction: no answer key
+    assert (tmp_path / "09_toy.py").read_text(encoding="utf-8") == (
+        f"# %%\nanswer = None\nprint(answer)\n\n# %% [markdown] tags=[\"solution\"]\n# {ANSWER_STUB}\n")
     cells = json.loads((tmp_path / "09_toy.ipynb").read_text(encoding="utf-8"))["cells"]
-    assert ["".join(c["source"]) for c in cells] == ["answer = None\nprint(answer)"]
+    assert ["".join(c["source"]) for c in cells] == ["answer = None\nprint(answer)", ANSWER_STUB]
     assert cells[0]["outputs"] == [] and cells[0]["execution_count"] is None
 
 
@@ -422,3 +447,124 @@ def test_layer_inputs_match_the_models_own_record(variant):
     assert torch.equal(parts["gam"], inside["layers"][0]["gam"])
     if variant == "triple_slot":
         assert torch.allclose(parts["g"], inside["layers"][0]["slot_weights"])
+
+
+# --- the classroom edition: graded mode, hidden tests, the answer key, nbgrader's metadata ------
+
+def test_graded_mode_raises_the_same_hint(monkeypatch, capsys):
+    printed = ex.check_running_state_step(rs_step_swapped).message
+    monkeypatch.setenv("TL_GRADED", "1")
+    with pytest.raises(AssertionError, match="gates are swapped") as raised:
+        ex.check_running_state_step(rs_step_swapped)
+    assert printed in str(raised.value) and str(raised.value).startswith("01.1 running_state_step: ")
+    assert ex.check_running_state_step(functions_of(SOLUTIONS[0])["running_state_step"]).passed  # passing: no raise
+    with pytest.raises(AssertionError, match="not done yet"):
+        ex.check_half_life(functions_of(blank_path(SOLUTIONS[0]))["half_life"])
+    monkeypatch.setenv("TL_GRADED", "0")
+    assert not ex.check_running_state_step(rs_step_swapped).passed  # self-study again: prints, never raises
+
+
+def test_more_cases_draws_other_inputs():
+    seen = []
+    ex.check_running_state_step(lambda a, lam, s: seen.append(a.clone()) or s)
+    with ex.more_cases():
+        ex.check_running_state_step(lambda a, lam, s: seen.append(a.clone()) or s)
+    assert len(seen) == 2 and not torch.equal(seen[0], seen[1])
+
+
+def test_hidden_tests_hold_every_answer_key():
+    for solution in SOLUTIONS:
+        key = answer_key(solution.read_text(encoding="utf-8"))
+        assert list(key) == [f"{_stem(solution)[:2]}.3"], "one prediction per exercise, judged by a hidden test"
+    committed = json.loads((FOLDER / KEY_FILE).read_text(encoding="utf-8"))
+    assert committed == {k: v for s in SOLUTIONS for k, v in answer_key(s.read_text(encoding="utf-8")).items()}, (
+        "answer_key.json is out of date: run python -m tl_minimal.exercises.blanks")
+
+
+def test_no_prediction_answer_in_the_package_or_the_blanks():
+    package = "".join(p.read_text(encoding="utf-8") for p in Path(ex.__file__).parent.glob("*.py"))
+    blanks = "".join(blank_path(s).read_text(encoding="utf-8") for s in SOLUTIONS)
+    committed = json.loads((FOLDER / KEY_FILE).read_text(encoding="utf-8"))
+    for key in committed.values():
+        for secret in [key["explanation"], *key["hints"].values()]:
+            assert secret not in package and secret not in blanks, secret
+    assert "correct=" not in package.replace("correct=<the answer>", "")  # answers.py's docstring
+    blank_01 = blank_path(SOLUTIONS[0]).read_text(encoding="utf-8")
+    assert "ex.running_state.half_life" not in blank_01 and "[half_life(layer" in blank_01  # the student's own
+
+
+def test_predictions_without_a_key_or_graded_are_not_judged(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # a course release: no answer key beside the notebook
+    monkeypatch.delenv("TL_GRADED", raising=False)
+    for letter in "abc":
+        result = ex.check_leak_prediction(letter)
+        assert result.message.startswith("answered: ") and "EACH side" not in result.message
+    assert "answer with one letter (a, b, c, d)" in ex.check_leak_prediction("z").message
+    monkeypatch.chdir(FOLDER)  # the key is here, but graded mode never judges in the visible check
+    monkeypatch.setenv("TL_GRADED", "1")
+    assert {ex.check_leak_prediction(x).message for x in "abcd"} == {f"answered: {x!r} is recorded; it is marked "
+                                                                    "when your notebook is graded" for x in "abcd"}
+    with pytest.raises(AssertionError, match="not done yet"):
+        ex.check_leak_prediction(None)
+    key = json.loads((FOLDER / KEY_FILE).read_text(encoding="utf-8"))["05.3"]
+    with pytest.raises(AssertionError, match="EACH side"):  # the hidden test: judged, with the hint
+        ex.mark_prediction("a", **key)
+    assert ex.mark_prediction(key["correct"], **key).passed
+
+
+def _nbgrader_cells(path: Path) -> list[dict]:
+    import jupytext
+
+    return [dict(c.metadata["nbgrader"], cell_type=c.cell_type, source=c.source)
+            for c in jupytext.read(path).cells if "nbgrader" in c.metadata]
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=_stem)
+def test_solutions_carry_nbgrader_metadata(solution):
+    pytest.importorskip("jupytext")
+    cells = _nbgrader_cells(solution)
+    ids = [c["grade_id"] for c in cells]
+    assert len(ids) == len(set(ids)), "grade ids must be unique"
+    checks = [c for c in cells if c["grade"] and c["cell_type"] == "code"]
+    assert len(checks) == 4 and all(c["locked"] and c["points"] > 0 and "### BEGIN HIDDEN TESTS" in c["source"]
+                                    for c in checks)
+    answers = [c for c in cells if c["solution"] and c["cell_type"] == "code"]
+    assert all("### BEGIN SOLUTION" in c["source"] for c in answers) and len(answers) == 4
+    manual = [c for c in cells if c["solution"] and c["grade"]]
+    assert [c["cell_type"] for c in manual] == ["markdown"] and "**Model answer.**" in manual[0]["source"]
+
+
+def test_jupytext_sync_keeps_the_grading_metadata(tmp_path):
+    """Edit the .ipynb (as in JupyterLab), sync: the .py keeps nbgrader's metadata, and back."""
+    pytest.importorskip("jupytext")
+    shutil.copy(FOLDER.parents[1] / "jupytext.toml", tmp_path)
+    source = SOLUTIONS[0]
+    for suffix in (".py", ".ipynb"):
+        shutil.copy(source.with_suffix(suffix), tmp_path / source.with_suffix(suffix).name)
+    ipynb = tmp_path / source.with_suffix(".ipynb").name
+    notebook = json.loads(ipynb.read_text(encoding="utf-8"))
+    notebook["cells"][0]["source"] = ["# Exercise 01 · edited in JupyterLab"]
+    ipynb.write_text(json.dumps(notebook, indent=1, ensure_ascii=False), encoding="utf-8")
+    jupytext = [sys.executable, "-m", "jupytext"]
+    subprocess.run([*jupytext, "--sync", str(ipynb)], check=True, capture_output=True, cwd=tmp_path)
+    script = ipynb.with_suffix(".py")
+    assert "edited in JupyterLab" in script.read_text(encoding="utf-8")
+    assert _nbgrader_cells(script) == _nbgrader_cells(source)
+    script.write_text(script.read_text(encoding="utf-8").replace("edited in JupyterLab", "edited as text"),
+                      encoding="utf-8")
+    subprocess.run([*jupytext, "--sync", str(script)], check=True, capture_output=True, cwd=tmp_path)
+    cells = json.loads(ipynb.read_text(encoding="utf-8"))["cells"]
+    assert [c["metadata"].get("nbgrader") for c in cells] == [
+        c["metadata"].get("nbgrader") for c in json.loads(source.with_suffix(".ipynb").read_text(encoding="utf-8"))["cells"]]
+
+
+def test_blank_cell_keeps_hidden_tests_for_nbgrader():
+    """nbgrader records each test cell (SaveCells) before it clears the hidden tests: the release's
+    preprocessor must leave them for it, or the autograder never runs them."""
+    from tl_minimal.exercises.blanks import blank_cell
+
+    check = "ex.check(f)\n### BEGIN HIDDEN TESTS\nwith ex.more_cases():\n    ex.check(f)\n### END HIDDEN TESTS"
+    assert blank_cell(check, markdown=False) == ("ex.check(f)", False)
+    assert blank_cell(check, markdown=False, keep_hidden=True) == (check, False)
+    code = "def f():\n    ### BLANK: raise NotImplementedError\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"
+    assert blank_cell(code, markdown=False, keep_hidden=True) == ("def f():\n    raise NotImplementedError", True)

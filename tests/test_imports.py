@@ -35,6 +35,8 @@ ALLOWED_LOCAL_IMPORTS = {
     "datasets": "Hugging Face datasets: a slow import, needed only to download a data set",
     "tokenizers": "the MiniMind tokenizer: needed only by the tokenized task",
     "jupytext": "only when the blank exercise notebooks are generated",
+    "nbclient": "notebook execution: only the notebook-cost benchmark runs notebooks (a dev tool)",
+    "nbformat": "notebook execution: only the notebook-cost benchmark runs notebooks (a dev tool)",
     "IPython": "the notebook front end is an extra: loaded only inside a kernel",
     "ipywidgets": "the notebook front end is an extra: loaded only inside a kernel",
     "torch.profiler": "the profiler backend: loaded only by --profile and the memory count",

@@ -37,6 +37,8 @@ import platform
 import time
 from pathlib import Path
 
+import torch
+
 MARKER = "NOTEBOOK_COST "
 # appended as the last cell: the kernel reports its own CPU time and peak memory
 MEASURE_CELL = f'''
@@ -100,8 +102,6 @@ def run_notebook(path: Path, timeout: int = 1800) -> dict:
 
 def machine() -> dict:
     """What the numbers were measured on (they mean little without it)."""
-    import torch
-
     return {"platform": platform.platform(), "python": platform.python_version(), "torch": torch.__version__,
             "cpu_count": os.cpu_count(), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS")}
 

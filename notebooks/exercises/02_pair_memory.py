@@ -51,12 +51,12 @@ from tl_minimal.pair_memory import pair_memory, unrolled_weights
 # Write `pair_memory_step(P_prev, s_prev_t, b_t, gam_t)`: the memory after one token. `P_prev`
 # is `[B, H, S, S]`, the vectors `[B, H, S]`, the gate `[B, H]`.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def pair_memory_step(P_prev, s_prev_t, b_t, gam_t):
     raise NotImplementedError("gam_t * P_prev + (1 - gam_t) * outer(s_prev_t, b_t), per head")
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_pair_memory_step(pair_memory_step)
 
 # %% [markdown]
@@ -66,12 +66,12 @@ ex.check_pair_memory_step(pair_memory_step)
 # token $t$), the writes `b [B, T, H, S]` and the gates `gam [B, T, H]`. Return every memory,
 # `P[:, t]` $= P_t$, shape `[B, T, H, S, S]`. Careful: the memory pairs $b_t$ with $s_{t-1}$.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def pair_memory_from_states(s, b, gam):
     raise NotImplementedError("shift s by one token first (s_{-1} = 0), then loop with pair_memory_step")
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_pair_memory_from_states(pair_memory_from_states)
 
 # %% [markdown]
@@ -86,8 +86,10 @@ ex.check_pair_memory_from_states(pair_memory_from_states)
 #
 # Write the letter in `my_prediction`; the heatmaps below show $P_0, \dots, P_3$ for random inputs.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 my_prediction = None  # "a", "b", "c" or "d"
+
+# %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_first_memory_prediction(my_prediction)
 
 # %%
@@ -120,12 +122,12 @@ gam = inside["layers"][0]["gam"]  # [B, T, H]: pair-memory gates of layer 0
 print(ex.training_note(info))  # the history is in nats; the note shows it in bits
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def unrolled_weights_row(gam, t):
     raise NotImplementedError("(1 - gam[tau]) * product of gam[tau+1 .. t] for tau <= t; zeros after t")
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_unrolled_weights(unrolled_weights_row, gam=gam[0, :, 0])
 
 # %% [markdown]
@@ -151,3 +153,6 @@ plt.show()
 # %% [markdown]
 # **To discuss:** why does the first token never reach the pair memory, while it does reach the
 # running state? Is that a problem for a sequence that starts with the most important token?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "discussion1", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# YOUR ANSWER HERE

@@ -47,12 +47,12 @@ from tl_minimal.running_state import previous_states, running_state
 #
 # Write `readout_step(P, q_left, q_right)`: `P [B, H, S, S]`, queries `[B, H, S]` -> `r_t [B, H, S]`.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def readout_step(P, q_left, q_right):
     raise NotImplementedError("r[j] = (sum_i P[i, j] q_left[i]) * q_right[j]")
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_readout_step(readout_step)
 
 # %% [markdown]
@@ -62,12 +62,12 @@ ex.check_readout_step(readout_step)
 # `s_prev[:, t]` $= s_{t-1}$) returning `r [B, T, H, S]`. Start from $P_{-1} = 0$; at each token
 # first update the memory (exercise 02), then read it.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def readout_loop(s_prev, b, gam, q_left, q_right):
     raise NotImplementedError("for each t: P = gam P + (1 - gam) outer(s_prev, b), then r_t = readout_step(P, ...)")
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_readout_loop(readout_loop)
 
 # %% [markdown]
@@ -81,8 +81,10 @@ ex.check_readout_loop(readout_loop)
 #
 # The plot below runs a trained model's first layer and shows $|r_t|$ for every token.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 my_prediction = None  # "a", "b" or "c"
+
+# %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_first_readout_prediction(my_prediction)
 
 # %%
@@ -110,12 +112,12 @@ plt.show()
 # Then $\sum_\tau A[t, \tau]\, b_\tau \odot q^r_t$ is the readout. The check also runs it on the
 # trained model's layer 0.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def readout_scores(s_prev, gam, q_left):
     raise NotImplementedError("dot products q_left_t . s_prev_tau for all (t, tau), times w_{t,tau}, zero above the diagonal")
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 trained = {"s_prev": previous_states(running_state(x["a"], x["lam"])), "gam": x["gam"], "q_left": x["q_left"]}
 ex.check_readout_scores(readout_scores, inputs=trained)
 
@@ -137,3 +139,6 @@ plt.show()
 # %% [markdown]
 # **To discuss:** the paper's text writes $P_t q^l_t$, its code $P_t^\top q^l_t$. In words, what
 # does each one look up: "which write followed a state like $q^l$", or the other way round?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "discussion1", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# YOUR ANSWER HERE

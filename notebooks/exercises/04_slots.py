@@ -50,12 +50,12 @@ from tl_minimal import exercises as ex
 #
 # Write `slot_step(L, R, s_prev_t, b_t, g_t, gam_t)` returning the pair `(L_t, R_t)`.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def slot_step(L, R, s_prev_t, b_t, g_t, gam_t):
     raise NotImplementedError("L_t = gam L + (1 - gam) g[k] s_prev_t;  R_t = gam R + (1 - gam) g[k] b_t")
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_slot_step(slot_step)
 
 # %% [markdown]
@@ -63,12 +63,12 @@ ex.check_slot_step(slot_step)
 #
 # Write `slot_features(L, R, q_left, q_right)` -> `f [B, H, K]`.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def slot_features(L, R, q_left, q_right):
     raise NotImplementedError("f[k] = (q_left . L[k]) * (q_right . R[k])")
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_slot_features(slot_features)
 
 # %% [markdown]
@@ -83,8 +83,10 @@ ex.check_slot_features(slot_features)
 #
 # The plot compares the two on random inputs.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 my_prediction = None  # "a", "b" or "c"
+
+# %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_dense_prediction(my_prediction)
 
 # %%
@@ -116,12 +118,12 @@ g = inside["layers"][0]["slot_weights"]  # [B, T, H, K]
 print(ex.training_note(info))  # the history is in nats; the note shows it in bits
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def slot_entropy(g):
     raise NotImplementedError("-(g * log g) summed over the last axis")
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_slot_entropy(slot_entropy, g=g)
 
 # %%
@@ -141,3 +143,6 @@ plt.show()
 # %% [markdown]
 # **To discuss:** at initialization every token spreads its write evenly (entropy $\log 8$). If the
 # slots all receive the same write, what do the $K$ features $f_t[k]$ have in common?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "discussion1", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# YOUR ANSWER HERE

@@ -47,12 +47,12 @@ from tl_minimal.conv import conv_fast
 #
 # Write `causal_pad(x, k)`: `[B, T, d]` -> `[B, T + k - 1, d]`, with $k-1$ zeros before the first token.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def causal_pad(x, k):
     raise NotImplementedError("put k-1 zero positions before x along time (dim=1)")
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_causal_pad(causal_pad)
 
 # %% [markdown]
@@ -61,12 +61,12 @@ ex.check_causal_pad(causal_pad)
 # Write `causal_conv(x, weight, bias)` with a loop over the $k$ taps (no `F.conv1d`), using your
 # `causal_pad`.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def causal_conv(x, weight, bias):
     raise NotImplementedError("xp = causal_pad(x, k); sum over taps i of xp[:, i:i+T] @ weight[:, :, i].T; + bias; GELU")
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_causal_conv(causal_conv)
 
 # %% [markdown]
@@ -78,8 +78,10 @@ ex.check_causal_conv(causal_conv)
 # The plot shows, for both paddings, which inputs $x_\tau$ each output $y_t$ depends on (the
 # gradient of $y_t$ with respect to $x_\tau$).
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 my_prediction = None  # "a", "b", "c" or "d"
+
+# %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_leak_prediction(my_prediction)
 
 # %%
@@ -116,12 +118,12 @@ print("causal:", ex.training_note(causal_info))
 print("leaky: ", ex.training_note(leaky_info))
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def leaks_future(fn, T, d):
     raise NotImplementedError("for each t: change x[:, t+1:] only, compare fn's outputs at positions <= t")
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 def trained_conv(model):
     """The trained model's convolution path as a function of float64 inputs [1, T, d]."""
     return lambda x: model.conv(x.float())[0].double()
@@ -148,3 +150,6 @@ plt.show()
 # %% [markdown]
 # **To discuss:** the paper's hybrid beats the Transformer on BPB. Which of its numbers would you
 # trust after this exercise, and what experiment would settle it?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "discussion1", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# YOUR ANSWER HERE

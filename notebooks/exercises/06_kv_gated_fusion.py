@@ -48,12 +48,12 @@ from tl_minimal import exercises as ex
 # Write `cosine_scores(q, keys)`: `q [B, T, D_kv]`, `keys [B, N, D_kv]` -> `[B, T, N]`, the cosines
 # $\cos(q_t, k_j)$ for every position and entry.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def cosine_scores(q, keys):
     raise NotImplementedError("normalize q and keys along the last axis, then q @ keys^T")
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_cosine_scores(cosine_scores)
 
 # %% [markdown]
@@ -62,12 +62,12 @@ ex.check_cosine_scores(cosine_scores)
 # Write `topk_read(scores, values, k)`: `scores [B, T, N]`, `values [B, N, D_kv]` -> `m [B, T, D_kv]`.
 # Keep each row's `k` best scores, softmax over just those, mix the matching values.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def topk_read(scores, values, k):
     raise NotImplementedError("scores.topk(k) -> softmax of the kept scores -> weighted sum of the values at those positions")
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_topk_read(topk_read)
 
 # %% [markdown]
@@ -81,8 +81,10 @@ ex.check_topk_read(topk_read)
 #
 # The plot shows which memory positions a trained gated hybrid actually read.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 my_prediction = None  # "a", "b" or "c"
+
+# %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_visible_prediction(my_prediction)
 
 # %%
@@ -112,12 +114,12 @@ plt.show()
 # nothing could be read, with weight 0) -> `[B, T]`, the memory position with the largest weight,
 # or -1 where all weights are 0. The check also runs it on the trained model's retrieval.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def top_entry(weights, index):
     raise NotImplementedError("argmax over the kept entries, then look up that entry's memory position in index")
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_top_entry(top_entry, weights=weights, index=index)
 
 # %% [markdown]
@@ -145,3 +147,6 @@ for name, m in (("project default", model), ("paper's configuration", paper_mode
 # %% [markdown]
 # **To discuss:** the read gate sits inside the LayerNorm, $\mathrm{LN}(g_t m_t)$. What happens to
 # the fused vector when $g_t$ halves? Can the model switch retrieval off?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "discussion1", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# YOUR ANSWER HERE

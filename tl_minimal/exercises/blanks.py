@@ -1,32 +1,44 @@
 """Make the blank exercise notebooks from the solutions, so the two can never drift apart.
 
-The solutions (``notebooks/exercises/solutions/*.py``, jupytext percent format) are the source.
-Four markers, all comments, so a solutions file is an ordinary notebook:
+The solutions (``notebooks/exercises/solutions/*.py``, jupytext percent format) are the single
+source of both student editions: the self-study blanks made here, and nbgrader's release made by
+``python -m tl_minimal.exercises.course release`` with the same rules (:func:`blank_cell`), so a
+course's students read exactly the text of the self-study notebooks. The markers are comments,
+so a solutions file is an ordinary notebook:
 
     ### BEGIN SOLUTION          these lines, through
-    ### END SOLUTION            this one, are removed from the blank notebook
-    ### BLANK: <code>           becomes "<code>" (same indentation) in the blank notebook
-    ... <!-- solutions only --> a (markdown) line ending so is removed from the blank notebook
-    # %% [markdown] tags=["solution"]
-                                a whole cell tagged "solution" (the model answers to the "To
-                                discuss" prompts) is removed from the blank notebook
+    ### END SOLUTION            this one, are removed (nbgrader's solution region)
+    ### BLANK: <code>           becomes "<code>" (same indentation) in the blank
+    ### BEGIN HIDDEN TESTS      these lines, through
+    ### END HIDDEN TESTS        this one, are removed (nbgrader's hidden tests: the graded checks)
+    ... <!-- solutions only --> a (markdown) line ending so is removed
+    # %% [markdown] ... tags=["solution"]
+                                a model answer to a "To discuss" prompt: its text becomes
+                                "YOUR ANSWER HERE" (nbgrader grades the cell by hand)
+
+Cells carry nbgrader's metadata in their ``# %%`` header (``nbgrader={...}``: solution cells,
+autograded test cells with points, the manually graded answer cells); jupytext.toml keeps it.
 
 Run ``python -m tl_minimal.exercises.blanks`` to rewrite ``notebooks/exercises/*.py`` from the
-solutions, and with each its ``.ipynb`` **without outputs**, as a student receives it (``make
-sync`` afterwards leaves them so: it keeps the outputs an .ipynb already has, and these have
-none). tests/test_exercises.py checks that the committed blanks are exactly what this produces
-and that their notebooks carry no outputs.
+solutions, with each its ``.ipynb`` **without outputs**, as a student receives it, and
+``notebooks/exercises/answer_key.json``: the prediction questions' answers, hints and
+explanations copied from the solutions' hidden tests, which the self-study checkers read
+(answers.py). tests/test_exercises.py checks that the committed files are what this produces.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import sys
 from pathlib import Path
 
 BEGIN, END, BLANK, ONLY = "### BEGIN SOLUTION", "### END SOLUTION", "### BLANK:", "<!-- solutions only -->"
-SOLUTION_TAG = "solution"  # cells tagged so are dropped whole
+BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+SOLUTION_TAG = "solution"  # markdown cells tagged so are model answers: their text becomes ANSWER_STUB
+ANSWER_STUB = "YOUR ANSWER HERE"  # nbgrader's own text for a written answer (ClearSolutions.text_stub)
+KEY_FILE = "answer_key.json"
 _TAGS = re.compile(r"\btags=(\[[^\]]*\])")
 
 
@@ -36,47 +48,80 @@ def is_solution_cell(header: str) -> bool:
     return bool(found) and SOLUTION_TAG in json.loads(found.group(1))
 
 
-def make_blank(source: str) -> str:
-    """The blank version of one solutions notebook's percent-format text."""
-    out, inside, dropping = [], False, False
-    lines = source.splitlines()
+def blank_lines(lines: list[str], empty: str = "#", keep_hidden: bool = False) -> tuple[list[str], bool]:
+    """Apply the markers to the lines of one cell; return (blank lines, whether a solution region was found).
+
+    ``empty`` is an empty markdown line as written in these lines: "#" in a percent script,
+    "" in a notebook cell's own source. ``keep_hidden`` leaves hidden-test regions in place (for
+    nbgrader, which must record them before its own ClearHiddenTests step removes them).
+    """
+    out, inside, hidden, found = [], False, False, False
     for number, line in enumerate(lines, 1):
         text = line.strip()
-        if line.startswith("# %%"):
-            dropping = is_solution_cell(line)
-            if dropping:
-                if inside:
-                    raise ValueError(f"line {number}: a solution cell starts inside {BEGIN}")
-                while out and not out[-1].strip():
-                    out.pop()  # the blank lines that separated the dropped cell
-                out.append("")
-                continue
-        if dropping:
-            continue
-        if text == BEGIN:
-            if inside:
-                raise ValueError(f"line {number}: {BEGIN} inside another solution block")
-            inside = True
-        elif text == END:
-            if not inside:
-                raise ValueError(f"line {number}: {END} without {BEGIN}")
-            inside = False
-        elif inside:
+        if keep_hidden and (hidden or text == BEGIN_HIDDEN) and not inside:
+            hidden = text != END_HIDDEN and (hidden or text == BEGIN_HIDDEN)
+            out.append(line)
+        elif text == BEGIN or text == BEGIN_HIDDEN:
+            if inside or hidden:
+                raise ValueError(f"line {number}: {text} inside another marked region")
+            inside, hidden, found = text == BEGIN, text == BEGIN_HIDDEN, found or text == BEGIN
+        elif text == END or text == END_HIDDEN:
+            if not (inside if text == END else hidden):
+                raise ValueError(f"line {number}: {text} without its BEGIN line")
+            inside = hidden = False
+        elif inside or hidden:
             continue
         elif line.rstrip().endswith(ONLY):
-            if out and out[-1] == "#" and number < len(lines) and lines[number] == "#":
+            if out and out[-1] == empty and number < len(lines) and lines[number] == empty:
                 out.pop()  # do not leave two empty markdown lines where the note was
-            continue
         elif text.startswith(BLANK):
             indent = line[: len(line) - len(line.lstrip())]
             out.append(indent + text[len(BLANK):].strip())
         else:
             out.append(line)
-    if inside:
-        raise ValueError(f"{BEGIN} without {END}")
+    if inside or hidden:
+        raise ValueError(f"{BEGIN if inside else BEGIN_HIDDEN} without its END line")
+    return out, found
+
+
+def blank_cell(source: str, markdown: bool, keep_hidden: bool = False) -> tuple[str, bool]:
+    """One notebook cell's source, blanked (the nbgrader release's preprocessor calls this)."""
+    lines, found = blank_lines(source.split("\n"), empty="", keep_hidden=keep_hidden)
+    return "\n".join(lines), found
+
+
+def make_blank(source: str) -> str:
+    """The blank version of one solutions notebook's percent-format text."""
+    out, cell = [], []
+
+    def flush():
+        header, body = (cell[0], cell[1:]) if cell and cell[0].startswith("# %%") else (None, cell)
+        if header is not None and is_solution_cell(header):
+            trailing = len(body) - len("\n".join(body).rstrip("\n").split("\n"))
+            body = [f"# {ANSWER_STUB}"] + [""] * trailing
+        else:
+            body = blank_lines(body)[0]
+        out.extend(([header] if header is not None else []) + body)
+
+    for line in source.splitlines():
+        if line.startswith("# %%") and cell:
+            flush()
+            cell.clear()
+        cell.append(line)
+    flush()
     while out and not out[-1].strip():
         out.pop()
     return "\n".join(out) + "\n"
+
+
+def answer_key(source: str) -> dict:
+    """task id ("01.3") -> the keyword arguments of the solutions' ``ex.mark_prediction`` call."""
+    key = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "mark_prediction":
+            kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+            key[kwargs["task"].split()[0]] = kwargs
+    return key
 
 
 def blank_path(solution: Path) -> Path:
@@ -100,14 +145,19 @@ def write_notebook(script: Path) -> Path:
 
 def write_blanks(folder: Path, notebooks: bool = True) -> list[Path]:
     """Rewrite every blank notebook script under ``folder`` (notebooks/exercises) from its solutions,
-    and (``notebooks=True``) its .ipynb without outputs."""
-    written = []
+    (``notebooks=True``) its .ipynb without outputs, and the answer key of the predictions."""
+    written, key = [], {}
     for solution in sorted((folder / "solutions").glob("*_solutions.py")):
+        source = solution.read_text(encoding="utf-8")
         target = blank_path(solution)
-        target.write_text(make_blank(solution.read_text()))
+        target.write_text(make_blank(source), encoding="utf-8")
         written.append(target)
         if notebooks:
             written.append(write_notebook(target))
+        key.update(answer_key(source))
+    if key:
+        (folder / KEY_FILE).write_text(json.dumps(key, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        written.append(folder / KEY_FILE)
     return written
 
 

@@ -1,6 +1,12 @@
 """The shared machinery of the exercise checkers: run the student's code, compare, diagnose.
 
-A checker never raises and never shows a traceback. It runs the student's function and the
+Two modes, one text. In **self-study** (the default) a checker never raises and never shows a
+traceback: it prints its verdict and returns a :class:`Result`. In **graded** mode (environment
+variable ``TL_GRADED=1``, which ``python -m tl_minimal.exercises.course grade`` sets for nbgrader's
+autograder) a failed check prints the same verdict and then raises an ``AssertionError`` carrying
+it, so the test cell scores zero and the student's feedback shows the hint.
+
+A checker runs the student's function and the
 library's reference on the same fresh inputs (several random cases, including T = 1 and odd
 lengths), and prints one of:
 
@@ -21,12 +27,34 @@ Glossary
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
 
 RTOL = 1e-5  # relative error below which two outputs count as equal
+GRADED_ENV = "TL_GRADED"  # "1": failed checks raise (nbgrader's autograder); unset or "0": they only print
+_SEED_SHIFT = [0]  # added to every case's seed; more_cases() changes it for the hidden tests
+
+
+def graded() -> bool:
+    """Is graded mode on? Read at every check, so a notebook can switch it with os.environ."""
+    return os.environ.get(GRADED_ENV, "0").strip().lower() not in ("", "0", "false", "no")
+
+
+@contextlib.contextmanager
+def more_cases(shift: int = 1000):
+    """Run the checks inside on other random inputs (every case's seed moves by ``shift``).
+
+    The hidden tests of the graded edition use it, so code fitted to the visible cases' numbers
+    does not pass: ``with ex.more_cases(): ex.check_running_state(running_state_loop)``.
+    """
+    _SEED_SHIFT[0] += shift
+    try:
+        yield
+    finally:
+        _SEED_SHIFT[0] -= shift
 
 
 @dataclass
@@ -77,13 +105,20 @@ def one_thread():
 
 
 def report(task: str, passed: bool, message: str) -> Result:
-    """Print ``message`` and wrap it in a :class:`Result`."""
+    """Print ``message`` and wrap it in a :class:`Result`; in graded mode a failure also raises.
+
+    The ``AssertionError`` names the task and carries the printed hint, nothing more: nbgrader
+    shows it to the student as the reason the test cell scored zero.
+    """
     print(message)
+    if graded() and not passed:
+        raise AssertionError(f"{task}: {message}")
     return Result(task, passed, message)
 
 
 def generator(seed: int) -> torch.Generator:
-    return torch.Generator().manual_seed(seed)
+    """A seeded generator for one case (the seed moved by :func:`more_cases` when inside it)."""
+    return torch.Generator().manual_seed(seed + _SEED_SHIFT[0])
 
 
 def rand(g: torch.Generator, *shape, low: float = -1.0, high: float = 1.0) -> torch.Tensor:
@@ -193,28 +228,3 @@ def _check_function(task, student, reference, cases, mistakes, todo, what, on_er
 def _first_line(exc: Exception) -> str:
     text = str(exc).strip().splitlines()
     return text[0][:200] if text else "(no message)"
-
-
-def check_choice(task: str, answer, correct, hints: dict, todo: str, explanation: str,
-                 tolerance: float | None = None) -> Result:
-    """A prediction: ``answer`` is a letter (multiple choice) or a number (``tolerance`` set).
-
-    ``hints`` maps wrong letters to what they get wrong; ``explanation`` is printed when right.
-    """
-    if answer is None or answer is Ellipsis:
-        return report(task, False, f"not done yet: {todo}")
-    if tolerance is not None:
-        try:
-            value = float(answer)
-        except (TypeError, ValueError):
-            return report(task, False, f"not quite: the answer should be a number, got {answer!r}")
-        if abs(value - correct) <= tolerance:
-            return report(task, True, f"correct: {explanation}")
-        return report(task, False, f"not quite: {hints.get('number', 'recompute it, step by step')}")
-    choice = str(answer).strip().lower().strip("()")
-    if choice == correct:
-        return report(task, True, f"correct: {explanation}")
-    if choice not in hints:
-        allowed = ", ".join(sorted([correct, *hints]))
-        return report(task, False, f"not quite: answer with one letter ({allowed}), got {answer!r}")
-    return report(task, False, f"not quite: {hints[choice]}")

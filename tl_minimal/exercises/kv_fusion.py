@@ -14,7 +14,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from .harness import Case, Mistake, check_choice, check_function, generator, rand
+from .answers import check_prediction
+from .harness import Case, Mistake, check_function, generator, rand
 
 B, T, N, D_KV = 2, 5, 9, 6
 
@@ -94,16 +95,11 @@ def check_topk_read(student):
 
 
 def check_visible_prediction(answer):
-    """Task 3: with the previous-token query, position t reads entries j <= t - 2."""
-    return check_choice(
-        "06.3 which entries can position t read", answer, correct="c",
-        hints={"a": "entry j holds (k_j, v_{j+1}); with j = t its value is token t+1, the token to predict: "
-                    "that leaks the future",
-               "b": "the query at t comes from e_{t-1}; entry j = t-1 has the key k_{t-1}, the very same token, "
-                    "and its value is the current token e_t, which the model sees anyway"},
-        todo="replace None by the letter of your answer",
-        explanation="entries j <= t-2: entry j = t would hand over the next token (a leak), and entry j = t-1 would "
-                    "match the query's own token and return the current one")
+    """Task 3: which memory entries position t may read (a letter)
+
+    The answer is not here: see answers.py (self-study reads it from the answer key beside the
+    notebooks, the graded edition from its hidden test)."""
+    return check_prediction('06.3', answer, todo='replace None by the letter of your answer', choices='abc')
 
 
 def top_entry(weights, index):

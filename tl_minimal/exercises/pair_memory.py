@@ -13,7 +13,8 @@ import torch
 
 from ..pair_memory import pair_memory, pair_memory_step, unrolled_weights
 from ..running_state import previous_states
-from .harness import Case, Mistake, check_choice, check_function, gates, generator, rand
+from .answers import check_prediction
+from .harness import Case, Mistake, check_function, gates, generator, rand
 
 B, H, S = 2, 3, 4
 BROADCAST = {"must match the size": "gam_t is [B, H]; give it two trailing axes (gam_t[..., None, None]) "
@@ -86,15 +87,11 @@ def check_pair_memory_from_states(student):
 
 
 def check_first_memory_prediction(answer):
-    """Task 3: P_0 is zero, because s_{-1} = 0."""
-    return check_choice(
-        "02.3 what is P_0", answer, correct="c",
-        hints={"a": "a_0 enters the running state s_0, but P_0 pairs b_0 with the state BEFORE token 0",
-               "b": "s_0 is the state after token 0; P_0 uses s_{-1}, the state before it",
-               "d": "gam_0 multiplies the old memory P_{-1}; the new pair is scaled by (1 - gam_0)"},
-        todo="replace None by the letter of your answer, e.g. \"a\"",
-        explanation="P_0 = gam_0 P_{-1} + (1 - gam_0) outer(s_{-1}, b_0), and both P_{-1} and s_{-1} are zero: "
-                    "the first token can write nothing into the pair memory")
+    """Task 3: what is P_0? (a letter)
+
+    The answer is not here: see answers.py (self-study reads it from the answer key beside the
+    notebooks, the graded edition from its hidden test)."""
+    return check_prediction('02.3', answer, todo='replace None by the letter of your answer, e.g. "a"', choices='abcd')
 
 
 def unrolled_weights_row(gam: torch.Tensor, t: int) -> torch.Tensor:

@@ -13,7 +13,8 @@ import torch
 
 from ..pair_memory import pair_memory, unrolled_weights
 from ..readout import pair_readout
-from .harness import Case, Mistake, check_choice, check_function, gates, generator, rand
+from .answers import check_prediction
+from .harness import Case, Mistake, check_function, gates, generator, rand
 
 B, H, S = 2, 3, 4
 
@@ -84,14 +85,11 @@ def check_readout_loop(student):
 
 
 def check_first_readout_prediction(answer):
-    """Task 3: r_0 = 0 whatever the token, because P_0 = 0."""
-    return check_choice(
-        "03.3 what is r_0", answer, correct="a",
-        hints={"b": "which state does token 0 pair b_0 with? Look at P_0 again (exercise 02)",
-               "c": "q^r_0 multiplies P_0^T q^l_0; what is P_0?"},
-        todo="replace None by the letter of your answer",
-        explanation="P_0 = (1 - gam_0) outer(s_{-1}, b_0) = 0 since s_{-1} = 0, so r_0 = (P_0^T q^l_0) * q^r_0 = 0: "
-                    "the first token's layer output is exactly zero")
+    """Task 3: what is r_0? (a letter)
+
+    The answer is not here: see answers.py (self-study reads it from the answer key beside the
+    notebooks, the graded edition from its hidden test)."""
+    return check_prediction('03.3', answer, todo='replace None by the letter of your answer', choices='abc')
 
 
 def scores_reference(s_prev, gam, ql):

@@ -14,7 +14,8 @@ import math
 import torch
 
 from ..running_state import previous_states, running_state, running_state_step
-from .harness import Case, Mistake, check_choice, check_function, gates, generator, rand
+from .answers import check_prediction
+from .harness import Case, Mistake, check_function, gates, generator, rand
 
 B, H, S = 2, 3, 4  # distinct sizes, so a gate that does not broadcast over S is an error, not a silent bug
 BROADCAST = {"must match the size": "lam_t is [B, H]; give it a last axis (lam_t[..., None]) so it "
@@ -101,13 +102,11 @@ def _no_one_minus(a, lam, s0=None):
 
 
 def check_impulse_prediction(answer):
-    """Task 3: s_5 for a_0 = 1, a_t = 0 after, lam = 0.8 everywhere, s_{-1} = 0."""
-    return check_choice("01.3 impulse prediction", answer, correct=0.2 * 0.8 ** 5, tolerance=1e-3,
-                        hints={"number": "first work out s_0 (the write a_0 is scaled by 1 - lam), then count how "
-                                         "many times lam multiplies it on the way to s_5"},
-                        todo="replace None by your predicted value of s_5 (a number)",
-                        explanation="s_0 = (1 - 0.8) * 1 = 0.2 and five more tokens multiply it by 0.8 each: "
-                                    "s_5 = 0.2 * 0.8^5 = 0.0655")
+    """Task 3: the impulse response, s_5 for a_0 = 1, a_t = 0 after, lam = 0.8, s_{-1} = 0.
+
+    The answer is not here: see answers.py (self-study reads it from the answer key beside the
+    notebooks, the graded edition from its hidden test)."""
+    return check_prediction('01.3', answer, todo='replace None by your predicted value of s_5 (a number)')
 
 
 def half_life(lam: torch.Tensor) -> torch.Tensor:

@@ -17,7 +17,9 @@ import math
 import torch
 
 from .. import slots
-from .harness import Case, Mistake, check_choice, check_function, gates, generator, rand
+from ..pair_memory import pair_memory
+from .answers import check_prediction
+from .harness import Case, Mistake, check_function, gates, generator, rand
 
 B, H, K, S = 2, 3, 5, 4
 
@@ -91,15 +93,11 @@ def check_slot_features(student):
 
 
 def check_dense_prediction(answer):
-    """Task 3: sum_k outer(L_k, R_k) differs from P (cross terms), even with K = 1."""
-    return check_choice(
-        "04.3 slots vs the dense memory", answer, correct="c",
-        hints={"a": "expand outer(L, R) with L = sum_tau w_tau s_{tau-1} and R = sum_tau' w_tau' b_tau': "
-                    "which pairs (tau, tau') appear?",
-               "b": "a constant factor cannot create or remove pairs (tau, tau') with tau != tau'; count the terms"},
-        todo="replace None by the letter of your answer",
-        explanation="outer(L, R) = sum over ALL pairs (tau, tau') of w w' outer(s_{tau-1}, b_tau'), while P only has "
-                    "the pairs tau = tau'. The slots mix a state of one token with the write of another")
+    """Task 3: the slots' sum of outer products against the dense memory (a letter)
+
+    The answer is not here: see answers.py (self-study reads it from the answer key beside the
+    notebooks, the graded edition from its hidden test)."""
+    return check_prediction('04.3', answer, todo='replace None by the letter of your answer', choices='abc')
 
 
 def slot_entropy(g: torch.Tensor) -> torch.Tensor:
@@ -133,7 +131,6 @@ def check_slot_entropy(student, g: torch.Tensor | None = None):
 
 def dense_vs_slots(T: int = 12, seed: int = 0):
     """For the plot after task 3: relative difference between sum_k outer(L_k, R_k) (K = 1) and P, per t."""
-    from ..pair_memory import pair_memory
     g = generator(seed)
     s_prev, b, gam = rand(g, 1, T, 1, S), rand(g, 1, T, 1, S), gates(g, 1, T, 1)
     s_prev[:, 0] = 0  # s_{-1} = 0

@@ -13,6 +13,11 @@ keeps those). Outside a kernel, ``install`` does nothing.
 
 from __future__ import annotations
 
+import importlib
+
+import matplotlib
+from matplotlib.figure import Figure
+
 from ..jupyter import in_jupyter_kernel
 
 MAX_ITEMS = 6  # legend entries named per panel
@@ -54,9 +59,6 @@ def install() -> bool:
     after the cell that runs now. Returns True when installed now."""
     if not in_jupyter_kernel():
         return False
-    import importlib
-
-    import matplotlib
     from IPython import get_ipython
 
     backend = matplotlib.get_backend()
@@ -75,8 +77,6 @@ def install() -> bool:
 
 
 def _wrap(shell) -> bool:
-    from matplotlib.figure import Figure
-
     formatter = shell.display_formatter.formatters["image/png"]
     try:
         draw_png = formatter.lookup_by_type(Figure)

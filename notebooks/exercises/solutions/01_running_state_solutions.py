@@ -54,7 +54,7 @@ from tl_minimal.running_state import running_state
 # previous state `s_prev [B, H, S]`, return $s_t$ `[B, H, S]`. Mind the shapes: one gate per head
 # scales all $S$ numbers of that head.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def running_state_step(a_t, lam_t, s_prev):
     ### BLANK: raise NotImplementedError("return s_t = lam_t * s_prev + (1 - lam_t) * a_t")
     ### BEGIN SOLUTION
@@ -63,8 +63,12 @@ def running_state_step(a_t, lam_t, s_prev):
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_running_state_step(running_state_step)
+### BEGIN HIDDEN TESTS
+with ex.more_cases():  # the same check on other random inputs
+    ex.check_running_state_step(running_state_step)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Task 2 · The whole sequence
@@ -73,7 +77,7 @@ ex.check_running_state_step(running_state_step)
 # `s[:, t]` $= s_t$, shape `[B, T, H, S]`. Start from `s0` when it is given, from zeros otherwise.
 # You may call your `running_state_step`.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def running_state_loop(a, lam, s0=None):
     ### BLANK: raise NotImplementedError("loop over t = 0 .. T-1, keep every s_t, stack them along dim=1")
     ### BEGIN SOLUTION
@@ -86,8 +90,12 @@ def running_state_loop(a, lam, s0=None):
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_running_state(running_state_loop)
+### BEGIN HIDDEN TESTS
+with ex.more_cases():  # the same check on other random inputs
+    ex.check_running_state(running_state_loop)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Task 3 · Predict before you plot
@@ -96,12 +104,26 @@ ex.check_running_state(running_state_loop)
 # writes $a_0 = 1$; every later token writes $a_t = 0$. **What is $s_5$?** Work it out on paper,
 # then put your number in `my_prediction` and run the check. The plot below shows the answer.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 ### BLANK: my_prediction = None  # your value of s_5, a number
 ### BEGIN SOLUTION
 my_prediction = 0.2 * 0.8**5
 ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_impulse_prediction(my_prediction)
+### BEGIN HIDDEN TESTS
+ex.mark_prediction(
+    my_prediction,
+    task='01.3 impulse prediction',
+    correct=0.065536,  # 0.2 * 0.8**5
+    tolerance=0.001,
+    hints={
+        'number': 'first work out s_0 (the write a_0 is scaled by 1 - lam), then count how many times lam multiplies it on the way to s_5',
+    },
+    explanation='s_0 = (1 - 0.8) * 1 = 0.2 and five more tokens multiply it by 0.8 each: s_5 = 0.2 * 0.8^5 = 0.0655',
+)
+### END HIDDEN TESTS
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -135,7 +157,7 @@ lam = inside["layers"][0]["lam"]  # [B, T, H]: the keep gates of layer 0
 print(ex.training_note(info))  # the history is in nats; the note shows it in bits
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def half_life(lam):
     ### BLANK: raise NotImplementedError("solve lam ** n = 1/2 for n (torch.log is elementwise)")
     ### BEGIN SOLUTION
@@ -143,30 +165,39 @@ def half_life(lam):
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_half_life(half_life, lam=lam)
+### BEGIN HIDDEN TESTS
+with ex.more_cases():  # the same check on other random inputs
+    ex.check_half_life(half_life, lam=lam)
+### END HIDDEN TESTS
 
 # %% [markdown]
-# How long does each trained head remember? (The plot uses the library's `half_life`, so it
-# works before you finish.) Heads whose half-life stays near 1 token keep almost nothing; a head
-# with a long tail has learned to carry context.
+# How long does each trained head remember? The plot uses your `half_life` from task 4, so it
+# appears once that task is done. Heads whose half-life stays near 1 token keep almost nothing; a
+# head with a long tail has learned to carry context.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-fig, axes = plt.subplots(1, len(inside["layers"]), figsize=(9, 3), sharey=True)
-for layer, ax in enumerate(axes):
-    hl = ex.running_state.half_life(inside["layers"][layer]["lam"].double())  # [B, T, H]
-    for h in range(hl.shape[-1]):
-        ax.hist(hl[..., h].flatten().clamp(max=20), bins=30, alpha=0.6, label=f"head {h}")
-    ax.set(title=f"layer {layer}", xlabel="half-life (tokens, capped at 20)")
-axes[0].legend()
-plt.show()
+try:
+    half_lives = [half_life(layer["lam"].double()) for layer in inside["layers"]]  # [B, T, H] per layer
+except NotImplementedError:
+    half_lives = None
+    print("write half_life in task 4 first: this plot uses it")
+if half_lives is not None:
+    fig, axes = plt.subplots(1, len(half_lives), figsize=(9, 3), sharey=True)
+    for layer, (ax, hl) in enumerate(zip(axes, half_lives)):
+        for h in range(hl.shape[-1]):
+            ax.hist(hl[..., h].flatten().clamp(max=20), bins=30, alpha=0.6, label=f"head {h}")
+        ax.set(title=f"layer {layer}", xlabel="half-life (tokens, capped at 20)")
+    axes[0].legend()
+    plt.show()
 
 # %% [markdown]
 # **To discuss:** the model starts with every gate near 0.5, a half-life of one token. Which heads
 # moved, and which way? What would a head need to remember to help predict the next byte?
 
-# %% [markdown] tags=["solution"]
+# %% [markdown] nbgrader={"grade": true, "grade_id": "discussion1", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 # **Model answer.** In the run saved here both heads of layer 0 moved *down*: their half-lives sit
 # at 0.2-0.5 tokens ($\lambda$ well below 0.5), so their state is mostly the current byte. Layer 1
 # spreads out: most positions stay below about one token, but head 0 keeps a group of positions at

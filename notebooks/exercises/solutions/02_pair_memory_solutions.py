@@ -53,7 +53,7 @@ from tl_minimal.pair_memory import pair_memory, unrolled_weights
 # Write `pair_memory_step(P_prev, s_prev_t, b_t, gam_t)`: the memory after one token. `P_prev`
 # is `[B, H, S, S]`, the vectors `[B, H, S]`, the gate `[B, H]`.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def pair_memory_step(P_prev, s_prev_t, b_t, gam_t):
     ### BLANK: raise NotImplementedError("gam_t * P_prev + (1 - gam_t) * outer(s_prev_t, b_t), per head")
     ### BEGIN SOLUTION
@@ -63,8 +63,12 @@ def pair_memory_step(P_prev, s_prev_t, b_t, gam_t):
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_pair_memory_step(pair_memory_step)
+### BEGIN HIDDEN TESTS
+with ex.more_cases():  # the same check on other random inputs
+    ex.check_pair_memory_step(pair_memory_step)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Task 2 · From the running states
@@ -73,7 +77,7 @@ ex.check_pair_memory_step(pair_memory_step)
 # token $t$), the writes `b [B, T, H, S]` and the gates `gam [B, T, H]`. Return every memory,
 # `P[:, t]` $= P_t$, shape `[B, T, H, S, S]`. Careful: the memory pairs $b_t$ with $s_{t-1}$.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def pair_memory_from_states(s, b, gam):
     ### BLANK: raise NotImplementedError("shift s by one token first (s_{-1} = 0), then loop with pair_memory_step")
     ### BEGIN SOLUTION
@@ -88,8 +92,12 @@ def pair_memory_from_states(s, b, gam):
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_pair_memory_from_states(pair_memory_from_states)
+### BEGIN HIDDEN TESTS
+with ex.more_cases():  # the same check on other random inputs
+    ex.check_pair_memory_from_states(pair_memory_from_states)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Task 3 · Predict before you plot
@@ -103,12 +111,28 @@ ex.check_pair_memory_from_states(pair_memory_from_states)
 #
 # Write the letter in `my_prediction`; the heatmaps below show $P_0, \dots, P_3$ for random inputs.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 ### BLANK: my_prediction = None  # "a", "b", "c" or "d"
 ### BEGIN SOLUTION
 my_prediction = "c"
 ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_first_memory_prediction(my_prediction)
+### BEGIN HIDDEN TESTS
+ex.mark_prediction(
+    my_prediction,
+    task='02.3 what is P_0',
+    correct='c',
+    choices='abcd',
+    hints={
+        'a': 'a_0 enters the running state s_0, but P_0 pairs b_0 with the state BEFORE token 0',
+        'b': 's_0 is the state after token 0; P_0 uses s_{-1}, the state before it',
+        'd': 'gam_0 multiplies the old memory P_{-1}; the new pair is scaled by (1 - gam_0)',
+    },
+    explanation='P_0 = gam_0 P_{-1} + (1 - gam_0) outer(s_{-1}, b_0), and both P_{-1} and s_{-1} are zero: the first token can write nothing into the pair memory',
+)
+### END HIDDEN TESTS
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -140,7 +164,7 @@ gam = inside["layers"][0]["gam"]  # [B, T, H]: pair-memory gates of layer 0
 print(ex.training_note(info))  # the history is in nats; the note shows it in bits
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def unrolled_weights_row(gam, t):
     ### BLANK: raise NotImplementedError("(1 - gam[tau]) * product of gam[tau+1 .. t] for tau <= t; zeros after t")
     ### BEGIN SOLUTION
@@ -151,8 +175,12 @@ def unrolled_weights_row(gam, t):
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_unrolled_weights(unrolled_weights_row, gam=gam[0, :, 0])
+### BEGIN HIDDEN TESTS
+with ex.more_cases():  # the same check on other random inputs
+    ex.check_unrolled_weights(unrolled_weights_row, gam=gam[0, :, 0])
+### END HIDDEN TESTS
 
 # %% [markdown]
 # Each trained head's weights $w_{63,\tau}$ at the last token (library version), and the memory
@@ -178,7 +206,7 @@ plt.show()
 # **To discuss:** why does the first token never reach the pair memory, while it does reach the
 # running state? Is that a problem for a sequence that starts with the most important token?
 
-# %% [markdown] tags=["solution"]
+# %% [markdown] nbgrader={"grade": true, "grade_id": "discussion1", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 # **Model answer.** The pair memory stores $s_{t-1} \otimes b_t$: a write paired with the state
 # *before* it. For token 0 that state is $s_{-1} = 0$, so $P_0 = 0$ and token 0's write $b_0$ is
 # never stored. The running state has no such factor: $s_0 = (1 - \lambda_0) a_0$. Token 0 is not

@@ -49,7 +49,7 @@ from tl_minimal.running_state import previous_states, running_state
 #
 # Write `readout_step(P, q_left, q_right)`: `P [B, H, S, S]`, queries `[B, H, S]` -> `r_t [B, H, S]`.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def readout_step(P, q_left, q_right):
     ### BLANK: raise NotImplementedError("r[j] = (sum_i P[i, j] q_left[i]) * q_right[j]")
     ### BEGIN SOLUTION
@@ -57,8 +57,12 @@ def readout_step(P, q_left, q_right):
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_readout_step(readout_step)
+### BEGIN HIDDEN TESTS
+with ex.more_cases():  # the same check on other random inputs
+    ex.check_readout_step(readout_step)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Task 2 · Write, then read, for every token
@@ -67,7 +71,7 @@ ex.check_readout_step(readout_step)
 # `s_prev[:, t]` $= s_{t-1}$) returning `r [B, T, H, S]`. Start from $P_{-1} = 0$; at each token
 # first update the memory (exercise 02), then read it.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def readout_loop(s_prev, b, gam, q_left, q_right):
     ### BLANK: raise NotImplementedError("for each t: P = gam P + (1 - gam) outer(s_prev, b), then r_t = readout_step(P, ...)")
     ### BEGIN SOLUTION
@@ -82,8 +86,12 @@ def readout_loop(s_prev, b, gam, q_left, q_right):
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_readout_loop(readout_loop)
+### BEGIN HIDDEN TESTS
+with ex.more_cases():  # the same check on other random inputs
+    ex.check_readout_loop(readout_loop)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Task 3 · Predict before you plot
@@ -96,12 +104,27 @@ ex.check_readout_loop(readout_loop)
 #
 # The plot below runs a trained model's first layer and shows $|r_t|$ for every token.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 ### BLANK: my_prediction = None  # "a", "b" or "c"
 ### BEGIN SOLUTION
 my_prediction = "a"
 ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_first_readout_prediction(my_prediction)
+### BEGIN HIDDEN TESTS
+ex.mark_prediction(
+    my_prediction,
+    task='03.3 what is r_0',
+    correct='a',
+    choices='abc',
+    hints={
+        'b': 'which state does token 0 pair b_0 with? Look at P_0 again (exercise 02)',
+        'c': 'q^r_0 multiplies P_0^T q^l_0; what is P_0?',
+    },
+    explanation="P_0 = (1 - gam_0) outer(s_{-1}, b_0) = 0 since s_{-1} = 0, so r_0 = (P_0^T q^l_0) * q^r_0 = 0: the first token's layer output is exactly zero",
+)
+### END HIDDEN TESTS
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -128,7 +151,7 @@ plt.show()
 # Then $\sum_\tau A[t, \tau]\, b_\tau \odot q^r_t$ is the readout. The check also runs it on the
 # trained model's layer 0.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def readout_scores(s_prev, gam, q_left):
     ### BLANK: raise NotImplementedError("dot products q_left_t . s_prev_tau for all (t, tau), times w_{t,tau}, zero above the diagonal")
     ### BEGIN SOLUTION
@@ -143,9 +166,13 @@ def readout_scores(s_prev, gam, q_left):
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 trained = {"s_prev": previous_states(running_state(x["a"], x["lam"])), "gam": x["gam"], "q_left": x["q_left"]}
 ex.check_readout_scores(readout_scores, inputs=trained)
+### BEGIN HIDDEN TESTS
+with ex.more_cases():  # the same check on other random inputs
+    ex.check_readout_scores(readout_scores, inputs=trained)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # The trained layer's scores for the first 32 tokens (library version): each row $t$ is what
@@ -166,7 +193,7 @@ plt.show()
 # **To discuss:** the paper's text writes $P_t q^l_t$, its code $P_t^\top q^l_t$. In words, what
 # does each one look up: "which write followed a state like $q^l$", or the other way round?
 
-# %% [markdown] tags=["solution"]
+# %% [markdown] nbgrader={"grade": true, "grade_id": "discussion1", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 # **Model answer.** $P_t = \sum_\tau w_{t,\tau}\, s_{\tau-1} b_\tau^\top$ has the state on the rows $i$
 # and the write on the columns $j$. The code's $P_t^\top q^l_t = \sum_\tau w_{t,\tau}\, (q^l_t \cdot
 # s_{\tau-1})\, b_\tau$ compares the query with the stored **states** and returns the **writes** that

@@ -52,7 +52,7 @@ from tl_minimal import exercises as ex
 #
 # Write `slot_step(L, R, s_prev_t, b_t, g_t, gam_t)` returning the pair `(L_t, R_t)`.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def slot_step(L, R, s_prev_t, b_t, g_t, gam_t):
     ### BLANK: raise NotImplementedError("L_t = gam L + (1 - gam) g[k] s_prev_t;  R_t = gam R + (1 - gam) g[k] b_t")
     ### BEGIN SOLUTION
@@ -64,15 +64,19 @@ def slot_step(L, R, s_prev_t, b_t, g_t, gam_t):
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_slot_step(slot_step)
+### BEGIN HIDDEN TESTS
+with ex.more_cases():  # the same check on other random inputs
+    ex.check_slot_step(slot_step)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Task 2 · One feature per slot
 #
 # Write `slot_features(L, R, q_left, q_right)` -> `f [B, H, K]`.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def slot_features(L, R, q_left, q_right):
     ### BLANK: raise NotImplementedError("f[k] = (q_left . L[k]) * (q_right . R[k])")
     ### BEGIN SOLUTION
@@ -82,8 +86,12 @@ def slot_features(L, R, q_left, q_right):
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_slot_features(slot_features)
+### BEGIN HIDDEN TESTS
+with ex.more_cases():  # the same check on other random inputs
+    ex.check_slot_features(slot_features)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Task 3 · Predict before you plot
@@ -97,12 +105,27 @@ ex.check_slot_features(slot_features)
 #
 # The plot compares the two on random inputs.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 ### BLANK: my_prediction = None  # "a", "b" or "c"
 ### BEGIN SOLUTION
 my_prediction = "c"
 ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_dense_prediction(my_prediction)
+### BEGIN HIDDEN TESTS
+ex.mark_prediction(
+    my_prediction,
+    task='04.3 slots vs the dense memory',
+    correct='c',
+    choices='abc',
+    hints={
+        'a': "expand outer(L, R) with L = sum_tau w_tau s_{tau-1} and R = sum_tau' w_tau' b_tau': which pairs (tau, tau') appear?",
+        'b': "a constant factor cannot create or remove pairs (tau, tau') with tau != tau'; count the terms",
+    },
+    explanation="outer(L, R) = sum over ALL pairs (tau, tau') of w w' outer(s_{tau-1}, b_tau'), while P only has the pairs tau = tau'. The slots mix a state of one token with the write of another",
+)
+### END HIDDEN TESTS
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -133,7 +156,7 @@ g = inside["layers"][0]["slot_weights"]  # [B, T, H, K]
 print(ex.training_note(info))  # the history is in nats; the note shows it in bits
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def slot_entropy(g):
     ### BLANK: raise NotImplementedError("-(g * log g) summed over the last axis")
     ### BEGIN SOLUTION
@@ -141,8 +164,12 @@ def slot_entropy(g):
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_slot_entropy(slot_entropy, g=g)
+### BEGIN HIDDEN TESTS
+with ex.more_cases():  # the same check on other random inputs
+    ex.check_slot_entropy(slot_entropy, g=g)
+### END HIDDEN TESTS
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -162,7 +189,7 @@ plt.show()
 # **To discuss:** at initialization every token spreads its write evenly (entropy $\log 8$). If the
 # slots all receive the same write, what do the $K$ features $f_t[k]$ have in common?
 
-# %% [markdown] tags=["solution"]
+# %% [markdown] nbgrader={"grade": true, "grade_id": "discussion1", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 # **Model answer.** With $g_t[k] = 1/K$ for every token, every slot gets the same update from the
 # same start (zero), so $L_{k,t} = L_t / K$ and $R_{k,t} = R_t / K$ are equal across $k$, and so are
 # the features: $f_t[k] = (q^l_t \cdot L_{k,t})(q^r_t \cdot R_{k,t})$ is one number repeated $K$ times.

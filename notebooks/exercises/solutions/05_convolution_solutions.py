@@ -49,7 +49,7 @@ from tl_minimal.conv import conv_fast
 #
 # Write `causal_pad(x, k)`: `[B, T, d]` -> `[B, T + k - 1, d]`, with $k-1$ zeros before the first token.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def causal_pad(x, k):
     ### BLANK: raise NotImplementedError("put k-1 zero positions before x along time (dim=1)")
     ### BEGIN SOLUTION
@@ -58,8 +58,12 @@ def causal_pad(x, k):
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_causal_pad(causal_pad)
+### BEGIN HIDDEN TESTS
+with ex.more_cases():  # the same check on other random inputs
+    ex.check_causal_pad(causal_pad)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Task 2 · The convolution, tap by tap
@@ -67,7 +71,7 @@ ex.check_causal_pad(causal_pad)
 # Write `causal_conv(x, weight, bias)` with a loop over the $k$ taps (no `F.conv1d`), using your
 # `causal_pad`.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def causal_conv(x, weight, bias):
     ### BLANK: raise NotImplementedError("xp = causal_pad(x, k); sum over taps i of xp[:, i:i+T] @ weight[:, :, i].T; + bias; GELU")
     ### BEGIN SOLUTION
@@ -80,8 +84,12 @@ def causal_conv(x, weight, bias):
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_causal_conv(causal_conv)
+### BEGIN HIDDEN TESTS
+with ex.more_cases():  # the same check on other random inputs
+    ex.check_causal_conv(causal_conv)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Task 3 · Predict before you plot
@@ -92,12 +100,28 @@ ex.check_causal_conv(causal_conv)
 # The plot shows, for both paddings, which inputs $x_\tau$ each output $y_t$ depends on (the
 # gradient of $y_t$ with respect to $x_\tau$).
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 ### BLANK: my_prediction = None  # "a", "b", "c" or "d"
 ### BEGIN SOLUTION
 my_prediction = "c"
 ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_leak_prediction(my_prediction)
+### BEGIN HIDDEN TESTS
+ex.mark_prediction(
+    my_prediction,
+    task="05.3 how far does the paper's convolution see",
+    correct='c',
+    choices='abcd',
+    hints={
+        'a': 'padding=k//2 puts (k-1)/2 zeros on EACH side; what does the right half of the window cover?',
+        'b': 'count the taps of a 5-wide window centred on t',
+        'd': 'the window is centred on t: only half of the other taps are in the future',
+    },
+    explanation='a 5-tap window centred on t covers t-2 .. t+2: two future tokens, and t+1 is the very token position t is trained to predict',
+)
+### END HIDDEN TESTS
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -133,7 +157,7 @@ print("causal:", ex.training_note(causal_info))
 print("leaky: ", ex.training_note(leaky_info))
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def leaks_future(fn, T, d):
     ### BLANK: raise NotImplementedError("for each t: change x[:, t+1:] only, compare fn's outputs at positions <= t")
     ### BEGIN SOLUTION
@@ -148,7 +172,7 @@ def leaks_future(fn, T, d):
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 def trained_conv(model):
     """The trained model's convolution path as a function of float64 inputs [1, T, d]."""
     return lambda x: model.conv(x.float())[0].double()
@@ -157,6 +181,11 @@ def trained_conv(model):
 d = causal_model.config["d_model"]
 ex.check_leaks_future(leaks_future, extra={"the trained causal convolution": (trained_conv(causal_model), False, d),
                                            "the trained leaky convolution": (trained_conv(leaky_model), True, d)})
+### BEGIN HIDDEN TESTS
+with ex.more_cases():  # the same check on other random inputs
+    ex.check_leaks_future(leaks_future, extra={"the trained causal convolution": (trained_conv(causal_model), False, d),
+                                               "the trained leaky convolution": (trained_conv(leaky_model), True, d)})
+### END HIDDEN TESTS
 
 # %% [markdown]
 # What the leak does to training: the leaky model's loss falls faster, for a reason that cannot
@@ -176,7 +205,7 @@ plt.show()
 # **To discuss:** the paper's hybrid beats the Transformer on BPB. Which of its numbers would you
 # trust after this exercise, and what experiment would settle it?
 
-# %% [markdown] tags=["solution"]
+# %% [markdown] nbgrader={"grade": true, "grade_id": "discussion1", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 # **Model answer.** None of the numbers of a model with the symmetric convolution: the hybrid's
 # byte-level 4.766, 5.067 (parameter-matched) and 4.806 (budget sweep), and on the tokenized
 # benchmark the hybrid's and the gated hybrid's losses. Each of them was measured by a model that

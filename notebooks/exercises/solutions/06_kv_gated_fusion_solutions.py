@@ -50,7 +50,7 @@ from tl_minimal import exercises as ex
 # Write `cosine_scores(q, keys)`: `q [B, T, D_kv]`, `keys [B, N, D_kv]` -> `[B, T, N]`, the cosines
 # $\cos(q_t, k_j)$ for every position and entry.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def cosine_scores(q, keys):
     ### BLANK: raise NotImplementedError("normalize q and keys along the last axis, then q @ keys^T")
     ### BEGIN SOLUTION
@@ -60,8 +60,12 @@ def cosine_scores(q, keys):
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_cosine_scores(cosine_scores)
+### BEGIN HIDDEN TESTS
+with ex.more_cases():  # the same check on other random inputs
+    ex.check_cosine_scores(cosine_scores)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Task 2 · Top-k read
@@ -69,7 +73,7 @@ ex.check_cosine_scores(cosine_scores)
 # Write `topk_read(scores, values, k)`: `scores [B, T, N]`, `values [B, N, D_kv]` -> `m [B, T, D_kv]`.
 # Keep each row's `k` best scores, softmax over just those, mix the matching values.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def topk_read(scores, values, k):
     ### BLANK: raise NotImplementedError("scores.topk(k) -> softmax of the kept scores -> weighted sum of the values at those positions")
     ### BEGIN SOLUTION
@@ -81,8 +85,12 @@ def topk_read(scores, values, k):
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_topk_read(topk_read)
+### BEGIN HIDDEN TESTS
+with ex.more_cases():  # the same check on other random inputs
+    ex.check_topk_read(topk_read)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Task 3 · Predict before you plot
@@ -95,12 +103,27 @@ ex.check_topk_read(topk_read)
 #
 # The plot shows which memory positions a trained gated hybrid actually read.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 ### BLANK: my_prediction = None  # "a", "b" or "c"
 ### BEGIN SOLUTION
 my_prediction = "c"
 ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_visible_prediction(my_prediction)
+### BEGIN HIDDEN TESTS
+ex.mark_prediction(
+    my_prediction,
+    task='06.3 which entries can position t read',
+    correct='c',
+    choices='abc',
+    hints={
+        'a': 'entry j holds (k_j, v_{j+1}); with j = t its value is token t+1, the token to predict: that leaks the future',
+        'b': 'the query at t comes from e_{t-1}; entry j = t-1 has the key k_{t-1}, the very same token, and its value is the current token e_t, which the model sees anyway',
+    },
+    explanation="entries j <= t-2: entry j = t would hand over the next token (a leak), and entry j = t-1 would match the query's own token and return the current one",
+)
+### END HIDDEN TESTS
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -129,7 +152,7 @@ plt.show()
 # nothing could be read, with weight 0) -> `[B, T]`, the memory position with the largest weight,
 # or -1 where all weights are 0. The check also runs it on the trained model's retrieval.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def top_entry(weights, index):
     ### BLANK: raise NotImplementedError("argmax over the kept entries, then look up that entry's memory position in index")
     ### BEGIN SOLUTION
@@ -139,8 +162,12 @@ def top_entry(weights, index):
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_top_entry(top_entry, weights=weights, index=index)
+### BEGIN HIDDEN TESTS
+with ex.more_cases():  # the same check on other random inputs
+    ex.check_top_entry(top_entry, weights=weights, index=index)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # At the last position (ANSWER) the right entry is the queried key's own position $j$: its pair
@@ -168,7 +195,7 @@ for name, m in (("project default", model), ("paper's configuration", paper_mode
 # **To discuss:** the read gate sits inside the LayerNorm, $\mathrm{LN}(g_t m_t)$. What happens to
 # the fused vector when $g_t$ halves? Can the model switch retrieval off?
 
-# %% [markdown] tags=["solution"]
+# %% [markdown] nbgrader={"grade": true, "grade_id": "discussion1", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 # **Model answer.** A LayerNorm subtracts the mean and divides by the standard deviation (with a
 # small $\epsilon$ under the root): $\mathrm{LN}(g m) = (g m - g \bar m) / \sqrt{g^2 \sigma_m^2 +
 # \epsilon}$. When $g^2 \sigma_m^2 \gg \epsilon$ the factor $g$ cancels, so halving $g_t$ leaves the
