@@ -208,10 +208,11 @@ class LengthCurriculum:
     (the pairs, the question and the vocabulary are unchanged), as in the paper's reference code.
     At step k (counting from 0):
 
-        L(k) = round(start + (end - start) * min(k, steps - 1) / max(steps - 1, 1))
+        L(k) = round(start + (end - start) * min(k, steps - 1) / (steps - 1))
 
     e.g. ``LengthCurriculum(32, 128, 150)``: L(0) = 32, L(1) = 33 (32.64 rounded), L(74) = 80,
-    L(149) = L(500) = 128. (``round`` is Python's: halves go to the even neighbour.)
+    L(149) = L(500) = 128. (``round`` is Python's: halves go to the even neighbour.) With
+    ``steps = 1`` every batch is ``end`` long (the reference code would keep ``start`` for ever).
     """
 
     start: int
@@ -246,7 +247,7 @@ class LengthCurriculum:
 
     def length(self, step: int) -> int:
         """L(step): the length of training batch ``step`` (counted from 0)."""
-        done = min(max(step, 0), self.steps - 1) / max(self.steps - 1, 1)
+        done = min(max(step, 0), self.steps - 1) / (self.steps - 1) if self.steps > 1 else 1.0
         return round(self.start + (self.end - self.start) * done)
 
 
