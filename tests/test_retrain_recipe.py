@@ -152,3 +152,44 @@ def test_a_three_step_run_with_the_recipe_works_through_both_commands(tmp_path, 
     res = json.loads(task.read_text(encoding="utf-8"))
     assert res["protocol"]["length_curriculum"] == [16, 32, 3] and res["runs"][0]["config"]["read_gate_bias"] == -2
     assert 0.0 <= res["runs"][0]["value"] <= 1.0
+
+
+# ----------------------------------------------------------------------------- run_all.sh
+def test_run_all_paper_experiments_commands_parse_and_name_their_table_files(tmp_path):
+    """``run_all.sh paper_experiments`` with PYTHON=echo prints its commands instead of running them; each
+    must parse, build its protocol and variants, and write to the file ``results merge`` would name."""
+    import os
+    import shlex
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    from tl_minimal.experiments.arguments import build_parser
+    from tl_minimal.experiments.results.merge import base_name
+    from tl_minimal.experiments.runner import check_variants
+    from tl_minimal.experiments.studies.recall_study import study_protocol
+
+    if shutil.which("bash") is None or shutil.which("nice") is None:
+        pytest.skip("run_all.sh needs bash and nice")
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHON": "echo"}
+    done = subprocess.run(["bash", str(root / "data" / "results" / "run_all.sh"), "paper_experiments"], env=env,
+                          capture_output=True, text=True, timeout=60, check=True)
+    commands = [shlex.split(line)[2:] for line in done.stdout.splitlines() if line.startswith("-m tl_minimal.experiments ")]
+    assert len(commands) == 5 and "-m tl_minimal.experiments.results merge" in done.stdout
+    variants, names = set(), set()
+    for argv in commands:
+        args = build_parser().parse_args(argv)
+        assert args.study_command == "train" and args.eval_at == [200, 500]
+        p = study_protocol(args.task, changes=dict(args.protocol_changes))
+        check_variants(args.variants, p, dict(args.overrides))
+        settings = {**p.to_dict(), "overrides": dict(args.overrides)}
+        names.add(Path(args.out).name)
+        variants |= {(v, len(args.seeds), base_name(settings)) for v in args.variants}
+    assert {"recall_d80.json", "recall_d96.json", "recall_warmup50_lengths32-128-150_gatebias-2.json"} <= names
+    for v in ("gated_hybrid_paper", "gated_hybrid_printed", "gated_hybrid"):
+        assert {(v, 5, "recall_d80"), (v, 5, "recall_d96")} <= variants
+    assert {("gated_hybrid_paper", 5, "recall_warmup50_lengths32-128-150_gatebias-2"),
+            ("gated_hybrid_printed", 5, "recall_warmup50_lengths32-128-150_gatebias-2"),
+            ("gated_hybrid_printed", 5, "recall"),  # d = 64: folded into table 4's recall.json
+            ("triple_slot", 3, "recall"), ("transformer_plus_triple", 3, "recall")} <= variants
