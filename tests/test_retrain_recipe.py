@@ -130,7 +130,7 @@ def test_warmup_and_curriculum_drive_the_training_loop():
         lengths.append(x.shape[1])
         return x, y
 
-    model, history = fit("gated_hybrid_paper", p, seed=0, sampler=watched, device="cpu", progress=False,
+    _, history = fit("gated_hybrid_paper", p, seed=0, sampler=watched, device="cpu", progress=False,
                          overrides={"d_model": 16, "n_layers": 1, "read_gate_bias": -2.0})
     assert lengths == [16, 24, 32] and history["lr"] == pytest.approx([p.lr / 2, p.lr, p.lr])
     assert history["steps"] == 3 and all(torch.isfinite(torch.tensor(history["loss"])))
@@ -175,7 +175,8 @@ def test_run_all_paper_experiments_commands_parse_and_name_their_table_files(tmp
     env = {**os.environ, "PYTHON": "echo"}
     done = subprocess.run(["bash", str(root / "data" / "results" / "run_all.sh"), "paper_experiments"], env=env,
                           capture_output=True, text=True, timeout=60, check=True)
-    commands = [shlex.split(line)[2:] for line in done.stdout.splitlines() if line.startswith("-m tl_minimal.experiments ")]
+    lines = done.stdout.splitlines()
+    commands = [shlex.split(line)[2:] for line in lines if line.startswith("-m tl_minimal.experiments ")]
     assert len(commands) == 5 and "-m tl_minimal.experiments.results merge" in done.stdout
     variants, names = set(), set()
     for argv in commands:

@@ -38,7 +38,7 @@ import torch
 from ..data.text import BadDataFile, DataUnavailable
 from ..training.checkpoint import CheckpointError
 from ..training.device import get_device
-from ..training.recipes import RunOptions, build
+from ..training.recipes import RunOptions
 from .arguments import UsageError, build_parser
 from .bench import speed
 from .provenance import portable

@@ -127,7 +127,8 @@ class RecallProtocol(Protocol):
         c = LengthCurriculum.parse(self.length_curriculum)
         if c.end > self.seq_len:
             raise ValueError(f"length_curriculum: end {c.end} is longer than the task's seq_len {self.seq_len}; "
-                             f"the curriculum ends at most at the evaluated length (e.g. {c.start}:{self.seq_len}:{c.steps})")
+                             "the curriculum ends at most at the evaluated length "
+                             f"(e.g. {c.start}:{self.seq_len}:{c.steps})")
         shortest = min_seq_len(self.n_pairs, self.n_queries)
         if c.start < shortest:
             raise ValueError(f"length_curriculum: start {c.start} is too short for {self.n_pairs} pairs and "
