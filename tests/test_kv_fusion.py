@@ -384,7 +384,7 @@ def test_printed_gate_is_a_vector_from_the_query():
 
 def test_printed_settings_through_build_model_and_set():
     from tl_minimal import build_model, default_config
-    from tl_minimal.experiments.cli import key_value
+    from tl_minimal.experiments.arguments import key_value
 
     paper, printed = default_config("gated_hybrid_paper"), default_config("gated_hybrid_printed")
     assert {k for k in printed if printed[k] != paper[k]} == {"score_scale", "read_gate"}

@@ -56,7 +56,8 @@ m~_t = sigmoid(W_g q_t) ⊙ m_t, a vector computed from the query q_t (``read_ga
 the code's is one scalar per token from the previous token's embedding e_{t-1} ("scalar", the
 default). Our W_g has a bias b_g (0 at the models' initialization), like every other gate
 here, which the printed equation does not write; so a recipe that starts the read gate's bias
-at some value applies to both forms. Unlike the scalar gate (see the note below), the vector
+at some value (``read_gate_bias``, e.g. -2 in the paper's recall retrain recipe) applies to both
+forms. Unlike the scalar gate (see the note below), the vector
 gate survives the LayerNorm: it reweights the entries of m_t against each other.
 gated_hybrid_printed (registry.py) is gated_hybrid_paper with both.
 
@@ -254,6 +255,8 @@ class KVConfig:
     supersede: bool = False             # eta: a later write of the same key replaces an earlier one
     read_gate: str = "scalar"           # g_t from e_{t-1}, one scalar ("scalar") or a vector
                                         # sigmoid(W_g q_t) over m_t ("query_vector", as printed)
+    read_gate_bias: float = 0.0         # b_g at initialization (every entry of it): 0 gives g ~ 0.5;
+                                        # the paper's recall retrain recipe starts it at -2 (g ~ 0.12)
 
 
 class KVFusion(Recorder, nn.Module):
@@ -278,6 +281,7 @@ class KVFusion(Recorder, nn.Module):
         check_read_gate(c.read_gate, READ_GATES, c.gate_outside_norm)
         self.top_k, self.query_align, self.mode = c.top_k, c.query_align, check_mode(mode)
         self.gate_outside_norm, self.read_gate_form = c.gate_outside_norm, c.read_gate
+        self.read_gate_bias = c.read_gate_bias
         self.key = nn.Linear(d_model, c.assoc_dim, bias=False)  # W_k
         self.value = nn.Linear(d_model, c.assoc_dim, bias=False)  # W_v
         # W_q; with tie_qk the query reuses W_k, so an exact repeat of a key token scores cos = 1
@@ -299,6 +303,11 @@ class KVFusion(Recorder, nn.Module):
         else:
             self.register_buffer("log_score_scale", log_beta, persistent=False)
         self.register_load_state_dict_pre_hook(_read_old_scale_name)
+
+    def init_read_gate_bias(self) -> None:
+        """b_g <- read_gate_bias, every entry (the model calls this after its weight init zeroes biases)."""
+        with torch.no_grad():
+            self.read_gate.bias.fill_(self.read_gate_bias)
 
     def forward(self, e, state=None):
         B, T, d = e.shape

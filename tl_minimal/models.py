@@ -335,6 +335,7 @@ class GatedHybridLM(TripleHybridLM):
         super().__init__(config)
         self.kv = KVFusion(config.d_model, config.kv, mode=config.mode)
         _reference_init(self.kv)
+        self.kv.init_read_gate_bias()  # b_g: 0, or the setting read_gate_bias
 
     def after_stack(self, h, e, state):
         # logits = W_vocab h_t + W_vocab LN(g_t m_t)  ->  W_vocab (h_t + z_t)

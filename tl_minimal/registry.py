@@ -30,10 +30,11 @@ Settings
     conv_kernel, conv_causal                  the hybrid's convolution (False: the paper's leak)
     assoc_dim, top_k, score_scale, learnable_score_scale, query_align, write_gate,
     gate_outside_norm, tie_qk, supersede,     the key-value memory (kv_fusion.KVConfig): D_kv,
-    read_gate                                 top_k, beta (the score scale: it multiplies the
+    read_gate, read_gate_bias                 top_k, beta (the score scale: it multiplies the
                                               cosine scores, so larger is sharper; a number > 0
                                               or "printed" = 1/sqrt(assoc_dim)), ..., the read
-                                              gate's form ("scalar" or "query_vector")
+                                              gate's form ("scalar" or "query_vector") and its
+                                              initial bias (0; the paper's retrain recipe -2)
 
 Renamed settings: ``temperature`` is now ``score_scale`` and ``learnable_temperature`` is
 ``learnable_score_scale`` (a "temperature" divides scores; beta multiplies them). The old names
@@ -89,7 +90,7 @@ RENAMED = {"temperature": "score_scale", "learnable_temperature": "learnable_sco
 _POSITIVE_INTS = ("d_model", "n_layers", "n_heads", "max_seq_len", "state_dim", "num_slots",
                   "conv_kernel", "assoc_dim")
 _BOOLS = ("conv_causal", "learnable_score_scale", "write_gate", "gate_outside_norm", "tie_qk", "supersede")
-_REALS = ("lam_bias", "gam_bias")
+_REALS = ("lam_bias", "gam_bias", "read_gate_bias")
 
 
 def current_name(key: str) -> str:

@@ -6,7 +6,8 @@
 #   bash data/results/run_all.sh leak tokenized  # only these tables
 #
 # Tables: matched leak param time long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated
-# overwrite alias distance induction (gated_paper: only the paper's gated rows). Each command adds its runs to
+# overwrite alias distance induction (gated_paper: only the paper's gated rows; paper_experiments: the paper's
+# recall experiments of issue 24 - recall_width, recall_retrain, recall_more_variants - not in the default list). Each command adds its runs to
 # the file of its table row group here (one file per task and settings: several commands with the same settings
 # share a file, which resumes and grows; protocol, data source, device, commit and command inside). Offline machines: set
 # TL_MINIMAL_DATA to a folder with wikitext-2-raw/ and minimind/ (data/README.md).
@@ -199,6 +200,35 @@ induction() {  # 12. where recall breaks: held-out text read twice (RECALL_STUDY
   done
   "${E[@]}" "${I[@]}" --variants gated_hybrid --set query_align=current --steps 2000 \
     --out $OUT/induction_2000steps_query_align-current.json
+}
+
+# The paper's three recall experiments we had not run (docs/paper.md section 5; RECALL_STUDY.md). `study train`
+# writes its --out file whole (it does not resume one), so each command below owns its file: the width files and
+# the recipe file are final table files; the others are folded into recall.json (table 4: same settings) by
+# `results merge` at the end. Evaluated at the paper's 200 and 500 steps; add 1000 to --eval-at for a row whose
+# seeds still climb at 500 (by_step in its file). d = 64 is already in recall_gated_hybrid_paper.json and
+# recall_eval100-200-500.json (gated_hybrid); only the printed form is new there.
+RETRAIN=(--protocol warmup_steps=50 --protocol length_curriculum=32:128:150 --set read_gate_bias=-2)
+GATED3=(gated_hybrid_paper gated_hybrid_printed gated_hybrid)
+S=("${E[@]}" study train --seeds 0 1 2 3 4 --eval-at 200 500)  # 5 seeds: the paper claims a figure for these
+recall_width() {  # the paper: gated hybrid 100% at d = 64, 67.2% at d = 80, 11.96% at d = 96 (one seed, 500 steps)
+  "${S[@]}" --variants "${GATED3[@]}" --set d_model=80 --out $OUT/recall_d80.json
+  "${S[@]}" --variants "${GATED3[@]}" --set d_model=96 --out $OUT/recall_d96.json
+  "${S[@]}" --variants gated_hybrid_printed --out $OUT/recall_gated_hybrid_printed_d64.json  # -> recall.json
+}
+recall_retrain() {  # the paper's retrain recipe: 12.7% (per seed 13.0 / 13.4 / 11.6%), 500 steps
+  "${S[@]}" --variants gated_hybrid_paper gated_hybrid_printed "${RETRAIN[@]}" \
+    --out $OUT/recall_warmup50_lengths32-128-150_gatebias-2.json
+}
+recall_more_variants() {  # table 4's missing rows; the paper trains them on recall but quotes no figure: 3 seeds
+  "${E[@]}" study train --variants triple_slot transformer_plus_triple --seeds 0 1 2 --eval-at 200 500 \
+    --out $OUT/recall_triple_slot_transformer_plus_triple.json  # -> recall.json
+}
+paper_experiments() {  # issue 24 item 3: all three, then the extra files folded into their tables
+  recall_width
+  recall_retrain
+  recall_more_variants
+  "$PY" -m tl_minimal.experiments.results merge
 }
 
 TABLES=("$@")

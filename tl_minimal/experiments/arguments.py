@@ -101,6 +101,12 @@ def add_set_argument(parser: argparse.ArgumentParser, help: str) -> None:
     )
 
 
+def add_protocol_argument(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--protocol KEY=VALUE`` (repeatable) into ``args.protocol_changes``, a list of (key, value)."""
+    parser.add_argument("--protocol", dest="protocol_changes", action="append", type=key_value, default=[],
+                        metavar="KEY=VALUE", help=help)
+
+
 def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
     """--out, --fresh and --checkpoint-every: where a suite's results go and how it resumes."""
     parser.add_argument("--out", metavar="FILE.json", help="results file, filled run by run; rerun the same "
@@ -121,8 +127,8 @@ def add_task_arguments(parser: argparse.ArgumentParser, task: str) -> None:
     add("--device", default="auto", help=DEVICE_HELP)
     add_suite_arguments(parser)
     add_set_argument(parser, "model config override passed to build_model, e.g. --set state_dim=8 (repeatable)")
-    add("--protocol", dest="protocol_changes", action="append", type=key_value, default=[], metavar="KEY=VALUE",
-        help="change a protocol field, e.g. --protocol lr=1e-3 --protocol warmup_steps=20 (repeatable)")
+    add_protocol_argument(parser, "change a protocol field, e.g. --protocol lr=1e-3 --protocol warmup_steps=20 "
+                          "(repeatable); recall and mqar: --protocol length_curriculum=32:128:150")
     add("--max-seconds", type=positive_float, metavar="S",
         help="wall-clock training budget per run (stops early; for time-matched comparisons)")
     if hasattr(p, "eval_batches"):  # the text tasks (lm, tokenized, induction)
@@ -175,6 +181,8 @@ def add_study_commands(parser: argparse.ArgumentParser) -> None:
     tr.add_argument("--eval-examples", type=positive_int, default=None)
     tr.add_argument("--progress", action="store_true")
     tr.add_argument("--ckpt-dir", default=None, help="keep run checkpoints here (default: a temporary dir)")
+    add_protocol_argument(tr, "change a protocol field, e.g. the paper's retrain recipe: --protocol warmup_steps=50 "
+                          "--protocol length_curriculum=32:128:150 (with --set read_gate_bias=-2) (repeatable)")
     it = sub.add_parser("init", help="diagnose freshly initialized models (no training)")
     it.add_argument("--examples", type=positive_int, default=256)
     it.add_argument("--ablations", action="store_true", help="the paper row with one change at a time")

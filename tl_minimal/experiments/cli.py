@@ -38,11 +38,11 @@ import torch
 from ..data.text import BadDataFile, DataUnavailable
 from ..training.checkpoint import CheckpointError
 from ..training.device import get_device
-from ..training.recipes import RunOptions, build
+from ..training.recipes import RunOptions
 from .arguments import UsageError, build_parser
 from .bench import speed
 from .provenance import portable
-from .runner import ExperimentSettings, run_experiment
+from .runner import ExperimentSettings, check_variants, run_experiment
 from .studies import recall_study
 from .suite import SuiteError, SuiteInterrupted, prepare_output
 from .tasks import ConfigError
@@ -116,11 +116,11 @@ def run_study(args) -> int:
         prepare_output(args.out)  # a bad output path fails now, not after hours of training
     overrides = dict(getattr(args, "overrides", []))
     if cmd == "train":
-        p = recall_study.study_protocol(args.task, args.seq_len, args.pairs, args.queries, args.eval_examples)
         options = RunOptions(device=device, overrides=overrides, progress=args.progress)
-        try:  # a bad name or setting fails before any training
-            for v in args.variants:
-                build(v, p, overrides)
+        try:  # a bad protocol field, name or setting fails before any training
+            p = recall_study.study_protocol(args.task, args.seq_len, args.pairs, args.queries, args.eval_examples,
+                                            dict(args.protocol_changes))
+            check_variants(args.variants, p, overrides)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
         recall_study.study_train(p, args.variants, args.seeds, args.eval_at, options, args.out, args.ckpt_dir)

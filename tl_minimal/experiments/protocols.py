@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from ..data.recall import LengthCurriculum, min_seq_len
+
 MODEL_KEYS = ("d_model", "n_layers", "n_heads", "dropout")  # + max_seq_len = seq_len
 # the six variants of the paper (the registry may hold more, e.g. frozen paper configurations)
 PAPER_VARIANTS = (
@@ -45,6 +47,11 @@ class Protocol:
     seeds: tuple = (0,)
     assumed: tuple = ()
 
+    def __post_init__(self):
+        w = self.warmup_steps
+        if isinstance(w, bool) or not isinstance(w, int) or w < 0:
+            raise ValueError(f"warmup_steps must be a whole number >= 0 (0: constant lr), got {w!r}")
+
     def model_config(self, overrides: dict | None = None, allowed=None) -> dict:
         """Keyword arguments for ``build_model``: the protocol's model fields, then ``overrides``.
 
@@ -61,7 +68,14 @@ class Protocol:
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
 
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        """Every field, except the optional ones (:data:`UNSET_OMITTED`) that are off: a results file
+        written before such a field existed has the same settings as one written now without it."""
+        return {k: v for k, v in dataclasses.asdict(self).items() if not (k in UNSET_OMITTED and v is None)}
+
+    @classmethod
+    def field_names(cls) -> tuple:
+        """The fields ``--protocol KEY=VALUE`` may change (all but task, metric and assumed)."""
+        return tuple(f.name for f in dataclasses.fields(cls) if f.name not in ("task", "metric", "assumed"))
 
 
 @dataclass
@@ -93,11 +107,37 @@ class RecallProtocol(Protocol):
     n_pairs: int = 4
     n_queries: int = 1
     eval_examples: int = 2048
+    # (start, end, steps): training sequences grow from start to end tokens over the first steps
+    # steps (data/recall.py LengthCurriculum); None: every batch seq_len long. The paper's retrain
+    # recipe: --protocol length_curriculum=32:128:150 (with warmup_steps=50, --set read_gate_bias=-2)
+    length_curriculum: tuple | None = None
     assumed: tuple = (
         "grad clip 1.0 and dropout 0.1 as in the byte-level protocol",
         "model d=64, 3 layers, 4 heads, registry defaults otherwise (the byte-level model)",
         "keys distinct and values distinct within a sequence",
     )
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.length_curriculum is None:
+            return
+        if self.task not in CURRICULUM_TASKS:
+            raise ValueError(f"length_curriculum: the {self.task} task has its own sequences; "
+                             f"a length curriculum applies to {' and '.join(CURRICULUM_TASKS)}")
+        c = LengthCurriculum.parse(self.length_curriculum)
+        if c.end > self.seq_len:
+            raise ValueError(f"length_curriculum: end {c.end} is longer than the task's seq_len {self.seq_len}; "
+                             "the curriculum ends at most at the evaluated length "
+                             f"(e.g. {c.start}:{self.seq_len}:{c.steps})")
+        shortest = min_seq_len(self.n_pairs, self.n_queries)
+        if c.start < shortest:
+            raise ValueError(f"length_curriculum: start {c.start} is too short for {self.n_pairs} pairs and "
+                             f"{self.n_queries} question(s); the shortest sequence is {shortest}")
+        self.length_curriculum = c.as_tuple()
+
+    def curriculum(self) -> LengthCurriculum | None:
+        """The training batches' :class:`~tl_minimal.data.recall.LengthCurriculum`, or None."""
+        return None if self.length_curriculum is None else LengthCurriculum.parse(self.length_curriculum)
 
 
 @dataclass
@@ -165,6 +205,7 @@ class DistanceProtocol(RecallProtocol):
     )
 
     def __post_init__(self):
+        super().__post_init__()
         lengths = self.lengths
         if isinstance(lengths, str):  # --protocol lengths=1024,2048
             try:
@@ -223,6 +264,9 @@ class TokenizedProtocol(Protocol):
     )
 
 
+CURRICULUM_TASKS = ("recall", "mqar")  # the tasks whose training sequences may follow a length curriculum
+UNSET_OMITTED = ("length_curriculum",)  # optional fields left out of to_dict() while None
+
 PROTOCOLS = {p.task: p for p in (LMProtocol(), RecallProtocol(), MQARProtocol(), TokenizedProtocol(),
                                   OverwriteProtocol(), AliasProtocol(), DistanceProtocol(), InductionProtocol())}
 
@@ -231,7 +275,16 @@ def protocol(task: str, **changes) -> Protocol:
     """The default protocol of ``task`` with ``changes`` applied (None values are ignored)."""
     if task not in PROTOCOLS:
         raise ValueError(f"unknown task {task!r}: expected one of {', '.join(PROTOCOLS)}")
+    check_fields(task, changes)
     return PROTOCOLS[task].replace(**changes)
+
+
+def check_fields(task: str, changes) -> None:
+    """ValueError naming the fields ``task``'s protocol has when ``changes`` names another one."""
+    fields = type(PROTOCOLS[task]).field_names()
+    for key in changes:
+        if key not in fields:
+            raise ValueError(f"--protocol {key}: the {task} protocol has no such field; it has: {', '.join(fields)}")
 
 
 __all__ = [

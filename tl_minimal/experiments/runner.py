@@ -28,7 +28,7 @@ from ..training import distributed
 from ..training.device import get_device
 from ..training.recipes import RunOptions, build
 from ..training.train import TrainingDiverged
-from .protocols import PAPER_VARIANTS
+from .protocols import PAPER_VARIANTS, PROTOCOLS, check_fields
 from .protocols import protocol as make_protocol
 from .provenance import environment
 from .studies.breaks import BREAK_TASKS
@@ -94,10 +94,8 @@ def settle_protocol(task: str, seeds, steps, s: ExperimentSettings):
     if steps is not None and steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}")
     changes = {"steps": steps, "seeds": tuple(seeds) if seeds else None}
-    fields = make_protocol(task).to_dict()
-    for key in s.protocol_changes or {}:
-        if key not in fields or key in ("task", "metric", "assumed"):
-            raise ValueError(f"--protocol {key}: the {task} protocol has no such field; it has: {', '.join(fields)}")
+    fields = type(PROTOCOLS[task]).field_names()
+    check_fields(task, s.protocol_changes or {})
     changes.update({k: v for k, v in (s.protocol_changes or {}).items() if v is not None})
     if s.eval_batches is not None:
         changes["eval_batches"] = s.eval_batches if s.eval_batches > 0 else None

@@ -11,7 +11,11 @@ The recipe, line by line (notebook 01 shows the training loop itself, ``train.tr
 
 ``protocol`` is one of :mod:`tl_minimal.experiments.protocols` (byte-level LM, recall, MQAR,
 tokenized, ...): it fixes the sizes, the optimizer settings (lr, weight decay, AdamW betas,
-gradient clipping, warmup, steps) and which data the sampler draws. What a run adds to its
+gradient clipping, warmup, steps) and which data the sampler draws (for recall, optionally a
+length curriculum). The paper's recall retrain recipe is three settings of one run::
+
+    p = protocol("recall", steps=500, warmup_steps=50, length_curriculum=(32, 128, 150))
+    model, history = fit("gated_hybrid_paper", p, seed=0, overrides={"read_gate_bias": -2.0}) What a run adds to its
 protocol (where it runs, model overrides, a time budget, checkpoints) is one :class:`RunOptions`.
 A model that is only looked at, not trained (a diagnosis at initialization), comes from
 :func:`seeded_model`, the first two lines of the recipe.
@@ -76,7 +80,8 @@ def make_sampler(protocol, seed: int, data=None, stream: int = 0):
 
     lm / tokenized / induction: random windows of ``data`` (a token tensor [N]; for lm and
     induction, None loads the WikiText-2 train split); recall / mqar: fresh synthetic examples in
-    the layout for the protocol's number of pairs (:func:`~tl_minimal.data.recall.layout_for`).
+    the layout for the protocol's number of pairs (:func:`~tl_minimal.data.recall.layout_for`),
+    shorter at first when the protocol has a ``length_curriculum`` (the paper's retrain recipe).
     ``stream`` separates the batches of several processes (distributed training).
     """
     task = protocol.task
@@ -89,7 +94,8 @@ def make_sampler(protocol, seed: int, data=None, stream: int = 0):
     if task in ("recall", "mqar"):
         return data_recall.RecallSampler(protocol.batch_size, seed, n_queries=protocol.n_queries,
                                          n_pairs=protocol.n_pairs, seq_len=protocol.seq_len,
-                                         layout=data_recall.layout_for(protocol.n_pairs))
+                                         layout=data_recall.layout_for(protocol.n_pairs),
+                                         curriculum=protocol.curriculum())
     raise ValueError(f"no training data for task {task!r}: expected {', '.join(TEXT_TASKS)}, recall or mqar "
                      "(other tasks pass their own sampler)")
 

@@ -90,6 +90,9 @@ class TrainSettings:
     desc: str = "train"
 
     def check(self) -> None:
+        w = self.warmup_steps
+        if isinstance(w, bool) or not isinstance(w, int) or w < 0:
+            raise ValueError(f"warmup_steps must be a whole number >= 0 (0: constant lr), got {w!r}")
         if isinstance(self.log_every, bool) or not isinstance(self.log_every, int) or self.log_every < 1:
             raise ValueError(f"log_every must be an int >= 1 (steps between reading the losses), got {self.log_every!r}")
 

@@ -25,7 +25,8 @@ from pathlib import Path
 
 ENV = "TL_MINIMAL_RESULTS"  # an explicit results folder (a copy elsewhere, a read-only hub image)
 PACKAGE = "tl_minimal.results_files"  # what data/results is called inside a wheel
-SHORT = {"d_model": "d", "state_dim": "S", "num_slots": "K", "conv_causal": "causal"}  # labels of --set keys
+SHORT = {"d_model": "d", "state_dim": "S", "num_slots": "K", "conv_causal": "causal",  # labels of --set keys
+         "read_gate_bias": "gatebias"}
 
 
 def results_dir() -> Path:

@@ -14,7 +14,8 @@ exactly what the experiments command can resume into one file. Merging:
 - puts a file that repeats a (variant, seed) of its row group into a row group of its own (the same
   run may have been copied into two write-ups: both copies stay, as before);
 - names each file after its task and the settings that set it apart from the task's protocol
-  (:func:`file_name`): ``lm.json``, ``lm_S12.json``, ``alias_200steps_same_alias.json``.
+  (:func:`file_name`): ``lm.json``, ``lm_S12.json``, ``alias_200steps_same_alias.json``, the recall
+  retrain recipe ``recall_warmup50_lengths32-128-150_gatebias-2.json``.
 
     python -m tl_minimal.experiments.results merge            # the results folder, in place
 """
@@ -30,7 +31,8 @@ from ..suite import VOLATILE, settings_of
 from .files import SHORT
 
 TOP = ("task", "study", "protocol", "planned", "complete", "runs", "diverged", "constant_guess")
-WORDS = {"same_alias": "same_alias", "same_alias_share": "curriculum", "eval_at": "eval"}  # protocol key -> word in a file name
+WORDS = {"same_alias": "same_alias", "same_alias_share": "curriculum", "eval_at": "eval",  # protocol key -> word
+         "warmup_steps": "warmup", "length_curriculum": "lengths"}                           # in a file name
 ALWAYS = {"mqar": ("n_pairs", "seq_len")}  # the axes of a task's table: always in its file names
 
 
@@ -154,7 +156,8 @@ def base_name(settings: dict) -> str:
     default = PROTOCOLS[task].to_dict() if task in PROTOCOLS else {}
     always = ALWAYS.get(task, ())
     words = []
-    for key in ("steps", "max_seconds", "lr", "n_pairs", "seq_len", "same_alias", "same_alias_share"):
+    for key in ("steps", "max_seconds", "lr", "n_pairs", "seq_len", "same_alias", "same_alias_share", "warmup_steps",
+                "length_curriculum"):
         value = settings.get(key)
         if key == "steps" and settings.get("max_seconds"):
             continue  # a time budget: the step count is only a cap

@@ -5,6 +5,9 @@
     python -m tl_minimal.experiments study init --variants gated_hybrid_paper gated_hybrid \\
         --seeds 0 1 2 3 4 --out data/results/recall_init_diagnosis.json
     python -m tl_minimal.experiments study train --task mqar --pairs 16 --queries 4 --seq-len 256 ...
+    python -m tl_minimal.experiments study train --variants gated_hybrid_paper --seeds 0 1 2 3 4 \
+        --protocol warmup_steps=50 --protocol length_curriculum=32:128:150 --set read_gate_bias=-2 \
+        --eval-at 200 500        (the paper's recall retrain recipe, docs/paper.md section 5)
     python -m tl_minimal.experiments study overwrite-init --variants gated_hybrid --set supersede=true
     python -m tl_minimal.experiments study alias-init --variants gated_hybrid [--same-alias]
     python -m tl_minimal.experiments study alias-trained --variants gated_hybrid --seeds 0 [--share 0.25]
@@ -13,7 +16,7 @@
 with plain arguments: :func:`study_train`, :func:`study_init`, :func:`study_break_diagnosis`,
 :func:`study_baseline`, :func:`study_merge`.)
 
-The learning rate is constant (the paper's protocol), so the model after 200 steps of a
+The learning rate is constant after any warmup (the paper's protocol), so the model after 200 steps of a
 500-step run IS the 200-step model: ``train`` evaluates at each ``--eval-at`` step and then
 continues from an exact checkpoint (model, optimizer, every random state), so the 500-step
 number equals ``python -m tl_minimal.experiments recall --steps 500`` for the same seed.
@@ -52,9 +55,17 @@ PROBE_EXAMPLES = 256
 BREAK_DIAGNOSES = ("overwrite-init", "alias-init", "alias-trained")
 
 
-def study_protocol(task: str = "recall", seq_len=None, n_pairs=None, n_queries=None, eval_examples=None):
-    """The recall (or mqar) protocol with the study's changes; the vocabulary fits the pairs' layout."""
-    p = protocol(task, seq_len=seq_len, n_pairs=n_pairs, n_queries=n_queries, eval_examples=eval_examples)
+def study_protocol(task: str = "recall", seq_len=None, n_pairs=None, n_queries=None, eval_examples=None,
+                   changes: dict | None = None):
+    """The recall (or mqar) protocol with the study's changes; the vocabulary fits the pairs' layout.
+
+    ``changes``: other protocol fields (``--protocol``), e.g. the paper's retrain recipe
+    ``{"warmup_steps": 50, "length_curriculum": "32:128:150"}``. The lr warmup and the
+    curriculum are functions of the step, so a run resumed at an evaluation step continues them
+    exactly; the evaluation is always the full task (``seq_len`` tokens).
+    """
+    named = {"seq_len": seq_len, "n_pairs": n_pairs, "n_queries": n_queries, "eval_examples": eval_examples}
+    p = protocol(task, **{**(changes or {}), **{k: v for k, v in named.items() if v is not None}})
     return p.replace(vocab_size=data_recall.layout_for(p.n_pairs).vocab_size)
 
 
