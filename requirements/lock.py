@@ -3,7 +3,7 @@
     python requirements/lock.py compile              rewrite requirements/lock.txt (needs: pip install uv)
     python requirements/lock.py newest [TESTS ...]   newest releases (torch kept) -> unit tests
 
-``compile`` resolves pyproject.toml's dependencies and the dev, course and browser extras once
+``compile`` resolves pyproject.toml's dependencies and the dev, lab, course, browser and site extras once
 for every platform and every Python >= 3.10 (``uv pip compile --universal``), pins them without
 hashes, and leaves out torch and the packages only its CUDA builds pull in: each machine keeps the
 torch build that fits it (CPU, CUDA or MPS), and a constraint on a package it does not install
@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCK = ROOT / "requirements" / "lock.txt"
-EXTRAS = ("dev", "course", "browser")
+EXTRAS = ("dev", "lab", "course", "browser", "site")
 TORCH_ONLY = re.compile(r"^(torch|triton|nvidia-.*|cuda-.*)$")  # torch and what only its builds install
 
 
