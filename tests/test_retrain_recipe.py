@@ -174,7 +174,7 @@ def test_run_all_paper_experiments_commands_parse_and_name_their_table_files(tmp
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHON": "echo"}
     done = subprocess.run(["bash", str(root / "data" / "results" / "run_all.sh"), "paper_experiments"], env=env,
-                          capture_output=True, text=True, timeout=60, check=True)
+                          capture_output=True, text=True, encoding="utf-8", timeout=60, check=True)
     lines = done.stdout.splitlines()
     commands = [shlex.split(line)[2:] for line in lines if line.startswith("-m tl_minimal.experiments ")]
     assert len(commands) == 5 and "-m tl_minimal.experiments.results merge" in done.stdout
