@@ -34,6 +34,38 @@ def find_browser() -> str | None:
     return None
 
 
+def system_chromium():
+    """A generator for a module fixture: the system Chromium launched headless by Playwright, closed
+    afterwards. Skips without a browser or without Playwright; fails instead when TL_BROWSER names
+    a browser (CI does), so a missing Playwright cannot pass as a skip there."""
+    import pytest
+
+    executable = find_browser()
+    if executable is None:
+        pytest.skip("no Chromium-family browser found: install one (e.g. `apt-get install chromium`) or "
+                    "point TL_BROWSER at it, e.g. `TL_BROWSER=/path/to/chromium python run.py test`")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        message = ('playwright is not installed: pip install -e ".[browser]" (its browser download is not '
+                   "needed; the test launches the system browser)")
+        if os.environ.get("TL_BROWSER"):  # asked for by name (CI does): missing Playwright is an error
+            pytest.fail(message)
+        pytest.skip(message)
+    # --no-sandbox: Chromium's sandbox refuses to start as root (containers, CI); the other flags
+    # keep a headless browser from calling home, which a closed network refuses noisily
+    args = ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # POSIX only
+        args.append("--no-sandbox")
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=executable, headless=True, args=args)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_support import JS_CELLS, JS_CONTROLS, JS_RUN_FINISHED, JupyterLab, find_browser
+from browser_support import JS_CELLS, JS_CONTROLS, JS_RUN_FINISHED, JupyterLab, system_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 REPORT_DIR = Path(os.environ.get("TL_BROWSER_REPORT", ROOT / "build" / "browser-test"))
@@ -62,30 +62,8 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def browser():
-    executable = find_browser()
-    if executable is None:
-        pytest.skip("no Chromium-family browser found: install one (e.g. `apt-get install chromium`) or "
-                    "point TL_BROWSER at it, e.g. `TL_BROWSER=/path/to/chromium python run.py test`")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        message = ('playwright is not installed: pip install -e ".[browser]" (its browser download is not '
-                   "needed; the test launches the system browser)")
-        if os.environ.get("TL_BROWSER"):  # asked for by name (CI does): missing Playwright is an error
-            pytest.fail(message)
-        pytest.skip(message)
-    # --no-sandbox: Chromium's sandbox refuses to start as root (containers, CI); the other flags
-    # keep a headless browser from calling home, which a closed network refuses noisily
-    args = ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:  # POSIX only
-        args.append("--no-sandbox")
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=executable, headless=True, args=args)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    """The system Chromium, headless (browser_support.system_chromium)."""
+    yield from system_chromium()
 
 
 @pytest.fixture(scope="module")

@@ -34,7 +34,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from browser_support import find_browser
+from browser_support import system_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "docs" / "site" / "build.py"
@@ -148,26 +148,8 @@ def server(site):
 
 @pytest.fixture(scope="module")
 def browser():
-    executable = find_browser()
-    if executable is None:
-        pytest.skip("no Chromium-family browser found: install one (e.g. `apt-get install chromium`) or "
-                    "point TL_BROWSER at it")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if os.environ.get("TL_BROWSER"):
-            pytest.fail('playwright is not installed: pip install -e ".[browser]"')
-        pytest.skip('playwright is not installed: pip install -e ".[browser]"')
-    args = ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        args.append("--no-sandbox")
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=executable, headless=True, args=args)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    """The system Chromium, headless (browser_support.system_chromium)."""
+    yield from system_chromium()
 
 
 # What one page shows: links, pictures (loaded? alt?), typeset math, and the widest element that

@@ -2,13 +2,13 @@
 
 Each picture in a notebook's saved outputs gets one, chosen in this order:
 
-1. the one saved with the output itself (``metadata["image/png"]["alt"]``): a notebook executed
-   with the library saves one for every figure it shows, written from the figure's title, axes
-   and legends by ``tl_minimal.views.alt_text.describe``;
-2. a written one for the important figures, in ``figure_alt.json`` beside this file:
+1. a written one for the important figures, in ``figure_alt.json`` beside this file:
    {notebook: {a piece of the code that draws it: text}}, given to the pictures of the first cell
    whose code contains that piece (code, not figure numbers: a figure added above does not shift
-   the texts onto the wrong pictures);
+   the texts onto the wrong pictures); written by hand, it says more than the two below;
+2. the one saved with the output itself (``metadata["image/png"]["alt"]``): a notebook executed
+   with the library saves one for every figure it shows, written from the figure's title, axes
+   and legends by ``tl_minimal.views.alt_text.describe``;
 3. a generated one: the notebook's title and section, the titles and axis labels the cell's code
    sets, and the drawing functions it calls.
 
@@ -48,14 +48,14 @@ class AltTexts:
         """The alt text of picture number ``figure`` of notebook ``page``; context is the notebook's
         title, the section the picture is in and the code of its cell."""
         self.counts[page] = max(self.counts.get(page, 0), figure)
-        if str(meta.get("alt", "")).strip():
-            return str(meta["alt"]).strip()
         code = context[2]
-        for piece, text in self.written.get(page, {}).items():
+        for piece, text in self.written.get(page, {}).items():  # written by hand: the best, first
             if piece in code and (page, piece) not in self.used or (page, piece, code) in self.cells:
                 self.used.add((page, piece))
                 self.cells.add((page, piece, code))
                 return text
+        if str(meta.get("alt", "")).strip():  # saved by the kernel from the figure's title and axes
+            return str(meta["alt"]).strip()
         return generated(figure, *context)
 
     def unused(self, pages: set[str]) -> list[str]:
