@@ -74,7 +74,10 @@ def installed(tmp_path_factory):
     source = tmp / "source"  # a copy, so the build leaves nothing in the clone
     shutil.copytree(ROOT, source, ignore=SKIP)
     env = _fresh_env()
-    if importlib.util.find_spec("build") is not None:  # the standard front end, when installed
+    front_end = importlib.util.find_spec("build")
+    # the standard front end, when installed; a clone's own build/ folder (the site's output) would
+    # also be found, as a namespace package without an origin, and is not it
+    if front_end is not None and front_end.origin is not None:
         _run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", tmp / "dist", source], tmp, env)
     else:  # pip drives the same build backend (setuptools) to the same wheel
         _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", tmp / "dist",
