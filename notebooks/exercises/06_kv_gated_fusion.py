@@ -155,3 +155,51 @@ for name, m in (("project default", model), ("paper's configuration", paper_mode
 
 # %% [markdown] nbgrader={"grade": true, "grade_id": "discussion1", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 # YOUR ANSWER HERE
+
+# %% [markdown]
+# ## Optional exploration · The read gate inside the LayerNorm, measured
+#
+# *(Not graded; about 5 minutes.)* Check your answer on the trained model of task 3 and on the same
+# model freshly initialized. Before the norm, the gated read passes through the memory's output
+# projection (`kv.out`, a matrix without bias), so the norm's input is `kv.out(g_t * m_t)` and a
+# factor on $g_t$ is the same factor on that input. The LayerNorm divides by the input's standard
+# deviation, with $\epsilon$ under the root: a factor cancels where the standard deviation is well
+# above $\sqrt{\epsilon}$ and acts where it is below. The cell reads the norm's input with a
+# forward hook, feeds it again as if every gate were 2 or 10 times smaller, and measures how far
+# the fused vector moves, relative to its length.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+from tl_minimal import build_model, default_config
+from tl_minimal.exercises.trained import RECALL_VOCAB, TINY  # the sizes of the tiny models above
+
+
+def gate_effect(model, tokens, factors=(0.5, 0.1)):
+    """(std of the norm's input u, mean gate, {f: mean |LN(f u) - LN(u)| / |LN(u)|}), over positions t >= 2."""
+    norm, seen = model.kv.norm, {}
+    hook = norm.register_forward_hook(lambda mod, inp, out: seen.update(u=inp[0], z=out))
+    try:
+        with torch.no_grad():
+            _, inside = model.internals(tokens)
+            u, z = seen["u"][:, 2:], seen["z"][:, 2:]  # [B, T-2, d]: positions with entries to read
+            moved = {f: ((norm(f * u) - z).norm(dim=-1) / z.norm(dim=-1)).mean().item() for f in factors}
+    finally:
+        hook.remove()
+    return u.std(dim=-1).mean().item(), inside["retrieval"]["read_gate"][:, 2:].mean().item(), moved
+
+
+torch.manual_seed(0)
+fresh = build_model("gated_hybrid", RECALL_VOCAB, **TINY, state_dim=8).eval()
+print(f"sqrt(epsilon) of the norm: {model.kv.norm.eps ** 0.5:.4f}")
+for name, m in (("trained (task 3's model)", model), ("freshly initialized", fresh)):
+    spread, gate, moved = gate_effect(m, tokens)
+    print(f"{name:25s} std of the norm's input {spread:.4f}   mean gate {gate:.2f}   the fused vector moves by "
+          + ", ".join(f"{100 * v:.1f}% with the gate x {f}" for f, v in moved.items()))
+print("gate_outside_norm (the gate after the norm) in the library's gated variants:",
+      {v: default_config(v)["gate_outside_norm"] for v in ("gated_hybrid", "gated_hybrid_paper")})
+
+# %% [markdown]
+# Compare the two lines with your answer: on which model is the norm's input spread well above
+# $\sqrt{\epsilon}$, and how far does the fused vector move there when the gate halves? A gate
+# that must fall about tenfold before it matters much can hardly switch the memory off; with
+# `gate_outside_norm=True` it would be a plain factor on the norm's output, at any size of the read.
