@@ -147,7 +147,7 @@ plt.show()
 # score per vocabulary entry, $\mathrm{logits}_t = E\,h_t$, the prediction of token $t+1$.
 # Two variants add a part (dashed): `triple_hybrid` and `gated_hybrid` run a causal convolution
 # before the blocks (notebook 05); `transformer_plus_triple` and `gated_hybrid` add a second memory's
-# output $z_t$ after the final LayerNorm, "late fusion" (notebook 06). `docs/paper.md` section 3
+# output $z_t$ after the final LayerNorm, "late fusion" (notebooks 06 and 07). `docs/paper.md` section 3
 # lists every variant; notebook 03 assembles this whole model from the library's functions in
 # about a page of code and checks it against `build_model`.
 #
@@ -241,9 +241,9 @@ plt.show()
 # | $m_t$ | the key-value memory's read, $\sum_j \alpha_{t,j} v_{j+1}$ | `m` | 06 §1 |
 # | $g^{\mathrm{read}}_t$, $w_g$, $b_g$ | read gate of the key-value memory (`kv_fusion.py` calls it $g_t$), its weights and bias | `read_gate` | 06 §1 |
 # | $W_{\mathrm{gate}}$ | the read-gate matrix of the paper's printed text (its code has none) | - | 06 §1 |
-# | $\epsilon$ | LayerNorm's small constant under the square root | `eps` | 06 §7 |
-# | $o^{\mathrm{side}}_t$ | `transformer_plus_triple`'s side layer output | `side_out` | 06 §10 |
-# | $\mu$ | a factor that multiplies the logits | `mu` | 06 §10 |
+# | $\epsilon$ | LayerNorm's small constant under the square root | `eps` | exercise 06 |
+# | $o^{\mathrm{side}}_t$ | `transformer_plus_triple`'s side layer output | `side_out` | 07 §1 |
+# | $\mu$ | a factor that multiplies the logits | `mu` | 07 §1 |
 #
 # **Units.** Losses are cross-entropies. The library's training history is in nats (natural log);
 # the notebooks print and plot **bits**: bits per byte (BPB) for the byte-level models, the nats
@@ -262,8 +262,8 @@ plt.show()
 # | `03_readout` | the readout as linear attention, in both directions; why the design; the whole model in a page; trained against a Transformer; related work | 02 | 60 min |
 # | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 45 min |
 # | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 40 min |
-# | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state; associative recall | 03, 05 | 60 min |
-# | `07_paper_reproduction` | which of the paper's claims hold, with several seeds | 03-06 | 45 min |
+# | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state, trained on associative recall; optional: induction heads | 03, 05 | 60 min |
+# | `07_paper_reproduction` | a fair comparison (what `transformer_plus_triple`'s 80-step lead measures); which of the paper's claims hold, with several seeds | 03-06 | 45 min |
 # | `08_speed` | loop, fast and step forms timed; the cost of the next token | 01-03 | 40 min |
 #
 # Exercises 01-06 (`notebooks/exercises/`) follow the notebook of the same number; each takes
