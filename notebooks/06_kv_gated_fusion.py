@@ -485,30 +485,22 @@ widgets.recall_widget(PLAY_MODELS, pairs="k5=v13 k6=v20 k7=v17 k8=v14", ask="k7"
 # %% [markdown]
 # ## 8. Optional: induction heads, and which token asks
 #
-# *(Optional: nothing before or after depends on it. It looks ahead to notebook 07, section 13,
-# which trains language models for this.)* An **induction head** (Olsson et al. 2022,
-# `docs/paper.md` section 7) is a circuit found in trained Transformers: at the current token
-# $x_t$ it finds an earlier occurrence of the same token and copies the token that followed it, so
-# that after "... A B ... A" it predicts B. It needs two attention layers (one to look at the
-# previous token, one to match it).
+# *(Optional: nothing else depends on it; notebook 07, section 13, has the whole study.)* An
+# **induction head** (Olsson et al. 2022, `docs/paper.md` section 7), a circuit found in trained
+# Transformers, copies what followed an earlier occurrence of the current token: after
+# "... A B ... A" it predicts B. It takes two attention layers. The key-value memory makes the same
+# look-up in one step when the current token asks (`query_align`):
 #
-# The key-value memory can make the same lookup in one step, depending on which token forms the
-# query (`query_align`):
-#
-# - `"current"`: $q_t = W_{qk} e_t$ over entries $j \le t-1$. The read is "what followed this
-#   token last time?", a guess of $x_{t+1}$: exactly the induction lookup, what next-token
-#   prediction on text wants.
-# - `"previous"` (the paper's and the library default): $q_t = W_{qk} e_{t-1}$ over $j \le t-2$.
-#   The read is "what followed the previous token last time?", a guess of $x_t$, the token the
-#   model already has. It fits the recall task only because its layout puts a fixed marker
-#   between key and answer: at ANSWER the previous token is the asked key (`docs/paper.md`
+# - `"current"`: $q_t = W_{qk} e_t$ over entries $j \le t-1$: "what followed this token last
+#   time?", a guess of $x_{t+1}$, the induction look-up.
+# - `"previous"` (the paper's, and the library default): $q_t = W_{qk} e_{t-1}$ over $j \le t-2$:
+#   "what followed the previous token?", a guess of $x_t$, which the model already has. It fits
+#   the recall task only because a fixed marker sits between key and answer (`docs/paper.md`
 #   section 6.3).
 #
-# First the mechanism, **at initialization**: a repeated sentence, on fresh models (tied $W_{qk}$,
-# no training). Each row
-# is the token whose value has the largest retrieval weight at each position; green marks the
-# positions where it equals the next byte. (A byte that occurred several times has several
-# entries with equal keys; the read averages their followers, and the row shows one of them.)
+# First the mechanism, **at initialization** (fresh models, tied $W_{qk}$): on a repeated
+# sentence, each row shows the token whose value gets the largest retrieval weight at each
+# position; green where it equals the next byte.
 
 # %%
 sentence = "the cat ran. the cat ran."
@@ -533,16 +525,12 @@ for align, hits in right_next.items():
           f"{len(second_half)} positions, the CURRENT byte at {right_current[align]}")
 
 # %% [markdown]
-# At initialization, with the current-token query the memory makes the induction look-up: in the
-# second copy of the sentence it returns the byte that comes next. With the previous-token query
-# it returns the byte that is already there. (PAD marks positions with nothing to read.)
-#
-# Does it survive training? Notebook 07 (section 13) trains both alignments as byte-level language
-# models (80 and 2,000 steps, three seeds), then shows them 512 stretches of held-out text, and of
-# random bytes, each **twice**. The loss ratio, second copy over first, is 1 for a model that does
-# not copy; a **control** puts an unrelated stretch in the second half, so a ratio below its
-# control's is copying. "read off" is the same model with the memory's read switched off. Read from
-# the committed result files (`data/results/induction*.json`):
+# At initialization the current-token query returns the next byte in the second copy, the
+# previous-token query the byte already there (PAD: nothing to read). Does it survive training?
+# Notebook 07 trains both alignments as byte-level language models and shows each held-out text,
+# and random bytes, **twice**: the loss ratio, second copy over first, is 1 without copying, and a
+# ratio below that of a **control** (an unrelated second half) is copying; "read off" is the same
+# model with the memory's read switched off. From `data/results/induction*.json`:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -551,14 +539,13 @@ for r in results.induction_rows():
     if r.variant == "gated_hybrid":
         cells = [f"{kind}: {r.stats(kind)[0]:.3f} | {r.stats(kind + '_control')[0]:.3f} | "
                  f"{r.stats(kind + '_read_off')[0]:.3f}" for kind in ("text", "random")]
-        print(f"{r.label:35s} {r.steps:5d} steps   " + "    ".join(cells))
+        print(f"{r.label:35s} {r.steps:5d} steps, {len(r.seeds)} seeds   " + "    ".join(cells))
 
 # %% [markdown]
-# Trained, only the current-byte query (`query_align=current`) makes the second copy cheaper than
-# the control, on text and on random bytes, at both lengths of training, and with the read switched
-# off its ratios go back to about the control's: the copying goes through the read. The default,
-# previous-byte query never beats its control. Keyed on one byte, the trained read copies a little;
-# it is far from an induction head keyed on the context, and none of 07's models forms one.
+# Trained, only the current-byte query beats its control, on text and on random bytes, after both
+# training lengths; with the read off that advantage disappears, so the copying goes through the
+# read. The previous-byte query never beats its control. Keyed on one byte, the read copies a
+# little; that is not an induction head, which is keyed on the context.
 #
 # ## Summary
 #
@@ -570,15 +557,13 @@ for r in results.induction_rows():
 # * At $\beta = 1$ even a perfect match gets 28% of the weight of 8 kept entries; a large $\beta$
 #   makes the read exact.
 # * A tied $W_{qk}$ makes an exact repeat score $\cos = 1$ before any training; with independent
-#   $W_q, W_k$ it scores like any other token. The tied `gated_hybrid` reads the right entry from
-#   the first step and learns the recall task in a few hundred steps.
-# * A fresh model already reads the right entry yet answers wrong: training maps the value it
-#   reads to the right logit. The Transformer, with attention alone, does not find the look-up in
-#   the same steps.
-# * (Optional.) An induction head copies what followed the previous occurrence of the current
+#   $W_q, W_k$ it scores like any other token. So the fresh tied `gated_hybrid` already reads the
+#   right entry, yet answers wrong: training maps the value it reads to the right logit, within the
+#   recall protocol's few hundred steps, in which the Transformer does not find the look-up.
+# * (Optional.) An induction head copies what followed an earlier occurrence of the current
 #   token; the memory with `query_align="current"` makes that look-up keyed on one byte, and
-#   trained on text it copies a little, while the paper's previous-token query fits the recall
-#   task's `QUERY key ANSWER` layout and does not copy.
+#   trained on text it copies a little; the paper's previous-token query fits the recall task's
+#   `QUERY key ANSWER` layout and does not copy.
 #
 # Exercise: `notebooks/exercises/06_kv_gated_fusion.ipynb` (its optional part: the read gate inside
 # the LayerNorm, measured on a trained model) · Next: `07_paper_reproduction.ipynb`, which opens
