@@ -32,15 +32,16 @@
 # - find for every number the file and the command that produced it.
 #
 # **Prerequisites.** Notebooks 01-03 (the triple-latent layer), 04-06 (slots, the convolution
-# and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol is in the glossary of notebook
-# `00_start_here.ipynb`.
+# and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
+# is in the glossary of notebook `00_start_here.ipynb`.
 #
 # **Time.** About an hour of reading; the notebook only reads result files and runs in about
 # a minute.
 #
-# Section 1 trains three small language models (80 steps each) to make its point. The tables it
-# does not train itself (that takes hours on a 2-core CPU): it **reads the JSON files** that `python -m tl_minimal.experiments` wrote into `data/results/` (one file per table row
-# group, named by its settings; `data/results/README.md` is the index). Each file holds the
+# Section 1 trains three small language models for the paper's 80 steps to make its point. The
+# tables the notebook does not train itself (that takes hours on a 2-core CPU): it **reads the
+# JSON files** that `python -m tl_minimal.experiments` wrote into `data/results/` (one file per
+# table row group, named by its settings; `data/results/README.md` is the index). Each file holds the
 # protocol (every hyperparameter), the data source, the device, the git commit and the exact
 # command. `data/results/run_all.sh` lists every command; section 9 reruns a tiny protocol
 # through the same function, and offers the full rerun.
@@ -130,8 +131,8 @@ print(f"unigram baseline on the tables' validation chunks: {UNIGRAM:.3f} BPB   (
 # \text{logits}_t = E\, h_t + E \operatorname{LN}(o^{\mathrm{side}}_t) .
 # $$
 #
-# At the paper's 80 steps it beats the Transformer by almost a whole bit per byte (table 1,
-# section 3, over three seeds):
+# At the paper's 80 steps it beats the Transformer by almost a whole bit per byte (table 1 in
+# section 3, mean ± standard deviation over seeds):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -143,7 +144,7 @@ for variant in ("transformer", "transformer_plus_triple"):
 # %% [markdown]
 # One layer is a small addition. Where does such a gain come from? This is the one section of the
 # notebook that trains: both models with the byte-level protocol (seed 0, `LM_STEPS` steps), scored
-# on 16 batches of validation chunks beside the unigram baseline on the same chunks.
+# on `LM_EVAL_BATCHES` batches of validation chunks beside the unigram baseline on the same chunks.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
