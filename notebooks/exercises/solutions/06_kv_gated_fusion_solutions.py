@@ -215,7 +215,7 @@ for name, m in (("project default", model), ("paper's configuration", paper_mode
 # %% [markdown]
 # ## Optional exploration · The read gate inside the LayerNorm, measured
 #
-# *(Not graded; about 5 minutes.)* Check your answer on the trained model of task 3 and on the same
+# *(Not graded.)* Check your answer on the trained model of task 3 and on the same
 # model freshly initialized. Before the norm, the gated read passes through the memory's output
 # projection (`kv.out`, a matrix without bias), so the norm's input is `kv.out(g_t * m_t)` and a
 # factor on $g_t$ is the same factor on that input. The LayerNorm divides by the input's standard
