@@ -251,8 +251,11 @@ plt.show()
 #
 # ## 5. The learning path: what each notebook needs and how long it takes
 #
-# Times are our estimates for a first reading at a student's pace, running every cell and
-# looking at every figure; the full (not smoke) mode adds a few minutes of training in some.
+# Times are a measure, not a guess: reading at 150 words and 10 lines of code a minute and half a
+# minute per figure, plus the wall time of running every cell in default mode, measured on a 2-core
+# CPU and recorded in `docs/notebook_cost.json` (`python -m tl_minimal.notebook_cost notebooks`
+# remeasures, `python -m tl_minimal.notebook_time --write` rewrites these times). Each notebook's
+# **Time** line gives its parts.
 #
 # | notebook | what you learn | needs | time |
 # |---|---|---|---|

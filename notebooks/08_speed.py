@@ -24,8 +24,9 @@
 # - know what still bounds the recurrent layers at short lengths.
 #
 # **Prerequisites:** notebooks 01-03 (the recurrences and their chunked form) and 06 (the
-# key-value read). **Time:** about 30 minutes to read; executing it in full mode reruns a
-# benchmark (15-30 minutes on a busy 2-core CPU), smoke mode stays under a few minutes.
+# key-value read).
+#
+# **Time.** (written by `python -m tl_minimal.notebook_time`)
 #
 # Every recurrence in `tl_minimal` comes in three forms, held equal by the tests:
 #

@@ -1,0 +1,206 @@
+"""How long a notebook takes a student: a reading measure plus the measured run time.
+
+Every notebook opens with a "**Time.**" line, and the learning paths (notebook 00, section 5, and
+the README) give a time per notebook. Those numbers are written by this module, never by hand, from
+two sources:
+
+- **reading**, counted from the committed ``.ipynb``: prose at 150 words a minute, code at 10
+  non-blank, non-comment lines a minute, and half a minute per figure;
+- **running**, measured: the wall time of a top-to-bottom run in default mode, recorded by
+  ``python -m tl_minimal.notebook_cost`` in ``docs/notebook_cost.json`` (with CPU time and peak
+  memory, and the machine it ran on).
+
+Symbols: ``words`` (Markdown words), ``code_lines``, ``figures`` (image outputs), ``reading_min``,
+``run_s`` (``wall_s`` of the cost file), ``total_min`` = reading + running, rounded up to 5 minutes.
+
+An exercise's line keeps its own estimate of the work (writing code is not reading) and adds the
+measured run time of its worked solution.
+
+Usage, from a clone's root::
+
+    python -m tl_minimal.notebook_time            # print the table
+    python -m tl_minimal.notebook_time --check    # exit 1 when a Time line or learning path is stale
+    python -m tl_minimal.notebook_time --write    # rewrite them (then: jupytext --sync notebooks/*.py)
+
+``tests/test_notebook_time.py`` runs ``--check``: a notebook whose text grew must get a new line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+WORDS_PER_MIN = 150
+CODE_LINES_PER_MIN = 10
+MIN_PER_FIGURE = 0.5
+ONE_SITTING_MIN = 60  # notebooks 00-06 must each fit in one sitting (tests/test_notebook_time.py)
+COST_FILE = Path("docs/notebook_cost.json")
+KEEP = "\x00"  # a space that a line must not break at ("20 s")
+IMAGE_TYPES = ("image/png", "image/svg+xml", "image/jpeg")
+# "# **Time.** ..." up to the paragraph's end: the next empty "#" line or the end of the comment block
+TIME_PARAGRAPH = re.compile(r"^# \*\*Time[.:]\*\*.*?(?=^#\s*$|^[^#]|\Z)", re.MULTILINE | re.DOTALL)
+TIME_SENTENCE = re.compile(r"\*\*Time[.:]\*\*.*?(?=\n\s*\n|\Z)", re.DOTALL)  # the same, in a Markdown cell
+EXERCISE_ESTIMATE = re.compile(r"\*\*Time:?\*\*:? about (\d+) minutes")
+
+
+def reading(ipynb: Path) -> dict:
+    """Words, code lines and figures of a committed notebook, and the minutes they take to study."""
+    nb = json.loads(ipynb.read_text(encoding="utf-8"))
+    words = code_lines = figures = 0
+    for cell in nb["cells"]:
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            words += len(TIME_SENTENCE.sub("", text).split())  # the Time line does not count itself
+        elif cell["cell_type"] == "code":
+            code_lines += sum(1 for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#"))
+            figures += sum(1 for out in cell.get("outputs", []) if any(t in out.get("data", {}) for t in IMAGE_TYPES))
+    # minutes = words / 150 + code lines / 10 + figures / 2
+    minutes = words / WORDS_PER_MIN + code_lines / CODE_LINES_PER_MIN + figures * MIN_PER_FIGURE
+    return {"words": words, "code_lines": code_lines, "figures": figures, "reading_min": round(minutes, 1)}
+
+
+def load_costs(root: Path) -> dict:
+    """The measured runs, {notebook path: cost}; a clear error when the file is missing."""
+    path = root / COST_FILE
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no measured run times; make them with "
+                                "`python -m tl_minimal.notebook_cost notebooks`")
+    return json.loads(path.read_text(encoding="utf-8"))["notebooks"]
+
+
+def cost_of(costs: dict, ipynb: str) -> dict:
+    if ipynb not in costs:
+        raise KeyError(f"{ipynb}: not in {COST_FILE}; measure it with `python -m tl_minimal.notebook_cost {ipynb}`")
+    return costs[ipynb]
+
+
+def round_up_5(minutes: float) -> int:
+    return 5 * max(1, math.ceil(minutes / 5 - 1e-9))
+
+
+def run_phrase(cost: dict) -> str:
+    """'62 s (CPU 30 s, peak 716 MiB)' from a cost record."""
+    peak = "" if cost.get("peak_mb") is None else f", peak {cost['peak_mb']}{KEEP}MiB"
+    return f"{cost['wall_s']:.0f}{KEEP}s (CPU {cost['cpu_s']:.0f}{KEEP}s{peak})"
+
+
+def comment(sentence: str) -> str:
+    """The sentence as '# '-comment lines of at most 100 characters (a jupytext Markdown paragraph)."""
+    return "".join(f"# {ln}\n".replace(KEEP, " ") for ln in textwrap.wrap(sentence, 98))
+
+
+def notebook_times(root: Path) -> list[dict]:
+    """One row per concept notebook (NN_*.ipynb) and per exercise, with its measure and its Time line."""
+    costs = load_costs(root)
+    rows = []
+    for ipynb in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        rel = ipynb.relative_to(root).as_posix()
+        r, cost = reading(ipynb), cost_of(costs, rel)
+        total = round_up_5(r["reading_min"] + cost["wall_s"] / 60)
+        line = comment(f"**Time.** About {total} minutes: {r['reading_min']:.0f} of reading ({r['words']} words at "
+                       f"{WORDS_PER_MIN} a minute, {r['code_lines']} lines of code at {CODE_LINES_PER_MIN}, "
+                       f"{r['figures']} figures at half a minute each) and a run of every cell in default mode, "
+                       f"measured at {run_phrase(cost)} on a 2-core CPU (`docs/notebook_cost.json`).")
+        rows.append({"name": ipynb.stem, "py": ipynb.with_suffix(".py"), **r, "run_s": cost["wall_s"],
+                     "total_min": total, "line": line, "short": f"{total} min (runs in {cost['wall_s']:.0f} s)"})
+    for py in sorted((root / "notebooks" / "exercises").glob("[0-9][0-9]_*.py")):
+        solution = f"notebooks/exercises/solutions/{py.stem}_solutions.ipynb"
+        cost = cost_of(costs, solution)
+        found = EXERCISE_ESTIMATE.search(py.read_text(encoding="utf-8"))
+        if found is None:
+            raise ValueError(f"{py}: expected a '**Time:** about N minutes' estimate of the exercise's work")
+        line = comment(f"**Time:** about {found.group(1)} minutes of work (our estimate); the worked solution runs "
+                       f"top to bottom in {run_phrase(cost)} on a 2-core CPU (`docs/notebook_cost.json`).") + "#"
+        rows.append({"name": f"exercises/{py.stem}", "py": py, "run_s": cost["wall_s"], "line": line,
+                     "solution_py": root / solution.replace(".ipynb", ".py")})
+    return rows
+
+
+def _replace_time(text: str, line: str, where: Path) -> str:
+    found = list(TIME_PARAGRAPH.finditer(text))
+    if len(found) != 1:
+        raise ValueError(f"{where}: expected one '# **Time.**' paragraph, found {len(found)}")
+    return text[:found[0].start()] + line.rstrip("\n") + "\n" + text[found[0].end():]
+
+
+def _exercise_paragraph(text: str, line: str, where: Path) -> str:
+    """An exercise's Time sentence opens a paragraph that goes on with **Assumes:** - keep the rest."""
+    found = re.search(r"^# \*\*Time:\*\*.*?(?= \*\*Assumes:\*\*)", text, re.MULTILINE | re.DOTALL)
+    if found is None:
+        raise ValueError(f"{where}: expected '# **Time:** ... **Assumes:**' in the exercise's opening")
+    return text[:found.start()] + line + text[found.end():]
+
+
+def _replace_table_cells(text: str, rows: list[dict], pattern: str, where: Path) -> str:
+    """Set the last cell of each learning-path row (found by ``pattern`` with the notebook name)."""
+    for row in rows:
+        if "total_min" not in row:
+            continue
+        rx = re.compile(pattern.format(name=re.escape(row["name"])), re.MULTILINE)
+        if len(rx.findall(text)) != 1:
+            raise ValueError(f"{where}: expected one learning-path row for {row['name']}")
+        text = rx.sub(lambda m: m.group(1) + row["short"] + " |", text)
+    return text
+
+
+def expected_files(root: Path) -> dict[Path, str]:
+    """Every file that quotes a notebook's time, with the text it should have."""
+    rows = notebook_times(root)
+    out = {}
+    for row in rows:
+        paths = [row["py"]] + ([row["solution_py"]] if "solution_py" in row else [])
+        for py in paths:
+            text = py.read_text(encoding="utf-8")
+            out[py] = (_exercise_paragraph if "solution_py" in row else _replace_time)(text, row["line"], py)
+    start = root / "notebooks" / "00_start_here.py"
+    out[start] = _replace_table_cells(out[start], rows, r"^(# \| `{name}` \|.*\| )[^|]*\|$", start)
+    readme = root / "README.md"
+    out[readme] = _replace_table_cells(readme.read_text(encoding="utf-8"), rows,
+                                       r"^(\| `{name}\.ipynb` \|.*\| )[^|]*\|$", readme)
+    return out
+
+
+def stale(root: Path) -> list[Path]:
+    return [p for p, text in expected_files(root).items() if p.read_text(encoding="utf-8") != text]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tl_minimal.notebook_time", description=__doc__.split("\n")[0])
+    parser.add_argument("--root", type=Path, default=Path("."), help="the clone's root")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--check", action="store_true", help="exit 1 when a Time line or learning path is stale")
+    group.add_argument("--write", action="store_true", help="rewrite them, then sync the .ipynb pairs")
+    args = parser.parse_args(argv)
+    for row in notebook_times(args.root):
+        if "total_min" in row:
+            print(f"{row['name']:24s} {row['words']:5d} words {row['code_lines']:4d} code lines {row['figures']:3d} "
+                  f"figures -> {row['reading_min']:5.1f} min reading + {row['run_s']:6.1f} s run = {row['total_min']} min")
+        else:
+            print(f"{row['name']:24s} solution runs in {row['run_s']:.1f} s")
+    if args.check:
+        bad = stale(args.root)
+        for p in bad:
+            print(f"stale: {p} (run `python -m tl_minimal.notebook_time --write`)")
+        return 1 if bad else 0
+    if args.write:
+        for _ in range(3):  # 00's learning path is itself Markdown that is counted: write until nothing moves
+            changed = [path for path, text in expected_files(args.root).items()
+                       if path.read_text(encoding="utf-8") != text and path.write_text(text, encoding="utf-8")]
+            for path in changed:
+                print(f"wrote {path}")
+                if path.suffix == ".py":  # its .ipynb pair gets the same text, outputs kept
+                    subprocess.run([sys.executable, "-m", "jupytext", "--sync", str(path)], check=True,
+                                   capture_output=True)
+            if not changed:
+                break
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
