@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import matplotlib
+import matplotlib.collections
 
 matplotlib.use("Agg")
 
@@ -107,3 +108,19 @@ def test_position_bars_checks_lengths():
         plots_retrieval.position_bars(ax, torch.rand(5), names=["a", "b"])
     plots_retrieval.position_bars(ax, torch.rand(5), names=list("abcde"), marks={1: ("red", "here")})
     assert [t.get_text() for t in ax.get_xticklabels()] == list("abcde")
+
+
+def test_seeds_beside_paper_draws_every_seed_and_the_papers_stars():
+    from tl_minimal.views import plots_seeds
+
+    panels = {"width": [plots_seeds.Group("d=64", [0.12, 0.13, 1.0], [1.0]),
+                        plots_seeds.Group("d=96", [], [0.1196], colour_index=1)],
+              "recipe": [plots_seeds.Group("paper", [0.12] * 5, [0.13, 0.134, 0.116])]}
+    fig = plots_seeds.seeds_beside_paper(panels, {"constant guess": 0.125, "random pick": 0.25}, title="t")
+    assert [ax.get_title() for ax in fig.axes] == ["width", "recipe"]
+    dots = [c for c in fig.axes[0].collections if isinstance(c, matplotlib.collections.PathCollection)]
+    assert sorted(len(c.get_offsets()) for c in dots) == [1, 1, 3]  # 3 seeds of ours; a star at d=64 and at d=96
+    with pytest.raises(ValueError, match=r"fractions in \[0, 1\]"):
+        plots_seeds.Group("bad", [12.0])
+    with pytest.raises(ValueError, match="non-empty"):
+        plots_seeds.seeds_beside_paper({"empty": []})
