@@ -14,6 +14,7 @@ import os
 import pytest
 import torch
 
+from tl_minimal.data import text as data_text
 from tl_minimal.experiments.protocols import protocol
 from tl_minimal.experiments.ship_checkpoint import SMALL_EVAL_CHUNKS, loss_log
 from tl_minimal.experiments.tasks import chunk_eval_set
@@ -34,8 +35,6 @@ def _real_data():
     """The WikiText-2 splits the shipped models saw, or a skip when TL_MINIMAL_DATA is not set."""
     if not os.environ.get("TL_MINIMAL_DATA", "").strip():
         pytest.skip("the shipped models' numbers need the real WikiText-2 bytes: set TL_MINIMAL_DATA (data/README.md)")
-    from tl_minimal.data import text as data_text
-
     return data_text.load_split("train"), data_text.load_split("validation")
 
 
