@@ -34,12 +34,13 @@ SKIP = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "_
 
 
 def test_every_package_is_listed_for_the_wheel():
-    """pyproject lists the packages (to map data/results in as tl_minimal.results_files): none may be missing."""
+    """pyproject lists the packages (to map data/results in as tl_minimal.results_files, data/checkpoints as
+    tl_minimal.checkpoint_files): none may be missing."""
     tomllib = pytest.importorskip("tomllib", reason="Python 3.11+ reads pyproject.toml with tomllib")
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
     found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "tl_minimal").rglob("__init__.py")}
     assert found - listed == set(), "add these to [tool.setuptools] packages in pyproject.toml"
-    assert listed - found == {"tl_minimal.results_files"}
+    assert listed - found == {"tl_minimal.results_files", "tl_minimal.checkpoint_files"}
 
 
 def _run(cmd, cwd, env, timeout=600) -> str:

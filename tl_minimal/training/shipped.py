@@ -19,14 +19,16 @@ The command that writes them is ``python -m tl_minimal.experiments.ship_checkpoi
 docstring says how); ``tests/test_shipped_checkpoints.py`` retrains a few steps and checks the
 losses equal the record's, and checks the weights still give the recorded small-eval BPB.
 
-The files are found relative to this package (``tl_minimal/../data/checkpoints``): they come
-with a clone of the repository, not with an installed wheel. A missing file is a
+Where the files are (:func:`checkpoint_dir`): in a clone, ``data/checkpoints`` beside the package
+(``tl_minimal/../data/checkpoints``); in a normal install (``pip install .``, a wheel) the same
+files ship as the package data ``tl_minimal.checkpoint_files``. A missing file is a
 :class:`ShippedCheckpointMissing` that names the path and the command that makes it.
 """
 
 from __future__ import annotations
 
 import json
+from importlib import resources
 from pathlib import Path
 
 import torch
@@ -34,12 +36,24 @@ import torch
 from ..registry import build_model
 
 FORMAT = "tl_minimal shipped model 1"
-CHECKPOINT_DIR = Path(__file__).resolve().parents[2] / "data" / "checkpoints"
+CLONE_DIR = Path(__file__).resolve().parents[2] / "data" / "checkpoints"  # in a clone of the repository
+PACKAGE = "tl_minimal.checkpoint_files"  # what data/checkpoints is called inside a wheel
 SHIPPED = ("triple_latent", "triple_slot")  # the variants the repository ships (seed 0, 2,000 steps)
 
 
 class ShippedCheckpointMissing(FileNotFoundError):
-    """A shipped checkpoint (or its record) that is not where a clone of the repository keeps it."""
+    """A shipped checkpoint (or its record) that is not where a clone or an install keeps it."""
+
+
+def checkpoint_dir() -> Path:
+    """The folder of the shipped checkpoints: the clone's data/checkpoints, else the installed copy."""
+    if CLONE_DIR.is_dir():
+        return CLONE_DIR
+    try:
+        installed = Path(str(resources.files(PACKAGE)))
+    except ModuleNotFoundError:
+        installed = None
+    return installed if installed is not None and installed.is_dir() else CLONE_DIR
 
 
 def shipped_name(variant: str, seed: int = 0, steps: int = 2000) -> str:
@@ -48,9 +62,8 @@ def shipped_name(variant: str, seed: int = 0, steps: int = 2000) -> str:
 
 
 def shipped_paths(variant: str, seed: int = 0, steps: int = 2000, folder=None) -> tuple[Path, Path]:
-    """(weights ``.pt``, record ``.json``) of a shipped model, in ``folder`` (default :data:`CHECKPOINT_DIR`)."""
-    stem = Path(folder) / shipped_name(variant, seed, steps) if folder is not None else \
-        CHECKPOINT_DIR / shipped_name(variant, seed, steps)
+    """(weights ``.pt``, record ``.json``) of a shipped model, in ``folder`` (default :func:`checkpoint_dir`)."""
+    stem = Path(folder if folder is not None else checkpoint_dir()) / shipped_name(variant, seed, steps)
     return stem.with_suffix(".pt"), stem.with_suffix(".json")
 
 
@@ -62,8 +75,8 @@ def remake_command(variant: str, seed: int = 0, steps: int = 2000) -> str:
 def _require(path: Path, variant: str, seed: int, steps: int) -> None:
     if not path.is_file():
         raise ShippedCheckpointMissing(
-            f"no shipped checkpoint {path}: the trained {variant} (seed {seed}, {steps} steps) comes with a clone of "
-            f"the repository in data/checkpoints/ (shipped: {', '.join(SHIPPED)}, seed 0, 2000 steps). "
+            f"no shipped checkpoint {path}: the repository ships only {', '.join(SHIPPED)}, seed 0, 2000 steps, in "
+            f"data/checkpoints/ (in a wheel: {PACKAGE}). "
             f"Make it (a few minutes on a CPU) with: {remake_command(variant, seed, steps)}")
 
 
