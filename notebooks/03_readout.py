@@ -630,7 +630,7 @@ def layer0_scores(m, head=0):  # the scores A[t, tau] of layer 0, one head, and 
     with torch.no_grad():
         m.eval()(short[None].to(DEVICE))
         hook.remove()
-        a_, b_, ql_, qr_, lam_, gam_ = m.blocks[0].mixer.project(caught["n"])  # [1, T, H, S], [1, T, H]
+        a_, _, ql_, _, lam_, gam_ = m.blocks[0].mixer.project(caught["n"])  # [1, T, H, S], [1, T, H]
         s_prev_ = previous_states(running_state(a_, lam_))  # keys s_(tau-1)
         w_, _ = unrolled_weights(gam_)  # [1, T, T, H]
         A = (w_ * torch.einsum("bths,buhs->btuh", ql_, s_prev_))[0, :, :, head].cpu()

@@ -224,7 +224,7 @@ recall_more_variants() {  # table 4's missing rows; the paper trains them on rec
   "${E[@]}" study train --variants triple_slot transformer_plus_triple --seeds 0 1 2 --eval-at 200 500 \
     --out $OUT/recall_triple_slot_transformer_plus_triple.json  # -> recall.json
 }
-shipped() {  # the trained models notebooks 01-04 look inside (data/checkpoints/, about 3 minutes each on a quiet CPU):
+shipped() {  # the trained models notebooks 01-04 look inside (data/checkpoints/; about 4 minutes each on a quiet CPU):
   # the lm protocol's 2,000-step runs of lm_2000steps.json, seed 0, kept with their record (not in the default list)
   "$PY" -m tl_minimal.experiments.ship_checkpoint triple_latent triple_slot --seed 0 --steps 2000
 }

@@ -38,8 +38,8 @@ import sys
 
 import torch
 
-from ..training.evaluate import in_batches, mean_token_loss
 from ..registry import VARIANTS
+from ..training.evaluate import in_batches, mean_token_loss
 from ..training.recipes import count_parameters, fit
 from ..training.shipped import SHIPPED, remake_command, save_shipped
 from .protocols import protocol
