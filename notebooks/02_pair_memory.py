@@ -199,88 +199,139 @@ print("sum of the weights + weight of P_-1 = 1:", round(w[0, 0, :, 0].sum().item
 # 128-byte windows of WikiText-2 per step, AdamW at 3e-4) for `STEPS` steps, with the library's
 # recipe `fit` (notebook 01 showed the loop inside it). `model.internals(tokens, snapshot_at=[...])`
 # records $P_t$ of every layer at the positions asked for; `plots.model_pair_memory` reads one
-# layer's snapshots. The model at initialization is the same seed's build, for comparison.
+# layer's snapshots.
+#
+# Eighty steps is a very short training, so beside it we look at the same model trained 25 times
+# longer: same seed and protocol, 2,000 steps, as the committed 2,000-step runs of notebook 07. The
+# repository ships it (`data/checkpoints/`, made by the command printed below); `load_shipped` reads
+# it. Set `RETRAIN = True` to retrain it here instead (its training time is printed).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 from tl_minimal.experiments.protocols import protocol
-from tl_minimal.training.recipes import build, fit
-from tl_minimal.training.train import seed_everything
+from tl_minimal.training.recipes import fit
+from tl_minimal.training.shipped import load_shipped
 
 lm = protocol("lm", steps=STEPS)
 train_split = data_text.load_split("train")
 valid_split = data_text.load_split("validation")
 UNIGRAM_BPB = unigram_bits(train_split.tokens, valid_split.tokens[1:], data_text.VOCAB_SIZE)
 
-seed_everything(0)
-untrained = build("triple_latent", lm).to(DEVICE)  # the weights fit() starts from
 model, history = fit("triple_latent", lm, seed=0, device=DEVICE, data=train_split.tokens, progress=False)
+RETRAIN = False  # True: train the 2,000-step model here instead of loading the shipped one
+long_model, long_record = load_shipped("triple_latent", device=DEVICE)
+if RETRAIN:
+    long_model, _ = fit("triple_latent", protocol("lm", steps=long_record["steps"]), seed=0, device=DEVICE,
+                        data=train_split.tokens, progress=True)
+    long_model.eval()
+LONG = long_record["steps"]
+bits = [v / math.log(2) for v in history["loss"]]  # history is in nats: / ln 2 -> bits per byte
+print(f"{history['steps']} steps in {history['seconds']:.0f} s; training loss {bits[0]:.3f} -> {bits[-1]:.3f} "
+      f"bits per byte (unigram baseline: {UNIGRAM_BPB:.3f})")
+print(f"{LONG} steps (made by: {long_record['command']}, {long_record['train_seconds'] / 60:.1f} min of training): "
+      f"validation BPB {long_record['val_bpb']:.3f}")
+
+# %% [markdown]
+# The memory of the first layer, per head (columns), after reading the token named in each
+# panel's title (rows), first after 80 steps, then after 2,000. One colour scale for all panels of
+# a grid: red positive, blue negative. Row $i$ belongs to entry $i$ of the running state, column $j$
+# to entry $j$ of the write.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
 sentence = "The pair memory remembers which write followed which context."
 tokens = widgets.byte_prompt(sentence, lm.seq_len)  # BOS + bytes: [T]
 labels = plots.token_labels(tokens)
 positions = [4, 20, 40, len(tokens) - 1]  # a few places in the sentence
-snap_init = plots.model_pair_memory(untrained, tokens, positions, layer=0)
-bits = [v / math.log(2) for v in history["loss"]]  # history is in nats: / ln 2 -> bits per byte
-print(f"{history['steps']} steps in {history['seconds']:.0f} s; training loss {bits[0]:.3f} -> {bits[-1]:.3f} "
-      f"bits per byte (unigram baseline: {UNIGRAM_BPB:.3f})")
-
-# %% [markdown]
-# The memory of the first layer, per head (columns), after reading the token named in each
-# panel's title (rows). One colour scale for all panels: red positive, blue negative. Row $i$
-# belongs to entry $i$ of the running state, column $j$ to entry $j$ of the write.
-
-# %%
-# NBVAL_IGNORE_OUTPUT
 snap_trained = plots.model_pair_memory(model, tokens, positions, layer=0)
 plots.pair_memory_grid(snap_trained, labels, title=f"P_t of layer 0 after {history['steps']} training steps")
 plt.show()
-
-# %% [markdown]
-# And the same model at initialization, for comparison:
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-plots.pair_memory_grid(snap_init, labels, title="P_t of layer 0 at initialization")
+snap_long = plots.model_pair_memory(long_model, tokens, positions, layer=0)
+plots.pair_memory_grid(snap_long, labels, title=f"P_t of layer 0 after {LONG} training steps")
 plt.show()
 
 # %% [markdown]
-# How large is the memory, token by token? The Frobenius norm $\lVert P_t \rVert$ per head and
-# layer over the sentence: with $\gamma \approx 0.5$ it tracks the last one or two tokens, so it
-# rises and falls with them rather than accumulating.
+# How many directions does a memory use? Its singular values say: one large and the rest near zero
+# is a rank-one memory (one outer product), several of similar size a memory that holds several
+# pairs. One number sums them up, the **effective rank**: the exponential of the entropy of the
+# singular values divided by their sum (1 for rank one, 16 for 16 equal ones). Per layer, the mean
+# over heads and over every position of the sentence:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 all_positions = list(range(len(tokens)))
-L = model.config["n_layers"]
-snaps = plots.model_pair_memories(model, tokens, all_positions)  # one dict {t: P_t} per layer
+
+
+def effective_rank(P):  # [..., S, S] -> [...]: exp(entropy of the normalized singular values)
+    sv = torch.linalg.svdvals(P.double())
+    p = sv / sv.sum(-1, keepdim=True).clamp_min(1e-30)
+    return torch.exp(-(p * p.clamp_min(1e-30).log()).sum(-1))
+
+
+snaps, ranks = {}, {}
+for steps, m in ((history["steps"], model), (LONG, long_model)):
+    snaps[steps] = plots.model_pair_memories(m, tokens, all_positions)  # one dict {t: P_t} per layer
+    ranks[steps] = [effective_rank(torch.stack([layer[t] for t in all_positions])).mean().item()
+                    for layer in snaps[steps]]
+    print(f"{steps:5d} steps: effective rank of P_t per layer", [round(r, 2) for r in ranks[steps]])
+
+L, H = model.config["n_layers"], model.config["n_heads"]
+fig, ax = plt.subplots(figsize=(7, 2.8))
+for i, steps in enumerate(snaps):
+    per_head = [effective_rank(torch.stack([layer[t] for t in all_positions])).mean(0) for layer in snaps[steps]]
+    ax.bar([k + 0.4 * i for k in range(L * H)], torch.cat(per_head), width=0.4, label=f"{steps} steps")
+ax.set_xticks([k + 0.2 for k in range(L * H)], [f"L{k // H}h{k % H}" for k in range(L * H)], rotation=45)
+ax.set_ylabel("effective rank of P_t")
+ax.set_title("how many directions each head's pair memory uses (mean over the sentence)")
+ax.legend(fontsize=9)
+plt.show()
+
+# %% [markdown]
+# After 80 steps the memory is close to rank one (an effective rank of 1.04-1.43 per layer): each
+# $P_t$ is dominated by the latest outer product $s_{t-1} b_t^\top$, which is why the panels of the
+# first grid look like stripes, a column pattern times a row pattern. After 2,000 steps every layer
+# uses more directions (1.59-2.42), and the panels of the second grid are no longer single stripes:
+# the memory holds several pairs at once. Still only a few of the 16 directions: this byte-level
+# model keeps a handful of recent pairs, not a long table.
+#
+# How large is the memory, token by token? The Frobenius norm $\lVert P_t \rVert$ per head and
+# layer over the sentence, for the 2,000-step model:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
 fig, axes = plt.subplots(L, 1, figsize=(9.5, 2.0 * L), sharex=True)
 for layer, ax in enumerate(axes):
-    norms = torch.stack([snaps[layer][t].flatten(1).norm(dim=1) for t in all_positions])  # [T, H]
+    norms = torch.stack([snaps[LONG][layer][t].flatten(1).norm(dim=1) for t in all_positions])  # [T, H]
     for h in range(norms.shape[1]):
         ax.plot(all_positions, norms[:, h], label=f"head {h}")
     ax.set_ylabel(f"layer {layer}\n‖P_t‖")
-axes[0].set_title("size of the pair memory along the sentence (trained model)")
+axes[0].set_title(f"size of the pair memory along the sentence ({LONG} steps)")
 axes[0].legend(fontsize=9, ncol=4)
 axes[-1].set_xticks(all_positions, labels, fontsize=7)
 axes[-1].set_xlabel("token just read")
 plt.show()
 
 # %% [markdown]
-# The gate that decides this, $\gamma_t$, per layer, head and token of the trained model:
+# The gate that decides this, $\gamma_t$, per layer, head and token of the 2,000-step model, and
+# its mean per layer after 80 and after 2,000 steps:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 gam_trained = plots.model_gates(model, tokens, "gam")  # [layers, T, heads]
-plots.gate_heatmaps(gam_trained, labels, name="γ", title=f"pair-memory gate γ after {history['steps']} steps")
+gam_long = plots.model_gates(long_model, tokens, "gam")
+plots.gate_heatmaps(gam_long, labels, name="γ", title=f"pair-memory gate γ after {LONG} steps")
 plt.show()
-print("mean γ per layer:", [round(v, 3) for v in gam_trained.mean(dim=(1, 2)).tolist()])
+for steps, gam_g in ((history["steps"], gam_trained), (LONG, gam_long)):
+    print(f"{steps:5d} steps: mean γ per layer", [round(v, 3) for v in gam_g.mean(dim=(1, 2)).tolist()],
+          "; spread over tokens (std, mean over heads)", [round(v, 2) for v in gam_g.std(dim=1).mean(1).tolist()])
 
 # %% [markdown]
-# Like the running-state gate of notebook 01, $\gamma$ starts near $\sigma(0) = 0.5$, and 80
-# steps of training move it *down* (a mean of about 0.35-0.43 per layer): the pair memory keeps
-# roughly the last one or two pairs, not the sentence. That is also why every panel of the grid
-# above looks like stripes, a column pattern times a row pattern: $P_t$ is dominated by the latest
-# outer product $s_{t-1} b_t^\top$, which has rank one.
+# Like the running-state gate of notebook 01, $\gamma$ starts near $\sigma(0) = 0.5$, and 80 steps
+# move it *down* in every layer (means 0.349-0.43), nearly the same at every token. After 2,000 steps
+# the layers differ: the first is back at about 0.5, the last is lower still, and the gate now varies
+# with the byte read (its spread over the tokens, 0.11-0.14, is two to six times the 80-step one).
+# Either way the pair memory keeps roughly the last few pairs, not the sentence: its size above
+# rises and falls with the tokens instead of accumulating.
 #
 # ## 5. Play
 #
@@ -289,7 +340,7 @@ print("mean γ per layer:", [round(v, 3) for v in gam_trained.mean(dim=(1, 2)).t
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-widgets.pair_memory_widget(snaps[0], labels, title="P_t of layer 0 (trained)")
+widgets.pair_memory_widget(snaps[LONG][0], labels, title=f"P_t of layer 0 ({LONG} steps)")
 
 # %% [markdown]
 # ## Summary
@@ -303,7 +354,8 @@ widgets.pair_memory_widget(snaps[0], labels, title="P_t of layer 0 (trained)")
 #   form is notebook 01's chunked algorithm on the outer products, and `pair_memory_at` evaluates
 #   $P_t$ at chosen positions only.
 # - After the paper's 80 steps $\gamma$ has moved down from 0.5: the memory holds the last one or
-#   two pairs, nearly rank one.
+#   two pairs, nearly rank one. After 2,000 steps (the shipped model) it uses about two
+#   directions in its first two layers, and $\gamma$ depends on the byte read: still a short memory.
 #
 # **Exercise:** [`exercises/02_pair_memory.ipynb`](exercises/02_pair_memory.ipynb) ·
 # **Next:** [`03_readout.ipynb`](03_readout.ipynb), step 3: reading the memory, and the whole model.

@@ -522,7 +522,8 @@ print("final states equal:", torch.allclose(state["P"], state_all["P"]) and torc
 # the first `EVAL_BATCHES` x 16 non-overlapping 128-byte chunks of the validation split, beside the
 # unigram baseline on the same bytes. `fit` is the recipe of notebook 01; `python -m
 # tl_minimal.experiments lm --variants transformer triple_latent --seeds 0` gives the same numbers
-# on the same device.
+# on the same device. Beside them, the same triple_latent trained for 2,000 steps as in notebook 07,
+# shipped in `data/checkpoints/` (made by the command printed; `RETRAIN = True` retrains it here).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -530,6 +531,7 @@ from tl_minimal.experiments.protocols import protocol
 from tl_minimal.experiments.tasks import chunk_eval_set
 from tl_minimal.training.evaluate import bits_per_byte
 from tl_minimal.training.recipes import count_parameters, fit
+from tl_minimal.training.shipped import load_shipped
 
 lm = protocol("lm", steps=STEPS, eval_batches=EVAL_BATCHES)
 train_split = data_text.load_split("train")
@@ -545,6 +547,15 @@ for variant in ("transformer", "triple_latent"):
     models[variant], histories[variant] = fit(variant, lm, seed=0, device=DEVICE, data=train_split.tokens,
                                               progress=False)
     bpb[variant] = bits_per_byte(models[variant], batches)
+
+RETRAIN = False  # True: train the 2,000-step model here instead of loading the shipped one
+long_model, long_record = load_shipped("triple_latent", device=DEVICE)
+if RETRAIN:
+    long_model, _ = fit("triple_latent", protocol("lm", steps=long_record["steps"]), seed=0, device=DEVICE,
+                        data=train_split.tokens, progress=True)
+LONG = long_record["steps"]
+print(f"{LONG} steps: made by {long_record['command']} ({long_record['train_seconds'] / 60:.1f} min of training), "
+      f"validation BPB {bits_per_byte(long_model.eval(), batches):.3f} on these chunks")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -568,45 +579,42 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Read the numbers against the dashed line first. After the paper's 80 steps, **neither model is
-# below the unigram baseline**: a model that ignores context and predicts each byte from its
-# frequency does better than both. Both curves are still falling steeply when the protocol stops,
-# so this compares two models very early in training, not two architectures. Within that, one seed
-# of one short run: differences of a few hundredths are within the seed-to-seed spread, and
-# triple_latent has about 13,000 more parameters (printed above); in the paper's parameter-matched
-# comparison the gap almost closes (`docs/paper.md` section 5.1). Notebook 07 runs several seeds,
-# and at 2,000 steps every triple-latent variant ends far below the unigram line and 0.47-0.71 BPB
-# ahead of the Transformer (`docs/paper.md` section 6.4).
+# After the paper's 80 steps **neither model is below the unigram baseline** (the dashed line), and
+# both curves are still falling steeply: two models very early in training, not two architectures
+# (one seed; triple_latent has about 13,000 more parameters). After 2,000 steps the same
+# triple_latent is far below the line (printed above the table).
 #
-# What do 80 steps buy? Samples from each model (temperature 0.8, the 10 most likely bytes, after
-# the prompt "The "), generated with `model.generate`, which for triple_latent carries the
-# fixed-size state $\{s, P\}$ from token to token. Both use the same random seed, so where the two
+# What do 80 steps buy, and 2,000? Samples from each model (temperature 0.8, the 10 most likely
+# bytes, after the prompt "The "), generated with `model.generate`, which for triple_latent carries
+# the fixed-size state $\{s, P\}$ from token to token. All use the same random seed, so where two
 # models predict alike, their samples agree byte for byte:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 prompt = widgets.byte_prompt("The ", lm.seq_len)
-for variant, model in models.items():
+for variant, model in {**models, f"triple_latent, {LONG} steps": long_model}.items():
     out = model.generate(prompt.to(DEVICE), N_NEW, temperature=0.8, top_k=10,
                          generator=torch.Generator(DEVICE).manual_seed(0))
     print(f"--- {variant}:\n{data_text.decode(out)!r}\n")
 
 # %% [markdown]
-# Bytes with roughly the right letter frequencies and spaces, not yet words. How much text did the
-# two models see? Read from the protocol and the training text this notebook loaded:
+# After 80 steps, bytes with roughly the right letter frequencies and spaces, not yet words; after
+# 2,000 steps, word-like strings, some of them English words ("the", "what", "several"), and commas.
+# How much text did they see?
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-seen = STEPS * lm.batch_size * lm.seq_len  # bytes in the training windows
-print(f"{STEPS} steps x {lm.batch_size} windows x {lm.seq_len} bytes = {seen:,} bytes, "
-      f"{seen / len(train_split.tokens):.1%} of the {len(train_split.tokens):,} training bytes ({train_split.source})")
+for steps in (STEPS, LONG):
+    seen = steps * lm.batch_size * lm.seq_len  # bytes in the training windows
+    print(f"{steps} steps x {lm.batch_size} windows x {lm.seq_len} bytes = {seen:,} bytes, "
+          f"{seen / len(train_split.tokens):.0%} of the {len(train_split.tokens):,} training bytes")
 
 # %% [markdown]
 # **What does one trained layer read?** Section 3.1 showed that the readout is attention with scores
-# $A_{t\tau} = w_{t,\tau}\,(q^l_t \cdot s_{\tau-1})$. For the trained model we form them from the
+# $A_{t\tau} = w_{t,\tau}\,(q^l_t \cdot s_{\tau-1})$. For a trained model we form them from the
 # library's pieces: a forward hook catches the LayerNormed input $n$ of the first layer,
 # `mixer.project` turns it into $q^l, a, \lambda, \gamma$, `running_state` and `previous_states`
-# give the keys, `unrolled_weights` the decays. Beside them, the trained Transformer's softmax
+# give the keys, `unrolled_weights` the decays. Beside them, the 80-step Transformer's softmax
 # attention (`model.internals(..., attention=True)`) on the same bytes.
 
 # %%
@@ -614,40 +622,46 @@ print(f"{STEPS} steps x {lm.batch_size} windows x {lm.seq_len} bytes = {seen:,} 
 sentence = valid_split.text.split("\n")[1][:90]
 short = widgets.byte_prompt(sentence, lm.seq_len)[:32]
 short_labels = plots.token_labels(short)
-tl_model = models["triple_latent"]
-mixer0 = tl_model.blocks[0].mixer
-caught = {}
-hook = mixer0.register_forward_pre_hook(lambda module, args: caught.update(n=args[0]))
-with torch.no_grad():
-    tl_model.eval()
-    tl_model(short[None].to(DEVICE))
-    hook.remove()
-    a_, b_, ql_, qr_, lam_, gam_ = mixer0.project(caught["n"])  # [1, T, H, S], [1, T, H]
-    s_prev_ = previous_states(running_state(a_, lam_))  # keys s_(tau-1)
-    w_, _ = unrolled_weights(gam_)  # [1, T, T, H]
-    A_trained = (w_ * torch.einsum("bths,buhs->btuh", ql_, s_prev_))[0, :, :, 0].cpu()  # head 0
+
+
+def layer0_scores(m, head=0):  # the scores A[t, tau] of layer 0, one head, and its mean gates
+    caught = {}
+    hook = m.blocks[0].mixer.register_forward_pre_hook(lambda module, args: caught.update(n=args[0]))
+    with torch.no_grad():
+        m.eval()(short[None].to(DEVICE))
+        hook.remove()
+        a_, _, ql_, _, lam_, gam_ = m.blocks[0].mixer.project(caught["n"])  # [1, T, H, S], [1, T, H]
+        s_prev_ = previous_states(running_state(a_, lam_))  # keys s_(tau-1)
+        w_, _ = unrolled_weights(gam_)  # [1, T, T, H]
+        A = (w_ * torch.einsum("bths,buhs->btuh", ql_, s_prev_))[0, :, :, head].cpu()
+    return A, lam_.mean().item(), gam_.mean().item()
+
+
+scores = {STEPS: layer0_scores(models["triple_latent"]), LONG: layer0_scores(long_model)}
 _, rec = models["transformer"].internals(short[None].to(DEVICE), attention=True)
 attn = rec["layers"][0]["attn"][0, 0].cpu()  # layer 0, head 0: [T, T]
-print(repr(sentence[:31]))
-print(f"mean keep gates of layer 0 on these bytes: λ {lam_.mean().item():.2f}, γ {gam_.mean().item():.2f} "
-      f"(σ(0) = 0.5 at initialization)")
+for steps, (_, lam_mean, gam_mean) in scores.items():
+    print(f"{steps:5d} steps: mean keep gates of layer 0 on these bytes: λ {lam_mean:.2f}, γ {gam_mean:.2f}")
 
-fig, axes = plt.subplots(1, 2, figsize=(9.5, 4.6))
-plots.matrix_heatmap(A_trained, xlabels=short_labels, ylabels=short_labels, ax=axes[0],
-                     title="triple_latent layer 0, head 0: scores A[t, τ]", xlabel="τ", ylabel="t")
-plots.matrix_heatmap(attn, xlabels=short_labels, ylabels=short_labels, ax=axes[1], center=None, vmin=0,
-                     cmap="Blues", title="Transformer layer 0, head 0: softmax", xlabel="τ", ylabel="t")
+fig, axes = plt.subplots(1, 3, figsize=(9.5, 3.6))
+for ax, (steps, (A, _, _)) in zip(axes, scores.items()):
+    plots.matrix_heatmap(A, xlabels=short_labels, ylabels=short_labels, ax=ax,
+                         title=f"triple_latent, {steps} steps: A[t, τ]", xlabel="τ", ylabel="t")
+plots.matrix_heatmap(attn, xlabels=short_labels, ylabels=short_labels, ax=axes[2], center=None, vmin=0,
+                     cmap="Blues", title=f"Transformer, {STEPS} steps: softmax", xlabel="τ", ylabel="t")
 for ax in axes:
-    ax.tick_params(labelsize=7)
+    ax.tick_params(labelsize=6)
 fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# The triple-latent scores live on a thin band along the diagonal: both keep gates have moved *down*
-# from 0.5 in training, so a write has almost vanished two tokens later, whatever the query asks.
-# The Transformer's head, after the same 80 steps, is the opposite extreme: apart from the first
-# few rows, each row spreads almost evenly over the whole prefix, a running average of everything
-# so far. Neither has learned to look up one particular earlier byte yet.
+# After 80 steps the triple-latent scores lie on a thin band along the diagonal: both keep gates
+# have moved *down* from 0.5, so a write has almost vanished two tokens later. After 2,000 steps the
+# scores are larger and the band has a shape: inside a word a row often reaches back to the word's
+# first bytes (see "known"). It is still a local reader: no score here reaches more than a few bytes
+# back, and this small model has not learned to look up one particular earlier byte (notebook 06
+# trains lookups on the recall task). The Transformer's head after 80 steps is the opposite
+# extreme: each row spreads almost evenly over the whole prefix.
 #
 # ## 9. The whole model in one place
 #
@@ -736,12 +750,12 @@ print("logits", tuple(ours.shape), "relative error:", round(relative_error(ours,
 #
 # ## 11. Play
 #
-# Type a sentence and see the trained model's gates on it; the menu switches between γ and λ
+# Type a sentence and see the 2,000-step model's gates on it; the menu switches between γ and λ
 # (live kernel only).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-widgets.gate_widget(tl_model, "Type a sentence here and press Enter.", key="gam")
+widgets.gate_widget(long_model, "Type a sentence here and press Enter.", key="gam")
 
 # %% [markdown]
 # ## Summary
@@ -761,8 +775,8 @@ widgets.gate_widget(tl_model, "Type a sentence here and press Enter.", key="gam"
 #   never storing $P_t$ for every token.
 # - The whole `triple_latent` model fits in a page of plain torch plus the three concept
 #   functions, and matches `build_model` to rounding.
-# - After 80 steps neither it nor the Transformer beats the unigram baseline; longer training
-#   (notebook 07) changes that. Related layers differ in what they store, how they forget and how
+# - After 80 steps neither it nor the Transformer beats the unigram baseline; after 2,000 it does
+#   and writes words, but still reads only a few bytes back. Related layers differ in what they store, how they forget and how
 #   they read; this one's distinctive parts are its context keys and its convex writes.
 #
 # **Exercise:** [`exercises/03_readout.ipynb`](exercises/03_readout.ipynb) ·

@@ -28,18 +28,28 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ("00_start_here.ipynb", "06_kv_gated_fusion.ipynb", "07_paper_reproduction.ipynb")
-SKIP = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".ipynb_checkpoints",
-                              "*.checkpoints", "runs", "checkpoints")
+_SKIP_ANYWHERE = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__",
+                                       ".ipynb_checkpoints", "*.checkpoints", "runs")
+
+
+def skip_outputs(folder, names):
+    """What the copies leave out: build and run outputs anywhere, and the top-level checkpoints/ of runs
+    (data/checkpoints, the shipped models, is package data and is kept)."""
+    skipped = set(_SKIP_ANYWHERE(folder, names))
+    if Path(folder).resolve() == ROOT and "checkpoints" in names:
+        skipped.add("checkpoints")
+    return skipped
 
 
 
 def test_every_package_is_listed_for_the_wheel():
-    """pyproject lists the packages (to map data/results in as tl_minimal.results_files): none may be missing."""
+    """pyproject lists the packages (to map data/results in as tl_minimal.results_files, data/checkpoints as
+    tl_minimal.checkpoint_files): none may be missing."""
     tomllib = pytest.importorskip("tomllib", reason="Python 3.11+ reads pyproject.toml with tomllib")
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
     found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "tl_minimal").rglob("__init__.py")}
     assert found - listed == set(), "add these to [tool.setuptools] packages in pyproject.toml"
-    assert listed - found == {"tl_minimal.results_files"}
+    assert listed - found == {"tl_minimal.results_files", "tl_minimal.checkpoint_files"}
 
 
 def _run(cmd, cwd, env, timeout=600) -> str:
@@ -72,7 +82,7 @@ def installed(tmp_path_factory):
     """(python of a fresh environment with the wheel installed, a folder outside the clone, its env)."""
     tmp = tmp_path_factory.mktemp("wheel")
     source = tmp / "source"  # a copy, so the build leaves nothing in the clone
-    shutil.copytree(ROOT, source, ignore=SKIP)
+    shutil.copytree(ROOT, source, ignore=skip_outputs)
     env = _fresh_env()
     front_end = importlib.util.find_spec("build")
     # the standard front end, when installed; a clone's own build/ folder (the site's output) would
@@ -111,12 +121,22 @@ def test_installed_package_finds_its_results_without_the_clone(installed):
 
 
 @pytest.mark.slow
+def test_installed_package_finds_its_shipped_checkpoints_without_the_clone(installed):
+    python, outside, env = installed
+    probe = ("from tl_minimal.training import shipped; model, record = shipped.load_shipped('triple_latent'); "
+             "print(shipped.checkpoint_dir()); print(record['steps'])")
+    folder, steps = _run([python, "-c", probe], outside, env).split()
+    assert Path(folder).resolve().is_relative_to(Path(python).parents[1].resolve()), folder  # the wheel's copy
+    assert Path(folder).name == "checkpoint_files" and steps == "2000"
+
+
+@pytest.mark.slow
 def test_notebooks_run_from_a_copy_outside_the_clone(installed):
     python, outside, env = installed
     if not os.environ.get("TL_MINIMAL_DATA"):
         pytest.skip("the notebooks need data: set TL_MINIMAL_DATA to the offline copy (data/README.md)")
     notebooks = outside / "notebooks"
-    shutil.copytree(ROOT / "notebooks", notebooks, ignore=SKIP)
+    shutil.copytree(ROOT / "notebooks", notebooks, ignore=skip_outputs)
     check = notebooks / "which_python.ipynb"  # the kernel the notebooks get: the new environment's python
     check.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
         {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "id": "probe",

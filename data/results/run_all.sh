@@ -6,7 +6,7 @@
 #   bash data/results/run_all.sh leak tokenized  # only these tables
 #
 # Tables: matched leak param time long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated
-# overwrite alias distance induction (gated_paper: only the paper's gated rows; paper_experiments: the paper's
+# overwrite alias distance induction (shipped: the checkpoints of data/checkpoints/; gated_paper: only the paper's gated rows; paper_experiments: the paper's
 # recall experiments of issue 24 - recall_width, recall_retrain, recall_more_variants - not in the default list). Each command adds its runs to
 # the file of its table row group here (one file per task and settings: several commands with the same settings
 # share a file, which resumes and grows; protocol, data source, device, commit and command inside). Offline machines: set
@@ -223,6 +223,10 @@ recall_retrain() {  # the paper's retrain recipe: 12.7% (per seed 13.0 / 13.4 / 
 recall_more_variants() {  # table 4's missing rows; the paper trains them on recall but quotes no figure: 3 seeds
   "${E[@]}" study train --variants triple_slot transformer_plus_triple --seeds 0 1 2 --eval-at 200 500 \
     --out $OUT/recall_triple_slot_transformer_plus_triple.json  # -> recall.json
+}
+shipped() {  # the trained models notebooks 01-04 look inside (data/checkpoints/; about 4 minutes each on a quiet CPU):
+  # the lm protocol's 2,000-step runs of lm_2000steps.json, seed 0, kept with their record (not in the default list)
+  "$PY" -m tl_minimal.experiments.ship_checkpoint triple_latent triple_slot --seed 0 --steps 2000
 }
 paper_experiments() {  # issue 24 item 3: all three, then the extra files folded into their tables
   recall_width

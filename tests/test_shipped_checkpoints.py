@@ -1,0 +1,93 @@
+"""The shipped checkpoints (data/checkpoints/) are what their records say: the weights give the recorded
+small-eval BPB, and retraining the same seed reproduces the recorded first losses.
+
+Both checks need the real WikiText-2 bytes the checkpoints were trained and evaluated on (the
+offline copy ``TL_MINIMAL_DATA`` names, as in CI: data/README.md); without them they are skipped.
+The file checks (format, config, record) run everywhere. A few seconds in all, on the CPU.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import pytest
+import torch
+
+from tl_minimal.data import text as data_text
+from tl_minimal.experiments.protocols import protocol
+from tl_minimal.experiments.ship_checkpoint import SMALL_EVAL_CHUNKS, loss_log
+from tl_minimal.experiments.tasks import chunk_eval_set
+from tl_minimal.training.evaluate import in_batches, mean_token_loss
+from tl_minimal.training.recipes import count_parameters, fit
+from tl_minimal.training.shipped import (
+    SHIPPED,
+    ShippedCheckpointMissing,
+    load_shipped,
+    read_record,
+    shipped_paths,
+)
+
+RETRAIN_STEPS = 5
+
+
+def _real_data():
+    """The WikiText-2 splits the shipped models saw, or a skip when TL_MINIMAL_DATA is not set."""
+    if not os.environ.get("TL_MINIMAL_DATA", "").strip():
+        pytest.skip("the shipped models' numbers need the real WikiText-2 bytes: set TL_MINIMAL_DATA (data/README.md)")
+    return data_text.load_split("train"), data_text.load_split("validation")
+
+
+@pytest.mark.parametrize("variant", SHIPPED)
+def test_a_shipped_checkpoint_is_small_and_its_record_describes_it(variant):
+    weights, _ = shipped_paths(variant)
+    assert weights.stat().st_size < 1_100_000, "keep shipped checkpoints small (about 1 MB or less)"
+    model, record = load_shipped(variant)
+    lm = protocol("lm")
+    assert record["variant"] == variant and record["seed"] == 0 and record["steps"] == 2000
+    assert record["config"] == model.config
+    assert {k: record["config"][k] for k in ("d_model", "n_layers", "n_heads", "max_seq_len", "dropout")} == \
+        {"d_model": lm.d_model, "n_layers": lm.n_layers, "n_heads": lm.n_heads, "max_seq_len": lm.seq_len,
+         "dropout": lm.dropout}
+    assert record["params"] == count_parameters(model)
+    assert all(p.dtype == torch.float32 for p in model.parameters())
+    assert record["loss_log"]["steps"][:RETRAIN_STEPS] == list(range(RETRAIN_STEPS))
+    assert record["command"].startswith("python -m tl_minimal.experiments.ship_checkpoint")
+    assert record["committed"]["matches"], "the shipped model should repeat the committed lm_2000steps.json run"
+
+
+@pytest.mark.parametrize("variant", SHIPPED)
+def test_a_shipped_checkpoint_gives_its_recorded_small_eval_bpb(variant):
+    _, valid = _real_data()
+    model, record = load_shipped(variant)
+    x, y = chunk_eval_set(valid.tokens, protocol("lm"))
+    assert record["small_eval"]["chunks"] == SMALL_EVAL_CHUNKS
+    bpb = mean_token_loss(model, in_batches(x[:SMALL_EVAL_CHUNKS], y[:SMALL_EVAL_CHUNKS])) / math.log(2)
+    assert bpb == pytest.approx(record["small_eval"]["bpb"], rel=1e-5)
+    assert bpb < 3.5, "a 2,000-step model is far below the unigram baseline (about 5 bits per byte)"
+
+
+@pytest.mark.parametrize("variant", SHIPPED)
+def test_retraining_the_same_seed_repeats_the_recorded_first_losses(variant):
+    train, _ = _real_data()
+    record = read_record(variant)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the record was made: one thread, the same summation order
+    try:
+        _, history = fit(variant, protocol("lm", steps=RETRAIN_STEPS), record["seed"], train.tokens, device="cpu",
+                         progress=False)
+    finally:
+        torch.set_num_threads(threads)
+    recorded = record["loss_log"]["loss"][:RETRAIN_STEPS]
+    assert history["loss"] == pytest.approx(recorded, rel=1e-5)
+
+
+def test_the_loss_log_keeps_the_first_steps_every_tenth_and_the_last():
+    log = loss_log([float(k) for k in range(45)])
+    assert log["steps"] == [*range(20), 20, 30, 40, 44] and log["loss"] == [float(k) for k in log["steps"]]
+
+
+def test_a_missing_shipped_checkpoint_names_the_command_that_makes_it(tmp_path):
+    with pytest.raises(ShippedCheckpointMissing, match="python -m tl_minimal.experiments.ship_checkpoint "
+                                                       "triple_slot --seed 3 --steps 2000"):
+        load_shipped("triple_slot", seed=3, folder=tmp_path)

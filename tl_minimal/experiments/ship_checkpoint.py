@@ -1,0 +1,128 @@
+"""Make a shipped checkpoint: train a byte-level WikiText-2 model as the committed 2,000-step runs do, keep it.
+
+    python -m tl_minimal.experiments.ship_checkpoint triple_latent              # seed 0, 2,000 steps
+    python -m tl_minimal.experiments.ship_checkpoint triple_slot --seed 0 --steps 2000
+
+The run is the lm task's, step for step: the ``lm`` protocol (d = 64, 3 layers, 16 windows of
+128 bytes per step, AdamW at lr 3e-4, constant), trained by the one recipe
+(:func:`~tl_minimal.training.recipes.fit`, which seeds and builds through ``seeded_model``) and
+evaluated on the protocol's validation chunks (the first 128 batches of 16 non-overlapping
+chunks), so with the same data, seed and steps its validation BPB is the ``value`` of that
+(variant, seed) in ``data/results/lm_2000steps.json``. The record says whether it matches.
+
+It writes two files in ``data/checkpoints/`` (:mod:`tl_minimal.training.shipped` reads them):
+the weights (float32, under 1 MB) and a JSON record holding
+
+    variant, seed, steps, vocab_size, params, config, protocol   what was trained, and how
+    command, git_commit, date, torch, python, threads           where it came from
+    data_source, train_seconds                                  on what, and how long training took
+    loss_log {"steps", "loss"}      the training loss (nats) at every one of the first
+                                    ``FIRST_STEPS`` steps, then every ``LOG_EVERY``, and the last
+    val_bpb                         the lm protocol's evaluation (what lm_2000steps.json records)
+    small_eval {"chunks", "bpb"}    the same evaluation on its first ``SMALL_EVAL_CHUNKS`` chunks
+                                    (what the test recomputes in a second)
+    committed {"file", "value", "matches"}   the committed 2,000-step run of this variant and seed
+
+Use one thread (``OMP_NUM_THREADS=1``): the committed runs did, and the loss log is then
+reproduced exactly by the test's few-step retraining. About 3 minutes per model on a quiet CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import platform
+import sys
+
+import torch
+
+from ..registry import VARIANTS
+from ..training.evaluate import in_batches, mean_token_loss
+from ..training.recipes import count_parameters, fit
+from ..training.shipped import SHIPPED, remake_command, save_shipped
+from .protocols import protocol
+from .provenance import git_commit
+from .results.files import results_dir
+from .tasks.paper import load_lm
+
+FIRST_STEPS = 20  # the loss at every step up to here (the test retrains the first few)
+LOG_EVERY = 10  # then every LOG_EVERY steps
+SMALL_EVAL_CHUNKS = 32  # the small evaluation the test repeats: two batches of 16 chunks
+COMMITTED = "lm_2000steps.json"  # the committed runs this one repeats
+
+
+def loss_log(losses: list[float]) -> dict:
+    """The losses worth keeping: every one of the first FIRST_STEPS steps, every LOG_EVERY-th after, the last."""
+    steps = [k for k in range(len(losses)) if k < FIRST_STEPS or k % LOG_EVERY == 0 or k == len(losses) - 1]
+    return {"steps": steps, "loss": [losses[k] for k in steps]}
+
+
+def bpb(model, x: torch.Tensor, y: torch.Tensor) -> float:
+    """Bits per byte of ``model`` on the chunks x, y (the lm task's evaluation)."""
+    return mean_token_loss(model, in_batches(x, y)) / math.log(2)
+
+
+def committed_value(variant: str, seed: int, steps: int) -> dict | None:
+    """The committed run of (variant, seed) at ``steps`` in :data:`COMMITTED`, or None when there is none."""
+    if steps != 2000:
+        return None
+    results = json.loads((results_dir() / COMMITTED).read_text(encoding="utf-8"))
+    for run in results["runs"]:
+        if run["variant"] == variant and run["seed"] == seed:
+            return {"file": f"data/results/{COMMITTED}", "value": run["value"]}
+    return None
+
+
+def make(variant: str, seed: int = 0, steps: int = 2000, folder=None, progress: bool = False) -> dict:
+    """Train ``variant`` on the lm protocol for ``steps``, evaluate it, write its two files; returns the record."""
+    p = protocol("lm", steps=steps, seeds=(seed,))
+    data = load_lm(p)
+    model, history = fit(variant, p, seed, data.train, device="cpu", progress=progress)
+    x, y = data.eval
+    record = {
+        "variant": variant, "seed": seed, "steps": steps, "vocab_size": p.vocab_size,
+        "params": count_parameters(model), "config": dict(model.config), "protocol": p.to_dict(),
+        "command": remake_command(variant, seed, steps), "git_commit": git_commit(),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "torch": torch.__version__, "python": platform.python_version(), "threads": torch.get_num_threads(),
+        "data_source": data.source, "train_seconds": round(history["seconds"], 1),
+        "loss_log": loss_log(history["loss"]),
+        "val_bpb": bpb(model, x, y),
+        "small_eval": {"chunks": SMALL_EVAL_CHUNKS, "bpb": bpb(model, x[:SMALL_EVAL_CHUNKS], y[:SMALL_EVAL_CHUNKS])},
+    }
+    committed = committed_value(variant, seed, steps)
+    if committed is not None:
+        committed["matches"] = abs(committed["value"] - record["val_bpb"]) < 1e-6
+    record["committed"] = committed
+    save_shipped(model, variant, p.vocab_size, record, seed, steps, folder)
+    return record
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tl_minimal.experiments.ship_checkpoint",
+                                     description="Train a byte-level WikiText-2 model as lm_2000steps.json's runs "
+                                                 "and write it to data/checkpoints/ (weights + record).")
+    parser.add_argument("variants", nargs="+", help=f"variants to train (shipped: {', '.join(SHIPPED)})")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--out-dir", default=None, help="folder for the two files (default: data/checkpoints/)")
+    parser.add_argument("--progress", action="store_true", help="show a progress bar")
+    args = parser.parse_args(argv)
+    if args.steps < 1:
+        parser.error(f"--steps must be >= 1, got {args.steps}")
+    unknown = [v for v in args.variants if v not in VARIANTS]
+    if unknown:
+        parser.error(f"unknown variant(s) {', '.join(unknown)}: expected one of {', '.join(VARIANTS)}")
+    for variant in args.variants:
+        r = make(variant, args.seed, args.steps, args.out_dir, args.progress)
+        c = r["committed"]
+        against = f"; committed {c['value']:.6f} ({'matches' if c['matches'] else 'DIFFERS'})" if c else ""
+        print(f"{variant} seed {args.seed}: {args.steps} steps in {r['train_seconds']} s, "
+              f"val BPB {r['val_bpb']:.6f}{against}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
