@@ -11,7 +11,7 @@ two sources:
   memory, and the machine it ran on).
 
 Symbols: ``words`` (Markdown words), ``code_lines``, ``figures`` (image outputs), ``reading_min``,
-``run_s`` (``wall_s`` of the cost file), ``total_min`` = reading + running, rounded up to 5 minutes.
+``run_s`` (``wall_s`` of the cost file), ``total_min`` = reading + running, to the nearest 5 minutes.
 
 An exercise's line keeps its own estimate of the work (writing code is not reading) and adds the
 measured run time of its worked solution.
@@ -80,8 +80,9 @@ def cost_of(costs: dict, ipynb: str) -> dict:
     return costs[ipynb]
 
 
-def round_up_5(minutes: float) -> int:
-    return 5 * max(1, math.ceil(minutes / 5 - 1e-9))
+def round_5(minutes: float) -> int:
+    """To the nearest 5 minutes, at least 5: 'about 60 minutes' for 58-62."""
+    return 5 * max(1, math.floor(minutes / 5 + 0.5))
 
 
 def run_phrase(cost: dict) -> str:
@@ -102,7 +103,7 @@ def notebook_times(root: Path) -> list[dict]:
     for ipynb in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         rel = ipynb.relative_to(root).as_posix()
         r, cost = reading(ipynb), cost_of(costs, rel)
-        total = round_up_5(r["reading_min"] + cost["wall_s"] / 60)
+        total = round_5(r["reading_min"] + cost["wall_s"] / 60)
         line = comment(f"**Time.** About {total} minutes: {r['reading_min']:.0f} of reading ({r['words']} words at "
                        f"{WORDS_PER_MIN} a minute, {r['code_lines']} lines of code at {CODE_LINES_PER_MIN}, "
                        f"{r['figures']} figures at half a minute each) and a run of every cell in default mode, "
