@@ -268,7 +268,7 @@ plt.show()
 # | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 35 min (runs in 34 s) |
 # | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 25 min (runs in 48 s) |
 # | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state, trained on associative recall; optional: induction heads | 03, 05 | 50 min (runs in 192 s) |
-# | `07_paper_reproduction` | a fair comparison (what `transformer_plus_triple`'s 80-step lead measures); which of the paper's claims hold, with several seeds | 03-06 | 100 min (runs in 42 s) |
+# | `07_paper_reproduction` | a fair comparison (what `transformer_plus_triple`'s 80-step lead measures); which of the paper's claims hold, with several seeds | 03-06 | 110 min (runs in 39 s) |
 # | `08_speed` | loop, fast and step forms timed; the cost of the next token | 01-03 | 40 min (runs in 44 s) |
 #
 # Exercises 01-06 (`notebooks/exercises/`) follow the notebook of the same number; each takes

@@ -13,8 +13,10 @@ from tl_minimal.experiments.suite import Suite
 OLD_SUITE_FILES, OLD_RUNS = 110, 391  # counted in the per-command layout this merge replaced (129 files)
 # files merged in since, with their runs (issue 24): the paper's d=60 parameter-matched rows (2 files x 3
 # seeds), one 200-step recall run of the paper as printed, table 4's triple_slot and
-# transformer_plus_triple rows (2 files x 3 seeds), the paper's gated hybrid and ours at d=80 (2 files x 5 seeds)
-ADDED_FILES, ADDED_RUNS = 7, 23
+# transformer_plus_triple rows (2 files x 3 seeds), the paper's gated hybrid and ours at d=80 (2 files x 5 seeds);
+# then the rest of the paper's recall experiments: the printed form at d=64 and d=80 (2 x 5), the retrain recipe
+# coded and printed (2 x 5), and d=96 (the paper's coded form 3 + 2 seeds, printed 3 + 2, ours 5)
+ADDED_FILES, ADDED_RUNS = 16, 58
 
 
 def _suite(task="overwrite", variant="transformer", seeds=(0,), overrides=None, steps=200, commit="abc", **extra):

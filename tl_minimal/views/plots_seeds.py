@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from .palette import CATEGORICAL, INK
+from .plots import MAX_WIDTH
 
 
 @dataclass
@@ -71,7 +72,7 @@ def seeds_beside_paper(panels: dict, yardsticks: dict | None = None, title: str 
     if len(yardsticks) > 2:
         raise ValueError(f"at most two yardsticks, got {list(yardsticks)}")
     widths = [max(2, len(groups)) for groups in panels.values()]
-    fig, axes = plt.subplots(1, len(panels), figsize=(min(12, 1.1 * sum(widths) + 1.5), 3.6),
+    fig, axes = plt.subplots(1, len(panels), figsize=(min(MAX_WIDTH, 1.1 * sum(widths) + 1.5), 3.8),
                              gridspec_kw={"width_ratios": widths}, squeeze=False)
     for ax, (name, groups) in zip(axes[0], panels.items()):
         _draw_panel(ax, groups, yardsticks)
