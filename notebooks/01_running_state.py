@@ -24,7 +24,7 @@
 # **Prerequisites.** Notebook 00 (the layer figure and the glossary). PyTorch: broadcasting,
 # `torch.cumprod`, batched matrix products.
 #
-# **Time.** About 45 minutes: 45 of reading (2514 words at 150 a minute, 230 lines of code at 10, 11
+# **Time.** About 45 minutes: 45 of reading (2514 words at 150 a minute, 226 lines of code at 10, 11
 # figures at half a minute each) and a run of every cell in default mode, measured at 24 s (CPU
 # 21 s, peak 625 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -477,19 +477,15 @@ plt.show()
 # same `triple_latent`, the same seed and protocol, 2,000 steps, exactly as the committed
 # 2,000-step runs of notebook 07 (`data/results/lm_2000steps.json`). Training it takes minutes on a
 # CPU, so the repository ships it (`data/checkpoints/`), made by the command printed below;
-# `load_shipped` reads it with its record (how it was made, its training losses, its validation
-# BPB). Set `RETRAIN = True` to retrain it here instead (its training time is printed).
+# `shipped_or_retrained` reads it with its record (how it was made, its training losses, its
+# validation BPB). Set `RETRAIN = True` to retrain it here instead (its training time is printed).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from tl_minimal.training.shipped import load_shipped
+from tl_minimal.experiments.ship_checkpoint import shipped_or_retrained
 
 RETRAIN = False  # True: train the 2,000-step model here instead of loading the shipped one
-long_model, long_record = load_shipped("triple_latent", device=DEVICE)
-if RETRAIN:
-    long_model, _ = fit("triple_latent", protocol("lm", steps=long_record["steps"]), seed=0, device=DEVICE,
-                        data=train_split.tokens, progress=True)
-    long_model.eval()
+long_model, long_record = shipped_or_retrained("triple_latent", RETRAIN, train_split.tokens, DEVICE)
 LONG = long_record["steps"]
 print(f"made by: {long_record['command']}  ({long_record['train_seconds'] / 60:.1f} min of training on "
       f"{long_record['threads']} CPU thread)")

@@ -21,7 +21,7 @@
 # **Prerequisites.** Notebook 01 (the running state $s_t$, the unrolled sum, `fit`). The outer
 # product of two vectors.
 #
-# **Time.** About 30 minutes: 28 of reading (1536 words at 150 a minute, 135 lines of code at 10, 8
+# **Time.** About 30 minutes: 27 of reading (1536 words at 150 a minute, 131 lines of code at 10, 8
 # figures at half a minute each) and a run of every cell in default mode, measured at 29 s (CPU
 # 26 s, peak 580 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -205,14 +205,14 @@ print("sum of the weights + weight of P_-1 = 1:", round(w[0, 0, :, 0].sum().item
 #
 # Eighty steps is a very short training, so beside it we look at the same model trained 25 times
 # longer: same seed and protocol, 2,000 steps, as the committed 2,000-step runs of notebook 07. The
-# repository ships it (`data/checkpoints/`, made by the command printed below); `load_shipped` reads
-# it. Set `RETRAIN = True` to retrain it here instead (its training time is printed).
+# repository ships it (`data/checkpoints/`, made by the command printed below); `shipped_or_retrained`
+# reads it. Set `RETRAIN = True` to retrain it here instead (its training time is printed).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 from tl_minimal.experiments.protocols import protocol
+from tl_minimal.experiments.ship_checkpoint import shipped_or_retrained
 from tl_minimal.training.recipes import fit
-from tl_minimal.training.shipped import load_shipped
 
 lm = protocol("lm", steps=STEPS)
 train_split = data_text.load_split("train")
@@ -221,11 +221,7 @@ UNIGRAM_BPB = unigram_bits(train_split.tokens, valid_split.tokens[1:], data_text
 
 model, history = fit("triple_latent", lm, seed=0, device=DEVICE, data=train_split.tokens, progress=False)
 RETRAIN = False  # True: train the 2,000-step model here instead of loading the shipped one
-long_model, long_record = load_shipped("triple_latent", device=DEVICE)
-if RETRAIN:
-    long_model, _ = fit("triple_latent", protocol("lm", steps=long_record["steps"]), seed=0, device=DEVICE,
-                        data=train_split.tokens, progress=True)
-    long_model.eval()
+long_model, long_record = shipped_or_retrained("triple_latent", RETRAIN, train_split.tokens, DEVICE)
 LONG = long_record["steps"]
 bits = [v / math.log(2) for v in history["loss"]]  # history is in nats: / ln 2 -> bits per byte
 print(f"{history['steps']} steps in {history['seconds']:.0f} s; training loss {bits[0]:.3f} -> {bits[-1]:.3f} "

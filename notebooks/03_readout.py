@@ -30,7 +30,7 @@
 # **Prerequisites.** Notebooks 01 (running state, the chunked algorithm, `fit`) and 02 (pair
 # memory). Softmax attention: queries, keys, values, the KV cache.
 #
-# **Time.** About 60 minutes: 60 of reading (4063 words at 150 a minute, 296 lines of code at 10, 6
+# **Time.** About 60 minutes: 59 of reading (4063 words at 150 a minute, 293 lines of code at 10, 6
 # figures at half a minute each) and a run of every cell in default mode, measured at 37 s (CPU
 # 34 s, peak 854 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -530,10 +530,10 @@ print("final states equal:", torch.allclose(state["P"], state_all["P"]) and torc
 # %%
 # NBVAL_IGNORE_OUTPUT
 from tl_minimal.experiments.protocols import protocol
+from tl_minimal.experiments.ship_checkpoint import shipped_or_retrained
 from tl_minimal.experiments.tasks import chunk_eval_set
 from tl_minimal.training.evaluate import bits_per_byte
 from tl_minimal.training.recipes import count_parameters, fit
-from tl_minimal.training.shipped import load_shipped
 
 lm = protocol("lm", steps=STEPS, eval_batches=EVAL_BATCHES)
 train_split = data_text.load_split("train")
@@ -551,10 +551,7 @@ for variant in ("transformer", "triple_latent"):
     bpb[variant] = bits_per_byte(models[variant], batches)
 
 RETRAIN = False  # True: train the 2,000-step model here instead of loading the shipped one
-long_model, long_record = load_shipped("triple_latent", device=DEVICE)
-if RETRAIN:
-    long_model, _ = fit("triple_latent", protocol("lm", steps=long_record["steps"]), seed=0, device=DEVICE,
-                        data=train_split.tokens, progress=True)
+long_model, long_record = shipped_or_retrained("triple_latent", RETRAIN, train_split.tokens, DEVICE)
 LONG = long_record["steps"]
 print(f"{LONG} steps: made by {long_record['command']} ({long_record['train_seconds'] / 60:.1f} min of training), "
       f"validation BPB {bits_per_byte(long_model.eval(), batches):.3f} on these chunks")

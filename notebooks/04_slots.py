@@ -46,7 +46,7 @@
 # **Prerequisites.** Notebooks 01-03 (running state, pair memory, readout); softmax and entropy.
 # Every symbol is in the glossary of notebook `00_start_here.ipynb`.
 #
-# **Time.** About 35 minutes: 36 of reading (1750 words at 150 a minute, 203 lines of code at 10, 8
+# **Time.** About 35 minutes: 36 of reading (1750 words at 150 a minute, 200 lines of code at 10, 8
 # figures at half a minute each) and a run of every cell in default mode, measured at 34 s (CPU
 # 32 s, peak 604 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -67,6 +67,7 @@ import torch
 
 from tl_minimal.data import text as data_text
 from tl_minimal.experiments.protocols import protocol
+from tl_minimal.experiments.ship_checkpoint import shipped_or_retrained
 from tl_minimal.pair_memory import pair_memory
 from tl_minimal.readout import pair_readout
 from tl_minimal.running_state import previous_states
@@ -75,7 +76,6 @@ from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import bits_per_byte, unigram_bits
 from tl_minimal.training.recipes import count_parameters, fit
-from tl_minimal.training.shipped import load_shipped
 from tl_minimal.views import plots, plots_slots, widgets
 
 # %% [markdown]
@@ -241,10 +241,7 @@ unigram = unigram_bits(train_split.tokens, torch.cat([yb for _, yb in eval_set])
 print(f"unigram baseline (no context): validation BPB {unigram:.3f}")
 
 RETRAIN = False  # True: train the 2,000-step triple_slot here instead of loading the shipped one
-long_model, long_record = load_shipped("triple_slot", device=DEVICE)
-if RETRAIN:
-    long_model, _ = fit("triple_slot", LP.replace(steps=long_record["steps"]), seed=0, device=DEVICE,
-                        data=train_split.tokens, progress=True)
+long_model, long_record = shipped_or_retrained("triple_slot", RETRAIN, train_split.tokens, DEVICE)
 LONG = long_record["steps"]
 print(f"triple_slot, {LONG} steps (made by: {long_record['command']}, {long_record['train_seconds'] / 60:.1f} min "
       f"of training): validation BPB {bits_per_byte(long_model.eval(), eval_set):.3f}")

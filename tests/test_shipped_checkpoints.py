@@ -16,6 +16,7 @@ import torch
 
 from tl_minimal.data import text as data_text
 from tl_minimal.experiments.protocols import protocol
+from tl_minimal.experiments import ship_checkpoint
 from tl_minimal.experiments.ship_checkpoint import SMALL_EVAL_CHUNKS, loss_log
 from tl_minimal.experiments.tasks import chunk_eval_set
 from tl_minimal.training.evaluate import in_batches, mean_token_loss
@@ -80,6 +81,26 @@ def test_retraining_the_same_seed_repeats_the_recorded_first_losses(variant):
         torch.set_num_threads(threads)
     recorded = record["loss_log"]["loss"][:RETRAIN_STEPS]
     assert history["loss"] == pytest.approx(recorded, rel=1e-5)
+
+
+def test_the_notebooks_get_the_shipped_model_or_the_same_run_retrained(monkeypatch):
+    train, _ = _real_data()
+    model, record = ship_checkpoint.shipped_or_retrained("triple_latent")
+    shipped, shipped_record = load_shipped("triple_latent")
+    assert record == shipped_record
+    assert all(torch.equal(a, b) for a, b in zip(model.state_dict().values(), shipped.state_dict().values()))
+    # retrain=True trains the record's steps with the record's seed; 2 steps here instead of 2,000
+    monkeypatch.setattr(ship_checkpoint, "load_shipped", lambda *a, **k: (shipped, {**record, "steps": 2}))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        retrained, kept = ship_checkpoint.shipped_or_retrained("triple_latent", retrain=True, data=train.tokens)
+        expected, _ = fit("triple_latent", protocol("lm", steps=2), record["seed"], train.tokens, device="cpu",
+                          progress=False)
+    finally:
+        torch.set_num_threads(threads)
+    assert kept["steps"] == 2 and not retrained.training
+    assert all(torch.equal(a, b) for a, b in zip(retrained.state_dict().values(), expected.state_dict().values()))
 
 
 def test_the_loss_log_keeps_the_first_steps_every_tenth_and_the_last():
