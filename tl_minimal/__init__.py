@@ -30,7 +30,7 @@ from .registry import VARIANTS, build_model, default_config
 from .running_state import running_state
 from .training.device import get_device
 
-__version__ = "1.0.0"  # the only place the version is written (pyproject reads it)
+__version__ = "2.0.0"  # the only place the version is written (pyproject reads it)
 
 __all__ = [
     "VARIANTS",

@@ -61,8 +61,8 @@ class LanguageModel(nn.Module):
 
     def __init__(self, config: ModelConfig):
         super().__init__()
-        # model.config: the settings dict (what build_model took; results files save it)
-        self.variant, self.vocab_size, self.config = config.variant, config.vocab_size, config.settings()
+        # model.config: the ModelConfig it was built from (config.settings(): the flat dict results files save)
+        self.variant, self.vocab_size, self.config = config.variant, config.vocab_size, config
         d, self.max_seq_len = config.d_model, config.max_seq_len
         self.embed = nn.Embedding(self.vocab_size, d)  # E  [V, d]
         self.pos = nn.Embedding(self.max_seq_len, d)  # W_pos  [max_seq_len, d]

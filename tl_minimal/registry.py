@@ -36,12 +36,6 @@ Settings
                                               gate's form ("scalar" or "query_vector") and its
                                               initial bias (0; the paper's retrain recipe -2)
 
-Renamed settings: ``temperature`` is now ``score_scale`` and ``learnable_temperature`` is
-``learnable_score_scale`` (a "temperature" divides scores; beta multiplies them). The old names
-are still read, by :func:`build_model`, :func:`resolve_config` and :func:`default_config`'s
-dict (so ``--set temperature=2`` and saved configs keep working), with a DeprecationWarning
-naming the new one.
-
 :func:`is_gated_hybrid` is the one test for "does this model have the key-value memory".
 """
 
@@ -49,7 +43,6 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-import warnings
 
 from .checks import check_conv_kernel, check_kv_settings, check_mode, check_positive_ints, check_read_gate
 from .kv_fusion import QUERY_ALIGNS, READ_GATES, KVConfig
@@ -84,36 +77,10 @@ DEFAULTS: dict[str, dict] = {
     "gated_hybrid_printed": {**COMMON, **RECURRENT, **CONV, **GATED_PRINTED},
 }
 VARIANTS: tuple[str, ...] = tuple(DEFAULTS)
-# old setting name -> new name (read with a DeprecationWarning)
-RENAMED = {"temperature": "score_scale", "learnable_temperature": "learnable_score_scale"}
-
 _POSITIVE_INTS = ("d_model", "n_layers", "n_heads", "max_seq_len", "state_dim", "num_slots",
                   "conv_kernel", "assoc_dim")
 _BOOLS = ("conv_causal", "learnable_score_scale", "write_gate", "gate_outside_norm", "tie_qk", "supersede")
 _REALS = ("lam_bias", "gam_bias", "read_gate_bias")
-
-
-def current_name(key: str) -> str:
-    """The setting's name today: a renamed one's new name (with a DeprecationWarning), else ``key``."""
-    new = RENAMED.get(key)
-    if new is None:
-        return key
-    warnings.warn(f"the setting {key!r} is now called {new!r} (beta multiplies the scores: it is a "
-                  f"score scale, not a temperature); read {key!r} as {new!r}", DeprecationWarning, stacklevel=3)
-    return new
-
-
-class Settings(dict):
-    """A variant's settings (a plain dict), in which a renamed setting's old name still reads."""
-
-    def __contains__(self, key):
-        return super().__contains__(current_name(key))
-
-    def __getitem__(self, key):
-        return super().__getitem__(current_name(key))
-
-    def get(self, key, default=None):
-        return super().get(current_name(key), default)
 
 
 def _check_variant(variant) -> str:
@@ -124,18 +91,7 @@ def _check_variant(variant) -> str:
 
 def default_config(variant: str) -> dict:
     """The settings ``build_model(variant, V)`` uses when none are given (a fresh copy)."""
-    return Settings(DEFAULTS[_check_variant(variant)])
-
-
-def _renamed(config: dict) -> dict:
-    """``config`` with old setting names replaced by new ones; ValueError if both are given."""
-    out = {}
-    for key, value in config.items():
-        new = current_name(key)
-        if new != key and new in config:
-            raise ValueError(f"both {key!r} and {new!r} are given: give only {new!r}")
-        out[new] = value
-    return out
+    return dict(DEFAULTS[_check_variant(variant)])
 
 
 def _check_types(cfg: dict) -> None:
@@ -155,7 +111,6 @@ def _check_types(cfg: dict) -> None:
 def resolve_config(variant: str, **config) -> dict:
     """Defaults updated by ``config``, every value checked; ValueError says what is expected."""
     allowed = DEFAULTS[_check_variant(variant)]
-    config = _renamed(config)
     unknown = sorted(set(config) - set(allowed))
     if unknown:
         raise ValueError(f"variant {variant!r} has no setting(s) {', '.join(map(repr, unknown))}; "
