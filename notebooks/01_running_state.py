@@ -406,7 +406,7 @@ widgets.pulse_memory_widget(lam=0.9)
 
 # %%
 from tl_minimal.training.protocols import protocol
-from tl_minimal.models import checked_ids
+from tl_minimal.checks import checked_ids
 from tl_minimal.training.recipes import build, fit, make_sampler
 from tl_minimal.training.train import clip_options, make_optimizer, seed_everything
 

@@ -1,4 +1,5 @@
-"""``python -m tl_minimal.convert OLD.pt NEW.pt``: a model file saved by tl_minimal 1.x reads in 2.0, same weights.
+"""``python -m tl_minimal.convert OLD.pt NEW.pt``: a model file saved by tl_minimal 1.x reads in 2.0, same
+weights.
 
 The fixture ``tests/fixtures/lm_triple_latent_1x.pt`` is the shipped triple_latent checkpoint as 1.0 wrote
 it (format "tl_minimal shipped model 1"); ``data/checkpoints`` holds the same model converted.
@@ -39,14 +40,15 @@ def test_2_0_refuses_a_1x_file_and_names_the_command(tmp_path):
     weights, record = shipped_paths("triple_latent", folder=tmp_path)
     shutil.copy(OLD, weights)
     shutil.copy(shipped_paths("triple_latent")[1], record)
-    with pytest.raises(ValueError, match="python -m tl_minimal.convert"):
+    with pytest.raises(ValueError, match=r"python -m tl_minimal\.convert"):
         load_shipped("triple_latent", folder=tmp_path)
 
 
 def test_the_renamed_score_scale_setting_and_weight_convert():
     torch.manual_seed(0)
     model = build_model("gated_hybrid", 64, score_scale=3.0, learnable_score_scale=True)
-    state = {("kv.log_temperature" if k == "kv.log_score_scale" else k): v for k, v in model.state_dict().items()}
+    old_name = {"kv.log_score_scale": "kv.log_temperature"}
+    state = {old_name.get(k, k): v for k, v in model.state_dict().items()}
     old = {"format": SHIPPED_1, "variant": "gated_hybrid", "vocab_size": 64, "model": state,
            "config": {**model.config.settings(), "temperature": 3.0, "learnable_temperature": True}}
     del old["config"]["score_scale"], old["config"]["learnable_score_scale"]
@@ -57,5 +59,5 @@ def test_the_renamed_score_scale_setting_and_weight_convert():
     assert torch.equal(again.kv.log_score_scale, model.kv.log_score_scale)
     checkpoint = convert({"format": CHECKPOINT, "model": state, "step": 3})
     assert checkpoint["step"] == 3 and list(checkpoint["model"]) == list(model.state_dict())
-    with pytest.raises(ValueError, match="not a tl_minimal 1.x model file"):
+    with pytest.raises(ValueError, match=r"not a tl_minimal 1\.x model file"):
         convert({"format": "something else"})

@@ -26,9 +26,9 @@ import pytest
 import torch
 from matplotlib.colors import rgb_to_hsv, to_rgb
 
+from tl_minimal import views
 from tl_minimal.conv import conv_fast
 from tl_minimal.data import recall as data_recall
-from tl_minimal import views
 from tl_minimal.views import alt_text, diagrams, palette, plots, plots_conv, plots_retrieval
 
 views.use_course_style()  # the notebooks' one call: every figure below uses the course's palette

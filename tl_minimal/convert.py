@@ -32,7 +32,9 @@ def renamed_weights(state: dict) -> dict:
     """``state`` with every 1.x weight name replaced by its 2.0 name (same tensors, same order)."""
     def new(key: str) -> str:
         head, _, last = key.rpartition(".")
-        return f"{head}.{RENAMED_WEIGHTS[last]}" if head and last in RENAMED_WEIGHTS else RENAMED_WEIGHTS.get(key, key)
+        if head and last in RENAMED_WEIGHTS:
+            return f"{head}.{RENAMED_WEIGHTS[last]}"
+        return RENAMED_WEIGHTS.get(key, key)
     return {new(k): v for k, v in state.items()}
 
 
@@ -44,10 +46,12 @@ def convert(saved: dict) -> dict:
     if fmt == CHECKPOINT:
         return {**saved, "model": renamed_weights(saved["model"])}
     if fmt != SHIPPED_1:
-        raise ValueError(f"not a tl_minimal 1.x model file: format {fmt!r} (expected {SHIPPED_1!r} or {CHECKPOINT!r})")
+        raise ValueError(f"not a tl_minimal 1.x model file: format {fmt!r} "
+                         f"(expected {SHIPPED_1!r} or {CHECKPOINT!r})")
     config = {RENAMED_SETTINGS.get(k, k): v for k, v in saved["config"].items()}
     out = {**saved, "format": SHIPPED, "config": config, "model": renamed_weights(saved["model"])}
-    build_model(out["variant"], out["vocab_size"], **config).load_state_dict(out["model"])  # strict: every weight
+    # check: the 2.0 model of these settings takes every weight (strict)
+    build_model(out["variant"], out["vocab_size"], **config).load_state_dict(out["model"])
     return out
 
 

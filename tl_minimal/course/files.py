@@ -37,17 +37,19 @@ def results_dir() -> Path:
     if override:
         path = Path(override).expanduser()
         if not path.is_dir():
-            raise FileNotFoundError(f"{RESULTS_ENV}={override} is not a folder; point it at a folder of results "
-                                    "files (a copy of the repository's data/results) or unset it")
+            raise FileNotFoundError(f"{RESULTS_ENV}={override} is not a folder; point it at a folder of "
+                                    "results files (a copy of the repository's data/results) or unset it")
         return path
     found = committed_folder("data/results", "tl_minimal.results_files")
     if found is None:
         raise FileNotFoundError("no results folder: not a clone (no data/results) and no installed "
-                                f"tl_minimal.results_files; set {RESULTS_ENV} to a copy of the repository's data/results")
+                                f"tl_minimal.results_files; set {RESULTS_ENV} to a copy of the "
+                                "repository's data/results")
     return found
 
 
 def checkpoint_dir() -> Path:
     """The folder of the shipped checkpoints: the clone's data/checkpoints, else the installed copy (a missing
     one is the clone's path, so the error names where the files belong)."""
-    return committed_folder("data/checkpoints", "tl_minimal.checkpoint_files") or CLONE / "data" / "checkpoints"
+    found = committed_folder("data/checkpoints", "tl_minimal.checkpoint_files")
+    return found if found is not None else CLONE / "data" / "checkpoints"

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import torch
 
-from ..data import text as data_text
 from ..convert import SHIPPED as FORMAT
+from ..data import text as data_text
 from ..registry import build_model
 from ..training.protocols import protocol
 from ..training.recipes import fit
@@ -90,9 +90,9 @@ def load_shipped(variant: str, seed: int = 0, steps: int = 2000, folder=None, de
     record = read_record(variant, seed, steps, folder)
     saved = torch.load(weights_path, map_location="cpu", weights_only=True)
     if not isinstance(saved, dict) or saved.get("format") != FORMAT:
-        raise ValueError(f"{weights_path} is not a shipped tl_minimal 2.0 model (format "
-                         f"{saved.get('format') if isinstance(saved, dict) else None!r}, expected {FORMAT!r}); "
-                         f"a 1.x file converts with: python -m tl_minimal.convert OLD.pt NEW.pt")
+        found = saved.get("format") if isinstance(saved, dict) else None
+        raise ValueError(f"{weights_path} is not a shipped tl_minimal 2.0 model (format {found!r}, expected "
+                         f"{FORMAT!r}); a 1.x file converts with: python -m tl_minimal.convert OLD.pt NEW.pt")
     if saved["variant"] != variant:
         raise ValueError(f"{weights_path} holds a {saved['variant']!r} model, not {variant!r}")
     model = build_model(variant, saved["vocab_size"], **saved["config"])
@@ -115,7 +115,7 @@ def save_shipped(model, variant: str, vocab_size: int, record: dict, seed: int =
 
 def shipped_or_retrained(variant: str, retrain: bool = False, data=None, device="cpu", seed: int = 0,
                          steps: int = 2000):
-    """The shipped model and its record; with ``retrain=True`` the model is trained here instead, as it was made.
+    """The shipped model and its record; ``retrain=True`` trains the model here instead, as it was made.
 
     What the notebooks' "look inside" sections call: the record (how the shipped model was made) is
     returned either way. ``data``: the training tokens (default: the lm protocol's, WikiText-2's train split).

@@ -66,8 +66,9 @@ class Protocol:
     def train_config(self, **changes) -> TrainConfig:
         """The training loop's :class:`~tl_minimal.training.train.TrainConfig`: this protocol's optimizer
         settings (lr, weight decay, AdamW betas, clipping, warmup), then ``changes`` (device, progress, ...)."""
-        return dataclasses.replace(TrainConfig(lr=self.lr, weight_decay=self.weight_decay, betas=tuple(self.betas),
-                                               grad_clip=self.grad_clip, warmup_steps=self.warmup_steps), **changes)
+        config = TrainConfig(lr=self.lr, weight_decay=self.weight_decay, betas=tuple(self.betas),
+                             grad_clip=self.grad_clip, warmup_steps=self.warmup_steps)
+        return dataclasses.replace(config, **changes)
 
     def replace(self, **changes) -> Protocol:
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -164,7 +165,8 @@ def make(table: dict, task: str, changes: dict) -> Protocol:
     fields = type(table[task]).field_names()
     for key in changes:
         if key not in fields:
-            raise ValueError(f"--protocol {key}: the {task} protocol has no such field; it has: {', '.join(fields)}")
+            raise ValueError(f"--protocol {key}: the {task} protocol has no such field; "
+                             f"it has: {', '.join(fields)}")
     return table[task].replace(**changes)
 
 

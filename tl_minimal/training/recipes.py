@@ -26,6 +26,7 @@ A model that is only looked at, not trained (a diagnosis at initialization), com
 from __future__ import annotations
 
 import dataclasses
+
 import torch
 
 from ..data import recall as data_recall

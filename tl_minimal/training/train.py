@@ -44,8 +44,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..checks import checked_ids
 from ..data.recall import IGNORE
-from ..models import checked_ids
 from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint  # noqa: F401  (re-exported)
 from .device import clip_options, get_device, optimizer_options
 from .distributed import any_rank, initialized, is_main, unwrap  # noqa: F401  (unwrap re-exported: the model in DDP)

@@ -48,7 +48,7 @@ import torch.nn.functional as F
 
 from ..tasks import induction_data as data_induction
 from ...data import text as data_text
-from ...models import checked_ids
+from ...checks import checked_ids
 from ...training.evaluate import FORWARD_BATCH, evaluating, in_batches, mean_token_loss, unigram_bits
 from ...training.recipes import fit
 from ...training.train import TrainConfig, loss_curve, unwrap
