@@ -34,16 +34,15 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import math
 import platform
 import sys
 
 import torch
 
+from ..course.shipped import SHIPPED, remake_command, save_shipped
 from ..registry import VARIANTS
-from ..training.evaluate import in_batches, mean_token_loss
+from ..training.evaluate import bits_per_byte, in_batches
 from ..training.recipes import count_parameters, fit
-from ..course.shipped import SHIPPED, load_shipped, remake_command, save_shipped
 from .protocols import protocol
 from .provenance import git_commit
 from .results.files import results_dir
@@ -59,11 +58,6 @@ def loss_log(losses: list[float]) -> dict:
     """The losses worth keeping: every one of the first FIRST_STEPS steps, every LOG_EVERY-th after, the last."""
     steps = [k for k in range(len(losses)) if k < FIRST_STEPS or k % LOG_EVERY == 0 or k == len(losses) - 1]
     return {"steps": steps, "loss": [losses[k] for k in steps]}
-
-
-def bpb(model, x: torch.Tensor, y: torch.Tensor) -> float:
-    """Bits per byte of ``model`` on the chunks x, y (the lm task's evaluation)."""
-    return mean_token_loss(model, in_batches(x, y)) / math.log(2)
 
 
 def committed_value(variant: str, seed: int, steps: int) -> dict | None:
@@ -91,8 +85,9 @@ def make(variant: str, seed: int = 0, steps: int = 2000, folder=None, progress: 
         "torch": torch.__version__, "python": platform.python_version(), "threads": torch.get_num_threads(),
         "data_source": data.source, "train_seconds": round(history["seconds"], 1),
         "loss_log": loss_log(history["loss"]),
-        "val_bpb": bpb(model, x, y),
-        "small_eval": {"chunks": SMALL_EVAL_CHUNKS, "bpb": bpb(model, x[:SMALL_EVAL_CHUNKS], y[:SMALL_EVAL_CHUNKS])},
+        "val_bpb": bits_per_byte(model, in_batches(x, y)),
+        "small_eval": {"chunks": SMALL_EVAL_CHUNKS,
+                       "bpb": bits_per_byte(model, in_batches(x[:SMALL_EVAL_CHUNKS], y[:SMALL_EVAL_CHUNKS]))},
     }
     committed = committed_value(variant, seed, steps)
     if committed is not None:
