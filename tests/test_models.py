@@ -253,3 +253,17 @@ def test_is_gated_hybrid_answers_for_every_variant_and_model():
     assert [v for v in VARIANTS if is_gated_hybrid(build_model(v, V))] == gated
     with pytest.raises(ValueError, match="unknown variant"):
         is_gated_hybrid("gpt")
+
+
+def test_the_paper_configurations_are_named_presets_of_gated_hybrid():
+    from tl_minimal.registry import GATED_PAPER, GATED_PRINTED, PRESETS, model_class, model_config
+
+    assert PRESETS == {"gated_hybrid_paper": ("gated_hybrid", GATED_PAPER),
+                       "gated_hybrid_printed": ("gated_hybrid", GATED_PRINTED)}
+    for name, (base, fixed) in PRESETS.items():
+        config = model_config(name, 64)
+        assert isinstance(config, ModelConfig) and config.variant == name
+        assert model_class(name) is model_class(base)
+        # the variant with the fixed settings
+        assert config.settings() == model_config(base, 64, **fixed).settings()
+        assert build_model(name, 64).config == config

@@ -321,6 +321,4 @@ MODEL_CLASSES = {
     "triple_hybrid": TripleHybridLM,
     "transformer_plus_triple": TransformerPlusTripleLM,
     "gated_hybrid": GatedHybridLM,
-    "gated_hybrid_paper": GatedHybridLM,
-    "gated_hybrid_printed": GatedHybridLM,
 }

@@ -16,10 +16,10 @@ Variants (docs/paper.md section 3)
     gated_hybrid             triple_hybrid plus the gated key-value memory fused at the logits,
                              with this repository's defaults (GATED below): one tied W_qk and a
                              learnable beta starting at 10, from the recall study
-    gated_hybrid_paper       the paper's gated configuration (GATED_PAPER below), kept fixed so
-                             the paper's numbers can always be rerun: the paper as coded
-    gated_hybrid_printed     the same with the score and read gate the paper's text prints
-                             (GATED_PRINTED below): beta = 1/sqrt(D_kv), g_t = sigmoid(W_g q_t)
+    gated_hybrid_paper       a preset (PRESETS below) of gated_hybrid: the paper's configuration as
+                             coded (GATED_PAPER), kept fixed so the paper's numbers can be rerun
+    gated_hybrid_printed     a preset: the score and read gate the paper's text prints (GATED_PRINTED):
+                             beta = 1/sqrt(D_kv), g_t = sigmoid(W_g q_t)
 
 Settings
     d_model, n_layers, n_heads, max_seq_len   sizes (positive ints; d_model % n_heads == 0)
@@ -73,10 +73,12 @@ DEFAULTS: dict[str, dict] = {
     "triple_hybrid": {**COMMON, **RECURRENT, **CONV},
     "transformer_plus_triple": {**COMMON, **RECURRENT},
     "gated_hybrid": {**COMMON, **RECURRENT, **CONV, **GATED},
-    "gated_hybrid_paper": {**COMMON, **RECURRENT, **CONV, **GATED_PAPER},
-    "gated_hybrid_printed": {**COMMON, **RECURRENT, **CONV, **GATED_PRINTED},
 }
-VARIANTS: tuple[str, ...] = tuple(DEFAULTS)
+# named ModelConfig presets (a variant with fixed settings): the paper's gated runs, as coded and as printed
+PRESETS: dict[str, tuple[str, dict]] = {"gated_hybrid_paper": ("gated_hybrid", GATED_PAPER),
+                                        "gated_hybrid_printed": ("gated_hybrid", GATED_PRINTED)}
+DEFAULTS.update({name: {**DEFAULTS[base], **fixed} for name, (base, fixed) in PRESETS.items()})
+VARIANTS: tuple[str, ...] = tuple(DEFAULTS)  # the variants, then the presets
 _POSITIVE_INTS = ("d_model", "n_layers", "n_heads", "max_seq_len", "state_dim", "num_slots",
                   "conv_kernel", "assoc_dim")
 _BOOLS = ("conv_causal", "learnable_score_scale", "write_gate", "gate_outside_norm", "tie_qk", "supersede")
@@ -132,6 +134,18 @@ def resolve_config(variant: str, **config) -> dict:
     return cfg
 
 
+def model_config(variant: str, vocab_size: int, **config) -> ModelConfig:
+    """The checked :class:`ModelConfig` of a variant or a preset (what :func:`build_model` builds)."""
+    cfg = resolve_config(variant, **config)
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, numbers.Integral) or vocab_size < 1:
+        raise ValueError(f"vocab_size must be a positive int, got {vocab_size!r}")
+    return ModelConfig.from_settings(variant, int(vocab_size), cfg)
+
+
+def model_class(variant: str) -> type[LanguageModel]:  # a preset's: its variant's
+    return MODEL_CLASSES[PRESETS.get(_check_variant(variant), (variant,))[0]]
+
+
 def build_model(variant: str, vocab_size: int, **config) -> LanguageModel:
     """Build ``variant`` for a vocabulary of ``vocab_size`` tokens; see :data:`DEFAULTS` for settings.
 
@@ -139,10 +153,7 @@ def build_model(variant: str, vocab_size: int, **config) -> LanguageModel:
     logits [B, T, vocab_size]; ``model.variant``, ``model.config`` and ``model.vocab_size`` say
     what was built. The model is assembled from one :class:`~tl_minimal.model_config.ModelConfig`.
     """
-    cfg = resolve_config(variant, **config)
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, numbers.Integral) or vocab_size < 1:
-        raise ValueError(f"vocab_size must be a positive int, got {vocab_size!r}")
-    return MODEL_CLASSES[variant](ModelConfig.from_settings(variant, int(vocab_size), cfg))
+    return model_class(variant)(model_config(variant, vocab_size, **config))
 
 
 def is_gated_hybrid(model_or_variant) -> bool:
@@ -150,5 +161,5 @@ def is_gated_hybrid(model_or_variant) -> bool:
     (gated_hybrid, gated_hybrid_paper, gated_hybrid_printed): the one place that answers it, for
     code that reads the memory's retrieval or switches its read off."""
     if isinstance(model_or_variant, str):
-        return issubclass(MODEL_CLASSES[_check_variant(model_or_variant)], GatedHybridLM)
+        return issubclass(model_class(model_or_variant), GatedHybridLM)
     return isinstance(model_or_variant, GatedHybridLM)
