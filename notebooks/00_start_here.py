@@ -47,9 +47,11 @@ import matplotlib.pyplot as plt
 import torch
 
 import tl_minimal
-from tl_minimal import default_config
+from tl_minimal import default_config, views
 from tl_minimal.training import config, device
 from tl_minimal.views import diagrams
+
+views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
 # %% [markdown]
 # ## 1. Why this family: a state that does not grow
@@ -255,8 +257,8 @@ plt.show()
 #
 # Times are a measure, not a guess: reading at 150 words and 10 lines of code a minute and half a
 # minute per figure, plus the wall time of running every cell in default mode, measured on a 2-core
-# CPU and recorded in `docs/notebook_cost.json` (`python -m tl_minimal.notebook_cost notebooks`
-# remeasures, `python -m tl_minimal.notebook_time --write` rewrites these times). Each notebook's
+# CPU and recorded in `docs/notebook_cost.json` (`python -m tl_minimal.experiments.notebook_cost notebooks`
+# remeasures, `python -m tl_minimal.experiments.notebook_time --write` rewrites these times). Each notebook's
 # **Time** line gives its parts.
 #
 # | notebook | what you learn | needs | time |
@@ -385,8 +387,7 @@ print(f"unigram (byte frequencies of the train split), on the validation split: 
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from tl_minimal.experiments.protocols import protocol
-from tl_minimal.experiments.tasks import chunk_eval_set
+from tl_minimal.training.protocols import chunk_eval_set, protocol
 
 lm = protocol("lm")  # the paper's byte-level protocol, as every notebook builds it
 seen = lm.steps * lm.batch_size * lm.seq_len  # bytes in the training windows of one run

@@ -24,7 +24,7 @@
 # **Prerequisites.** Notebook 00 (the layer figure and the glossary). PyTorch: broadcasting,
 # `torch.cumprod`, batched matrix products.
 #
-# **Time.** About 45 minutes: 45 of reading (2514 words at 150 a minute, 226 lines of code at 10, 11
+# **Time.** About 45 minutes: 45 of reading (2514 words at 150 a minute, 228 lines of code at 10, 11
 # figures at half a minute each) and a run of every cell in default mode, measured at 24 s (CPU
 # 21 s, peak 625 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -64,12 +64,15 @@ import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 
+from tl_minimal import views
 from tl_minimal.data import text as data_text
 from tl_minimal.running_state import DEFAULT_CHUNK, causal_decay, log_gate, running_state, running_state_step
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device, synchronize
 from tl_minimal.training.evaluate import unigram_bits
 from tl_minimal.views import diagrams, plots, widgets
+
+views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
 diagrams.layer_diagram(highlight="s")
 plt.show()
@@ -402,8 +405,8 @@ widgets.pulse_memory_widget(lam=0.9)
 # all-parameters-at-once ("foreach") path where torch has one (the CPU and CUDA, not MPS).
 
 # %%
-from tl_minimal.experiments.protocols import protocol
-from tl_minimal.models import checked_ids
+from tl_minimal.training.protocols import protocol
+from tl_minimal.checks import checked_ids
 from tl_minimal.training.recipes import build, fit, make_sampler
 from tl_minimal.training.train import clip_options, make_optimizer, seed_everything
 
@@ -482,7 +485,7 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from tl_minimal.experiments.ship_checkpoint import shipped_or_retrained
+from tl_minimal.course.shipped import shipped_or_retrained
 
 RETRAIN = False  # True: train the 2,000-step model here instead of loading the shipped one
 long_model, long_record = shipped_or_retrained("triple_latent", RETRAIN, train_split.tokens, DEVICE)

@@ -21,7 +21,7 @@
 # **Prerequisites.** Notebook 01 (the running state $s_t$, the unrolled sum, `fit`). The outer
 # product of two vectors.
 #
-# **Time.** About 30 minutes: 27 of reading (1536 words at 150 a minute, 131 lines of code at 10, 8
+# **Time.** About 30 minutes: 28 of reading (1536 words at 150 a minute, 133 lines of code at 10, 8
 # figures at half a minute each) and a run of every cell in default mode, measured at 29 s (CPU
 # 26 s, peak 580 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -74,12 +74,15 @@ import math
 import matplotlib.pyplot as plt
 import torch
 
+from tl_minimal import views
 from tl_minimal.data import text as data_text
 from tl_minimal.pair_memory import pair_memory, pair_memory_at, pair_memory_step, unrolled_weights
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import unigram_bits
 from tl_minimal.views import diagrams, plots, widgets
+
+views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
 diagrams.layer_diagram(highlight="P")
 plt.show()
@@ -210,8 +213,8 @@ print("sum of the weights + weight of P_-1 = 1:", round(w[0, 0, :, 0].sum().item
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from tl_minimal.experiments.protocols import protocol
-from tl_minimal.experiments.ship_checkpoint import shipped_or_retrained
+from tl_minimal.course.shipped import shipped_or_retrained
+from tl_minimal.training.protocols import protocol
 from tl_minimal.training.recipes import fit
 
 lm = protocol("lm", steps=STEPS)
@@ -273,7 +276,7 @@ for steps, m in ((history["steps"], model), (LONG, long_model)):
                     for layer in snaps[steps]]
     print(f"{steps:5d} steps: effective rank of P_t per layer", [round(r, 2) for r in ranks[steps]])
 
-L, H = model.config["n_layers"], model.config["n_heads"]
+L, H = model.config.n_layers, model.config.n_heads
 fig, ax = plt.subplots(figsize=(7, 2.8))
 for i, steps in enumerate(snaps):
     per_head = [effective_rank(torch.stack([layer[t] for t in all_positions])).mean(0) for layer in snaps[steps]]

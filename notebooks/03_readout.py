@@ -30,7 +30,7 @@
 # **Prerequisites.** Notebooks 01 (running state, the chunked algorithm, `fit`) and 02 (pair
 # memory). Softmax attention: queries, keys, values, the KV cache.
 #
-# **Time.** About 60 minutes: 59 of reading (4063 words at 150 a minute, 293 lines of code at 10, 6
+# **Time.** About 60 minutes: 60 of reading (4063 words at 150 a minute, 294 lines of code at 10, 6
 # figures at half a minute each) and a run of every cell in default mode, measured at 37 s (CPU
 # 34 s, peak 854 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -71,6 +71,7 @@ import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 
+from tl_minimal import views
 from tl_minimal.data import text as data_text
 from tl_minimal.pair_memory import pair_memory, unrolled_weights
 from tl_minimal.readout import TripleLatentMixer, pair_readout, pair_readout_step
@@ -79,6 +80,8 @@ from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import unigram_bits
 from tl_minimal.views import diagrams, plots, widgets
+
+views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
 diagrams.layer_diagram(highlight="r")
 plt.show()
@@ -529,9 +532,8 @@ print("final states equal:", torch.allclose(state["P"], state_all["P"]) and torc
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from tl_minimal.experiments.protocols import protocol
-from tl_minimal.experiments.ship_checkpoint import shipped_or_retrained
-from tl_minimal.experiments.tasks import chunk_eval_set
+from tl_minimal.course.shipped import shipped_or_retrained
+from tl_minimal.training.protocols import chunk_eval_set, protocol
 from tl_minimal.training.evaluate import bits_per_byte
 from tl_minimal.training.recipes import count_parameters, fit
 
@@ -703,7 +705,7 @@ weights = reference.state_dict()  # the same tensors, by name
 cfg = reference.config
 tokens = valid_split.tokens[:2 * lm.seq_len].view(2, lm.seq_len)  # two 128-byte windows
 with torch.no_grad():
-    ours = triple_latent_lm(tokens, weights, cfg["n_layers"], cfg["n_heads"])
+    ours = triple_latent_lm(tokens, weights, cfg.n_layers, cfg.n_heads)
     theirs = reference(tokens)
 print(f"{len(weights)} weight tensors read, e.g. {sorted(weights)[:3]} ...")
 print("logits", tuple(ours.shape), "relative error:", round(relative_error(ours, theirs), 12))

@@ -46,7 +46,7 @@
 # **Prerequisites.** Notebooks 01-03 (running state, pair memory, readout); softmax and entropy.
 # Every symbol is in the glossary of notebook `00_start_here.ipynb`.
 #
-# **Time.** About 35 minutes: 36 of reading (1750 words at 150 a minute, 200 lines of code at 10, 8
+# **Time.** About 35 minutes: 36 of reading (1750 words at 150 a minute, 202 lines of code at 10, 8
 # figures at half a minute each) and a run of every cell in default mode, measured at 34 s (CPU
 # 32 s, peak 604 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -65,9 +65,10 @@ import math
 import matplotlib.pyplot as plt
 import torch
 
+from tl_minimal import views
 from tl_minimal.data import text as data_text
-from tl_minimal.experiments.protocols import protocol
-from tl_minimal.experiments.ship_checkpoint import shipped_or_retrained
+from tl_minimal.course.shipped import shipped_or_retrained
+from tl_minimal.training.protocols import protocol
 from tl_minimal.pair_memory import pair_memory
 from tl_minimal.readout import pair_readout
 from tl_minimal.running_state import previous_states
@@ -77,6 +78,8 @@ from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import bits_per_byte, unigram_bits
 from tl_minimal.training.recipes import count_parameters, fit
 from tl_minimal.views import plots, plots_slots, widgets
+
+views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
 # %% [markdown]
 # One config cell: the paper's byte-level protocol normally, a tiny run when `TL_SMOKE=1`.
@@ -306,7 +309,7 @@ for ax, (steps, m) in zip(axes, ((STEPS, model), (LONG, long_model))):
         ax.bar([i * 5 + h for h in range(gw.shape[2])], entropy.mean((0, 1)), label=f"layer {i}")
         print(f"{steps:5d} steps, layer {i}: mean entropy per head {[round(v, 3) for v in entropy.mean((0, 1)).tolist()]}, "
               f"largest weight on average {gw.max(-1).values.mean():.3f}")
-    ax.axhline(math.log(m.config["num_slots"]), color="black", ls=":", label="ln K (even spread)")
+    ax.axhline(math.log(m.config.num_slots), color="black", ls=":", label="ln K (even spread)")
     ax.set_xlabel("layer x 5 + head")
     ax.set_title(f"{steps} steps", fontsize=10)
 axes[0].set_ylabel("entropy of g_t (nats)")

@@ -47,7 +47,7 @@
 # `triple_hybrid` stack is notebook 03's layer, stacked). Every symbol is in the glossary of
 # notebook `00_start_here.ipynb`.
 #
-# **Time.** About 25 minutes: 25 of reading (1151 words at 150 a minute, 147 lines of code at 10, 6
+# **Time.** About 25 minutes: 26 of reading (1151 words at 150 a minute, 149 lines of code at 10, 6
 # figures at half a minute each) and a run of every cell in default mode, measured at 48 s (CPU
 # 32 s, peak 755 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -67,15 +67,18 @@ import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 
+from tl_minimal import views
 from tl_minimal.conv import conv_fast, conv_loop, conv_step
 from tl_minimal.data import text as data_text
-from tl_minimal.experiments.protocols import protocol
+from tl_minimal.training.protocols import protocol
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import bits_per_byte, evaluating, unigram_bits
 from tl_minimal.training.recipes import build, count_parameters, fit
 from tl_minimal.training.train import seed_everything
 from tl_minimal.views import plots, plots_conv, plots_retrieval, widgets
+
+views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
 # %% [markdown]
 # One config cell: the paper's byte-level protocol normally, a tiny run when `TL_SMOKE=1`.

@@ -30,7 +30,7 @@
 # 00, and softmax attention (queries, keys, values). Every symbol is in the glossary of notebook
 # `00_start_here.ipynb`.
 #
-# **Time.** About 50 minutes: 47 of reading (2684 words at 150 a minute, 238 lines of code at 10, 10
+# **Time.** About 50 minutes: 48 of reading (2684 words at 150 a minute, 249 lines of code at 10, 10
 # figures at half a minute each) and a run of every cell in default mode, measured at 192 s (CPU
 # 173 s, peak 859 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -50,10 +50,9 @@ import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 
-from tl_minimal import default_config
+from tl_minimal import default_config, views
 from tl_minimal.data import recall as data_recall
-from tl_minimal.experiments import results
-from tl_minimal.experiments.protocols import protocol
+from tl_minimal.training.protocols import protocol
 from tl_minimal.kv_fusion import kv_read, kv_read_loop, kv_read_step
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
@@ -61,6 +60,8 @@ from tl_minimal.training.evaluate import recall_accuracy
 from tl_minimal.training.recipes import build, count_parameters, fit
 from tl_minimal.training.train import seed_everything
 from tl_minimal.views import palette, plots, plots_retrieval, widgets
+
+views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
 # %% [markdown]
 # One config cell: the recall protocol's 200 steps normally, a few steps when `TL_SMOKE=1`.
@@ -534,12 +535,25 @@ for align, hits in right_next.items():
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+import json
+import statistics
+
+from tl_minimal.course.files import results_dir
+
+rows = []  # (steps, label, the gated_hybrid runs of one results file)
+for path in sorted(results_dir().glob("induction*.json")):
+    data = json.loads(path.read_text(encoding="utf-8"))
+    overrides = data["protocol"].get("overrides") or {}
+    label = "gated_hybrid" + "".join(f" ({k}={v})" for k, v in sorted(overrides.items()))
+    runs = [r for r in data["runs"] if r["variant"] == "gated_hybrid" and r.get("value") is not None]
+    rows.append((runs[0]["steps"], label, runs))
 print("loss ratio, 2nd copy / 1st copy (mean over seeds): the model | its control | the model with the read off")
-for r in results.induction_rows():
-    if r.variant == "gated_hybrid":
-        cells = [f"{kind}: {r.stats(kind)[0]:.3f} | {r.stats(kind + '_control')[0]:.3f} | "
-                 f"{r.stats(kind + '_read_off')[0]:.3f}" for kind in ("text", "random")]
-        print(f"{r.label:35s} {r.steps:5d} steps, {len(r.seeds)} seeds   " + "    ".join(cells))
+for steps, label, runs in sorted(rows):
+    kinds = [kind for kind in runs[0] if kind.startswith(("text", "random"))]
+    ratio = {kind: statistics.fmean(r[kind]["ratio"] for r in runs) for kind in kinds}
+    cells = [f"{kind}: {ratio[kind]:.3f} | {ratio[kind + '_control']:.3f} | {ratio[kind + '_read_off']:.3f}"
+             for kind in ("text", "random")]
+    print(f"{label:35s} {steps:5d} steps, {len(runs)} seeds   " + "    ".join(cells))
 
 # %% [markdown]
 # Trained, only the current-byte query beats its control, on text and on random bytes, after both

@@ -35,7 +35,7 @@
 # and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
 # is in the glossary of notebook `00_start_here.ipynb`.
 #
-# **Time.** About 110 minutes: 109 of reading (7227 words at 150 a minute, 540 lines of code at 10,
+# **Time.** About 110 minutes: 109 of reading (7227 words at 150 a minute, 542 lines of code at 10,
 # 13 figures at half a minute each) and a run of every cell in default mode, measured at 39 s (CPU
 # 36 s, peak 950 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -82,6 +82,7 @@ import torch
 import torch.nn.functional as F
 from IPython.display import Markdown, display
 
+from tl_minimal import views
 from tl_minimal.data import text as data_text
 from tl_minimal.experiments import results, run_experiment
 from tl_minimal.experiments.protocols import protocol
@@ -93,6 +94,8 @@ from tl_minimal.training.recipes import build, count_parameters, fit, make_sampl
 from tl_minimal.training.train import seed_everything, train
 from tl_minimal.views import palette, plots
 from tl_minimal.views.plots_seeds import Group, seeds_beside_paper
+
+views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
 palette.apply()  # the colour-blind-safe colours (Okabe-Ito) for every plot below
 
@@ -864,7 +867,7 @@ else:
 # is an exact-match look-up (tied query/key projection, sharp softmax). This section changes one
 # thing: a key is **written two or three times with different values**, and the right answer is
 # the **latest** one (`python -m tl_minimal.experiments overwrite`, generator
-# `tl_minimal.data.recall_breaks.overwrite_batch`, 4 keys written 1-3 times each, the asked one
+# `tl_minimal.experiments.tasks.recall_breaks.overwrite_batch`, 4 keys written 1-3 times each, the asked one
 # 2-3 times, all values distinct, 16 value ids, 2,048 fresh examples per seed). Besides the accuracy,
 # the table shows how often a model answers an **earlier** value of the asked key.
 #
@@ -953,7 +956,7 @@ display(Markdown("\n".join(init_lines)))
 # tokens** (8 keys over 32 ids, the table fixed by the run's seed); a pair is written with one
 # alias and asked with **another**, so the question never repeats a written token and the alias
 # relation has to be learned (`python -m tl_minimal.experiments alias`, generator
-# `tl_minimal.data.recall_breaks.alias_batch`, 4 pairs in 128 tokens, 8 value ids, 2,048 fresh
+# `tl_minimal.experiments.tasks.recall_breaks.alias_batch`, 4 pairs in 128 tokens, 8 value ids, 2,048 fresh
 # examples per seed). The **control** is the same task asked with the written token itself
 # (`--protocol same_alias=true`, rows marked "identical tokens"): same vocabulary, same alias
 # table, same training; only the exact match is back.
@@ -1125,7 +1128,7 @@ display(Markdown("\n".join(al_read)))
 # asks its question about 120 tokens after the pairs. Here the four pairs stay at the start and
 # the question moves to the end of a sequence of **1,024, 2,048 or 4,096 tokens**, so thousands of
 # filler tokens separate a write from its question (`python -m tl_minimal.experiments distance`,
-# generator `tl_minimal.data.recall_breaks.distance_batch`: the paper's vocabulary of 64 and its
+# generator `tl_minimal.experiments.tasks.recall_breaks.distance_batch`: the paper's vocabulary of 64 and its
 # 8 keys, 8 values and 10 filler ids). Each run trains on all three lengths in turn (batch k has
 # length 1,024, 2,048 or 4,096 for k mod 3 = 0, 1, 2) and is evaluated on fresh sequences of each
 # length; the models' learned positions are sized for 4,096 tokens, which is why their parameter
@@ -1185,7 +1188,7 @@ if di_rows:
 #
 # `python -m tl_minimal.experiments induction` trains exactly as the byte-level LM (table 1's
 # protocol and recipe), then reads 512 random spans of 64 bytes of the **validation** split, each
-# followed by itself (generator `tl_minimal.data.induction.repeated_spans`, worked example in its
+# followed by itself (generator `tl_minimal.experiments.tasks.induction_data.repeated_spans`, worked example in its
 # docstring; two copies of 64 fill the context of 128), and as many spans of **uniform random
 # bytes** read twice, where knowing English does not help and only copying can. It reports the
 # loss in bits at every position of both copies, and the **ratio** mean(second copy) / mean(first
@@ -1201,7 +1204,7 @@ if di_rows:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from tl_minimal.data import induction as data_induction
+from tl_minimal.experiments.tasks import induction_data as data_induction
 
 IP = protocol("induction")
 x_ind, y_ind = data_induction.repeated_spans(valid_text.tokens, 1, IP.span_len, data_induction.eval_generator(0),

@@ -26,7 +26,7 @@
 # **Prerequisites:** notebooks 01-03 (the recurrences and their chunked form) and 06 (the
 # key-value read).
 #
-# **Time.** About 40 minutes: 40 of reading (2390 words at 150 a minute, 218 lines of code at 10, 5
+# **Time.** About 40 minutes: 40 of reading (2390 words at 150 a minute, 219 lines of code at 10, 5
 # figures at half a minute each) and a run of every cell in default mode, measured at 44 s (CPU
 # 42 s, peak 952 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -60,7 +60,7 @@ import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 
-from tl_minimal import build_model
+from tl_minimal import build_model, views
 from tl_minimal.blockwise_topk import KEY_BLOCK, QUERY_BLOCK, top_k_read
 from tl_minimal.experiments.bench import speed
 from tl_minimal.experiments.bench.timing import TrainStep, interleaved, peak_step_memory_mb
@@ -71,6 +71,8 @@ from tl_minimal.running_state import previous_states, running_state
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.views import palette
+
+views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
 palette.apply()  # the colour-blind-safe colours (Okabe-Ito) for every plot below
 

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from tl_minimal.data import recall_breaks as rb
+from tl_minimal.experiments.tasks import recall_breaks as rb
 from tl_minimal.data.recall import IGNORE
 
 

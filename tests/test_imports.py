@@ -8,8 +8,10 @@ What must hold, and why:
   may change without notice, so whoever needs it needs a public one;
 - every import at the top of its file, so a reader sees a module's dependencies in one place
   (the short :data:`ALLOWED_LOCAL_IMPORTS` list says which exceptions there are and why);
-- the layers point one way: the six concept files import nothing from the model assembly,
-  data, training, views or experiments; the views import nothing from training or experiments.
+
+Which layer may import which (the concept files, the library, the course helpers, the research code)
+is import-linter's contract in ``pyproject.toml``, run by ``tests/test_import_contract.py``; this file
+keeps what import-linter does not check.
 
 An import of ``a.b.c`` is an edge to the module ``a.b.c`` only, not to the packages ``a`` and
 ``a.b`` that Python initializes on the way (every module would otherwise depend on its package's
@@ -25,9 +27,6 @@ import pytest
 
 PACKAGE = "tl_minimal"
 ROOT = Path(__file__).resolve().parents[1] / PACKAGE
-
-CONCEPTS = ("running_state", "pair_memory", "readout", "slots", "conv", "kv_fusion")
-ASSEMBLY = ("layers", "models", "registry", "training", "data", "views", "experiments")
 
 # imported modules that may stay inside a function, with the reason (keyed by what is imported, so
 # that moving the module that imports it does not stale the list)
@@ -220,20 +219,3 @@ def test_the_allow_list_is_used():
     stale = [dep for dep in ALLOWED_LOCAL_IMPORTS if not any(t == dep or t.startswith(dep + ".") for t in seen)]
     assert not stale, (f"no module imports {stale} inside a function any more: remove them from "
                        "ALLOWED_LOCAL_IMPORTS in tests/test_imports.py")
-
-
-def reaches(name: str, forbidden: tuple[str, ...]) -> list[str]:
-    prefixes = tuple(f"{PACKAGE}.{f}" for f in forbidden)
-    return sorted(t for t in GRAPH[name] if t in prefixes or t.startswith(tuple(p + "." for p in prefixes)))
-
-
-@pytest.mark.parametrize("concept", CONCEPTS)
-def test_concept_files_import_no_assembly(concept):
-    bad = reaches(f"{PACKAGE}.{concept}", ASSEMBLY)
-    assert not bad, f"concept file {concept}.py imports {', '.join(bad)}: concepts must not depend on these"
-
-
-@pytest.mark.parametrize("name", sorted(m for m in MODULES if m.startswith(f"{PACKAGE}.views")))
-def test_views_import_no_training(name):
-    bad = reaches(name, ("training", "experiments"))
-    assert not bad, f"{name} imports {', '.join(bad)}: pictures never train"

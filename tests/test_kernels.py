@@ -49,3 +49,20 @@ def test_times_to_tokens_is_the_transposed_product_stored_token_major():
     (want,), gwant = outputs_and_grads(lambda o, q: o.transpose(1, 2) * q, [o, q])
     assert r.is_contiguous() and relative_error(r, want) < 1e-15
     assert all(relative_error(g, w) < 1e-15 for g, w in zip(grads, gwant))
+
+
+def test_the_cached_segment_matrices_are_the_plain_ones_and_give_the_plain_decays():
+    from tl_minimal.kernels import causal_segments
+    from tl_minimal.running_state import causal_decay
+
+    C = 7
+    Z, lower = causal_segments(C, torch.float64, "cpu")
+    assert causal_segments(C, torch.float64, "cpu")[0] is Z  # built once
+    plain_Z = torch.tensor([[float(tau < u <= t) for t in range(C) for tau in range(C)] for u in range(C)],
+                           dtype=torch.float64)
+    assert torch.equal(Z, plain_Z) and torch.equal(lower, torch.ones(C, C, dtype=torch.float64).tril())
+    ld = -torch.rand(3, C, dtype=torch.float64)
+    zero = torch.zeros(3, dtype=ld.dtype)
+    plain = torch.stack([torch.stack([ld[:, tau + 1:t + 1].sum(-1).exp() if tau <= t else zero for tau in range(C)], -1)
+                         for t in range(C)], -2)  # [3, C(t), C(tau)]
+    assert torch.allclose(causal_decay(ld), plain, rtol=1e-12, atol=0)

@@ -5,6 +5,7 @@ import torch
 
 import tl_minimal
 from tl_minimal import VARIANTS, build_model, default_config
+from tl_minimal.model_config import ModelConfig
 from tl_minimal.registry import is_gated_hybrid
 
 V = 50
@@ -204,8 +205,9 @@ def test_bad_configs():
 def test_resolved_config_and_attributes():
     model = build_model("gated_hybrid", 259, top_k="all", query_align="current")
     assert model.variant == "gated_hybrid" and model.vocab_size == 259
-    assert model.config["top_k"] == "all" and model.config["state_dim"] == 8
-    assert model.config == {**default_config("gated_hybrid"), "top_k": "all", "query_align": "current"}
+    assert isinstance(model.config, ModelConfig) and model.config.variant == "gated_hybrid"
+    assert model.config.kv.top_k == "all" and model.config.state_dim == 8
+    assert model.config.settings() == {**default_config("gated_hybrid"), "top_k": "all", "query_align": "current"}
     x = torch.randint(0, 259, (2, 16))
     assert torch.isfinite(model(x)).all()
 
@@ -237,34 +239,12 @@ def test_gated_options_stay_causal_and_steppable(extra):
     assert _rel(torch.stack(steps, 1), whole) < 1e-10
 
 
-def test_old_setting_names_still_read_with_a_deprecation_warning():
-    # temperature / learnable_temperature are now score_scale / learnable_score_scale (beta
-    # multiplies the scores); saved configs and --set with the old names still build the same model
-    torch.manual_seed(0)
-    with pytest.warns(DeprecationWarning, match="is now called"):
-        old = build_model("gated_hybrid", V, temperature=3.0, learnable_temperature=False)
-    torch.manual_seed(0)
-    new = build_model("gated_hybrid", V, score_scale=3.0, learnable_score_scale=False)
-    assert old.config == new.config and "temperature" not in old.config
-    x = _tokens(T=12)
-    assert torch.equal(old.eval()(x), new.eval()(x))
-    defaults = default_config("gated_hybrid")
-    with pytest.warns(DeprecationWarning, match="is now called 'learnable_score_scale'"):
-        known = "learnable_temperature" in defaults
-    with pytest.warns(DeprecationWarning, match="is now called 'score_scale'"):
-        beta = defaults["temperature"]
-    assert known and beta == defaults["score_scale"] == 10.0
-    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="give only 'score_scale'"):
-        build_model("gated_hybrid", V, temperature=3.0, score_scale=3.0)
-
-
-def test_a_checkpoint_with_the_old_parameter_name_loads():
-    torch.manual_seed(0)
-    model = build_model("gated_hybrid", V)
-    saved = {("kv.log_temperature" if k == "kv.log_score_scale" else k): v.clone() + 0.5 * (k == "kv.log_score_scale")
-             for k, v in model.state_dict().items()}
-    model.load_state_dict(saved)
-    assert model.kv.log_score_scale.item() == pytest.approx(torch.log(torch.tensor(10.0)).item() + 0.5)
+def test_the_old_setting_names_are_errors_since_2_0():
+    # temperature / learnable_temperature became score_scale / learnable_score_scale in 1.x; 2.0 reads
+    # only the new names (python -m tl_minimal.convert renames them in a 1.x checkpoint)
+    with pytest.raises(ValueError, match=r"no setting.*'temperature'"):
+        build_model("gated_hybrid", V, temperature=3.0)
+    assert "temperature" not in default_config("gated_hybrid")
 
 
 def test_is_gated_hybrid_answers_for_every_variant_and_model():
@@ -273,3 +253,17 @@ def test_is_gated_hybrid_answers_for_every_variant_and_model():
     assert [v for v in VARIANTS if is_gated_hybrid(build_model(v, V))] == gated
     with pytest.raises(ValueError, match="unknown variant"):
         is_gated_hybrid("gpt")
+
+
+def test_the_paper_configurations_are_named_presets_of_gated_hybrid():
+    from tl_minimal.registry import GATED_PAPER, GATED_PRINTED, PRESETS, model_class, model_config
+
+    assert PRESETS == {"gated_hybrid_paper": ("gated_hybrid", GATED_PAPER),
+                       "gated_hybrid_printed": ("gated_hybrid", GATED_PRINTED)}
+    for name, (base, fixed) in PRESETS.items():
+        config = model_config(name, 64)
+        assert isinstance(config, ModelConfig) and config.variant == name
+        assert model_class(name) is model_class(base)
+        # the variant with the fixed settings
+        assert config.settings() == model_config(base, 64, **fixed).settings()
+        assert build_model(name, 64).config == config

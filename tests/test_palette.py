@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import itertools
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -24,9 +26,12 @@ import pytest
 import torch
 from matplotlib.colors import rgb_to_hsv, to_rgb
 
+from tl_minimal import views
 from tl_minimal.conv import conv_fast
 from tl_minimal.data import recall as data_recall
 from tl_minimal.views import alt_text, diagrams, palette, plots, plots_conv, plots_retrieval
+
+views.use_course_style()  # the notebooks' one call: every figure below uses the course's palette
 
 ROOT = Path(__file__).resolve().parents[1]
 VIEWS = ROOT / "tl_minimal" / "views"
@@ -88,7 +93,7 @@ def test_the_palette_is_okabe_ito_and_the_colour_cycle():
     assert sorted(palette.CATEGORICAL) == sorted(palette.OKABE_ITO.values())
     assert len(set(palette.CATEGORICAL)) == 8
     cycle = [c.upper() for c in matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]]
-    assert cycle == [c.upper() for c in palette.CATEGORICAL]  # importing tl_minimal.views set it
+    assert cycle == [c.upper() for c in palette.CATEGORICAL]  # views.use_course_style() set it
     fig, ax = plt.subplots()
     lines = [ax.plot([0, 1], [i, i])[0] for i in range(3)]
     assert [to_rgb(line.get_color()) for line in lines] == [to_rgb(c) for c in palette.CATEGORICAL[:3]]
@@ -204,15 +209,24 @@ def test_describe_reads_the_titles_axes_and_legend():
     plt.close(blank)
 
 
+def test_importing_the_views_changes_no_global_state():
+    code = ("import matplotlib, IPython.core.formatters as f; before = matplotlib.rcParams['axes.prop_cycle']; "
+            "import tl_minimal.views, tl_minimal.views.plots, tl_minimal.views.widgets; "
+            "assert matplotlib.rcParams['axes.prop_cycle'] == before; print('unchanged')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, encoding="utf-8",
+                         cwd=ROOT, check=False)
+    assert out.returncode == 0 and "unchanged" in out.stdout, out.stderr
+
+
 def test_the_alt_text_hook_needs_a_kernel():
     assert alt_text.install() is False  # pytest is no Jupyter kernel: nothing to wrap
 
 
 def test_a_notebook_figure_carries_its_alt_text(tmp_path):
-    """Executed in a real kernel: a figure shown after importing tl_minimal.views has an alt text."""
+    """Executed in a real kernel: a figure shown after views.use_course_style() has an alt text."""
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
-    code = ("import matplotlib.pyplot as plt\nimport tl_minimal.views\n"
+    code = ("import matplotlib.pyplot as plt\nfrom tl_minimal import views\nviews.use_course_style()\n"
             "fig, ax = plt.subplots()\nax.plot([1, 2], label='a')\nax.legend()\n"
             "ax.set(title='a line', xlabel='step', ylabel='loss')\nplt.show()")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])

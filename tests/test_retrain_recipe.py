@@ -101,7 +101,7 @@ def test_read_gate_bias_is_set_at_initialization(variant, width):
     torch.manual_seed(0)
     biased = build_model(variant, 64, read_gate_bias=-2)
     assert plain.kv.read_gate.bias.shape == (width,) and torch.all(plain.kv.read_gate.bias == 0)
-    assert torch.all(biased.kv.read_gate.bias == -2) and biased.config["read_gate_bias"] == -2
+    assert torch.all(biased.kv.read_gate.bias == -2) and biased.config.kv.read_gate_bias == -2
     same = {k: torch.equal(v, biased.state_dict()[k]) for k, v in plain.state_dict().items()}
     assert [k for k, eq in same.items() if not eq] == ["kv.read_gate.bias"]  # nothing else moves
 

@@ -14,20 +14,19 @@ import os
 import pytest
 import torch
 
-from tl_minimal.data import text as data_text
-from tl_minimal.experiments.protocols import protocol
-from tl_minimal.experiments import ship_checkpoint
-from tl_minimal.experiments.ship_checkpoint import SMALL_EVAL_CHUNKS, loss_log
-from tl_minimal.experiments.tasks import chunk_eval_set
-from tl_minimal.training.evaluate import in_batches, mean_token_loss
-from tl_minimal.training.recipes import count_parameters, fit
-from tl_minimal.training.shipped import (
+from tl_minimal.course import shipped
+from tl_minimal.course.shipped import (
     SHIPPED,
     ShippedCheckpointMissing,
     load_shipped,
     read_record,
     shipped_paths,
 )
+from tl_minimal.data import text as data_text
+from tl_minimal.experiments.ship_checkpoint import SMALL_EVAL_CHUNKS, loss_log
+from tl_minimal.training.evaluate import in_batches, mean_token_loss
+from tl_minimal.training.protocols import chunk_eval_set, protocol
+from tl_minimal.training.recipes import count_parameters, fit
 
 RETRAIN_STEPS = 5
 
@@ -46,7 +45,7 @@ def test_a_shipped_checkpoint_is_small_and_its_record_describes_it(variant):
     model, record = load_shipped(variant)
     lm = protocol("lm")
     assert record["variant"] == variant and record["seed"] == 0 and record["steps"] == 2000
-    assert record["config"] == model.config
+    assert record["config"] == model.config.settings()
     assert {k: record["config"][k] for k in ("d_model", "n_layers", "n_heads", "max_seq_len", "dropout")} == \
         {"d_model": lm.d_model, "n_layers": lm.n_layers, "n_heads": lm.n_heads, "max_seq_len": lm.seq_len,
          "dropout": lm.dropout}
@@ -85,16 +84,16 @@ def test_retraining_the_same_seed_repeats_the_recorded_first_losses(variant):
 
 def test_the_notebooks_get_the_shipped_model_or_the_same_run_retrained(monkeypatch):
     train, _ = _real_data()
-    model, record = ship_checkpoint.shipped_or_retrained("triple_latent")
-    shipped, shipped_record = load_shipped("triple_latent")
+    model, record = shipped.shipped_or_retrained("triple_latent")
+    kept_model, shipped_record = load_shipped("triple_latent")
     assert record == shipped_record
-    assert all(torch.equal(a, b) for a, b in zip(model.state_dict().values(), shipped.state_dict().values()))
+    assert all(torch.equal(a, b) for a, b in zip(model.state_dict().values(), kept_model.state_dict().values()))
     # retrain=True trains the record's steps with the record's seed; 2 steps here instead of 2,000
-    monkeypatch.setattr(ship_checkpoint, "load_shipped", lambda *a, **k: (shipped, {**record, "steps": 2}))
+    monkeypatch.setattr(shipped, "load_shipped", lambda *a, **k: (kept_model, {**record, "steps": 2}))
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        retrained, kept = ship_checkpoint.shipped_or_retrained("triple_latent", retrain=True, data=train.tokens)
+        retrained, kept = shipped.shipped_or_retrained("triple_latent", retrain=True, data=train.tokens)
         expected, _ = fit("triple_latent", protocol("lm", steps=2), record["seed"], train.tokens, device="cpu",
                           progress=False)
     finally:

@@ -241,7 +241,7 @@ def test_the_protocols_betas_reach_adamw(monkeypatch):
     from tl_minimal.experiments import protocol
     from tl_minimal.experiments.protocols import PROTOCOLS
     from tl_minimal.training import train as train_module
-    from tl_minimal.training.recipes import RunOptions, fit
+    from tl_minimal.training.recipes import fit
 
     assert {tuple(p.betas) for p in PROTOCOLS.values()} == {(0.9, 0.999)}  # torch's default: no number moves
     seen = []
@@ -254,21 +254,23 @@ def test_the_protocols_betas_reach_adamw(monkeypatch):
 
     monkeypatch.setattr(train_module, "make_optimizer", spy)
     p = protocol("recall", steps=1, batch_size=2, betas=(0.8, 0.95), d_model=16, n_layers=1)
-    fit("triple_latent", p, seed=0, options=RunOptions(device="cpu", progress=False))
+    fit("triple_latent", p, seed=0, config=p.train_config(device="cpu", progress=False))
     assert seen == [(0.8, 0.95)]
 
 
-def test_fit_takes_a_tasks_own_sampler_and_one_options_object(tmp_path):
+def test_fit_takes_a_tasks_own_sampler_and_one_train_config(tmp_path):
     from tl_minimal.experiments import protocol
-    from tl_minimal.training.recipes import RunOptions, fit, make_sampler
+    from tl_minimal.training.recipes import fit, make_sampler
 
     p = protocol("recall", steps=2, batch_size=2, d_model=16, n_layers=1)
-    options = RunOptions(device="cpu", progress=False, overrides={"state_dim": 4})
-    model, history = fit("triple_latent", p, 3, sampler=make_sampler(p, 3), options=options)
-    _, same = fit("triple_latent", p, 3, options=options)  # the protocol's sampler is the same batches
-    assert history["loss"] == same["loss"] and model.config["state_dim"] == 4
+    config = p.train_config(device="cpu", progress=False)
+    assert (config.lr, config.weight_decay, config.grad_clip) == (p.lr, p.weight_decay, p.grad_clip)
+    over = {"state_dim": 4}
+    model, history = fit("triple_latent", p, 3, sampler=make_sampler(p, 3), overrides=over, config=config)
+    _, same = fit("triple_latent", p, 3, overrides=over, config=config)  # the protocol's sampler: the same batches
+    assert history["loss"] == same["loss"] and model.config.state_dim == 4
     ckpt = tmp_path / "c.pt"
-    fit("triple_latent", p, 3, options=options, checkpoint_path=ckpt)  # a keyword changes one option
+    fit("triple_latent", p, 3, overrides=over, config=config, checkpoint_path=ckpt)  # a keyword changes one field
     assert ckpt.exists()
 
 

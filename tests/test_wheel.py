@@ -123,7 +123,7 @@ def test_installed_package_finds_its_results_without_the_clone(installed):
 @pytest.mark.slow
 def test_installed_package_finds_its_shipped_checkpoints_without_the_clone(installed):
     python, outside, env = installed
-    probe = ("from tl_minimal.training import shipped; model, record = shipped.load_shipped('triple_latent'); "
+    probe = ("from tl_minimal.course import shipped; model, record = shipped.load_shipped('triple_latent'); "
              "print(shipped.checkpoint_dir()); print(record['steps'])")
     folder, steps = _run([python, "-c", probe], outside, env).split()
     assert Path(folder).resolve().is_relative_to(Path(python).parents[1].resolve()), folder  # the wheel's copy

@@ -16,10 +16,12 @@ Beside them, three small modules the concept files call, so that they read as th
 functions that compute the plain formula faster) and ``recording.py`` (how a module hands
 back its internals for plots).
 
-Everything else is grouped by role: ``data/`` (WikiText-2 bytes, MiniMind tokens, recall
-tasks), ``training/`` (device, smoke switch, training loop, metrics), ``views/`` (plots and
-widgets), ``experiments/`` (the paper's protocols, speed, results, the recall study) and
-``exercises/`` (checkers).
+Everything else is grouped by role, in three layers (docs/library.md; a lower layer never
+imports a higher one): the course library, this package's top level with ``data/`` (WikiText-2
+bytes, MiniMind tokens, recall tasks) and ``training/`` (the paper's lm and recall protocols,
+device, smoke switch, the training loop, metrics); the course helpers ``views/`` (plots and
+widgets), ``exercises/`` (checkers) and ``course/`` (the shipped checkpoints); the research code
+``experiments/`` (the studies' protocols and tasks, speed, results, notebook cost and time).
 
 The stable contract is this package's top level; module paths may change.
 """
@@ -30,7 +32,7 @@ from .registry import VARIANTS, build_model, default_config
 from .running_state import running_state
 from .training.device import get_device
 
-__version__ = "1.0.0"  # the only place the version is written (pyproject reads it)
+__version__ = "2.0.0"  # the only place the version is written (pyproject reads it)
 
 __all__ = [
     "VARIANTS",

@@ -15,11 +15,15 @@ What is here
     check_layer_input, check_state          a mixer's input [B, T, d] and its carried state
     check_conv_input, check_conv_kernel     the convolution's input and kernel
     check_kv_settings, check_read_gate      the key-value memory's settings
+    check_tokens, trust_ids, checked_ids    a language model's token ids, range-checked where that
+                                            costs no host-device sync (on the CPU batch)
 """
 
 from __future__ import annotations
 
 import numbers
+from contextlib import contextmanager, nullcontext
+from contextvars import ContextVar
 
 import torch
 
@@ -209,3 +213,53 @@ def check_read_gate(read_gate, read_gates: tuple, gate_outside_norm) -> None:
         raise ValueError(f"gate_outside_norm=True applies a scalar read gate after the LayerNorm; "
                          f"read_gate={read_gate!r} is a vector over m_t (before W_m): use read_gate='scalar' "
                          f"or gate_outside_norm=False")
+
+
+# --- token ids, checked without host-device syncs ----------------------------------------------
+# Checking that ids lie in [0, vocab_size) reads a value back from the device: on a GPU the CPU
+# then waits for every queued kernel. Loops that run many forward passes check their ids where
+# that is free (on the CPU batch, before it moves) and run the model inside ``checked_ids``.
+_IDS_CHECKED: ContextVar[bool] = ContextVar("ids_checked", default=False)
+
+
+def check_tokens(tokens, vocab_size: int, max_seq_len: int, start: int = 0) -> None:
+    """A language model's input: int64 ids [B, T], positions start..start+T-1 < max_seq_len, ids in
+    [0, vocab_size) (that last check skipped inside :func:`trust_ids`)."""
+    if not isinstance(tokens, torch.Tensor):
+        raise TypeError(f"tokens must be a torch.Tensor of dtype torch.long, got {type(tokens).__name__}")
+    if tokens.dtype != torch.long:
+        raise TypeError(f"tokens must have dtype torch.long (int64), got {tokens.dtype}; convert with tokens.long()")
+    if tokens.dim() != 2 or 0 in tokens.shape:
+        raise ValueError(f"tokens must be non-empty [B, T] (batch, time), got shape {tuple(tokens.shape)}")
+    T = tokens.shape[1]
+    if start + T > max_seq_len:
+        where = f"positions {start}..{start + T - 1}" if start else f"T = {T}"
+        raise ValueError(f"{where} exceed(s) max_seq_len = {max_seq_len} (learned positions "
+                         f"exist for 0..{max_seq_len - 1})")
+    if _IDS_CHECKED.get():  # checked by the caller on the CPU, or made by the model (see checked_ids)
+        return
+    if bool(((tokens < 0) | (tokens >= vocab_size)).any()):  # on a GPU: one host-device sync
+        lo, hi = int(tokens.min()), int(tokens.max())
+        raise ValueError(f"token ids must lie in [0, {vocab_size}) (vocab_size = {vocab_size}), "
+                         f"got ids in [{lo}, {hi}]")
+
+
+@contextmanager
+def trust_ids():
+    """Inside the block forward passes skip the token-range check (the caller vouches for the ids)."""
+    token = _IDS_CHECKED.set(True)
+    try:
+        yield
+    finally:
+        _IDS_CHECKED.reset(token)
+
+
+def checked_ids(model, tokens):
+    """Range-check ``tokens`` now if they are on the CPU (no sync there) and return ``trust_ids()``;
+    otherwise a no-op context (the model checks them itself). A model without ``check_tokens``
+    (a plain nn.Module; a DDP wrapper's inner model is unwrapped) gets the no-op."""
+    inner = getattr(model, "module", model)
+    if hasattr(inner, "check_tokens") and isinstance(tokens, torch.Tensor) and tokens.device.type == "cpu":
+        inner.check_tokens(tokens)
+        return trust_ids()
+    return nullcontext()

@@ -11,6 +11,7 @@ What is here
                         directly (no stack, no copy)
     times_to_tokens     o * q_r, written straight into token-major layout
     softmax             softmax over a short last axis (the slot weights)
+    causal_segments     running_state.causal_decay's constant 0/1 matrices, cached per size and device
 """
 
 from __future__ import annotations
@@ -152,3 +153,23 @@ class _Softmax(torch.autograd.Function):
 def softmax(x: torch.Tensor) -> torch.Tensor:
     """torch.softmax(x, dim=-1), faster when the last axis is short (see _Softmax)."""
     return _Softmax.apply(x)
+
+
+# --- the constant 0/1 matrices of running_state.causal_decay, built once per (C, dtype, device) ---
+_SEGMENTS: dict = {}
+
+
+def causal_segments(C: int, dtype: torch.dtype, device) -> tuple[torch.Tensor, torch.Tensor]:
+    """(Z [C, C*C], lower [C, C]) for running_state.causal_decay, built once per (C, dtype, device).
+
+    Z[u, (t, tau)] = 1 when tau < u <= t (log_decay_u lies in the segment that decays tau's
+    contribution by time t); lower[t, tau] = 1 when tau <= t. Only for speed: building them took a
+    dozen small kernels per call (~0.15 ms per chunked op on the CPU); the cache is a dictionary lookup.
+    """
+    key = (C, dtype, torch.device(device))
+    if key not in _SEGMENTS:
+        u = torch.arange(C, device=device)
+        t, tau, uu = u.view(1, C, 1), u.view(1, 1, C), u.view(C, 1, 1)
+        Z = ((tau < uu) & (uu <= t)).to(dtype).view(C, C * C)          # [C(u), C(t) * C(tau)]
+        _SEGMENTS[key] = (Z, (tau <= t).to(dtype).view(C, C))           # [C(t), C(tau)]
+    return _SEGMENTS[key]

@@ -269,7 +269,6 @@ class KVFusion(Recorder, nn.Module):
     the vector gate's mean over its D_kv entries with read_gate="query_vector", which also records
     the gate itself as record["read_gate_vector"] [B, T, D_kv]).
     ``dense_read = True`` (an attribute, not a setting) switches the fast read to its dense form.
-    Checkpoints saved before the setting was renamed (``kv.log_temperature``) still load.
     """
 
     dense_read = False
@@ -302,7 +301,6 @@ class KVFusion(Recorder, nn.Module):
             self.log_score_scale = nn.Parameter(log_beta)
         else:
             self.register_buffer("log_score_scale", log_beta, persistent=False)
-        self.register_load_state_dict_pre_hook(_read_old_scale_name)
 
     def init_read_gate_bias(self) -> None:
         """b_g <- read_gate_bias, every entry (the model calls this after its weight init zeroes biases)."""
@@ -357,10 +355,3 @@ class KVFusion(Recorder, nn.Module):
         new_state = {"t": t0 + T, "e_last": e[:, -1], "k": keys, "v": values, "logw": logw}
         return z, new_state
 
-
-def _read_old_scale_name(module, state_dict, prefix, *_):
-    """Load hook: a checkpoint saved before ``temperature`` became ``score_scale`` names the
-    learnable log beta ``log_temperature``; read it as ``log_score_scale``."""
-    old = prefix + "log_temperature"
-    if old in state_dict:
-        state_dict[prefix + "log_score_scale"] = state_dict.pop(old)

@@ -25,7 +25,7 @@ KV_SETTINGS = tuple(f.name for f in dataclasses.fields(KVConfig))
 class ModelConfig:
     """Everything one language model is built from; fields in the order of the registry's table."""
 
-    variant: str                   # a name in tl_minimal.VARIANTS
+    variant: str                   # a name in tl_minimal.VARIANTS (a variant or a preset)
     vocab_size: int                # V
     d_model: int                   # d
     n_layers: int

@@ -29,13 +29,12 @@ Glossary (symbol -> code name -> shape)
 
 from __future__ import annotations
 
-from contextlib import contextmanager, nullcontext
-from contextvars import ContextVar
 from typing import ClassVar
 
 import torch
 from torch import nn
 
+from .checks import check_tokens, trust_ids
 from .conv import LocalConv
 from .kv_fusion import KVFusion
 from .layers import Block
@@ -61,8 +60,8 @@ class LanguageModel(nn.Module):
 
     def __init__(self, config: ModelConfig):
         super().__init__()
-        # model.config: the settings dict (what build_model took; results files save it)
-        self.variant, self.vocab_size, self.config = config.variant, config.vocab_size, config.settings()
+        # model.config: the ModelConfig it was built from (config.settings(): the flat dict results files save)
+        self.variant, self.vocab_size, self.config = config.variant, config.vocab_size, config
         d, self.max_seq_len = config.d_model, config.max_seq_len
         self.embed = nn.Embedding(self.vocab_size, d)  # E  [V, d]
         self.pos = nn.Embedding(self.max_seq_len, d)  # W_pos  [max_seq_len, d]
@@ -91,26 +90,8 @@ class LanguageModel(nn.Module):
 
     # --- input checks ------------------------------------------------------------------------
     def check_tokens(self, tokens, start: int = 0) -> None:
-        if not isinstance(tokens, torch.Tensor):
-            raise TypeError(f"tokens must be a torch.Tensor of dtype torch.long, got {type(tokens).__name__}")
-        if tokens.dtype != torch.long:
-            raise TypeError(f"tokens must have dtype torch.long (int64), got {tokens.dtype}; "
-                            "convert with tokens.long()")
-        if tokens.dim() != 2:
-            raise ValueError(f"tokens must be [B, T] (batch, time), got shape {tuple(tokens.shape)}")
-        B, T = tokens.shape
-        if B == 0 or T == 0:
-            raise ValueError(f"tokens must be non-empty [B, T], got shape {tuple(tokens.shape)}")
-        if start + T > self.max_seq_len:
-            where = f"positions {start}..{start + T - 1}" if start else f"T = {T}"
-            raise ValueError(f"{where} exceed(s) max_seq_len = {self.max_seq_len} (learned positions "
-                             f"exist for 0..{self.max_seq_len - 1})")
-        if _IDS_CHECKED.get():  # checked by the caller on the CPU, or made by the model (see checked_ids)
-            return
-        if bool(((tokens < 0) | (tokens >= self.vocab_size)).any()):  # on a GPU: one host-device sync
-            lo, hi = int(tokens.min()), int(tokens.max())
-            raise ValueError(f"token ids must lie in [0, {self.vocab_size}) (vocab_size = "
-                             f"{self.vocab_size}), got ids in [{lo}, {hi}]")
+        """int64 ids [B, T] in [0, vocab_size) at positions start.. below max_seq_len (checks.py)."""
+        check_tokens(tokens, self.vocab_size, self.max_seq_len, start)
 
     def _start(self, state, tokens) -> int:
         """Check ``tokens`` (and ``state``); the position of the first token: 0 or state["t"]."""
@@ -231,34 +212,6 @@ class LanguageModel(nn.Module):
         return result[0] if single else result
 
 
-# --- token checks without host-device syncs ---------------------------------------------------
-# Checking that ids lie in [0, vocab_size) reads a value back from the device: on a GPU the CPU
-# then waits for every queued kernel. Loops that run many forward passes check their ids where
-# that is free (on the CPU batch, before it moves) and run the model inside ``checked_ids``.
-_IDS_CHECKED: ContextVar[bool] = ContextVar("ids_checked", default=False)
-
-
-@contextmanager
-def trust_ids():
-    """Inside the block forward passes skip the token-range check (the caller vouches for the ids)."""
-    token = _IDS_CHECKED.set(True)
-    try:
-        yield
-    finally:
-        _IDS_CHECKED.reset(token)
-
-
-def checked_ids(model, tokens):
-    """Range-check ``tokens`` now if they are on the CPU (no sync there) and return ``trust_ids()``;
-    otherwise a no-op context (the model checks them itself). Any model without ``check_tokens``
-    (a plain nn.Module, a DDP wrapper's inner model is unwrapped) gets the no-op."""
-    inner = getattr(model, "module", model)
-    if isinstance(inner, LanguageModel) and isinstance(tokens, torch.Tensor) and tokens.device.type == "cpu":
-        inner.check_tokens(tokens)
-        return trust_ids()
-    return nullcontext()
-
-
 def sample(logits, temperature: float = 1.0, top_k=None, generator=None):
     """Draw one token per row from logits [B, V]: softmax(logits / temperature) over the top_k."""
     if temperature == 0:
@@ -368,6 +321,4 @@ MODEL_CLASSES = {
     "triple_hybrid": TripleHybridLM,
     "transformer_plus_triple": TransformerPlusTripleLM,
     "gated_hybrid": GatedHybridLM,
-    "gated_hybrid_paper": GatedHybridLM,
-    "gated_hybrid_printed": GatedHybridLM,
 }

@@ -16,10 +16,10 @@ Variants (docs/paper.md section 3)
     gated_hybrid             triple_hybrid plus the gated key-value memory fused at the logits,
                              with this repository's defaults (GATED below): one tied W_qk and a
                              learnable beta starting at 10, from the recall study
-    gated_hybrid_paper       the paper's gated configuration (GATED_PAPER below), kept fixed so
-                             the paper's numbers can always be rerun: the paper as coded
-    gated_hybrid_printed     the same with the score and read gate the paper's text prints
-                             (GATED_PRINTED below): beta = 1/sqrt(D_kv), g_t = sigmoid(W_g q_t)
+    gated_hybrid_paper       a preset (PRESETS below) of gated_hybrid: the paper's configuration as
+                             coded (GATED_PAPER), kept fixed so the paper's numbers can be rerun
+    gated_hybrid_printed     a preset: the score and read gate the paper's text prints (GATED_PRINTED):
+                             beta = 1/sqrt(D_kv), g_t = sigmoid(W_g q_t)
 
 Settings
     d_model, n_layers, n_heads, max_seq_len   sizes (positive ints; d_model % n_heads == 0)
@@ -36,12 +36,6 @@ Settings
                                               gate's form ("scalar" or "query_vector") and its
                                               initial bias (0; the paper's retrain recipe -2)
 
-Renamed settings: ``temperature`` is now ``score_scale`` and ``learnable_temperature`` is
-``learnable_score_scale`` (a "temperature" divides scores; beta multiplies them). The old names
-are still read, by :func:`build_model`, :func:`resolve_config` and :func:`default_config`'s
-dict (so ``--set temperature=2`` and saved configs keep working), with a DeprecationWarning
-naming the new one.
-
 :func:`is_gated_hybrid` is the one test for "does this model have the key-value memory".
 """
 
@@ -49,7 +43,6 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-import warnings
 
 from .checks import check_conv_kernel, check_kv_settings, check_mode, check_positive_ints, check_read_gate
 from .kv_fusion import QUERY_ALIGNS, READ_GATES, KVConfig
@@ -80,40 +73,16 @@ DEFAULTS: dict[str, dict] = {
     "triple_hybrid": {**COMMON, **RECURRENT, **CONV},
     "transformer_plus_triple": {**COMMON, **RECURRENT},
     "gated_hybrid": {**COMMON, **RECURRENT, **CONV, **GATED},
-    "gated_hybrid_paper": {**COMMON, **RECURRENT, **CONV, **GATED_PAPER},
-    "gated_hybrid_printed": {**COMMON, **RECURRENT, **CONV, **GATED_PRINTED},
 }
-VARIANTS: tuple[str, ...] = tuple(DEFAULTS)
-# old setting name -> new name (read with a DeprecationWarning)
-RENAMED = {"temperature": "score_scale", "learnable_temperature": "learnable_score_scale"}
-
+# named ModelConfig presets (a variant with fixed settings): the paper's gated runs, as coded and as printed
+PRESETS: dict[str, tuple[str, dict]] = {"gated_hybrid_paper": ("gated_hybrid", GATED_PAPER),
+                                        "gated_hybrid_printed": ("gated_hybrid", GATED_PRINTED)}
+DEFAULTS.update({name: {**DEFAULTS[base], **fixed} for name, (base, fixed) in PRESETS.items()})
+VARIANTS: tuple[str, ...] = tuple(DEFAULTS)  # the variants, then the presets
 _POSITIVE_INTS = ("d_model", "n_layers", "n_heads", "max_seq_len", "state_dim", "num_slots",
                   "conv_kernel", "assoc_dim")
 _BOOLS = ("conv_causal", "learnable_score_scale", "write_gate", "gate_outside_norm", "tie_qk", "supersede")
 _REALS = ("lam_bias", "gam_bias", "read_gate_bias")
-
-
-def current_name(key: str) -> str:
-    """The setting's name today: a renamed one's new name (with a DeprecationWarning), else ``key``."""
-    new = RENAMED.get(key)
-    if new is None:
-        return key
-    warnings.warn(f"the setting {key!r} is now called {new!r} (beta multiplies the scores: it is a "
-                  f"score scale, not a temperature); read {key!r} as {new!r}", DeprecationWarning, stacklevel=3)
-    return new
-
-
-class Settings(dict):
-    """A variant's settings (a plain dict), in which a renamed setting's old name still reads."""
-
-    def __contains__(self, key):
-        return super().__contains__(current_name(key))
-
-    def __getitem__(self, key):
-        return super().__getitem__(current_name(key))
-
-    def get(self, key, default=None):
-        return super().get(current_name(key), default)
 
 
 def _check_variant(variant) -> str:
@@ -124,18 +93,7 @@ def _check_variant(variant) -> str:
 
 def default_config(variant: str) -> dict:
     """The settings ``build_model(variant, V)`` uses when none are given (a fresh copy)."""
-    return Settings(DEFAULTS[_check_variant(variant)])
-
-
-def _renamed(config: dict) -> dict:
-    """``config`` with old setting names replaced by new ones; ValueError if both are given."""
-    out = {}
-    for key, value in config.items():
-        new = current_name(key)
-        if new != key and new in config:
-            raise ValueError(f"both {key!r} and {new!r} are given: give only {new!r}")
-        out[new] = value
-    return out
+    return dict(DEFAULTS[_check_variant(variant)])
 
 
 def _check_types(cfg: dict) -> None:
@@ -155,7 +113,6 @@ def _check_types(cfg: dict) -> None:
 def resolve_config(variant: str, **config) -> dict:
     """Defaults updated by ``config``, every value checked; ValueError says what is expected."""
     allowed = DEFAULTS[_check_variant(variant)]
-    config = _renamed(config)
     unknown = sorted(set(config) - set(allowed))
     if unknown:
         raise ValueError(f"variant {variant!r} has no setting(s) {', '.join(map(repr, unknown))}; "
@@ -177,6 +134,18 @@ def resolve_config(variant: str, **config) -> dict:
     return cfg
 
 
+def model_config(variant: str, vocab_size: int, **config) -> ModelConfig:
+    """The checked :class:`ModelConfig` of a variant or a preset (what :func:`build_model` builds)."""
+    cfg = resolve_config(variant, **config)
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, numbers.Integral) or vocab_size < 1:
+        raise ValueError(f"vocab_size must be a positive int, got {vocab_size!r}")
+    return ModelConfig.from_settings(variant, int(vocab_size), cfg)
+
+
+def model_class(variant: str) -> type[LanguageModel]:  # a preset's: its variant's
+    return MODEL_CLASSES[PRESETS.get(_check_variant(variant), (variant,))[0]]
+
+
 def build_model(variant: str, vocab_size: int, **config) -> LanguageModel:
     """Build ``variant`` for a vocabulary of ``vocab_size`` tokens; see :data:`DEFAULTS` for settings.
 
@@ -184,10 +153,7 @@ def build_model(variant: str, vocab_size: int, **config) -> LanguageModel:
     logits [B, T, vocab_size]; ``model.variant``, ``model.config`` and ``model.vocab_size`` say
     what was built. The model is assembled from one :class:`~tl_minimal.model_config.ModelConfig`.
     """
-    cfg = resolve_config(variant, **config)
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, numbers.Integral) or vocab_size < 1:
-        raise ValueError(f"vocab_size must be a positive int, got {vocab_size!r}")
-    return MODEL_CLASSES[variant](ModelConfig.from_settings(variant, int(vocab_size), cfg))
+    return model_class(variant)(model_config(variant, vocab_size, **config))
 
 
 def is_gated_hybrid(model_or_variant) -> bool:
@@ -195,5 +161,5 @@ def is_gated_hybrid(model_or_variant) -> bool:
     (gated_hybrid, gated_hybrid_paper, gated_hybrid_printed): the one place that answers it, for
     code that reads the memory's retrieval or switches its read off."""
     if isinstance(model_or_variant, str):
-        return issubclass(MODEL_CLASSES[_check_variant(model_or_variant)], GatedHybridLM)
+        return issubclass(model_class(model_or_variant), GatedHybridLM)
     return isinstance(model_or_variant, GatedHybridLM)

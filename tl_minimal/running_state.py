@@ -55,7 +55,7 @@ from .checks import (
     check_running_state_inputs,
     check_sequence,
 )
-from .kernels import decay_exp
+from .kernels import causal_segments, decay_exp
 
 # 16 tokens per chunk: fastest measured on a 2-core CPU for T = 128 and T = 2048 (S = 16), where
 # the chunk matrices are small and the per-kernel cost of the chunk-level carry stays low
@@ -68,26 +68,6 @@ def log_gate(gate: torch.Tensor) -> torch.Tensor:
 
 
 # --- the building block: h_t = exp(log_decay_t) * h_{t-1} + x_t ---------------------------
-
-# the constant 0/1 matrices of causal_decay, built once per (C, dtype, device)
-_SEGMENTS: dict = {}
-
-
-def causal_segments(C: int, dtype: torch.dtype, device) -> tuple[torch.Tensor, torch.Tensor]:
-    """(Z [C, C*C], lower [C, C]) for :func:`causal_decay`, built once per (C, dtype, device).
-
-    Z[u, (t, tau)] = 1 when tau < u <= t (log_decay_u lies in the segment that decays tau's
-    contribution by time t); lower[t, tau] = 1 when tau <= t. Building them took a dozen small
-    kernels per call (~0.15 ms per chunked op on the CPU); now a dictionary lookup.
-    """
-    key = (C, dtype, torch.device(device))
-    if key not in _SEGMENTS:
-        u = torch.arange(C, device=device)
-        t, tau, uu = u.view(1, C, 1), u.view(1, 1, C), u.view(C, 1, 1)
-        Z = ((tau < uu) & (uu <= t)).to(dtype).view(C, C * C)          # [C(u), C(t) * C(tau)]
-        _SEGMENTS[key] = (Z, (tau <= t).to(dtype).view(C, C))           # [C(t), C(tau)]
-    return _SEGMENTS[key]
-
 
 def causal_decay(log_decay: torch.Tensor) -> torch.Tensor:
     """W[..., t, tau] = exp(sum_{u=tau+1..t} log_decay_u) for tau <= t, 0 for tau > t.
@@ -105,6 +85,7 @@ def causal_decay(log_decay: torch.Tensor) -> torch.Tensor:
     """
     C = check_causal_decay_length(log_decay.shape[-1])             # C <= MAX_CHUNK (checks.py)
     # Z[u, (t, tau)] = 1 when log_decay_u is in the segment tau < u <= t; lower[t, tau] = [tau <= t]
+    # (kernels.causal_segments builds them once per size and device; tests/test_kernels.py checks them)
     Z, lower = causal_segments(C, log_decay.dtype, log_decay.device)  # [C, C*C], [C, C]
     # seg[t, tau] = sum_u log_decay_u Z[u, t, tau] = sum_{u=tau+1..t} log_decay_u
     seg = (log_decay.reshape(-1, C) @ Z).view(*log_decay.shape, C)  # [..., C(t), C(tau)]

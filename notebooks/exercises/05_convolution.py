@@ -131,7 +131,7 @@ def trained_conv(model):
     return lambda x: model.conv(x.float())[0].double()
 
 
-d = causal_model.config["d_model"]
+d = causal_model.config.d_model
 ex.check_leaks_future(leaks_future, extra={"the trained causal convolution": (trained_conv(causal_model), False, d),
                                            "the trained leaky convolution": (trained_conv(leaky_model), True, d)})
 

@@ -31,7 +31,7 @@ import torch
 from .. import build_model
 from ..data.recall import PAPER_LAYOUT, RecallSampler
 from ..data.text import VOCAB_SIZE, DataUnavailable, WindowSampler, load_split
-from ..experiments.protocols import protocol
+from ..training.protocols import protocol
 from ..training.config import pick
 from ..training.evaluate import unigram_bits
 from ..training.train import seed_everything, train

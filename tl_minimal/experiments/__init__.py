@@ -32,11 +32,11 @@ from .protocols import (
     TokenizedProtocol,
     protocol,
 )
-from .runner import ExperimentSettings, format_table, run_experiment, write_json
+from .runner import Experiment, format_table, run, run_experiment, write_json
 
 __all__ = [
     "PROTOCOLS",
-    "ExperimentSettings",
+    "Experiment",
     "LMProtocol",
     "MQARProtocol",
     "Protocol",
@@ -44,6 +44,7 @@ __all__ = [
     "TokenizedProtocol",
     "format_table",
     "protocol",
+    "run",
     "run_experiment",
     "write_json",
 ]

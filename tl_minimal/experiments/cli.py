@@ -38,11 +38,10 @@ import torch
 from ..data.text import BadDataFile, DataUnavailable
 from ..training.checkpoint import CheckpointError
 from ..training.device import get_device
-from ..training.recipes import RunOptions
 from .arguments import UsageError, build_parser
 from .bench import speed
 from .provenance import portable
-from .runner import ExperimentSettings, check_variants, run_experiment
+from .runner import Experiment, check_variants, run
 from .studies import recall_study
 from .suite import SuiteError, SuiteInterrupted, prepare_output
 from .tasks import ConfigError
@@ -61,13 +60,13 @@ def resume_command(argv: list, out: str) -> str:
 def run_task(args, argv: list) -> int:
     """A task subcommand: :func:`run_experiment` with the parsed options; exit status 1 if a run diverged."""
     out = args.out or f"runs/{args.command}-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
-    settings = ExperimentSettings(
-        device=args.device, overrides=dict(args.overrides), protocol_changes=dict(args.protocol_changes),
+    experiment = Experiment(
+        task=args.command, variants=args.variants, seeds=args.seeds, steps=args.steps, device=args.device, overrides=dict(args.overrides), protocol_changes=dict(args.protocol_changes),
         max_seconds=args.max_seconds, eval_batches=getattr(args, "eval_batches", None),
         eval_examples=getattr(args, "eval_examples", None), data_dir=getattr(args, "data_dir", None),
         jsonl=getattr(args, "jsonl", None), out=out, fresh=args.fresh, checkpoint_every=args.checkpoint_every,
         progress=not args.no_progress, command=resume_command(argv, out))
-    results = run_experiment(args.command, args.variants, args.seeds, args.steps, settings)
+    results = run(experiment)
     if results["diverged"]:
         print(f"error: {results['diverged']} run(s) diverged (loss NaN or inf); see 'error' in {out}", file=sys.stderr)
         return 1
@@ -116,14 +115,15 @@ def run_study(args) -> int:
         prepare_output(args.out)  # a bad output path fails now, not after hours of training
     overrides = dict(getattr(args, "overrides", []))
     if cmd == "train":
-        options = RunOptions(device=device, overrides=overrides, progress=args.progress)
         try:  # a bad protocol field, name or setting fails before any training
             p = recall_study.study_protocol(args.task, args.seq_len, args.pairs, args.queries, args.eval_examples,
                                             dict(args.protocol_changes))
             check_variants(args.variants, p, overrides)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
-        recall_study.study_train(p, args.variants, args.seeds, args.eval_at, options, args.out, args.ckpt_dir)
+        config = p.train_config(device=device, progress=args.progress)
+        recall_study.study_train(p, args.variants, args.seeds, args.eval_at, overrides, config, args.out,
+                                 args.ckpt_dir)
     elif cmd == "init":
         recall_study.study_init(args.variants, args.seeds, args.examples, overrides, args.ablations, device, args.out)
     elif cmd in recall_study.BREAK_DIAGNOSES:

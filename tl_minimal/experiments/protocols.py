@@ -1,17 +1,15 @@
-"""The paper's protocols as dataclasses: every hyperparameter of a run, in one place, recorded in results.
+"""The research protocols: the paper's two (``tl_minimal.training.protocols``: lm, recall) and the studies'.
 
-docs/paper.md section 4 gives most numbers; where the paper is silent the value chosen here is
-listed in the protocol's ``assumed`` field, so a reader of the results sees which is which.
+Every hyperparameter of a run, in one place, recorded in results; where the paper is silent the
+value chosen is listed in the protocol's ``assumed`` field.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
-from ..data.recall import LengthCurriculum, min_seq_len
+from ..training.protocols import LMProtocol, Protocol, RecallProtocol, make
 
-MODEL_KEYS = ("d_model", "n_layers", "n_heads", "dropout")  # + max_seq_len = seq_len
 # the six variants of the paper (the registry may hold more, e.g. frozen paper configurations)
 PAPER_VARIANTS = (
     "transformer",
@@ -21,123 +19,6 @@ PAPER_VARIANTS = (
     "transformer_plus_triple",
     "gated_hybrid",
 )
-
-
-@dataclass
-class Protocol:
-    """Fields shared by every task. ``model_config()`` is what goes to ``build_model``."""
-
-    task: str = ""
-    metric: str = ""
-    vocab_size: int = 259
-    # model
-    d_model: int = 64
-    n_layers: int = 3
-    n_heads: int = 4
-    dropout: float = 0.1
-    # training (AdamW, constant lr with optional linear warmup, gradient clipping)
-    seq_len: int = 128
-    batch_size: int = 16
-    steps: int = 80
-    lr: float = 3e-4
-    weight_decay: float = 0.05
-    betas: tuple = (0.9, 0.999)
-    grad_clip: float = 1.0
-    warmup_steps: int = 0
-    seeds: tuple = (0,)
-    assumed: tuple = ()
-
-    def __post_init__(self):
-        w = self.warmup_steps
-        if isinstance(w, bool) or not isinstance(w, int) or w < 0:
-            raise ValueError(f"warmup_steps must be a whole number >= 0 (0: constant lr), got {w!r}")
-
-    def model_config(self, overrides: dict | None = None, allowed=None) -> dict:
-        """Keyword arguments for ``build_model``: the protocol's model fields, then ``overrides``.
-
-        Settings the protocol does not fix (state size, slots, conv kernel, ...) stay at the
-        variant's registry default (S = 16, and 8 for the gated hybrid, as in the paper).
-        ``allowed`` (the variant's setting names) drops overrides the variant does not have.
-        """
-        config = {k: getattr(self, k) for k in MODEL_KEYS}
-        config["max_seq_len"] = self.seq_len
-        config.update({k: v for k, v in (overrides or {}).items() if allowed is None or k in allowed})
-        return config
-
-    def replace(self, **changes) -> Protocol:
-        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
-
-    def to_dict(self) -> dict:
-        """Every field, except the optional ones (:data:`UNSET_OMITTED`) that are off: a results file
-        written before such a field existed has the same settings as one written now without it."""
-        return {k: v for k, v in dataclasses.asdict(self).items() if not (k in UNSET_OMITTED and v is None)}
-
-    @classmethod
-    def field_names(cls) -> tuple:
-        """The fields ``--protocol KEY=VALUE`` may change (all but task, metric and assumed)."""
-        return tuple(f.name for f in dataclasses.fields(cls) if f.name not in ("task", "metric", "assumed"))
-
-
-@dataclass
-class LMProtocol(Protocol):
-    """Byte-level WikiText-2 (docs/paper.md section 4.1): 80 steps of 16 random 128-byte windows."""
-
-    task: str = "lm"
-    metric: str = "bpb"
-    eval_split: str = "validation"
-    eval_batches: int | None = 128  # first 128 batches of non-overlapping chunks; None = whole split
-    eval_batch_size: int = 16  # defines which chunks "the first N batches" are
-    assumed: tuple = (
-        "AdamW betas (0.9, 0.999) (PyTorch defaults)",
-        "eval chunks in text order",
-        "state size and other variant settings: the registry defaults (S=16; gated S=8)",
-    )
-
-
-@dataclass
-class RecallProtocol(Protocol):
-    """The paper's associative recall: 4 pairs, one question at the last position."""
-
-    task: str = "recall"
-    metric: str = "accuracy"
-    vocab_size: int = 64
-    batch_size: int = 32
-    steps: int = 200  # main table; the seed study uses 500
-    weight_decay: float = 0.01
-    n_pairs: int = 4
-    n_queries: int = 1
-    eval_examples: int = 2048
-    # (start, end, steps): training sequences grow from start to end tokens over the first steps
-    # steps (data/recall.py LengthCurriculum); None: every batch seq_len long. The paper's retrain
-    # recipe: --protocol length_curriculum=32:128:150 (with warmup_steps=50, --set read_gate_bias=-2)
-    length_curriculum: tuple | None = None
-    assumed: tuple = (
-        "grad clip 1.0 and dropout 0.1 as in the byte-level protocol",
-        "model d=64, 3 layers, 4 heads, registry defaults otherwise (the byte-level model)",
-        "keys distinct and values distinct within a sequence",
-    )
-
-    def __post_init__(self):
-        super().__post_init__()
-        if self.length_curriculum is None:
-            return
-        if self.task not in CURRICULUM_TASKS:
-            raise ValueError(f"length_curriculum: the {self.task} task has its own sequences; "
-                             f"a length curriculum applies to {' and '.join(CURRICULUM_TASKS)}")
-        c = LengthCurriculum.parse(self.length_curriculum)
-        if c.end > self.seq_len:
-            raise ValueError(f"length_curriculum: end {c.end} is longer than the task's seq_len {self.seq_len}; "
-                             "the curriculum ends at most at the evaluated length "
-                             f"(e.g. {c.start}:{self.seq_len}:{c.steps})")
-        shortest = min_seq_len(self.n_pairs, self.n_queries)
-        if c.start < shortest:
-            raise ValueError(f"length_curriculum: start {c.start} is too short for {self.n_pairs} pairs and "
-                             f"{self.n_queries} question(s); the shortest sequence is {shortest}")
-        self.length_curriculum = c.as_tuple()
-
-    def curriculum(self) -> LengthCurriculum | None:
-        """The training batches' :class:`~tl_minimal.data.recall.LengthCurriculum`, or None."""
-        return None if self.length_curriculum is None else LengthCurriculum.parse(self.length_curriculum)
 
 
 @dataclass
@@ -264,19 +145,13 @@ class TokenizedProtocol(Protocol):
     )
 
 
-CURRICULUM_TASKS = ("recall", "mqar")  # the tasks whose training sequences may follow a length curriculum
-UNSET_OMITTED = ("length_curriculum",)  # optional fields left out of to_dict() while None
-
 PROTOCOLS = {p.task: p for p in (LMProtocol(), RecallProtocol(), MQARProtocol(), TokenizedProtocol(),
                                   OverwriteProtocol(), AliasProtocol(), DistanceProtocol(), InductionProtocol())}
 
 
 def protocol(task: str, **changes) -> Protocol:
     """The default protocol of ``task`` with ``changes`` applied (None values are ignored)."""
-    if task not in PROTOCOLS:
-        raise ValueError(f"unknown task {task!r}: expected one of {', '.join(PROTOCOLS)}")
-    check_fields(task, changes)
-    return PROTOCOLS[task].replace(**changes)
+    return make(PROTOCOLS, task, changes)
 
 
 def check_fields(task: str, changes) -> None:

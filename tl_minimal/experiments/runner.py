@@ -26,8 +26,8 @@ from pathlib import Path
 from ..registry import VARIANTS, default_config
 from ..training import distributed
 from ..training.device import get_device
-from ..training.recipes import RunOptions, build
-from ..training.train import TrainingDiverged
+from ..training.recipes import build
+from ..training.train import TrainConfig, TrainingDiverged
 from .protocols import PAPER_VARIANTS, PROTOCOLS, check_fields
 from .protocols import protocol as make_protocol
 from .provenance import environment
@@ -40,22 +40,30 @@ TASKS = {**PAPER_TASKS, **BREAK_TASKS, **INDUCTION_TASKS}
 
 
 @dataclass
-class ExperimentSettings:
-    """Everything :func:`run_experiment` can be told besides the task, variants, seeds and steps.
+class Experiment:
+    """One experiment: a task, its variants and seeds, model overrides, the training's run settings and
+    where the results go. Each field is one command-line flag of ``python -m tl_minimal.experiments TASK``.
 
-    device             auto (TL_DEVICE, else MPS, CUDA, CPU), cpu, cuda, cuda:N or mps
+    task, variants, seeds, steps   the task (its protocol), the variants (default: the paper's six),
+                                   the seeds and the step count (default: the protocol's)
     overrides          model settings for build_model (``--set``), checked against the variants
     protocol_changes   other protocol fields, e.g. ``{"lr": 1e-3, "warmup_steps": 20}`` (``--protocol``)
-    max_seconds        wall-clock training budget per run
+    device, max_seconds, checkpoint_every, progress
+                       the :class:`~tl_minimal.training.train.TrainConfig` fields a run adds to its
+                       protocol's optimizer settings: where (auto: TL_DEVICE, else MPS, CUDA, CPU), a
+                       wall-clock budget per run, a checkpoint every N steps beside ``out`` (a killed
+                       run continues), progress bars
     eval_batches       text tasks: evaluation batches (0: the whole split)
     eval_examples      synthetic tasks: fresh evaluation examples
     data_dir, jsonl    where the data sets are (default: ``TL_MINIMAL_DATA``; the MiniMind jsonl)
     out, fresh         the suite file, filled run by run and resumed (``fresh``: start it afresh)
-    checkpoint_every   save each run's training every N steps beside ``out`` (a killed run continues)
-    progress, echo     progress bars; where the table and messages go (``print``)
-    command            the command line that resumes the suite (shown on Ctrl-C, and recorded)
+    echo, command      where the table and messages go (``print``); the command line that resumes the suite
     """
 
+    task: str = "lm"
+    variants: list | None = None
+    seeds: tuple | None = None
+    steps: int | None = None
     device: object = "auto"
     overrides: dict | None = None
     protocol_changes: dict | None = None
@@ -87,8 +95,9 @@ def check_variants(variants, p, overrides) -> None:
         build(v, p, overrides)
 
 
-def settle_protocol(task: str, seeds, steps, s: ExperimentSettings):
+def settle_protocol(s: Experiment):
     """The task's protocol with this run's changes (seeds, steps, evaluation size, --protocol fields)."""
+    task, seeds, steps = s.task, s.seeds, s.steps
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}: expected one of {', '.join(TASKS)}")
     if steps is not None and steps < 1:
@@ -111,10 +120,12 @@ def settle_protocol(task: str, seeds, steps, s: ExperimentSettings):
     return p
 
 
-def settle(task: str, variants, seeds, steps, s: ExperimentSettings):
-    """Check every argument before any data is loaded or model trained: (protocol, variants, run options)."""
-    p = settle_protocol(task, seeds, steps, s)
-    variants = list(variants or [v for v in PAPER_VARIANTS if v in VARIANTS])
+def settle(s: Experiment):
+    """Check every argument before any data is loaded or model trained: (protocol, variants, overrides,
+    train config)."""
+    task = s.task
+    p = settle_protocol(s)
+    variants = list(s.variants or [v for v in PAPER_VARIANTS if v in VARIANTS])
     overrides = dict(s.overrides or {})
     device = get_device(s.device)
     if distributed.launched() and not TASKS[task].distributed:
@@ -128,39 +139,41 @@ def settle(task: str, variants, seeds, steps, s: ExperimentSettings):
             raise ValueError(f"--checkpoint-every: must be >= 1, got {s.checkpoint_every}")
     check_variants(variants, p, overrides)
     device = distributed.setup(device)  # under torchrun: join the group, take this rank's GPU
-    options = RunOptions(device=device, overrides=overrides, progress=s.progress, max_seconds=s.max_seconds,
-                         checkpoint_every=s.checkpoint_every)
-    return p, variants, options
+    config = p.train_config(device=device, progress=s.progress, max_seconds=s.max_seconds,
+                            checkpoint_every=s.checkpoint_every)
+    return p, variants, overrides, config
 
 
-def run_experiment(task: str, variants=None, seeds=None, steps=None, settings: ExperimentSettings | None = None,
-                   **changes) -> dict:
+def run_experiment(task: str, variants=None, seeds=None, steps=None, **fields) -> dict:
+    """:func:`run` of ``Experiment(task, variants, seeds, steps, **fields)``; usable from notebooks:
+    ``run_experiment("recall", ["transformer"], [0], steps=50)``."""
+    return run(Experiment(task=task, variants=variants, seeds=seeds, steps=steps, **fields))
+
+
+def run(s: Experiment) -> dict:
     """Run ``task`` for every (variant, seed); returns the results dict (and fills the file ``settings.out``).
-
-    ``settings`` (an :class:`ExperimentSettings`) or its fields as keywords. Usable from notebooks:
-    ``run_experiment("recall", ["transformer"], [0], steps=50)``.
 
     With ``out`` the runs go into a suite file (:mod:`.suite`): checked before any work, rewritten
     after every finished run, resumed when it exists (``fresh=True`` starts it afresh). Ctrl-C
     raises :class:`~.suite.SuiteInterrupted` (a KeyboardInterrupt) after the finished runs are saved.
     """
-    s = dataclasses.replace(settings or ExperimentSettings(), **changes)
+    task = s.task
     try:
-        p, variants, options = settle(task, variants, seeds, steps, s)
+        p, variants, overrides, config = settle(s)
     except (ValueError, RuntimeError) as exc:  # device errors are RuntimeErrors
         raise ConfigError(str(exc)) from exc
     main = distributed.is_main()
     say = s.echo if main else (lambda *a, **k: None)
-    env = environment(options.device, s.command)
-    section = {**p.to_dict(), "model_config": p.model_config(options.overrides),
+    env = environment(config.device, s.command)
+    section = {**p.to_dict(), "model_config": p.model_config(overrides),
                "model_config_note": "plus each variant's registry defaults; see runs[].config",
-               "overrides": options.overrides, "max_seconds": s.max_seconds, "environment": env}
+               "overrides": overrides, "max_seconds": s.max_seconds, "environment": env}
     plan = [(v, seed) for v in variants for seed in p.seeds]
     suite = None
     if s.out is not None:  # before the data: a bad path or another suite's file fails at once
         suite = Suite.open(s.out, task, section, plan, fresh=s.fresh, environment=env, writer=main)
     data = load_data(task, p, s, section, suite, say, len(plan))
-    runs = run_plan(task, p, data, plan, options, suite, s, say)
+    runs = run_plan(task, p, data, plan, overrides, config, suite, s, say)
     if suite is not None:
         results = suite.finish()
     else:
@@ -174,7 +187,7 @@ def run_experiment(task: str, variants=None, seeds=None, steps=None, settings: E
     return results
 
 
-def load_data(task: str, p, s: ExperimentSettings, section: dict, suite: Suite | None, say, planned: int):
+def load_data(task: str, p, s: Experiment, section: dict, suite: Suite | None, say, planned: int):
     """The task's data, loaded once; its source goes into the results (and is checked against the suite's)."""
     data = TASKS[task].load(p, data_dir=s.data_dir, jsonl=s.jsonl)
     say(f"{task}: data = {data.source}")
@@ -189,7 +202,8 @@ def load_data(task: str, p, s: ExperimentSettings, section: dict, suite: Suite |
     return data
 
 
-def run_plan(task: str, p, data, plan, options: RunOptions, suite: Suite | None, s: ExperimentSettings, say):
+def run_plan(task: str, p, data, plan, overrides: dict, config: TrainConfig, suite: Suite | None, s: Experiment,
+             say):
     """Every planned (variant, seed) not yet in the suite, in order; each finished run is saved at once.
     A diverged run is recorded with ``value: None`` and its ``error``; Ctrl-C keeps what is finished."""
     runs, ckpt = [], None
@@ -201,10 +215,11 @@ def run_plan(task: str, p, data, plan, options: RunOptions, suite: Suite | None,
             if ckpt is not None and ckpt.exists():
                 say(f"  {variant:<24} seed {seed:<3} continues from its checkpoint {ckpt}")
             try:
-                run = TASKS[task].run_one(p, data, variant, seed, dataclasses.replace(options, checkpoint_path=ckpt))
+                run = TASKS[task].run_one(p, data, variant, seed, overrides,
+                                          dataclasses.replace(config, checkpoint_path=ckpt))
             except TrainingDiverged as exc:
                 run = {"variant": variant, "seed": seed, "params": None, "metric": p.metric, "value": None,
-                       "steps": None, "seconds": None, "device": str(options.device), "error": str(exc)}
+                       "steps": None, "seconds": None, "device": str(config.device), "error": str(exc)}
             runs.append(run)
             if suite is not None:
                 suite.add(run)

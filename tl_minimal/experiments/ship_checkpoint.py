@@ -10,9 +10,9 @@ evaluated on the protocol's validation chunks (the first 128 batches of 16 non-o
 chunks), so with the same data, seed and steps its validation BPB is the ``value`` of that
 (variant, seed) in ``data/results/lm_2000steps.json``. The record says whether it matches.
 
-:func:`shipped_or_retrained` gives the notebooks the shipped model, or the same run retrained.
+:func:`tl_minimal.course.shipped.shipped_or_retrained` gives the notebooks the shipped model, or the same run retrained.
 
-It writes two files in ``data/checkpoints/`` (:mod:`tl_minimal.training.shipped` reads them):
+It writes two files in ``data/checkpoints/`` (:mod:`tl_minimal.course.shipped` reads them):
 the weights (float32, under 1 MB) and a JSON record holding
 
     variant, seed, steps, vocab_size, params, config, protocol   what was trained, and how
@@ -34,16 +34,15 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import math
 import platform
 import sys
 
 import torch
 
+from ..course.shipped import SHIPPED, remake_command, save_shipped
 from ..registry import VARIANTS
-from ..training.evaluate import in_batches, mean_token_loss
+from ..training.evaluate import bits_per_byte, in_batches
 from ..training.recipes import count_parameters, fit
-from ..training.shipped import SHIPPED, load_shipped, remake_command, save_shipped
 from .protocols import protocol
 from .provenance import git_commit
 from .results.files import results_dir
@@ -59,11 +58,6 @@ def loss_log(losses: list[float]) -> dict:
     """The losses worth keeping: every one of the first FIRST_STEPS steps, every LOG_EVERY-th after, the last."""
     steps = [k for k in range(len(losses)) if k < FIRST_STEPS or k % LOG_EVERY == 0 or k == len(losses) - 1]
     return {"steps": steps, "loss": [losses[k] for k in steps]}
-
-
-def bpb(model, x: torch.Tensor, y: torch.Tensor) -> float:
-    """Bits per byte of ``model`` on the chunks x, y (the lm task's evaluation)."""
-    return mean_token_loss(model, in_batches(x, y)) / math.log(2)
 
 
 def committed_value(variant: str, seed: int, steps: int) -> dict | None:
@@ -85,14 +79,15 @@ def make(variant: str, seed: int = 0, steps: int = 2000, folder=None, progress: 
     x, y = data.eval
     record = {
         "variant": variant, "seed": seed, "steps": steps, "vocab_size": p.vocab_size,
-        "params": count_parameters(model), "config": dict(model.config), "protocol": p.to_dict(),
+        "params": count_parameters(model), "config": model.config.settings(), "protocol": p.to_dict(),
         "command": remake_command(variant, seed, steps), "git_commit": git_commit(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "torch": torch.__version__, "python": platform.python_version(), "threads": torch.get_num_threads(),
         "data_source": data.source, "train_seconds": round(history["seconds"], 1),
         "loss_log": loss_log(history["loss"]),
-        "val_bpb": bpb(model, x, y),
-        "small_eval": {"chunks": SMALL_EVAL_CHUNKS, "bpb": bpb(model, x[:SMALL_EVAL_CHUNKS], y[:SMALL_EVAL_CHUNKS])},
+        "val_bpb": bits_per_byte(model, in_batches(x, y)),
+        "small_eval": {"chunks": SMALL_EVAL_CHUNKS,
+                       "bpb": bits_per_byte(model, in_batches(x[:SMALL_EVAL_CHUNKS], y[:SMALL_EVAL_CHUNKS]))},
     }
     committed = committed_value(variant, seed, steps)
     if committed is not None:
@@ -100,21 +95,6 @@ def make(variant: str, seed: int = 0, steps: int = 2000, folder=None, progress: 
     record["committed"] = committed
     save_shipped(model, variant, p.vocab_size, record, seed, steps, folder)
     return record
-
-
-def shipped_or_retrained(variant: str, retrain: bool = False, data=None, device="cpu", seed: int = 0,
-                         steps: int = 2000):
-    """The shipped model and its record; with ``retrain=True`` the model is trained here instead, as it was made.
-
-    What the notebooks' "look inside" sections call: the record (how the shipped model was made) is
-    returned either way. ``data``: the training tokens (default: the lm protocol's, as :func:`make`).
-    """
-    model, record = load_shipped(variant, seed, steps, device=device)
-    if retrain:
-        p = protocol("lm", steps=record["steps"], seeds=(seed,))
-        model, _ = fit(variant, p, seed, load_lm(p).train if data is None else data, device=device, progress=True)
-        model.eval()
-    return model, record
 
 
 def main(argv=None) -> int:

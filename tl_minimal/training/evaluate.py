@@ -24,8 +24,8 @@ from contextlib import contextmanager
 import torch
 import torch.nn.functional as F
 
+from ..checks import checked_ids
 from ..data.recall import IGNORE
-from ..models import checked_ids
 
 FORWARD_BATCH = 64  # evaluation forward batch: the same chunks as a protocol's batches, fewer calls
 

@@ -15,8 +15,10 @@ gradient clipping, warmup, steps) and which data the sampler draws (for recall, 
 length curriculum). The paper's recall retrain recipe is three settings of one run::
 
     p = protocol("recall", steps=500, warmup_steps=50, length_curriculum=(32, 128, 150))
-    model, history = fit("gated_hybrid_paper", p, seed=0, overrides={"read_gate_bias": -2.0}) What a run adds to its
-protocol (where it runs, model overrides, a time budget, checkpoints) is one :class:`RunOptions`.
+    model, history = fit("gated_hybrid_paper", p, seed=0, overrides={"read_gate_bias": -2.0})
+
+What a run adds to its protocol's optimizer settings (where it runs, a time budget, checkpoints) is
+one :class:`~.train.TrainConfig` (``p.train_config(device="cpu")``, or keywords of :func:`fit`).
 A model that is only looked at, not trained (a diagnosis at initialization), comes from
 :func:`seeded_model`, the first two lines of the recipe.
 """
@@ -24,7 +26,6 @@ A model that is only looked at, not trained (a diagnosis at initialization), com
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
 import torch
 
@@ -33,30 +34,9 @@ from ..data import text as data_text
 from ..registry import build_model, default_config
 from . import distributed
 from .device import get_device
-from .train import TrainSettings, seed_everything, train
+from .train import TrainConfig, seed_everything, train
 
 TEXT_TASKS = ("lm", "tokenized", "induction")  # tasks that train on windows of a token stream (induction: the lm's)
-
-
-@dataclass
-class RunOptions:
-    """How one run trains, beyond its protocol.
-
-    device             where (None or "auto": :func:`~.device.get_device`'s choice)
-    overrides          model settings for ``build_model`` on top of the protocol's (``--set``)
-    progress           show a progress bar
-    max_seconds        stop training once this wall-clock budget is used (time-matched runs)
-    checkpoint_path    save the training here (at the end, and every ``checkpoint_every`` steps)
-                       and continue from it when it exists: a killed run resumes mid-run
-    checkpoint_every   steps between checkpoints (None: only at the end)
-    """
-
-    device: object = None
-    overrides: dict | None = None
-    progress: bool = True
-    max_seconds: float | None = None
-    checkpoint_path: object = None
-    checkpoint_every: int | None = None
 
 
 def count_parameters(model: torch.nn.Module) -> int:
@@ -100,30 +80,23 @@ def make_sampler(protocol, seed: int, data=None, stream: int = 0):
                      "(other tasks pass their own sampler)")
 
 
-def train_settings(protocol, options: RunOptions, device, desc: str) -> TrainSettings:
-    """The protocol's optimizer settings and the run's options, as :func:`train.train` takes them."""
-    return TrainSettings(lr=protocol.lr, weight_decay=protocol.weight_decay, betas=tuple(protocol.betas),
-                         grad_clip=protocol.grad_clip, warmup_steps=protocol.warmup_steps, device=device,
-                         checkpoint_path=options.checkpoint_path, checkpoint_every=options.checkpoint_every,
-                         resume=options.checkpoint_path is not None, progress=options.progress,
-                         max_seconds=options.max_seconds, desc=desc)
-
-
-def fit(variant: str, protocol, seed: int = 0, data=None, sampler=None, options: RunOptions | None = None,
-        **option_changes):
+def fit(variant: str, protocol, seed: int = 0, data=None, sampler=None, overrides: dict | None = None,
+        config: TrainConfig | None = None, **config_changes):
     """Seed, build, sample and train ``variant`` under ``protocol``; returns (model, history).
 
     ``data``: the token stream of a text task (see :func:`make_sampler`); ``sampler``: the
-    batches of a task :func:`make_sampler` does not know (``sampler(step) -> (x, y)``).
-    ``options`` (a :class:`RunOptions`) or its fields as keywords (``device=DEVICE, progress=False``).
-    Under torchrun the model is wrapped for DDP and each process draws its own batches.
-    ``history`` is :func:`train.train`'s: {"loss": per step (nats), "steps", "seconds", ...}.
+    batches of a task :func:`make_sampler` does not know (``sampler(step) -> (x, y)``);
+    ``overrides``: model settings on top of the protocol's (``--set``). ``config``: the
+    :class:`~.train.TrainConfig` (default: ``protocol.train_config()``), or its fields as keywords
+    (``device=DEVICE, progress=False``). Under torchrun the model is wrapped for DDP and each process
+    draws its own batches. ``history`` is :func:`train.train`'s: {"loss": per step (nats), "steps", ...}.
     """
-    options = dataclasses.replace(options or RunOptions(), **option_changes)
-    device = distributed.setup(get_device(options.device))
-    model = distributed.wrap(seeded_model(variant, protocol, seed, options.overrides).to(device), device)
+    config = dataclasses.replace(config or protocol.train_config(), **config_changes)
+    device = distributed.setup(get_device(config.device))
+    model = distributed.wrap(seeded_model(variant, protocol, seed, overrides).to(device), device)
     if sampler is None:
         sampler = make_sampler(protocol, seed, data, stream=distributed.rank())
     history = train(model, sampler, protocol.steps,
-                    train_settings(protocol, options, device, f"{protocol.task} {variant} s{seed}"))
+                    dataclasses.replace(config, device=device, resume=config.checkpoint_path is not None,
+                                        desc=f"{protocol.task} {variant} s{seed}"))
     return model, history

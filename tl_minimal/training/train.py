@@ -18,8 +18,8 @@ and every random state (the CPU's and the CUDA or MPS generator's, kept on the C
 resumed run reproduces the uninterrupted run's losses exactly on the same device.
 
 Settings: every knob of the loop (lr, weight decay, AdamW betas, clipping, warmup, device,
-checkpointing, logging, time budget) is one field of :class:`TrainSettings`; ``train(model,
-batches, steps, lr=1e-3, device="cpu")`` fills it from keywords, ``settings=`` passes it whole.
+checkpointing, logging, time budget) is one field of :class:`TrainConfig`; ``train(model,
+batches, steps, lr=1e-3, device="cpu")`` fills it from keywords, ``config=`` passes it whole.
 
 Host-device syncs: on a GPU, reading a number back (``loss.item()``) makes the CPU wait for
 every queued kernel. The loop keeps each step's loss on the device and reads them all at once
@@ -44,8 +44,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..checks import checked_ids
 from ..data.recall import IGNORE
-from ..models import checked_ids
 from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint  # noqa: F401  (re-exported)
 from .device import clip_options, get_device, optimizer_options
 from .distributed import any_rank, initialized, is_main, unwrap  # noqa: F401  (unwrap re-exported: the model in DDP)
@@ -59,8 +59,9 @@ class TrainingDiverged(RuntimeError):
 
 
 @dataclass
-class TrainSettings:
-    """Everything :func:`train` can be told besides the model, the batches and the step count.
+class TrainConfig:
+    """Everything the training loop can be told besides the model, the batches and the step count: the one
+    config of a run's training (a protocol's optimizer settings and where, how long and how the run saves).
 
     lr, weight_decay, betas   AdamW (betas: its moment decay rates; the paper's are torch's defaults)
     grad_clip                 clip the gradient's global norm to this (None or 0: no clipping)
@@ -146,7 +147,7 @@ def _batch_source(batches, start: int):
     return lambda step: next(it)
 
 
-def _one_step(model, optimizer, batch, step: int, s: TrainSettings, device) -> torch.Tensor:
+def _one_step(model, optimizer, batch, step: int, s: TrainConfig, device) -> torch.Tensor:
     """Forward, loss, backward, clip, AdamW: one optimizer step; returns the loss (on the device)."""
     x, y = batch[0], batch[1]
     mask = batch[2].to(device) if len(batch) > 2 else None
@@ -177,14 +178,14 @@ def _read_losses(unread: list, step: int, steps: int, bar) -> list[float]:
     return values
 
 
-def train(model: torch.nn.Module, batches, steps: int, settings: TrainSettings | None = None, **changes) -> dict:
+def train(model: torch.nn.Module, batches, steps: int, config: TrainConfig | None = None, **changes) -> dict:
     """Train ``model`` for ``steps`` optimizer steps and return the history (see module docstring).
 
-    ``settings`` (a :class:`TrainSettings`) or its fields as keywords (``lr=1e-3, device="cpu"``).
+    ``config`` (a :class:`TrainConfig`) or its fields as keywords (``lr=1e-3, device="cpu"``).
     Seed *before* building the model if initialization should be reproducible too
     (``seed`` only seeds dropout and what follows).
     """
-    s = dataclasses.replace(settings or TrainSettings(), **changes)
+    s = dataclasses.replace(config or TrainConfig(), **changes)
     if steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}")
     s.check()

@@ -5,11 +5,24 @@ a model and never re-implement the math. Each module is named after what it draw
 ``plots_retrieval`` (predictions and where a recall model reads, notebooks 05-06), ``plots_seeds``
 (every seed beside the paper's runs, notebook 07) and
 ``widgets`` (the interactive controls). Every one of them draws with the colour-blind-safe
-palette of ``palette``, set here once as matplotlib's colour cycle; and in a notebook every
-figure shown carries a text alternative written from its title and axes (``alt_text``)."""
+palette of ``palette``; and in a notebook every figure shown can carry a text alternative written
+from its title and axes (``alt_text``).
 
-from .alt_text import install as _install_alt_text
-from .palette import apply as _apply_palette
+Importing this package changes nothing outside it. A notebook asks for the course's style once,
+in its import cell::
 
-_apply_palette()
-_install_alt_text()
+    from tl_minimal import views
+    views.use_course_style()
+"""
+
+from . import alt_text, palette
+
+
+def use_course_style() -> None:
+    """Make the course's palette matplotlib's colour cycle and, inside a Jupyter kernel, give every
+    figure's PNG its alt text (:func:`tl_minimal.views.alt_text.install`). Call it once per notebook."""
+    palette.apply()
+    alt_text.install()
+
+
+__all__ = ["use_course_style"]

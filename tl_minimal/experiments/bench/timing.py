@@ -26,7 +26,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from ...models import trust_ids
+from ...checks import trust_ids
 from ...training.device import synchronize
 from ...training.train import make_optimizer
 

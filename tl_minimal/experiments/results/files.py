@@ -1,6 +1,6 @@
 """Where the committed results live, and reading them: one folder, one loader for every table.
 
-:func:`results_dir` is the one place that knows where ``data/results`` is:
+:func:`results_dir` (:mod:`tl_minimal.course.files`, the one lookup of the committed folders) finds ``data/results``:
 
 - ``TL_MINIMAL_RESULTS=/some/folder`` (the documented override) wins when it is set;
 - in a clone (an editable install, or the notebooks run from the repository) it is the clone's
@@ -19,36 +19,13 @@ from __future__ import annotations
 
 import glob
 import json
-import os
-from importlib import resources
 from pathlib import Path
 
-ENV = "TL_MINIMAL_RESULTS"  # an explicit results folder (a copy elsewhere, a read-only hub image)
-PACKAGE = "tl_minimal.results_files"  # what data/results is called inside a wheel
+from ...course.files import RESULTS_ENV as ENV
+from ...course.files import results_dir
+
 SHORT = {"d_model": "d", "state_dim": "S", "num_slots": "K", "conv_causal": "causal",  # labels of --set keys
          "read_gate_bias": "gatebias"}
-
-
-def results_dir() -> Path:
-    """The results folder: $TL_MINIMAL_RESULTS, else the clone's data/results, else the installed copy."""
-    override = os.environ.get(ENV)
-    if override:
-        path = Path(override).expanduser()
-        if not path.is_dir():
-            raise FileNotFoundError(f"{ENV}={override} is not a folder; point it at a folder of results files "
-                                    "(a copy of the repository's data/results) or unset it")
-        return path
-    clone = Path(__file__).resolve().parents[3] / "data" / "results"
-    if clone.is_dir():
-        return clone
-    try:
-        shipped = Path(str(resources.files(PACKAGE)))
-    except ModuleNotFoundError:
-        shipped = None
-    if shipped is not None and shipped.is_dir():
-        return shipped
-    raise FileNotFoundError(f"no results folder: not a clone (no data/results) and no installed {PACKAGE}; "
-                            f"set {ENV} to a copy of the repository's data/results")
 
 
 def expand(paths) -> list[Path]:

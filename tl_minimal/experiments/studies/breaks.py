@@ -34,10 +34,10 @@ from types import SimpleNamespace
 
 import torch
 
-from ...data import recall_breaks as rb
+from ..tasks import recall_breaks as rb
 from ...training.evaluate import evaluating
-from ...training.recipes import RunOptions, fit, seeded_model
-from ...training.train import loss_curve
+from ...training.recipes import fit, seeded_model
+from ...training.train import TrainConfig, loss_curve
 from ..protocols import protocol
 from ..tasks.common import ConfigError, Task, run_record
 from .diagnose_recall import require_gated, retrieval_report, summarize
@@ -72,11 +72,11 @@ def _load(p, data_dir=None, jsonl=None):
                                              f"generated from each run's seed; eval: {p.eval_examples} fresh examples")
 
 
-def _train_on_batches(p, variant, seed, options: RunOptions):
+def _train_on_batches(p, variant, seed, overrides: dict | None, config: TrainConfig):
     """overwrite and alias: train on the task's batches, then draw its fresh evaluation set (x, y) [N, T]."""
     make = _make(p, seed)
     sampler = rb.BreakSampler(_make(p, seed, train=True), p.batch_size, seed)
-    model, history = fit(variant, p, seed, sampler=sampler, options=options)
+    model, history = fit(variant, p, seed, sampler=sampler, overrides=overrides, config=config)
     return make, model, history, make(p.eval_examples, generator=rb.eval_generator(seed))
 
 
@@ -119,22 +119,22 @@ def overwrite_chance(p) -> dict:
             "pick_among_writes_earlier": sum((w - 1) / w for w in ws) / len(ws)}
 
 
-def run_overwrite(p, data, variant: str, seed: int, options: RunOptions) -> dict:
+def run_overwrite(p, data, variant: str, seed: int, overrides: dict | None, config: TrainConfig) -> dict:
     t0 = time.perf_counter()
-    _, model, history, (x, _) = _train_on_batches(p, variant, seed, options)
+    _, model, history, (x, _) = _train_on_batches(p, variant, seed, overrides, config)
     r = overwrite_rates(last_predictions(model, x), x)
-    return run_record(variant, seed, model, p, r["accuracy"], history, time.perf_counter() - t0, options.device,
+    return run_record(variant, seed, model, p, r["accuracy"], history, time.perf_counter() - t0, config.device,
                       earlier_rate=r["earlier"], other_rate=r["other"], by_writes=r["by_writes"],
                       eval_examples=len(x), chance=overwrite_chance(p),
                       loss_curve_every_10=loss_curve(history["loss"]))
 
 
 # ----------------------------------------------------------------------------- alias
-def run_alias(p, data, variant: str, seed: int, options: RunOptions) -> dict:
+def run_alias(p, data, variant: str, seed: int, overrides: dict | None, config: TrainConfig) -> dict:
     t0 = time.perf_counter()
-    make, model, history, (x, y) = _train_on_batches(p, variant, seed, options)
+    make, model, history, (x, y) = _train_on_batches(p, variant, seed, overrides, config)
     accuracy = float((last_predictions(model, x) == y[:, -1]).float().mean())
-    return run_record(variant, seed, model, p, accuracy, history, time.perf_counter() - t0, options.device,
+    return run_record(variant, seed, model, p, accuracy, history, time.perf_counter() - t0, config.device,
                       same_alias=p.same_alias, same_alias_share=p.same_alias_share,
                       alias_table=make.keywords["table"], eval_examples=len(x),
                       chance={"constant": 1 / rb.ALIAS_LAYOUT.n_values, "in_context_pick": 1 / p.n_pairs},
@@ -142,10 +142,10 @@ def run_alias(p, data, variant: str, seed: int, options: RunOptions) -> dict:
 
 
 # ----------------------------------------------------------------------------- distance
-def run_distance(p, data, variant: str, seed: int, options: RunOptions) -> dict:
+def run_distance(p, data, variant: str, seed: int, overrides: dict | None, config: TrainConfig) -> dict:
     t0 = time.perf_counter()
     sampler = rb.DistanceSampler(p.lengths, p.batch_size, seed, p.n_pairs)
-    model, history = fit(variant, p, seed, sampler=sampler, options=options)
+    model, history = fit(variant, p, seed, sampler=sampler, overrides=overrides, config=config)
     by_length, curves = {}, {}
     for i, T in enumerate(p.lengths):
         x, y = rb.distance_eval_set(p.eval_examples, seed, T, p.n_pairs)
@@ -154,7 +154,7 @@ def run_distance(p, data, variant: str, seed: int, options: RunOptions) -> dict:
                              "mean_distance": sum(rb.distance_of(row) for row in x) / len(x)}
         curves[str(T)] = loss_curve(history["loss"][i :: len(p.lengths)])
     accuracy = sum(b["accuracy"] for b in by_length.values()) / len(by_length)
-    return run_record(variant, seed, model, p, accuracy, history, time.perf_counter() - t0, options.device,
+    return run_record(variant, seed, model, p, accuracy, history, time.perf_counter() - t0, config.device,
                       by_length=by_length, lengths=list(p.lengths), eval_examples=p.eval_examples,
                       chance={"constant": 1 / rb.PAPER_LAYOUT.n_values, "in_context_pick": 1 / p.n_pairs},
                       loss_curve_every_10=loss_curve(history["loss"]), loss_curve_by_length=curves)
@@ -286,11 +286,11 @@ def diagnose_alias_trained(variants, seeds, examples: int = 512, overrides=None,
     written alias did not make the cut; ``by_pair`` (:func:`pair_split`, on the whole evaluation set)
     says whether the misses are whole alias pairs."""
     p = protocol("alias", same_alias_share=same_alias_share, steps=steps, eval_examples=eval_examples)
-    options = RunOptions(device=device, overrides=overrides, progress=False)
+    config = p.train_config(device=device, progress=False)
     runs = []
     for variant in variants:
         for seed in seeds:
-            make, model, _, (x, y) = _train_on_batches(p, variant, seed, options)
+            make, model, _, (x, y) = _train_on_batches(p, variant, seed, overrides, config)
             right = last_predictions(model, x) == y[:, -1]  # [N] the alias command's evaluation
             where = alias_key_positions(x, make.keywords["table"])  # [N]
             xs, ys = x[:examples], y[:examples]  # [n, T]

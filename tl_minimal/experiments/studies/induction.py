@@ -8,7 +8,7 @@ recipe: :func:`tl_minimal.training.recipes.fit`), then reads held-out text twice
 default ``--steps`` is the paper's 80, where no model has learned much; the same command with
 ``--steps 2000`` measures models that have (table 3b of notebook 07 trains the same runs).
 
-The measurement, for ``eval_examples`` sequences x, y [N, 2L] of :mod:`tl_minimal.data.induction`
+The measurement, for ``eval_examples`` sequences x, y [N, 2L] of :mod:`tl_minimal.experiments.tasks.induction_data`
 (a span of L bytes, then the same span again; position i of the second copy is byte a_i again)::
 
     bits[t]   = mean over the N sequences of -log2 p(y[n, t] | x[n, :t+1])     [2L]
@@ -46,12 +46,12 @@ from contextlib import contextmanager
 import torch
 import torch.nn.functional as F
 
-from ...data import induction as data_induction
+from ..tasks import induction_data as data_induction
 from ...data import text as data_text
-from ...models import checked_ids
+from ...checks import checked_ids
 from ...training.evaluate import FORWARD_BATCH, evaluating, in_batches, mean_token_loss, unigram_bits
-from ...training.recipes import RunOptions, fit
-from ...training.train import loss_curve, unwrap
+from ...training.recipes import fit
+from ...training.train import TrainConfig, loss_curve, unwrap
 from ..tasks.common import ConfigError, Task, run_record
 from ..tasks.paper import load_lm
 from .diagnose_recall import is_gated_model, require_gated
@@ -152,9 +152,9 @@ def load_induction(p, data_dir=None, jsonl=None):
     return data
 
 
-def run_induction(p, data, variant: str, seed: int, options: RunOptions) -> dict:
+def run_induction(p, data, variant: str, seed: int, overrides: dict | None, config: TrainConfig) -> dict:
     t0 = time.perf_counter()
-    model, history = fit(variant, p, seed, data.train, options=options)
+    model, history = fit(variant, p, seed, data.train, overrides=overrides, config=config)
     model = unwrap(model)
     bpb = mean_token_loss(model, in_batches(*data.eval)) / math.log(2)
     sets = induction_sets(p, data.eval_tokens, seed)
@@ -165,7 +165,7 @@ def run_induction(p, data, variant: str, seed: int, options: RunOptions) -> dict
     unigram = unigram_bits(data.train, sets["text"][1][:, : p.span_len], data_text.VOCAB_SIZE)  # the same in both copies
     every = max(1, history["steps"] // 100)
     return run_record(variant, seed, model, p, result["text"]["ratio"], history, time.perf_counter() - t0,
-                      options.device, **result, bpb=bpb, span_len=p.span_len, eval_examples=p.eval_examples,
+                      config.device, **result, bpb=bpb, span_len=p.span_len, eval_examples=p.eval_examples,
                       chance={"no_copy_ratio": 1.0, "unigram_text_bits": unigram,
                               "random_bytes_bits": math.log2(data_induction.N_BYTES)},
                       loss_curve=loss_curve(history["loss"], every), loss_curve_every=every)

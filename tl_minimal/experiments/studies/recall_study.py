@@ -43,8 +43,8 @@ import torch
 
 from ...data import recall as data_recall
 from ...training.evaluate import recall_accuracy
-from ...training.recipes import RunOptions, count_parameters, fit, seeded_model
-from ...training.train import loss_curve
+from ...training.recipes import count_parameters, fit, seeded_model
+from ...training.train import TrainConfig, loss_curve
 from ..protocols import protocol
 from ..provenance import environment
 from ..suite import write_atomic
@@ -69,8 +69,9 @@ def study_protocol(task: str = "recall", seq_len=None, n_pairs=None, n_queries=N
     return p.replace(vocab_size=data_recall.layout_for(p.n_pairs).vocab_size)
 
 
-def advance(p, variant: str, seed: int, steps: int, options: RunOptions, run: dict | None = None) -> dict:
-    """Train (variant, seed) up to ``steps``, resuming from ``options.checkpoint_path``; evaluate and probe.
+def advance(p, variant: str, seed: int, steps: int, overrides: dict | None, config: TrainConfig,
+            run: dict | None = None) -> dict:
+    """Train (variant, seed) up to ``steps``, resuming from ``config.checkpoint_path``; evaluate and probe.
 
     ``run`` is the record of the earlier evaluations of this (variant, seed) (None the first time);
     the updated record is returned and the checkpoint is left at ``steps`` for the next call.
@@ -81,13 +82,13 @@ def advance(p, variant: str, seed: int, steps: int, options: RunOptions, run: di
                                 layout=layout)
     probe = (x[:PROBE_EXAMPLES], y[:PROBE_EXAMPLES])
     if run is None:
-        start = seeded_model(variant, p, seed, options.overrides).to(options.device)  # the model at step 0
+        start = seeded_model(variant, p, seed, overrides).to(config.device)  # the model at step 0
         run = {"variant": variant, "seed": seed, "params": count_parameters(start), "metric": "accuracy",
-               "by_step": {}, "probes": {}, "seconds": 0.0, "device": str(options.device), "eval_examples": len(x),
-               "config": dict(start.config)}
+               "by_step": {}, "probes": {}, "seconds": 0.0, "device": str(config.device), "eval_examples": len(x),
+               "config": start.config.settings()}
         if is_gated_model(start):
             run["probes"][0] = summarize(retrieval_report(start, *probe, layout))
-    model, history = fit(variant, p.replace(steps=steps), seed, options=options)
+    model, history = fit(variant, p.replace(steps=steps), seed, overrides=overrides, config=config)
     result = recall_accuracy(model, x, y)
     run["by_step"][steps] = {"accuracy": result["accuracy"], "per_query": result["per_query"]}
     if is_gated_model(model):
@@ -97,27 +98,28 @@ def advance(p, variant: str, seed: int, steps: int, options: RunOptions, run: di
     return run
 
 
-def study_train(p, variants, seeds, eval_at, options: RunOptions, out=None, ckpt_dir=None) -> dict:
+def study_train(p, variants, seeds, eval_at, overrides: dict | None, config: TrainConfig, out=None,
+                ckpt_dir=None) -> dict:
     """Train every (variant, seed) of protocol ``p``, evaluating at each step of ``eval_at``.
 
     Breadth first: every (variant, seed) reaches the first eval step before any goes further, and
     the file ``out`` is rewritten after each evaluation, so a stopped study keeps its numbers.
-    ``options.checkpoint_path`` is set per run, inside ``ckpt_dir`` (default: a temporary folder).
+    ``config.checkpoint_path`` is set per run, inside ``ckpt_dir`` (default: a temporary folder).
     """
-    env = environment(options.device)  # the commit the runs start from
+    env = environment(config.device)  # the commit the runs start from
     ckpt_dir = Path(ckpt_dir or tempfile.mkdtemp(prefix="recall_study_"))
     runs = {}
     for steps in sorted(eval_at):
         for v in variants:
             for seed in seeds:
                 ckpt = ckpt_dir / f"{p.task}-{v}-s{seed}.pt"
-                runs[v, seed] = advance(p, v, seed, steps, replace(options, checkpoint_path=ckpt),
+                runs[v, seed] = advance(p, v, seed, steps, overrides, replace(config, checkpoint_path=ckpt),
                                         runs.get((v, seed)))
                 print(f"  {v:<22} seed {seed}: {steps} steps {100 * runs[v, seed]['value']:.1f}%  "
                       f"({runs[v, seed]['seconds']} s)", flush=True)
                 if out:
-                    write_atomic(_train_results(p, seeds, eval_at, options.overrides, env, list(runs.values())), out)
-    results = _train_results(p, seeds, eval_at, options.overrides, env, list(runs.values()))
+                    write_atomic(_train_results(p, seeds, eval_at, overrides, env, list(runs.values())), out)
+    results = _train_results(p, seeds, eval_at, overrides, env, list(runs.values()))
     print(table(results["runs"]))
     if out:
         write_atomic(results, out)

@@ -4,7 +4,7 @@ The research studies add tasks of their own (:mod:`tl_minimal.experiments.studie
 (:data:`tl_minimal.experiments.runner.TASKS`) holds them all.
 """
 
-from .common import ConfigError, Task, chunk_eval_set, run_record
+from .common import ConfigError, Task, run_record
 from .paper import PAPER_TASKS
 
-__all__ = ["PAPER_TASKS", "ConfigError", "Task", "chunk_eval_set", "run_record"]
+__all__ = ["PAPER_TASKS", "ConfigError", "Task", "run_record"]

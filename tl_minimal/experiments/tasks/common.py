@@ -2,8 +2,8 @@
 
 A task is ``load(protocol, data_dir, jsonl)`` (its data, loaded once, with a ``source``
 sentence for the results; a data file too short for the protocol is a BadDataFile there,
-before any training) and ``run_one(protocol, data, variant, seed, options)`` (one trained and
-evaluated run; ``options`` is a :class:`~tl_minimal.training.recipes.RunOptions`), which returns
+before any training) and ``run_one(protocol, data, variant, seed, overrides, config)`` (one trained and
+evaluated run: the model settings ``--set`` and the :class:`~tl_minimal.training.train.TrainConfig`), which returns
 one run record (:func:`run_record`)::
 
     {"variant", "seed", "params", "metric", "value", "steps", "seconds", "device", ...}
@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import torch
 
-from ...data import text as data_text
 from ...training.recipes import count_parameters
 from ...training.train import unwrap
 
@@ -38,14 +37,6 @@ class ConfigError(ValueError):
     """A bad task, variant, config value or device: reported by the command line as one line."""
 
 
-def chunk_eval_set(tokens: torch.Tensor, p) -> tuple[torch.Tensor, torch.Tensor]:
-    """x, y [C, T]: the first ``eval_batches`` batches of non-overlapping chunks (all when None)."""
-    x, y = data_text.eval_chunks(tokens, p.seq_len)
-    if p.eval_batches is not None:
-        x, y = x[: p.eval_batches * p.eval_batch_size], y[: p.eval_batches * p.eval_batch_size]
-    return x, y
-
-
 def run_record(variant: str, seed: int, model, p, value, history: dict, seconds: float, device, **extra) -> dict:
     """One run's record in the results file: what ran, its metric ``value``, and ``extra`` fields of the task."""
     return {
@@ -60,6 +51,6 @@ def run_record(variant: str, seed: int, model, p, value, history: dict, seconds:
         "train_seconds": round(history["seconds"], 3),
         "final_train_loss": history["loss"][-1],
         "stopped": history["stopped"],
-        "config": dict(getattr(unwrap(model), "config", {})),
+        "config": unwrap(model).config.settings(),
         **extra,
     }

@@ -15,9 +15,10 @@ from ...data import text as data_text
 from ...data import tokenized as data_tokenized
 from ...training import distributed
 from ...training.evaluate import in_batches, mean_token_loss, recall_accuracy
-from ...training.recipes import RunOptions, fit
-from ...training.train import unwrap
-from .common import Task, chunk_eval_set, run_record
+from ...training.protocols import chunk_eval_set
+from ...training.recipes import fit
+from ...training.train import TrainConfig, unwrap
+from .common import Task, run_record
 
 
 # ----------------------------------------------------------------------------- byte-level LM
@@ -38,11 +39,11 @@ def load_lm(p, data_dir=None, jsonl=None):
                            note=note)
 
 
-def run_lm(p, data, variant: str, seed: int, options: RunOptions) -> dict:
+def run_lm(p, data, variant: str, seed: int, overrides: dict | None, config: TrainConfig) -> dict:
     """Train on random windows of the train split (under torchrun: DDP, each rank its own windows);
     ``value`` is bits per byte on the evaluation chunks, measured by the main process."""
     t0 = time.perf_counter()
-    model, history = fit(variant, p, seed, data.train, options=options)
+    model, history = fit(variant, p, seed, data.train, overrides=overrides, config=config)
     extra = {}
     if distributed.initialized():
         extra = {
@@ -53,7 +54,7 @@ def run_lm(p, data, variant: str, seed: int, options: RunOptions) -> dict:
     if distributed.is_main():
         value = mean_token_loss(unwrap(model), in_batches(*data.eval)) / math.log(2)  # BPB
     distributed.barrier()
-    return run_record(variant, seed, model, p, value, history, time.perf_counter() - t0, options.device, **extra)
+    return run_record(variant, seed, model, p, value, history, time.perf_counter() - t0, config.device, **extra)
 
 
 # ----------------------------------------------------------------------------- recall and MQAR
@@ -65,14 +66,14 @@ def load_recall(p, data_dir=None, jsonl=None):
     )
 
 
-def run_recall(p, data, variant: str, seed: int, options: RunOptions) -> dict:
+def run_recall(p, data, variant: str, seed: int, overrides: dict | None, config: TrainConfig) -> dict:
     """Train on fresh synthetic examples; ``value`` is the accuracy on ``eval_examples`` fresh ones."""
     t0 = time.perf_counter()
-    model, history = fit(variant, p, seed, options=options)
+    model, history = fit(variant, p, seed, overrides=overrides, config=config)
     x, y = data_recall.eval_set(p.eval_examples, seed, n_queries=p.n_queries, n_pairs=p.n_pairs, seq_len=p.seq_len,
                                 layout=data_recall.layout_for(p.n_pairs))
     result = recall_accuracy(model, x, y)
-    return run_record(variant, seed, model, p, result["accuracy"], history, time.perf_counter() - t0, options.device,
+    return run_record(variant, seed, model, p, result["accuracy"], history, time.perf_counter() - t0, config.device,
                       per_query=result["per_query"], eval_examples=result["n"])
 
 
@@ -99,12 +100,12 @@ def load_tokenized(p, data_dir=None, jsonl=None):
     )
 
 
-def run_tokenized(p, data, variant: str, seed: int, options: RunOptions) -> dict:
+def run_tokenized(p, data, variant: str, seed: int, overrides: dict | None, config: TrainConfig) -> dict:
     """Train on random windows of the token stream; ``value`` is the mean token loss (nats) on the holdout."""
     t0 = time.perf_counter()
-    model, history = fit(variant, p, seed, data.train, options=options)
+    model, history = fit(variant, p, seed, data.train, overrides=overrides, config=config)
     value = mean_token_loss(model, in_batches(*data.eval))
-    return run_record(variant, seed, model, p, value, history, time.perf_counter() - t0, options.device)
+    return run_record(variant, seed, model, p, value, history, time.perf_counter() - t0, config.device)
 
 
 PAPER_TASKS = {

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import torch
 
-from .recall import IGNORE, PAPER_LAYOUT, RecallLayout, distinct_ids, eval_seed, recall_batch
+from ...data.recall import IGNORE, PAPER_LAYOUT, RecallLayout, distinct_ids, eval_seed, recall_batch
 
 # overwrite needs more value ids than keys (every write of a sequence gets its own value)
 OVERWRITE_LAYOUT = RecallLayout(n_keys=8, n_values=16, n_filler=10, vocab_size=64)

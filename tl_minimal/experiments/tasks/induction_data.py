@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import torch
 
-from .recall import eval_seed
+from ...data.recall import eval_seed
 
 N_BYTES = 256  # random spans draw byte ids 0..255 (never the specials PAD, BOS, EOS)
 

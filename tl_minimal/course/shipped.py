@@ -2,6 +2,7 @@
 
     model, record = load_shipped("triple_latent")          # 2,000 steps of byte-level WikiText-2, seed 0
     record["val_bpb"], record["train_seconds"], record["command"]
+    model, record = shipped_or_retrained("triple_latent", retrain=RETRAIN)   # what notebooks 01-04 call
 
 An 80-step model has barely moved from its initialization: its gates sit near where they
 started, its pair memory is nearly rank one, its slots nearly uniform. The notebooks therefore
@@ -28,32 +29,23 @@ files ship as the package data ``tl_minimal.checkpoint_files``. A missing file i
 from __future__ import annotations
 
 import json
-from importlib import resources
 from pathlib import Path
 
 import torch
 
+from ..convert import SHIPPED as FORMAT
+from ..data import text as data_text
 from ..registry import build_model
+from ..training.protocols import protocol
+from ..training.recipes import fit
+from .files import checkpoint_dir
 
-FORMAT = "tl_minimal shipped model 1"
-CLONE_DIR = Path(__file__).resolve().parents[2] / "data" / "checkpoints"  # in a clone of the repository
 PACKAGE = "tl_minimal.checkpoint_files"  # what data/checkpoints is called inside a wheel
 SHIPPED = ("triple_latent", "triple_slot")  # the variants the repository ships (seed 0, 2,000 steps)
 
 
 class ShippedCheckpointMissing(FileNotFoundError):
     """A shipped checkpoint (or its record) that is not where a clone or an install keeps it."""
-
-
-def checkpoint_dir() -> Path:
-    """The folder of the shipped checkpoints: the clone's data/checkpoints, else the installed copy."""
-    if CLONE_DIR.is_dir():
-        return CLONE_DIR
-    try:
-        installed = Path(str(resources.files(PACKAGE)))
-    except ModuleNotFoundError:
-        installed = None
-    return installed if installed is not None and installed.is_dir() else CLONE_DIR
 
 
 def shipped_name(variant: str, seed: int = 0, steps: int = 2000) -> str:
@@ -98,7 +90,9 @@ def load_shipped(variant: str, seed: int = 0, steps: int = 2000, folder=None, de
     record = read_record(variant, seed, steps, folder)
     saved = torch.load(weights_path, map_location="cpu", weights_only=True)
     if not isinstance(saved, dict) or saved.get("format") != FORMAT:
-        raise ValueError(f"{weights_path} is not a shipped tl_minimal model (expected format {FORMAT!r})")
+        found = saved.get("format") if isinstance(saved, dict) else None
+        raise ValueError(f"{weights_path} is not a shipped tl_minimal 2.0 model (format {found!r}, expected "
+                         f"{FORMAT!r}); a 1.x file converts with: python -m tl_minimal.convert OLD.pt NEW.pt")
     if saved["variant"] != variant:
         raise ValueError(f"{weights_path} holds a {saved['variant']!r} model, not {variant!r}")
     model = build_model(variant, saved["vocab_size"], **saved["config"])
@@ -114,6 +108,22 @@ def save_shipped(model, variant: str, vocab_size: int, record: dict, seed: int =
     state = {k: v.detach().to("cpu", torch.float32) if v.is_floating_point() else v.detach().cpu()
              for k, v in model.state_dict().items()}
     torch.save({"format": FORMAT, "variant": variant, "vocab_size": vocab_size,
-                "config": dict(model.config), "model": state}, weights_path)
+                "config": model.config.settings(), "model": state}, weights_path)
     record_path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return weights_path, record_path
+
+
+def shipped_or_retrained(variant: str, retrain: bool = False, data=None, device="cpu", seed: int = 0,
+                         steps: int = 2000):
+    """The shipped model and its record; ``retrain=True`` trains the model here instead, as it was made.
+
+    What the notebooks' "look inside" sections call: the record (how the shipped model was made) is
+    returned either way. ``data``: the training tokens (default: the lm protocol's, WikiText-2's train split).
+    """
+    model, record = load_shipped(variant, seed, steps, device=device)
+    if retrain:
+        p = protocol("lm", steps=record["steps"], seeds=(seed,))
+        model, _ = fit(variant, p, seed, data_text.load_split("train").tokens if data is None else data,
+                       device=device, progress=True)
+        model.eval()
+    return model, record

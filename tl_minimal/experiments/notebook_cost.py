@@ -16,9 +16,9 @@ environment) and records, per notebook,
 
 Usage, from a clone's root::
 
-    python -m tl_minimal.notebook_cost notebooks                      # every NN_*.ipynb and solution
-    python -m tl_minimal.notebook_cost notebooks/00_start_here.ipynb  # one notebook
-    python -m tl_minimal.notebook_cost notebooks --out docs/notebook_cost.json --timeout 1800
+    python -m tl_minimal.experiments.notebook_cost notebooks                      # every NN_*.ipynb and solution
+    python -m tl_minimal.experiments.notebook_cost notebooks/00_start_here.ipynb  # one notebook
+    python -m tl_minimal.experiments.notebook_cost notebooks --out docs/notebook_cost.json --timeout 1800
 
 A folder means its ``NN_*.ipynb`` notebooks and ``exercises/solutions/*.ipynb``. Results are
 merged into ``--out`` (default ``docs/notebook_cost.json``) under the notebook's path as given,
@@ -112,14 +112,14 @@ def record(costs: dict, out: Path) -> dict:
     data.setdefault("notebooks", {}).update(costs)
     data["notebooks"] = dict(sorted(data["notebooks"].items()))
     data["machine"] = machine()
-    data["command"] = "python -m tl_minimal.notebook_cost"
+    data["command"] = "python -m tl_minimal.experiments.notebook_cost"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     return data
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tl_minimal.notebook_cost", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tl_minimal.experiments.notebook_cost", description=__doc__.split("\n")[0])
     parser.add_argument("paths", nargs="+", type=Path, help="notebooks (.ipynb) or folders of them")
     parser.add_argument("--out", type=Path, default=Path("docs/notebook_cost.json"), help="JSON file to merge into")
     parser.add_argument("--timeout", type=int, default=1800, help="seconds allowed per cell")

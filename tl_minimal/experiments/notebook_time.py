@@ -7,7 +7,7 @@ two sources:
 - **reading**, counted from the committed ``.ipynb``: prose at 150 words a minute, code at 10
   non-blank, non-comment lines a minute, and half a minute per figure;
 - **running**, measured: the wall time of a top-to-bottom run in default mode, recorded by
-  ``python -m tl_minimal.notebook_cost`` in ``docs/notebook_cost.json`` (with CPU time and peak
+  ``python -m tl_minimal.experiments.notebook_cost`` in ``docs/notebook_cost.json`` (with CPU time and peak
   memory, and the machine it ran on).
 
 Symbols: ``words`` (Markdown words), ``code_lines``, ``figures`` (image outputs), ``reading_min``,
@@ -18,9 +18,9 @@ measured run time of its worked solution.
 
 Usage, from a clone's root::
 
-    python -m tl_minimal.notebook_time            # print the table
-    python -m tl_minimal.notebook_time --check    # exit 1 when a Time line or learning path is stale
-    python -m tl_minimal.notebook_time --write    # rewrite them (then: jupytext --sync notebooks/*.py)
+    python -m tl_minimal.experiments.notebook_time            # print the table
+    python -m tl_minimal.experiments.notebook_time --check    # exit 1 when a Time line or learning path is stale
+    python -m tl_minimal.experiments.notebook_time --write    # rewrite them (then: jupytext --sync notebooks/*.py)
 
 ``tests/test_notebook_time.py`` runs ``--check``: a notebook whose text grew must get a new line.
 """
@@ -70,13 +70,13 @@ def load_costs(root: Path) -> dict:
     path = root / COST_FILE
     if not path.exists():
         raise FileNotFoundError(f"{path}: no measured run times; make them with "
-                                "`python -m tl_minimal.notebook_cost notebooks`")
+                                "`python -m tl_minimal.experiments.notebook_cost notebooks`")
     return json.loads(path.read_text(encoding="utf-8"))["notebooks"]
 
 
 def cost_of(costs: dict, ipynb: str) -> dict:
     if ipynb not in costs:
-        raise KeyError(f"{ipynb}: not in {COST_FILE}; measure it with `python -m tl_minimal.notebook_cost {ipynb}`")
+        raise KeyError(f"{ipynb}: not in {COST_FILE}; measure it with `python -m tl_minimal.experiments.notebook_cost {ipynb}`")
     return costs[ipynb]
 
 
@@ -172,7 +172,7 @@ def stale(root: Path) -> list[Path]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tl_minimal.notebook_time", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tl_minimal.experiments.notebook_time", description=__doc__.split("\n")[0])
     parser.add_argument("--root", type=Path, default=Path("."), help="the clone's root")
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--check", action="store_true", help="exit 1 when a Time line or learning path is stale")
@@ -187,7 +187,7 @@ def main(argv=None) -> int:
     if args.check:
         bad = stale(args.root)
         for p in bad:
-            print(f"stale: {p} (run `python -m tl_minimal.notebook_time --write`)")
+            print(f"stale: {p} (run `python -m tl_minimal.experiments.notebook_time --write`)")
         return 1 if bad else 0
     if args.write:
         for _ in range(3):  # 00's learning path is itself Markdown that is counted: write until nothing moves
