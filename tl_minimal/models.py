@@ -37,6 +37,9 @@ import torch
 from torch import nn
 
 from .conv import LocalConv
+from .deltanet import DeltaNetMixer
+from .gla import GLAMixer
+from .h3 import H3Mixer
 from .kv_fusion import KVFusion
 from .layers import Block
 from .model_config import ModelConfig
@@ -361,6 +364,29 @@ class TransformerPlusTripleLM(TransformerLM):
         return h + self.side_out(c), state
 
 
+# --- the family (issue 33): the same stack with a relative's layer as the mixer ----------------
+
+class GLALM(LanguageModel):
+    """gla: simple gated linear attention / Mamba-2 blocks (gla.py)."""
+
+    def make_mixer(self, config):
+        return GLAMixer(config.d_model, config.n_heads, conv_kernel=config.conv_kernel, mode=config.mode)
+
+
+class H3LM(LanguageModel):
+    """h3: H3 blocks (h3.py)."""
+
+    def make_mixer(self, config):
+        return H3Mixer(config.d_model, config.n_heads, conv_kernel=config.conv_kernel, mode=config.mode)
+
+
+class DeltaNetLM(LanguageModel):
+    """deltanet: DeltaNet blocks (deltanet.py)."""
+
+    def make_mixer(self, config):
+        return DeltaNetMixer(config.d_model, config.n_heads, conv_kernel=config.conv_kernel, mode=config.mode)
+
+
 MODEL_CLASSES = {
     "transformer": TransformerLM,
     "triple_latent": TripleLatentLM,
@@ -370,4 +396,7 @@ MODEL_CLASSES = {
     "gated_hybrid": GatedHybridLM,
     "gated_hybrid_paper": GatedHybridLM,
     "gated_hybrid_printed": GatedHybridLM,
+    "gla": GLALM,
+    "h3": H3LM,
+    "deltanet": DeltaNetLM,
 }

@@ -20,6 +20,8 @@ Variants (docs/paper.md section 3)
                              the paper's numbers can always be rerun: the paper as coded
     gated_hybrid_printed     the same with the score and read gate the paper's text prints
                              (GATED_PRINTED below): beta = 1/sqrt(D_kv), g_t = sigmoid(W_g q_t)
+    gla, h3, deltanet        the family (RELATIVE below): simple GLA / Mamba-2 (gla.py), H3 (h3.py),
+                             DeltaNet (deltanet.py) in place of the triple-latent layer
 
 Settings
     d_model, n_layers, n_heads, max_seq_len   sizes (positive ints; d_model % n_heads == 0)
@@ -83,6 +85,12 @@ DEFAULTS: dict[str, dict] = {
     "gated_hybrid_paper": {**COMMON, **RECURRENT, **CONV, **GATED_PAPER},
     "gated_hybrid_printed": {**COMMON, **RECURRENT, **CONV, **GATED_PRINTED},
 }
+# --- the family (issue 33): relatives of the triple-latent layer, one concept file each ---------
+# gla.py, h3.py, deltanet.py: a mode, and the kernel of their short causal convolution (4, as in
+# Mamba-2 and flash-linear-attention); always causal, so they take no conv_causal
+RELATIVE = {"mode": "fast", "conv_kernel": 4}
+DEFAULTS.update({name: {**COMMON, **RELATIVE} for name in ("gla", "h3", "deltanet")})
+# --- end of the family --------------------------------------------------------------------------
 VARIANTS: tuple[str, ...] = tuple(DEFAULTS)
 # old setting name -> new name (read with a DeprecationWarning)
 RENAMED = {"temperature": "score_scale", "learnable_temperature": "learnable_score_scale"}
@@ -170,7 +178,7 @@ def resolve_config(variant: str, **config) -> dict:
     if "mode" in cfg:
         check_mode(cfg["mode"])
     if "conv_kernel" in cfg:
-        check_conv_kernel(cfg["conv_kernel"], cfg["conv_causal"])
+        check_conv_kernel(cfg["conv_kernel"], cfg.get("conv_causal", True))  # the family: always causal
     if "score_scale" in cfg:
         check_kv_settings(cfg["query_align"], cfg["top_k"], cfg["score_scale"], QUERY_ALIGNS, cfg["assoc_dim"])
         check_read_gate(cfg["read_gate"], READ_GATES, cfg["gate_outside_norm"])
