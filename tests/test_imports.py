@@ -26,7 +26,8 @@ import pytest
 PACKAGE = "tl_minimal"
 ROOT = Path(__file__).resolve().parents[1] / PACKAGE
 
-CONCEPTS = ("running_state", "pair_memory", "readout", "slots", "conv", "kv_fusion")
+CONCEPTS = ("running_state", "pair_memory", "readout", "slots", "conv", "kv_fusion",
+            "gla", "h3", "deltanet")  # the six, then the family (issue 33)
 ASSEMBLY = ("layers", "models", "registry", "training", "data", "views", "experiments")
 
 # imported modules that may stay inside a function, with the reason (keyed by what is imported, so
