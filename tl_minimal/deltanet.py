@@ -45,7 +45,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from .checks import check_chunk_size, check_mode
+from .checks import check_chunk_size, check_memory_inputs, check_mode
 from .gla import GLAMixer
 from .running_state import DEFAULT_CHUNK
 
@@ -103,8 +103,10 @@ def _delta_chunked(q, k, v, beta, M0, C):
 def delta_rule(q, k, v, beta, M0=None, mode: str = "fast", chunk_size: int = DEFAULT_CHUNK):
     """(o [B, T, H, Dv], M_last [B, H, Dk, Dv]) of the delta rule; q, k [B, T, H, Dk] (k normalised
     by the caller), v [B, T, H, Dv], beta [B, T, H] in (0, 1), M0 [B, H, Dk, Dv] or None."""
+    # input checks (checks.py): clear errors for a wrong mode, chunk size, shape, dtype or device
     check_mode(mode)
     check_chunk_size(chunk_size)
+    check_memory_inputs(q, k, v, beta, M0, "beta")
     if mode == "loop":
         return _delta_loop(q, k, v, beta, M0)
     return _delta_chunked(q, k, v, beta, M0, chunk_size)

@@ -34,7 +34,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checks import check_chunk_size, check_layer_input, check_mode, check_positive_ints, check_state
+from .checks import (
+    check_chunk_size,
+    check_layer_input,
+    check_memory_inputs,
+    check_mode,
+    check_positive_ints,
+    check_state,
+)
 from .kernels import heads_first
 from .readout import decayed_attention, normal_init
 from .recording import Recorder
@@ -90,8 +97,10 @@ def gla_step(M, q_t, k_t, v_t, alpha_t):
 
 def gla(q, k, v, alpha, M0=None, mode: str = "fast", chunk_size: int = DEFAULT_CHUNK):
     """(o [B, T, H, Dv], M_last [B, H, Dk, Dv]) for q, k [B, T, H, Dk], v [B, T, H, Dv], alpha [B, T, H]."""
+    # input checks (checks.py): clear errors for a wrong mode, chunk size, shape, dtype or device
     check_mode(mode)
     check_chunk_size(chunk_size)
+    check_memory_inputs(q, k, v, alpha, M0, "alpha")
     if mode == "loop":
         M, os = M0, []
         for t in range(q.shape[1]):

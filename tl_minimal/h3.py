@@ -39,7 +39,15 @@ import math
 import torch
 from torch import nn
 
-from .checks import check_chunk_size, check_layer_input, check_mode, check_positive_ints, check_state
+from .checks import (
+    check_chunk_size,
+    check_layer_input,
+    check_memory_inputs,
+    check_mode,
+    check_positive_ints,
+    check_sequence,
+    check_state,
+)
 from .gla import next_past, short_conv, short_conv_step
 from .kernels import heads_first
 from .readout import decayed_attention, normal_init
@@ -63,16 +71,20 @@ def h3_step(X, q_t, kbar_t, v_t, decay, coef):
 def h3_memory(q, kbar, v, decay, coef, X0=None, mode: str = "fast", chunk_size: int = DEFAULT_CHUNK):
     """(o [B, T, H, Dv], X_last [B, H, N, Dk, Dv]); q, kbar [B, T, H, Dk], v [B, T, H, Dv], decay and
     coef [H, N] (decay in (0, 1)), X0 [B, H, N, Dk, Dv] or None."""
+    # input checks (checks.py): clear errors for a wrong mode, chunk size, shape, dtype or device
     check_mode(mode)
     check_chunk_size(chunk_size)
+    check_sequence("decay", decay, 2, like=q)
+    B, T, H, Dk = q.shape
+    N = decay.shape[1]
+    check_memory_inputs(q, kbar, v, decay, X0, "decay", (H, N), (B, H, N, Dk, v.shape[-1]))
+    check_sequence("coef", coef, 2, like=q, shape=(H, N))
     if mode == "loop":
         X, os = X0, []
         for t in range(q.shape[1]):
             o_t, X = h3_step(X, q[:, t], kbar[:, t], v[:, t], decay, coef)
             os.append(o_t)
         return torch.stack(os, dim=1), X                            # [B, T, H, Dv]
-    B, T, H, _ = q.shape
-    N = decay.shape[1]
     # every mode n is one head of decayed_attention: repeat q, kbar, v over the N modes
     q, kbar, v = (heads_first(x).unsqueeze(2).expand(-1, -1, N, -1, -1).flatten(1, 2)
                   for x in (q, kbar, v))                            # [B, H*N, T, D]

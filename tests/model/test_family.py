@@ -13,7 +13,7 @@ from conftest import randn, relative_error
 from tl_minimal import build_model
 from tl_minimal.deltanet import DeltaNetMixer, delta_rule
 from tl_minimal.gla import GLAMixer, gla
-from tl_minimal.h3 import H3Mixer
+from tl_minimal.h3 import H3Mixer, h3_memory
 
 MIXERS = {"gla": GLAMixer, "h3": H3Mixer, "deltanet": DeltaNetMixer}
 RECORDS = {"gla": "alpha", "h3": "decay", "deltanet": "beta"}
@@ -68,6 +68,22 @@ def test_errors_and_records(name):
     model = build_model(name, 50, d_model=16, n_layers=1, n_heads=2, max_seq_len=16).double()
     _, info = model.internals(torch.zeros(2, 7, dtype=torch.long))
     assert set(info["layers"][0]) == {RECORDS[name]}
+
+
+def test_the_memories_name_a_wrong_input():
+    q, gate = torch.zeros(2, 5, 3, 4), torch.full((2, 5, 3), 0.5)
+    with pytest.raises(ValueError, match=r"alpha must have shape \(2, 5, 3\)"):
+        gla(q, q, q, gate[..., :2])
+    with pytest.raises(ValueError, match="beta must have 3 dimensions"):
+        delta_rule(q, q, q, gate[..., 0])
+    with pytest.raises(TypeError, match=r"v has dtype torch\.float64"):
+        gla(q, q, q.double(), gate)
+    with pytest.raises(ValueError, match=r"the initial state must have shape \(2, 3, 4, 4\)"):
+        delta_rule(q, q, q, gate, torch.zeros(2, 3, 4, 5))
+    with pytest.raises(ValueError, match=r"coef must have shape \(3, 2\)"):
+        h3_memory(q, q, q, torch.full((3, 2), 0.5), torch.ones(3, 3))
+    with pytest.raises(ValueError, match="mode must be one of"):
+        gla(q, q, q, gate, mode="chunked")
 
 
 @pytest.mark.parametrize("name", MIXERS)
