@@ -14,7 +14,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tl_minimal"
 CONCEPTS = ("running_state", "pair_memory", "readout", "slots", "conv", "kv_fusion",
-            "gla", "h3", "deltanet")  # the six, then the family (issue 33)
+            "gla", "h3", "deltanet", "key_source")  # the six, then the family and ablation (issue 33)
 ASSEMBLY = ("layers", "models", "registry", "model_config", "transformer")
 CORE = sorted([p for p in PACKAGE.glob("*.py")] + [p for p in (PACKAGE / "views").glob("*.py")])
 

@@ -27,7 +27,7 @@ PACKAGE = "tl_minimal"
 ROOT = Path(__file__).resolve().parents[1] / PACKAGE
 
 CONCEPTS = ("running_state", "pair_memory", "readout", "slots", "conv", "kv_fusion",
-            "gla", "h3", "deltanet")  # the six, then the family (issue 33)
+            "gla", "h3", "deltanet", "key_source")  # the six, then the family and ablation (issue 33)
 ASSEMBLY = ("layers", "models", "registry", "training", "data", "views", "experiments")
 
 # imported modules that may stay inside a function, with the reason (keyed by what is imported, so

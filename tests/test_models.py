@@ -44,7 +44,7 @@ def _distinct_tokens(B=2, T=13, seed=0):
 def test_variant_list():
     assert VARIANTS == ("transformer", "triple_latent", "triple_slot", "triple_hybrid",
                         "transformer_plus_triple", "gated_hybrid", "gated_hybrid_paper", "gated_hybrid_printed",
-                        *FAMILY)
+                        *FAMILY, "triple_key_shift", "triple_key_current", "conv_only")
     assert tl_minimal.get_device("cpu").type == "cpu"
 
 

@@ -40,6 +40,7 @@ from .conv import LocalConv
 from .deltanet import DeltaNetMixer
 from .gla import GLAMixer
 from .h3 import H3Mixer
+from .key_source import KeySourceMixer
 from .kv_fusion import KVFusion
 from .layers import Block
 from .model_config import ModelConfig
@@ -387,6 +388,35 @@ class DeltaNetLM(LanguageModel):
         return DeltaNetMixer(config.d_model, config.n_heads, conv_kernel=config.conv_kernel, mode=config.mode)
 
 
+# --- the ablations (issue 33): where the key comes from, and no memory at all (key_source.py) ------
+
+def key_source_mixer(config: ModelConfig, key_source: str, memory: bool = True) -> KeySourceMixer:
+    c = config  # a gate the form does not learn has no bias setting (None)
+    return KeySourceMixer(c.d_model, c.n_heads, c.state_dim, key_source=key_source, memory=memory,
+                          mode=c.mode, lam_bias=c.lam_bias or 0.0, gam_bias=c.gam_bias or 0.0)
+
+
+class TripleKeyShiftLM(LanguageModel):
+    """triple_key_shift: triple-latent blocks whose key is a_{tau-1}, a token shift."""
+
+    def make_mixer(self, config):
+        return key_source_mixer(config, "shift")
+
+
+class TripleKeyCurrentLM(LanguageModel):
+    """triple_key_current: triple-latent blocks whose key is a_tau, the written token's."""
+
+    def make_mixer(self, config):
+        return key_source_mixer(config, "current")
+
+
+class ConvOnlyLM(TripleHybridLM):
+    """conv_only: triple_hybrid with lambda = gamma = 0 in every block: only local mixing."""
+
+    def make_mixer(self, config):
+        return key_source_mixer(config, "shift", memory=False)
+
+
 MODEL_CLASSES = {
     "transformer": TransformerLM,
     "triple_latent": TripleLatentLM,
@@ -399,4 +429,7 @@ MODEL_CLASSES = {
     "gla": GLALM,
     "h3": H3LM,
     "deltanet": DeltaNetLM,
+    "triple_key_shift": TripleKeyShiftLM,
+    "triple_key_current": TripleKeyCurrentLM,
+    "conv_only": ConvOnlyLM,
 }

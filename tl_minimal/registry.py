@@ -22,6 +22,9 @@ Variants (docs/paper.md section 3)
                              (GATED_PRINTED below): beta = 1/sqrt(D_kv), g_t = sigmoid(W_g q_t)
     gla, h3, deltanet        the family (RELATIVE below): simple GLA / Mamba-2 (gla.py), H3 (h3.py),
                              DeltaNet (deltanet.py) in place of the triple-latent layer
+    triple_key_shift         triple_latent with the key a_{tau-1} (a token shift) instead of s_{tau-1}
+    triple_key_current       triple_latent with the key a_tau (the written token's, as in GLA)
+    conv_only                triple_hybrid with lambda = gamma = 0: no memory, only local mixing
 
 Settings
     d_model, n_layers, n_heads, max_seq_len   sizes (positive ints; d_model % n_heads == 0)
@@ -90,6 +93,12 @@ DEFAULTS: dict[str, dict] = {
 # Mamba-2 and flash-linear-attention); always causal, so they take no conv_causal
 RELATIVE = {"mode": "fast", "conv_kernel": 4}
 DEFAULTS.update({name: {**COMMON, **RELATIVE} for name in ("gla", "h3", "deltanet")})
+# the ablations (key_source.py): the triple-latent layer with the key a token shift a_{tau-1} or the
+# written token's a_tau (no lambda to learn), and triple_hybrid with lambda = gamma = 0 (no memory)
+ABLATION = {"state_dim": 16, "mode": "fast"}
+DEFAULTS.update({"triple_key_shift": {**COMMON, **ABLATION, "gam_bias": 0.0},
+                 "triple_key_current": {**COMMON, **ABLATION, "gam_bias": 0.0},
+                 "conv_only": {**COMMON, **ABLATION, **CONV}})
 # --- end of the family --------------------------------------------------------------------------
 VARIANTS: tuple[str, ...] = tuple(DEFAULTS)
 # old setting name -> new name (read with a DeprecationWarning)
