@@ -9,7 +9,7 @@ import importlib.util
 import pytest
 import torch
 
-from conftest import randn, relative_error
+from conftest import accelerators, randn, relative_error
 from tl_minimal import build_model
 from tl_minimal.deltanet import DeltaNetMixer, delta_rule
 from tl_minimal.gla import GLAMixer, gla
@@ -68,6 +68,16 @@ def test_errors_and_records(name):
     model = build_model(name, 50, d_model=16, n_layers=1, n_heads=2, max_seq_len=16).double()
     _, info = model.internals(torch.zeros(2, 7, dtype=torch.long))
     assert set(info["layers"][0]) == {RECORDS[name]}
+
+
+@pytest.mark.parametrize("device", accelerators())
+@pytest.mark.parametrize("name", MIXERS)
+def test_on_accelerator(name, device):
+    mixer = make_mixer(name).float()
+    n = randn(2, 70, 16, dtype=torch.float32, generator=torch.Generator().manual_seed(4))
+    ref, _ = make_mixer(name, mode="loop")(n.double())
+    out, _ = mixer.to(device)(n.to(device))
+    assert out.device.type == device and relative_error(out, ref) < 1e-4
 
 
 def test_the_memories_name_a_wrong_input():
