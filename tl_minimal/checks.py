@@ -227,3 +227,14 @@ def check_memory_inputs(q, k, v, gate, M0=None, gate_name: str = "gate", gate_sh
     if M0 is not None:
         M0_shape = (B, H, Dk, v.shape[-1]) if M0_shape is None else M0_shape
         check_sequence("the initial state", M0, len(M0_shape), like=q, shape=M0_shape)
+
+
+def check_short_conv_input(x, weight, past=None) -> None:
+    """The short (depthwise) convolution's input x [B, T, C], kernel weight [C, k], past [B, k-1, C]."""
+    check_sequence("x", x, 3)
+    B, _, C = x.shape
+    check_sequence("weight", weight, 2, like=x)
+    if weight.shape[0] != C:
+        raise ValueError(f"x has C={C} channels but the kernel weight [C, k] has {weight.shape[0]}")
+    if past is not None:
+        check_sequence("past", past, 3, like=x, shape=(B, weight.shape[1] - 1, C))

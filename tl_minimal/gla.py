@@ -40,6 +40,7 @@ from .checks import (
     check_memory_inputs,
     check_mode,
     check_positive_ints,
+    check_short_conv_input,
     check_state,
 )
 from .kernels import heads_first
@@ -58,7 +59,8 @@ def short_conv(x, weight, past=None, activation: bool = True, mode: str = "fast"
     """y_t = act(sum_i w[:, i] x_{t-(k-1)+i}), x [B, T, C], weight [C, k], past [B, k-1, C] or None.
 
     ``activation``: SiLU (True) or none. Returns y [B, T, C]."""
-    check_mode(mode)
+    check_mode(mode)                                                # input checks (checks.py)
+    check_short_conv_input(x, weight, past)
     k = weight.shape[-1]
     if past is None:
         past = x.new_zeros(x.shape[0], k - 1, x.shape[2])            # [B, k-1, C]

@@ -12,7 +12,7 @@ import torch
 from conftest import accelerators, randn, relative_error
 from tl_minimal import build_model
 from tl_minimal.deltanet import DeltaNetMixer, delta_rule
-from tl_minimal.gla import GLAMixer, gla
+from tl_minimal.gla import GLAMixer, gla, short_conv
 from tl_minimal.h3 import H3Mixer, h3_memory
 
 MIXERS = {"gla": GLAMixer, "h3": H3Mixer, "deltanet": DeltaNetMixer}
@@ -94,6 +94,10 @@ def test_the_memories_name_a_wrong_input():
         h3_memory(q, q, q, torch.full((3, 2), 0.5), torch.ones(3, 3))
     with pytest.raises(ValueError, match="mode must be one of"):
         gla(q, q, q, gate, mode="chunked")
+    with pytest.raises(ValueError, match="x has C=6 channels but the kernel weight"):
+        short_conv(torch.zeros(2, 5, 6), torch.zeros(4, 4))
+    with pytest.raises(ValueError, match=r"past must have shape \(2, 3, 6\)"):
+        short_conv(torch.zeros(2, 5, 6), torch.zeros(6, 4), torch.zeros(2, 4, 6))
 
 
 @pytest.mark.parametrize("name", MIXERS)
