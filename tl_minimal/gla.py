@@ -3,7 +3,8 @@ short causal convolution.
 
 Glossary (symbol -> code name -> shape)
     n_t            n              [B, T, d]        LayerNormed input of the layer
-    c_t            z              [B, T, 3*H*D]    W_qkv n_t after the short convolution and SiLU
+    x_t            x              [B, T, 3*H*D]    W_qkv n_t, the input of the short convolution
+    c_t            z              [B, T, 3*H*D]    x after the short convolution and SiLU: (q_t, k_t, v_t)
     q_t, k_t, v_t  q, k, v        [B, T, H, D]     query, key, value of the CURRENT token (D = d / H)
     alpha_t        alpha          [B, T, H]        decay, one scalar per head and token, in (0, 1)
     M_t            M              [B, H, D, D]     memory after token t (M[i, j]: key i, value j)
@@ -21,7 +22,9 @@ The memory and its read (every head on its own):
 
 This is the pair readout of ``readout.py`` with key k_t instead of s_{t-1} and value v_t instead
 of (1 - gamma_t) b_t: exactly :func:`readout.decayed_attention`, which the fast form calls.
-The decay follows simple GLA: log alpha_t = logsigmoid(w_a . n_t + c_a) / GATE_NORMALIZER.
+The decay follows simple GLA: log alpha_t = logsigmoid(w_a . n_t + c_a) / GATE_NORMALIZER; q_t is
+scaled by D^-1/2 as in attention, and the layer's output is gated as in GLA:
+out_t = W_o (RMSNorm(o_t) * SiLU(W_g n_t)), the RMSNorm per head.
 
 Forms (tests/model/test_gla.py holds them equal): ``mode="loop"`` (a for-loop over time),
 ``mode="fast"`` (default: one conv1d, then chunks of ``decayed_attention``), and
