@@ -117,6 +117,8 @@ class DeltaNetMixer(GLAMixer):
 
     q, k = L2-normalise(SiLU(conv(W n))), v = SiLU(conv(W n)), beta_t = sigmoid(w_b . n_t + c_b).
     state = {"conv": [B, k-1, 3*H*D], "M": [B, H, D, D]}; record = {"beta": [B, T, H]}.
+    Deliberate choice: the output gate SiLU(W_g n_t) is kept (flash-linear-attention's DeltaNet has it
+    as the option use_gate, off by default), so DeltaNet and GLA differ only in their memory.
     """
 
     def memory(self, q, k, v, n, M0):
