@@ -13,6 +13,10 @@ TINY = {"d_model": 32, "n_layers": 2, "n_heads": 4, "state_dim": 8, "num_slots":
         "assoc_dim": 16, "top_k": 4}
 
 
+# the relatives (issue 33) and what their layers record
+FAMILY = {"gla": {"alpha"}, "h3": {"decay"}, "deltanet": {"beta"}}
+
+
 def tiny(variant, **extra):
     """A small float64 model in eval mode (dropout off), with only the settings it knows."""
     allowed = default_config(variant)
@@ -40,7 +44,8 @@ def _distinct_tokens(B=2, T=13, seed=0):
 
 def test_variant_list():
     assert VARIANTS == ("transformer", "triple_latent", "triple_slot", "triple_hybrid",
-                        "transformer_plus_triple", "gated_hybrid", "gated_hybrid_paper", "gated_hybrid_printed")
+                        "transformer_plus_triple", "gated_hybrid", "gated_hybrid_paper", "gated_hybrid_printed",
+                        *FAMILY, "triple_key_shift", "triple_key_current", "conv_only")
     assert tl_minimal.get_device("cpu").type == "cpu"
 
 
@@ -113,6 +118,8 @@ def test_internals(variant):
     layer = info["layers"][0]
     if variant in ("transformer", "transformer_plus_triple"):
         assert layer["attn"].shape == (2, 4, 9, 9)
+    elif variant in FAMILY:  # the relatives record their own gates (tests/model/test_family.py)
+        assert set(layer) == FAMILY[variant]
     else:
         assert layer["lam"].shape == (2, 9, 4) and layer["gam"].shape == (2, 9, 4)
     if variant == "triple_latent":

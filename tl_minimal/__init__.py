@@ -8,6 +8,8 @@ Read the model in this order (each file one step, each with a notebook):
     slots.py          4  K slots instead of the S x S memory
     conv.py           5  the hybrid's causal local convolution
     kv_fusion.py      6  key-value memory, read gate, late logit fusion
+    gla.py, h3.py, deltanet.py   relatives: simple GLA / Mamba-2, H3, DeltaNet (the family)
+    key_source.py        an ablation: where the pair memory's key comes from; no memory
     transformer.py       the attention baseline
     layers.py, models.py, registry.py   blocks, the language models, build_model
 

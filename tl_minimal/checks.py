@@ -263,3 +263,30 @@ def checked_ids(model, tokens):
         inner.check_tokens(tokens)
         return trust_ids()
     return nullcontext()
+# --- the family (gla.py, deltanet.py, h3.py) ------------------------------------------------------
+
+def check_memory_inputs(q, k, v, gate, M0=None, gate_name: str = "gate", gate_shape=None, M0_shape=None):
+    """q, k [B, T, H, Dk], v [B, T, H, Dv]; ``gate`` of ``gate_shape`` (default [B, T, H]); M0 of
+    ``M0_shape`` (default [B, H, Dk, Dv]) or None. Names every tensor and shape in the error."""
+    check_sequence("q", q, 4)
+    B, T, H, Dk = q.shape
+    check_sequence("k", k, 4, like=q, shape=(B, T, H, Dk))
+    check_sequence("v", v, 4, like=q)
+    if tuple(v.shape[:3]) != (B, T, H):
+        raise ValueError(f"v must have shape [B, T, H, Dv] = [{B}, {T}, {H}, Dv], got {tuple(v.shape)}")
+    gate_shape = (B, T, H) if gate_shape is None else gate_shape
+    check_sequence(gate_name, gate, len(gate_shape), like=q, shape=gate_shape)
+    if M0 is not None:
+        M0_shape = (B, H, Dk, v.shape[-1]) if M0_shape is None else M0_shape
+        check_sequence("the initial state", M0, len(M0_shape), like=q, shape=M0_shape)
+
+
+def check_short_conv_input(x, weight, past=None) -> None:
+    """The short (depthwise) convolution's input x [B, T, C], kernel weight [C, k], past [B, k-1, C]."""
+    check_sequence("x", x, 3)
+    B, _, C = x.shape
+    check_sequence("weight", weight, 2, like=x)
+    if weight.shape[0] != C:
+        raise ValueError(f"x has C={C} channels but the kernel weight [C, k] has {weight.shape[0]}")
+    if past is not None:
+        check_sequence("past", past, 3, like=x, shape=(B, weight.shape[1] - 1, C))

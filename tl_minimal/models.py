@@ -314,11 +314,6 @@ class TransformerPlusTripleLM(TransformerLM):
         return h + self.side_out(c), state
 
 
-MODEL_CLASSES = {
-    "transformer": TransformerLM,
-    "triple_latent": TripleLatentLM,
-    "triple_slot": TripleSlotLM,
-    "triple_hybrid": TripleHybridLM,
-    "transformer_plus_triple": TransformerPlusTripleLM,
-    "gated_hybrid": GatedHybridLM,
-}
+MODEL_CLASSES = {"transformer": TransformerLM, "triple_latent": TripleLatentLM, "triple_slot": TripleSlotLM,
+                 "triple_hybrid": TripleHybridLM, "transformer_plus_triple": TransformerPlusTripleLM,
+                 "gated_hybrid": GatedHybridLM}  # the family's models: family.py

@@ -20,6 +20,8 @@ Variants (docs/paper.md section 3)
                              coded (GATED_PAPER), kept fixed so the paper's numbers can be rerun
     gated_hybrid_printed     a preset: the score and read gate the paper's text prints (GATED_PRINTED):
                              beta = 1/sqrt(D_kv), g_t = sigmoid(W_g q_t)
+    gla, h3, deltanet, triple_key_shift, triple_key_current, conv_only
+                             the family and the ablations (family.py: their settings and models)
 
 Settings
     d_model, n_layers, n_heads, max_seq_len   sizes (positive ints; d_model % n_heads == 0)
@@ -45,6 +47,7 @@ import dataclasses
 import numbers
 
 from .checks import check_conv_kernel, check_kv_settings, check_mode, check_positive_ints, check_read_gate
+from .family import FAMILY_CLASSES, FAMILY_SETTINGS
 from .kv_fusion import QUERY_ALIGNS, READ_GATES, KVConfig
 from .model_config import ModelConfig
 from .models import MODEL_CLASSES, GatedHybridLM, LanguageModel
@@ -78,7 +81,8 @@ DEFAULTS: dict[str, dict] = {
 PRESETS: dict[str, tuple[str, dict]] = {"gated_hybrid_paper": ("gated_hybrid", GATED_PAPER),
                                         "gated_hybrid_printed": ("gated_hybrid", GATED_PRINTED)}
 DEFAULTS.update({name: {**DEFAULTS[base], **fixed} for name, (base, fixed) in PRESETS.items()})
-VARIANTS: tuple[str, ...] = tuple(DEFAULTS)  # the variants, then the presets
+DEFAULTS.update({name: {**COMMON, **settings} for name, settings in FAMILY_SETTINGS.items()})  # family.py
+VARIANTS: tuple[str, ...] = tuple(DEFAULTS)  # the variants, the presets, then the family
 _POSITIVE_INTS = ("d_model", "n_layers", "n_heads", "max_seq_len", "state_dim", "num_slots",
                   "conv_kernel", "assoc_dim")
 _BOOLS = ("conv_causal", "learnable_score_scale", "write_gate", "gate_outside_norm", "tie_qk", "supersede")
@@ -127,7 +131,7 @@ def resolve_config(variant: str, **config) -> dict:
     if "mode" in cfg:
         check_mode(cfg["mode"])
     if "conv_kernel" in cfg:
-        check_conv_kernel(cfg["conv_kernel"], cfg["conv_causal"])
+        check_conv_kernel(cfg["conv_kernel"], cfg.get("conv_causal", True))  # the family: always causal
     if "score_scale" in cfg:
         check_kv_settings(cfg["query_align"], cfg["top_k"], cfg["score_scale"], QUERY_ALIGNS, cfg["assoc_dim"])
         check_read_gate(cfg["read_gate"], READ_GATES, cfg["gate_outside_norm"])
@@ -143,7 +147,7 @@ def model_config(variant: str, vocab_size: int, **config) -> ModelConfig:
 
 
 def model_class(variant: str) -> type[LanguageModel]:  # a preset's: its variant's
-    return MODEL_CLASSES[PRESETS.get(_check_variant(variant), (variant,))[0]]
+    return {**MODEL_CLASSES, **FAMILY_CLASSES}[PRESETS.get(_check_variant(variant), (variant,))[0]]
 
 
 def build_model(variant: str, vocab_size: int, **config) -> LanguageModel:
