@@ -11,7 +11,7 @@ between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``. So the answer i
 neither from the package's source nor from the students' release (nbgrader removes hidden
 tests), and a wrong letter's hint cannot give the answer away by elimination before grading.
 
-Self-study keeps its immediate verdict: ``python -m tl_minimal.exercises.blanks`` copies those
+Self-study keeps its immediate verdict: ``python -m tl_minimal.instructor.blanks`` copies those
 keys into ``notebooks/exercises/answer_key.json`` beside the blank notebooks (a self-study clone
 has the solutions anyway). The visible check (``ex.check_impulse_prediction(my_prediction)``)
 looks for that file in the notebook's folder or the one above it:

@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 
 from .answers import check_prediction
-from .harness import Case, Mistake, check_function, generator, rand
+from .harness import Case, Mistake, check_function, generator, rand, sizes
 
 B, T, N, D_KV = 2, 5, 9, 6
 
@@ -29,6 +29,7 @@ def check_cosine_scores(student):
     def make(seed, t, n):
         def args():
             g = generator(seed)
+            B, D_KV = sizes("B", "D_KV")  # the hidden tests' own sizes inside hidden_tests()
             return 3 * rand(g, B, t, D_KV), 3 * rand(g, B, n, D_KV)
         return args
     mistakes = [
@@ -74,6 +75,7 @@ def check_topk_read(student):
     def make(seed, k, n=N):
         def args():
             g = generator(seed)
+            B, D_KV = sizes("B", "D_KV")  # the hidden tests' own sizes inside hidden_tests()
             return 2 * rand(g, B, T, n), rand(g, B, n, D_KV), k
         return args
     mistakes = [
@@ -113,6 +115,7 @@ def check_top_entry(student, weights: torch.Tensor | None = None, index: torch.T
     def make(seed):
         def args():
             g = generator(seed)
+            B, D_KV = sizes("B", "D_KV")  # the hidden tests' own sizes inside hidden_tests()
             w = torch.softmax(3 * rand(g, B, T, 4), -1)  # [B, T, K]
             idx = torch.stack([torch.randperm(N, generator=g)[:4] for _ in range(B * T)]).view(B, T, 4)
             w[:, 0], idx[:, 0] = 0.0, -1  # the first position has nothing to read

@@ -14,7 +14,7 @@ import torch
 from ..pair_memory import pair_memory, pair_memory_step, unrolled_weights
 from ..running_state import previous_states
 from .answers import check_prediction
-from .harness import Case, Mistake, check_function, gates, generator, rand
+from .harness import Case, Mistake, check_function, gates, generator, rand, sizes
 
 B, H, S = 2, 3, 4
 BROADCAST = {"must match the size": "gam_t is [B, H]; give it two trailing axes (gam_t[..., None, None]) "
@@ -28,6 +28,7 @@ def _outer(x, y):
 def _step_case(seed):
     def make():
         g = generator(seed)
+        B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
         return rand(g, B, H, S, S), rand(g, B, H, S), rand(g, B, H, S), gates(g, B, H)
     return make
 
@@ -54,6 +55,7 @@ def check_pair_memory_step(student):
 def _seq_case(seed, T):
     def make():
         g = generator(seed)
+        B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
         return rand(g, B, T, H, S), rand(g, B, T, H, S), gates(g, B, T, H)
     return make
 

@@ -14,7 +14,7 @@ import torch
 from ..pair_memory import pair_memory, unrolled_weights
 from ..readout import pair_readout
 from .answers import check_prediction
-from .harness import Case, Mistake, check_function, gates, generator, rand
+from .harness import Case, Mistake, check_function, gates, generator, rand, sizes
 
 B, H, S = 2, 3, 4
 
@@ -26,6 +26,7 @@ def _ref_step(P, ql, qr):
 def _step_case(seed):
     def make():
         g = generator(seed)
+        B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
         return rand(g, B, H, S, S), rand(g, B, H, S), rand(g, B, H, S)
     return make
 
@@ -50,6 +51,7 @@ def check_readout_step(student):
 def _seq_case(seed, T, low=0.05, high=0.95):
     def make():
         g = generator(seed)
+        B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
         return (rand(g, B, T, H, S), rand(g, B, T, H, S), gates(g, B, T, H, low=low, high=high),
                 rand(g, B, T, H, S), rand(g, B, T, H, S))
     return make
@@ -111,6 +113,7 @@ def check_readout_scores(student, inputs: dict | None = None):
     def make(seed, T):
         def args():
             g = generator(seed)
+            B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
             return rand(g, B, T, H, S), gates(g, B, T, H), rand(g, B, T, H, S)
         return args
     cases = [Case("T = 6", make(30, 6)), Case("T = 1", make(31, 1)), Case("T = 11", make(32, 11))]

@@ -15,7 +15,7 @@ import torch
 
 from ..running_state import previous_states, running_state, running_state_step
 from .answers import check_prediction
-from .harness import Case, Mistake, check_function, gates, generator, rand
+from .harness import Case, Mistake, check_function, gates, generator, rand, sizes
 
 B, H, S = 2, 3, 4  # distinct sizes, so a gate that does not broadcast over S is an error, not a silent bug
 BROADCAST = {"must match the size": "lam_t is [B, H]; give it a last axis (lam_t[..., None]) so it "
@@ -25,6 +25,7 @@ BROADCAST = {"must match the size": "lam_t is [B, H]; give it a last axis (lam_t
 def _step_case(seed: int, low=0.05, high=0.95):
     def make():
         g = generator(seed)
+        B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
         return rand(g, B, H, S), gates(g, B, H, low=low, high=high), rand(g, B, H, S)
     return make
 
@@ -51,6 +52,7 @@ def check_running_state_step(student):
 def _seq_case(seed: int, T: int, with_s0: bool, low=0.05, high=0.95):
     def make():
         g = generator(seed)
+        B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
         a, lam = rand(g, B, T, H, S), gates(g, B, T, H, low=low, high=high)
         return (a, lam, rand(g, B, H, S)) if with_s0 else (a, lam)
     return make

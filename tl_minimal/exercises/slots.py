@@ -19,7 +19,7 @@ import torch
 from .. import slots
 from ..pair_memory import pair_memory
 from .answers import check_prediction
-from .harness import Case, Mistake, check_function, gates, generator, rand
+from .harness import Case, Mistake, check_function, gates, generator, rand, sizes
 
 B, H, K, S = 2, 3, 5, 4
 
@@ -31,6 +31,7 @@ def _weights(g, *shape):
 def _step_case(seed):
     def make():
         g = generator(seed)
+        B, H, K, S = sizes("B", "H", "K", "S")  # the hidden tests' own sizes inside hidden_tests()
         return (rand(g, B, H, K, S), rand(g, B, H, K, S), rand(g, B, H, S), rand(g, B, H, S),
                 _weights(g, B, H, K), gates(g, B, H))
     return make
@@ -72,6 +73,7 @@ def _ref_features(L, R, ql, qr):
 def _feat_case(seed):
     def make():
         g = generator(seed)
+        B, H, K, S = sizes("B", "H", "K", "S")  # the hidden tests' own sizes inside hidden_tests()
         return rand(g, B, H, K, S), rand(g, B, H, K, S), rand(g, B, H, S), rand(g, B, H, S)
     return make
 
@@ -132,6 +134,7 @@ def check_slot_entropy(student, g: torch.Tensor | None = None):
 def dense_vs_slots(T: int = 12, seed: int = 0):
     """For the plot after task 3: relative difference between sum_k outer(L_k, R_k) (K = 1) and P, per t."""
     g = generator(seed)
+    B, H, K, S = sizes("B", "H", "K", "S")  # the hidden tests' own sizes inside hidden_tests()
     s_prev, b, gam = rand(g, 1, T, 1, S), rand(g, 1, T, 1, S), gates(g, 1, T, 1)
     s_prev[:, 0] = 0  # s_{-1} = 0
     L, R = slots.slot_memory(s_prev, b, torch.ones(1, T, 1, 1, dtype=torch.float64), gam)  # [1, T, 1, 1, S]

@@ -68,8 +68,12 @@ def running_state_step(a_t, lam_t, s_prev):
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_running_state_step(running_state_step)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_running_state_step(running_state_step)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_running_state_step(running_state_step)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -95,8 +99,12 @@ def running_state_loop(a, lam, s0=None):
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_running_state(running_state_loop)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_running_state(running_state_loop)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_running_state(running_state_loop)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -115,16 +123,21 @@ my_prediction = 0.2 * 0.8**5
 # %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_impulse_prediction(my_prediction)
 ### BEGIN HIDDEN TESTS
-ex.mark_prediction(
-    my_prediction,
-    task='01.3 impulse prediction',
-    correct=0.065536,  # 0.2 * 0.8**5
-    tolerance=0.001,
-    hints={
-        'number': 'first work out s_0 (the write a_0 is scaled by 1 - lam), then count how many times lam multiplies it on the way to s_5',
-    },
-    explanation='s_0 = (1 - 0.8) * 1 = 0.2 and five more tokens multiply it by 0.8 each: s_5 = 0.2 * 0.8^5 = 0.0655',
-)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # a wrong answer raises in any mode
+    _ex.mark_prediction(
+        my_prediction,
+        task='01.3 impulse prediction',
+        correct=0.065536,  # 0.2 * 0.8**5
+        tolerance=0.001,
+        hints={
+            'number': 'first work out s_0 (the write a_0 is scaled by 1 - lam), then count how many times lam multiplies it on the way to s_5',
+        },
+        explanation='s_0 = (1 - 0.8) * 1 = 0.2 and five more tokens multiply it by 0.8 each: s_5 = 0.2 * 0.8^5 = 0.0655',
+    )
 ### END HIDDEN TESTS
 
 # %%
@@ -170,8 +183,12 @@ def half_life(lam):
 # %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_half_life(half_life, lam=lam)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_half_life(half_life, lam=lam)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_half_life(half_life, lam=lam)
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -68,8 +68,12 @@ def pair_memory_step(P_prev, s_prev_t, b_t, gam_t):
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_pair_memory_step(pair_memory_step)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_pair_memory_step(pair_memory_step)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_pair_memory_step(pair_memory_step)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -97,8 +101,12 @@ def pair_memory_from_states(s, b, gam):
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_pair_memory_from_states(pair_memory_from_states)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_pair_memory_from_states(pair_memory_from_states)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_pair_memory_from_states(pair_memory_from_states)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -122,18 +130,23 @@ my_prediction = "c"
 # %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_first_memory_prediction(my_prediction)
 ### BEGIN HIDDEN TESTS
-ex.mark_prediction(
-    my_prediction,
-    task='02.3 what is P_0',
-    correct='c',
-    choices='abcd',
-    hints={
-        'a': 'a_0 enters the running state s_0, but P_0 pairs b_0 with the state BEFORE token 0',
-        'b': 's_0 is the state after token 0; P_0 uses s_{-1}, the state before it',
-        'd': 'gam_0 multiplies the old memory P_{-1}; the new pair is scaled by (1 - gam_0)',
-    },
-    explanation='P_0 = gam_0 P_{-1} + (1 - gam_0) outer(s_{-1}, b_0), and both P_{-1} and s_{-1} are zero: the first token can write nothing into the pair memory',
-)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # a wrong answer raises in any mode
+    _ex.mark_prediction(
+        my_prediction,
+        task='02.3 what is P_0',
+        correct='c',
+        choices='abcd',
+        hints={
+            'a': 'a_0 enters the running state s_0, but P_0 pairs b_0 with the state BEFORE token 0',
+            'b': 's_0 is the state after token 0; P_0 uses s_{-1}, the state before it',
+            'd': 'gam_0 multiplies the old memory P_{-1}; the new pair is scaled by (1 - gam_0)',
+        },
+        explanation='P_0 = gam_0 P_{-1} + (1 - gam_0) outer(s_{-1}, b_0), and both P_{-1} and s_{-1} are zero: the first token can write nothing into the pair memory',
+    )
 ### END HIDDEN TESTS
 
 # %%
@@ -180,8 +193,12 @@ def unrolled_weights_row(gam, t):
 # %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_unrolled_weights(unrolled_weights_row, gam=gam[0, :, 0])
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_unrolled_weights(unrolled_weights_row, gam=gam[0, :, 0])
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_unrolled_weights(unrolled_weights_row, gam=gam[0, :, 0])
 ### END HIDDEN TESTS
 
 # %% [markdown]

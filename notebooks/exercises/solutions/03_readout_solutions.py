@@ -62,8 +62,12 @@ def readout_step(P, q_left, q_right):
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_readout_step(readout_step)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_readout_step(readout_step)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_readout_step(readout_step)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -91,8 +95,12 @@ def readout_loop(s_prev, b, gam, q_left, q_right):
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_readout_loop(readout_loop)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_readout_loop(readout_loop)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_readout_loop(readout_loop)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -115,17 +123,22 @@ my_prediction = "a"
 # %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_first_readout_prediction(my_prediction)
 ### BEGIN HIDDEN TESTS
-ex.mark_prediction(
-    my_prediction,
-    task='03.3 what is r_0',
-    correct='a',
-    choices='abc',
-    hints={
-        'b': 'which state does token 0 pair b_0 with? Look at P_0 again (exercise 02)',
-        'c': 'q^r_0 multiplies P_0^T q^l_0; what is P_0?',
-    },
-    explanation="P_0 = (1 - gam_0) outer(s_{-1}, b_0) = 0 since s_{-1} = 0, so r_0 = (P_0^T q^l_0) * q^r_0 = 0: the first token's layer output is exactly zero",
-)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # a wrong answer raises in any mode
+    _ex.mark_prediction(
+        my_prediction,
+        task='03.3 what is r_0',
+        correct='a',
+        choices='abc',
+        hints={
+            'b': 'which state does token 0 pair b_0 with? Look at P_0 again (exercise 02)',
+            'c': 'q^r_0 multiplies P_0^T q^l_0; what is P_0?',
+        },
+        explanation="P_0 = (1 - gam_0) outer(s_{-1}, b_0) = 0 since s_{-1} = 0, so r_0 = (P_0^T q^l_0) * q^r_0 = 0: the first token's layer output is exactly zero",
+    )
 ### END HIDDEN TESTS
 
 # %%
@@ -172,8 +185,12 @@ def readout_scores(s_prev, gam, q_left):
 trained = {"s_prev": previous_states(running_state(x["a"], x["lam"])), "gam": x["gam"], "q_left": x["q_left"]}
 ex.check_readout_scores(readout_scores, inputs=trained)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_readout_scores(readout_scores, inputs=trained)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_readout_scores(readout_scores, inputs=trained)
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -69,8 +69,12 @@ def slot_step(L, R, s_prev_t, b_t, g_t, gam_t):
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_slot_step(slot_step)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_slot_step(slot_step)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_slot_step(slot_step)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -91,8 +95,12 @@ def slot_features(L, R, q_left, q_right):
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_slot_features(slot_features)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_slot_features(slot_features)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_slot_features(slot_features)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -116,17 +124,22 @@ my_prediction = "c"
 # %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_dense_prediction(my_prediction)
 ### BEGIN HIDDEN TESTS
-ex.mark_prediction(
-    my_prediction,
-    task='04.3 slots vs the dense memory',
-    correct='c',
-    choices='abc',
-    hints={
-        'a': "expand outer(L, R) with L = sum_tau w_tau s_{tau-1} and R = sum_tau' w_tau' b_tau': which pairs (tau, tau') appear?",
-        'b': "a constant factor cannot create or remove pairs (tau, tau') with tau != tau'; count the terms",
-    },
-    explanation="outer(L, R) = sum over ALL pairs (tau, tau') of w w' outer(s_{tau-1}, b_tau'), while P only has the pairs tau = tau'. The slots mix a state of one token with the write of another",
-)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # a wrong answer raises in any mode
+    _ex.mark_prediction(
+        my_prediction,
+        task='04.3 slots vs the dense memory',
+        correct='c',
+        choices='abc',
+        hints={
+            'a': "expand outer(L, R) with L = sum_tau w_tau s_{tau-1} and R = sum_tau' w_tau' b_tau': which pairs (tau, tau') appear?",
+            'b': "a constant factor cannot create or remove pairs (tau, tau') with tau != tau'; count the terms",
+        },
+        explanation="outer(L, R) = sum over ALL pairs (tau, tau') of w w' outer(s_{tau-1}, b_tau'), while P only has the pairs tau = tau'. The slots mix a state of one token with the write of another",
+    )
 ### END HIDDEN TESTS
 
 # %%
@@ -169,8 +182,12 @@ def slot_entropy(g):
 # %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_slot_entropy(slot_entropy, g=g)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_slot_entropy(slot_entropy, g=g)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_slot_entropy(slot_entropy, g=g)
 ### END HIDDEN TESTS
 
 # %%

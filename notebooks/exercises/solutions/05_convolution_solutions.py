@@ -63,8 +63,12 @@ def causal_pad(x, k):
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_causal_pad(causal_pad)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_causal_pad(causal_pad)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_causal_pad(causal_pad)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -89,8 +93,12 @@ def causal_conv(x, weight, bias):
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_causal_conv(causal_conv)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_causal_conv(causal_conv)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_causal_conv(causal_conv)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -111,18 +119,23 @@ my_prediction = "c"
 # %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_leak_prediction(my_prediction)
 ### BEGIN HIDDEN TESTS
-ex.mark_prediction(
-    my_prediction,
-    task="05.3 how far does the paper's convolution see",
-    correct='c',
-    choices='abcd',
-    hints={
-        'a': 'padding=k//2 puts (k-1)/2 zeros on EACH side; what does the right half of the window cover?',
-        'b': 'count the taps of a 5-wide window centred on t',
-        'd': 'the window is centred on t: only half of the other taps are in the future',
-    },
-    explanation='a 5-tap window centred on t covers t-2 .. t+2: two future tokens, and t+1 is the very token position t is trained to predict',
-)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # a wrong answer raises in any mode
+    _ex.mark_prediction(
+        my_prediction,
+        task="05.3 how far does the paper's convolution see",
+        correct='c',
+        choices='abcd',
+        hints={
+            'a': 'padding=k//2 puts (k-1)/2 zeros on EACH side; what does the right half of the window cover?',
+            'b': 'count the taps of a 5-wide window centred on t',
+            'd': 'the window is centred on t: only half of the other taps are in the future',
+        },
+        explanation='a 5-tap window centred on t covers t-2 .. t+2: two future tokens, and t+1 is the very token position t is trained to predict',
+    )
 ### END HIDDEN TESTS
 
 # %%
@@ -184,8 +197,12 @@ d = causal_model.config["d_model"]
 ex.check_leaks_future(leaks_future, extra={"the trained causal convolution": (trained_conv(causal_model), False, d),
                                            "the trained leaky convolution": (trained_conv(leaky_model), True, d)})
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_leaks_future(leaks_future, extra={"the trained causal convolution": (trained_conv(causal_model), False, d),
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_leaks_future(leaks_future, extra={"the trained causal convolution": (trained_conv(causal_model), False, d),
                                                "the trained leaky convolution": (trained_conv(leaky_model), True, d)})
 ### END HIDDEN TESTS
 

@@ -65,8 +65,12 @@ def cosine_scores(q, keys):
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_cosine_scores(cosine_scores)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_cosine_scores(cosine_scores)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_cosine_scores(cosine_scores)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -90,8 +94,12 @@ def topk_read(scores, values, k):
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_topk_read(topk_read)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_topk_read(topk_read)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_topk_read(topk_read)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -114,17 +122,22 @@ my_prediction = "c"
 # %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_visible_prediction(my_prediction)
 ### BEGIN HIDDEN TESTS
-ex.mark_prediction(
-    my_prediction,
-    task='06.3 which entries can position t read',
-    correct='c',
-    choices='abc',
-    hints={
-        'a': 'entry j holds (k_j, v_{j+1}); with j = t its value is token t+1, the token to predict: that leaks the future',
-        'b': 'the query at t comes from e_{t-1}; entry j = t-1 has the key k_{t-1}, the very same token, and its value is the current token e_t, which the model sees anyway',
-    },
-    explanation="entries j <= t-2: entry j = t would hand over the next token (a leak), and entry j = t-1 would match the query's own token and return the current one",
-)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # a wrong answer raises in any mode
+    _ex.mark_prediction(
+        my_prediction,
+        task='06.3 which entries can position t read',
+        correct='c',
+        choices='abc',
+        hints={
+            'a': 'entry j holds (k_j, v_{j+1}); with j = t its value is token t+1, the token to predict: that leaks the future',
+            'b': 'the query at t comes from e_{t-1}; entry j = t-1 has the key k_{t-1}, the very same token, and its value is the current token e_t, which the model sees anyway',
+        },
+        explanation="entries j <= t-2: entry j = t would hand over the next token (a leak), and entry j = t-1 would match the query's own token and return the current one",
+    )
 ### END HIDDEN TESTS
 
 # %%
@@ -167,8 +180,12 @@ def top_entry(weights, index):
 # %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_top_entry(top_entry, weights=weights, index=index)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_top_entry(top_entry, weights=weights, index=index)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_top_entry(top_entry, weights=weights, index=index)
 ### END HIDDEN TESTS
 
 # %% [markdown]

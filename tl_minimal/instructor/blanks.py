@@ -2,7 +2,7 @@
 
 The solutions (``notebooks/exercises/solutions/*.py``, jupytext percent format) are the single
 source of both student editions: the self-study blanks made here, and nbgrader's release made by
-``python -m tl_minimal.exercises.course release`` with the same rules (:func:`blank_cell`), so a
+``python -m tl_minimal.instructor release`` with the same rules (:func:`blank_cell`), so a
 course's students read exactly the text of the self-study notebooks. The markers are comments,
 so a solutions file is an ordinary notebook:
 
@@ -19,7 +19,7 @@ so a solutions file is an ordinary notebook:
 Cells carry nbgrader's metadata in their ``# %%`` header (``nbgrader={...}``: solution cells,
 autograded test cells with points, the manually graded answer cells); jupytext.toml keeps it.
 
-Run ``python -m tl_minimal.exercises.blanks`` to rewrite ``notebooks/exercises/*.py`` from the
+Run ``python -m tl_minimal.instructor.blanks`` to rewrite ``notebooks/exercises/*.py`` from the
 solutions, with each its ``.ipynb`` **without outputs**, as a student receives it, and
 ``notebooks/exercises/answer_key.json``: the prediction questions' answers, hints and
 explanations copied from the solutions' hidden tests, which the self-study checkers read
