@@ -24,6 +24,7 @@ import torch
 import torch.nn.functional as F
 
 from tl_minimal import exercises as ex
+from tl_minimal.exercises.answers import seal
 from tl_minimal.instructor.blanks import (
     ANSWER_STUB,
     KEY_FILE,
@@ -355,7 +356,7 @@ def test_typical_mistakes_get_their_hint(checker, wrong, hint, capsys):
 @pytest.mark.parametrize("checker, answer, hint", [
     (ex.check_impulse_prediction, 0.8 ** 5, "work out s_0"),
     (ex.check_first_memory_prediction, "b", "s_{-1}"),
-    (ex.check_first_readout_prediction, "(b)", "P_0"),
+    (ex.check_first_readout_prediction, "(c)", "state it had before"),
     (ex.check_dense_prediction, "A", "which pairs"),
     (ex.check_leak_prediction, "a", "EACH side"),
     (ex.check_visible_prediction, "a", "leaks the future"),
@@ -539,16 +540,31 @@ def test_hidden_tests_hold_every_answer_key():
     for solution in SOLUTIONS:
         key = answer_key(solution.read_text(encoding="utf-8"))
         assert list(key) == [f"{_stem(solution)[:2]}.3"], "one prediction per exercise, judged by a hidden test"
-    committed = json.loads((FOLDER / KEY_FILE).read_text(encoding="utf-8"))
-    assert committed == {k: v for s in SOLUTIONS for k, v in answer_key(s.read_text(encoding="utf-8")).items()}, (
+    committed = json.loads((FOLDER / "solutions" / KEY_FILE).read_text(encoding="utf-8"))
+    assert committed == {k: seal(k, v) for s in SOLUTIONS for k, v in answer_key(s.read_text(encoding="utf-8")).items()}, (
         "answer_key.json is out of date: run python -m tl_minimal.instructor.blanks")
+    assert not (FOLDER / KEY_FILE).exists(), "the key left the students' folder"
+
+
+def _keys() -> dict:
+    return {k: v for s in SOLUTIONS for k, v in answer_key(s.read_text(encoding="utf-8")).items()}
+
+
+def test_the_sealed_key_names_no_answer_and_opens_only_an_answer_given(in_exercises):
+    text = (FOLDER / "solutions" / KEY_FILE).read_text(encoding="utf-8")
+    for task_id, key in _keys().items():
+        assert key["explanation"] not in text and f"'{key['correct']}'" not in text
+        for hint in key.get("hints", {}).values():
+            assert hint not in text or key.get("tolerance") is not None  # a number's one hint is not an answer
+    assert ex.check_leak_prediction("c").passed and "t-2 .. t+2" in ex.check_leak_prediction("c").message
+    assert "EACH side" in ex.check_leak_prediction("a").message
+    assert ex.check_impulse_prediction(0.0655).passed and not ex.check_impulse_prediction(0.07).passed
 
 
 def test_no_prediction_answer_in_the_package_or_the_blanks():
     package = "".join(p.read_text(encoding="utf-8") for p in Path(ex.__file__).parent.glob("*.py"))
     blanks = "".join(blank_path(s).read_text(encoding="utf-8") for s in SOLUTIONS)
-    committed = json.loads((FOLDER / KEY_FILE).read_text(encoding="utf-8"))
-    for key in committed.values():
+    for key in _keys().values():
         for secret in [key["explanation"], *key["hints"].values()]:
             assert secret not in package and secret not in blanks, secret
     assert "correct=" not in package.replace("correct=<the answer>", "")  # answers.py's docstring
@@ -569,7 +585,7 @@ def test_predictions_without_a_key_or_graded_are_not_judged(tmp_path, monkeypatc
                                                                     "when your notebook is graded" for x in "abcd"}
     with pytest.raises(AssertionError, match="not done yet"):
         ex.check_leak_prediction(None)
-    key = json.loads((FOLDER / KEY_FILE).read_text(encoding="utf-8"))["05.3"]
+    key = _keys()["05.3"]
     with pytest.raises(AssertionError, match="EACH side"):  # the hidden test: judged, with the hint
         ex.mark_prediction("a", **key)
     assert ex.mark_prediction(key["correct"], **key).passed

@@ -16,14 +16,18 @@
 # works:** write your code where a cell says `raise NotImplementedError`, run the check cell
 # under it, read the hint if there is one. The solutions are in `solutions/`: try first, look after.
 #
+# **Passing:** a check runs your function on float64 inputs and passes when the result's shape is right
+# and its relative error against the library's is below $10^{-5}$; the graded hidden tests use other
+# sizes too (including $B = H = 1$), so do not rely on the visible checks' sizes.
+#
 # ## Recap
 #
 # Beside the compressed stack, the gated hybrid keeps exact pairs of raw token embeddings:
 # entry $j$ is $(k_j, v_{j+1})$, "token $j$ was followed by token $j+1$". Position $t$ queries with
 # the previous token, $q_t = W_q e_{t-1}$:
 #
-# $$ \rho_{t,j} = \beta \cos(q_t, k_j), \quad \text{keep the top } K, \quad \alpha_t = \mathrm{softmax}(\text{kept}), \quad m_t = \sum_j \alpha_{t,j}\, v_{j+1} $$
-# $$ \text{logits}_t = W_{vocab} h_t + W_{vocab}\, \mathrm{LN}(g_t\, m_t), \qquad g_t = \sigma(w_g \cdot e_{t-1} + b_g) $$
+# $$ \rho_{t,j} = \beta \cos(q_t, k_j), \quad \text{keep the top } K, \quad \alpha_t = \mathrm{softmax}(\text{kept}), \quad m_t = \sum_j \alpha_{t,j}\, v_{j+1} \tag{1} $$
+# $$ \text{logits}_t = W_{vocab} h_t + W_{vocab}\, \mathrm{LN}(g_t\, m_t), \qquad g_t = \sigma(w_g \cdot e_{t-1} + b_g) \tag{2} $$
 #
 # $\rho_{t,j}$ are the retrieval scores and $\beta$ the scale multiplying the cosine (Tasks 1 and 2
 # use $\beta = 1$). The library's version is `tl_minimal/kv_fusion.py`.
@@ -52,7 +56,7 @@ from tl_minimal import exercises as ex
 
 # %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def cosine_scores(q, keys):
-    raise NotImplementedError("normalize q and keys along the last axis, then q @ keys^T")
+    raise NotImplementedError("Task 1: the cosine of equation (1) of the Recap, for every query and key")
 
 
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
@@ -66,7 +70,7 @@ ex.check_cosine_scores(cosine_scores)
 
 # %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def topk_read(scores, values, k):
-    raise NotImplementedError("scores.topk(k) -> softmax of the kept scores -> weighted sum of the values at those positions")
+    raise NotImplementedError("Task 2: equation (1) of the Recap after the scores (keep the top k, softmax, weighted sum)")
 
 
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
@@ -118,7 +122,7 @@ plt.show()
 
 # %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def top_entry(weights, index):
-    raise NotImplementedError("argmax over the kept entries, then look up that entry's memory position in index")
+    raise NotImplementedError("Task 4 defines the position read most; Task 2 says where the kept entries come from")
 
 
 # %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}

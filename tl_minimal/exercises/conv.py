@@ -54,7 +54,7 @@ def check_causal_pad(student):
         Mistake("padded the wrong axis: time is dim=1 of [B, T, d]", lambda x, k: F.pad(x, (k - 1, 0))),
     ]
     return check_function("05.1 causal_pad", student, lambda x, k: _pad(x, k - 1, 0), cases, mistakes,
-                          todo="concatenate k-1 zero positions before x along time (dim=1)",
+                          todo="Task 1: equation (1) of the Recap says which positions before x_0 are read, and that they are zero",
                           what=f"3 cases: T = 6, T = 1, k = {k2}")
 
 
@@ -86,8 +86,7 @@ def check_causal_conv(student):
     cases = [Case(f"T = 8, k = {k1}", _conv_case(10, 8, k1)), Case("T = 1", _conv_case(11, 1, k1)),
              Case(f"T = 7, k = {k2}", _conv_case(12, 7, k2))]
     return check_function("05.2 causal_conv", student, ref, cases, mistakes,
-                          todo="pad with causal_pad, then for each tap i add xp[:, i:i+T] @ weight[:, :, i].T, "
-                               "add the bias, apply GELU",
+                          todo="Task 2: equation (1) of the Recap, one tap at a time, on the sequence your causal_pad returns",
                           what=f"3 cases: T = 8, T = 1, k = {k2}")
 
 

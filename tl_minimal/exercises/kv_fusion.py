@@ -47,7 +47,7 @@ def check_cosine_scores(student):
     return check_function("06.1 cosine_scores", student, _ref_scores,
                           [Case("T = 5, N = 9", make(0, T, N)), Case("T = 1, N = 1", make(1, 1, 1)),
                            Case("T = 4, N = 7", make(2, 4, 7))], mistakes,
-                          todo="normalize q and keys to unit length along the last axis, then one batched matmul",
+                          todo="Task 1: the cosine of equation (1) of the Recap, for every query and key",
                           what="3 cases incl. a single query and a single key")
 
 
@@ -91,8 +91,7 @@ def check_topk_read(student):
     return check_function("06.2 topk_read", student, _ref_read,
                           [Case("k = 3 of 9 entries", make(10, 3)), Case("k = 1", make(11, 1)),
                            Case("k = 4 of 4 entries", make(12, 4, 4))], mistakes,
-                          todo="scores.topk(k) gives kept scores and their positions; softmax the kept scores; "
-                               "gather the values at those positions; weighted sum",
+                          todo="Task 2: equation (1) of the Recap after the scores (keep the top k, softmax, weighted sum)",
                           what="3 cases incl. k = 1 and k = N")
 
 
@@ -133,6 +132,5 @@ def check_top_entry(student, weights: torch.Tensor | None = None, index: torch.T
                 lambda w, i: i.gather(-1, w.argmax(-1, keepdim=True))[..., 0]),
     ]
     return check_function("06.4 top_entry", student, top_entry, cases, mistakes,
-                          todo="argmax over the last axis of weights, then index.gather at that argmax; -1 where all "
-                               "weights are 0",
+                          todo="Task 4 defines the position read most; Task 2 says where the kept entries come from",
                           what=f"{len(cases)} cases" + (" incl. the trained model" if weights is not None else ""))

@@ -59,7 +59,7 @@ def check_slot_step(student):
     ]
     return check_function("04.1 slot_step", student, _ref_step,
                           [Case("a random token", _step_case(0)), Case("another token", _step_case(1))], mistakes,
-                          todo="return the pair (L_t, R_t); g_t[k] (a [B, H, K] weight) scales the write into slot k",
+                          todo="Task 1: equations (1) of the Recap for one token, both memories; Task 1 gives the shapes",
                           what="one token, 2 random cases",
                           on_error={"must match the size": "line the axes up: L is [B, H, K, S], so the write "
                                                            "s_prev_t needs a K axis (unsqueeze(-2)) and g_t an S axis "
@@ -90,7 +90,7 @@ def check_slot_features(student):
     ]
     return check_function("04.2 slot_features", student, _ref_features,
                           [Case("random slots", _feat_case(10)), Case("other slots", _feat_case(11))], mistakes,
-                          todo="two dot products over S per slot, then multiply them: f [B, H, K]",
+                          todo="Task 2: equation (2) of the Recap, for every slot",
                           what="2 random cases")
 
 
@@ -127,7 +127,7 @@ def check_slot_entropy(student, g: torch.Tensor | None = None):
                 lambda g: -torch.log(g).sum(-1)),
     ]
     return check_function("04.4 slot_entropy", student, slot_entropy, cases, mistakes,
-                          todo="return -(g * log g) summed over the last axis (the K slots)",
+                          todo="Task 4 defines the entropy of a slot choice (in nats)",
                           what=f"{len(cases)} cases" + (" incl. the trained model's slot weights" if g is not None else ""))
 
 

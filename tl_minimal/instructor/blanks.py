@@ -21,9 +21,9 @@ autograded test cells with points, the manually graded answer cells); jupytext.t
 
 Run ``python -m tl_minimal.instructor.blanks`` to rewrite ``notebooks/exercises/*.py`` from the
 solutions, with each its ``.ipynb`` **without outputs**, as a student receives it, and
-``notebooks/exercises/answer_key.json``: the prediction questions' answers, hints and
-explanations copied from the solutions' hidden tests, which the self-study checkers read
-(answers.py). tests/test_exercises.py checks that the committed files are what this produces.
+``notebooks/exercises/solutions/answer_key.json``: the prediction questions' verdicts copied from
+the solutions' hidden tests and sealed (answers.seal: no answer readable, a verdict opens only
+for an answer given), which the self-study checkers read. tests/test_exercises.py checks that the committed files are what this produces.
 """
 
 from __future__ import annotations
@@ -156,8 +156,12 @@ def write_blanks(folder: Path, notebooks: bool = True) -> list[Path]:
             written.append(write_notebook(target))
         key.update(answer_key(source))
     if key:
-        (folder / KEY_FILE).write_text(json.dumps(key, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        written.append(folder / KEY_FILE)
+        from tl_minimal.exercises.answers import seal
+
+        sealed = {task_id: seal(task_id, entry) for task_id, entry in key.items()}
+        target = folder / "solutions" / KEY_FILE
+        target.write_text(json.dumps(sealed, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        written.append(target)
     return written
 
 

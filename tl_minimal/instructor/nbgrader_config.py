@@ -26,6 +26,7 @@ from queue import Empty
 from nbconvert.preprocessors import Preprocessor
 from nbgrader.converters import Autograde, GenerateAssignment, GenerateFeedback
 from nbgrader.preprocessors import ClearSolutions, Execute
+from traitlets import Bool
 
 from .blanks import BEGIN_HIDDEN, END_HIDDEN, blank_cell
 
@@ -72,6 +73,8 @@ class GuardedExecute(Execute):
 class HideHiddenTests(Preprocessor):
     """In the feedback: a test cell's hidden tests become one comment line, and an error they raised
     shows its message without the traceback (whose context lines would quote the tests' source)."""
+
+    enabled = Bool(True)  # nbconvert's preprocessors are off unless enabled; nbgrader's own are on
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "code" and BEGIN_HIDDEN in cell.source:

@@ -18,11 +18,15 @@
 # NotImplementedError`, run the check cell under it, read the hint if there is one. The
 # solutions are in `solutions/`: try first, look after.
 #
+# **Passing:** a check runs your function on float64 inputs and passes when the result's shape is right
+# and its relative error against the library's is below $10^{-5}$; the graded hidden tests use other
+# sizes too (including $B = H = 1$), so do not rely on the visible checks' sizes.
+#
 # ## Recap
 #
 # Each head keeps an $S \times S$ memory of (state before the token) $\times$ (what the token writes):
 #
-# $$ P_t = \gamma_t \, P_{t-1} + (1 - \gamma_t)\, s_{t-1} \otimes b_t, \qquad (s \otimes b)[i, j] = s[i]\, b[j], \qquad P_{-1} = 0 $$
+# $$ P_t = \gamma_t \, P_{t-1} + (1 - \gamma_t)\, s_{t-1} \otimes b_t, \qquad (s \otimes b)[i, j] = s[i]\, b[j], \qquad P_{-1} = 0 \tag{1} $$
 #
 # | symbol | meaning | shape |
 # |---|---|---|
@@ -53,11 +57,12 @@ from tl_minimal.pair_memory import pair_memory, unrolled_weights
 # ## Task 1 · One token
 #
 # Write `pair_memory_step(P_prev, s_prev_t, b_t, gam_t)`: the memory after one token. `P_prev`
-# is `[B, H, S, S]`, the vectors `[B, H, S]`, the gate `[B, H]`.
+# is `[B, H, S, S]`, the vectors `s_prev_t` and `b_t` are `[B, H, S]`, the gate `gam_t` is `[B, H]`;
+# the result is `[B, H, S, S]`.
 
 # %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def pair_memory_step(P_prev, s_prev_t, b_t, gam_t):
-    ### BLANK: raise NotImplementedError("gam_t * P_prev + (1 - gam_t) * outer(s_prev_t, b_t), per head")
+    ### BLANK: raise NotImplementedError("Task 1: equation (1) of the Recap for one token, per head; Task 1 gives the shapes")
     ### BEGIN SOLUTION
     outer = s_prev_t.unsqueeze(-1) * b_t.unsqueeze(-2)  # [B, H, S, S]: outer[i, j] = s[i] b[j]
     gam_t = gam_t[..., None, None]  # [B, H, 1, 1]
@@ -85,7 +90,7 @@ with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in a
 
 # %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def pair_memory_from_states(s, b, gam):
-    ### BLANK: raise NotImplementedError("shift s by one token first (s_{-1} = 0), then loop with pair_memory_step")
+    ### BLANK: raise NotImplementedError("Task 2: which state does token t pair with in equation (1)? Then equation (1) token after token")
     ### BEGIN SOLUTION
     s_prev = torch.cat([torch.zeros_like(s[:, :1]), s[:, :-1]], dim=1)  # s_prev[:, t] = s_{t-1}
     B, T, H, S = s.shape
@@ -181,7 +186,7 @@ print(ex.training_note(info))  # the history is in nats; the note shows it in bi
 
 # %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def unrolled_weights_row(gam, t):
-    ### BLANK: raise NotImplementedError("(1 - gam[tau]) * product of gam[tau+1 .. t] for tau <= t; zeros after t")
+    ### BLANK: raise NotImplementedError("Task 4 defines the weights w_{t,tau}: unroll equation (1) of the Recap")
     ### BEGIN SOLUTION
     w = torch.zeros_like(gam)
     for tau in range(t + 1):

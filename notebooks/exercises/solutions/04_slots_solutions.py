@@ -18,13 +18,17 @@
 # run the check cell under it, read the hint if there is one. The solutions are in
 # `solutions/`: try first, look after.
 #
+# **Passing:** a check runs your function on float64 inputs and passes when the result's shape is right
+# and its relative error against the library's is below $10^{-5}$; the graded hidden tests use other
+# sizes too (including $B = H = 1$), so do not rely on the visible checks' sizes.
+#
 # ## Recap
 #
 # Instead of a dense $S \times S$ memory, each head keeps $K$ slots, each a pair of vectors
 # $L_k, R_k$. A softmax $g_t$ chooses, softly, which slots token $t$ writes:
 #
-# $$ L_{k,t} = \gamma_t L_{k,t-1} + (1 - \gamma_t)\, g_t[k]\, s_{t-1}, \qquad R_{k,t} = \gamma_t R_{k,t-1} + (1 - \gamma_t)\, g_t[k]\, b_t $$
-# $$ f_t[k] = (q^l_t \cdot L_{k,t})\,(q^r_t \cdot R_{k,t}) $$
+# $$ L_{k,t} = \gamma_t L_{k,t-1} + (1 - \gamma_t)\, g_t[k]\, s_{t-1}, \qquad R_{k,t} = \gamma_t R_{k,t-1} + (1 - \gamma_t)\, g_t[k]\, b_t \tag{1} $$
+# $$ f_t[k] = (q^l_t \cdot L_{k,t})\,(q^r_t \cdot R_{k,t}) \tag{2} $$
 #
 # | symbol | shape |
 # |---|---|
@@ -52,11 +56,14 @@ from tl_minimal import exercises as ex
 # %% [markdown]
 # ## Task 1 · One token, both slot memories
 #
-# Write `slot_step(L, R, s_prev_t, b_t, g_t, gam_t)` returning the pair `(L_t, R_t)`.
+# Write `slot_step(L, R, s_prev_t, b_t, g_t, gam_t)` returning the pair `(L_t, R_t)`: the slot memories
+# `L, R [B, H, K, S]` (`L[:, :, k]` is $L_{k,t-1}$), the state `s_prev_t` and the write `b_t`, both
+# `[B, H, S]`, the slot weights `g_t [B, H, K]` (they sum to 1 over $k$) and the gate `gam_t [B, H]`;
+# `L_t` and `R_t` are `[B, H, K, S]`.
 
 # %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def slot_step(L, R, s_prev_t, b_t, g_t, gam_t):
-    ### BLANK: raise NotImplementedError("L_t = gam L + (1 - gam) g[k] s_prev_t;  R_t = gam R + (1 - gam) g[k] b_t")
+    ### BLANK: raise NotImplementedError("Task 1: equations (1) of the Recap for one token, both memories; Task 1 gives the shapes")
     ### BEGIN SOLUTION
     keep = gam_t[..., None, None]  # [B, H, 1, 1]
     write = (1 - keep) * g_t.unsqueeze(-1)  # [B, H, K, 1]
@@ -80,11 +87,12 @@ with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in a
 # %% [markdown]
 # ## Task 2 · One feature per slot
 #
-# Write `slot_features(L, R, q_left, q_right)` -> `f [B, H, K]`.
+# Write `slot_features(L, R, q_left, q_right)`: `L, R [B, H, K, S]`, the queries `q_left, q_right
+# [B, H, S]` -> `f [B, H, K]`, one feature per slot (equation (2)).
 
 # %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def slot_features(L, R, q_left, q_right):
-    ### BLANK: raise NotImplementedError("f[k] = (q_left . L[k]) * (q_right . R[k])")
+    ### BLANK: raise NotImplementedError("Task 2: equation (2) of the Recap, for every slot")
     ### BEGIN SOLUTION
     left = torch.einsum("bhks,bhs->bhk", L, q_left)
     right = torch.einsum("bhks,bhs->bhk", R, q_right)
@@ -159,8 +167,8 @@ plt.show()
 # ## Task 4 · How decided is a trained model's slot choice?
 #
 # The entropy of the slot weights, $-\sum_k g[k] \log g[k]$ (natural log), is $\log K$ when a
-# token spreads its write evenly and near 0 when it picks one slot. Write `slot_entropy(g)` over
-# the last axis; the check also runs it on a trained `triple_slot` model's slot weights.
+# token spreads its write evenly and near 0 when it picks one slot. Write `slot_entropy(g)`:
+# `g [..., K]` (rows sum to 1) -> `[...]`, over the last axis; the check also runs it on a trained `triple_slot` model's slot weights.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -173,7 +181,7 @@ print(ex.training_note(info))  # the history is in nats; the note shows it in bi
 
 # %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def slot_entropy(g):
-    ### BLANK: raise NotImplementedError("-(g * log g) summed over the last axis")
+    ### BLANK: raise NotImplementedError("Task 4 defines the entropy of a slot choice (in nats)")
     ### BEGIN SOLUTION
     return -(g * torch.log(g)).sum(dim=-1)
     ### END SOLUTION
