@@ -113,8 +113,11 @@ plt.show()
 #
 # ## Task 4 · Half-lives of a trained model's gates
 #
-# After how many tokens has a write lost half of its weight? Solve $\lambda^n = 1/2$ for $n$.
-# Write `half_life(lam)`, elementwise on a tensor of gates. The check also runs it on the keep
+# **Derive, then code.** With a constant gate $\lambda$, after how many tokens $n$ has a write lost
+# half of its weight? This page gives no formula for it: follow one write $a_\tau$ through
+# equation (1) (what multiplies it by the time it reaches $s_{\tau+n}$?) and solve for $n$, which
+# need not be a whole number. Write `half_life(lam)`: `lam`, a tensor of gates in (0, 1) of any
+# shape -> `n` of the same shape, elementwise. The check also runs it on the keep
 # gates of a small model trained for a few seconds on WikiText-2 bytes (its gates start near 0.5).
 
 # %%

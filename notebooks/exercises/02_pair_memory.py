@@ -115,8 +115,10 @@ plt.show()
 # %% [markdown]
 # ## Task 4 · How far back does a trained memory reach?
 #
-# Unrolled, $P_t = \sum_{\tau \le t} w_{t,\tau}\, s_{\tau-1} \otimes b_\tau$ with
-# $w_{t,\tau} = (1 - \gamma_\tau) \prod_{u=\tau+1}^{t} \gamma_u$. Write `unrolled_weights_row(gam, t)`
+# **Derive, then code.** Unrolled, $P_t = \sum_{\tau \le t} w_{t,\tau}\, s_{\tau-1} \otimes b_\tau$: every
+# pair written so far, each with its own weight. This page does not give $w_{t,\tau}$: write $P_1$ and
+# $P_2$ out from equation (1) by hand, see which factors multiply each pair, and generalise.
+# Write `unrolled_weights_row(gam, t)`
 # for ONE head: `gam [T]` -> `w [T]`, with `w[tau]` $= w_{t,\tau}$ for $\tau \le t$ and 0 after $t$.
 # The check also runs it on the pair gates of a small trained model.
 

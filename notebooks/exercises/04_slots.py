@@ -26,7 +26,10 @@
 # $L_k, R_k$. A softmax $g_t$ chooses, softly, which slots token $t$ writes:
 #
 # $$ L_{k,t} = \gamma_t L_{k,t-1} + (1 - \gamma_t)\, g_t[k]\, s_{t-1}, \qquad R_{k,t} = \gamma_t R_{k,t-1} + (1 - \gamma_t)\, g_t[k]\, b_t \tag{1} $$
-# $$ f_t[k] = (q^l_t \cdot L_{k,t})\,(q^r_t \cdot R_{k,t}) \tag{2} $$
+# $$ f_t[k] = \sum_j r^{(k)}_t[j], \qquad r^{(k)}_t = \big((L_{k,t} \otimes R_{k,t})^\top q^l_t\big) \odot q^r_t \tag{2} $$
+#
+# that is: slot $k$ is read as if it were a dense memory $P = L_k \otimes R_k$ (exercise 03's readout),
+# and its feature is the sum of that readout.
 #
 # | symbol | shape |
 # |---|---|
@@ -70,8 +73,10 @@ ex.check_slot_step(slot_step)
 # %% [markdown]
 # ## Task 2 · One feature per slot
 #
-# Write `slot_features(L, R, q_left, q_right)`: `L, R [B, H, K, S]`, the queries `q_left, q_right
-# [B, H, S]` -> `f [B, H, K]`, one feature per slot (equation (2)).
+# **Derive, then code.** Write `slot_features(L, R, q_left, q_right)`: `L, R [B, H, K, S]`, the
+# queries `q_left, q_right [B, H, S]` -> `f [B, H, K]`, one feature per slot (equation (2)). Do not
+# build the $S \times S$ matrices: work equation (2) out by hand into a form with two dot products
+# per slot, and code that (the point of the slots is never to store $S \times S$ numbers).
 
 # %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def slot_features(L, R, q_left, q_right):

@@ -81,8 +81,8 @@ def check_topk_read(student):
     mistakes = [
         Mistake("no top-k: keep only the k best scores and give every other entry weight 0",
                 lambda s, v, k: s.softmax(-1) @ v),
-        Mistake("the softmax came before the top-k: take the k best scores first, then softmax over just those "
-                "(the kept weights must sum to 1)", _softmax_then_topk),
+        Mistake("that is what the draft computes: its bug is still there (compare what it does with "
+                "equation (1) on a small case with k < N)", _softmax_then_topk),
         Mistake("that reads only the single best entry; mix the top k with softmax weights",
                 lambda s, v, k: _ref_read(s, v, 1)),
         Mistake("the weights ignore the scores: softmax over the kept scores, not a plain average",

@@ -80,8 +80,20 @@ with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in a
 # %% [markdown]
 # ## Task 2 · Top-k read
 #
-# Write `topk_read(scores, values, k)`: `scores [B, T, N]`, `values [B, N, D_kv]` -> `m [B, T, D_kv]`.
-# Keep each row's `k` best scores, softmax over just those, mix the matching values.
+# **Find the bug, then fix it.** A colleague's `topk_read_draft` below is meant to keep each row's
+# `k` best scores, softmax over just those, and mix the matching values (equation (1)). It passes
+# when `k = N`, and is wrong otherwise. Find out why (run it beside the equation on a small case
+# you make), then write `topk_read(scores, values, k)`: `scores [B, T, N]`, `values [B, N, D_kv]`,
+# `k` an int with 1 <= k <= N -> `m [B, T, D_kv]`.
+
+# %%
+def topk_read_draft(scores, values, k):
+    """A draft with one bug (do not edit: it is here to be read)."""
+    alpha = scores.softmax(dim=-1)  # [B, T, N]
+    kept, idx = alpha.topk(k, dim=-1)  # [B, T, k]
+    batch = torch.arange(values.shape[0])[:, None, None]  # [B, 1, 1]
+    return (kept.unsqueeze(-1) * values[batch, idx]).sum(dim=2)  # [B, T, D_kv]
+
 
 # %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def topk_read(scores, values, k):
