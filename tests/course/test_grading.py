@@ -25,7 +25,7 @@ import pytest
 
 pytest.importorskip("nbgrader")
 
-from tl_minimal.instructor import course  # noqa: E402
+from tl_minimal.instructor import course
 
 pytestmark = pytest.mark.slow
 
@@ -110,7 +110,7 @@ def _bugged(release, source, name):
 
 
 def _cheats(release, source, name):
-    step, _, task4 = FUNCTIONS[name]
+    step = FUNCTIONS[name][0]
     wrong = f"def {step}(*args):\n    return args[0]\n"
     return _submission(release, source, task1_code=CHEAT_1 + "\n\n" + wrong,
                        task2_code=FRAME.format(name=FUNCTIONS[name][1]),
@@ -148,7 +148,7 @@ def graded(tmp_path_factory):
         name = "05_convolution"
         source = json.loads((course_dir / "source" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
         _write(inbox, "stuck", name, _submission(releases[name], source, task2_code=stuck))
-    written, problems, repairs = course.collect(course_dir, inbox)
+    _, problems, repairs = course.collect(course_dir, inbox)
     lines = []
     done = course.grade(course_dir, log=lines.append)
     csv_path = root / "grades.csv"

@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("nbgrader")
 
-from tl_minimal.instructor import course  # noqa: E402
+from tl_minimal.instructor import course
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "notebooks" / "exercises" / "solutions"

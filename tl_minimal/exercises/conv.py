@@ -30,6 +30,7 @@ from .harness import (
     warnings_to_stdout,
 )
 
+
 def _pad(x, left, right):
     return torch.cat([x.new_zeros(x.shape[0], left, x.shape[2]), x, x.new_zeros(x.shape[0], right, x.shape[2])], 1)
 
@@ -152,7 +153,7 @@ def _check_leaks_future(student, extra):
         except NotImplementedError:
             return report("05.4 leaks_future", False, "not done yet: see Task 4's definition of a leak, and the "
                                                      "Recap's equation (1): which inputs may y_t read?")
-        except Exception as exc:  # noqa: BLE001  (student code errors become hints)
+        except Exception as exc:
             return report("05.4 leaks_future", False, f"not quite: on {name} your function raised "
                                                      f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
         if type(verdict) is not bool and not (type(verdict) is torch.Tensor and verdict.numel() == 1
