@@ -73,7 +73,7 @@ def graded_course(tmp_path_factory):
     deleted = _submission(release, source)
     deleted["cells"] = [c for c in deleted["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") != "task2_check"]
     _write(inbox, "deleted_cell", deleted)
-    written, problems = course.collect(course_dir, inbox)
+    written, problems, _ = course.collect(course_dir, inbox)
     assert course.main(["grade", str(course_dir)]) == 0
     csv_path = root / "grades.csv"
     assert course.main(["export", str(course_dir), "--to", str(csv_path)]) == 0
