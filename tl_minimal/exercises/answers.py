@@ -64,7 +64,7 @@ def _hash(*parts: str) -> str:
 
 def _xor(data: bytes, secret: str) -> bytes:
     stream = b"".join(hashlib.sha256(f"{secret}|{i}".encode()).digest() for i in range(len(data) // 32 + 1))
-    return bytes(a ^ b for a, b in zip(data, stream))
+    return bytes(a ^ b for a, b in zip(data, stream[:len(data)], strict=True))
 
 
 def seal(task_id: str, key: dict) -> dict:
@@ -77,7 +77,8 @@ def seal(task_id: str, key: dict) -> dict:
     else:
         step = round(float(key["correct"]) / tolerance)
         verdicts = {str(n): f"correct: {key['explanation']}" for n in (step - 1, step, step + 1)}
-    sealed = {_hash(salt, task_id, answer): _xor(text.encode("utf-8"), _hash("open", salt, task_id, answer)).hex()
+    sealed = {_hash(salt, task_id, answer):
+              _xor(text.encode("utf-8"), _hash("open", salt, task_id, answer)).hex()
               for answer, text in sorted(verdicts.items(), key=lambda kv: _hash(salt, task_id, kv[0]))}
     return {"task": key["task"], "choices": key.get("choices"), "tolerance": tolerance, "salt": salt,
             "otherwise": f"not quite: {hints.get('number', 'not this one: read the question again')}",
@@ -131,7 +132,8 @@ def check_prediction(task_id: str, answer, todo: str, choices: str | None = None
         return report(task, False, f"not quite: {problem}")
     entry = {} if graded() else find_key().get(task_id)
     if not entry:
-        return report(task, True, f"answered: {answer!r} is recorded; it is marked when your notebook is graded")
+        return report(task, True,
+                      f"answered: {answer!r} is recorded; it is marked when your notebook is graded")
     passed, message = _open(task_id, entry, answer)
     return report(entry["task"], passed, message)
 

@@ -74,14 +74,15 @@ def _nbgrader(course: Path, *args: str, graded: bool = False) -> None:
         raise CourseError(f"nbgrader {args[0]} {' '.join(args[1:])} failed (exit {done.returncode}): see its log above")
 
 
-def _nbgrader_logged(course: Path, log: Path, *args: str, graded: bool = False, limit: float | None = None) -> str:
+def _nbgrader_logged(course: Path, log: Path, *args: str, graded: bool = False,
+                     limit: float | None = None) -> str:
     """Run one nbgrader step with its output in ``log``; return "" when it worked, else why not.
 
     ``limit`` (seconds) ends a run that hangs, with everything it started (its own process group)."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w", encoding="utf-8") as out:
-        child = subprocess.Popen([sys.executable, "-m", "nbgrader", *args, "--force"], cwd=course, env=_env(graded),
-                                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        child = subprocess.Popen([sys.executable, "-m", "nbgrader", *args, "--force"], cwd=course,
+                                 env=_env(graded), stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             code = child.wait(timeout=limit)
         except subprocess.TimeoutExpired:
@@ -181,7 +182,8 @@ def _submissions(folder: Path):
 
 def _grade_cells(notebook: dict) -> dict:
     return {c["metadata"]["nbgrader"]["grade_id"]: c for c in notebook.get("cells", [])
-            if isinstance(c.get("metadata", {}).get("nbgrader"), dict) and c["metadata"]["nbgrader"].get("grade_id")}
+            if isinstance(c.get("metadata", {}).get("nbgrader"), dict)
+            and c["metadata"]["nbgrader"].get("grade_id")}
 
 
 def repair(notebook: dict, release: dict) -> list[str]:
@@ -261,8 +263,8 @@ def _limit(notebook: Path) -> float:
     from .nbgrader_config import DEFAULT_GRACE, DEFAULT_TIMEOUT
 
     cells = sum(c.get("cell_type") == "code" for c in _read_notebook(notebook)["cells"])
-    per_cell = int(os.environ.get("TL_CELL_TIMEOUT", DEFAULT_TIMEOUT)) + float(os.environ.get("TL_INTERRUPT_GRACE",
-                                                                                              DEFAULT_GRACE))
+    per_cell = int(os.environ.get("TL_CELL_TIMEOUT", DEFAULT_TIMEOUT)) \
+        + float(os.environ.get("TL_INTERRUPT_GRACE", DEFAULT_GRACE))
     return 120 + cells * per_cell
 
 
@@ -282,12 +284,14 @@ def grade(course: Path, exercises: list[str] | None = None, log=print) -> dict:
             why = _nbgrader_logged(course, logs / "autograde.log", "autograde", name, f"--student={student}",
                                    graded=True, limit=_limit(release_path))
             if not why:
-                why = _nbgrader_logged(course, logs / "feedback.log", "generate_feedback", name, f"--student={student}",
-                                       limit=600)
+                why = _nbgrader_logged(course, logs / "feedback.log", "generate_feedback", name,
+                                       f"--student={student}", limit=600)
                 why = why.replace("not graded:", "graded, but no feedback:")
             record[name][student] = {"status": why or GRADED, "flags": flags}
-            log(f"{name} {student}: {why or GRADED}" + (f"; flagged for review: {'; '.join(flags)}" if flags else ""))
-        (course / STATUS).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            review = f"; flagged for review: {'; '.join(flags)}" if flags else ""
+            log(f"{name} {student}: {why or GRADED}{review}")
+        text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
+        (course / STATUS).write_text(text, encoding="utf-8")
     return {n: record.get(n, {}) for n in names}
 
 
@@ -356,8 +360,9 @@ def _run(args) -> int:
     elif args.command == "grade":
         done = grade(args.course, args.exercise)
         graded = sum(e["status"] == GRADED for per in done.values() for e in per.values())
-        failed = [f"{n} {s}: {e['status']}" for n, per in done.items() for s, e in per.items() if e["status"] != GRADED]
-        flagged = [f"{n} {s}: {'; '.join(e['flags'])}" for n, per in done.items() for s, e in per.items() if e["flags"]]
+        every = [(n, s, e) for n, per in done.items() for s, e in per.items()]
+        failed = [f"{n} {s}: {e['status']}" for n, s, e in every if e["status"] != GRADED]
+        flagged = [f"{n} {s}: {'; '.join(e['flags'])}" for n, s, e in every if e["flags"]]
         print(f"graded {graded} submission(s) of {', '.join(done) or 'nothing (collect submissions first)'}")
         for line in failed:
             print(f"NOT GRADED {line}")

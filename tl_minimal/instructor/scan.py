@@ -27,7 +27,8 @@ import ast
 FRAMES = {"inspect", "currentframe", "_getframe", "f_back", "f_locals", "f_globals", "gc", "tb_frame",
           "get_referrers", "exc_info", "settrace", "setprofile"}
 MONKEY = {"setattr", "delattr", "__builtins__", "builtins", "importlib", "__import__"}
-MONKEY_ATTRIBUTES = MONKEY | {"modules", "meta_path", "path_hooks", "__dict__", "__code__", "__globals__", "__closure__"}
+MONKEY_ATTRIBUTES = MONKEY | {"modules", "meta_path", "path_hooks", "__dict__", "__code__", "__globals__",
+                              "__closure__"}
 KEY = {"answer_key", "__file__", "solutions", "answer_key.json"}
 ENV = {"environ", "putenv", "getenv", "unsetenv", "environb"}
 
@@ -76,8 +77,9 @@ def _cell_flags(source: str, modules: set[str], ours: set[str]) -> list[str]:
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             for name in names:
                 top = name.split(".")[0]
-                if name.startswith("tl_minimal.exercises") or (isinstance(node, ast.ImportFrom) and name == "tl_minimal"
-                                                               and any(a.name == "exercises" for a in node.names)):
+                checker = isinstance(node, ast.ImportFrom) and name == "tl_minimal" \
+                    and any(a.name == "exercises" for a in node.names)
+                if name.startswith("tl_minimal.exercises") or checker:
                     add("checker", f"imports {name}")
                 elif top == "tl_minimal":
                     add("reference", f"imports {name}")
