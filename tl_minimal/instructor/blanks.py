@@ -34,6 +34,8 @@ import re
 import sys
 from pathlib import Path
 
+from tl_minimal.exercises.answers import seal
+
 BEGIN, END, BLANK, ONLY = "### BEGIN SOLUTION", "### END SOLUTION", "### BLANK:", "<!-- solutions only -->"
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 SOLUTION_TAG = "solution"  # markdown cells tagged so are model answers: their text becomes ANSWER_STUB
@@ -156,8 +158,6 @@ def write_blanks(folder: Path, notebooks: bool = True) -> list[Path]:
             written.append(write_notebook(target))
         key.update(answer_key(source))
     if key:
-        from tl_minimal.exercises.answers import seal
-
         sealed = {task_id: seal(task_id, entry) for task_id, entry in key.items()}
         target = folder / "solutions" / KEY_FILE
         target.write_text(json.dumps(sealed, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -45,6 +45,7 @@ import zipfile
 from pathlib import Path
 
 from .blanks import blank_path
+from .nbgrader_config import DEFAULT_GRACE, DEFAULT_TIMEOUT
 from .scan import scan
 
 OURS = "from tl_minimal.instructor.nbgrader_config import configure"
@@ -260,8 +261,6 @@ def collect(course: Path, submissions: Path) -> tuple[list[Path], list[str], lis
 
 def _limit(notebook: Path) -> float:
     """Seconds one student's grading may take in all: every code cell at its timeout, plus start-up."""
-    from .nbgrader_config import DEFAULT_GRACE, DEFAULT_TIMEOUT
-
     cells = sum(c.get("cell_type") == "code" for c in _read_notebook(notebook)["cells"])
     per_cell = int(os.environ.get("TL_CELL_TIMEOUT", DEFAULT_TIMEOUT)) \
         + float(os.environ.get("TL_INTERRUPT_GRACE", DEFAULT_GRACE))
