@@ -472,8 +472,8 @@ def test_graded_mode_is_fixed_when_the_kernel_starts():
     code = ("import os\nfrom tl_minimal import exercises as ex\nos.environ['TL_GRADED'] = '0'\n"
             "try:\n    ex.check_causal_pad(lambda x, k: x)\nexcept AssertionError:\n    print('RAISED')\n")
     env = {**os.environ, "TL_GRADED": "1", "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
-                          check=False)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, encoding="utf-8",
+                          timeout=120, check=False)
     assert "RAISED" in done.stdout, done.stderr
 
 
