@@ -113,6 +113,7 @@ plt.show()
 #
 # ## Task 4 · A causality test, on trained models too
 #
+# **Design a test.** No equation gives this one: decide what to change and what to compare.
 # Write `leaks_future(fn, T, d)`: `fn` maps `[1, T, d]` to `[1, T, d]` (`T` and `d` are ints); return
 # `True` if some output $y_t$ changes when only inputs **after** $t$ change, else `False`. What
 # "changes" means here: make a float64 input (`torch.randn(1, T, d, dtype=torch.float64)`); for a

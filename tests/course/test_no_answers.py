@@ -69,3 +69,14 @@ def test_the_old_answers_are_gone():
     for leak in ("lam_t * s_prev + (1 - lam_t) * a_t", "sum_i P[i, j] q_left[i]", "log(1/2) / log(lam)",
                  "xp[:, i:i+T] @ weight[:, :, i].T", "-(g * log g)", "scores.topk(k)"):
         assert leak not in text, leak
+
+
+THOUGHT = ("**Derive, then code.**", "**Find the bug, then fix it.**", "**Design a test.**")
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.name[:2])
+def test_every_exercise_has_a_task_for_thought(solution):
+    """At least one graded task that transcribing an equation of the page cannot do (issue 34, item 5)."""
+    text = solution.read_text(encoding="utf-8")
+    tasks = re.split(r"^# ## Task ", text, flags=re.M)[1:]
+    assert any(lead in task for task in tasks for lead in THOUGHT), solution.name

@@ -168,7 +168,8 @@ plt.show()
 # %% [markdown]
 # ## Task 4 · The readout as attention
 #
-# Write `readout_scores(s_prev, gam, q_left)`: `s_prev, q_left [B, T, H, S]` (`s_prev[:, t]` $= s_{t-1}$),
+# **Derive, then code.** The page gives the loop (Task 2), not this matrix: derive it by unrolling
+# Task 2's memory into the readout. Write `readout_scores(s_prev, gam, q_left)`: `s_prev, q_left [B, T, H, S]` (`s_prev[:, t]` $= s_{t-1}$),
 # `gam [B, T, H]`, returning `A [B, H, T, T]` with
 # `A[b, h, t, tau]` $= w_{t,\tau}\,(q^l_t \cdot s_{\tau-1})$ for $\tau \le t$ and 0 for $\tau > t$.
 # Then $\sum_\tau A[t, \tau]\, b_\tau \odot q^r_t$ is the readout. The check also runs it on the
