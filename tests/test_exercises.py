@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -23,7 +24,8 @@ import torch
 import torch.nn.functional as F
 
 from tl_minimal import exercises as ex
-from tl_minimal.exercises.blanks import (
+from tl_minimal.exercises.answers import seal
+from tl_minimal.instructor.blanks import (
     ANSWER_STUB,
     KEY_FILE,
     answer_key,
@@ -32,7 +34,8 @@ from tl_minimal.exercises.blanks import (
     write_blanks,
 )
 
-FOLDER = Path(__file__).resolve().parents[1] / "notebooks" / "exercises"
+ROOT = Path(__file__).resolve().parents[1]
+FOLDER = ROOT / "notebooks" / "exercises"
 SOLUTIONS = sorted((FOLDER / "solutions").glob("*_solutions.py"))
 
 # notebook stem -> [(checker, name of the student's function)]
@@ -60,7 +63,7 @@ PREDICTIONS = {"01_running_state": ex.check_impulse_prediction, "02_pair_memory"
 def in_exercises(monkeypatch):
     """Run where a self-study notebook runs: beside the answer key of the predictions."""
     monkeypatch.chdir(FOLDER)
-    monkeypatch.delenv("TL_GRADED", raising=False)
+    monkeypatch.setattr(ex.harness, "GRADED", False)
 
 
 def functions_of(path: Path) -> dict:
@@ -84,9 +87,9 @@ def test_every_concept_has_an_exercise():
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=_stem)
 def test_blank_notebook_is_the_stripped_solution(solution):
     blank = blank_path(solution)
-    assert blank.exists(), f"missing {blank.name}: run python -m tl_minimal.exercises.blanks"
+    assert blank.exists(), f"missing {blank.name}: run python -m tl_minimal.instructor.blanks"
     assert blank.read_text(encoding="utf-8") == make_blank(solution.read_text(encoding="utf-8")), (
-        f"{blank.name} is out of date: run python -m tl_minimal.exercises.blanks, then python run.py sync")
+        f"{blank.name} is out of date: run python -m tl_minimal.instructor.blanks, then python run.py sync")
     for marker in ("BEGIN SOLUTION", "BLANK:", "HIDDEN TESTS", "mark_prediction", "Model answer"):
         assert marker not in blank.read_text(encoding="utf-8")
 
@@ -337,7 +340,7 @@ WRONG = [
     (ex.check_leaks_future, cv_leaks_only_next, "reads the future but your test says it does not"),
     (ex.check_cosine_scores, kv_scores_dot, "dot product"),
     (ex.check_topk_read, kv_read_no_topk, "no top-k"),
-    (ex.check_topk_read, kv_read_softmax_first, "softmax came before the top-k"),
+    (ex.check_topk_read, kv_read_softmax_first, "what the draft computes"),
     (ex.check_top_entry, kv_top_rank, "not the memory position"),
 ]
 
@@ -353,7 +356,7 @@ def test_typical_mistakes_get_their_hint(checker, wrong, hint, capsys):
 @pytest.mark.parametrize("checker, answer, hint", [
     (ex.check_impulse_prediction, 0.8 ** 5, "work out s_0"),
     (ex.check_first_memory_prediction, "b", "s_{-1}"),
-    (ex.check_first_readout_prediction, "(b)", "P_0"),
+    (ex.check_first_readout_prediction, "(c)", "state it had before"),
     (ex.check_dense_prediction, "A", "which pairs"),
     (ex.check_leak_prediction, "a", "EACH side"),
     (ex.check_visible_prediction, "a", "leaks the future"),
@@ -390,7 +393,7 @@ def test_committed_blank_notebooks_carry_no_outputs(solution):
     cells = json.loads(blank_path(solution).with_suffix(".ipynb").read_text(encoding="utf-8"))["cells"]
     code = [c for c in cells if c["cell_type"] == "code"]
     assert code, "no code cells"
-    assert all(c["outputs"] == [] for c in code), "run python -m tl_minimal.exercises.blanks (blanks carry no outputs)"
+    assert all(c["outputs"] == [] for c in code), "run python -m tl_minimal.instructor.blanks (blanks carry no outputs)"
     assert all(c["execution_count"] is None for c in code), "blank notebooks carry no execution counts"
 
 
@@ -453,15 +456,76 @@ def test_layer_inputs_match_the_models_own_record(variant):
 
 def test_graded_mode_raises_the_same_hint(monkeypatch, capsys):
     printed = ex.check_running_state_step(rs_step_swapped).message
-    monkeypatch.setenv("TL_GRADED", "1")
+    monkeypatch.setattr(ex.harness, "GRADED", True)  # what TL_GRADED=1 at the kernel's start does
     with pytest.raises(AssertionError, match="gates are swapped") as raised:
         ex.check_running_state_step(rs_step_swapped)
     assert printed in str(raised.value) and str(raised.value).startswith("01.1 running_state_step: ")
     assert ex.check_running_state_step(functions_of(SOLUTIONS[0])["running_state_step"]).passed  # passing: no raise
     with pytest.raises(AssertionError, match="not done yet"):
         ex.check_half_life(functions_of(blank_path(SOLUTIONS[0]))["half_life"])
-    monkeypatch.setenv("TL_GRADED", "0")
+    monkeypatch.setattr(ex.harness, "GRADED", False)
     assert not ex.check_running_state_step(rs_step_swapped).passed  # self-study again: prints, never raises
+
+
+def test_graded_mode_is_fixed_when_the_kernel_starts():
+    """A cell writing os.environ["TL_GRADED"] = "0" does not turn the checks print-only."""
+    code = ("import os\nfrom tl_minimal import exercises as ex\nos.environ['TL_GRADED'] = '0'\n"
+            "try:\n    ex.check_causal_pad(lambda x, k: x)\nexcept AssertionError:\n    print('RAISED')\n")
+    env = {**os.environ, "TL_GRADED": "1", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, encoding="utf-8",
+                          timeout=120, check=False)
+    assert "RAISED" in done.stdout, done.stderr
+
+
+def test_hidden_tests_raise_in_any_mode_and_use_other_sizes(monkeypatch):
+    monkeypatch.setattr(ex.harness, "GRADED", False)
+    shapes = []
+    with ex.hidden_tests():
+        ex.check_readout_step(lambda P, ql, qr: shapes.append(tuple(P.shape)) or (ql.unsqueeze(-2) @ P).squeeze(-2) * qr)
+    assert shapes[0] == (1, 1, 5, 5)  # B = H = 1 and another S
+    squeezed = lambda P, ql, qr: ((ql.unsqueeze(-2) @ P) * qr.unsqueeze(-2)).squeeze()  # no dim: wrong if B or H is 1
+    assert ex.check_readout_step(squeezed).passed  # the visible sizes cannot see it
+    with pytest.raises(AssertionError, match="03.1"), ex.hidden_tests():
+        ex.check_readout_step(squeezed)
+    assert ex.check_readout_step(squeezed).passed  # outside hidden_tests(): the visible sizes again
+
+
+def test_the_answer_is_computed_after_the_students_code_ran():
+    """No frame the student's function can reach holds the expected value while it runs."""
+    import inspect
+
+    def peek(P, ql, qr):
+        frame = inspect.currentframe().f_back
+        while frame is not None:
+            assert "want" not in frame.f_locals, "the expected value was reachable"
+            frame = frame.f_back
+        return (ql.unsqueeze(-2) @ P).squeeze(-2) * qr
+
+    assert ex.check_readout_step(peek).passed
+
+
+def test_warnings_inside_a_check_go_to_stdout(capsys):
+    def warns(x, k):
+        x = torch.tensor(x)  # UserWarning: copy construct from a tensor
+        return torch.cat([x.new_zeros(x.shape[0], k - 1, x.shape[2]), x], dim=1)
+
+    assert ex.check_causal_pad(warns).passed
+    out, err = capsys.readouterr()
+    assert "note: your code warned (UserWarning" in out and err == ""
+
+
+def test_a_leak_only_late_in_the_sequence_is_caught():
+    def first_half(fn, T, d):  # perturbs and compares only at t < 4
+        x = torch.randn(1, T, d, dtype=torch.float64)
+        for t in range(min(T - 1, 3)):
+            x2 = x.clone()
+            x2[:, t + 1:] += 1
+            if not torch.allclose(fn(x2)[:, :t + 1], fn(x)[:, :t + 1]):
+                return True
+        return False
+
+    result = ex.check_leaks_future(first_half)
+    assert not result.passed and "t >= 4" in result.message
 
 
 def test_more_cases_draws_other_inputs():
@@ -476,16 +540,31 @@ def test_hidden_tests_hold_every_answer_key():
     for solution in SOLUTIONS:
         key = answer_key(solution.read_text(encoding="utf-8"))
         assert list(key) == [f"{_stem(solution)[:2]}.3"], "one prediction per exercise, judged by a hidden test"
-    committed = json.loads((FOLDER / KEY_FILE).read_text(encoding="utf-8"))
-    assert committed == {k: v for s in SOLUTIONS for k, v in answer_key(s.read_text(encoding="utf-8")).items()}, (
-        "answer_key.json is out of date: run python -m tl_minimal.exercises.blanks")
+    committed = json.loads((FOLDER / "solutions" / KEY_FILE).read_text(encoding="utf-8"))
+    assert committed == {k: seal(k, v) for s in SOLUTIONS for k, v in answer_key(s.read_text(encoding="utf-8")).items()}, (
+        "answer_key.json is out of date: run python -m tl_minimal.instructor.blanks")
+    assert not (FOLDER / KEY_FILE).exists(), "the key left the students' folder"
+
+
+def _keys() -> dict:
+    return {k: v for s in SOLUTIONS for k, v in answer_key(s.read_text(encoding="utf-8")).items()}
+
+
+def test_the_sealed_key_names_no_answer_and_opens_only_an_answer_given(in_exercises):
+    text = (FOLDER / "solutions" / KEY_FILE).read_text(encoding="utf-8")
+    for task_id, key in _keys().items():
+        assert key["explanation"] not in text and f"'{key['correct']}'" not in text
+        for hint in key.get("hints", {}).values():
+            assert hint not in text or key.get("tolerance") is not None  # a number's one hint is not an answer
+    assert ex.check_leak_prediction("c").passed and "t-2 .. t+2" in ex.check_leak_prediction("c").message
+    assert "EACH side" in ex.check_leak_prediction("a").message
+    assert ex.check_impulse_prediction(0.0655).passed and not ex.check_impulse_prediction(0.07).passed
 
 
 def test_no_prediction_answer_in_the_package_or_the_blanks():
     package = "".join(p.read_text(encoding="utf-8") for p in Path(ex.__file__).parent.glob("*.py"))
     blanks = "".join(blank_path(s).read_text(encoding="utf-8") for s in SOLUTIONS)
-    committed = json.loads((FOLDER / KEY_FILE).read_text(encoding="utf-8"))
-    for key in committed.values():
+    for key in _keys().values():
         for secret in [key["explanation"], *key["hints"].values()]:
             assert secret not in package and secret not in blanks, secret
     assert "correct=" not in package.replace("correct=<the answer>", "")  # answers.py's docstring
@@ -495,18 +574,18 @@ def test_no_prediction_answer_in_the_package_or_the_blanks():
 
 def test_predictions_without_a_key_or_graded_are_not_judged(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)  # a course release: no answer key beside the notebook
-    monkeypatch.delenv("TL_GRADED", raising=False)
+    monkeypatch.setattr(ex.harness, "GRADED", False)
     for letter in "abc":
         result = ex.check_leak_prediction(letter)
         assert result.message.startswith("answered: ") and "EACH side" not in result.message
     assert "answer with one letter (a, b, c, d)" in ex.check_leak_prediction("z").message
     monkeypatch.chdir(FOLDER)  # the key is here, but graded mode never judges in the visible check
-    monkeypatch.setenv("TL_GRADED", "1")
+    monkeypatch.setattr(ex.harness, "GRADED", True)
     assert {ex.check_leak_prediction(x).message for x in "abcd"} == {f"answered: {x!r} is recorded; it is marked "
                                                                     "when your notebook is graded" for x in "abcd"}
     with pytest.raises(AssertionError, match="not done yet"):
         ex.check_leak_prediction(None)
-    key = json.loads((FOLDER / KEY_FILE).read_text(encoding="utf-8"))["05.3"]
+    key = _keys()["05.3"]
     with pytest.raises(AssertionError, match="EACH side"):  # the hidden test: judged, with the hint
         ex.mark_prediction("a", **key)
     assert ex.mark_prediction(key["correct"], **key).passed
@@ -561,7 +640,7 @@ def test_jupytext_sync_keeps_the_grading_metadata(tmp_path):
 def test_blank_cell_keeps_hidden_tests_for_nbgrader():
     """nbgrader records each test cell (SaveCells) before it clears the hidden tests: the release's
     preprocessor must leave them for it, or the autograder never runs them."""
-    from tl_minimal.exercises.blanks import blank_cell
+    from tl_minimal.instructor.blanks import blank_cell
 
     check = "ex.check(f)\n### BEGIN HIDDEN TESTS\nwith ex.more_cases():\n    ex.check(f)\n### END HIDDEN TESTS"
     assert blank_cell(check, markdown=False) == ("ex.check(f)", False)

@@ -102,7 +102,7 @@ def test_strict_encoding_fails_our_code_and_spares_third_party(tmp_path):
     ours (here `__main__`, as in a notebook's kernel, and `tl_minimal`), a warning ignored elsewhere."""
     (tmp_path / "elsewhere.py").write_text("open(__file__).close()\n", encoding="utf-8")
     env = {**os.environ, **run.strict_encoding_env(ROOT), "PYTHONPATH": str(tmp_path)}
-    assert "error::EncodingWarning:tl_minimal.exercises.blanks" in env["PYTHONWARNINGS"]
+    assert "error::EncodingWarning:tl_minimal.instructor.blanks" in env["PYTHONWARNINGS"]
     assert "error::EncodingWarning:test_launcher" in env["PYTHONWARNINGS"]
 
     def child(code: str) -> subprocess.CompletedProcess:

@@ -17,11 +17,15 @@
 # inputs (including one token and odd lengths) and prints `correct: ...` or a hint saying what
 # is wrong. The solutions are in `solutions/`: try first, look after.
 #
+# **Passing:** a check runs your function on float64 inputs and passes when the result's shape is right
+# and its relative error against the library's is below $10^{-5}$; the graded hidden tests use other
+# sizes too (including $B = H = 1$), so do not rely on the visible checks' sizes.
+#
 # ## Recap
 #
 # Each head keeps a running state, an exponential moving average with a learned gate:
 #
-# $$ s_t = \lambda_t \, s_{t-1} + (1 - \lambda_t)\, a_t, \qquad s_{-1} = 0 \text{ or a given initial state (argument \texttt{s0})} $$
+# $$ s_t = \lambda_t \, s_{t-1} + (1 - \lambda_t)\, a_t, \qquad s_{-1} = 0 \text{ or a given initial state (argument \texttt{s0})} \tag{1} $$
 #
 # | symbol | meaning | shape |
 # |---|---|---|
@@ -56,7 +60,7 @@ from tl_minimal.running_state import running_state
 
 # %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def running_state_step(a_t, lam_t, s_prev):
-    raise NotImplementedError("return s_t = lam_t * s_prev + (1 - lam_t) * a_t")
+    raise NotImplementedError("Task 1: equation (1) of the Recap for one token; Task 1 gives every argument's shape")
 
 
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
@@ -71,7 +75,7 @@ ex.check_running_state_step(running_state_step)
 
 # %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def running_state_loop(a, lam, s0=None):
-    raise NotImplementedError("loop over t = 0 .. T-1, keep every s_t, stack them along dim=1")
+    raise NotImplementedError("Task 2: equation (1) of the Recap, token after token, from s_{-1} (Task 2 says what s0=None means)")
 
 
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
@@ -109,8 +113,11 @@ plt.show()
 #
 # ## Task 4 · Half-lives of a trained model's gates
 #
-# After how many tokens has a write lost half of its weight? Solve $\lambda^n = 1/2$ for $n$.
-# Write `half_life(lam)`, elementwise on a tensor of gates. The check also runs it on the keep
+# **Derive, then code.** With a constant gate $\lambda$, after how many tokens $n$ has a write lost
+# half of its weight? This page gives no formula for it: follow one write $a_\tau$ through
+# equation (1) (what multiplies it by the time it reaches $s_{\tau+n}$?) and solve for $n$, which
+# need not be a whole number. Write `half_life(lam)`: `lam`, a tensor of gates in (0, 1) of any
+# shape -> `n` of the same shape, elementwise. The check also runs it on the keep
 # gates of a small model trained for a few seconds on WikiText-2 bytes (its gates start near 0.5).
 
 # %%
@@ -124,7 +131,7 @@ print(ex.training_note(info))  # the history is in nats; the note shows it in bi
 
 # %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def half_life(lam):
-    raise NotImplementedError("solve lam ** n = 1/2 for n (torch.log is elementwise)")
+    raise NotImplementedError("Task 4 defines the half-life: solve that definition for the number of tokens")
 
 
 # %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}

@@ -16,11 +16,15 @@
 # NotImplementedError`, run the check cell under it, read the hint if there is one. The
 # solutions are in `solutions/`: try first, look after.
 #
+# **Passing:** a check runs your function on float64 inputs and passes when the result's shape is right
+# and its relative error against the library's is below $10^{-5}$; the graded hidden tests use other
+# sizes too (including $B = H = 1$), so do not rely on the visible checks' sizes.
+#
 # ## Recap
 #
 # Each head keeps an $S \times S$ memory of (state before the token) $\times$ (what the token writes):
 #
-# $$ P_t = \gamma_t \, P_{t-1} + (1 - \gamma_t)\, s_{t-1} \otimes b_t, \qquad (s \otimes b)[i, j] = s[i]\, b[j], \qquad P_{-1} = 0 $$
+# $$ P_t = \gamma_t \, P_{t-1} + (1 - \gamma_t)\, s_{t-1} \otimes b_t, \qquad (s \otimes b)[i, j] = s[i]\, b[j], \qquad P_{-1} = 0 \tag{1} $$
 #
 # | symbol | meaning | shape |
 # |---|---|---|
@@ -51,11 +55,12 @@ from tl_minimal.pair_memory import pair_memory, unrolled_weights
 # ## Task 1 · One token
 #
 # Write `pair_memory_step(P_prev, s_prev_t, b_t, gam_t)`: the memory after one token. `P_prev`
-# is `[B, H, S, S]`, the vectors `[B, H, S]`, the gate `[B, H]`.
+# is `[B, H, S, S]`, the vectors `s_prev_t` and `b_t` are `[B, H, S]`, the gate `gam_t` is `[B, H]`;
+# the result is `[B, H, S, S]`.
 
 # %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def pair_memory_step(P_prev, s_prev_t, b_t, gam_t):
-    raise NotImplementedError("gam_t * P_prev + (1 - gam_t) * outer(s_prev_t, b_t), per head")
+    raise NotImplementedError("Task 1: equation (1) of the Recap for one token, per head; Task 1 gives the shapes")
 
 
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
@@ -70,7 +75,7 @@ ex.check_pair_memory_step(pair_memory_step)
 
 # %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def pair_memory_from_states(s, b, gam):
-    raise NotImplementedError("shift s by one token first (s_{-1} = 0), then loop with pair_memory_step")
+    raise NotImplementedError("Task 2: which state does token t pair with in equation (1)? Then equation (1) token after token")
 
 
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
@@ -110,8 +115,10 @@ plt.show()
 # %% [markdown]
 # ## Task 4 · How far back does a trained memory reach?
 #
-# Unrolled, $P_t = \sum_{\tau \le t} w_{t,\tau}\, s_{\tau-1} \otimes b_\tau$ with
-# $w_{t,\tau} = (1 - \gamma_\tau) \prod_{u=\tau+1}^{t} \gamma_u$. Write `unrolled_weights_row(gam, t)`
+# **Derive, then code.** Unrolled, $P_t = \sum_{\tau \le t} w_{t,\tau}\, s_{\tau-1} \otimes b_\tau$: every
+# pair written so far, each with its own weight. This page does not give $w_{t,\tau}$: write $P_1$ and
+# $P_2$ out from equation (1) by hand, see which factors multiply each pair, and generalise.
+# Write `unrolled_weights_row(gam, t)`
 # for ONE head: `gam [T]` -> `w [T]`, with `w[tau]` $= w_{t,\tau}$ for $\tau \le t$ and 0 after $t$.
 # The check also runs it on the pair gates of a small trained model.
 
@@ -126,7 +133,7 @@ print(ex.training_note(info))  # the history is in nats; the note shows it in bi
 
 # %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def unrolled_weights_row(gam, t):
-    raise NotImplementedError("(1 - gam[tau]) * product of gam[tau+1 .. t] for tau <= t; zeros after t")
+    raise NotImplementedError("Task 4 defines the weights w_{t,tau}: unroll equation (1) of the Recap")
 
 
 # %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}

@@ -16,13 +16,20 @@
 # run the check cell under it, read the hint if there is one. The solutions are in
 # `solutions/`: try first, look after.
 #
+# **Passing:** a check runs your function on float64 inputs and passes when the result's shape is right
+# and its relative error against the library's is below $10^{-5}$; the graded hidden tests use other
+# sizes too (including $B = H = 1$), so do not rely on the visible checks' sizes.
+#
 # ## Recap
 #
 # Instead of a dense $S \times S$ memory, each head keeps $K$ slots, each a pair of vectors
 # $L_k, R_k$. A softmax $g_t$ chooses, softly, which slots token $t$ writes:
 #
-# $$ L_{k,t} = \gamma_t L_{k,t-1} + (1 - \gamma_t)\, g_t[k]\, s_{t-1}, \qquad R_{k,t} = \gamma_t R_{k,t-1} + (1 - \gamma_t)\, g_t[k]\, b_t $$
-# $$ f_t[k] = (q^l_t \cdot L_{k,t})\,(q^r_t \cdot R_{k,t}) $$
+# $$ L_{k,t} = \gamma_t L_{k,t-1} + (1 - \gamma_t)\, g_t[k]\, s_{t-1}, \qquad R_{k,t} = \gamma_t R_{k,t-1} + (1 - \gamma_t)\, g_t[k]\, b_t \tag{1} $$
+# $$ f_t[k] = \sum_j r^{(k)}_t[j], \qquad r^{(k)}_t = \big((L_{k,t} \otimes R_{k,t})^\top q^l_t\big) \odot q^r_t \tag{2} $$
+#
+# that is: slot $k$ is read as if it were a dense memory $P = L_k \otimes R_k$ (exercise 03's readout),
+# and its feature is the sum of that readout.
 #
 # | symbol | shape |
 # |---|---|
@@ -50,11 +57,14 @@ from tl_minimal import exercises as ex
 # %% [markdown]
 # ## Task 1 · One token, both slot memories
 #
-# Write `slot_step(L, R, s_prev_t, b_t, g_t, gam_t)` returning the pair `(L_t, R_t)`.
+# Write `slot_step(L, R, s_prev_t, b_t, g_t, gam_t)` returning the pair `(L_t, R_t)`: the slot memories
+# `L, R [B, H, K, S]` (`L[:, :, k]` is $L_{k,t-1}$), the state `s_prev_t` and the write `b_t`, both
+# `[B, H, S]`, the slot weights `g_t [B, H, K]` (they sum to 1 over $k$) and the gate `gam_t [B, H]`;
+# `L_t` and `R_t` are `[B, H, K, S]`.
 
 # %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def slot_step(L, R, s_prev_t, b_t, g_t, gam_t):
-    raise NotImplementedError("L_t = gam L + (1 - gam) g[k] s_prev_t;  R_t = gam R + (1 - gam) g[k] b_t")
+    raise NotImplementedError("Task 1: equations (1) of the Recap for one token, both memories; Task 1 gives the shapes")
 
 
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
@@ -63,11 +73,14 @@ ex.check_slot_step(slot_step)
 # %% [markdown]
 # ## Task 2 · One feature per slot
 #
-# Write `slot_features(L, R, q_left, q_right)` -> `f [B, H, K]`.
+# **Derive, then code.** Write `slot_features(L, R, q_left, q_right)`: `L, R [B, H, K, S]`, the
+# queries `q_left, q_right [B, H, S]` -> `f [B, H, K]`, one feature per slot (equation (2)). Do not
+# build the $S \times S$ matrices: work equation (2) out by hand into a form with two dot products
+# per slot, and code that (the point of the slots is never to store $S \times S$ numbers).
 
 # %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def slot_features(L, R, q_left, q_right):
-    raise NotImplementedError("f[k] = (q_left . L[k]) * (q_right . R[k])")
+    raise NotImplementedError("Task 2: equation (2) of the Recap, for every slot")
 
 
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
@@ -108,8 +121,8 @@ plt.show()
 # ## Task 4 · How decided is a trained model's slot choice?
 #
 # The entropy of the slot weights, $-\sum_k g[k] \log g[k]$ (natural log), is $\log K$ when a
-# token spreads its write evenly and near 0 when it picks one slot. Write `slot_entropy(g)` over
-# the last axis; the check also runs it on a trained `triple_slot` model's slot weights.
+# token spreads its write evenly and near 0 when it picks one slot. Write `slot_entropy(g)`:
+# `g [..., K]` (rows sum to 1) -> `[...]`, over the last axis; the check also runs it on a trained `triple_slot` model's slot weights.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -122,7 +135,7 @@ print(ex.training_note(info))  # the history is in nats; the note shows it in bi
 
 # %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def slot_entropy(g):
-    raise NotImplementedError("-(g * log g) summed over the last axis")
+    raise NotImplementedError("Task 4 defines the entropy of a slot choice (in nats)")
 
 
 # %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}

@@ -16,12 +16,16 @@
 # NotImplementedError`, run the check cell under it, read the hint if there is one. The
 # solutions are in `solutions/`: try first, look after.
 #
+# **Passing:** a check runs your function on float64 inputs and passes when the result's shape is right
+# and its relative error against the library's is below $10^{-5}$; the graded hidden tests use other
+# sizes too (including $B = H = 1$), so do not rely on the visible checks' sizes.
+#
 # ## Recap
 #
 # The hybrid adds one short convolution over time before its stack. Causal: pad $k-1$ zeros on
 # the **left**, so position $t$ reads $x_{t-k+1}, \dots, x_t$:
 #
-# $$ y_t = \mathrm{GELU}\Big(c + \sum_{i=0}^{k-1} W_{:,:,i}\, x_{t-(k-1)+i}\Big), \qquad x_{<0} = 0 $$
+# $$ y_t = \mathrm{GELU}\Big(c + \sum_{i=0}^{k-1} W_{:,:,i}\, x_{t-(k-1)+i}\Big), \qquad x_{<0} = 0 \tag{1} $$
 #
 # `x` is `[B, T, d]`, `weight` is `[d, d, k]` (tap $i$ is `weight[:, :, i]`, shape `[d_out, d_in]`),
 # `bias` is `[d]`. The paper's code pads symmetrically (`padding=k//2`). The library's version is
@@ -47,11 +51,12 @@ from tl_minimal.conv import conv_fast
 # %% [markdown]
 # ## Task 1 · Causal padding
 #
-# Write `causal_pad(x, k)`: `[B, T, d]` -> `[B, T + k - 1, d]`, with $k-1$ zeros before the first token.
+# Write `causal_pad(x, k)`: `x [B, T, d]` and the kernel size `k` (an int, at least 1) ->
+# `[B, T + k - 1, d]`, with $k-1$ zeros before the first token.
 
 # %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def causal_pad(x, k):
-    raise NotImplementedError("put k-1 zero positions before x along time (dim=1)")
+    raise NotImplementedError("Task 1: equation (1) of the Recap says which positions before x_0 are read, and that they are zero")
 
 
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
@@ -60,12 +65,13 @@ ex.check_causal_pad(causal_pad)
 # %% [markdown]
 # ## Task 2 · The convolution, tap by tap
 #
-# Write `causal_conv(x, weight, bias)` with a loop over the $k$ taps (no `F.conv1d`), using your
-# `causal_pad`.
+# Write `causal_conv(x, weight, bias)`: `x [B, T, d]`, `weight [d, d, k]`, `bias [d]` -> `y [B, T, d]`,
+# with a loop over the $k$ taps (no `F.conv1d`), using your `causal_pad`. The GELU is the exact one
+# (`F.gelu`'s default): its tanh approximation differs by about $10^{-4}$ and does not pass.
 
 # %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def causal_conv(x, weight, bias):
-    raise NotImplementedError("xp = causal_pad(x, k); sum over taps i of xp[:, i:i+T] @ weight[:, :, i].T; + bias; GELU")
+    raise NotImplementedError("Task 2: equation (1) of the Recap, one tap at a time, on the sequence your causal_pad returns")
 
 
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
@@ -107,8 +113,13 @@ plt.show()
 #
 # ## Task 4 · A causality test, on trained models too
 #
-# Write `leaks_future(fn, T, d)`: `fn` maps `[1, T, d]` to `[1, T, d]`; return `True` if some
-# output $y_t$ changes when only inputs **after** $t$ change, else `False`. The check runs your
+# **Design a test.** No equation gives this one: decide what to change and what to compare.
+# Write `leaks_future(fn, T, d)`: `fn` maps `[1, T, d]` to `[1, T, d]` (`T` and `d` are ints); return
+# `True` if some output $y_t$ changes when only inputs **after** $t$ change, else `False`. What
+# "changes" means here: make a float64 input (`torch.randn(1, T, d, dtype=torch.float64)`); for a
+# position $t$, add standard normal noise to `x[:, t+1:]` only; the outputs at positions $\le t$
+# changed when `torch.allclose(new, old)` (its default tolerances) is `False`. Leaks can be small
+# (a thousandth of an input) and can start late in the sequence: test every $t$. The check runs your
 # test on known functions and on the convolutions of two small trained hybrids, one causal and
 # one with the paper's padding.
 
@@ -122,7 +133,7 @@ print("leaky: ", ex.training_note(leaky_info))
 
 # %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def leaks_future(fn, T, d):
-    raise NotImplementedError("for each t: change x[:, t+1:] only, compare fn's outputs at positions <= t")
+    raise NotImplementedError("Task 4 defines a leak and what counts as a change; equation (1) of the Recap says which inputs y_t may read")
 
 
 # %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}

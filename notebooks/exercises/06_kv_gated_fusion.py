@@ -16,14 +16,18 @@
 # works:** write your code where a cell says `raise NotImplementedError`, run the check cell
 # under it, read the hint if there is one. The solutions are in `solutions/`: try first, look after.
 #
+# **Passing:** a check runs your function on float64 inputs and passes when the result's shape is right
+# and its relative error against the library's is below $10^{-5}$; the graded hidden tests use other
+# sizes too (including $B = H = 1$), so do not rely on the visible checks' sizes.
+#
 # ## Recap
 #
 # Beside the compressed stack, the gated hybrid keeps exact pairs of raw token embeddings:
 # entry $j$ is $(k_j, v_{j+1})$, "token $j$ was followed by token $j+1$". Position $t$ queries with
 # the previous token, $q_t = W_q e_{t-1}$:
 #
-# $$ \rho_{t,j} = \beta \cos(q_t, k_j), \quad \text{keep the top } K, \quad \alpha_t = \mathrm{softmax}(\text{kept}), \quad m_t = \sum_j \alpha_{t,j}\, v_{j+1} $$
-# $$ \text{logits}_t = W_{vocab} h_t + W_{vocab}\, \mathrm{LN}(g_t\, m_t), \qquad g_t = \sigma(w_g \cdot e_{t-1} + b_g) $$
+# $$ \rho_{t,j} = \beta \cos(q_t, k_j), \quad \text{keep the top } K, \quad \alpha_t = \mathrm{softmax}(\text{kept}), \quad m_t = \sum_j \alpha_{t,j}\, v_{j+1} \tag{1} $$
+# $$ \text{logits}_t = W_{vocab} h_t + W_{vocab}\, \mathrm{LN}(g_t\, m_t), \qquad g_t = \sigma(w_g \cdot e_{t-1} + b_g) \tag{2} $$
 #
 # $\rho_{t,j}$ are the retrieval scores and $\beta$ the scale multiplying the cosine (Tasks 1 and 2
 # use $\beta = 1$). The library's version is `tl_minimal/kv_fusion.py`.
@@ -52,7 +56,7 @@ from tl_minimal import exercises as ex
 
 # %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def cosine_scores(q, keys):
-    raise NotImplementedError("normalize q and keys along the last axis, then q @ keys^T")
+    raise NotImplementedError("Task 1: the cosine of equation (1) of the Recap, for every query and key")
 
 
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
@@ -61,12 +65,24 @@ ex.check_cosine_scores(cosine_scores)
 # %% [markdown]
 # ## Task 2 · Top-k read
 #
-# Write `topk_read(scores, values, k)`: `scores [B, T, N]`, `values [B, N, D_kv]` -> `m [B, T, D_kv]`.
-# Keep each row's `k` best scores, softmax over just those, mix the matching values.
+# **Find the bug, then fix it.** A colleague's `topk_read_draft` below is meant to keep each row's
+# `k` best scores, softmax over just those, and mix the matching values (equation (1)). It passes
+# when `k = N`, and is wrong otherwise. Find out why (run it beside the equation on a small case
+# you make), then write `topk_read(scores, values, k)`: `scores [B, T, N]`, `values [B, N, D_kv]`,
+# `k` an int with 1 <= k <= N -> `m [B, T, D_kv]`.
+
+# %%
+def topk_read_draft(scores, values, k):
+    """A draft with one bug (do not edit: it is here to be read)."""
+    alpha = scores.softmax(dim=-1)  # [B, T, N]
+    kept, idx = alpha.topk(k, dim=-1)  # [B, T, k]
+    batch = torch.arange(values.shape[0])[:, None, None]  # [B, 1, 1]
+    return (kept.unsqueeze(-1) * values[batch, idx]).sum(dim=2)  # [B, T, D_kv]
+
 
 # %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def topk_read(scores, values, k):
-    raise NotImplementedError("scores.topk(k) -> softmax of the kept scores -> weighted sum of the values at those positions")
+    raise NotImplementedError("Task 2: equation (1) of the Recap after the scores (keep the top k, softmax, weighted sum)")
 
 
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
@@ -118,7 +134,7 @@ plt.show()
 
 # %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def top_entry(weights, index):
-    raise NotImplementedError("argmax over the kept entries, then look up that entry's memory position in index")
+    raise NotImplementedError("Task 4 defines the position read most; Task 2 says where the kept entries come from")
 
 
 # %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}

@@ -4,9 +4,10 @@ Every ``check_*`` function takes the student's function (or answer), tries it on
 random inputs (T = 1, odd lengths, gates near 0 and 1), prints ``correct: ...``, ``not done
 yet: ...`` or ``not quite: <a specific hint>``, and returns a :class:`Result` (``passed``,
 ``message``). In self-study a checker never raises and never shows a traceback; in graded mode
-(``TL_GRADED=1``, nbgrader's autograder) a failed check raises ``AssertionError`` with the same
-hint. ``more_cases()`` reruns checks on other inputs (the hidden tests); ``mark_prediction``
-judges a prediction from the key its hidden test carries (answers.py).
+(``TL_GRADED=1`` when the kernel starts, nbgrader's autograder) a failed check raises
+``AssertionError`` with the same hint. ``hidden_tests()`` reruns checks on other inputs and sizes,
+raising on a failure in any mode (the graded edition's hidden tests, which import this package
+afresh first); ``mark_prediction`` judges a prediction from the key its hidden test carries.
 
 One module per concept, in the order of the notebooks (notebooks/exercises/):
     running_state   01   s_t = lam_t s_{t-1} + (1 - lam_t) a_t
@@ -16,14 +17,14 @@ One module per concept, in the order of the notebooks (notebooks/exercises/):
     conv            05   causal local convolution, the future-token leak
     kv_fusion       06   key-value memory, top-k read, read gate
 and the shared pieces: ``harness`` (compare, diagnose, report), ``trained`` (tiny trained
-models for the internals tasks), ``blanks`` (blank notebooks made from the solutions),
-``answers`` (the prediction questions' checks), ``course`` (the instructor's nbgrader command).
+models for the internals tasks), ``answers`` (the prediction questions' checks). What only the
+instructor runs (the nbgrader command, the blanks' generator) is in ``tl_minimal.instructor``.
 """
 
 from . import conv, kv_fusion, pair_memory, readout, running_state, slots
 from .answers import mark_prediction
 from .conv import check_causal_conv, check_causal_pad, check_leak_prediction, check_leaks_future
-from .harness import Result, graded, more_cases
+from .harness import Result, graded, hidden_tests, more_cases
 from .kv_fusion import check_cosine_scores, check_top_entry, check_topk_read, check_visible_prediction
 from .pair_memory import (
     check_first_memory_prediction,
@@ -61,6 +62,6 @@ __all__ = [  # noqa: RUF022  (grouped by notebook, in task order)
     # 06 key-value memory
     "check_cosine_scores", "check_topk_read", "check_visible_prediction", "check_top_entry",
     # shared
-    "Result", "graded", "more_cases", "mark_prediction", "layer_inputs", "sample_tokens", "tiny_model", "training_note",
+    "Result", "graded", "hidden_tests", "more_cases", "mark_prediction", "layer_inputs", "sample_tokens", "tiny_model", "training_note",
     "conv", "kv_fusion", "pair_memory", "readout", "running_state", "slots",
 ]

@@ -11,19 +11,27 @@ between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``. So the answer i
 neither from the package's source nor from the students' release (nbgrader removes hidden
 tests), and a wrong letter's hint cannot give the answer away by elimination before grading.
 
-Self-study keeps its immediate verdict: ``python -m tl_minimal.exercises.blanks`` copies those
-keys into ``notebooks/exercises/answer_key.json`` beside the blank notebooks (a self-study clone
-has the solutions anyway). The visible check (``ex.check_impulse_prediction(my_prediction)``)
-looks for that file in the notebook's folder or the one above it:
+Self-study keeps its immediate verdict: ``python -m tl_minimal.instructor.blanks`` seals those
+keys into ``notebooks/exercises/solutions/answer_key.json`` (beside the solutions, which a
+self-study clone has anyway; not in the students' folder, not in the installed package). Sealed:
+each possible answer's verdict is stored under a hash of that answer and encrypted with a key made
+from it, so the file names no answer, and a verdict (with the explanation or the hint) opens only
+once a student has recorded that answer. The visible check
+(``ex.check_impulse_prediction(my_prediction)``) looks for the file in ``solutions/`` below the
+running notebook's folder, or in that folder itself:
 
     self-study, key found      correct / not quite + the wrong letter's hint (as before)
     self-study, no key         "answered: ..." (a course release: marked after submission)
     graded mode (TL_GRADED=1)  only the form is checked (a number, one of the letters); the
                                hidden test marks it, and its hint reaches the feedback
+
+A number is judged on the grid its tolerance makes: answers that round to the key's step, or
+a step either side, count as correct (within about 1.5 tolerances).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -33,13 +41,58 @@ KEY_FILE = "answer_key.json"
 
 
 def find_key(start: Path | None = None) -> dict:
-    """The answer key beside the running notebook (its folder or the one above), or {} if none."""
+    """The sealed answer key in ``solutions/`` below the running notebook's folder, or in that
+    folder (the solutions' own), or {} if none."""
     start = Path.cwd() if start is None else Path(start)
-    for folder in (start, start.parent):
+    for folder in (start / "solutions", start):
         path = folder / KEY_FILE
         if path.is_file():
             return json.loads(path.read_text(encoding="utf-8"))
     return {}
+
+
+def _normal(answer, tolerance) -> str:
+    """The answer as the key stores it: a letter, or a number's step on the tolerance's grid."""
+    if tolerance is None:
+        return str(answer).strip().lower().strip("()")
+    return str(round(float(answer) / tolerance))
+
+
+def _hash(*parts: str) -> str:
+    return hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest()
+
+
+def _xor(data: bytes, secret: str) -> bytes:
+    stream = b"".join(hashlib.sha256(f"{secret}|{i}".encode()).digest() for i in range(len(data) // 32 + 1))
+    return bytes(a ^ b for a, b in zip(data, stream[:len(data)], strict=True))
+
+
+def seal(task_id: str, key: dict) -> dict:
+    """One prediction's key (``mark_prediction``'s arguments) as stored in the self-study file."""
+    tolerance, salt = key.get("tolerance"), _hash(task_id, key["task"])[:16]
+    hints = key.get("hints", {})
+    if tolerance is None:
+        verdicts = {c: _verdict(c, key["correct"], None, hints, key["explanation"])[1]
+                    for c in key.get("choices") or "abcd"}
+    else:
+        step = round(float(key["correct"]) / tolerance)
+        verdicts = {str(n): f"correct: {key['explanation']}" for n in (step - 1, step, step + 1)}
+    sealed = {_hash(salt, task_id, answer):
+              _xor(text.encode("utf-8"), _hash("open", salt, task_id, answer)).hex()
+              for answer, text in sorted(verdicts.items(), key=lambda kv: _hash(salt, task_id, kv[0]))}
+    return {"task": key["task"], "choices": key.get("choices"), "tolerance": tolerance, "salt": salt,
+            "otherwise": f"not quite: {hints.get('number', 'not this one: read the question again')}",
+            "sealed": sealed}
+
+
+def _open(task_id: str, entry: dict, answer) -> tuple[bool, str]:
+    """The verdict the sealed key holds for ``answer`` (opened with that answer only)."""
+    normal, salt = _normal(answer, entry["tolerance"]), entry["salt"]
+    box = entry["sealed"].get(_hash(salt, task_id, normal))
+    if box is None:
+        return False, entry["otherwise"]
+    text = _xor(bytes.fromhex(box), _hash("open", salt, task_id, normal)).decode("utf-8")
+    return text.startswith("correct"), text
 
 
 def _form_problem(answer, choices: str | None) -> str | None:
@@ -77,11 +130,12 @@ def check_prediction(task_id: str, answer, todo: str, choices: str | None = None
     problem = _form_problem(answer, choices)
     if problem:
         return report(task, False, f"not quite: {problem}")
-    key = {} if graded() else find_key().get(task_id)
-    if not key:
-        return report(task, True, f"answered: {answer!r} is recorded; it is marked when your notebook is graded")
-    passed, message = _verdict(answer, key["correct"], key.get("tolerance"), key.get("hints", {}), key["explanation"])
-    return report(key["task"], passed, message)
+    entry = {} if graded() else find_key().get(task_id)
+    if not entry:
+        return report(task, True,
+                      f"answered: {answer!r} is recorded; it is marked when your notebook is graded")
+    passed, message = _open(task_id, entry, answer)
+    return report(entry["task"], passed, message)
 
 
 def mark_prediction(answer, task: str, correct, explanation: str, hints: dict | None = None,

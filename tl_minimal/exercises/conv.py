@@ -16,9 +16,19 @@ import torch.nn.functional as F
 
 from .. import conv
 from .answers import check_prediction
-from .harness import Case, Mistake, Result, check_function, generator, one_thread, rand, report
-
-B, D = 2, 3
+from .harness import (
+    Case,
+    Mistake,
+    Result,
+    check_function,
+    generator,
+    hidden,
+    one_thread,
+    rand,
+    report,
+    sizes,
+    warnings_to_stdout,
+)
 
 
 def _pad(x, left, right):
@@ -28,8 +38,13 @@ def _pad(x, left, right):
 def check_causal_pad(student):
     """Task 1: k-1 zeros before the first token, none after the last."""
     def make(seed, T, k):
-        return lambda: (rand(generator(seed), B, T, D), k)
-    cases = [Case("T = 6, k = 5", make(0, 6, 5)), Case("T = 1, k = 5", make(1, 1, 5)), Case("T = 7, k = 3", make(2, 7, 3))]
+        def args():
+            B, D = sizes("B", "D")  # the hidden tests' own sizes inside hidden_tests()
+            return rand(generator(seed), B, T, D), k
+        return args
+    k1, k2 = (4, 2) if hidden() else (5, 3)  # the hidden tests use other kernel sizes
+    cases = [Case(f"T = 6, k = {k1}", make(0, 6, k1)), Case(f"T = 1, k = {k1}", make(1, 1, k1)),
+             Case(f"T = 7, k = {k2}", make(2, 7, k2))]
     mistakes = [
         Mistake("leaks the future: that pads both sides (the paper's padding); put all k-1 zeros on the LEFT",
                 lambda x, k: _pad(x, (k - 1) // 2, (k - 1) // 2)),
@@ -40,13 +55,14 @@ def check_causal_pad(student):
         Mistake("padded the wrong axis: time is dim=1 of [B, T, d]", lambda x, k: F.pad(x, (k - 1, 0))),
     ]
     return check_function("05.1 causal_pad", student, lambda x, k: _pad(x, k - 1, 0), cases, mistakes,
-                          todo="concatenate k-1 zero positions before x along time (dim=1)",
-                          what="3 cases: T = 6, T = 1, k = 3")
+                          todo="Task 1: equation (1) of the Recap says which positions before x_0 are read, and that they are zero",
+                          what=f"3 cases: T = 6, T = 1, k = {k2}")
 
 
 def _conv_case(seed, T, k=5):
     def make():
         g = generator(seed)
+        B, D = sizes("B", "D")  # the hidden tests' own sizes inside hidden_tests()
         return rand(g, B, T, D), rand(g, D, D, k), rand(g, D)
     return make
 
@@ -67,12 +83,12 @@ def check_causal_conv(student):
         Mistake("off by one in time: position t must include x_t itself (the taps cover t-k+1 .. t)",
                 lambda x, w, c: ref(torch.cat([torch.zeros_like(x[:, :1]), x[:, :-1]], 1), w, c)),
     ]
-    cases = [Case("T = 8, k = 5", _conv_case(10, 8)), Case("T = 1", _conv_case(11, 1)),
-             Case("T = 7, k = 3", _conv_case(12, 7, 3))]
+    k1, k2 = (4, 2) if hidden() else (5, 3)  # the hidden tests use other kernel sizes
+    cases = [Case(f"T = 8, k = {k1}", _conv_case(10, 8, k1)), Case("T = 1", _conv_case(11, 1, k1)),
+             Case(f"T = 7, k = {k2}", _conv_case(12, 7, k2))]
     return check_function("05.2 causal_conv", student, ref, cases, mistakes,
-                          todo="pad with causal_pad, then for each tap i add xp[:, i:i+T] @ weight[:, :, i].T, "
-                               "add the bias, apply GELU",
-                          what="3 cases: T = 8, T = 1, k = 3")
+                          todo="Task 2: equation (1) of the Recap, one tap at a time, on the sequence your causal_pad returns",
+                          what=f"3 cases: T = 8, T = 1, k = {k2}")
 
 
 def check_leak_prediction(answer):
@@ -83,45 +99,74 @@ def check_leak_prediction(answer):
     return check_prediction('05.3', answer, todo='replace None by the letter of your answer', choices='abcd')
 
 
-def _functions(extra: dict | None):
+def _late_leak(start: int):
+    """y_t = x_t, plus x_{t+1} at positions t >= start only: a test that stops early misses it."""
+    def fn(x):
+        t = torch.arange(x.shape[1])[None, :, None]  # [1, T, 1]
+        nxt = torch.cat([x[:, 1:], torch.zeros_like(x[:, :1])], 1)  # x_{t+1}, 0 after the last
+        return x + (t >= start) * nxt
+    return fn
+
+
+def _functions(extra: dict | None) -> dict:
+    """name -> the function to test. Whether each leaks is looked up only after the student's
+    verdict (:data:`LEAKS`), so no frame holds it while the student's code runs."""
     g = generator(7)
+    _, D = sizes("B", "D")  # the hidden tests' own sizes inside hidden_tests()
     w, c = rand(g, D, D, 5), rand(g, D)
     cases = {
-        "the causal convolution": (lambda x: conv.conv_fast(x, w.to(x.dtype), c.to(x.dtype), causal=True), False),
-        "the symmetric (paper's) convolution": (lambda x: conv.conv_fast(x, w.to(x.dtype), c.to(x.dtype), causal=False), True),
-        "a running sum (cumsum over time)": (lambda x: x.cumsum(1), False),
-        "y_t = x_{t+1} (a shift into the past)": (lambda x: torch.cat([x[:, 1:], x[:, -1:]], 1), True),
-        "a function that peeks only at the last token": (lambda x: x + x[:, -1:] * (torch.arange(x.shape[1]) == 0)[None, :, None], True),
-        "y_t = x_t (identity)": (lambda x: x.clone(), False),
+        "the causal convolution": lambda x: conv.conv_fast(x, w.to(x.dtype), c.to(x.dtype), causal=True),
+        "the symmetric (paper's) convolution": lambda x: conv.conv_fast(x, w.to(x.dtype), c.to(x.dtype), causal=False),
+        "a running sum (cumsum over time)": lambda x: x.cumsum(1),
+        "y_t = x_{t+1} (a shift into the past)": lambda x: torch.cat([x[:, 1:], x[:, -1:]], 1),
+        "a function that peeks only at the last token": lambda x: x + x[:, -1:] * (torch.arange(x.shape[1]) == 0)[None, :, None],
+        "y_t = x_t (identity)": lambda x: x.clone(),
+        "a function that leaks only at positions t >= 4": _late_leak(4),
+        "a function that leaks only at the second-to-last position": _late_leak(6),
+        "a small leak (1e-3 x_{t+1})": lambda x: x + 1e-3 * torch.cat([x[:, 1:], torch.zeros_like(x[:, :1])], 1),
     }
-    return {**cases, **(extra or {})}
+    return {**cases, **{name: spec[0] for name, spec in (extra or {}).items()}}
+
+
+LEAKS = {"the causal convolution": False, "the symmetric (paper's) convolution": True,
+         "a running sum (cumsum over time)": False, "y_t = x_{t+1} (a shift into the past)": True,
+         "a function that peeks only at the last token": True, "y_t = x_t (identity)": False,
+         "a function that leaks only at positions t >= 4": True,
+         "a function that leaks only at the second-to-last position": True, "a small leak (1e-3 x_{t+1})": True}
 
 
 def check_leaks_future(student, extra: dict | None = None) -> Result:
-    """Task 4: run the student's test on known causal and leaky functions.
+    """Task 4: run the student's test on known causal and leaky functions (T = 8).
 
     ``extra`` adds more: name -> (fn, leaks) or (fn, leaks, d) where d is the width fn expects.
     """
-    with one_thread():
-        for name, (fn, leaks, *width) in _functions(extra).items():
-            try:
-                verdict = student(fn, 8, width[0] if width else D)
-            except NotImplementedError:
-                return report("05.4 leaks_future", False, "not done yet: perturb only the inputs AFTER position t and "
-                                                         "check whether any output at positions <= t changed")
-            except Exception as exc:  # noqa: BLE001  (student code errors become hints)
-                return report("05.4 leaks_future", False, f"not quite: on {name} your function raised "
-                                                         f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
-            if not isinstance(verdict, (bool, torch.Tensor)) or verdict not in (True, False):
-                return report("05.4 leaks_future", False, f"not quite: return True or False, got {verdict!r}")
-            if bool(verdict) != leaks and leaks:
-                return report("05.4 leaks_future", False,
-                              f"not quite: {name} reads the future but your test says it does not; perturb EVERY "
-                              "later position t+1 .. T-1 for EVERY t, and compare all outputs up to t")
-            if bool(verdict) != leaks:
-                return report("05.4 leaks_future", False,
-                              f"not quite: {name} is causal but your test says it leaks; change only inputs AFTER t "
-                              "and compare outputs at positions <= t (y_t may depend on x_t itself)")
-    n = len(_functions(extra))
-    return report("05.4 leaks_future", True, f"correct: right verdict on all {n} functions"
+    with one_thread(), warnings_to_stdout():
+        return _check_leaks_future(student, extra)
+
+
+def _check_leaks_future(student, extra):
+    widths = {name: spec[2] for name, spec in (extra or {}).items() if len(spec) > 2}
+    functions = _functions(extra)
+    for name, fn in functions.items():
+        try:
+            verdict = student(fn, 8, widths.get(name, sizes("D")[0]))
+        except NotImplementedError:
+            return report("05.4 leaks_future", False, "not done yet: see Task 4's definition of a leak, and the "
+                                                     "Recap's equation (1): which inputs may y_t read?")
+        except Exception as exc:
+            return report("05.4 leaks_future", False, f"not quite: on {name} your function raised "
+                                                     f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+        if type(verdict) is not bool and not (type(verdict) is torch.Tensor and verdict.numel() == 1
+                                             and verdict.dtype == torch.bool):
+            return report("05.4 leaks_future", False, f"not quite: return True or False, got {verdict!r}")
+        leaks = {**LEAKS, **{n: spec[1] for n, spec in (extra or {}).items()}}[name]  # looked up only now
+        if bool(verdict) != leaks and leaks:
+            return report("05.4 leaks_future", False,
+                          f"not quite: {name} reads the future but your test says it does not; perturb EVERY "
+                          "later position t+1 .. T-1 for EVERY t, and compare all outputs up to t")
+        if bool(verdict) != leaks:
+            return report("05.4 leaks_future", False,
+                          f"not quite: {name} is causal but your test says it leaks; change only inputs AFTER t "
+                          "and compare outputs at positions <= t (y_t may depend on x_t itself)")
+    return report("05.4 leaks_future", True, f"correct: right verdict on all {len(functions)} functions"
                   + (", including the trained convolutions" if extra else ""))

@@ -2,9 +2,18 @@
 
 Two modes, one text. In **self-study** (the default) a checker never raises and never shows a
 traceback: it prints its verdict and returns a :class:`Result`. In **graded** mode (environment
-variable ``TL_GRADED=1``, which ``python -m tl_minimal.exercises.course grade`` sets for nbgrader's
-autograder) a failed check prints the same verdict and then raises an ``AssertionError`` carrying
-it, so the test cell scores zero and the student's feedback shows the hint.
+variable ``TL_GRADED=1``, which ``python -m tl_minimal.instructor grade`` sets in the environment
+nbgrader's grading kernel starts with) a failed check prints the same verdict and then raises an
+``AssertionError`` carrying it, so the test cell scores zero and the student's feedback shows the
+hint. The mode is read once, when the kernel first imports this module: a notebook cell that
+writes ``os.environ`` later changes nothing. The hidden tests go further (:func:`hidden_tests`):
+they raise on a failure in any mode, on other inputs and other shapes.
+
+The student's function always runs **before** the reference computes the expected value, so no
+frame the student's code can inspect holds the answer while it runs; a result must be a plain
+``torch.Tensor`` (or a plain number), not an object that compares itself. Warnings raised inside
+a check are caught and printed as a note on stdout: a warning on stderr would make nbgrader score
+the test cell zero for correct code.
 
 A checker runs the student's function and the
 library's reference on the same fresh inputs (several random cases, including T = 1 and odd
@@ -28,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -36,11 +46,35 @@ import torch
 RTOL = 1e-5  # relative error below which two outputs count as equal
 GRADED_ENV = "TL_GRADED"  # "1": failed checks raise (nbgrader's autograder); unset or "0": they only print
 _SEED_SHIFT = [0]  # added to every case's seed; more_cases() changes it for the hidden tests
+_HIDDEN = [False]  # inside hidden_tests(): other shapes, and failures raise in any mode
+
+# the sizes of the visible checks (distinct, so a wrong axis is an error) and of the hidden tests
+# (B = H = 1 exposes a squeeze() without its dim; other S, d and kernel sizes expose hard-coded ones)
+SIZES = {"B": 2, "H": 3, "S": 4, "K": 5, "D": 3, "D_KV": 6}
+HIDDEN_SIZES = {"B": 1, "H": 1, "S": 5, "K": 3, "D": 2, "D_KV": 5}
+
+
+def _graded_at_start() -> bool:
+    return os.environ.get(GRADED_ENV, "0").strip().lower() not in ("", "0", "false", "no")
+
+
+GRADED = _graded_at_start()  # read once, at the first import: a cell writing os.environ later changes nothing
 
 
 def graded() -> bool:
-    """Is graded mode on? Read at every check, so a notebook can switch it with os.environ."""
-    return os.environ.get(GRADED_ENV, "0").strip().lower() not in ("", "0", "false", "no")
+    """Is graded mode on? Fixed when the kernel first imported the checkers (or inside hidden_tests)."""
+    return GRADED or _HIDDEN[0]
+
+
+def hidden() -> bool:
+    """Inside :func:`hidden_tests`?"""
+    return _HIDDEN[0]
+
+
+def sizes(*names: str) -> tuple[int, ...]:
+    """The sizes of the inputs ("B", "H", "S", "D" ...): the visible ones, or the hidden tests' own."""
+    table = HIDDEN_SIZES if _HIDDEN[0] else SIZES
+    return tuple(table[n] for n in names)
 
 
 @contextlib.contextmanager
@@ -55,6 +89,20 @@ def more_cases(shift: int = 1000):
         yield
     finally:
         _SEED_SHIFT[0] -= shift
+
+
+@contextlib.contextmanager
+def hidden_tests(shift: int = 1000):
+    """The graded edition's hidden tests: other random inputs, other sizes (:data:`HIDDEN_SIZES`),
+    and a failed check raises whatever the mode. A hidden test cell imports the checkers afresh
+    first (so nothing an answer cell did to the imported ones reaches it), then runs inside this."""
+    before = _HIDDEN[0]
+    _HIDDEN[0] = True
+    try:
+        with more_cases(shift):
+            yield
+    finally:
+        _HIDDEN[0] = before
 
 
 @dataclass
@@ -90,6 +138,23 @@ class Mistake:
 
     hint: str
     fn: Callable
+
+
+@contextlib.contextmanager
+def warnings_to_stdout():
+    """Catch the warnings raised inside a check and print them as notes on stdout (see the top)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            seen = []
+            for w in caught:
+                text = f"{w.category.__name__}: {str(w.message).splitlines()[0][:160] if str(w.message) else ''}"
+                if text not in seen:
+                    seen.append(text)
+            for text in seen:
+                print(f"note: your code warned ({text}); a warning costs no points")
 
 
 @contextlib.contextmanager
@@ -139,6 +204,11 @@ def relative_error(got: torch.Tensor, want: torch.Tensor) -> float:
     return (got - want).norm().item() / scale
 
 
+def is_tensor(x) -> bool:
+    """A plain torch.Tensor (not a subclass, whose methods could be anything)."""
+    return type(x) is torch.Tensor
+
+
 def describe(x) -> str:
     if isinstance(x, torch.Tensor):
         return f"a tensor of shape {list(x.shape)}"
@@ -158,8 +228,8 @@ def difference(got, want) -> str | None:
                 return f"item {i} of the result: {problem}"
         return None
     if isinstance(want, torch.Tensor):
-        if not isinstance(got, torch.Tensor):
-            return f"expected {describe(want)}, got {describe(got)} (return a torch.Tensor)"
+        if not is_tensor(got):
+            return f"expected {describe(want)}, got {describe(got)} (return a plain torch.Tensor)"
         if tuple(got.shape) != tuple(want.shape):
             return f"wrong shape: expected {list(want.shape)}, got {list(got.shape)}"
         if not torch.isfinite(got).all():
@@ -167,9 +237,11 @@ def difference(got, want) -> str | None:
         err = relative_error(got, want)
         return None if err < RTOL else f"wrong values (relative error {err:.2g})"
     if isinstance(want, bool):
-        return None if got == want else f"expected {want}, got {got}"
+        if type(got) is not bool and not (is_tensor(got) and got.numel() == 1 and got.dtype == torch.bool):
+            return f"expected {want} (a bool), got {describe(got)}"
+        return None if bool(got) == want else f"expected {want}, got {bool(got)}"
     if isinstance(want, (int, float)):
-        if not isinstance(got, (int, float, torch.Tensor)) or isinstance(got, bool):
+        if type(got) not in (int, float) and not (is_tensor(got) and got.numel() == 1):
             return f"expected a number, got {describe(got)}"
         got = float(got)
         return None if abs(got - want) <= RTOL * max(1.0, abs(want)) else f"expected {want:.4g}, got {got:.4g}"
@@ -183,7 +255,7 @@ def _clone(args: tuple) -> tuple:
 def _safe(fn, args):
     try:
         return fn(*_clone(args))
-    except Exception:  # noqa: BLE001  (a mistake variant that cannot run on these inputs matches nothing)
+    except Exception:
         return None
 
 
@@ -197,7 +269,7 @@ def check_function(task: str, student: Callable, reference: Callable, cases: lis
     passing check covered ("3 random cases incl. T = 1 and T = 7"); ``on_error`` maps a piece
     of an error message ("must match the size") to a hint added when the student's code raises it.
     """
-    with one_thread():
+    with one_thread(), warnings_to_stdout():
         return _check_function(task, student, reference, cases, mistakes, todo, what, on_error)
 
 
@@ -206,16 +278,17 @@ def _check_function(task, student, reference, cases, mistakes, todo, what, on_er
         return report(task, False, f"not quite: pass your function itself (no parentheses), got {describe(student)}")
     for case in cases:
         args = case.make()
-        want = reference(*_clone(args))
-        try:
+        try:  # the student's code runs first: nothing it could reach through frames holds the answer yet
             got = student(*_clone(args))
         except NotImplementedError:
             return report(task, False, f"not done yet: {todo}")
-        except Exception as exc:  # noqa: BLE001  (any error in student code becomes a hint, never a traceback)
+        except Exception as exc:
             extra = next((h for key, h in (on_error or {}).items() if key in str(exc)), None)
             return report(task, False, f"not quite: on {case.description} your function raised "
                                        f"{type(exc).__name__}: {_first_line(exc)}" + (f". Hint: {extra}" if extra else ""))
+        want = reference(*_clone(args))
         problem = difference(got, want)
+        del want  # the next case's student call must not find this one's answer either
         if problem is None:
             continue
         for mistake in mistakes:

@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 
 from .answers import check_prediction
-from .harness import Case, Mistake, check_function, generator, rand
+from .harness import Case, Mistake, check_function, generator, rand, sizes
 
 B, T, N, D_KV = 2, 5, 9, 6
 
@@ -29,6 +29,7 @@ def check_cosine_scores(student):
     def make(seed, t, n):
         def args():
             g = generator(seed)
+            B, D_KV = sizes("B", "D_KV")  # the hidden tests' own sizes inside hidden_tests()
             return 3 * rand(g, B, t, D_KV), 3 * rand(g, B, n, D_KV)
         return args
     mistakes = [
@@ -46,7 +47,7 @@ def check_cosine_scores(student):
     return check_function("06.1 cosine_scores", student, _ref_scores,
                           [Case("T = 5, N = 9", make(0, T, N)), Case("T = 1, N = 1", make(1, 1, 1)),
                            Case("T = 4, N = 7", make(2, 4, 7))], mistakes,
-                          todo="normalize q and keys to unit length along the last axis, then one batched matmul",
+                          todo="Task 1: the cosine of equation (1) of the Recap, for every query and key",
                           what="3 cases incl. a single query and a single key")
 
 
@@ -74,13 +75,14 @@ def check_topk_read(student):
     def make(seed, k, n=N):
         def args():
             g = generator(seed)
+            B, D_KV = sizes("B", "D_KV")  # the hidden tests' own sizes inside hidden_tests()
             return 2 * rand(g, B, T, n), rand(g, B, n, D_KV), k
         return args
     mistakes = [
         Mistake("no top-k: keep only the k best scores and give every other entry weight 0",
                 lambda s, v, k: s.softmax(-1) @ v),
-        Mistake("the softmax came before the top-k: take the k best scores first, then softmax over just those "
-                "(the kept weights must sum to 1)", _softmax_then_topk),
+        Mistake("that is what the draft computes: its bug is still there (compare what it does with "
+                "equation (1) on a small case with k < N)", _softmax_then_topk),
         Mistake("that reads only the single best entry; mix the top k with softmax weights",
                 lambda s, v, k: _ref_read(s, v, 1)),
         Mistake("the weights ignore the scores: softmax over the kept scores, not a plain average",
@@ -89,8 +91,7 @@ def check_topk_read(student):
     return check_function("06.2 topk_read", student, _ref_read,
                           [Case("k = 3 of 9 entries", make(10, 3)), Case("k = 1", make(11, 1)),
                            Case("k = 4 of 4 entries", make(12, 4, 4))], mistakes,
-                          todo="scores.topk(k) gives kept scores and their positions; softmax the kept scores; "
-                               "gather the values at those positions; weighted sum",
+                          todo="Task 2: equation (1) of the Recap after the scores (keep the top k, softmax, weighted sum)",
                           what="3 cases incl. k = 1 and k = N")
 
 
@@ -113,6 +114,7 @@ def check_top_entry(student, weights: torch.Tensor | None = None, index: torch.T
     def make(seed):
         def args():
             g = generator(seed)
+            B, D_KV = sizes("B", "D_KV")  # the hidden tests' own sizes inside hidden_tests()
             w = torch.softmax(3 * rand(g, B, T, 4), -1)  # [B, T, K]
             idx = torch.stack([torch.randperm(N, generator=g)[:4] for _ in range(B * T)]).view(B, T, 4)
             w[:, 0], idx[:, 0] = 0.0, -1  # the first position has nothing to read
@@ -130,6 +132,5 @@ def check_top_entry(student, weights: torch.Tensor | None = None, index: torch.T
                 lambda w, i: i.gather(-1, w.argmax(-1, keepdim=True))[..., 0]),
     ]
     return check_function("06.4 top_entry", student, top_entry, cases, mistakes,
-                          todo="argmax over the last axis of weights, then index.gather at that argmax; -1 where all "
-                               "weights are 0",
+                          todo="Task 4 defines the position read most; Task 2 says where the kept entries come from",
                           what=f"{len(cases)} cases" + (" incl. the trained model" if weights is not None else ""))

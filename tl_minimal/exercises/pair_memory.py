@@ -14,7 +14,7 @@ import torch
 from ..pair_memory import pair_memory, pair_memory_step, unrolled_weights
 from ..running_state import previous_states
 from .answers import check_prediction
-from .harness import Case, Mistake, check_function, gates, generator, rand
+from .harness import Case, Mistake, check_function, gates, generator, rand, sizes
 
 B, H, S = 2, 3, 4
 BROADCAST = {"must match the size": "gam_t is [B, H]; give it two trailing axes (gam_t[..., None, None]) "
@@ -28,6 +28,7 @@ def _outer(x, y):
 def _step_case(seed):
     def make():
         g = generator(seed)
+        B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
         return rand(g, B, H, S, S), rand(g, B, H, S), rand(g, B, H, S), gates(g, B, H)
     return make
 
@@ -47,13 +48,13 @@ def check_pair_memory_step(student):
     ]
     return check_function("02.1 pair_memory_step", student, pair_memory_step,
                           [Case("a random token", _step_case(0)), Case("another random token", _step_case(1))],
-                          mistakes, todo="return gam_t * P_prev + (1 - gam_t) * outer(s_prev_t, b_t), one S x S matrix "
-                                         "per head", what="one token, 2 random cases", on_error=BROADCAST)
+                          mistakes, todo="Task 1: equation (1) of the Recap for one token, per head; Task 1 gives the shapes", what="one token, 2 random cases", on_error=BROADCAST)
 
 
 def _seq_case(seed, T):
     def make():
         g = generator(seed)
+        B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
         return rand(g, B, T, H, S), rand(g, B, T, H, S), gates(g, B, T, H)
     return make
 
@@ -81,8 +82,7 @@ def check_pair_memory_from_states(student):
     return check_function("02.2 pair_memory_from_states", student, _reference_from_states,
                           [Case("T = 5", _seq_case(10, 5)), Case("T = 1", _seq_case(11, 1)),
                            Case("T = 7", _seq_case(12, 7))], mistakes,
-                          todo="build s_prev (zeros, then s[:, :-1]), then loop over t with your pair_memory_step "
-                               "starting from a zero memory, and stack along dim=1",
+                          todo="Task 2: which state does token t pair with in equation (1)? Then equation (1) token after token",
                           what="3 sequences: T = 5, T = 1, T = 7", on_error=BROADCAST)
 
 
@@ -131,6 +131,6 @@ def check_unrolled_weights(student, gam: torch.Tensor | None = None):
         Mistake("leaks the future: writes after t are not in P_t yet, so w[tau] = 0 for tau > t", _no_mask),
     ]
     return check_function("02.4 unrolled_weights_row", student, unrolled_weights_row, cases, mistakes,
-                          todo="for each tau <= t: (1 - gam[tau]) times the product of gam[tau+1 .. t]; zero for tau > t",
+                          todo="Task 4 defines the weights w_{t,tau}: unroll equation (1) of the Recap",
                           what=f"{len(cases)} cases incl. t = 0, the last token and T = 1"
                                + (", and the trained head" if gam is not None else ""))

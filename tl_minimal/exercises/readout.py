@@ -3,7 +3,7 @@
 Tasks (notebooks/exercises/03_readout.ipynb)
     1  readout_step(P [B, H, S, S], q_left, q_right [B, H, S]) -> r_t [B, H, S]
     2  readout_loop(s_prev, b, gam, q_left, q_right) -> r [B, T, H, S]   (write P_t first, then read it)
-    3  a prediction: what is r_0?
+    3  a prediction: what is r_1?
     4  readout_scores(s_prev, gam, q_left) -> A [B, H, T, T], the attention-like weights (then on a trained model)
 """
 
@@ -14,7 +14,7 @@ import torch
 from ..pair_memory import pair_memory, unrolled_weights
 from ..readout import pair_readout
 from .answers import check_prediction
-from .harness import Case, Mistake, check_function, gates, generator, rand
+from .harness import Case, Mistake, check_function, gates, generator, rand, sizes
 
 B, H, S = 2, 3, 4
 
@@ -26,6 +26,7 @@ def _ref_step(P, ql, qr):
 def _step_case(seed):
     def make():
         g = generator(seed)
+        B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
         return rand(g, B, H, S, S), rand(g, B, H, S), rand(g, B, H, S)
     return make
 
@@ -43,13 +44,14 @@ def check_readout_step(student):
     ]
     return check_function("03.1 readout_step", student, _ref_step,
                           [Case("a random memory", _step_case(0)), Case("another memory", _step_case(1))], mistakes,
-                          todo="r[j] = (sum_i P[i, j] q_left[i]) * q_right[j] for every head (matmul or einsum)",
+                          todo="Task 1: equation (1) of the Recap for one memory, per head; Task 1 gives the shapes",
                           what="2 random memories")
 
 
 def _seq_case(seed, T, low=0.05, high=0.95):
     def make():
         g = generator(seed)
+        B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
         return (rand(g, B, T, H, S), rand(g, B, T, H, S), gates(g, B, T, H, low=low, high=high),
                 rand(g, B, T, H, S), rand(g, B, T, H, S))
     return make
@@ -79,8 +81,7 @@ def check_readout_loop(student):
     cases = [Case("T = 5", _seq_case(10, 5)), Case("T = 1", _seq_case(11, 1)), Case("T = 9", _seq_case(12, 9)),
              Case("T = 7, gates near 1", _seq_case(13, 7, 0.95, 0.999))]
     return check_function("03.2 readout_loop", student, _loop, cases, mistakes,
-                          todo="start from P = 0; for each t: write P_t (as in exercise 02), then read it with "
-                               "readout_step; stack along dim=1",
+                          todo="Task 2: for every token, write the memory (exercise 02, equation (1)), then read it with equation (1) of the Recap",
                           what="4 sequences: T = 5, T = 1, T = 9, T = 7 with gates near 1")
 
 
@@ -89,7 +90,7 @@ def check_first_readout_prediction(answer):
 
     The answer is not here: see answers.py (self-study reads it from the answer key beside the
     notebooks, the graded edition from its hidden test)."""
-    return check_prediction('03.3', answer, todo='replace None by the letter of your answer', choices='abc')
+    return check_prediction('03.3', answer, todo='replace None by the letter of your answer', choices='abcd')
 
 
 def scores_reference(s_prev, gam, ql):
@@ -111,6 +112,7 @@ def check_readout_scores(student, inputs: dict | None = None):
     def make(seed, T):
         def args():
             g = generator(seed)
+            B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
             return rand(g, B, T, H, S), gates(g, B, T, H), rand(g, B, T, H, S)
         return args
     cases = [Case("T = 6", make(30, 6)), Case("T = 1", make(31, 1)), Case("T = 11", make(32, 11))]
@@ -127,5 +129,5 @@ def check_readout_scores(student, inputs: dict | None = None):
                 lambda s, g, ql: scores_reference(s, g, ql).transpose(-1, -2)),
     ]
     return check_function("03.4 readout_scores", student, scores_reference, cases, mistakes,
-                          todo="A[b, h, t, tau] = w_{t,tau} * (q_left_t . s_prev_tau) for tau <= t, 0 above the diagonal",
+                          todo="Task 4 defines A: unroll the memory as in exercise 02's Task 4, then read it with equation (1)",
                           what=f"{len(cases)} cases incl. T = 1" + (" and the trained model" if inputs else ""))

@@ -15,7 +15,7 @@ import torch
 
 from ..running_state import previous_states, running_state, running_state_step
 from .answers import check_prediction
-from .harness import Case, Mistake, check_function, gates, generator, rand
+from .harness import Case, Mistake, check_function, gates, generator, rand, sizes
 
 B, H, S = 2, 3, 4  # distinct sizes, so a gate that does not broadcast over S is an error, not a silent bug
 BROADCAST = {"must match the size": "lam_t is [B, H]; give it a last axis (lam_t[..., None]) so it "
@@ -25,6 +25,7 @@ BROADCAST = {"must match the size": "lam_t is [B, H]; give it a last axis (lam_t
 def _step_case(seed: int, low=0.05, high=0.95):
     def make():
         g = generator(seed)
+        B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
         return rand(g, B, H, S), gates(g, B, H, low=low, high=high), rand(g, B, H, S)
     return make
 
@@ -43,14 +44,14 @@ def check_running_state_step(student):
         Mistake("the result ignores the previous state s_prev", lambda a, l, s: (1 - lam(l)) * a),
     ]
     return check_function("01.1 running_state_step", student, running_state_step, cases, mistakes,
-                          todo="write s_t = lam_t * s_{t-1} + (1 - lam_t) * a_t for one token (mind the shapes: "
-                               "lam_t is [B, H], the vectors are [B, H, S])",
+                          todo="Task 1: equation (1) of the Recap for one token; Task 1 gives every argument's shape",
                           what="one token, 3 random cases (ordinary, near-1 and near-0 gates)", on_error=BROADCAST)
 
 
 def _seq_case(seed: int, T: int, with_s0: bool, low=0.05, high=0.95):
     def make():
         g = generator(seed)
+        B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
         a, lam = rand(g, B, T, H, S), gates(g, B, T, H, low=low, high=high)
         return (a, lam, rand(g, B, H, S)) if with_s0 else (a, lam)
     return make
@@ -79,7 +80,7 @@ def check_running_state(student):
         Mistake("forgot the (1 - lam_t) factor on a_t", _no_one_minus),
     ]
     return check_function("01.2 running_state_loop", student, loop, cases, mistakes,
-                          todo="loop over t, start from s0 (zeros when None), store every s_t, stack along time (dim=1)",
+                          todo="Task 2: equation (1) of the Recap, token after token, from s_{-1} (Task 2 says what s0=None means)",
                           what="4 sequences: T = 5, T = 1, T = 7 with s0, T = 13 with gates near 1",
                           on_error=BROADCAST)
 
@@ -130,5 +131,5 @@ def check_half_life(student, lam: torch.Tensor | None = None):
         Mistake("that is the weight left after one token (lam itself), not a number of tokens", lambda l: l),
     ]
     return check_function("01.4 half_life", student, half_life, cases, mistakes,
-                          todo="return log(1/2) / log(lam), elementwise (torch.log works on tensors)",
+                          todo="Task 4 defines the half-life: solve that definition for the number of tokens",
                           what=f"{len(cases)} cases" + (" including the trained model's gates" if lam is not None else ""))

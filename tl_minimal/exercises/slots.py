@@ -19,7 +19,7 @@ import torch
 from .. import slots
 from ..pair_memory import pair_memory
 from .answers import check_prediction
-from .harness import Case, Mistake, check_function, gates, generator, rand
+from .harness import Case, Mistake, check_function, gates, generator, rand, sizes
 
 B, H, K, S = 2, 3, 5, 4
 
@@ -31,6 +31,7 @@ def _weights(g, *shape):
 def _step_case(seed):
     def make():
         g = generator(seed)
+        B, H, K, S = sizes("B", "H", "K", "S")  # the hidden tests' own sizes inside hidden_tests()
         return (rand(g, B, H, K, S), rand(g, B, H, K, S), rand(g, B, H, S), rand(g, B, H, S),
                 _weights(g, B, H, K), gates(g, B, H))
     return make
@@ -58,7 +59,7 @@ def check_slot_step(student):
     ]
     return check_function("04.1 slot_step", student, _ref_step,
                           [Case("a random token", _step_case(0)), Case("another token", _step_case(1))], mistakes,
-                          todo="return the pair (L_t, R_t); g_t[k] (a [B, H, K] weight) scales the write into slot k",
+                          todo="Task 1: equations (1) of the Recap for one token, both memories; Task 1 gives the shapes",
                           what="one token, 2 random cases",
                           on_error={"must match the size": "line the axes up: L is [B, H, K, S], so the write "
                                                            "s_prev_t needs a K axis (unsqueeze(-2)) and g_t an S axis "
@@ -72,6 +73,7 @@ def _ref_features(L, R, ql, qr):
 def _feat_case(seed):
     def make():
         g = generator(seed)
+        B, H, K, S = sizes("B", "H", "K", "S")  # the hidden tests' own sizes inside hidden_tests()
         return rand(g, B, H, K, S), rand(g, B, H, K, S), rand(g, B, H, S), rand(g, B, H, S)
     return make
 
@@ -88,7 +90,7 @@ def check_slot_features(student):
     ]
     return check_function("04.2 slot_features", student, _ref_features,
                           [Case("random slots", _feat_case(10)), Case("other slots", _feat_case(11))], mistakes,
-                          todo="two dot products over S per slot, then multiply them: f [B, H, K]",
+                          todo="Task 2: equation (2) of the Recap, for every slot",
                           what="2 random cases")
 
 
@@ -125,13 +127,14 @@ def check_slot_entropy(student, g: torch.Tensor | None = None):
                 lambda g: -torch.log(g).sum(-1)),
     ]
     return check_function("04.4 slot_entropy", student, slot_entropy, cases, mistakes,
-                          todo="return -(g * log g) summed over the last axis (the K slots)",
+                          todo="Task 4 defines the entropy of a slot choice (in nats)",
                           what=f"{len(cases)} cases" + (" incl. the trained model's slot weights" if g is not None else ""))
 
 
 def dense_vs_slots(T: int = 12, seed: int = 0):
     """For the plot after task 3: relative difference between sum_k outer(L_k, R_k) (K = 1) and P, per t."""
     g = generator(seed)
+    B, H, K, S = sizes("B", "H", "K", "S")  # the hidden tests' own sizes inside hidden_tests()
     s_prev, b, gam = rand(g, 1, T, 1, S), rand(g, 1, T, 1, S), gates(g, 1, T, 1)
     s_prev[:, 0] = 0  # s_{-1} = 0
     L, R = slots.slot_memory(s_prev, b, torch.ones(1, T, 1, 1, dtype=torch.float64), gam)  # [1, T, 1, 1, S]

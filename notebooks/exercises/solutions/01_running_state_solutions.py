@@ -19,11 +19,15 @@
 # inputs (including one token and odd lengths) and prints `correct: ...` or a hint saying what
 # is wrong. The solutions are in `solutions/`: try first, look after.
 #
+# **Passing:** a check runs your function on float64 inputs and passes when the result's shape is right
+# and its relative error against the library's is below $10^{-5}$; the graded hidden tests use other
+# sizes too (including $B = H = 1$), so do not rely on the visible checks' sizes.
+#
 # ## Recap
 #
 # Each head keeps a running state, an exponential moving average with a learned gate:
 #
-# $$ s_t = \lambda_t \, s_{t-1} + (1 - \lambda_t)\, a_t, \qquad s_{-1} = 0 \text{ or a given initial state (argument \texttt{s0})} $$
+# $$ s_t = \lambda_t \, s_{t-1} + (1 - \lambda_t)\, a_t, \qquad s_{-1} = 0 \text{ or a given initial state (argument \texttt{s0})} \tag{1} $$
 #
 # | symbol | meaning | shape |
 # |---|---|---|
@@ -58,7 +62,7 @@ from tl_minimal.running_state import running_state
 
 # %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def running_state_step(a_t, lam_t, s_prev):
-    ### BLANK: raise NotImplementedError("return s_t = lam_t * s_prev + (1 - lam_t) * a_t")
+    ### BLANK: raise NotImplementedError("Task 1: equation (1) of the Recap for one token; Task 1 gives every argument's shape")
     ### BEGIN SOLUTION
     lam_t = lam_t.unsqueeze(-1)  # [B, H, 1]: one gate for the S numbers of each head
     return lam_t * s_prev + (1 - lam_t) * a_t
@@ -68,8 +72,12 @@ def running_state_step(a_t, lam_t, s_prev):
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_running_state_step(running_state_step)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_running_state_step(running_state_step)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_running_state_step(running_state_step)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -81,7 +89,7 @@ with ex.more_cases():  # the same check on other random inputs
 
 # %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def running_state_loop(a, lam, s0=None):
-    ### BLANK: raise NotImplementedError("loop over t = 0 .. T-1, keep every s_t, stack them along dim=1")
+    ### BLANK: raise NotImplementedError("Task 2: equation (1) of the Recap, token after token, from s_{-1} (Task 2 says what s0=None means)")
     ### BEGIN SOLUTION
     s_t = torch.zeros_like(a[:, 0]) if s0 is None else s0  # [B, H, S]: s_{-1}
     states = []
@@ -95,8 +103,12 @@ def running_state_loop(a, lam, s0=None):
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_running_state(running_state_loop)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_running_state(running_state_loop)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_running_state(running_state_loop)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -115,16 +127,21 @@ my_prediction = 0.2 * 0.8**5
 # %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_impulse_prediction(my_prediction)
 ### BEGIN HIDDEN TESTS
-ex.mark_prediction(
-    my_prediction,
-    task='01.3 impulse prediction',
-    correct=0.065536,  # 0.2 * 0.8**5
-    tolerance=0.001,
-    hints={
-        'number': 'first work out s_0 (the write a_0 is scaled by 1 - lam), then count how many times lam multiplies it on the way to s_5',
-    },
-    explanation='s_0 = (1 - 0.8) * 1 = 0.2 and five more tokens multiply it by 0.8 each: s_5 = 0.2 * 0.8^5 = 0.0655',
-)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # a wrong answer raises in any mode
+    _ex.mark_prediction(
+        my_prediction,
+        task='01.3 impulse prediction',
+        correct=0.065536,  # 0.2 * 0.8**5
+        tolerance=0.001,
+        hints={
+            'number': 'first work out s_0 (the write a_0 is scaled by 1 - lam), then count how many times lam multiplies it on the way to s_5',
+        },
+        explanation='s_0 = (1 - 0.8) * 1 = 0.2 and five more tokens multiply it by 0.8 each: s_5 = 0.2 * 0.8^5 = 0.0655',
+    )
 ### END HIDDEN TESTS
 
 # %%
@@ -146,8 +163,11 @@ plt.show()
 #
 # ## Task 4 · Half-lives of a trained model's gates
 #
-# After how many tokens has a write lost half of its weight? Solve $\lambda^n = 1/2$ for $n$.
-# Write `half_life(lam)`, elementwise on a tensor of gates. The check also runs it on the keep
+# **Derive, then code.** With a constant gate $\lambda$, after how many tokens $n$ has a write lost
+# half of its weight? This page gives no formula for it: follow one write $a_\tau$ through
+# equation (1) (what multiplies it by the time it reaches $s_{\tau+n}$?) and solve for $n$, which
+# need not be a whole number. Write `half_life(lam)`: `lam`, a tensor of gates in (0, 1) of any
+# shape -> `n` of the same shape, elementwise. The check also runs it on the keep
 # gates of a small model trained for a few seconds on WikiText-2 bytes (its gates start near 0.5).
 
 # %%
@@ -161,7 +181,7 @@ print(ex.training_note(info))  # the history is in nats; the note shows it in bi
 
 # %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def half_life(lam):
-    ### BLANK: raise NotImplementedError("solve lam ** n = 1/2 for n (torch.log is elementwise)")
+    ### BLANK: raise NotImplementedError("Task 4 defines the half-life: solve that definition for the number of tokens")
     ### BEGIN SOLUTION
     return torch.log(torch.tensor(0.5, dtype=lam.dtype)) / torch.log(lam)
     ### END SOLUTION
@@ -170,8 +190,12 @@ def half_life(lam):
 # %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_half_life(half_life, lam=lam)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_half_life(half_life, lam=lam)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_half_life(half_life, lam=lam)
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -18,11 +18,15 @@
 # NotImplementedError`, run the check cell under it, read the hint if there is one. The
 # solutions are in `solutions/`: try first, look after.
 #
+# **Passing:** a check runs your function on float64 inputs and passes when the result's shape is right
+# and its relative error against the library's is below $10^{-5}$; the graded hidden tests use other
+# sizes too (including $B = H = 1$), so do not rely on the visible checks' sizes.
+#
 # ## Recap
 #
 # Each head keeps an $S \times S$ memory of (state before the token) $\times$ (what the token writes):
 #
-# $$ P_t = \gamma_t \, P_{t-1} + (1 - \gamma_t)\, s_{t-1} \otimes b_t, \qquad (s \otimes b)[i, j] = s[i]\, b[j], \qquad P_{-1} = 0 $$
+# $$ P_t = \gamma_t \, P_{t-1} + (1 - \gamma_t)\, s_{t-1} \otimes b_t, \qquad (s \otimes b)[i, j] = s[i]\, b[j], \qquad P_{-1} = 0 \tag{1} $$
 #
 # | symbol | meaning | shape |
 # |---|---|---|
@@ -53,11 +57,12 @@ from tl_minimal.pair_memory import pair_memory, unrolled_weights
 # ## Task 1 · One token
 #
 # Write `pair_memory_step(P_prev, s_prev_t, b_t, gam_t)`: the memory after one token. `P_prev`
-# is `[B, H, S, S]`, the vectors `[B, H, S]`, the gate `[B, H]`.
+# is `[B, H, S, S]`, the vectors `s_prev_t` and `b_t` are `[B, H, S]`, the gate `gam_t` is `[B, H]`;
+# the result is `[B, H, S, S]`.
 
 # %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def pair_memory_step(P_prev, s_prev_t, b_t, gam_t):
-    ### BLANK: raise NotImplementedError("gam_t * P_prev + (1 - gam_t) * outer(s_prev_t, b_t), per head")
+    ### BLANK: raise NotImplementedError("Task 1: equation (1) of the Recap for one token, per head; Task 1 gives the shapes")
     ### BEGIN SOLUTION
     outer = s_prev_t.unsqueeze(-1) * b_t.unsqueeze(-2)  # [B, H, S, S]: outer[i, j] = s[i] b[j]
     gam_t = gam_t[..., None, None]  # [B, H, 1, 1]
@@ -68,8 +73,12 @@ def pair_memory_step(P_prev, s_prev_t, b_t, gam_t):
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_pair_memory_step(pair_memory_step)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_pair_memory_step(pair_memory_step)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_pair_memory_step(pair_memory_step)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -81,7 +90,7 @@ with ex.more_cases():  # the same check on other random inputs
 
 # %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def pair_memory_from_states(s, b, gam):
-    ### BLANK: raise NotImplementedError("shift s by one token first (s_{-1} = 0), then loop with pair_memory_step")
+    ### BLANK: raise NotImplementedError("Task 2: which state does token t pair with in equation (1)? Then equation (1) token after token")
     ### BEGIN SOLUTION
     s_prev = torch.cat([torch.zeros_like(s[:, :1]), s[:, :-1]], dim=1)  # s_prev[:, t] = s_{t-1}
     B, T, H, S = s.shape
@@ -97,8 +106,12 @@ def pair_memory_from_states(s, b, gam):
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_pair_memory_from_states(pair_memory_from_states)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_pair_memory_from_states(pair_memory_from_states)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_pair_memory_from_states(pair_memory_from_states)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -122,18 +135,23 @@ my_prediction = "c"
 # %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_first_memory_prediction(my_prediction)
 ### BEGIN HIDDEN TESTS
-ex.mark_prediction(
-    my_prediction,
-    task='02.3 what is P_0',
-    correct='c',
-    choices='abcd',
-    hints={
-        'a': 'a_0 enters the running state s_0, but P_0 pairs b_0 with the state BEFORE token 0',
-        'b': 's_0 is the state after token 0; P_0 uses s_{-1}, the state before it',
-        'd': 'gam_0 multiplies the old memory P_{-1}; the new pair is scaled by (1 - gam_0)',
-    },
-    explanation='P_0 = gam_0 P_{-1} + (1 - gam_0) outer(s_{-1}, b_0), and both P_{-1} and s_{-1} are zero: the first token can write nothing into the pair memory',
-)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # a wrong answer raises in any mode
+    _ex.mark_prediction(
+        my_prediction,
+        task='02.3 what is P_0',
+        correct='c',
+        choices='abcd',
+        hints={
+            'a': 'a_0 enters the running state s_0, but P_0 pairs b_0 with the state BEFORE token 0',
+            'b': 's_0 is the state after token 0; P_0 uses s_{-1}, the state before it',
+            'd': 'gam_0 multiplies the old memory P_{-1}; the new pair is scaled by (1 - gam_0)',
+        },
+        explanation='P_0 = gam_0 P_{-1} + (1 - gam_0) outer(s_{-1}, b_0), and both P_{-1} and s_{-1} are zero: the first token can write nothing into the pair memory',
+    )
 ### END HIDDEN TESTS
 
 # %%
@@ -152,8 +170,10 @@ plt.show()
 # %% [markdown]
 # ## Task 4 · How far back does a trained memory reach?
 #
-# Unrolled, $P_t = \sum_{\tau \le t} w_{t,\tau}\, s_{\tau-1} \otimes b_\tau$ with
-# $w_{t,\tau} = (1 - \gamma_\tau) \prod_{u=\tau+1}^{t} \gamma_u$. Write `unrolled_weights_row(gam, t)`
+# **Derive, then code.** Unrolled, $P_t = \sum_{\tau \le t} w_{t,\tau}\, s_{\tau-1} \otimes b_\tau$: every
+# pair written so far, each with its own weight. This page does not give $w_{t,\tau}$: write $P_1$ and
+# $P_2$ out from equation (1) by hand, see which factors multiply each pair, and generalise.
+# Write `unrolled_weights_row(gam, t)`
 # for ONE head: `gam [T]` -> `w [T]`, with `w[tau]` $= w_{t,\tau}$ for $\tau \le t$ and 0 after $t$.
 # The check also runs it on the pair gates of a small trained model.
 
@@ -168,7 +188,7 @@ print(ex.training_note(info))  # the history is in nats; the note shows it in bi
 
 # %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def unrolled_weights_row(gam, t):
-    ### BLANK: raise NotImplementedError("(1 - gam[tau]) * product of gam[tau+1 .. t] for tau <= t; zeros after t")
+    ### BLANK: raise NotImplementedError("Task 4 defines the weights w_{t,tau}: unroll equation (1) of the Recap")
     ### BEGIN SOLUTION
     w = torch.zeros_like(gam)
     for tau in range(t + 1):
@@ -180,8 +200,12 @@ def unrolled_weights_row(gam, t):
 # %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_unrolled_weights(unrolled_weights_row, gam=gam[0, :, 0])
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_unrolled_weights(unrolled_weights_row, gam=gam[0, :, 0])
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_unrolled_weights(unrolled_weights_row, gam=gam[0, :, 0])
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -18,12 +18,16 @@
 # NotImplementedError`, run the check cell under it, read the hint if there is one. The
 # solutions are in `solutions/`: try first, look after.
 #
+# **Passing:** a check runs your function on float64 inputs and passes when the result's shape is right
+# and its relative error against the library's is below $10^{-5}$; the graded hidden tests use other
+# sizes too (including $B = H = 1$), so do not rely on the visible checks' sizes.
+#
 # ## Recap
 #
 # Token $t$ reads its pair memory with two queries, a left one contracted with the *state*
 # index $i$ of $P_t$ and a right one that multiplies the result:
 #
-# $$ r_t[j] = \Big(\sum_i P_t[i, j]\, q^l_t[i]\Big)\, q^r_t[j], \qquad\text{i.e.}\quad r_t = (P_t^\top q^l_t) \odot q^r_t $$
+# $$ r_t[j] = \Big(\sum_i P_t[i, j]\, q^l_t[i]\Big)\, q^r_t[j], \qquad\text{i.e.}\quad r_t = (P_t^\top q^l_t) \odot q^r_t \tag{1} $$
 #
 # Unrolled, this is attention with a decay: $r_t = q^r_t \odot \sum_{\tau \le t} w_{t,\tau}\,
 # (q^l_t \cdot s_{\tau-1})\, b_\tau$, with $w_{t,\tau} = (1-\gamma_\tau)\prod_{u=\tau+1}^{t}\gamma_u$
@@ -53,7 +57,7 @@ from tl_minimal.running_state import previous_states, running_state
 
 # %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def readout_step(P, q_left, q_right):
-    ### BLANK: raise NotImplementedError("r[j] = (sum_i P[i, j] q_left[i]) * q_right[j]")
+    ### BLANK: raise NotImplementedError("Task 1: equation (1) of the Recap for one memory, per head; Task 1 gives the shapes")
     ### BEGIN SOLUTION
     return torch.einsum("bhij,bhi->bhj", P, q_left) * q_right
     ### END SOLUTION
@@ -62,8 +66,12 @@ def readout_step(P, q_left, q_right):
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_readout_step(readout_step)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_readout_step(readout_step)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_readout_step(readout_step)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -75,7 +83,7 @@ with ex.more_cases():  # the same check on other random inputs
 
 # %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def readout_loop(s_prev, b, gam, q_left, q_right):
-    ### BLANK: raise NotImplementedError("for each t: P = gam P + (1 - gam) outer(s_prev, b), then r_t = readout_step(P, ...)")
+    ### BLANK: raise NotImplementedError("Task 2: for every token, write the memory (exercise 02, equation (1)), then read it with equation (1) of the Recap")
     ### BEGIN SOLUTION
     B, T, H, S = s_prev.shape
     P = torch.zeros(B, H, S, S, dtype=s_prev.dtype)
@@ -91,41 +99,53 @@ def readout_loop(s_prev, b, gam, q_left, q_right):
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_readout_loop(readout_loop)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_readout_loop(readout_loop)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_readout_loop(readout_loop)
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Task 3 · Predict before you plot
 #
-# **What is $r_0$, the readout of the very first token?**
+# Exercise 02 showed that the first token writes nothing ($P_0 = 0$). **What is $r_1$, the
+# readout of the second token?**
 #
-# - (a) exactly zero, whatever the token
-# - (b) $(1 - \gamma_0)\,(q^l_0 \cdot s_0)\, b_0 \odot q^r_0$
-# - (c) $q^r_0$: the memory is empty, so the right query passes through
+# - (a) exactly zero, like $r_0$
+# - (b) $(1 - \gamma_1)\,(q^l_1 \cdot s_0)\; b_1 \odot q^r_1$
+# - (c) $(1 - \gamma_1)\,(q^l_1 \cdot s_1)\; b_1 \odot q^r_1$
+# - (d) $\gamma_1 (1 - \gamma_0)\,(q^l_1 \cdot s_0)\; b_0 \odot q^r_1$
 #
 # The plot below runs a trained model's first layer and shows $|r_t|$ for every token.
 
 # %% nbgrader={"grade": false, "grade_id": "task3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
-### BLANK: my_prediction = None  # "a", "b" or "c"
+### BLANK: my_prediction = None  # "a", "b", "c" or "d"
 ### BEGIN SOLUTION
-my_prediction = "a"
+my_prediction = "b"
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_first_readout_prediction(my_prediction)
 ### BEGIN HIDDEN TESTS
-ex.mark_prediction(
-    my_prediction,
-    task='03.3 what is r_0',
-    correct='a',
-    choices='abc',
-    hints={
-        'b': 'which state does token 0 pair b_0 with? Look at P_0 again (exercise 02)',
-        'c': 'q^r_0 multiplies P_0^T q^l_0; what is P_0?',
-    },
-    explanation="P_0 = (1 - gam_0) outer(s_{-1}, b_0) = 0 since s_{-1} = 0, so r_0 = (P_0^T q^l_0) * q^r_0 = 0: the first token's layer output is exactly zero",
-)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # a wrong answer raises in any mode
+    _ex.mark_prediction(
+        my_prediction,
+        task='03.3 what is r_1',
+        correct='b',
+        choices='abcd',
+        hints={
+            'a': 'P_0 is zero, but token 1 writes a pair into P_1 before it reads: write P_1 out from its equation',
+            'c': 'which state does the write b_1 pair with: the state after token 1, or the state it had before?',
+            'd': 'token 0 wrote nothing (P_0 = 0): no term of b_0 can survive in P_1',
+        },
+        explanation='P_1 = gam_1 P_0 + (1 - gam_1) outer(s_0, b_1) with P_0 = 0, so P_1^T q^l_1 = (1 - gam_1) (q^l_1 . s_0) b_1 and r_1 = (1 - gam_1) (q^l_1 . s_0) b_1 * q^r_1: the second token reads the pair the first state made with its own write',
+    )
 ### END HIDDEN TESTS
 
 # %%
@@ -148,14 +168,16 @@ plt.show()
 # %% [markdown]
 # ## Task 4 · The readout as attention
 #
-# Write `readout_scores(s_prev, gam, q_left)` returning `A [B, H, T, T]` with
+# **Derive, then code.** The page gives the loop (Task 2), not this matrix: derive it by unrolling
+# Task 2's memory into the readout. Write `readout_scores(s_prev, gam, q_left)`: `s_prev, q_left [B, T, H, S]` (`s_prev[:, t]` $= s_{t-1}$),
+# `gam [B, T, H]`, returning `A [B, H, T, T]` with
 # `A[b, h, t, tau]` $= w_{t,\tau}\,(q^l_t \cdot s_{\tau-1})$ for $\tau \le t$ and 0 for $\tau > t$.
 # Then $\sum_\tau A[t, \tau]\, b_\tau \odot q^r_t$ is the readout. The check also runs it on the
 # trained model's layer 0.
 
 # %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def readout_scores(s_prev, gam, q_left):
-    ### BLANK: raise NotImplementedError("dot products q_left_t . s_prev_tau for all (t, tau), times w_{t,tau}, zero above the diagonal")
+    ### BLANK: raise NotImplementedError("Task 4 defines A: unroll the memory as in exercise 02's Task 4, then read it with equation (1)")
     ### BEGIN SOLUTION
     B, T, H, S = s_prev.shape
     dots = torch.einsum("bthi,buhi->bhtu", q_left, s_prev)  # [B, H, T, T]
@@ -172,8 +194,12 @@ def readout_scores(s_prev, gam, q_left):
 trained = {"s_prev": previous_states(running_state(x["a"], x["lam"])), "gam": x["gam"], "q_left": x["q_left"]}
 ex.check_readout_scores(readout_scores, inputs=trained)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_readout_scores(readout_scores, inputs=trained)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_readout_scores(readout_scores, inputs=trained)
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -18,13 +18,20 @@
 # run the check cell under it, read the hint if there is one. The solutions are in
 # `solutions/`: try first, look after.
 #
+# **Passing:** a check runs your function on float64 inputs and passes when the result's shape is right
+# and its relative error against the library's is below $10^{-5}$; the graded hidden tests use other
+# sizes too (including $B = H = 1$), so do not rely on the visible checks' sizes.
+#
 # ## Recap
 #
 # Instead of a dense $S \times S$ memory, each head keeps $K$ slots, each a pair of vectors
 # $L_k, R_k$. A softmax $g_t$ chooses, softly, which slots token $t$ writes:
 #
-# $$ L_{k,t} = \gamma_t L_{k,t-1} + (1 - \gamma_t)\, g_t[k]\, s_{t-1}, \qquad R_{k,t} = \gamma_t R_{k,t-1} + (1 - \gamma_t)\, g_t[k]\, b_t $$
-# $$ f_t[k] = (q^l_t \cdot L_{k,t})\,(q^r_t \cdot R_{k,t}) $$
+# $$ L_{k,t} = \gamma_t L_{k,t-1} + (1 - \gamma_t)\, g_t[k]\, s_{t-1}, \qquad R_{k,t} = \gamma_t R_{k,t-1} + (1 - \gamma_t)\, g_t[k]\, b_t \tag{1} $$
+# $$ f_t[k] = \sum_j r^{(k)}_t[j], \qquad r^{(k)}_t = \big((L_{k,t} \otimes R_{k,t})^\top q^l_t\big) \odot q^r_t \tag{2} $$
+#
+# that is: slot $k$ is read as if it were a dense memory $P = L_k \otimes R_k$ (exercise 03's readout),
+# and its feature is the sum of that readout.
 #
 # | symbol | shape |
 # |---|---|
@@ -52,11 +59,14 @@ from tl_minimal import exercises as ex
 # %% [markdown]
 # ## Task 1 · One token, both slot memories
 #
-# Write `slot_step(L, R, s_prev_t, b_t, g_t, gam_t)` returning the pair `(L_t, R_t)`.
+# Write `slot_step(L, R, s_prev_t, b_t, g_t, gam_t)` returning the pair `(L_t, R_t)`: the slot memories
+# `L, R [B, H, K, S]` (`L[:, :, k]` is $L_{k,t-1}$), the state `s_prev_t` and the write `b_t`, both
+# `[B, H, S]`, the slot weights `g_t [B, H, K]` (they sum to 1 over $k$) and the gate `gam_t [B, H]`;
+# `L_t` and `R_t` are `[B, H, K, S]`.
 
 # %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def slot_step(L, R, s_prev_t, b_t, g_t, gam_t):
-    ### BLANK: raise NotImplementedError("L_t = gam L + (1 - gam) g[k] s_prev_t;  R_t = gam R + (1 - gam) g[k] b_t")
+    ### BLANK: raise NotImplementedError("Task 1: equations (1) of the Recap for one token, both memories; Task 1 gives the shapes")
     ### BEGIN SOLUTION
     keep = gam_t[..., None, None]  # [B, H, 1, 1]
     write = (1 - keep) * g_t.unsqueeze(-1)  # [B, H, K, 1]
@@ -69,18 +79,25 @@ def slot_step(L, R, s_prev_t, b_t, g_t, gam_t):
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_slot_step(slot_step)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_slot_step(slot_step)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_slot_step(slot_step)
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Task 2 · One feature per slot
 #
-# Write `slot_features(L, R, q_left, q_right)` -> `f [B, H, K]`.
+# **Derive, then code.** Write `slot_features(L, R, q_left, q_right)`: `L, R [B, H, K, S]`, the
+# queries `q_left, q_right [B, H, S]` -> `f [B, H, K]`, one feature per slot (equation (2)). Do not
+# build the $S \times S$ matrices: work equation (2) out by hand into a form with two dot products
+# per slot, and code that (the point of the slots is never to store $S \times S$ numbers).
 
 # %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def slot_features(L, R, q_left, q_right):
-    ### BLANK: raise NotImplementedError("f[k] = (q_left . L[k]) * (q_right . R[k])")
+    ### BLANK: raise NotImplementedError("Task 2: equation (2) of the Recap, for every slot")
     ### BEGIN SOLUTION
     left = torch.einsum("bhks,bhs->bhk", L, q_left)
     right = torch.einsum("bhks,bhs->bhk", R, q_right)
@@ -91,8 +108,12 @@ def slot_features(L, R, q_left, q_right):
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_slot_features(slot_features)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_slot_features(slot_features)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_slot_features(slot_features)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -116,17 +137,22 @@ my_prediction = "c"
 # %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_dense_prediction(my_prediction)
 ### BEGIN HIDDEN TESTS
-ex.mark_prediction(
-    my_prediction,
-    task='04.3 slots vs the dense memory',
-    correct='c',
-    choices='abc',
-    hints={
-        'a': "expand outer(L, R) with L = sum_tau w_tau s_{tau-1} and R = sum_tau' w_tau' b_tau': which pairs (tau, tau') appear?",
-        'b': "a constant factor cannot create or remove pairs (tau, tau') with tau != tau'; count the terms",
-    },
-    explanation="outer(L, R) = sum over ALL pairs (tau, tau') of w w' outer(s_{tau-1}, b_tau'), while P only has the pairs tau = tau'. The slots mix a state of one token with the write of another",
-)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # a wrong answer raises in any mode
+    _ex.mark_prediction(
+        my_prediction,
+        task='04.3 slots vs the dense memory',
+        correct='c',
+        choices='abc',
+        hints={
+            'a': "expand outer(L, R) with L = sum_tau w_tau s_{tau-1} and R = sum_tau' w_tau' b_tau': which pairs (tau, tau') appear?",
+            'b': "a constant factor cannot create or remove pairs (tau, tau') with tau != tau'; count the terms",
+        },
+        explanation="outer(L, R) = sum over ALL pairs (tau, tau') of w w' outer(s_{tau-1}, b_tau'), while P only has the pairs tau = tau'. The slots mix a state of one token with the write of another",
+    )
 ### END HIDDEN TESTS
 
 # %%
@@ -146,8 +172,8 @@ plt.show()
 # ## Task 4 · How decided is a trained model's slot choice?
 #
 # The entropy of the slot weights, $-\sum_k g[k] \log g[k]$ (natural log), is $\log K$ when a
-# token spreads its write evenly and near 0 when it picks one slot. Write `slot_entropy(g)` over
-# the last axis; the check also runs it on a trained `triple_slot` model's slot weights.
+# token spreads its write evenly and near 0 when it picks one slot. Write `slot_entropy(g)`:
+# `g [..., K]` (rows sum to 1) -> `[...]`, over the last axis; the check also runs it on a trained `triple_slot` model's slot weights.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -160,7 +186,7 @@ print(ex.training_note(info))  # the history is in nats; the note shows it in bi
 
 # %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def slot_entropy(g):
-    ### BLANK: raise NotImplementedError("-(g * log g) summed over the last axis")
+    ### BLANK: raise NotImplementedError("Task 4 defines the entropy of a slot choice (in nats)")
     ### BEGIN SOLUTION
     return -(g * torch.log(g)).sum(dim=-1)
     ### END SOLUTION
@@ -169,8 +195,12 @@ def slot_entropy(g):
 # %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_slot_entropy(slot_entropy, g=g)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_slot_entropy(slot_entropy, g=g)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_slot_entropy(slot_entropy, g=g)
 ### END HIDDEN TESTS
 
 # %%

@@ -18,12 +18,16 @@
 # NotImplementedError`, run the check cell under it, read the hint if there is one. The
 # solutions are in `solutions/`: try first, look after.
 #
+# **Passing:** a check runs your function on float64 inputs and passes when the result's shape is right
+# and its relative error against the library's is below $10^{-5}$; the graded hidden tests use other
+# sizes too (including $B = H = 1$), so do not rely on the visible checks' sizes.
+#
 # ## Recap
 #
 # The hybrid adds one short convolution over time before its stack. Causal: pad $k-1$ zeros on
 # the **left**, so position $t$ reads $x_{t-k+1}, \dots, x_t$:
 #
-# $$ y_t = \mathrm{GELU}\Big(c + \sum_{i=0}^{k-1} W_{:,:,i}\, x_{t-(k-1)+i}\Big), \qquad x_{<0} = 0 $$
+# $$ y_t = \mathrm{GELU}\Big(c + \sum_{i=0}^{k-1} W_{:,:,i}\, x_{t-(k-1)+i}\Big), \qquad x_{<0} = 0 \tag{1} $$
 #
 # `x` is `[B, T, d]`, `weight` is `[d, d, k]` (tap $i$ is `weight[:, :, i]`, shape `[d_out, d_in]`),
 # `bias` is `[d]`. The paper's code pads symmetrically (`padding=k//2`). The library's version is
@@ -49,11 +53,12 @@ from tl_minimal.conv import conv_fast
 # %% [markdown]
 # ## Task 1 · Causal padding
 #
-# Write `causal_pad(x, k)`: `[B, T, d]` -> `[B, T + k - 1, d]`, with $k-1$ zeros before the first token.
+# Write `causal_pad(x, k)`: `x [B, T, d]` and the kernel size `k` (an int, at least 1) ->
+# `[B, T + k - 1, d]`, with $k-1$ zeros before the first token.
 
 # %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def causal_pad(x, k):
-    ### BLANK: raise NotImplementedError("put k-1 zero positions before x along time (dim=1)")
+    ### BLANK: raise NotImplementedError("Task 1: equation (1) of the Recap says which positions before x_0 are read, and that they are zero")
     ### BEGIN SOLUTION
     zeros = x.new_zeros(x.shape[0], k - 1, x.shape[2])  # [B, k-1, d]
     return torch.cat([zeros, x], dim=1)
@@ -63,19 +68,24 @@ def causal_pad(x, k):
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_causal_pad(causal_pad)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_causal_pad(causal_pad)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_causal_pad(causal_pad)
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Task 2 · The convolution, tap by tap
 #
-# Write `causal_conv(x, weight, bias)` with a loop over the $k$ taps (no `F.conv1d`), using your
-# `causal_pad`.
+# Write `causal_conv(x, weight, bias)`: `x [B, T, d]`, `weight [d, d, k]`, `bias [d]` -> `y [B, T, d]`,
+# with a loop over the $k$ taps (no `F.conv1d`), using your `causal_pad`. The GELU is the exact one
+# (`F.gelu`'s default): its tanh approximation differs by about $10^{-4}$ and does not pass.
 
 # %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def causal_conv(x, weight, bias):
-    ### BLANK: raise NotImplementedError("xp = causal_pad(x, k); sum over taps i of xp[:, i:i+T] @ weight[:, :, i].T; + bias; GELU")
+    ### BLANK: raise NotImplementedError("Task 2: equation (1) of the Recap, one tap at a time, on the sequence your causal_pad returns")
     ### BEGIN SOLUTION
     k, T = weight.shape[-1], x.shape[1]
     xp = causal_pad(x, k)  # [B, T+k-1, d]
@@ -89,8 +99,12 @@ def causal_conv(x, weight, bias):
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_causal_conv(causal_conv)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_causal_conv(causal_conv)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_causal_conv(causal_conv)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -111,18 +125,23 @@ my_prediction = "c"
 # %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_leak_prediction(my_prediction)
 ### BEGIN HIDDEN TESTS
-ex.mark_prediction(
-    my_prediction,
-    task="05.3 how far does the paper's convolution see",
-    correct='c',
-    choices='abcd',
-    hints={
-        'a': 'padding=k//2 puts (k-1)/2 zeros on EACH side; what does the right half of the window cover?',
-        'b': 'count the taps of a 5-wide window centred on t',
-        'd': 'the window is centred on t: only half of the other taps are in the future',
-    },
-    explanation='a 5-tap window centred on t covers t-2 .. t+2: two future tokens, and t+1 is the very token position t is trained to predict',
-)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # a wrong answer raises in any mode
+    _ex.mark_prediction(
+        my_prediction,
+        task="05.3 how far does the paper's convolution see",
+        correct='c',
+        choices='abcd',
+        hints={
+            'a': 'padding=k//2 puts (k-1)/2 zeros on EACH side; what does the right half of the window cover?',
+            'b': 'count the taps of a 5-wide window centred on t',
+            'd': 'the window is centred on t: only half of the other taps are in the future',
+        },
+        explanation='a 5-tap window centred on t covers t-2 .. t+2: two future tokens, and t+1 is the very token position t is trained to predict',
+    )
 ### END HIDDEN TESTS
 
 # %%
@@ -146,8 +165,13 @@ plt.show()
 #
 # ## Task 4 · A causality test, on trained models too
 #
-# Write `leaks_future(fn, T, d)`: `fn` maps `[1, T, d]` to `[1, T, d]`; return `True` if some
-# output $y_t$ changes when only inputs **after** $t$ change, else `False`. The check runs your
+# **Design a test.** No equation gives this one: decide what to change and what to compare.
+# Write `leaks_future(fn, T, d)`: `fn` maps `[1, T, d]` to `[1, T, d]` (`T` and `d` are ints); return
+# `True` if some output $y_t$ changes when only inputs **after** $t$ change, else `False`. What
+# "changes" means here: make a float64 input (`torch.randn(1, T, d, dtype=torch.float64)`); for a
+# position $t$, add standard normal noise to `x[:, t+1:]` only; the outputs at positions $\le t$
+# changed when `torch.allclose(new, old)` (its default tolerances) is `False`. Leaks can be small
+# (a thousandth of an input) and can start late in the sequence: test every $t$. The check runs your
 # test on known functions and on the convolutions of two small trained hybrids, one causal and
 # one with the paper's padding.
 
@@ -161,7 +185,7 @@ print("leaky: ", ex.training_note(leaky_info))
 
 # %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def leaks_future(fn, T, d):
-    ### BLANK: raise NotImplementedError("for each t: change x[:, t+1:] only, compare fn's outputs at positions <= t")
+    ### BLANK: raise NotImplementedError("Task 4 defines a leak and what counts as a change; equation (1) of the Recap says which inputs y_t may read")
     ### BEGIN SOLUTION
     x = torch.randn(1, T, d, dtype=torch.float64)
     y = fn(x)
@@ -184,8 +208,12 @@ d = causal_model.config.d_model
 ex.check_leaks_future(leaks_future, extra={"the trained causal convolution": (trained_conv(causal_model), False, d),
                                            "the trained leaky convolution": (trained_conv(leaky_model), True, d)})
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_leaks_future(leaks_future, extra={"the trained causal convolution": (trained_conv(causal_model), False, d),
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_leaks_future(leaks_future, extra={"the trained causal convolution": (trained_conv(causal_model), False, d),
                                                "the trained leaky convolution": (trained_conv(leaky_model), True, d)})
 ### END HIDDEN TESTS
 

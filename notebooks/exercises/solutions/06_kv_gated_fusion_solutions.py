@@ -18,14 +18,18 @@
 # works:** write your code where a cell says `raise NotImplementedError`, run the check cell
 # under it, read the hint if there is one. The solutions are in `solutions/`: try first, look after.
 #
+# **Passing:** a check runs your function on float64 inputs and passes when the result's shape is right
+# and its relative error against the library's is below $10^{-5}$; the graded hidden tests use other
+# sizes too (including $B = H = 1$), so do not rely on the visible checks' sizes.
+#
 # ## Recap
 #
 # Beside the compressed stack, the gated hybrid keeps exact pairs of raw token embeddings:
 # entry $j$ is $(k_j, v_{j+1})$, "token $j$ was followed by token $j+1$". Position $t$ queries with
 # the previous token, $q_t = W_q e_{t-1}$:
 #
-# $$ \rho_{t,j} = \beta \cos(q_t, k_j), \quad \text{keep the top } K, \quad \alpha_t = \mathrm{softmax}(\text{kept}), \quad m_t = \sum_j \alpha_{t,j}\, v_{j+1} $$
-# $$ \text{logits}_t = W_{vocab} h_t + W_{vocab}\, \mathrm{LN}(g_t\, m_t), \qquad g_t = \sigma(w_g \cdot e_{t-1} + b_g) $$
+# $$ \rho_{t,j} = \beta \cos(q_t, k_j), \quad \text{keep the top } K, \quad \alpha_t = \mathrm{softmax}(\text{kept}), \quad m_t = \sum_j \alpha_{t,j}\, v_{j+1} \tag{1} $$
+# $$ \text{logits}_t = W_{vocab} h_t + W_{vocab}\, \mathrm{LN}(g_t\, m_t), \qquad g_t = \sigma(w_g \cdot e_{t-1} + b_g) \tag{2} $$
 #
 # $\rho_{t,j}$ are the retrieval scores and $\beta$ the scale multiplying the cosine (Tasks 1 and 2
 # use $\beta = 1$). The library's version is `tl_minimal/kv_fusion.py`.
@@ -54,7 +58,7 @@ from tl_minimal import exercises as ex
 
 # %% nbgrader={"grade": false, "grade_id": "task1_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def cosine_scores(q, keys):
-    ### BLANK: raise NotImplementedError("normalize q and keys along the last axis, then q @ keys^T")
+    ### BLANK: raise NotImplementedError("Task 1: the cosine of equation (1) of the Recap, for every query and key")
     ### BEGIN SOLUTION
     q = q / q.norm(dim=-1, keepdim=True)
     keys = keys / keys.norm(dim=-1, keepdim=True)
@@ -65,19 +69,35 @@ def cosine_scores(q, keys):
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_cosine_scores(cosine_scores)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_cosine_scores(cosine_scores)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_cosine_scores(cosine_scores)
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Task 2 · Top-k read
 #
-# Write `topk_read(scores, values, k)`: `scores [B, T, N]`, `values [B, N, D_kv]` -> `m [B, T, D_kv]`.
-# Keep each row's `k` best scores, softmax over just those, mix the matching values.
+# **Find the bug, then fix it.** A colleague's `topk_read_draft` below is meant to keep each row's
+# `k` best scores, softmax over just those, and mix the matching values (equation (1)). It passes
+# when `k = N`, and is wrong otherwise. Find out why (run it beside the equation on a small case
+# you make), then write `topk_read(scores, values, k)`: `scores [B, T, N]`, `values [B, N, D_kv]`,
+# `k` an int with 1 <= k <= N -> `m [B, T, D_kv]`.
+
+# %%
+def topk_read_draft(scores, values, k):
+    """A draft with one bug (do not edit: it is here to be read)."""
+    alpha = scores.softmax(dim=-1)  # [B, T, N]
+    kept, idx = alpha.topk(k, dim=-1)  # [B, T, k]
+    batch = torch.arange(values.shape[0])[:, None, None]  # [B, 1, 1]
+    return (kept.unsqueeze(-1) * values[batch, idx]).sum(dim=2)  # [B, T, D_kv]
+
 
 # %% nbgrader={"grade": false, "grade_id": "task2_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def topk_read(scores, values, k):
-    ### BLANK: raise NotImplementedError("scores.topk(k) -> softmax of the kept scores -> weighted sum of the values at those positions")
+    ### BLANK: raise NotImplementedError("Task 2: equation (1) of the Recap after the scores (keep the top k, softmax, weighted sum)")
     ### BEGIN SOLUTION
     kept, idx = scores.topk(k, dim=-1)  # [B, T, k]
     alpha = kept.softmax(dim=-1)  # [B, T, k]
@@ -90,8 +110,12 @@ def topk_read(scores, values, k):
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_topk_read(topk_read)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_topk_read(topk_read)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_topk_read(topk_read)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -114,17 +138,22 @@ my_prediction = "c"
 # %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_visible_prediction(my_prediction)
 ### BEGIN HIDDEN TESTS
-ex.mark_prediction(
-    my_prediction,
-    task='06.3 which entries can position t read',
-    correct='c',
-    choices='abc',
-    hints={
-        'a': 'entry j holds (k_j, v_{j+1}); with j = t its value is token t+1, the token to predict: that leaks the future',
-        'b': 'the query at t comes from e_{t-1}; entry j = t-1 has the key k_{t-1}, the very same token, and its value is the current token e_t, which the model sees anyway',
-    },
-    explanation="entries j <= t-2: entry j = t would hand over the next token (a leak), and entry j = t-1 would match the query's own token and return the current one",
-)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # a wrong answer raises in any mode
+    _ex.mark_prediction(
+        my_prediction,
+        task='06.3 which entries can position t read',
+        correct='c',
+        choices='abc',
+        hints={
+            'a': 'entry j holds (k_j, v_{j+1}); with j = t its value is token t+1, the token to predict: that leaks the future',
+            'b': 'the query at t comes from e_{t-1}; entry j = t-1 has the key k_{t-1}, the very same token, and its value is the current token e_t, which the model sees anyway',
+        },
+        explanation="entries j <= t-2: entry j = t would hand over the next token (a leak), and entry j = t-1 would match the query's own token and return the current one",
+    )
 ### END HIDDEN TESTS
 
 # %%
@@ -156,7 +185,7 @@ plt.show()
 
 # %% nbgrader={"grade": false, "grade_id": "task4_code", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def top_entry(weights, index):
-    ### BLANK: raise NotImplementedError("argmax over the kept entries, then look up that entry's memory position in index")
+    ### BLANK: raise NotImplementedError("Task 4 defines the position read most; Task 2 says where the kept entries come from")
     ### BEGIN SOLUTION
     best = weights.argmax(dim=-1, keepdim=True)  # [B, T, 1]: rank of the best kept entry
     position = index.gather(-1, best).squeeze(-1)  # [B, T]
@@ -167,8 +196,12 @@ def top_entry(weights, index):
 # %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_top_entry(top_entry, weights=weights, index=index)
 ### BEGIN HIDDEN TESTS
-with ex.more_cases():  # the same check on other random inputs
-    ex.check_top_entry(top_entry, weights=weights, index=index)
+import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
+    del sys.modules[_name]
+_ex = importlib.import_module("tl_minimal.exercises")
+with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
+    _ex.check_top_entry(top_entry, weights=weights, index=index)
 ### END HIDDEN TESTS
 
 # %% [markdown]

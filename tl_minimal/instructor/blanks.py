@@ -2,7 +2,7 @@
 
 The solutions (``notebooks/exercises/solutions/*.py``, jupytext percent format) are the single
 source of both student editions: the self-study blanks made here, and nbgrader's release made by
-``python -m tl_minimal.exercises.course release`` with the same rules (:func:`blank_cell`), so a
+``python -m tl_minimal.instructor release`` with the same rules (:func:`blank_cell`), so a
 course's students read exactly the text of the self-study notebooks. The markers are comments,
 so a solutions file is an ordinary notebook:
 
@@ -19,11 +19,11 @@ so a solutions file is an ordinary notebook:
 Cells carry nbgrader's metadata in their ``# %%`` header (``nbgrader={...}``: solution cells,
 autograded test cells with points, the manually graded answer cells); jupytext.toml keeps it.
 
-Run ``python -m tl_minimal.exercises.blanks`` to rewrite ``notebooks/exercises/*.py`` from the
+Run ``python -m tl_minimal.instructor.blanks`` to rewrite ``notebooks/exercises/*.py`` from the
 solutions, with each its ``.ipynb`` **without outputs**, as a student receives it, and
-``notebooks/exercises/answer_key.json``: the prediction questions' answers, hints and
-explanations copied from the solutions' hidden tests, which the self-study checkers read
-(answers.py). tests/test_exercises.py checks that the committed files are what this produces.
+``notebooks/exercises/solutions/answer_key.json``: the prediction questions' verdicts copied from
+the solutions' hidden tests and sealed (answers.seal: no answer readable, a verdict opens only
+for an answer given), which the self-study checkers read. tests/test_exercises.py checks that the committed files are what this produces.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ import json
 import re
 import sys
 from pathlib import Path
+
+from tl_minimal.exercises.answers import seal
 
 BEGIN, END, BLANK, ONLY = "### BEGIN SOLUTION", "### END SOLUTION", "### BLANK:", "<!-- solutions only -->"
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
@@ -156,8 +158,10 @@ def write_blanks(folder: Path, notebooks: bool = True) -> list[Path]:
             written.append(write_notebook(target))
         key.update(answer_key(source))
     if key:
-        (folder / KEY_FILE).write_text(json.dumps(key, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        written.append(folder / KEY_FILE)
+        sealed = {task_id: seal(task_id, entry) for task_id, entry in key.items()}
+        target = folder / "solutions" / KEY_FILE
+        target.write_text(json.dumps(sealed, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        written.append(target)
     return written
 
 

@@ -1,0 +1,376 @@
+"""The instructor's command: release, collect, grade and export the exercises with nbgrader.
+
+    python -m tl_minimal.instructor release COURSE [--exercise 01_running_state ...]
+    python -m tl_minimal.instructor collect COURSE SUBMISSIONS   (a folder or a .zip)
+    python -m tl_minimal.instructor grade   COURSE [--exercise ...]
+    python -m tl_minimal.instructor export  COURSE [--to grades.csv]
+
+``release`` makes (or updates) the nbgrader course directory COURSE: the solutions notebooks
+(``--solutions``, default notebooks/exercises/solutions) become nbgrader's ``source/``, and
+``nbgrader generate_assignment`` writes the student version to ``release/<exercise>/`` (no
+solutions, no outputs, no hidden tests: the text of the self-study blank) and a zip of it to
+``zips/`` for courses without a hub. The course's ``nbgrader_config.py`` gets our two lines on
+top; every line the instructor added (``course_id``, ``Exchange.root``) stays.
+
+``collect`` files submissions as ``SUBMISSIONS/<student>/<exercise>.ipynb`` (or
+``<student>/<exercise>/<exercise>.ipynb``) into ``submitted/``; a hub's exchange (``nbgrader
+collect``) fills the same folder. Every grade cell is compared with the release: a test cell whose
+metadata, type or text was changed is restored from the release, and the student is named.
+
+``grade`` grades each student on their own (one ``nbgrader autograde --student`` each, with
+``TL_GRADED=1`` in the grading kernel's environment), then writes their feedback: a student whose
+notebook cannot be graded (a kernel that ignores the interrupt, test cells nbgrader rejects) is
+marked "not graded" with the reason, and the others are graded as usual. It also flags cells that
+reach for the checker, the environment or frames (scan.py). ``export`` writes nbgrader's grades
+table with two more columns, ``status`` and ``flags``; a grade that was not given is left empty,
+never 0. docs/instructors.md walks through a term. Needs the ``course`` extra (nbgrader).
+
+Bad input stops with a message naming it and a non-zero exit: a missing course directory, an
+unknown exercise, a submission that is not a notebook or lacks cells of the release (the other
+submissions are still collected).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from .blanks import blank_path
+from .nbgrader_config import DEFAULT_GRACE, DEFAULT_TIMEOUT
+from .scan import scan
+
+OURS = "from tl_minimal.instructor.nbgrader_config import configure"
+CONFIG = f"# added by python -m tl_minimal.instructor release (lines of your own go below)\n{OURS}\n\n" \
+         "configure(get_config())  # noqa: F821\n"
+OLD = "tl_minimal.exercises.nbgrader_config"  # where the settings lived before version 1.1
+STATUS = "grading.json"  # grade's record: exercise -> student -> {"status": ..., "flags": [...]}
+GRADED, NOT_SUBMITTED = "graded", "not submitted"
+
+
+class CourseError(Exception):
+    """Bad input: the message says what and where."""
+
+
+def _env(graded: bool) -> dict:
+    env = dict(os.environ, **({"TL_GRADED": "1"} if graded else {}))
+    # nbgrader runs the `alembic` script of its environment: find it even when no venv is activated
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return env
+
+
+def _nbgrader(course: Path, *args: str, graded: bool = False) -> None:
+    force = [] if args[0] == "export" else ["--force"]  # redo a step that ran before (export has no such flag)
+    done = subprocess.run([sys.executable, "-m", "nbgrader", *args, *force], check=False, cwd=course,
+                          env=_env(graded))
+    if done.returncode != 0:
+        raise CourseError(f"nbgrader {args[0]} {' '.join(args[1:])} failed (exit {done.returncode}): see its log above")
+
+
+def _nbgrader_logged(course: Path, log: Path, *args: str, graded: bool = False,
+                     limit: float | None = None) -> str:
+    """Run one nbgrader step with its output in ``log``; return "" when it worked, else why not.
+
+    ``limit`` (seconds) ends a run that hangs, with everything it started (its own process group)."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w", encoding="utf-8") as out:
+        child = subprocess.Popen([sys.executable, "-m", "nbgrader", *args, "--force"], cwd=course,
+                                 env=_env(graded), stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            code = child.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            return f"not graded: grading ran past {limit:.0f} s (kernel ignored the interrupt?); see {log}"
+    if code == 0:
+        return ""
+    text = log.read_text(encoding="utf-8", errors="replace")
+    if "kernel ignored the interrupt" in text:
+        return "not graded: kernel ignored the interrupt"
+    if "checksum" in text.lower() and "inconsistent" in text.lower():
+        return "not graded: test cells changed"
+    return f"not graded: nbgrader {args[0]} failed (exit {code}); see {log}"
+
+
+def _course(path: Path) -> Path:
+    if not (path / "nbgrader_config.py").is_file():
+        raise CourseError(f"{path} is not a course directory (no nbgrader_config.py): "
+                          "make one with: python -m tl_minimal.instructor release " + str(path))
+    return path
+
+
+def released(course: Path) -> list[str]:
+    """The exercises released in ``course`` (folder names under release/)."""
+    return sorted(p.name for p in (course / "release").glob("*") if p.is_dir())
+
+
+def _pick(wanted: list[str] | None, known: list[str], what: str) -> list[str]:
+    unknown = sorted(set(wanted or []) - set(known))
+    if unknown:
+        raise CourseError(f"unknown exercise {', '.join(unknown)}; {what}: {', '.join(known) or 'none'}")
+    return wanted or known
+
+
+def write_config(path: Path) -> None:
+    """Put our two lines at the top of a course's nbgrader_config.py, keeping every other line.
+
+    Ours go first, so a setting of the instructor's (a longer Execute.timeout) wins over ours."""
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    if OURS in text:
+        return
+    if OLD in text:  # a course made before the settings moved: point its line at the new place
+        path.write_text(text.replace(OLD, "tl_minimal.instructor.nbgrader_config"), encoding="utf-8")
+        return
+    path.write_text(CONFIG + ("\n" + text if text.strip() else ""), encoding="utf-8")
+
+
+def release(course: Path, solutions: Path, exercises: list[str] | None = None) -> list[Path]:
+    """Write source/ from the solutions, generate the student release and its zips; return the notebooks."""
+    import jupytext
+
+    if not solutions.is_dir():
+        raise CourseError(f"no solutions folder at {solutions} (give --solutions notebooks/exercises/solutions)")
+    sources = {blank_path(p).stem: p for p in sorted(solutions.glob("*_solutions.py"))}
+    course.mkdir(parents=True, exist_ok=True)
+    write_config(course / "nbgrader_config.py")
+    written = []
+    for name in _pick(exercises, sorted(sources), "the solutions folder has"):
+        target = course / "source" / name / f"{name}.ipynb"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        jupytext.write(jupytext.read(sources[name]), target)
+        _nbgrader(course, "generate_assignment", name)
+        student = course / "release" / name
+        text = (student / f"{name}.ipynb").read_text(encoding="utf-8")
+        if any(marker in text for marker in ("### BLANK:", "BEGIN HIDDEN TESTS", "mark_prediction")):
+            raise CourseError(f"{student}: the release still holds solution markers: nbgrader did not load "
+                              f"{course / 'nbgrader_config.py'} (run nbgrader there with --debug to see why)")
+        (course / "zips").mkdir(exist_ok=True)
+        shutil.make_archive(str(course / "zips" / name), "zip", student.parent, name)
+        written.append(student / f"{name}.ipynb")
+    return written
+
+
+def _grade_ids(notebook: dict) -> set[str]:
+    return {c["metadata"]["nbgrader"]["grade_id"] for c in notebook.get("cells", [])
+            if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")}
+
+
+def _read_notebook(path: Path) -> dict:
+    try:
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CourseError(f"{path}: not a notebook ({type(exc).__name__})") from None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        raise CourseError(f"{path}: not a notebook (no list of cells)")
+    return notebook
+
+
+def _submissions(folder: Path):
+    """(student, exercise, path) for SUBMISSIONS/<student>/<exercise>.ipynb or .../<exercise>/<exercise>.ipynb."""
+    for student in sorted(p for p in folder.iterdir() if p.is_dir()):
+        for path in sorted(student.rglob("*.ipynb")):
+            if ".ipynb_checkpoints" not in path.parts:
+                yield student.name, path.stem, path
+
+
+def _grade_cells(notebook: dict) -> dict:
+    return {c["metadata"]["nbgrader"]["grade_id"]: c for c in notebook.get("cells", [])
+            if isinstance(c.get("metadata", {}).get("nbgrader"), dict)
+            and c["metadata"]["nbgrader"].get("grade_id")}
+
+
+def repair(notebook: dict, release: dict) -> list[str]:
+    """Restore every grade cell's metadata (and a locked cell's type and text) from the release.
+
+    Returns what was changed ("task2_check: metadata"), empty when the grade cells are intact. A cell
+    that claims a grade id the release does not have, or a second copy of one, loses that metadata."""
+    want, changes, seen = _grade_cells(release), [], set()
+    for cell in notebook.get("cells", []):
+        meta = cell.get("metadata", {}).get("nbgrader")
+        grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+        if grade_id is None and meta is None:
+            continue
+        if grade_id not in want or grade_id in seen:
+            cell["metadata"].pop("nbgrader")
+            changes.append(f"{grade_id or 'a cell'}: grade metadata not in the release (removed)")
+            continue
+        seen.add(grade_id)
+        original = want[grade_id]
+        if meta != original["metadata"]["nbgrader"]:
+            cell["metadata"]["nbgrader"] = json.loads(json.dumps(original["metadata"]["nbgrader"]))
+            changes.append(f"{grade_id}: metadata")
+        if original["metadata"]["nbgrader"].get("locked"):
+            if cell.get("cell_type") != original["cell_type"]:
+                cell["cell_type"] = original["cell_type"]
+                changes.append(f"{grade_id}: cell type")
+            if "".join(cell.get("source", "")) != "".join(original["source"]):
+                cell["source"] = original["source"]
+                changes.append(f"{grade_id}: text")
+            if cell["cell_type"] == "code":
+                cell.setdefault("outputs", [])
+                cell.setdefault("execution_count", None)
+            else:
+                cell.pop("outputs", None)
+                cell.pop("execution_count", None)
+    return changes
+
+
+def collect(course: Path, submissions: Path) -> tuple[list[Path], list[str], list[str]]:
+    """Check, repair and file every submission; return (the files written, the problems found,
+    the repairs made, each naming the student)."""
+    known, written, problems, repairs = released(_course(course)), [], [], []
+    if not submissions.exists():
+        raise CourseError(f"no submissions at {submissions} (a folder or a .zip of <student>/<exercise>.ipynb)")
+    with tempfile.TemporaryDirectory() as unpacked:
+        folder = submissions
+        if submissions.is_file():
+            if not zipfile.is_zipfile(submissions):
+                raise CourseError(f"{submissions}: neither a folder nor a zip file")
+            zipfile.ZipFile(submissions).extractall(unpacked)
+            folder = Path(unpacked)
+        for student, name, path in _submissions(folder):
+            try:
+                if name not in known:
+                    raise CourseError(f"{path}: unknown exercise {name!r} (released: {', '.join(known)})")
+                release_nb = _read_notebook(course / "release" / name / f"{name}.ipynb")
+                notebook = _read_notebook(path)
+                missing = _grade_ids(release_nb) - _grade_ids(notebook)
+                if missing:
+                    raise CourseError(f"{path}: cells of the release are missing (deleted?): {', '.join(sorted(missing))}")
+            except CourseError as problem:
+                problems.append(str(problem))
+                continue
+            changes = repair(notebook, release_nb)
+            if changes:
+                repairs.append(f"{student} ({name}): grade cells changed, restored from the release: "
+                               + "; ".join(changes))
+            target = course / "submitted" / student / name / f"{name}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            written.append(target)
+    return written, problems, repairs
+
+
+def _limit(notebook: Path) -> float:
+    """Seconds one student's grading may take in all: every code cell at its timeout, plus start-up."""
+    cells = sum(c.get("cell_type") == "code" for c in _read_notebook(notebook)["cells"])
+    per_cell = int(os.environ.get("TL_CELL_TIMEOUT", DEFAULT_TIMEOUT)) \
+        + float(os.environ.get("TL_INTERRUPT_GRACE", DEFAULT_GRACE))
+    return 120 + cells * per_cell
+
+
+def grade(course: Path, exercises: list[str] | None = None, log=print) -> dict:
+    """Grade each collected submission on its own, then write its feedback; record and return
+    ``{exercise: {student: {"status": "graded" or "not graded: <why>", "flags": [...]}}}``."""
+    names = _pick(exercises, released(_course(course)), "released")
+    record = json.loads((course / STATUS).read_text(encoding="utf-8")) if (course / STATUS).is_file() else {}
+    for name in names:
+        release_path = course / "release" / name / f"{name}.ipynb"
+        students = sorted(p.parent.name for p in (course / "submitted").glob(f"*/{name}") if p.is_dir())
+        record[name] = {}
+        for student in students:
+            submitted = course / "submitted" / student / name / f"{name}.ipynb"
+            flags = scan(_read_notebook(submitted), _read_notebook(release_path))
+            logs = course / "logs" / name / student
+            why = _nbgrader_logged(course, logs / "autograde.log", "autograde", name, f"--student={student}",
+                                   graded=True, limit=_limit(release_path))
+            if not why:
+                why = _nbgrader_logged(course, logs / "feedback.log", "generate_feedback", name,
+                                       f"--student={student}", limit=600)
+                why = why.replace("not graded:", "graded, but no feedback:")
+            record[name][student] = {"status": why or GRADED, "flags": flags}
+            review = f"; flagged for review: {'; '.join(flags)}" if flags else ""
+            log(f"{name} {student}: {why or GRADED}{review}")
+        text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
+        (course / STATUS).write_text(text, encoding="utf-8")
+    return {n: record.get(n, {}) for n in names}
+
+
+def export(course: Path, to: Path) -> Path:
+    """nbgrader's grades table (one row per student and exercise) as CSV at ``to``, with a ``status``
+    column (graded, not graded: <why>, not submitted) and a ``flags`` column; a grade that was not
+    given is left empty instead of nbgrader's 0."""
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "nbgrader.csv"
+        _nbgrader(_course(course), "export", f"--to={raw}")
+        with raw.open(encoding="utf-8", newline="") as f:
+            rows = list(csv.DictReader(f))
+    record = json.loads((course / STATUS).read_text(encoding="utf-8")) if (course / STATUS).is_file() else {}
+    fields = list(rows[0]) if rows else ["assignment", "student_id", "score", "max_score"]
+    for row in rows:
+        entry = record.get(row["assignment"], {}).get(row["student_id"])
+        if entry is None and not (course / "submitted" / row["student_id"] / row["assignment"]).is_dir():
+            entry = {"status": NOT_SUBMITTED, "flags": []}
+        entry = entry or {"status": "not graded yet (run grade)", "flags": []}
+        row["status"], row["flags"] = entry["status"], "; ".join(entry["flags"])
+        if not entry["status"].startswith("graded"):
+            for column in ("raw_score", "score", "late_submission_penalty"):
+                if column in row:
+                    row[column] = ""
+    with to.open("w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=[*fields, "status", "flags"])
+        writer.writeheader()
+        writer.writerows(rows)
+    return to
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tl_minimal.instructor", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in ("release", "collect", "grade", "export"):
+        p = sub.add_parser(name)
+        p.add_argument("course", type=Path, help="the nbgrader course directory")
+        if name == "collect":
+            p.add_argument("submissions", type=Path, help="a folder or .zip of <student>/<exercise>.ipynb")
+        if name in ("release", "grade"):
+            p.add_argument("--exercise", action="append", help="only this exercise (repeatable), e.g. 01_running_state")
+        if name == "release":
+            p.add_argument("--solutions", type=Path, default=Path("notebooks/exercises/solutions"))
+        if name == "export":
+            p.add_argument("--to", type=Path, default=Path("grades.csv"))
+    args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    except CourseError as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+
+
+def _run(args) -> int:
+    if args.command == "release":
+        for path in release(args.course, args.solutions, args.exercise):
+            print("released", path)
+    elif args.command == "collect":
+        written, problems, repairs = collect(args.course, args.submissions)
+        print(f"collected {len(written)} submission(s)")
+        for fixed in repairs:
+            print(f"repaired: {fixed}", file=sys.stderr)
+        for problem in problems:
+            print(f"error: {problem}", file=sys.stderr)
+        return 1 if problems else 0
+    elif args.command == "grade":
+        done = grade(args.course, args.exercise)
+        graded = sum(e["status"] == GRADED for per in done.values() for e in per.values())
+        every = [(n, s, e) for n, per in done.items() for s, e in per.items()]
+        failed = [f"{n} {s}: {e['status']}" for n, s, e in every if e["status"] != GRADED]
+        flagged = [f"{n} {s}: {'; '.join(e['flags'])}" for n, s, e in every if e["flags"]]
+        print(f"graded {graded} submission(s) of {', '.join(done) or 'nothing (collect submissions first)'}")
+        for line in failed:
+            print(f"NOT GRADED {line}")
+        for line in flagged:
+            print(f"FLAGGED for review (not a zero) {line}")
+    else:
+        print("wrote", export(args.course, args.to))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+"""Flag the cells of a submission that reach for what grades it, for a TA to read.
+
+``python -m tl_minimal.instructor grade`` runs :func:`scan` on every submission and writes what it
+finds to the grades CSV (column ``flags``) and to its summary. A flag is not a zero: it names a
+cell and a reason, and a person decides. What is scanned: the answer cells, and every other code
+cell whose text differs from the release (a student may edit an unlocked cell). What is flagged:
+
+    environment      os.environ, os.putenv, os.getenv (graded mode is an environment variable)
+    checker          importing tl_minimal.exercises, or using the notebook's ``ex`` in an answer
+    reference        importing tl_minimal's own implementations (pair_readout(mode="loop"), ...),
+                     or calling a name another cell imported from tl_minimal
+    frames           inspect, sys._getframe, f_back / f_locals / f_globals, gc, tracebacks
+    monkeypatch      setattr / delattr, assigning to an attribute of an imported module, sys.modules,
+                     builtins, importlib
+    ipython          get_ipython (and every %magic or !shell line, which becomes a get_ipython call)
+    key file         answer_key, __file__, solutions (paths to the clone's answers)
+    not python       a cell that does not parse
+
+Glossary
+    flag     "<grade id or cell number>: <kind> (<what was seen>)"
+"""
+
+from __future__ import annotations
+
+import ast
+
+FRAMES = {"inspect", "currentframe", "_getframe", "f_back", "f_locals", "f_globals", "gc", "tb_frame",
+          "get_referrers", "exc_info", "settrace", "setprofile"}
+MONKEY = {"setattr", "delattr", "__builtins__", "builtins", "importlib", "__import__"}
+MONKEY_ATTRIBUTES = MONKEY | {"modules", "meta_path", "path_hooks", "__dict__", "__code__", "__globals__",
+                              "__closure__"}
+KEY = {"answer_key", "__file__", "solutions", "answer_key.json"}
+ENV = {"environ", "putenv", "getenv", "unsetenv", "environb"}
+
+
+def _python(source: str) -> str:
+    """The cell as Python: IPython's magics and shell lines become get_ipython() calls."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+    except ImportError:  # pragma: no cover  (nbgrader installs IPython)
+        return source
+    return TransformerManager().transform_cell(source)
+
+
+def _imported(tree: ast.AST) -> tuple[set[str], set[str]]:
+    """(names bound to modules, names imported from tl_minimal) by the import statements of ``tree``."""
+    modules, ours = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                modules.add(alias.asname or alias.name.split(".")[0])
+                if alias.name.split(".")[0] == "tl_minimal":
+                    ours.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                name = alias.asname or alias.name
+                if node.module.split(".")[0] == "tl_minimal":
+                    ours.add(name)
+                    modules.add(name)  # `from tl_minimal import exercises as ex`: a module too
+    return modules, ours
+
+
+def _cell_flags(source: str, modules: set[str], ours: set[str]) -> list[str]:
+    try:
+        tree = ast.parse(_python(source))
+    except SyntaxError:
+        return ["not python (the cell does not parse)"]
+    found = []
+
+    def add(kind, what):
+        text = f"{kind} ({what})"
+        if text not in found:
+            found.append(text)
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            for name in names:
+                top = name.split(".")[0]
+                checker = isinstance(node, ast.ImportFrom) and name == "tl_minimal" \
+                    and any(a.name == "exercises" for a in node.names)
+                if name.startswith("tl_minimal.exercises") or checker:
+                    add("checker", f"imports {name}")
+                elif top == "tl_minimal":
+                    add("reference", f"imports {name}")
+                elif top in ("inspect", "gc", "traceback"):
+                    add("frames", f"imports {top}")
+                elif top in ("importlib", "builtins"):
+                    add("monkeypatch", f"imports {top}")
+        elif isinstance(node, ast.Name):
+            if node.id == "get_ipython":
+                add("ipython", "get_ipython")
+            elif node.id in FRAMES:
+                add("frames", node.id)
+            elif node.id in MONKEY:
+                add("monkeypatch", node.id)
+            elif node.id in ENV:
+                add("environment", node.id)
+            elif node.id in KEY:
+                add("key file", node.id)
+            elif node.id == "ex":
+                add("checker", "uses ex")
+            elif node.id in ours and isinstance(node.ctx, ast.Load):
+                add("reference", f"uses {node.id}, imported from tl_minimal")
+        elif isinstance(node, ast.Attribute):
+            if node.attr in FRAMES:
+                add("frames", node.attr)
+            elif node.attr in ENV:
+                add("environment", node.attr)
+            elif node.attr in MONKEY_ATTRIBUTES:
+                add("monkeypatch", node.attr)
+            elif node.attr in KEY:
+                add("key file", node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if any(k in node.value for k in ("answer_key", "TL_GRADED", "solutions")):
+                add("key file" if "TL_GRADED" not in node.value else "environment", repr(node.value[:40]))
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            for target in targets:
+                root = target
+                while isinstance(root, (ast.Attribute, ast.Subscript)):
+                    root = root.value
+                if isinstance(target, (ast.Attribute, ast.Subscript)) and isinstance(root, ast.Name) \
+                        and root.id in modules:
+                    add("monkeypatch", f"assigns to {ast.unparse(target)}")
+    return found
+
+
+def _label(cell: dict, number: int) -> str:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"cell {number}"
+
+
+def _source(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def scan(submission: dict, release: dict) -> list[str]:
+    """The flags of one submitted notebook (a dict), judged against the release it answers."""
+    released = {_source(c) for c in release.get("cells", []) if c.get("cell_type") == "code"}
+    locked = {c["metadata"]["nbgrader"]["grade_id"] for c in release.get("cells", [])
+              if c.get("metadata", {}).get("nbgrader", {}).get("locked")}
+    modules, ours = set(), set()
+    for cell in submission.get("cells", []):
+        if cell.get("cell_type") == "code":
+            try:
+                more = _imported(ast.parse(_python(_source(cell))))
+            except SyntaxError:
+                continue
+            modules |= more[0]
+            ours |= more[1]
+    flags = []
+    for number, cell in enumerate(submission.get("cells", [])):
+        if cell.get("cell_type") != "code" or _label(cell, number) in locked:
+            continue  # test cells are restored from the release before grading
+        is_answer = cell.get("metadata", {}).get("nbgrader", {}).get("solution")
+        if not is_answer and _source(cell) in released:
+            continue  # an unchanged cell of the release
+        flags += [f"{_label(cell, number)}: {flag}" for flag in _cell_flags(_source(cell), modules, ours)]
+    return flags
