@@ -5,7 +5,7 @@ the same (only the error messages for bad input change).
 
 What is here
     MODES, check_mode, check_chunk_size     the names of the forms ("loop" = the specification,
-                                            "fast" = what models use) and the chunk size
+    check_form                              "fast" = what models use) and the chunk size
     check_causal_decay_length               causal_decay's limit on the chunk length
     check_sequence                          one tensor's type, rank, dtype, device and shape
     check_*_inputs                          every argument of one op, with shapes named
@@ -46,6 +46,11 @@ def check_chunk_size(chunk_size: int) -> int:
     return chunk_size
 
 
+def check_form(mode: str, chunk_size: int) -> tuple[str, int]:
+    """An op's form: (check_mode(mode), check_chunk_size(chunk_size))."""
+    return check_mode(mode), check_chunk_size(chunk_size)
+
+
 def check_causal_decay_length(C: int) -> int:
     if C > MAX_CHUNK:
         raise ValueError(f"causal_decay takes chunks of at most {MAX_CHUNK} steps (it builds a C x C^2 "
@@ -72,7 +77,8 @@ def check_sequence(name: str, x, ndim: int, like: torch.Tensor | None = None, sh
     return x
 
 
-def check_running_state_inputs(a, lam, s0=None):
+def check_running_state_inputs(a, lam, s0=None, mode="fast", chunk_size=16):
+    check_form(mode, chunk_size)
     check_sequence("a", a, 4)
     B, T, H, S = a.shape
     check_sequence("lam", lam, 3, like=a, shape=(B, T, H))
@@ -80,7 +86,8 @@ def check_running_state_inputs(a, lam, s0=None):
         check_sequence("s0", s0, 3, like=a, shape=(B, H, S))
 
 
-def check_pair_inputs(s_prev, b, gam, P0=None):
+def check_pair_inputs(s_prev, b, gam, P0=None, mode="fast", chunk_size=16):
+    check_form(mode, chunk_size)
     check_sequence("s_prev", s_prev, 4)
     B, T, H, S = s_prev.shape
     check_sequence("b", b, 4, like=s_prev, shape=(B, T, H, S))
@@ -89,8 +96,8 @@ def check_pair_inputs(s_prev, b, gam, P0=None):
         check_sequence("P0", P0, 4, like=s_prev, shape=(B, H, S, S))
 
 
-def check_readout_inputs(s_prev, b, gam, q_left, q_right, P0=None):
-    check_pair_inputs(s_prev, b, gam, P0)
+def check_readout_inputs(s_prev, b, gam, q_left, q_right, P0=None, mode="fast", chunk_size=16):
+    check_pair_inputs(s_prev, b, gam, P0, mode, chunk_size)
     check_sequence("q_left", q_left, 4, like=s_prev, shape=s_prev.shape)
     check_sequence("q_right", q_right, 4, like=s_prev, shape=s_prev.shape)
 
@@ -111,8 +118,10 @@ def check_slot_inputs(s_prev, b, g, gam, L0=None, R0=None) -> int:
     return num_slots
 
 
-def check_slot_readout_inputs(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None) -> int:
-    """Check the slot readout's inputs; returns num_slots (K), the number of slots."""
+def check_slot_readout_inputs(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None, mode="fast",
+                              chunk_size=16) -> int:
+    """Check the slot readout's inputs and form; returns num_slots (K), the number of slots."""
+    check_form(mode, chunk_size)
     num_slots = check_slot_inputs(s_prev, b, g, gam, L0, R0)
     check_sequence("q_left", q_left, 4, like=s_prev, shape=s_prev.shape)
     check_sequence("q_right", q_right, 4, like=s_prev, shape=s_prev.shape)
