@@ -19,24 +19,19 @@ the final top k is among the k best of every set of entries it belongs to, so no
 it away; an entry outside it is beaten by k entries that all survive. The kept scores are the
 same numbers as in the all-at-once read, so their softmax is the same too.
 
-Ties. Two entries can score exactly the same (a token that occurs twice writes the same key
-twice), and torch.topk leaves open which of equal scores it keeps. The rule here: among equal
-scores the entry written first (lower j) wins and comes first; kv_fusion.kv_read_loop, the
-specification, uses the same rule. A block's k best come from one topk of k + 1 values: when
-the (k+1)-th equals the k-th, a tie straddles the cut and the block is chosen again by index
-among the tied entries (rare; on a GPU the tie path runs every time, so that the host never waits
-for the device to say whether it is needed). Merging
-two ordered lists of k compares all 2K x 2K pairs by (score, index): no topk, no tie question.
+Ties. A token that occurs twice writes the same key twice: equal scores, of which torch.topk
+may keep either. The rule here, as in kv_fusion.kv_read_loop (the specification): among equal
+scores the entry written first (lower j) wins and comes first. A block's k best come from one
+topk of k + 1 values: when the (k+1)-th equals the k-th, a tie straddles the cut and the tied
+entries are chosen again by index (rare; on a GPU always, so the host never waits to ask).
+Merging two ordered lists of k compares all 2k x 2k pairs by (score, index): no tie question.
 
 Costs, for T queries over N entries (N ~ T), key width A (= D_kv), blocks of q queries and b entries:
-    time     O(T N A) for the scores (the blocks no query can see yet are skipped: about half)
+    time     O(T N A) for the scores (blocks no query can see yet are skipped: about half),
              plus a top-(k+1) over every score, O(T N)
-    memory   O(q b) for one block pair, O(T k) for the kept scores and indices: linear in T.
-             The backward keeps the gathered [T, k, A] keys and values (kernels.top_k_sum,
-             the form the model uses, keeps only alpha and the indices: O(T k)).
-
-Everything runs on CPU, CUDA and MPS (matmul, topk, gather, scatter_add, index_add); the
-block bounds come from n_visible on the host, so the loops never wait for the device.
+    memory   O(q b) for one block pair, O(T k) for the kept scores and indices: linear in T
+             (the backward here keeps [T, k, A]; kernels.top_k_sum, which the model uses, O(T k)).
+The block bounds come from n_visible on the host, so the loops never wait for the device.
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ What is here
     check_positive_ints                     sizes given to a layer's constructor (also used by
                                             the registry for a model's settings)
     check_layer_input, check_state          a mixer's input [B, T, d] and its carried state
-    check_conv_input, check_conv_kernel     the convolution's input and kernel
+    check_conv_input, check_conv_kernel     the convolution's input and kernel, and whether
+    check_can_step                          it can continue from a carried state
     check_kv_settings, check_read_gate      the key-value memory's settings
     check_tokens, trust_ids, checked_ids    a language model's token ids, range-checked where that
                                             costs no host-device sync (on the CPU batch)
@@ -102,8 +103,9 @@ def check_readout_inputs(s_prev, b, gam, q_left, q_right, P0=None, mode="fast", 
     check_sequence("q_right", q_right, 4, like=s_prev, shape=s_prev.shape)
 
 
-def check_slot_inputs(s_prev, b, g, gam, L0=None, R0=None) -> int:
-    """Check the slot memory's inputs; returns num_slots (K), the number of slots."""
+def check_slot_inputs(s_prev, b, g, gam, L0=None, R0=None, mode="fast") -> int:
+    """Check the slot memory's inputs and mode; returns num_slots (K), the number of slots."""
+    check_mode(mode)
     check_sequence("s_prev", s_prev, 4)
     B, T, H, S = s_prev.shape
     check_sequence("b", b, 4, like=s_prev, shape=(B, T, H, S))
@@ -189,6 +191,15 @@ def check_conv_input(x: torch.Tensor, weight: torch.Tensor) -> None:
         raise ValueError(f"x must be [B, T, d], got shape {tuple(x.shape)}")
     if x.shape[-1] != weight.shape[1]:
         raise ValueError(f"x has d={x.shape[-1]} but the kernel expects d={weight.shape[1]}")
+
+
+def check_can_step(causal: bool) -> None:
+    """NotImplementedError for the symmetric convolution, which cannot continue from a state."""
+    if not causal:
+        raise NotImplementedError(
+            "the symmetric convolution (conv_causal=False) has no step form: position t reads "
+            "tokens t+1, t+2 that do not exist yet during generation (the future-token leak); "
+            "use conv_causal=True to generate")
 
 
 def check_conv_step_input(x_t: torch.Tensor) -> None:

@@ -13,20 +13,17 @@ many of the best-scoring entries a read keeps (8; the slot count K of slots.py i
     q_t = W_q e_{t-1} q        [B, T, D_kv]  query ("previous": from the previous token);
                                              tie_qk: W_q = W_k (one W_qk, no W_q parameter)
     N            n entries     int           entries j = 0 .. (tokens seen) - 2
-    beta         scale         scalar        score scale on the cosine (larger: sharper),
-                                             exp(log_score_scale); setting ``score_scale``
+    beta         scale         scalar        score scale on the cosine, exp(log_score_scale)
     rho_{t,j}    scores        [B, T, N]     retrieval score of entry j for the query at t
     omega_j      logw          [B, N]        log write strength (optional write gate)
-    eta          supersede     scalar        strength of "a later write replaces an earlier one"
-                                             (optional, learnable, starts at 1; None: off)
+    eta          supersede     scalar        how much a later write replaces an earlier one
     o_{t,j}      overwritten   [B, T, N]     max over later visible entries j' of relu(cos(k_j, k_j'))
     alpha_t      weights       [B, T, top_k] softmax over the kept scores (0 where no entry)
     j (kept)     index         [B, T, top_k] memory position j of each kept entry (-1: none)
     m_t          m             [B, T, D_kv]  retrieved value
     g_t          g             [B, T, 1]     the read gate (not slots.py's slot weights g_t[k]):
                  or            [B, T, D_kv]  one scalar per token ("scalar") or one per entry of m_t
-    w_g, b_g     read_gate     d -> 1        the scalar gate's weights ("scalar")
-    W_g, b_g     read_gate     D_kv -> D_kv  the vector gate's weights ("query_vector")
+    w_g or W_g, b_g  read_gate d -> 1 (w_g, "scalar") or D_kv -> D_kv (W_g, "query_vector")
     W_m          out           D_kv -> d     only when D_kv != d (identity otherwise)
     z_t          z             [B, T, d]     LN(W_m (g_t ⊙ m_t)): added to h_t before the tied head
 
@@ -50,11 +47,10 @@ from 10). The printed read gate is a vector from the query, sigmoid(W_g q_t) ⊙
 gated_hybrid_printed has both printed forms. Our W_g has a bias b_g (0 at initialization;
 ``read_gate_bias``, -2 in the paper's recall retrain recipe), which the printed equation omits.
 
-With "previous" alignment the query at t is the token BEFORE t, so the memory answers "what
-came after the previous token, last time it appeared?". That fits the associative-recall
-task (... QUERY key ANSWER: at ANSWER, e_{t-1} is the key), not text. The "current" option
-queries with e_t over pairs j <= t-1, answering "what came after this token last time?"
-(what an induction head does), which is what next-token prediction on text wants.
+With "previous" alignment the query at t is the token BEFORE t: the memory answers "what came
+after the previous token, last time it appeared?", which fits associative recall (... QUERY key
+ANSWER: at ANSWER, e_{t-1} is the key), not text. "current" queries with e_t over pairs
+j <= t-1: "what came after this token last time?" (an induction head), what text wants.
 Positions with no entry yet (t < 2 "previous", t < 1 "current") read m_t = 0.
 
 Note (worth questioning): LN(g_t m_t) removes any positive scale, so the scalar read gate can
@@ -64,25 +60,21 @@ gate after the norm instead, g_t LN(W_m m_t); the default follows the paper.
 
 Three forms of the read, tested equal (tests/test_kv_fusion.py):
     kv_read_loop   one position at a time: the specification
-    kv_read        all positions at once, exact, without a T x N matrix: a top_k kept block by
-                   block (blockwise_topk.py: memory linear in T). ``dense=True`` is the earlier
-                   masked [B, T, N] score matrix, kept to show what that saves (notebook 08);
-                   top_k="all" and supersede always use it
+    kv_read        all positions at once, exact, a top_k kept block by block (blockwise_topk.py:
+                   memory linear in T); ``dense=True``, and always for top_k="all" or supersede,
+                   one masked [B, T, N] score matrix (notebook 08 shows what blocks save)
     kv_read_step   one query against the cached entries: generation, O(N D_kv) work per token
 
-Ties: a token that occurs several times writes the same key several times, so those entries
-score the same. The loop and the blockwise read keep, among equal scores, the entry written
-first (lower j), and list it first; the dense form follows torch.topk (order unspecified).
-Matrix products of different sizes may round a score differently in the last bit, so when equal
-keys straddle the top_k boundary a generated token can read other copies than the whole-sequence
-pass did: equally good by the model's own scores. The tests hold the forms equal where scores are
-exact (no repeated keys, or keys whose products are exact); top_k="all" has no boundary.
+Ties (a repeated token writes the same key again): the loop and the blockwise read keep, among
+equal scores, the entry written first (lower j) and list it first; the dense form follows
+torch.topk. Products of different sizes can round a score differently in the last bit, so a
+generated token may read other, equally scored copies than the whole-sequence pass; the tests
+hold the forms equal where scores are exact (top_k="all" has no boundary to straddle).
 
 Overwriting (``supersede``): with tied keys the read AVERAGES all values ever written under a
 key. The supersede term lowers an entry by how closely a LATER visible entry repeats its key: an
 exact later repeat (cos = 1) takes eta = 1 of the cosine away, so only the latest write of a key
-keeps its full score. It is about write order, not distance: an entry never written again is not
-penalized however old. It needs every key-key cosine, an [N, N] matrix (the dense form).
+keeps its full score: write order, not distance. It needs every key-key cosine ([N, N], dense).
 """
 
 from __future__ import annotations
@@ -99,7 +91,7 @@ from .checks import check_kv_settings, check_mode, check_read_gate
 from .recording import Recorder
 
 QUERY_ALIGNS = ("previous", "current")
-READ_GATES = ("scalar", "query_vector")  # the code's g_t = sigmoid(w_g . e_{t-1} + b_g); the printed sigmoid(W_g q_t)
+READ_GATES = ("scalar", "query_vector")  # g_t from e_{t-1} (the code's) or from q_t (as printed)
 
 
 def score_scale_value(score_scale, assoc_dim: int) -> float:
@@ -222,18 +214,15 @@ class KVConfig:
 
     assoc_dim: int = 64                 # D_kv, the width of keys, values and queries
     top_k: int | str | None = 8         # entries a read keeps; "all" or None: every entry
-    score_scale: float | str = 1.0      # beta, multiplies the cosine scores (larger: sharper);
-                                        # "printed": 1/sqrt(assoc_dim), the paper's printed score
+    score_scale: float | str = 1.0      # beta (larger: sharper); "printed": 1/sqrt(assoc_dim)
     learnable_score_scale: bool = False  # beta a parameter (learned as log beta) or a constant
     query_align: str = "previous"       # query from e_{t-1} ("previous") or e_t ("current")
     write_gate: bool = False            # omega_j, a learned write strength per entry
     gate_outside_norm: bool = False     # z_t = g_t LN(W_m m_t) instead of LN(W_m g_t m_t)
     tie_qk: bool = False                # one W_qk for queries and keys
     supersede: bool = False             # eta: a later write of the same key replaces an earlier one
-    read_gate: str = "scalar"           # g_t from e_{t-1}, one scalar ("scalar") or a vector
-                                        # sigmoid(W_g q_t) over m_t ("query_vector", as printed)
-    read_gate_bias: float = 0.0         # b_g at initialization (every entry of it): 0 gives g ~ 0.5;
-                                        # the paper's recall retrain recipe starts it at -2 (g ~ 0.12)
+    read_gate: str = "scalar"           # g_t a scalar from e_{t-1} or a vector from q_t ("query_vector")
+    read_gate_bias: float = 0.0         # b_g at initialization: 0 gives g ~ 0.5, -2 (recall recipe) ~ 0.12
 
 
 class KVFusion(Recorder, nn.Module):
@@ -241,10 +230,9 @@ class KVFusion(Recorder, nn.Module):
 
     ``forward(e, state=None) -> (z, state)``; the state is the cache
     {"t": tokens seen, "e_last": [B, d], "k": [B, N, D_kv], "v": [B, N, D_kv], "logw": [B, N] or None},
-    so calling token by token equals one call on the whole sequence. While recording
-    (recording.py), record["weights"], record["index"] ([B, T, n_kept]) and record["read_gate"] ([B, T]:
-    the vector gate's mean over its D_kv entries with read_gate="query_vector", which also records
-    the gate itself as record["read_gate_vector"] [B, T, D_kv]).
+    so calling token by token equals one call on the whole sequence. While recording (recording.py),
+    record["weights"], record["index"] ([B, T, n_kept]) and record["read_gate"] ([B, T]; for
+    "query_vector" its mean, and the gate itself as record["read_gate_vector"] [B, T, D_kv]).
     ``dense_read = True`` (an attribute, not a setting) switches the fast read to its dense form.
     """
 
@@ -262,10 +250,9 @@ class KVFusion(Recorder, nn.Module):
         self.value = nn.Linear(d_model, c.assoc_dim, bias=False)  # W_v
         # W_q; with tie_qk the query reuses W_k, so an exact repeat of a key token scores cos = 1
         self.query = None if c.tie_qk else nn.Linear(d_model, c.assoc_dim, bias=False)
-        if c.read_gate == "scalar":
-            self.read_gate = nn.Linear(d_model, 1)  # w_g, b_g: on e_{t-1}, one gate per token
-        else:
-            self.read_gate = nn.Linear(c.assoc_dim, c.assoc_dim)  # W_g, b_g: on q_t, one per entry of m_t
+        # w_g, b_g: on e_{t-1}, one gate per token ("scalar"); W_g, b_g: on q_t, one per entry of m_t
+        gate_in, gate_out = (d_model, 1) if c.read_gate == "scalar" else (c.assoc_dim, c.assoc_dim)
+        self.read_gate = nn.Linear(gate_in, gate_out)
         self.write_gate = nn.Linear(d_model, 1) if c.write_gate else None  # omega_j = sigmoid(.)
         self.out = nn.Linear(c.assoc_dim, d_model, bias=False) if c.assoc_dim != d_model else nn.Identity()
         self.norm = nn.LayerNorm(d_model)
@@ -314,12 +301,9 @@ class KVFusion(Recorder, nn.Module):
         else:
             m, w, idx = kv_read(q, keys, values, n_visible, self.top_k, scale, logw, dense=self.dense_read,
                                 supersede=self.supersede)
-        if self.read_gate_form == "scalar":
-            # g_t = sigmoid(w_g . e_src + b_g), one scalar per token
-            g = torch.sigmoid(self.read_gate(src))  # [B, T, 1]
-        else:
-            # g_t = sigmoid(W_g q_t + b_g), one gate per entry of m_t (the printed form)
-            g = torch.sigmoid(self.read_gate(q))  # [B, T, D_kv]
+        # g_t = sigmoid(w_g . e_src + b_g), one scalar per token ("scalar"), or
+        # g_t = sigmoid(W_g q_t + b_g), one gate per entry of m_t ("query_vector", the printed form)
+        g = torch.sigmoid(self.read_gate(src if self.read_gate_form == "scalar" else q))  # [B, T, 1 or D_kv]
         if self.gate_outside_norm:
             z = g * self.norm(self.out(m))  # [B, T, d]
         else:
@@ -329,6 +313,5 @@ class KVFusion(Recorder, nn.Module):
         gates = {"read_gate": g[..., 0]} if self.read_gate_form == "scalar" else \
             {"read_gate": g.mean(-1), "read_gate_vector": g}
         self.save_record(weights=w, index=idx, **gates)
-        new_state = {"t": t0 + T, "e_last": e[:, -1], "k": keys, "v": values, "logw": logw}
-        return z, new_state
+        return z, {"t": t0 + T, "e_last": e[:, -1], "k": keys, "v": values, "logw": logw}
 
