@@ -66,16 +66,13 @@ def _block_best(rho, j0: int, k: int):
     kb = min(k, b)
     vals, pos = rho.topk(min(kb + 1, b), dim=-1)                     # the kb + 1 largest; ties: any
     theta = vals[..., kb - 1:kb]                                     # the kb-th largest score
-    # a tie straddles the boundary when an entry left out scores theta too, i.e. when the
-    # (kb+1)-th largest equals theta: then choose among the entries scoring theta by index.
-    # Rare (it needs exactly equal scores): on the CPU a check skips the tie path when no row
-    # needs it; on a GPU the path always runs, since the check would make the host wait
+    # a tie straddles the cut when the (kb+1)-th largest equals theta: then choose the entries scoring
+    # theta by index. Rare; the CPU skips it when no row needs it, a GPU always runs it (no host wait)
     straddle = (vals[..., kb:] == theta) & (theta > NONE)            # [..., 0 or 1]
     vals, pos = vals[..., :kb], pos[..., :kb]
     if rho.device.type != "cpu" or bool(straddle.any()):
-        # (rows without a straddle come out the same: all their entries scoring theta are kept)
-        # keep the g entries above theta (the first g found), then the tied entries in index
-        # order: the kb largest of (rho == theta) * (b - j) are the tied ones, lowest j first
+        # keep the g entries above theta, then the tied ones in index order: the kb largest of
+        # (rho == theta) * (b - j), lowest j first (rows without a straddle come out the same)
         above = (vals > theta).sum(-1, keepdim=True)                 # g  [..., 1]
         ramp = torch.arange(b, 0, -1, device=rho.device, dtype=rho.dtype)  # b .. 1
         tied = ((rho == theta) * ramp).topk(kb, dim=-1).indices     # [..., kb]

@@ -87,6 +87,13 @@ def check_running_state_inputs(a, lam, s0=None, mode="fast", chunk_size=16):
         check_sequence("s0", s0, 3, like=a, shape=(B, H, S))
 
 
+def check_states(s, s0=None):
+    check_sequence("s", s, 4)
+    if s0 is not None:
+        B, _, H, S = s.shape
+        check_sequence("s0", s0, 3, like=s, shape=(B, H, S))
+
+
 def check_pair_inputs(s_prev, b, gam, P0=None, mode="fast", chunk_size=16):
     check_form(mode, chunk_size)
     check_sequence("s_prev", s_prev, 4)
@@ -222,6 +229,12 @@ def check_kv_settings(query_align, top_k, score_scale, query_aligns: tuple, asso
     elif isinstance(score_scale, bool) or not isinstance(score_scale, numbers.Real) or not score_scale > 0:
         raise ValueError(f"score_scale (beta) must be a number > 0 or 'printed' (1/sqrt(assoc_dim), the "
                          f"paper's printed score), got {score_scale!r}")
+
+
+def check_kv_config(c, query_aligns: tuple, read_gates: tuple) -> None:
+    """A KVConfig's settings (kv_fusion.py): check_kv_settings and check_read_gate."""
+    check_kv_settings(c.query_align, c.top_k, c.score_scale, query_aligns, c.assoc_dim)
+    check_read_gate(c.read_gate, read_gates, c.gate_outside_norm)
 
 
 def check_read_gate(read_gate, read_gates: tuple, gate_outside_norm) -> None:

@@ -64,8 +64,7 @@ def _left_context(x: torch.Tensor, weight: torch.Tensor, causal: bool, state=Non
 def conv_loop(x, weight, bias, causal: bool = True, state=None) -> torch.Tensor:
     """Reference: y_t = GELU(c + sum_i W[:, :, i] x_{t-(k-1)+i}) (causal) as an explicit sum."""
     check_conv_input(x, weight)                                     # input check (checks.py)
-    k = weight.shape[-1]
-    T = x.shape[1]
+    k, T = weight.shape[-1], x.shape[1]
     xp = _left_context(x, weight, causal, state)  # [B, k-1+T, d]
     pre = bias.expand(x.shape[0], T, -1)  # [B, T, d]
     for i in range(k):
@@ -115,7 +114,7 @@ class LocalConv(Recorder, nn.Module):
 
     def check_can_step(self) -> None:
         """Raise NotImplementedError if this convolution cannot continue from a carried state."""
-        check_can_step(self.causal)                            # checks.py
+        check_can_step(self.causal)                                 # checks.py
 
     def forward(self, x, state=None):
         if state is not None:
@@ -129,10 +128,7 @@ class LocalConv(Recorder, nn.Module):
         else:
             y = conv_fast(x, w, c, self.causal, state)  # [B, T, d]
         self.save_record(update=y)
-        new_state = None
-        if self.causal:
-            # the new state: the last k-1 inputs (older ones from the old state if T < k-1)
-            past = state if state is not None else x.new_zeros(x.shape[0], self.kernel - 1, x.shape[2])
-            new_state = torch.cat([past, x], dim=1)[:, x.shape[1]:]  # [B, k-1, d]
+        # the new state (causal only): the last k-1 inputs, older ones from the old state if T < k-1
+        new_state = _left_context(x, w, True, state)[:, x.shape[1]:] if self.causal else None  # [B, k-1, d]
         # x <- x + Dropout(GELU(Conv1d(x)))
         return x + self.drop(y), new_state

@@ -87,7 +87,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .blockwise_topk import top_k_read
-from .checks import check_kv_settings, check_mode, check_read_gate
+from .checks import check_kv_config, check_mode
 from .recording import Recorder
 
 QUERY_ALIGNS = ("previous", "current")
@@ -241,8 +241,7 @@ class KVFusion(Recorder, nn.Module):
     def __init__(self, d_model: int, config: KVConfig = KVConfig(), mode: str = "fast"):
         super().__init__()
         c = config
-        check_kv_settings(c.query_align, c.top_k, c.score_scale, QUERY_ALIGNS, c.assoc_dim)  # checks.py
-        check_read_gate(c.read_gate, READ_GATES, c.gate_outside_norm)
+        check_kv_config(c, QUERY_ALIGNS, READ_GATES)                # checks.py
         self.top_k, self.query_align, self.mode = c.top_k, c.query_align, check_mode(mode)
         self.gate_outside_norm, self.read_gate_form = c.gate_outside_norm, c.read_gate
         self.read_gate_bias = c.read_gate_bias

@@ -46,11 +46,10 @@ from __future__ import annotations
 
 import torch
 
-from .checks import check_causal_decay_length, check_running_state_inputs, check_sequence
+from .checks import check_causal_decay_length, check_running_state_inputs, check_states
 from .kernels import causal_segments, decay_exp
 
-# 16 tokens per chunk: fastest measured on a 2-core CPU for T = 128 and T = 2048 (S = 16), where
-# the chunk matrices are small and the per-kernel cost of the chunk-level carry stays low
+# 16 tokens per chunk: fastest measured on a 2-core CPU for T = 128 and T = 2048 (S = 16)
 DEFAULT_CHUNK = 16
 
 
@@ -152,13 +151,8 @@ def previous_states(s: torch.Tensor, s0: torch.Tensor | None = None) -> torch.Te
 
     The pair memory pairs the state *before* token t with token t's write, so it reads s_prev.
     """
-    check_sequence("s", s, 4)                                       # input checks (checks.py)
-    B, _, H, S = s.shape
-    if s0 is None:
-        s0 = torch.zeros_like(s[:, 0])                              # [B, H, S]
-    else:
-        check_sequence("s0", s0, 3, like=s, shape=(B, H, S))
-    # joined along time in the heads-first layout the chunked forms keep states in, so the
-    # readout reads s_prev heads-first without a copy
+    check_states(s, s0)                                             # input checks (checks.py)
+    s0 = torch.zeros_like(s[:, 0]) if s0 is None else s0           # [B, H, S]
+    # joined along time heads-first (the chunked forms' layout), so the readout reads it without a copy
     s_prev = torch.cat([s0.unsqueeze(2), s.transpose(1, 2)[:, :, :-1]], dim=2)  # [B, H, T, S]
     return s_prev.transpose(1, 2)                                   # [B, T, H, S]

@@ -112,9 +112,8 @@ class SlotMixer(TripleLatentMixer):
     "slot_weights": g [B, T, H, K]}. A call with T = 1 uses the one-token step functions.
     """
 
-    def __init__(self, d_model: int, n_heads: int, state_dim: int, num_slots: int = 8,
-                 mode: str = "fast", lam_bias: float = 0.0, gam_bias: float = 0.0,
-                 chunk_size: int = DEFAULT_CHUNK):
+    def __init__(self, d_model: int, n_heads: int, state_dim: int, num_slots: int = 8, mode: str = "fast",
+                 lam_bias: float = 0.0, gam_bias: float = 0.0, chunk_size: int = DEFAULT_CHUNK):
         super().__init__(d_model, n_heads, state_dim, mode=mode, lam_bias=lam_bias, gam_bias=gam_bias,
                          chunk_size=chunk_size)
         check_positive_ints(num_slots=num_slots)                    # checks.py
