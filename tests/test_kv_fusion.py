@@ -218,26 +218,6 @@ def test_blockwise_equals_loop(T, blocks, top_k, dense_below, monkeypatch):
         assert _rel(a, b) < 1e-12 if b is not None else a is None or not a.any()
 
 
-@pytest.mark.parametrize("dense_below", [0, 512])
-def test_blockwise_memory_saving_sum_equals_the_plain_form(dense_below, monkeypatch):
-    # kernels.top_k_sum (what the model uses) against top_k_read(plain=True): the same m, alpha,
-    # index and gradients, along both of its backward's ways
-    monkeypatch.setattr("tl_minimal.kernels.DENSE_BELOW", dense_below)
-    from tl_minimal.blockwise_topk import top_k_read
-    q, keys, values, logw = _random_memory(T=24, seed=3)
-    n_visible = [max(t - 1, 0) for t in range(24)]
-    outs = []
-    for plain in (False, True):
-        leaves = [x.detach().clone().requires_grad_(True) for x in (q, keys, values, logw)]
-        s = torch.tensor(1.7, dtype=q.dtype, requires_grad=True)
-        m, w, i = top_k_read(*leaves[:3], n_visible, 4, s, leaves[3], key_block=5, query_block=4, plain=plain)
-        (m * torch.randn(m.shape, generator=torch.Generator().manual_seed(2), dtype=m.dtype)).sum().backward()
-        outs.append((m.detach(), w, i, [x.grad for x in leaves] + [s.grad]))
-    (m0, w0, i0, g0), (m1, w1, i1, g1) = outs
-    assert torch.equal(i0, i1) and _rel(w0, w1) < 1e-12 and _rel(m0, m1) < 1e-12
-    assert all(_rel(a, b) < 1e-12 for a, b in zip(g0, g1))
-
-
 def test_blockwise_ties_keep_the_entry_written_first():
     # keys repeat exactly (one-hot, so every score is exact): among equal scores the lower j
     # wins and comes first, in the loop and blockwise alike, also across block edges

@@ -1,8 +1,9 @@
 """Speed kernels: custom autograd functions that compute the same numbers as a line of plain
 PyTorch, only faster on the CPU builds this repository was measured on, and the heads-first
-layout the chunked forms compute in. They change no formula: replace each by the plain line in
-its docstring and the model is the same (:func:`decay_exp` differs from ``torch.exp`` only below
-~1e-37). tests/test_kernels.py holds each autograd function equal to its plain form, gradients too.
+layout the chunked forms compute in (and :func:`top_k_sum`, the same numbers in less memory).
+They change no formula: replace each by the plain form its docstring names and the model is the
+same (:func:`decay_exp` differs from ``torch.exp`` only below ~1e-37). tests/test_kernels.py holds
+each autograd function equal to its plain form, gradients too.
 
 What is here
     heads_first         [B, T, H, ...] -> [B, H, T, ...] (a view, no copy)
@@ -250,14 +251,15 @@ class _TopKSum(torch.autograd.Function):
             kj = _gather(kn, idx)                                    # [B, q, k, A]
             dscale += (dr * (kj @ q.unsqueeze(-1)).squeeze(-1)).sum()
             dq[:, sl] = scale * (dr.unsqueeze(-2) @ kj).squeeze(-2)  # [B, q, A]
-            dk.view(-1, dk.shape[-1]).index_add_(0, flat, (scale * dr.unsqueeze(-1) * q.unsqueeze(-2)).flatten(0, 2))
+            ddk = scale * dr.unsqueeze(-1) * q.unsqueeze(-2)          # [B, q, k, A]
+            dk.view(-1, dk.shape[-1]).index_add_(0, flat, ddk.flatten(0, 2))
             if dlogw is not None:
                 dlogw.view(-1).index_add_(0, flat, dr.flatten())
         return dq, dk, dv, dlogw, dscale, None, None, None, None
 
 
 def top_k_sum(qn, kn, values, logw, scale, kept, index, n_visible, query_block: int):
-    """blockwise_topk.top_k_read's plain (m, alpha, index) in O(T k) saved memory (see _TopKSum)."""
+    """blockwise_topk.top_k_read(plain=True)'s (m, alpha, index), O(T k) kept for the backward (_TopKSum)."""
     return _TopKSum.apply(qn, kn, values, logw, scale, kept, index, n_visible, query_block)
 
 

@@ -20,9 +20,9 @@ Instead of the dense S x S pair memory, each head keeps K slots, each a pair of 
     f_t[k] = (q^l_t . L_k,t) (q^r_t . R_k,t)
 
 Memory per head: 2 K S numbers instead of S^2. Be clear about what this is: L and R are
-accumulated *separately*, so sum_k outer(L_k, R_k) is NOT the dense memory P of ``pair_memory.py``
-restricted to rank K; products of a state from one token with a write from another token enter
-f_t. It is a cheaper, different memory, not an exact low-rank version of P.
+accumulated *separately*, so sum_k outer(L_k, R_k) is NOT the dense P of ``pair_memory.py``
+restricted to rank K (a state from one token times a write from another enters f_t): a cheaper,
+different memory, not an exact low-rank version of P.
 
 Both slot memories are running states with gate gamma (over inputs g_k s_{t-1} and g_k b_t):
 :func:`slot_memory` materializes them with ``running_state.running_state``. The feature needs only
