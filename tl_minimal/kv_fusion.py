@@ -153,12 +153,8 @@ def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, supe
 
 
 def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, supersede=None, dense: bool = False):
-    """Fast form of :func:`kv_read_loop` (same arguments and results), no loop over time.
-
-    Blockwise (blockwise_topk.py) unless ``dense=True``, top_k is "all"/None, or ``supersede`` is
-    on (its key-key term is an [N, N] matrix): then one masked [B, T, N] score matrix (quadratic
-    memory; torch.topk's order among equal scores).
-    """
+    """Fast form of :func:`kv_read_loop` (same arguments and results), no loop over time: blockwise
+    (blockwise_topk.py), or one masked [B, T, N] score matrix for ``dense``, "all" or ``supersede``."""
     B, T, _ = q.shape
     N = keys.shape[1]
     if N == 0:  # no entries anywhere: m = 0

@@ -89,10 +89,7 @@ def slot_readout(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None, mode: str
 
 
 def slot_memory(s_prev, b, g, gam, L0=None, R0=None, mode: str = "fast"):
-    """The materialized slot memories, for plots: (L, R) each [B, T, H, K, S] (entry t = after token t).
-
-    Each is a running state with keep gate gamma: L over inputs g_t[k] s_{t-1}, R over g_t[k] b_t.
-    """
+    """The materialized slot memories, for plots: (L, R) each [B, T, H, K, S] (entry t = after token t)."""
     num_slots = check_slot_inputs(s_prev, b, g, gam, L0, R0, mode)  # input checks (checks.py)
     B, T, H, S = s_prev.shape
     flat = lambda M: None if M is None else M.reshape(B, H, num_slots * S)
