@@ -1,6 +1,7 @@
 """The speed kernels in kernels.py compute the same numbers, and the same gradients, as the plain
 torch expressions they replace (the concept files' docstrings name those expressions)."""
 
+import pytest
 import torch
 
 from conftest import outputs_and_grads, relative_error
@@ -66,3 +67,28 @@ def test_the_cached_segment_matrices_are_the_plain_ones_and_give_the_plain_decay
     plain = torch.stack([torch.stack([ld[:, tau + 1:t + 1].sum(-1).exp() if tau <= t else zero for tau in range(C)], -1)
                          for t in range(C)], -2)  # [3, C(t), C(tau)]
     assert torch.allclose(causal_decay(ld), plain, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("dense_below", [0, 512])
+def test_top_k_sum_equals_the_plain_blockwise_read(dense_below, monkeypatch):
+    # kernels.top_k_sum (what kv_read uses) against blockwise_topk.top_k_read(plain=True): the same
+    # m, alpha, index and gradients, along both ways of its backward (gathers; matmuls on [q, seen])
+    from tl_minimal.blockwise_topk import top_k_read
+    monkeypatch.setattr("tl_minimal.kernels.DENSE_BELOW", dense_below)
+    B, T, A = 2, 24, 5
+    q, keys, values = (torch.randn(B, n, A, generator=gen, dtype=torch.float64) for n in (T, T - 1, T - 1))
+    logw = torch.randn(B, T - 1, generator=gen, dtype=torch.float64)
+    n_visible = [max(t - 1, 0) for t in range(T)]
+    dm = torch.randn(B, T, A, generator=gen, dtype=torch.float64)
+    outs = []
+    for plain in (False, True):
+        leaves = [x.clone().requires_grad_(True) for x in (q, keys, values, logw)]
+        scale = torch.tensor(1.7, dtype=torch.float64, requires_grad=True)
+        m, alpha, index = top_k_read(*leaves[:3], n_visible, 4, scale, leaves[3], key_block=5, query_block=4,
+                                     plain=plain)
+        (m * dm).sum().backward()
+        outs.append((m.detach(), alpha, index, [x.grad for x in leaves] + [scale.grad]))
+    (m0, a0, i0, g0), (m1, a1, i1, g1) = outs
+    assert torch.equal(i0, i1) and (i0 >= 0).any() and (i0 < 0).any()  # empty slots at the start
+    assert relative_error(a0, a1) < 1e-13 and relative_error(m0, m1) < 1e-13
+    assert all(relative_error(x, y) < 1e-12 for x, y in zip(g0, g1, strict=True))

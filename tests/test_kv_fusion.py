@@ -208,7 +208,7 @@ def test_blockwise_equals_loop(T, blocks, top_k, dense_below, monkeypatch):
     # lengths that are not multiples of the blocks, k larger than the visible entries (100),
     # the causal mask (entry j visible at t when j <= t - 2), a write gate, gradients; the
     # backward's two ways (gathers: dense_below 0; matmuls on [q, seen]: 512)
-    monkeypatch.setattr("tl_minimal.blockwise_topk.DENSE_BELOW", dense_below)
+    monkeypatch.setattr("tl_minimal.kernels.DENSE_BELOW", dense_below)
     q, keys, values, logw = _random_memory(T=T + 1, seed=T)
     q = q[:, :T]
     n_visible = [max(t - 1, 0) for t in range(T)]

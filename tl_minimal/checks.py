@@ -5,7 +5,7 @@ the same (only the error messages for bad input change).
 
 What is here
     MODES, check_mode, check_chunk_size     the names of the forms ("loop" = the specification,
-                                            "fast" = what models use) and the chunk size
+    check_form                              "fast" = what models use) and the chunk size
     check_causal_decay_length               causal_decay's limit on the chunk length
     check_sequence                          one tensor's type, rank, dtype, device and shape
     check_*_inputs                          every argument of one op, with shapes named
@@ -13,7 +13,8 @@ What is here
     check_positive_ints                     sizes given to a layer's constructor (also used by
                                             the registry for a model's settings)
     check_layer_input, check_state          a mixer's input [B, T, d] and its carried state
-    check_conv_input, check_conv_kernel     the convolution's input and kernel
+    check_conv_input, check_conv_kernel     the convolution's input and kernel, and whether
+    check_can_step                          it can continue from a carried state
     check_kv_settings, check_read_gate      the key-value memory's settings
     check_tokens, trust_ids, checked_ids    a language model's token ids, range-checked where that
                                             costs no host-device sync (on the CPU batch)
@@ -46,6 +47,11 @@ def check_chunk_size(chunk_size: int) -> int:
     return chunk_size
 
 
+def check_form(mode: str, chunk_size: int) -> tuple[str, int]:
+    """An op's form: (check_mode(mode), check_chunk_size(chunk_size))."""
+    return check_mode(mode), check_chunk_size(chunk_size)
+
+
 def check_causal_decay_length(C: int) -> int:
     if C > MAX_CHUNK:
         raise ValueError(f"causal_decay takes chunks of at most {MAX_CHUNK} steps (it builds a C x C^2 "
@@ -72,7 +78,8 @@ def check_sequence(name: str, x, ndim: int, like: torch.Tensor | None = None, sh
     return x
 
 
-def check_running_state_inputs(a, lam, s0=None):
+def check_running_state_inputs(a, lam, s0=None, mode="fast", chunk_size=16):
+    check_form(mode, chunk_size)
     check_sequence("a", a, 4)
     B, T, H, S = a.shape
     check_sequence("lam", lam, 3, like=a, shape=(B, T, H))
@@ -80,7 +87,15 @@ def check_running_state_inputs(a, lam, s0=None):
         check_sequence("s0", s0, 3, like=a, shape=(B, H, S))
 
 
-def check_pair_inputs(s_prev, b, gam, P0=None):
+def check_states(s, s0=None):
+    check_sequence("s", s, 4)
+    if s0 is not None:
+        B, _, H, S = s.shape
+        check_sequence("s0", s0, 3, like=s, shape=(B, H, S))
+
+
+def check_pair_inputs(s_prev, b, gam, P0=None, mode="fast", chunk_size=16):
+    check_form(mode, chunk_size)
     check_sequence("s_prev", s_prev, 4)
     B, T, H, S = s_prev.shape
     check_sequence("b", b, 4, like=s_prev, shape=(B, T, H, S))
@@ -89,14 +104,15 @@ def check_pair_inputs(s_prev, b, gam, P0=None):
         check_sequence("P0", P0, 4, like=s_prev, shape=(B, H, S, S))
 
 
-def check_readout_inputs(s_prev, b, gam, q_left, q_right, P0=None):
-    check_pair_inputs(s_prev, b, gam, P0)
+def check_readout_inputs(s_prev, b, gam, q_left, q_right, P0=None, mode="fast", chunk_size=16):
+    check_pair_inputs(s_prev, b, gam, P0, mode, chunk_size)
     check_sequence("q_left", q_left, 4, like=s_prev, shape=s_prev.shape)
     check_sequence("q_right", q_right, 4, like=s_prev, shape=s_prev.shape)
 
 
-def check_slot_inputs(s_prev, b, g, gam, L0=None, R0=None) -> int:
-    """Check the slot memory's inputs; returns num_slots (K), the number of slots."""
+def check_slot_inputs(s_prev, b, g, gam, L0=None, R0=None, mode="fast") -> int:
+    """Check the slot memory's inputs and mode; returns num_slots (K), the number of slots."""
+    check_mode(mode)
     check_sequence("s_prev", s_prev, 4)
     B, T, H, S = s_prev.shape
     check_sequence("b", b, 4, like=s_prev, shape=(B, T, H, S))
@@ -111,8 +127,10 @@ def check_slot_inputs(s_prev, b, g, gam, L0=None, R0=None) -> int:
     return num_slots
 
 
-def check_slot_readout_inputs(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None) -> int:
-    """Check the slot readout's inputs; returns num_slots (K), the number of slots."""
+def check_slot_readout_inputs(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None, mode="fast",
+                              chunk_size=16) -> int:
+    """Check the slot readout's inputs and form; returns num_slots (K), the number of slots."""
+    check_form(mode, chunk_size)
     num_slots = check_slot_inputs(s_prev, b, g, gam, L0, R0)
     check_sequence("q_left", q_left, 4, like=s_prev, shape=s_prev.shape)
     check_sequence("q_right", q_right, 4, like=s_prev, shape=s_prev.shape)
@@ -182,6 +200,15 @@ def check_conv_input(x: torch.Tensor, weight: torch.Tensor) -> None:
         raise ValueError(f"x has d={x.shape[-1]} but the kernel expects d={weight.shape[1]}")
 
 
+def check_can_step(causal: bool) -> None:
+    """NotImplementedError for the symmetric convolution, which cannot continue from a state."""
+    if not causal:
+        raise NotImplementedError(
+            "the symmetric convolution (conv_causal=False) has no step form: position t reads "
+            "tokens t+1, t+2 that do not exist yet during generation (the future-token leak); "
+            "use conv_causal=True to generate")
+
+
 def check_conv_step_input(x_t: torch.Tensor) -> None:
     if x_t.dim() != 2:
         raise ValueError(f"x_t must be [B, d], got shape {tuple(x_t.shape)}")
@@ -202,6 +229,12 @@ def check_kv_settings(query_align, top_k, score_scale, query_aligns: tuple, asso
     elif isinstance(score_scale, bool) or not isinstance(score_scale, numbers.Real) or not score_scale > 0:
         raise ValueError(f"score_scale (beta) must be a number > 0 or 'printed' (1/sqrt(assoc_dim), the "
                          f"paper's printed score), got {score_scale!r}")
+
+
+def check_kv_config(c, query_aligns: tuple, read_gates: tuple) -> None:
+    """A KVConfig's settings (kv_fusion.py): check_kv_settings and check_read_gate."""
+    check_kv_settings(c.query_align, c.top_k, c.score_scale, query_aligns, c.assoc_dim)
+    check_read_gate(c.read_gate, read_gates, c.gate_outside_norm)
 
 
 def check_read_gate(read_gate, read_gates: tuple, gate_outside_norm) -> None:

@@ -26,9 +26,8 @@ inputs, generation can carry them as a state and process one token at a time.
 Symmetric (the reference's ``padding=k//2``; here ``causal=False``): tap i reads
 x_{t-(k-1)/2+i}, so with k = 5 position t sees x_{t-2}, ..., x_{t+2}. *The future-token
 leak*: the logits at position t are trained to predict token t+1, and the convolution hands
-them token t+1 (and t+2) directly. Training loss and BPB then drop for a reason that cannot
-exist at generation time, when token t+1 has not been produced yet. ``causal=False`` exists
-only to demonstrate this; it has no one-token step form (asking for one is an error).
+them token t+1 (and t+2) directly: training loss and BPB drop for a reason that cannot exist
+at generation time. ``causal=False`` exists only to show this; it has no one-token step form.
 
 Three forms, held equal by tests (tests/test_conv.py):
     conv_loop   explicit sum over the kernel taps: the specification
@@ -42,7 +41,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checks import check_conv_input, check_conv_kernel, check_conv_step_input, check_mode
+from .checks import check_can_step, check_conv_input, check_conv_kernel, check_conv_step_input, check_mode
 from .recording import Recorder
 
 
@@ -65,8 +64,7 @@ def _left_context(x: torch.Tensor, weight: torch.Tensor, causal: bool, state=Non
 def conv_loop(x, weight, bias, causal: bool = True, state=None) -> torch.Tensor:
     """Reference: y_t = GELU(c + sum_i W[:, :, i] x_{t-(k-1)+i}) (causal) as an explicit sum."""
     check_conv_input(x, weight)                                     # input check (checks.py)
-    k = weight.shape[-1]
-    T = x.shape[1]
+    k, T = weight.shape[-1], x.shape[1]
     xp = _left_context(x, weight, causal, state)  # [B, k-1+T, d]
     pre = bias.expand(x.shape[0], T, -1)  # [B, T, d]
     for i in range(k):
@@ -116,11 +114,7 @@ class LocalConv(Recorder, nn.Module):
 
     def check_can_step(self) -> None:
         """Raise NotImplementedError if this convolution cannot continue from a carried state."""
-        if not self.causal:
-            raise NotImplementedError(
-                "the symmetric convolution (conv_causal=False) has no step form: position t reads "
-                "tokens t+1, t+2 that do not exist yet during generation (the future-token leak); "
-                "use conv_causal=True to generate")
+        check_can_step(self.causal)                                 # checks.py
 
     def forward(self, x, state=None):
         if state is not None:
@@ -134,10 +128,7 @@ class LocalConv(Recorder, nn.Module):
         else:
             y = conv_fast(x, w, c, self.causal, state)  # [B, T, d]
         self.save_record(update=y)
-        new_state = None
-        if self.causal:
-            # the new state: the last k-1 inputs (older ones from the old state if T < k-1)
-            past = state if state is not None else x.new_zeros(x.shape[0], self.kernel - 1, x.shape[2])
-            new_state = torch.cat([past, x], dim=1)[:, x.shape[1]:]  # [B, k-1, d]
+        # the new state (causal only): the last k-1 inputs, older ones from the old state if T < k-1
+        new_state = _left_context(x, w, True, state)[:, x.shape[1]:] if self.causal else None  # [B, k-1, d]
         # x <- x + Dropout(GELU(Conv1d(x)))
         return x + self.drop(y), new_state

@@ -1,8 +1,9 @@
 """Speed kernels: custom autograd functions that compute the same numbers as a line of plain
 PyTorch, only faster on the CPU builds this repository was measured on, and the heads-first
-layout the chunked forms compute in. They change no formula: replace each by the plain line in
-its docstring and the model is the same (:func:`decay_exp` differs from ``torch.exp`` only below
-~1e-37). tests/test_kernels.py holds each autograd function equal to its plain form, gradients too.
+layout the chunked forms compute in (and :func:`top_k_sum`, the same numbers in less memory).
+They change no formula: replace each by the plain form its docstring names and the model is the
+same (:func:`decay_exp` differs from ``torch.exp`` only below ~1e-37). tests/test_kernels.py holds
+each autograd function equal to its plain form, gradients too.
 
 What is here
     heads_first         [B, T, H, ...] -> [B, H, T, ...] (a view, no copy)
@@ -12,6 +13,7 @@ What is here
     times_to_tokens     o * q_r, written straight into token-major layout
     softmax             softmax over a short last axis (the slot weights)
     causal_segments     running_state.causal_decay's constant 0/1 matrices, cached per size and device
+    top_k_sum           blockwise_topk.top_k_read's weighted sum, saving O(T k) numbers for the backward
 """
 
 from __future__ import annotations
@@ -173,3 +175,115 @@ def causal_segments(C: int, dtype: torch.dtype, device) -> tuple[torch.Tensor, t
         Z = ((tau < uu) & (uu <= t)).to(dtype).view(C, C * C)          # [C(u), C(t) * C(tau)]
         _SEGMENTS[key] = (Z, (tau <= t).to(dtype).view(C, C))           # [C(t), C(tau)]
     return _SEGMENTS[key]
+
+
+# --- the blockwise top-k read's sum: a backward that stores O(T k), not [T, k, A] ------------
+DENSE_BELOW = 512  # backward: queries that see at most this many entries use matmuls, not gathers
+
+
+class _TopKSum(torch.autograd.Function):
+    """m_t = sum_{kept j} alpha_{t,j} v_j, alpha = softmax over the kept scores (blockwise_topk.py).
+
+    forward(qn [B, T, A], kn [B, N, A], values [B, N, A], logw [B, N] or None, scale (0-d
+    tensor), kept, index [B, T, k] (from blockwise_topk.select_top_k), n_visible, query_block)
+    -> (m [B, T, A], alpha [B, T, k], index); alpha and index are not differentiable.
+    Only for memory: it saves O(T k) numbers (alpha, index) where autograd would keep the
+    gathered [T, k, A] keys and values; the backward recomputes what it needs one query block at
+    a time: the kept keys and values gathered ([q, k, A]) when the block's queries see many
+    entries, or, when they see at most DENSE_BELOW, alpha scattered into a [q, seen] matrix and
+    plain matmuls (the gathers move k A numbers per query, the matmuls seen A: fewer below k A ~ 512).
+    """
+
+    @staticmethod
+    def forward(ctx, qn, kn, values, logw, scale, kept, index, n_visible, query_block):
+        """Positional inputs, as ``autograd.Function.apply`` passes them (it takes no keywords)."""
+        ok = index >= 0                                              # [B, T, k]
+        # alpha = softmax(kept) on the entries that exist, 0 elsewhere (rows with none: all 0)
+        lowest = torch.finfo(kept.dtype).min
+        alpha = kept.masked_fill(~ok, lowest).softmax(dim=-1) * ok   # [B, T, k]
+        B, T, _ = qn.shape
+        n_host = torch.as_tensor(n_visible, device="cpu")
+        m = qn.new_zeros(B, T, values.shape[-1])
+        for sl, seen in _query_blocks(n_host, query_block):
+            a, idx = alpha[:, sl], index[:, sl]                       # [B, q, k]
+            if seen == 0:            # nothing visible yet: m = 0
+                continue
+            if seen <= DENSE_BELOW:  # m = alpha (scattered to [q, seen]) @ v
+                m[:, sl] = _scatter(a, idx, seen) @ values[:, :seen]  # [B, q, A]
+            else:                    # m = sum_j alpha_j v_j over the gathered v_j
+                m[:, sl] = (a.unsqueeze(-2) @ _gather(values, idx)).squeeze(-2)
+        ctx.save_for_backward(qn, kn, values, logw, scale, alpha, index, n_host)
+        ctx.query_block = query_block
+        ctx.mark_non_differentiable(alpha, index)
+        return m, alpha, index
+
+    @staticmethod
+    def backward(ctx, dm, _dalpha, _dindex):
+        qn, kn, values, logw, scale, alpha, index, n_host = ctx.saved_tensors
+        dq, dk, dv = (torch.zeros(x.shape, dtype=x.dtype, device=x.device) for x in (qn, kn, values))
+        dlogw = None if logw is None else torch.zeros(logw.shape, dtype=logw.dtype, device=logw.device)
+        dscale = torch.zeros_like(scale)
+        for sl, seen in _query_blocks(n_host, ctx.query_block):
+            a, idx, g, q = alpha[:, sl], index[:, sl], dm[:, sl], qn[:, sl]  # [B, q, k] x2, [B, q, A] x2
+            if seen == 0:
+                continue
+            if seen <= DENSE_BELOW:
+                # the same four steps as below, on [q, seen] matrices (scatter, then matmuls)
+                A_ = _scatter(a, idx, seen)                          # [B, q, seen]
+                dv[:, :seen] += A_.transpose(1, 2) @ g
+                da = (g @ values[:, :seen].transpose(1, 2)).gather(-1, idx.clamp_min(0))  # [B, q, k]
+                dr = a * (da - (a * da).sum(-1, keepdim=True))       # [B, q, k]
+                R_ = _scatter(dr, idx, seen)                         # [B, q, seen]
+                K_ = kn[:, :seen]                                    # [B, seen, A]
+                dscale += (R_ * (q @ K_.transpose(1, 2))).sum()
+                dq[:, sl] = scale * (R_ @ K_)
+                dk[:, :seen] += scale * (R_.transpose(1, 2) @ q)
+                if dlogw is not None:
+                    dlogw[:, :seen] += R_.sum(1)
+                continue
+            flat = _flat_index(idx, kn.shape[1])                     # [B * q * k]
+            # m = sum alpha v:  d alpha_j = dm . v_j,  d v_j += alpha_j dm
+            da = (_gather(values, idx) @ g.unsqueeze(-1)).squeeze(-1)  # [B, q, k]
+            dv.view(-1, dv.shape[-1]).index_add_(0, flat, (a.unsqueeze(-1) * g.unsqueeze(-2)).flatten(0, 2))
+            # alpha = softmax(rho): d rho = alpha (d alpha - sum alpha d alpha)
+            dr = a * (da - (a * da).sum(-1, keepdim=True))           # [B, q, k], 0 where no entry
+            # rho = beta qn . kn_j (+ log omega_j)
+            kj = _gather(kn, idx)                                    # [B, q, k, A]
+            dscale += (dr * (kj @ q.unsqueeze(-1)).squeeze(-1)).sum()
+            dq[:, sl] = scale * (dr.unsqueeze(-2) @ kj).squeeze(-2)  # [B, q, A]
+            ddk = scale * dr.unsqueeze(-1) * q.unsqueeze(-2)          # [B, q, k, A]
+            dk.view(-1, dk.shape[-1]).index_add_(0, flat, ddk.flatten(0, 2))
+            if dlogw is not None:
+                dlogw.view(-1).index_add_(0, flat, dr.flatten())
+        return dq, dk, dv, dlogw, dscale, None, None, None, None
+
+
+def top_k_sum(qn, kn, values, logw, scale, kept, index, n_visible, query_block: int):
+    """blockwise_topk.top_k_read(plain=True)'s (m, alpha, index), O(T k) kept for the backward (_TopKSum)."""
+    return _TopKSum.apply(qn, kn, values, logw, scale, kept, index, n_visible, query_block)
+
+
+def _query_blocks(n_host, query_block: int):
+    """(slice of query positions, entries any of them sees) for each block of queries."""
+    T = len(n_host)
+    for t0 in range(0, T, query_block):
+        t1 = min(t0 + query_block, T)
+        yield slice(t0, t1), int(n_host[t0:t1].max())
+
+
+def _scatter(w, index, seen: int):
+    """w [B, q, k] at entries index [B, q, k] (-1: weight 0) -> [B, q, seen], zeros elsewhere."""
+    return w.new_zeros(*w.shape[:-1], seen).scatter_add_(-1, index.clamp_min(0), w)
+
+
+def _flat_index(index, N: int):
+    """index [B, q, k] (entries, -1 = none) -> rows of the [B * N, ...] flattened memory."""
+    B = index.shape[0]
+    base = torch.arange(B, device=index.device).view(B, 1, 1) * N
+    return (index.clamp_min(0) + base).flatten()                    # -1 -> entry 0 (its weight is 0)
+
+
+def _gather(x, index):
+    """x [B, N, A], index [B, q, k] -> x at those entries [B, q, k, A] (-1 reads entry 0)."""
+    B, N, A = x.shape
+    return x.reshape(B * N, A).index_select(0, _flat_index(index, N)).view(*index.shape, A)

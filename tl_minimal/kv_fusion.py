@@ -13,29 +13,19 @@ many of the best-scoring entries a read keeps (8; the slot count K of slots.py i
     q_t = W_q e_{t-1} q        [B, T, D_kv]  query ("previous": from the previous token);
                                              tie_qk: W_q = W_k (one W_qk, no W_q parameter)
     N            n entries     int           entries j = 0 .. (tokens seen) - 2
-    beta         scale         scalar        the score scale multiplying the cosine (larger:
-                                             sharper), exp(log_score_scale); setting
-                                             ``score_scale``: 10 and learnable in gated_hybrid,
-                                             1 and fixed in gated_hybrid_paper (registry.py),
-                                             "printed" = 1/sqrt(D_kv) in gated_hybrid_printed
+    beta         scale         scalar        score scale on the cosine, exp(log_score_scale)
     rho_{t,j}    scores        [B, T, N]     retrieval score of entry j for the query at t
     omega_j      logw          [B, N]        log write strength (optional write gate)
-    eta          supersede     scalar        strength of "a later write replaces an earlier one"
-                                             (optional, learnable, starts at 1; None: off)
+    eta          supersede     scalar        how much a later write replaces an earlier one
     o_{t,j}      overwritten   [B, T, N]     max over later visible entries j' of relu(cos(k_j, k_j'))
     alpha_t      weights       [B, T, top_k] softmax over the kept scores (0 where no entry)
     j (kept)     index         [B, T, top_k] memory position j of each kept entry (-1: none)
     m_t          m             [B, T, D_kv]  retrieved value
-    g_t          g             [B, T, 1]     the read gate (not slots.py's slot weights g_t[k]),
-                 or            [B, T, D_kv]  setting ``read_gate``: "scalar" (the code's, [B, T, 1])
-                                             sigmoid(w_g . e_{t-1} + b_g), one number per token;
-                                             "query_vector" (the printed form, [B, T, D_kv])
-                                             sigmoid(W_g q_t + b_g), one number per entry of m_t
-    w_g, b_g     read_gate     d -> 1        the scalar gate's weights ("scalar")
-    W_g, b_g     read_gate     D_kv -> D_kv  the vector gate's weights ("query_vector")
+    g_t          g             [B, T, 1]     the read gate (not slots.py's slot weights g_t[k]):
+                 or            [B, T, D_kv]  one scalar per token ("scalar") or one per entry of m_t
+    w_g or W_g, b_g  read_gate d -> 1 (w_g, "scalar") or D_kv -> D_kv (W_g, "query_vector")
     W_m          out           D_kv -> d     only when D_kv != d (identity otherwise)
-    m~_t         g * m         [B, T, D_kv]  the gated read g_t m_t (vector gate: g_t ⊙ m_t)
-    z_t          z             [B, T, d]     LN(W_m m~_t): added to h_t before the tied head
+    z_t          z             [B, T, d]     LN(W_m (g_t ⊙ m_t)): added to h_t before the tied head
 
 Equations (docs/paper.md sections 3.6-3.7; "previous" query alignment):
     memory     pairs (k_j, v_{j+1}) for j <= t-2
@@ -48,61 +38,43 @@ Equations (docs/paper.md sections 3.6-3.7; "previous" query alignment):
                g_t = sigmoid(W_g q_t + b_g)            (read_gate="query_vector")
     fuse       logits_t = W_vocab h_t + W_vocab z_t,   z_t = LN(W_m (g_t ⊙ m_t))
 
-The paper as printed and the paper as coded (docs/paper.md section 3.6). The printed text scores
-alpha_{t,j} ~ exp(q^_t . k^_j / sqrt(d_a)) with unit vectors q^, k^: that is beta cos with
-beta = 1/sqrt(D_kv) = 0.125 at D_kv = 64 (``score_scale="printed"``); the reference code
-divides by sqrt(64) and multiplies by 8 again, beta = 1 (the default). The printed read gate is
-m~_t = sigmoid(W_g q_t) ⊙ m_t, a vector computed from the query q_t (``read_gate="query_vector"``);
-the code's is one scalar per token from the previous token's embedding e_{t-1} ("scalar", the
-default). Our W_g has a bias b_g (0 at the models' initialization), like every other gate
-here, which the printed equation does not write; so a recipe that starts the read gate's bias
-at some value (``read_gate_bias``, e.g. -2 in the paper's recall retrain recipe) applies to both
-forms. Unlike the scalar gate (see the note below), the vector
-gate survives the LayerNorm: it reweights the entries of m_t against each other.
-gated_hybrid_printed (registry.py) is gated_hybrid_paper with both.
+The paper as printed and as coded (docs/paper.md section 3.6). The printed score
+alpha_{t,j} ~ exp(q^_t . k^_j / sqrt(d_a)) with unit vectors q^, k^ is beta cos with
+beta = 1/sqrt(D_kv) = 0.125 at D_kv = 64 (``score_scale="printed"``); the reference code divides
+by sqrt(64) and multiplies by 8 again: beta = 1 (gated_hybrid_paper; gated_hybrid learns beta,
+from 10). The printed read gate is a vector from the query, sigmoid(W_g q_t) ⊙ m_t
+("query_vector"); the code's is one scalar per token from e_{t-1} ("scalar", the default);
+gated_hybrid_printed has both printed forms. Our W_g has a bias b_g (0 at initialization;
+``read_gate_bias``, -2 in the paper's recall retrain recipe), which the printed equation omits.
 
-With "previous" alignment the query at t is the token BEFORE t, so the memory answers "what
-came after the previous token, last time it appeared?". That fits the associative-recall
-task (... QUERY key ANSWER: at ANSWER, e_{t-1} is the key), not text. The "current" option
-queries with e_t over pairs j <= t-1, answering "what came after this token last time?"
-(what an induction head does), which is what next-token prediction on text wants.
+With "previous" alignment the query at t is the token BEFORE t: the memory answers "what came
+after the previous token, last time it appeared?", which fits associative recall (... QUERY key
+ANSWER: at ANSWER, e_{t-1} is the key), not text. "current" queries with e_t over pairs
+j <= t-1: "what came after this token last time?" (an induction head), what text wants.
 Positions with no entry yet (t < 2 "previous", t < 1 "current") read m_t = 0.
 
-Note (worth questioning): LN(g_t m_t) removes any positive scale, so the read gate g_t can
-barely change the fused vector (only through the LayerNorm epsilon). ``gate_outside_norm``
-applies it after the norm instead, g_t LN(W_m m_t) (a scalar gate only: the vector gate is D_kv
-wide, the norm's output d); the default follows the paper.
+Note (worth questioning): LN(g_t m_t) removes any positive scale, so the scalar read gate can
+barely change the fused vector (only through the LayerNorm epsilon); the vector gate survives,
+since it reweights the entries of m_t against each other. ``gate_outside_norm`` applies a scalar
+gate after the norm instead, g_t LN(W_m m_t); the default follows the paper.
 
 Three forms of the read, tested equal (tests/test_kv_fusion.py):
     kv_read_loop   one position at a time: the specification
-    kv_read        all positions at once, without a T x N matrix: the scores are computed one
-                   block of entries at a time and each query keeps a running top_k, merged
-                   block by block (flash attention's idea applied to top-k; blockwise_topk.py).
-                   Exact: the top_k best of everything seen so far is all a later block needs.
-                   Memory O(q b + T top_k) (q queries times b entries per block) instead
-                   of O(T N); time O(T N D_kv), half of it skipped as causal.
-                   ``dense=True`` is the earlier all-at-once form (a masked [B, T, N]
-                   score matrix, topk, scatter, matmul), kept to show what the blockwise read
-                   saves (notebook 08); top_k="all" always uses it (its weights are [B, T, N])
+    kv_read        all positions at once, exact, a top_k kept block by block (blockwise_topk.py:
+                   memory linear in T); ``dense=True``, and always for top_k="all" or supersede,
+                   one masked [B, T, N] score matrix (notebook 08 shows what blocks save)
     kv_read_step   one query against the cached entries: generation, O(N D_kv) work per token
 
-Ties: a token that occurs several times writes the same key several times, so those entries
-score the same. The loop and the blockwise read keep, among equal scores, the entry written
-first (lower j), and list it first. The dense form follows torch.topk, which leaves the order
-of equal scores unspecified. Exact ties need exactly equal numbers, and matrix products of
-different sizes (the whole sequence, one block, one cached step) may round a score in the last
-bit differently; so when a group of equal keys straddles the top_k boundary, a generated token
-can still read other copies than the whole-sequence pass did. Both choices are equally good by
-the model's own scores. The tests hold the forms equal where scores are exact (no repeated
-keys, or keys whose products are exact in floating point); top_k="all" has no boundary.
+Ties (a repeated token writes the same key again): the loop and the blockwise read keep, among
+equal scores, the entry written first (lower j) and list it first; the dense form follows
+torch.topk. Products of different sizes can round a score differently in the last bit, so a
+generated token may read other, equally scored copies than the whole-sequence pass; the tests
+hold the forms equal where scores are exact (top_k="all" has no boundary to straddle).
 
-Overwriting (``supersede``): with tied keys, every write of the same token has the same key, so
-the copies score the same and the read AVERAGES all values ever written under that key. The
-supersede term lowers an entry by how closely a LATER visible entry repeats its key: an exact
-later repeat (cos = 1) takes eta = 1 of the cosine away, so only the latest write of a key keeps
-its full score. It is a property of the memory (write order), not of distance: an entry that was
-never written again is not penalized however old it is. It needs the key-key cosines of every pair
-of entries, an [N, N] matrix, so a read with supersede uses the dense form (quadratic memory).
+Overwriting (``supersede``): with tied keys the read AVERAGES all values ever written under a
+key. The supersede term lowers an entry by how closely a LATER visible entry repeats its key: an
+exact later repeat (cos = 1) takes eta = 1 of the cosine away, so only the latest write of a key
+keeps its full score: write order, not distance. It needs every key-key cosine ([N, N], dense).
 """
 
 from __future__ import annotations
@@ -115,11 +87,11 @@ import torch.nn.functional as F
 from torch import nn
 
 from .blockwise_topk import top_k_read
-from .checks import check_kv_settings, check_mode, check_read_gate
+from .checks import check_kv_config, check_mode
 from .recording import Recorder
 
 QUERY_ALIGNS = ("previous", "current")
-READ_GATES = ("scalar", "query_vector")  # the code's g_t = sigmoid(w_g . e_{t-1} + b_g); the printed sigmoid(W_g q_t)
+READ_GATES = ("scalar", "query_vector")  # g_t from e_{t-1} (the code's) or from q_t (as printed)
 
 
 def score_scale_value(score_scale, assoc_dim: int) -> float:
@@ -146,8 +118,7 @@ def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, supe
     q [B, T, D_kv]; keys, values [B, N, D_kv] (values[:, j] is v_{j+1}); n_visible: T ints;
     scale = beta; logw [B, N] or None; supersede = eta (a number or 0-d tensor) or None. Returns
     m [B, T, D_kv], weights [B, T, n_kept], index [B, T, n_kept] with n_kept = min(top_k, N) (N for
-    "all");
-    unused places have weight 0 and index -1.
+    "all"); unused places have weight 0 and index -1.
     """
     B, T, _ = q.shape
     N = keys.shape[1]
@@ -182,14 +153,8 @@ def kv_read_loop(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, supe
 
 
 def kv_read(q, keys, values, n_visible, top_k=8, scale=1.0, logw=None, supersede=None, dense: bool = False):
-    """Fast form of :func:`kv_read_loop` (same arguments and results), no loop over time.
-
-    Blockwise (blockwise_topk.py) unless ``dense=True``, top_k is "all"/None, or ``supersede`` is
-    on (its key-key term is an [N, N] matrix): then one masked [B, T, N] score matrix (quadratic
-    memory; torch.topk's order among equal scores).
-    Nine parameters: the glossary's tensors (q, keys, values, n_visible, logw) and the read's
-    settings (top_k, scale = beta, supersede = eta, dense), each under the name the equations use.
-    """
+    """Fast form of :func:`kv_read_loop` (same arguments and results), no loop over time: blockwise
+    (blockwise_topk.py), or one masked [B, T, N] score matrix for ``dense``, "all" or ``supersede``."""
     B, T, _ = q.shape
     N = keys.shape[1]
     if N == 0:  # no entries anywhere: m = 0
@@ -245,18 +210,15 @@ class KVConfig:
 
     assoc_dim: int = 64                 # D_kv, the width of keys, values and queries
     top_k: int | str | None = 8         # entries a read keeps; "all" or None: every entry
-    score_scale: float | str = 1.0      # beta, multiplies the cosine scores (larger: sharper);
-                                        # "printed": 1/sqrt(assoc_dim), the paper's printed score
+    score_scale: float | str = 1.0      # beta (larger: sharper); "printed": 1/sqrt(assoc_dim)
     learnable_score_scale: bool = False  # beta a parameter (learned as log beta) or a constant
     query_align: str = "previous"       # query from e_{t-1} ("previous") or e_t ("current")
     write_gate: bool = False            # omega_j, a learned write strength per entry
     gate_outside_norm: bool = False     # z_t = g_t LN(W_m m_t) instead of LN(W_m g_t m_t)
     tie_qk: bool = False                # one W_qk for queries and keys
     supersede: bool = False             # eta: a later write of the same key replaces an earlier one
-    read_gate: str = "scalar"           # g_t from e_{t-1}, one scalar ("scalar") or a vector
-                                        # sigmoid(W_g q_t) over m_t ("query_vector", as printed)
-    read_gate_bias: float = 0.0         # b_g at initialization (every entry of it): 0 gives g ~ 0.5;
-                                        # the paper's recall retrain recipe starts it at -2 (g ~ 0.12)
+    read_gate: str = "scalar"           # g_t a scalar from e_{t-1} or a vector from q_t ("query_vector")
+    read_gate_bias: float = 0.0         # b_g at initialization: 0 gives g ~ 0.5, -2 (recall recipe) ~ 0.12
 
 
 class KVFusion(Recorder, nn.Module):
@@ -264,10 +226,9 @@ class KVFusion(Recorder, nn.Module):
 
     ``forward(e, state=None) -> (z, state)``; the state is the cache
     {"t": tokens seen, "e_last": [B, d], "k": [B, N, D_kv], "v": [B, N, D_kv], "logw": [B, N] or None},
-    so calling token by token equals one call on the whole sequence. While recording
-    (recording.py), record["weights"], record["index"] ([B, T, n_kept]) and record["read_gate"] ([B, T]:
-    the vector gate's mean over its D_kv entries with read_gate="query_vector", which also records
-    the gate itself as record["read_gate_vector"] [B, T, D_kv]).
+    so calling token by token equals one call on the whole sequence. While recording (recording.py),
+    record["weights"], record["index"] ([B, T, n_kept]) and record["read_gate"] ([B, T]; for
+    "query_vector" its mean, and the gate itself as record["read_gate_vector"] [B, T, D_kv]).
     ``dense_read = True`` (an attribute, not a setting) switches the fast read to its dense form.
     """
 
@@ -276,8 +237,7 @@ class KVFusion(Recorder, nn.Module):
     def __init__(self, d_model: int, config: KVConfig = KVConfig(), mode: str = "fast"):
         super().__init__()
         c = config
-        check_kv_settings(c.query_align, c.top_k, c.score_scale, QUERY_ALIGNS, c.assoc_dim)  # checks.py
-        check_read_gate(c.read_gate, READ_GATES, c.gate_outside_norm)
+        check_kv_config(c, QUERY_ALIGNS, READ_GATES)                # checks.py
         self.top_k, self.query_align, self.mode = c.top_k, c.query_align, check_mode(mode)
         self.gate_outside_norm, self.read_gate_form = c.gate_outside_norm, c.read_gate
         self.read_gate_bias = c.read_gate_bias
@@ -285,10 +245,9 @@ class KVFusion(Recorder, nn.Module):
         self.value = nn.Linear(d_model, c.assoc_dim, bias=False)  # W_v
         # W_q; with tie_qk the query reuses W_k, so an exact repeat of a key token scores cos = 1
         self.query = None if c.tie_qk else nn.Linear(d_model, c.assoc_dim, bias=False)
-        if c.read_gate == "scalar":
-            self.read_gate = nn.Linear(d_model, 1)  # w_g, b_g: on e_{t-1}, one gate per token
-        else:
-            self.read_gate = nn.Linear(c.assoc_dim, c.assoc_dim)  # W_g, b_g: on q_t, one per entry of m_t
+        # w_g, b_g: on e_{t-1}, one gate per token ("scalar"); W_g, b_g: on q_t, one per entry of m_t
+        gate_in, gate_out = (d_model, 1) if c.read_gate == "scalar" else (c.assoc_dim, c.assoc_dim)
+        self.read_gate = nn.Linear(gate_in, gate_out)
         self.write_gate = nn.Linear(d_model, 1) if c.write_gate else None  # omega_j = sigmoid(.)
         self.out = nn.Linear(c.assoc_dim, d_model, bias=False) if c.assoc_dim != d_model else nn.Identity()
         self.norm = nn.LayerNorm(d_model)
@@ -337,12 +296,9 @@ class KVFusion(Recorder, nn.Module):
         else:
             m, w, idx = kv_read(q, keys, values, n_visible, self.top_k, scale, logw, dense=self.dense_read,
                                 supersede=self.supersede)
-        if self.read_gate_form == "scalar":
-            # g_t = sigmoid(w_g . e_src + b_g), one scalar per token
-            g = torch.sigmoid(self.read_gate(src))  # [B, T, 1]
-        else:
-            # g_t = sigmoid(W_g q_t + b_g), one gate per entry of m_t (the printed form)
-            g = torch.sigmoid(self.read_gate(q))  # [B, T, D_kv]
+        # g_t = sigmoid(w_g . e_src + b_g), one scalar per token ("scalar"), or
+        # g_t = sigmoid(W_g q_t + b_g), one gate per entry of m_t ("query_vector", the printed form)
+        g = torch.sigmoid(self.read_gate(src if self.read_gate_form == "scalar" else q))  # [B, T, 1 or D_kv]
         if self.gate_outside_norm:
             z = g * self.norm(self.out(m))  # [B, T, d]
         else:
@@ -352,6 +308,5 @@ class KVFusion(Recorder, nn.Module):
         gates = {"read_gate": g[..., 0]} if self.read_gate_form == "scalar" else \
             {"read_gate": g.mean(-1), "read_gate_vector": g}
         self.save_record(weights=w, index=idx, **gates)
-        new_state = {"t": t0 + T, "e_last": e[:, -1], "k": keys, "v": values, "logw": logw}
-        return z, new_state
+        return z, {"t": t0 + T, "e_last": e[:, -1], "k": keys, "v": values, "logw": logw}
 

@@ -18,20 +18,19 @@ write followed which context. Unrolled (the same sum the running state has, one 
     P_t = Gamma_t P_{-1} + sum_{tau <= t} w_{t,tau} outer(s_{tau-1}, b_tau)
     w_{t,tau} = (1 - gamma_tau) prod_{u=tau+1..t} gamma_u,        Gamma_t = prod_{u=0..t} gamma_u
 
-The pair memory is therefore a running state whose entries are the S x S products; the fast
-form of :func:`pair_memory` reuses ``running_state.decayed_cumsum`` on the flattened outer products.
+So P is a running state over the S x S products: the fast form of :func:`pair_memory` reuses
+``running_state.decayed_cumsum`` on the flattened outer products.
 
-This file *materializes* P (S x S numbers per head and token): that is for teaching, checking
-and heatmaps at small T. The model never builds it for every token: ``readout.py`` reads
-P_t^T q^l_t straight from the unrolled sum. To look at P at a few positions of a long sequence,
-:func:`pair_memory_at` evaluates the unrolled sum only there.
+This file *materializes* P (S x S numbers per head and token): for teaching, checking and
+heatmaps at small T. The model never builds it for every token: ``readout.py`` reads P_t^T q^l_t
+straight from the unrolled sum; :func:`pair_memory_at` evaluates P only at a few positions.
 """
 
 from __future__ import annotations
 
 import torch
 
-from .checks import check_chunk_size, check_mode, check_pair_inputs, check_positions, check_sequence
+from .checks import check_pair_inputs, check_positions, check_sequence
 from .running_state import DEFAULT_CHUNK, decayed_cumsum, log_gate
 
 
@@ -53,10 +52,7 @@ def pair_memory(s_prev: torch.Tensor, b: torch.Tensor, gam: torch.Tensor, P0: to
 
     s_prev, b [B, T, H, S]; gam [B, T, H]; P0 [B, H, S, S] or None. mode: "loop" or "fast".
     """
-    # input checks (checks.py): clear errors for a wrong mode, chunk size, shape, dtype or device
-    check_mode(mode)
-    check_chunk_size(chunk_size)
-    check_pair_inputs(s_prev, b, gam, P0)
+    check_pair_inputs(s_prev, b, gam, P0, mode, chunk_size)         # input checks (checks.py)
     B, T, H, S = s_prev.shape
     if mode == "loop":
         P_t, out = P0, []

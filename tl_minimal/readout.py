@@ -20,18 +20,15 @@ Putting in the unrolled memory of ``pair_memory.py`` (w_{t,tau} = (1 - gamma_tau
 
     r_t = q^r_t * ( sum_{tau <= t} w_{t,tau} (q^l_t . s_{tau-1}) b_tau  +  Gamma_t P_{-1}^T q^l_t )
 
-This is gated linear attention with one scalar decay per head: query q^l_t, key s_{tau-1}
-(the previous running state), value b_tau. Hence a chunkwise-parallel form that never builds
-P for every token (:func:`decayed_attention`). Within a chunk of C = DEFAULT_CHUNK (16) tokens
-starting at c, with G_t = sum_{u=c..t} log gamma_u:
-  - intra-chunk:  (q^l_t . k_tau) exp(sum_{u=tau+1..t} log gamma_u) v_tau summed over
-    c <= tau <= t, a masked C x C score matrix (its decays from ``running_state.causal_decay``)
-    times the values (v_tau = (1 - gamma_tau) b_tau), all chunks in one matmul;
-  - inter-chunk:  exp(G_t) (memory entering the chunk)^T q^l_t;
-  - the memory entering each chunk (``M_enter`` in the code; in the readout it is the pair memory
-    P_{c-1}, since k_tau v_tau^T = (1 - gamma_tau) s_{tau-1} b_tau^T) follows M_n = exp(G_end) M_{n-1}
-    + sum_tau exp(sum_{u=tau+1..end} log gamma_u) k_tau v_tau^T, a running state over chunks
-    (``running_state.decayed_cumsum`` on S*S numbers).
+This is gated linear attention with one scalar decay per head: query q^l_t, key k_tau = s_{tau-1}
+(the previous running state), value v_tau = (1 - gamma_tau) b_tau. Hence a chunkwise form that
+never builds P for every token (:func:`decayed_attention`). In a chunk of C = DEFAULT_CHUNK (16)
+tokens starting at c, with G_t = sum_{u=c..t} log gamma_u:
+  - intra-chunk:  sum_{c <= tau <= t} (q^l_t . k_tau) exp(sum_{u=tau+1..t} log gamma_u) v_tau,
+    a masked C x C score matrix (decays from ``running_state.causal_decay``) times the values;
+  - inter-chunk:  exp(G_t) M_enter^T q^l_t, where M_enter, the memory entering the chunk, is the
+    pair memory P_{c-1}; it is a running state over chunks (``running_state.decayed_cumsum``):
+    M_n = exp(G_end) M_{n-1} + sum_tau exp(sum_{u=tau+1..end} log gamma_u) outer(k_tau, v_tau).
 All exponents are <= 0: gates near 0 or near 1 and long sequences stay finite and accurate.
 
 Forms: ``mode="loop"`` (builds P_t one step at a time: the specification), ``mode="fast"``
@@ -43,14 +40,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .checks import (
-    check_chunk_size,
-    check_layer_input,
-    check_mode,
-    check_positive_ints,
-    check_readout_inputs,
-    check_state,
-)
+from .checks import check_form, check_layer_input, check_positive_ints, check_readout_inputs, check_state
 from .kernels import decay_exp, heads_first, tanh_heads, times_to_tokens
 from .pair_memory import pair_memory_at, pair_memory_step
 from .recording import Recorder
@@ -81,8 +71,7 @@ def decayed_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_dec
     if pad:  # padded tokens: decay 1, zero key and value, so the memory passes through unchanged
         q, k, v = (nn.functional.pad(x, (0, 0, 0, pad)) for x in (q, k, v))
         log_decay = nn.functional.pad(log_decay, (0, pad))
-    q = q.reshape(B, H, N, C, Dk)
-    k = k.reshape(B, H, N, C, Dk)
+    q, k = (x.reshape(B, H, N, C, Dk) for x in (q, k))             # [B, H, N, C, Dk]
     v = v.reshape(B, H, N, C, Dv)
     ld = log_decay.reshape(B, H, N, C)                              # [B, H, N, C]
     # G_t = sum_{u=c..t} log gamma_u from the chunk start
@@ -120,41 +109,28 @@ def pair_readout_step(P, s_prev_t, b_t, gam_t, ql_t, qr_t):
     return r_t, P
 
 
-def _pair_readout_loop(s_prev, b, gam, q_left, q_right, P0):
-    P, rs = P0, []
-    for t in range(s_prev.shape[1]):
-        r_t, P = pair_readout_step(P, s_prev[:, t], b[:, t], gam[:, t], q_left[:, t], q_right[:, t])
-        rs.append(r_t)
-    return torch.stack(rs, dim=1), P                                # [B, T, H, S], [B, H, S, S]
-
-
-def _pair_readout_chunked(s_prev, b, gam, q_left, q_right, P0, chunk_size):
-    # value v_tau = (1 - gamma_tau) b_tau, key k_tau = s_{tau-1}, query q^l_t, decay gamma
-    v = b * (1 - gam).unsqueeze(-1)                                 # [B, T, H, S], b's memory layout
-    o, P = decayed_attention(heads_first(q_left), heads_first(s_prev), heads_first(v),
-                             heads_first(log_gate(gam)), P0, chunk_size)  # [B, H, T, S]
-    # r_t = (P_t^T q^l_t) * q^r_t (kernels.times_to_tokens: stored token-major for W_o)
-    return times_to_tokens(o, q_right), P                           # [B, T, H, S], [B, H, S, S]
-
-
 def pair_readout(s_prev, b, gam, q_left, q_right, P0=None, mode: str = "fast",
                  return_state: bool = False, chunk_size: int = DEFAULT_CHUNK):
     """r [B, T, H, S] with r_t[j] = (sum_i P_t[i, j] q_left_t[i]) q_right_t[j].
 
     s_prev (s_prev[:, t] = s_{t-1}), b, q_left, q_right [B, T, H, S]; gam [B, T, H];
     P0 [B, H, S, S] or None. With ``return_state=True`` returns (r, P_last [B, H, S, S]).
-    More than eight parameters: the equation's five tensors and P0, each under its glossary name,
-    then the form (mode, chunk_size) and return_state.
     """
-    # input checks (checks.py): clear errors for a wrong mode, chunk size, shape, dtype or device
-    check_mode(mode)
-    check_chunk_size(chunk_size)
-    check_readout_inputs(s_prev, b, gam, q_left, q_right, P0)
+    check_readout_inputs(s_prev, b, gam, q_left, q_right, P0, mode, chunk_size)  # checks.py
     if mode == "loop":
-        r, P = _pair_readout_loop(s_prev, b, gam, q_left, q_right, P0)
+        P, rs = P0, []
+        for t in range(s_prev.shape[1]):
+            r_t, P = pair_readout_step(P, s_prev[:, t], b[:, t], gam[:, t], q_left[:, t], q_right[:, t])
+            rs.append(r_t)
+        r = torch.stack(rs, dim=1)                                  # [B, T, H, S]
     else:
-        r, P = _pair_readout_chunked(s_prev, b, gam, q_left, q_right, P0, chunk_size)
-    return (r, P) if return_state else r
+        # value v_tau = (1 - gamma_tau) b_tau, key k_tau = s_{tau-1}, query q^l_t, decay gamma
+        v = b * (1 - gam).unsqueeze(-1)                             # [B, T, H, S], b's memory layout
+        o, P = decayed_attention(heads_first(q_left), heads_first(s_prev), heads_first(v),
+                                 heads_first(log_gate(gam)), P0, chunk_size)  # [B, H, T, S]
+        # r_t = (P_t^T q^l_t) * q^r_t (kernels.times_to_tokens: stored token-major for W_o)
+        r = times_to_tokens(o, q_right)                             # [B, T, H, S]
+    return (r, P) if return_state else r                            # P: P_last [B, H, S, S]
 
 
 # --- the layer as a function: gates and projections in, readout and state out ---------------
@@ -165,8 +141,6 @@ def triple_latent(a, b, q_left, q_right, lam, gam, s0=None, P0=None, mode: str =
 
     s_t = lam_t s_{t-1} + (1 - lam_t) a_t;  P_t = gam_t P_{t-1} + (1 - gam_t) outer(s_{t-1}, b_t);
     r_t = (P_t^T q^l_t) * q^r_t.
-    Ten parameters: the six tensors of the three equations and the two initial states, each
-    under its glossary name, then the form (mode, chunk_size).
     """
     s = running_state(a, lam, s0, mode=mode, chunk_size=chunk_size)  # [B, T, H, S]
     s_prev = previous_states(s, s0)                                 # [B, T, H, S]
@@ -198,8 +172,7 @@ class TripleLatentMixer(Recorder, nn.Module):
         super().__init__()
         check_positive_ints(d_model=d_model, n_heads=n_heads, state_dim=state_dim)  # checks.py
         self.d_model, self.n_heads, self.state_dim = d_model, n_heads, state_dim
-        self.mode = check_mode(mode)
-        self.chunk_size = check_chunk_size(chunk_size)
+        self.mode, self.chunk_size = check_form(mode, chunk_size)
         HS = n_heads * state_dim
         # a, b, q^l, q^r = tanh(Linear(d -> H*S, no bias)(n)): one matmul for the four
         self.proj = nn.Linear(d_model, 4 * HS, bias=False)
@@ -217,9 +190,8 @@ class TripleLatentMixer(Recorder, nn.Module):
     def project(self, n: torch.Tensor):
         """n [B, T, d] -> a, b, q_left, q_right [B, T, H, S] and lam, gam [B, T, H]."""
         check_layer_input(n, self.d_model)                          # input check (checks.py)
-        # a, b, q^l, q^r = tanh(W n), four [B, T, H, S] views of one heads-first buffer: the
-        # fast forms work heads-first, so their matmuls read these without copying
-        # (kernels.tanh_heads: the tanh writes that layout in one pass)
+        # a, b, q^l, q^r = tanh(W n): four [B, T, H, S] views of one heads-first buffer, which the
+        # fast forms read without copying (kernels.tanh_heads: tanh into that layout in one pass)
         a, b, ql, qr = tanh_heads(self.proj(n), 4, self.n_heads)    # 4 x [B, T, H, S]
         # lambda_t, gamma_t = sigmoid(W_lambda n_t + c_lambda), sigmoid(W_gamma n_t + c_gamma)
         lam, gam = torch.sigmoid(self.to_gates(n)).chunk(2, dim=-1)  # [B, T, H] each
@@ -230,10 +202,9 @@ class TripleLatentMixer(Recorder, nn.Module):
         B, T, H, S = a.shape
         # s_{-1}, P_{-1}: the carried state (None = zeros), its keys and shapes checked in checks.py
         s0, P0 = check_state(state, {"s": (B, H, S), "P": (B, H, S, S)}, a, "'s' [B, H, S] and 'P' [B, H, S, S]")
-        check_mode(self.mode)
+        check_form(self.mode, self.chunk_size)
         if T == 1:  # generation: one step, O(1) per token
-            if s0 is None:
-                s0 = torch.zeros_like(a[:, 0])
+            s0 = torch.zeros_like(a[:, 0]) if s0 is None else s0         # [B, H, S]
             s = running_state_step(a[:, 0], lam[:, 0], s0).unsqueeze(1)  # [B, 1, H, S]
             r_t, P_last = pair_readout_step(P0, s0, b[:, 0], gam[:, 0], ql[:, 0], qr[:, 0])
             r = r_t.unsqueeze(1)                                    # [B, 1, H, S]
@@ -247,11 +218,8 @@ class TripleLatentMixer(Recorder, nn.Module):
     @torch.no_grad()
     def _record(self, s, s0, b, gam, lam, P0):
         positions = list(self.record_options.get("snapshot_at", ()))
-        snapshots = {}
-        if positions:
-            s_prev = previous_states(s, s0)
-            P = pair_memory_at(s_prev, b, gam, positions, P0)       # [B, n, H, S, S]
-            snapshots = {t: P[:, k].detach() for k, t in enumerate(positions)}
+        # P_t only at the positions asked for, from the unrolled sum (pair_memory_at)
+        P = pair_memory_at(previous_states(s, s0), b, gam, positions, P0) if positions else None
         self.save_record(lam=lam, gam=gam, s=s)
-        if snapshots:
-            self.record["P"] = snapshots
+        if positions:
+            self.record["P"] = {t: P[:, k].detach() for k, t in enumerate(positions)}  # [B, H, S, S]

@@ -33,11 +33,9 @@ Three forms, held equal by tests/test_running_state.py:
       Lambda_t / Lambda_tau = exp(sum_{u=tau+1..t} log lambda_u)        (:func:`causal_decay`)
 
   every exponent is <= 0, so nothing overflows for gates near 0, and nothing divides by a tiny
-  product for gates near 1. (Each segment is added up directly, not as the difference of two
-  running sums G_t - G_tau: the difference has the same value but a worse float32 gradient;
-  :func:`causal_decay` explains why.) Only the state at chunk ends has to travel from chunk to
-  chunk; that is the same kind of recurrence again, over T / C chunk-end states, and is solved
-  by calling the same function on it (a short recursion: T = 8192 with C = 16 needs four levels).
+  product for gates near 1 (:func:`causal_decay` says why each segment is summed directly).
+  Only the state at chunk ends travels from chunk to chunk: the same kind of recurrence over
+  T / C chunk-end states, solved by calling the same function on it (T = 8192, C = 16: 4 levels).
 - :func:`running_state_step`: one token, O(1) work, for generation.
 
 The building block :func:`decayed_cumsum` (h_t = exp(log_decay_t) h_{t-1} + x_t, heads-first
@@ -48,17 +46,10 @@ from __future__ import annotations
 
 import torch
 
-from .checks import (
-    check_causal_decay_length,
-    check_chunk_size,
-    check_mode,
-    check_running_state_inputs,
-    check_sequence,
-)
+from .checks import check_causal_decay_length, check_running_state_inputs, check_states
 from .kernels import causal_segments, decay_exp
 
-# 16 tokens per chunk: fastest measured on a 2-core CPU for T = 128 and T = 2048 (S = 16), where
-# the chunk matrices are small and the per-kernel cost of the chunk-level carry stays low
+# 16 tokens per chunk: fastest measured on a 2-core CPU for T = 128 and T = 2048 (S = 16)
 DEFAULT_CHUNK = 16
 
 
@@ -72,16 +63,11 @@ def log_gate(gate: torch.Tensor) -> torch.Tensor:
 def causal_decay(log_decay: torch.Tensor) -> torch.Tensor:
     """W[..., t, tau] = exp(sum_{u=tau+1..t} log_decay_u) for tau <= t, 0 for tau > t.
 
-    log_decay [..., C] -> W [..., C, C]. Each segment sum is added up directly rather than as
-    a difference G_t - G_tau of running sums: the difference gives the same numbers, but its
-    gradient adds and subtracts large terms that cancel, and that rounding error, divided by
-    a gate near 0 in the chain rule of log(gate), swamps float32 gate gradients. All C x C sums
-    are one matmul of the log-decays with a constant 0/1 matrix Z [C, C*C] (Z[u, (t, tau)] = 1
-    when tau < u <= t), then one exp, and the future (tau > t) is multiplied by 0: one matmul
-    and one exp per chunk matrix, fast on every device (with TF32 matmuls switched on, on CUDA,
-    the sums carry TF32's ~1e-3 relative error like every other matmul). Z has C^3 entries
-    (4,096 at the default C = 16), hence C <= checks.MAX_CHUNK. The diagonal is the empty sum,
-    exactly 0, so W[t, t] = 1.
+    log_decay [..., C] -> W [..., C, C]. Each segment is summed directly, not as a difference
+    G_t - G_tau of running sums: same numbers, but the difference's gradient cancels large terms,
+    and that rounding error, divided by a gate near 0 (the chain rule of log(gate)), swamps
+    float32 gate gradients. All C x C sums are one matmul with a constant 0/1 matrix Z [C, C*C]
+    (C^3 entries, hence C <= checks.MAX_CHUNK), then one exp. W[t, t] = exp(empty sum) = 1.
     """
     C = check_causal_decay_length(log_decay.shape[-1])             # C <= MAX_CHUNK (checks.py)
     # Z[u, (t, tau)] = 1 when log_decay_u is in the segment tau < u <= t; lower[t, tau] = [tau <= t]
@@ -139,22 +125,6 @@ def running_state_step(a_t: torch.Tensor, lam_t: torch.Tensor, s_prev: torch.Ten
     return lam_t * s_prev + (1 - lam_t) * a_t                       # [B, H, S]
 
 
-def _running_state_loop(a, lam, s0):
-    s_t = torch.zeros_like(a[:, 0]) if s0 is None else s0          # [B, H, S]
-    states = []
-    for t in range(a.shape[1]):
-        s_t = running_state_step(a[:, t], lam[:, t], s_t)
-        states.append(s_t)
-    return torch.stack(states, dim=1)                               # [B, T, H, S]
-
-
-def _running_state_chunked(a, lam, s0, chunk_size):
-    # x_t = (1 - lambda_t) a_t, decay = lambda_t: then s_t = lambda_t s_{t-1} + x_t
-    x = (a * (1 - lam).unsqueeze(-1)).transpose(1, 2)               # [B, H, T, S] (a's memory layout)
-    s = decayed_cumsum(log_gate(lam).transpose(1, 2), x, s0, chunk_size)  # [B, H, T, S]
-    return s.transpose(1, 2)                                        # [B, T, H, S]
-
-
 def running_state(a: torch.Tensor, lam: torch.Tensor, s0: torch.Tensor | None = None,
                   mode: str = "fast", chunk_size: int = DEFAULT_CHUNK) -> torch.Tensor:
     """s[:, t] = s_t for s_t = lam_t s_{t-1} + (1 - lam_t) a_t, s_{-1} = s0 (or zeros).
@@ -163,13 +133,17 @@ def running_state(a: torch.Tensor, lam: torch.Tensor, s0: torch.Tensor | None = 
     ``mode`` is "loop" (the reference) or "fast" (default, ``chunk_size`` tokens per chunk).
     Gate values are not checked (that would need a device sync); log(0) is clamped to stay finite.
     """
-    # input checks (checks.py): clear errors for a wrong mode, chunk size, shape, dtype or device
-    check_mode(mode)
-    check_chunk_size(chunk_size)
-    check_running_state_inputs(a, lam, s0)
+    check_running_state_inputs(a, lam, s0, mode, chunk_size)       # input checks (checks.py)
     if mode == "loop":
-        return _running_state_loop(a, lam, s0)
-    return _running_state_chunked(a, lam, s0, chunk_size)
+        s_t, states = (torch.zeros_like(a[:, 0]) if s0 is None else s0), []  # s_{-1} [B, H, S]
+        for t in range(a.shape[1]):
+            s_t = running_state_step(a[:, t], lam[:, t], s_t)
+            states.append(s_t)
+        return torch.stack(states, dim=1)                           # [B, T, H, S]
+    # x_t = (1 - lambda_t) a_t, decay = lambda_t: then s_t = lambda_t s_{t-1} + x_t
+    x = (a * (1 - lam).unsqueeze(-1)).transpose(1, 2)               # [B, H, T, S] (a's memory layout)
+    s = decayed_cumsum(log_gate(lam).transpose(1, 2), x, s0, chunk_size)  # [B, H, T, S]
+    return s.transpose(1, 2)                                        # [B, T, H, S]
 
 
 def previous_states(s: torch.Tensor, s0: torch.Tensor | None = None) -> torch.Tensor:
@@ -177,13 +151,8 @@ def previous_states(s: torch.Tensor, s0: torch.Tensor | None = None) -> torch.Te
 
     The pair memory pairs the state *before* token t with token t's write, so it reads s_prev.
     """
-    check_sequence("s", s, 4)                                       # input checks (checks.py)
-    B, _, H, S = s.shape
-    if s0 is None:
-        s0 = torch.zeros_like(s[:, 0])                              # [B, H, S]
-    else:
-        check_sequence("s0", s0, 3, like=s, shape=(B, H, S))
-    # joined along time in the heads-first layout the chunked forms keep states in, so the
-    # readout reads s_prev heads-first without a copy
+    check_states(s, s0)                                             # input checks (checks.py)
+    s0 = torch.zeros_like(s[:, 0]) if s0 is None else s0           # [B, H, S]
+    # joined along time heads-first (the chunked forms' layout), so the readout reads it without a copy
     s_prev = torch.cat([s0.unsqueeze(2), s.transpose(1, 2)[:, :, :-1]], dim=2)  # [B, H, T, S]
     return s_prev.transpose(1, 2)                                   # [B, T, H, S]

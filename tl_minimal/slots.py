@@ -10,8 +10,7 @@ Glossary (paper symbol -> code name -> shape)
     L_k, R_k      L, R               [B, H, K, S]     left / right memory of slot k (one t at a time)
     f_t           f                  [B, T, H, K]     one feature per slot
     W_o           out                Linear(H*K, d)   o_t = W_o vec(f_t)
-    K             num_slots          8 in the paper (the number of slots; only here: the
-                                                      key-value read's count is top_k)
+    K             num_slots          int              number of slots, 8 in the paper (not top_k)
 
 Instead of the dense S x S pair memory, each head keeps K slots, each a pair of S-vectors:
 
@@ -21,16 +20,15 @@ Instead of the dense S x S pair memory, each head keeps K slots, each a pair of 
     f_t[k] = (q^l_t . L_k,t) (q^r_t . R_k,t)
 
 Memory per head: 2 K S numbers instead of S^2. Be clear about what this is: L and R are
-accumulated *separately*, so sum_k outer(L_k, R_k) is NOT the dense memory P of ``pair_memory.py``
-restricted to rank K; products of a state from one token with a write from another token enter
-f_t. It is a cheaper, different memory, not an exact low-rank version of P.
+accumulated *separately*, so sum_k outer(L_k, R_k) is NOT the dense P of ``pair_memory.py``
+restricted to rank K (a state from one token times a write from another enters f_t): a cheaper,
+different memory, not an exact low-rank version of P.
 
-Both slot memories are running states with gate gamma (over inputs g_k s_{t-1} and g_k b_t), so
+Both slot memories are running states with gate gamma (over inputs g_k s_{t-1} and g_k b_t):
 :func:`slot_memory` materializes them with ``running_state.running_state``. The feature needs only
-q^l_t . L_k,t = sum_{tau<=t} w_{t,tau} g_tau[k] (q^l_t . s_{tau-1}): the pair readout's gated
-linear attention with the slot weights as values. So the fast form is two calls of
-``readout.decayed_attention`` (query q^l, key s_prev; query q^r, key b) and never builds L, R
-for every token.
+q^l_t . L_k,t = sum_{tau<=t} w_{t,tau} g_tau[k] (q^l_t . s_{tau-1}), the pair readout's gated
+linear attention with the slot weights as values: the fast form is two ``readout.decayed_attention``
+calls (query q^l, key s_prev; query q^r, key b) and never builds L, R for every token.
 
 Forms: ``mode="loop"`` (the specification), ``mode="fast"`` (default), and
 :func:`slot_readout_step` (one token, O(K S) work).
@@ -41,14 +39,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .checks import (
-    check_chunk_size,
-    check_mode,
-    check_positive_ints,
-    check_slot_inputs,
-    check_slot_readout_inputs,
-    check_state,
-)
+from .checks import check_form, check_positive_ints, check_slot_inputs, check_slot_readout_inputs, check_state
 from .kernels import heads_first, softmax, times_to_tokens
 from .readout import TripleLatentMixer, decayed_attention, normal_init
 from .running_state import DEFAULT_CHUNK, log_gate, previous_states, running_state, running_state_step
@@ -68,17 +59,22 @@ def slot_readout_step(L, R, s_prev_t, b_t, g_t, gam_t, ql_t, qr_t):
     return f_t, L, R
 
 
-def _slot_readout_loop(s_prev, b, g, gam, q_left, q_right, L0, R0):
-    L, R, fs = L0, R0, []
-    for t in range(s_prev.shape[1]):
-        f_t, L, R = slot_readout_step(L, R, s_prev[:, t], b[:, t], g[:, t], gam[:, t],
-                                      q_left[:, t], q_right[:, t])
-        fs.append(f_t)
-    return torch.stack(fs, dim=1), L, R                             # [B, T, H, K]
+def slot_readout(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None, mode: str = "fast",
+                 return_state: bool = False, chunk_size: int = DEFAULT_CHUNK):
+    """Slot features f [B, T, H, K] (or (f, L_last, R_last) with return_state=True).
 
-
-def _slot_readout_chunked(s_prev, b, g, gam, q_left, q_right, L0, R0, chunk_size):
-    """The fast form of slot_readout (its tensors, by their glossary names): (f, L_last, R_last)."""
+    s_prev, b, q_left, q_right [B, T, H, S]; g [B, T, H, K]; gam [B, T, H];
+    L0, R0 [B, H, K, S] or None. mode: "loop" or "fast".
+    """
+    check_slot_readout_inputs(s_prev, b, g, gam, q_left, q_right, L0, R0, mode, chunk_size)  # checks.py
+    if mode == "loop":
+        L, R, fs = L0, R0, []
+        for t in range(s_prev.shape[1]):
+            f_t, L, R = slot_readout_step(L, R, s_prev[:, t], b[:, t], g[:, t], gam[:, t],
+                                          q_left[:, t], q_right[:, t])
+            fs.append(f_t)
+        f = torch.stack(fs, dim=1)                                  # [B, T, H, K]
+        return (f, L, R) if return_state else f
     log_gam = heads_first(log_gate(gam))                            # [B, H, T]
     # value v_tau = (1 - gamma_tau) g_tau: the memory M[i, k] = sum w g[k] key[i] is L^T (or R^T)
     v = heads_first((1 - gam).unsqueeze(-1) * g)                    # [B, H, T, K]
@@ -89,36 +85,12 @@ def _slot_readout_chunked(s_prev, b, g, gam, q_left, q_right, L0, R0, chunk_size
     right, MR = decayed_attention(heads_first(q_right), heads_first(b), v, log_gam, as_M0(R0), chunk_size)
     # f_t[k] = (q^l_t . L_k,t) (q^r_t . R_k,t), stored token-major (kernels.times_to_tokens)
     f = times_to_tokens(left, heads_first(right))                   # [B, T, H, K]
-    return f, ML.transpose(-1, -2), MR.transpose(-1, -2)
-
-
-def slot_readout(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None, mode: str = "fast",
-                 return_state: bool = False, chunk_size: int = DEFAULT_CHUNK):
-    """Slot features f [B, T, H, K] (or (f, L_last, R_last) with return_state=True).
-
-    s_prev, b, q_left, q_right [B, T, H, S]; g [B, T, H, K]; gam [B, T, H];
-    L0, R0 [B, H, K, S] or None. mode: "loop" or "fast".
-    Eleven parameters: the six tensors of the equations and the two initial slot memories, each
-    under its glossary name, then the form (mode, chunk_size) and return_state.
-    """
-    # input checks (checks.py): clear errors for a wrong mode, chunk size, shape, dtype or device
-    check_mode(mode)
-    check_chunk_size(chunk_size)
-    check_slot_readout_inputs(s_prev, b, g, gam, q_left, q_right, L0, R0)
-    if mode == "loop":
-        f, L, R = _slot_readout_loop(s_prev, b, g, gam, q_left, q_right, L0, R0)
-    else:
-        f, L, R = _slot_readout_chunked(s_prev, b, g, gam, q_left, q_right, L0, R0, chunk_size)
-    return (f, L, R) if return_state else f
+    return (f, ML.transpose(-1, -2), MR.transpose(-1, -2)) if return_state else f
 
 
 def slot_memory(s_prev, b, g, gam, L0=None, R0=None, mode: str = "fast"):
-    """The materialized slot memories, for plots: (L, R) each [B, T, H, K, S] (entry t = after token t).
-
-    Each is a running state with keep gate gamma: L over inputs g_t[k] s_{t-1}, R over g_t[k] b_t.
-    """
-    check_mode(mode)                                                # input checks (checks.py)
-    num_slots = check_slot_inputs(s_prev, b, g, gam, L0, R0)
+    """The materialized slot memories, for plots: (L, R) each [B, T, H, K, S] (entry t = after token t)."""
+    num_slots = check_slot_inputs(s_prev, b, g, gam, L0, R0, mode)  # input checks (checks.py)
     B, T, H, S = s_prev.shape
     flat = lambda M: None if M is None else M.reshape(B, H, num_slots * S)
     # L_k,t = gamma_t L_k,t-1 + (1 - gamma_t) (g_t[k] s_{t-1})
@@ -137,9 +109,8 @@ class SlotMixer(TripleLatentMixer):
     "slot_weights": g [B, T, H, K]}. A call with T = 1 uses the one-token step functions.
     """
 
-    def __init__(self, d_model: int, n_heads: int, state_dim: int, num_slots: int = 8,
-                 mode: str = "fast", lam_bias: float = 0.0, gam_bias: float = 0.0,
-                 chunk_size: int = DEFAULT_CHUNK):
+    def __init__(self, d_model: int, n_heads: int, state_dim: int, num_slots: int = 8, mode: str = "fast",
+                 lam_bias: float = 0.0, gam_bias: float = 0.0, chunk_size: int = DEFAULT_CHUNK):
         super().__init__(d_model, n_heads, state_dim, mode=mode, lam_bias=lam_bias, gam_bias=gam_bias,
                          chunk_size=chunk_size)
         check_positive_ints(num_slots=num_slots)                    # checks.py
@@ -160,10 +131,9 @@ class SlotMixer(TripleLatentMixer):
         # s_{-1}, L_{-1}, R_{-1}: the carried state (None = zeros), checked in checks.py
         s0, L0, R0 = check_state(state, {"s": (B, H, S), "L": (B, H, K, S), "R": (B, H, K, S)}, a,
                                  "'s' [B, H, S], 'L' and 'R' [B, H, K, S]")
-        check_mode(self.mode)
+        check_form(self.mode, self.chunk_size)
         if T == 1:  # generation: one step, O(1) per token
-            if s0 is None:
-                s0 = torch.zeros_like(a[:, 0])
+            s0 = torch.zeros_like(a[:, 0]) if s0 is None else s0         # [B, H, S]
             s = running_state_step(a[:, 0], lam[:, 0], s0).unsqueeze(1)  # [B, 1, H, S]
             f_t, L, R = slot_readout_step(L0, R0, s0, b[:, 0], g[:, 0], gam[:, 0], ql[:, 0], qr[:, 0])
             f = f_t.unsqueeze(1)                                    # [B, 1, H, K]
