@@ -25,7 +25,7 @@ pytest.importorskip("nbgrader")
 
 from tl_minimal.exercises import course
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "notebooks" / "exercises" / "solutions"
 NAME = "01_running_state"
 POINTS = {"task1_check": 2, "task2_check": 2, "task3_check": 1, "task4_check": 2}  # + 2 by hand (discussion1)

@@ -7,7 +7,7 @@ without one, and fail where a real MPS or CUDA device would break or slow down.
         train(model, sampler, steps=20, device=device)
     guard.syncs                                      # host-device syncs seen
 
-    python tests/device_guard.py [--kind mps|cuda] notebooks/01_running_state.py ...
+    python tests/course/device_guard.py [--kind mps|cuda] notebooks/01_running_state.py ...
 
 How it works. A ``torch.overrides.TorchFunctionMode`` sees every torch call. A call that names
 the stand-in device (``x.to("mps")``, ``model.to(device)``, ``torch.zeros(..., device=device)``,

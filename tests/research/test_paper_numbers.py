@@ -24,7 +24,7 @@ import pytest
 from tl_minimal import build_model
 from tl_minimal.experiments.results.paper_numbers import PAPER
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WINDOW = 400  # characters after a phrase in which its number must appear (a wrapped sentence)
 
 

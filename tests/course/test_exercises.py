@@ -32,7 +32,7 @@ from tl_minimal.exercises.blanks import (
     write_blanks,
 )
 
-FOLDER = Path(__file__).resolve().parents[1] / "notebooks" / "exercises"
+FOLDER = Path(__file__).resolve().parents[2] / "notebooks" / "exercises"
 SOLUTIONS = sorted((FOLDER / "solutions").glob("*_solutions.py"))
 
 # notebook stem -> [(checker, name of the student's function)]

@@ -31,7 +31,7 @@ import pytest
 
 from conftest import FIXTURE_DATA
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CODE = ["tl_minimal", "tests", "data", "notebooks", "run.py", "conftest.py"]
 
 
@@ -217,7 +217,8 @@ def test_a_clone_under_a_non_ascii_path_with_spaces_runs_tests_and_a_notebook(tm
         shutil.copy2(ROOT / name, clone / name)
     env = {**os.environ, "PYTHONPATH": str(clone), "OMP_NUM_THREADS": "1", "TL_SMOKE": "1", "MPLBACKEND": "Agg",
            "TL_MINIMAL_DATA": str(clone / "tests" / "fixtures" / "data"), "PYTHONWARNDEFAULTENCODING": "1"}
-    tests = ["tests/test_running_state.py", "tests/test_data_text.py", "tests/test_launcher.py::test_sync_lists_every_notebook_pair_without_a_shell_glob"]
+    tests = ["tests/model/test_running_state.py", "tests/model/test_data_text.py",
+             "tests/repo/test_launcher.py::test_sync_lists_every_notebook_pair_without_a_shell_glob"]
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests], cwd=clone,
                           env=env, capture_output=True, text=True, encoding="utf-8", timeout=600, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]

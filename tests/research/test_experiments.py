@@ -15,7 +15,7 @@ from tl_minimal.experiments import cli, protocol
 from tl_minimal.experiments.protocols import PAPER_VARIANTS, PROTOCOLS
 from tl_minimal.training.device import available_devices
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--set", "d_model=16", "--set", "n_layers=1", "--no-progress", "--device", "cpu"]
 _FILES = itertools.count()
 RUN_KEYS = {"variant", "seed", "params", "metric", "value", "steps", "seconds", "device"}

@@ -193,7 +193,7 @@ def test_committed_overwrite_rows_are_consistent():
 
 def test_results_dir_is_the_clone_unless_overridden(tmp_path, monkeypatch):
     monkeypatch.delenv(results.ENV, raising=False)
-    assert results.results_dir() == Path(__file__).resolve().parents[1] / "data" / "results"
+    assert results.results_dir() == Path(__file__).resolve().parents[2] / "data" / "results"
     monkeypatch.setenv(results.ENV, str(tmp_path))
     assert results.results_dir() == tmp_path
     _write(tmp_path / "lm.json", [_run("transformer", 0, 5.0)])

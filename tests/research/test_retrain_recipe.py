@@ -171,7 +171,7 @@ def test_run_all_paper_experiments_commands_parse_and_name_their_table_files(tmp
 
     if shutil.which("bash") is None or shutil.which("nice") is None:
         pytest.skip("run_all.sh needs bash and nice")
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHON": "echo"}
     done = subprocess.run(["bash", str(root / "data" / "results" / "run_all.sh"), "paper_experiments"], env=env,
                           capture_output=True, text=True, encoding="utf-8", timeout=60, check=True)

@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("0[0-6]_*.py"))
 GLOSSARY_START = '<a id="glossary"></a>'
 GLOSSARY_END = "## 5."

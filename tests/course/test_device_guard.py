@@ -1,5 +1,5 @@
 """Every variant, metric, plot, widget, notebook and exercise solution on a CPU stand-in for MPS
-(and CUDA): what would break or slow down on a real accelerator fails here (tests/device_guard.py).
+(and CUDA): what would break or slow down on a real accelerator fails here (tests/course/device_guard.py).
 
 First the guard itself: each fault it exists to catch, on a small deliberately wrong snippet.
 Then the library under it, then the notebooks as scripts in one subprocess.
@@ -33,7 +33,7 @@ from tl_minimal.training.evaluate import mean_token_loss, recall_accuracy
 from tl_minimal.training.train import LOG_EVERY, load_checkpoint, seed_everything, train
 from tl_minimal.views import plots, plots_conv, plots_retrieval, plots_slots, widgets
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = {"d_model": 16, "n_layers": 1, "n_heads": 2, "max_seq_len": 32, "dropout": 0.1}
 
 
@@ -315,6 +315,6 @@ def test_every_notebook_and_exercise_solution_runs_on_the_stand_in():
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TL_SMOKE": "1", "MPLBACKEND": "Agg", "TL_DEVICE": "",
            "OMP_NUM_THREADS": "1",  # tiny models: one thread is faster than two waiting on each other
            "TL_MINIMAL_DATA": str(real_data_dir())}
-    done = subprocess.run([sys.executable, str(ROOT / "tests" / "device_guard.py"), *map(str, scripts)],
+    done = subprocess.run([sys.executable, str(Path(__file__).with_name("device_guard.py")), *map(str, scripts)],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False, encoding="utf-8")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

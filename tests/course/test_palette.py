@@ -28,7 +28,7 @@ from tl_minimal.conv import conv_fast
 from tl_minimal.data import recall as data_recall
 from tl_minimal.views import alt_text, diagrams, palette, plots, plots_conv, plots_retrieval
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 VIEWS = ROOT / "tl_minimal" / "views"
 MIN_DISTANCE = 0.2
 # linear RGB -> the colour a deuteranope / protanope sees (Viénot, Brettel and Mollon 1999)

@@ -10,7 +10,7 @@ from pathlib import Path
 from conftest import real_data_dir
 from tl_minimal.training import distributed
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _free_port() -> int:

@@ -36,7 +36,7 @@ from pathlib import Path
 import pytest
 from browser_support import system_chromium
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "docs" / "site" / "build.py"
 REPORT_DIR = Path(os.environ.get("TL_SITE_REPORT", ROOT / "build" / "site-test"))
 WIDTHS = (1280, 390)

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("run", ROOT / "run.py")
 run = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(run)
@@ -43,12 +44,22 @@ def test_test_creates_the_venv_installs_torch_first_then_runs_the_strict_suite()
     assert cmds[4] == run.show([py, "-X", "warn_default_encoding", "-m", "pytest", "--nbval"])
 
 
-def test_test_fast_skips_the_notebooks_and_passes_arguments_on():
+def test_test_fast_skips_the_notebooks_and_the_slow_tiers_and_passes_arguments_on():
+    fast = "not slow and not repo and not browser"
     cmd = dry_commands("test-fast", "--", "-k", "launcher", "-q")[-1]
-    assert cmd.endswith(run.show(["-m", "pytest", "tests", "-m", "not browser", "-k", "launcher", "-q"]))
-    one_file = dry_commands("test-fast", "--", "tests/test_launcher.py::test_the_venv_interpreter_path_per_system")[-1]
-    assert one_file.endswith(run.show(["-m", "pytest", "-m", "not browser",
-                                       "tests/test_launcher.py::test_the_venv_interpreter_path_per_system"]))
+    assert cmd.endswith(run.show(["-m", "pytest", "tests", "-m", fast, "-k", "launcher", "-q"]))
+    one_test = "tests/repo/test_launcher.py::test_the_venv_interpreter_path_per_system"
+    one_file = dry_commands("test-fast", "--", one_test)[-1]
+    assert one_file.endswith(run.show(["-m", "pytest", "-m", fast, one_test]))
+
+
+def test_every_marker_test_fast_leaves_out_is_registered():
+    """A marker pytest does not know is a typo that silently selects nothing (--strict-markers)."""
+    tomllib = pytest.importorskip("tomllib", reason="Python 3.11+ reads pyproject.toml with tomllib")
+    ini = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
+    registered = {line.split(":")[0] for line in ini["markers"]}
+    assert set(re.findall(r"not (\w+)", run.FAST)) == {"slow", "repo", "browser"} <= registered
+    assert "--strict-markers" in ini["addopts"]
 
 
 def test_cpu_torch_index_is_pytorchs_cpu_wheel_index():

@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 from browser_support import JS_CELLS, JS_CONTROLS, JS_RUN_FINISHED, JupyterLab, system_chromium
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REPORT_DIR = Path(os.environ.get("TL_BROWSER_REPORT", ROOT / "build" / "browser-test"))
 
 # every notebook with widgets, and one exercise notebook (the exercises have no widgets: it

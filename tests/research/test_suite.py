@@ -23,7 +23,7 @@ from tl_minimal.data import tokenized as data_tokenized
 from tl_minimal.experiments import cli, protocol
 from tl_minimal.experiments.runner import TASKS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = real_data_dir()  # TL_MINIMAL_DATA when set, else the committed fixture (it has a tokenizer too)
 SUITE = ["recall", "--variants", "transformer", "--seeds", "0", "1", "2", "--steps", "12", "--eval-examples", "32",
          "--set", "d_model=16", "--set", "n_layers=1", "--no-progress", "--device", "cpu"]

@@ -11,7 +11,7 @@ import torch
 
 from tl_minimal.training import config, device
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # --- environment.yml and pyproject name the same packages --------------------------------

@@ -15,7 +15,7 @@ import pytest
 
 from tl_minimal import notebook_time
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_time_line_and_learning_path_is_read_from_the_measure():

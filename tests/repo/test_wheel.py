@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ("00_start_here.ipynb", "06_kv_gated_fusion.ipynb", "07_paper_reproduction.ipynb")
 _SKIP_ANYWHERE = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__",
                                        ".ipynb_checkpoints", "*.checkpoints", "runs")
