@@ -1,6 +1,7 @@
 """The course's website: built from the committed files, then read in a real browser.
 
-The build (``python docs/site/build.py``, Sphinx with -W) must finish without a warning, and a
+The build (``python docs/site/build.py``, Sphinx with -W), run as .github/workflows/pages.yml runs it
+and read from the folder that workflow uploads, must finish without a warning, and a
 broken link or a missing picture in a notebook must fail it naming the file and the line. Then a
 private HTTP server serves the built pages to Chromium (Playwright, the system browser, as in
 test_browser.py), which checks, page after page: no console error; every internal link leads to a
@@ -24,6 +25,7 @@ import importlib.util
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -63,16 +65,34 @@ def run_build(root: Path, out: Path, *extra: str) -> subprocess.CompletedProcess
                           capture_output=True, text=True, encoding="utf-8", env=env, timeout=900, check=False)
 
 
+def published() -> tuple[list[str], Path, Path]:
+    """What .github/workflows/pages.yml does: (the build command's arguments after build.py, its
+    --out folder, the folder it uploads), both folders relative to the clone."""
+    import yaml
+
+    steps = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8"))["jobs"]["build"]
+    command = next(shlex.split(s["run"]) for s in steps["steps"] if "docs/site/build.py" in s.get("run", ""))
+    assert command[:2] == ["python", "docs/site/build.py"], command
+    upload = next(s for s in steps["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    out = Path(command[command.index("--out") + 1])
+    args = [a for i, a in enumerate(command[2:], 2) if "--out" not in (a, command[i - 1])]
+    return args, out, Path(upload["with"]["path"])
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
+    """The site the pages workflow publishes: its build command, into a temporary folder, and the
+    folder it uploads (so the tests below read what the workflow would deploy)."""
     if os.environ.get("TL_SITE_BUILT"):  # a site built already (python docs/site/build.py): its html folder
         return Path(os.environ["TL_SITE_BUILT"])
-    out = tmp_path_factory.mktemp("site")
+    args, out, upload = published()
+    where = tmp_path_factory.mktemp("site")
     started = time.perf_counter()
-    result = run_build(ROOT, out)
+    result = run_build(ROOT, where / out, *args)
     assert result.returncode == 0, f"the site build failed:\n{result.stdout}\n{result.stderr[-6000:]}"
     print(f"\nsite built in {time.perf_counter() - started:.0f} s")
-    return out / "html"
+    assert (where / upload / "index.html").is_file(), f"pages.yml uploads {upload}, where the build wrote no site"
+    return where / upload
 
 
 def test_a_broken_link_or_missing_image_fails_the_build_with_file_and_line(tmp_path):
