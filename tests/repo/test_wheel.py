@@ -7,9 +7,11 @@ a ``.pth`` file hands it this interpreter's packages (torch, jupyter, ...), and 
 installed with ``--no-deps --no-index``. The environment variable ``PYTHONPATH`` is dropped, so the
 only ``tl_minimal`` the notebooks can import is the installed wheel's (the test checks which one).
 
-Slow (about 2-3 minutes, most of it the three notebooks): marked ``slow``; CI runs it. It builds with
+Slow (about 2-3 minutes, most of it the three notebooks): marked ``slow`` and ``repo`` (it builds the
+whole repository); `python run.py test-fast` leaves it out, CI runs it. It builds with
 ``python -m build`` when the ``build`` package is installed, else with ``pip wheel`` (the same setuptools
-backend); the notebooks need offline data in ``TL_MINIMAL_DATA``.
+backend); the notebooks read the data ``TL_MINIMAL_DATA`` names, else the committed fixture
+(tests/fixtures/data: smoke mode needs only a few KB of text).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import venv
 from pathlib import Path
 
 import pytest
+from conftest import real_data_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ("00_start_here.ipynb", "06_kv_gated_fusion.ipynb", "07_paper_reproduction.ipynb")
@@ -102,6 +105,7 @@ def installed(tmp_path_factory):
 
 
 @pytest.mark.slow
+@pytest.mark.repo
 def test_installed_package_finds_its_results_without_the_clone(installed):
     python, outside, env = installed
     probe = ("import json, tl_minimal; from tl_minimal.experiments import results; "
@@ -121,6 +125,7 @@ def test_installed_package_finds_its_results_without_the_clone(installed):
 
 
 @pytest.mark.slow
+@pytest.mark.repo
 def test_installed_package_finds_its_shipped_checkpoints_without_the_clone(installed):
     python, outside, env = installed
     probe = ("from tl_minimal.training import shipped; model, record = shipped.load_shipped('triple_latent'); "
@@ -131,17 +136,16 @@ def test_installed_package_finds_its_shipped_checkpoints_without_the_clone(insta
 
 
 @pytest.mark.slow
+@pytest.mark.repo
 def test_notebooks_run_from_a_copy_outside_the_clone(installed):
     python, outside, env = installed
-    if not os.environ.get("TL_MINIMAL_DATA"):
-        pytest.skip("the notebooks need data: set TL_MINIMAL_DATA to the offline copy (data/README.md)")
     notebooks = outside / "notebooks"
     shutil.copytree(ROOT / "notebooks", notebooks, ignore=skip_outputs)
     check = notebooks / "which_python.ipynb"  # the kernel the notebooks get: the new environment's python
     check.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
         {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "id": "probe",
          "source": "import sys, tl_minimal\nprint(sys.executable)\nprint(tl_minimal.__file__)"}]}), encoding="utf-8")
-    env = {**env, "TL_SMOKE": "1"}
+    env = {**env, "TL_SMOKE": "1", "TL_MINIMAL_DATA": str(real_data_dir())}  # smoke mode: the fixture's text will do
     _run([python, "-m", "nbconvert", "--to", "notebook", "--execute", "--output-dir", outside / "ran",
           "--ExecutePreprocessor.timeout=600", check, *(notebooks / n for n in NOTEBOOKS)], notebooks, env, timeout=900)
     probe = json.loads((outside / "ran" / check.name).read_text(encoding="utf-8"))
