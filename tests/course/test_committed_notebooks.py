@@ -88,7 +88,8 @@ def test_the_checks_catch_what_they_are_for():
     """Each kind of problem, in a made-up notebook, is reported (so a green run means something)."""
     tiny_png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 4 + b"IHDR" + struct.pack(">II", 1200, 300)).decode()
     outputs = [
-        {"output_type": "execute_result", "data": {WIDGET_VIEW: {"model_id": "x"}, "text/plain": "VBox(children=(...))"}},
+        {"output_type": "execute_result",
+         "data": {WIDGET_VIEW: {"model_id": "x"}, "text/plain": "VBox(children=(...))"}},
         {"output_type": "display_data", "data": {"text/plain": "FloatSlider(value=0.9)"}},
         {"output_type": "display_data", "data": {"text/plain": "train:   0%|          | 0/80 [00:00<?, ?it/s]"}},
         {"output_type": "stream", "name": "stderr", "text": "\rtrain:  40%|████      | 32/80"},

@@ -154,7 +154,7 @@ def test_a_fault_swallowed_by_except_exception_still_fails_the_block():
     with pytest.raises(DeviceFault, match="float64"), DeviceGuard("mps"):
         try:
             torch.ones(2, device="mps").double()
-        except Exception:  # noqa: BLE001, S110  (what a checker does with a student's error)
+        except Exception:
             pass
 
 
@@ -177,6 +177,7 @@ def _text_sampler(seed=0):
     return tokens, data_text.WindowSampler(tokens, 4, TINY["max_seq_len"], seed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_every_variant_trains_evaluates_generates_and_shows_its_internals(variant):
     steps = 2 * LOG_EVERY + 2
@@ -206,6 +207,7 @@ def test_every_variant_trains_evaluates_generates_and_shows_its_internals(varian
         assert logits.device.type == "mps" and record["layers"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["mps", "cuda"])
 def test_a_checkpoint_resumes_bit_exactly_on_the_device(kind, tmp_path):
     _, sampler = _text_sampler()
@@ -220,6 +222,7 @@ def test_a_checkpoint_resumes_bit_exactly_on_the_device(kind, tmp_path):
         assert load_checkpoint(ckpt, _lm("triple_latent").to(kind))["rng"]["torch"].keys() == {"cpu", kind}
 
 
+@pytest.mark.slow
 def test_the_commands_run_on_the_device(tmp_path, capsys):
     from tl_minimal.experiments import cli
     from tl_minimal.experiments.studies.diagnose_recall import read_gate_gradient, retrieval_report
@@ -228,7 +231,8 @@ def test_the_commands_run_on_the_device(tmp_path, capsys):
         out = tmp_path / "r.json"
         assert cli.main(["recall", "--variants", "gated_hybrid", "--seeds", "0", "--steps", "3", "--eval-examples",
                          "16", "--set", "d_model=16", "--set", "n_layers=1", "--no-progress", "--out", str(out)]) == 0
-        assert '"device": "cuda"' in out.read_text(encoding="utf-8") and "CPU stand-in for CUDA" in out.read_text(encoding="utf-8")
+        written = out.read_text(encoding="utf-8")
+        assert '"device": "cuda"' in written and "CPU stand-in for CUDA" in written
         assert cli.main(["study", "train", "--variants", "transformer", "--seeds", "0", "--eval-at", "2",
                                   "--eval-examples", "16", "--set", "d_model=16", "--set", "n_layers=1"]) == 0
     with DeviceGuard("mps"):
@@ -245,6 +249,7 @@ def _public(module):
             if inspect.isfunction(f) and f.__module__ == module.__name__ and not n.startswith("_")}
 
 
+@pytest.mark.slow
 def test_every_plot_and_widget_helper_takes_device_tensors():
     drawn = set()
 
@@ -302,11 +307,14 @@ def test_every_plot_and_widget_helper_takes_device_tensors():
         call(widgets, "parse_pairs", "k5=v13 k6=v20")
         call(widgets, "recall_widget", {"kv": kv}, pairs="k5=v13 k6=v20", ask="k6", filler=3, max_len=32)
         widgets.recall_widget({"kv": kv}, pairs="k5=v13 k6=v20", ask="k6", filler=3, max_len=32, static=False)
-    missing = {(m.__name__, n) for m in (plots, plots_slots, plots_conv, plots_retrieval, widgets) for n in _public(m)} - drawn
+    modules = (plots, plots_slots, plots_conv, plots_retrieval, widgets)
+    missing = {(m.__name__, n) for m in modules for n in _public(m)} - drawn
     assert missing <= {("tl_minimal.views.widgets", "has_frontend")}, f"not drawn under the guard: {missing}"
 
 
 # ----------------------------------------------------------------------------- notebooks
+@pytest.mark.slow
+@pytest.mark.repo
 def test_every_notebook_and_exercise_solution_runs_on_the_stand_in():
     scripts = sorted(ROOT.glob("notebooks/[0-9]*.py")) + sorted(ROOT.glob("notebooks/exercises/solutions/*.py"))
     assert len(scripts) >= 15

@@ -249,7 +249,8 @@ SYMBOLS: list[Symbol] = [
     Symbol("\\delta", "a unit vector: 1 at entry i, zeros elsewhere", 2, scope=(2, 4)),
     # attention and related layers (notebook 03)
     Symbol("q", "a query vector (generic attention; the key-value memory's query in 06)", 3, scope=(3, 6)),
-    Symbol("k", "a key vector", 3, "both", index_meaning="the slot number (notebook 04: g_t[k], L_k, R_k)", scope=(3, 4, 6)),
+    Symbol("k", "a key vector", 3, "both", index_meaning="the slot number (notebook 04: g_t[k], L_k, R_k)",
+           scope=(3, 4, 6)),
     Symbol("v", "a value vector", 3, "both", scope=(3, 6)),
     Symbol("D", "key and value size of one attention head", 3, scope=(3, 6)),
     Symbol("M", "the fixed-size memory of linear attention (D x D)", 3, scope=(3,)),

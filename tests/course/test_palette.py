@@ -208,6 +208,7 @@ def test_the_alt_text_hook_needs_a_kernel():
     assert alt_text.install() is False  # pytest is no Jupyter kernel: nothing to wrap
 
 
+@pytest.mark.slow
 def test_a_notebook_figure_carries_its_alt_text(tmp_path):
     """Executed in a real kernel: a figure shown after importing tl_minimal.views has an alt text."""
     nbformat = pytest.importorskip("nbformat")

@@ -104,7 +104,9 @@ def test_draw_must_return_a_figure():
 
 
 def test_a_choice_can_follow_another_control():
-    options_for = lambda text: [(w.upper(), w) for w in text.split()]
+    def options_for(text):
+        return [(w.upper(), w) for w in text.split()]
+
     view = widgets.interactive(lambda words, pick: plt.subplots()[0], static=False,
                                words=widgets.Text("a b c"),
                                pick=widgets.Choice("b", (), follows="words", options_for=options_for))

@@ -41,7 +41,8 @@ def test_a_checkpoint_is_plain_data_and_restores_every_random_state(tmp_path):
     (lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]), "cannot be read"),  # truncated
     (lambda p: p.write_bytes(b"\x00garbage" * 10), "cannot be read"),  # corrupted
     (lambda p: p.write_text("", encoding="utf-8"), "cannot be read"),  # empty
-    (lambda p: torch.save({"model": {}, "note": "from elsewhere"}, p), "not a tl_minimal checkpoint: it has no optimizer"),
+    (lambda p: torch.save({"model": {}, "note": "from elsewhere"}, p),
+     "not a tl_minimal checkpoint: it has no optimizer"),
     (lambda p: torch.save(np.arange(3), p), "cannot be read"),  # pickled objects are never loaded
 ])
 def test_a_bad_checkpoint_is_a_clear_error_naming_the_file(tmp_path, damage, words):

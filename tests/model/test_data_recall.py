@@ -29,7 +29,7 @@ def test_recall_format_matches_the_paper():
 
 def test_queried_key_occurs_once_and_target_is_its_value():
     x, y = dr.recall_batch(256, generator=_g(1))
-    for row, target in zip(x, y):
+    for row, target in zip(x, y, strict=True):
         key = row[-2]
         context = row[:-3]
         where = (context == key).nonzero().flatten()
@@ -55,7 +55,7 @@ def test_mqar_labels_only_at_answer_positions():
     assert x.shape == (128, 128)
     labelled = (y != IGNORE).nonzero()
     assert (labelled[:, 1].view(128, 4) == torch.tensor([115, 119, 123, 127])).all()
-    for row, target in zip(x, y):
+    for row, target in zip(x, y, strict=True):
         asked = []
         for a in (target != IGNORE).nonzero().flatten().tolist():
             assert row[a] == L.ANSWER and row[a - 2] == L.QUERY

@@ -52,7 +52,7 @@ def test_source_names_tl_minimal_data_not_the_machines_path(monkeypatch):
 
 
 def test_explicit_directory_without_files_is_an_error(tmp_path):
-    with pytest.raises(DataUnavailable, match="wiki.valid.raw"):
+    with pytest.raises(DataUnavailable, match=r"wiki\.valid\.raw"):
         data_text.load_split("validation", tmp_path)
     with pytest.raises(ValueError, match="unknown split"):
         data_text.load_split("dev", tmp_path)
@@ -159,7 +159,7 @@ def test_minimind_jsonl_is_preferred_when_given(tmp_path):
     assert int((corpus.holdout == data_tokenized.BEGIN).sum()) == 2  # documents 19 and 39
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"txt": 1}\n', encoding="utf-8")
-    with pytest.raises(data_text.BadDataFile, match="bad.jsonl:1"):
+    with pytest.raises(data_text.BadDataFile, match=r"bad\.jsonl:1"):
         data_tokenized.read_jsonl(bad, None)
 
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import real_data_dir
 from tl_minimal.training import distributed
 
@@ -24,6 +26,7 @@ def test_single_process_helpers_are_no_ops():
     assert distributed.is_main() and distributed.any_rank(True) and not distributed.any_rank(False)
 
 
+@pytest.mark.slow
 def test_two_cpu_processes_stay_in_step(tmp_path):
     out = tmp_path / "ddp.json"
     data = real_data_dir()  # TL_MINIMAL_DATA when set, else the committed fixture
@@ -56,7 +59,8 @@ def test_two_cpu_processes_stay_in_step(tmp_path):
         "--out",
         str(out),
     ]
-    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240, check=False, encoding="utf-8")
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240, check=False,
+                          encoding="utf-8")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     run = json.loads(out.read_text(encoding="utf-8"))["runs"][0]
     assert run["world_size"] == 2 and run["ranks_agree"] is True and run["steps"] == 3

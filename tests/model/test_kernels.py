@@ -34,7 +34,7 @@ def test_tanh_heads_is_tanh_split_into_heads():
     got, (gz,) = outputs_and_grads(lambda z: tanh_heads(z, P, H), [z])
     want, (gwant,) = outputs_and_grads(lambda z: torch.tanh(z).view(B, T, P, H, S).unbind(2), [z])
     assert all(g.shape == (B, T, H, S) for g in got)
-    assert all(relative_error(g, w) < 1e-15 for g, w in zip(got, want))
+    assert all(relative_error(g, w) < 1e-15 for g, w in zip(got, want, strict=True))
     assert relative_error(gz, gwant) < 1e-15
     # a piece that the loss does not use gets a zero gradient
     z2 = z.clone().requires_grad_(True)
@@ -48,4 +48,4 @@ def test_times_to_tokens_is_the_transposed_product_stored_token_major():
     (r,), grads = outputs_and_grads(times_to_tokens, [o, q])
     (want,), gwant = outputs_and_grads(lambda o, q: o.transpose(1, 2) * q, [o, q])
     assert r.is_contiguous() and relative_error(r, want) < 1e-15
-    assert all(relative_error(g, w) < 1e-15 for g, w in zip(grads, gwant))
+    assert all(relative_error(g, w) < 1e-15 for g, w in zip(grads, gwant, strict=True))

@@ -214,7 +214,7 @@ def test_blockwise_equals_loop(T, blocks, top_k, dense_below, monkeypatch):
     n_visible = [max(t - 1, 0) for t in range(T)]
     (m0, w0, i0, g0), (m1, w1, i1, g1) = _loop_and_blockwise(q, keys, values, logw, n_visible, top_k, blocks)
     assert torch.equal(i1, i0) and _rel(w1, w0) < 1e-12 and _rel(m1, m0) < 1e-12
-    for a, b in zip(g1, g0):
+    for a, b in zip(g1, g0, strict=True):
         assert _rel(a, b) < 1e-12 if b is not None else a is None or not a.any()
 
 
@@ -262,7 +262,7 @@ def test_dense_and_blockwise_fast_forms_agree(top_k):
         outs.append((m.detach(), w, i, [x.grad for x in leaves]))
     (m0, w0, i0, g0), (m1, w1, i1, g1) = outs
     assert torch.equal(i0, i1) and _rel(w0, w1) < 1e-12 and _rel(m0, m1) < 1e-12
-    assert all(_rel(a, b) < 1e-12 for a, b in zip(g0, g1))
+    assert all(_rel(a, b) < 1e-12 for a, b in zip(g0, g1, strict=True))
 
 
 @pytest.mark.parametrize("align", ["previous", "current"])
@@ -283,7 +283,7 @@ def test_module_blockwise_across_blocks_equals_loop(align, monkeypatch):
         out.square().sum().backward()
         z[name] = out.detach()
     assert _rel(z["fast"], z["loop"]) < 1e-12
-    for (n, p), (_, p0) in zip(fast.named_parameters(), loop.named_parameters()):
+    for (n, p), (_, p0) in zip(fast.named_parameters(), loop.named_parameters(), strict=True):
         assert _rel(p.grad, p0.grad) < 1e-10, n
 
 
@@ -364,7 +364,7 @@ def test_printed_gradients_equal_the_reference(T):
         e.grad = None
         (forward() * w).sum().backward()
         grads.append([e.grad.clone()] + [p.grad.clone() for p in f.parameters()])
-    for (name, _), a, b in zip([("e", None)] + list(f.named_parameters()), *grads):
+    for (name, _), a, b in zip([("e", None), *f.named_parameters()], *grads, strict=True):
         assert _rel(a, b) < 1e-10, name
 
 
@@ -395,7 +395,7 @@ def test_printed_settings_through_build_model_and_set():
     torch.manual_seed(0)
     b = build_model("gated_hybrid_printed", 64)
     assert a.config == b.config and all(torch.equal(x, y) for x, y in zip(a.state_dict().values(),
-                                                                          b.state_dict().values()))
+                                                                          b.state_dict().values(), strict=True))
     assert b.kv.log_score_scale.exp().item() == 0.125  # 1/sqrt(64)
     assert build_model("gated_hybrid_printed", 64, assoc_dim=16).kv.log_score_scale.exp().item() == 0.25
     learn = build_model("gated_hybrid", 64, score_scale="printed")  # learnable, starting at the printed 0.125

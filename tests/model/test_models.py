@@ -157,9 +157,9 @@ def test_conv_leak_at_model_level():
 @pytest.mark.parametrize("variant", ["transformer", "gated_hybrid"])
 def test_bad_tokens(variant):
     model = tiny(variant)
-    with pytest.raises(TypeError, match="torch.long"):
+    with pytest.raises(TypeError, match=r"torch\.long"):
         model(torch.zeros(1, 4))
-    with pytest.raises(TypeError, match="torch.long"):
+    with pytest.raises(TypeError, match=r"torch\.long"):
         model(torch.zeros(1, 4, dtype=torch.int32))
     with pytest.raises(ValueError, match=r"\[0, 50\).*\[-1, 3\]"):
         model(torch.tensor([[0, -1, 3]]))
@@ -172,16 +172,16 @@ def test_bad_tokens(variant):
     with pytest.raises(ValueError, match=r"token \[B\]"):
         model.step(torch.zeros(2, 1, dtype=torch.long), model.init_state(2))
     state = model.run(torch.zeros(1, 60, dtype=torch.long))[1]
-    with pytest.raises(ValueError, match="positions 60..64 exceed"):
+    with pytest.raises(ValueError, match=r"positions 60\.\.64 exceed"):
         model.run(torch.zeros(1, 5, dtype=torch.long), state)
     with pytest.raises(ValueError, match="batch size"):
         model.run(torch.zeros(2, 1, dtype=torch.long), state)
 
 
 def test_bad_configs():
-    with pytest.raises(ValueError, match="unknown variant 'gpt'.*transformer, triple_latent"):
+    with pytest.raises(ValueError, match=r"unknown variant 'gpt'.*transformer, triple_latent"):
         build_model("gpt", V)
-    with pytest.raises(ValueError, match="no setting.*'state_dim'.*allowed: d_model"):
+    with pytest.raises(ValueError, match=r"no setting.*'state_dim'.*allowed: d_model"):
         build_model("transformer", V, state_dim=8)
     with pytest.raises(ValueError, match="divisible"):
         build_model("triple_latent", V, d_model=30, n_heads=4)

@@ -52,7 +52,7 @@ def test_loop_chunked_step_agree(T, regime, with_init, dtype):
     for name, form in forms.items():
         (out,), grads = outputs_and_grads(form, inputs)
         assert relative_error(out, ref) < TOL[dtype], name
-        for g, g_ref in zip(grads, ref_grads):
+        for g, g_ref in zip(grads, ref_grads, strict=True):
             assert relative_error(g, g_ref) < GRAD_TOL[dtype], name
     assert relative_error(step_form(*inputs), ref) < TOL[dtype]
 

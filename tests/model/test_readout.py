@@ -60,7 +60,7 @@ def test_loop_chunked_step_agree(T, regime, with_init, dtype):
         (r, P), grads = outputs_and_grads(form, inputs)
         assert relative_error(r, ref_r) < TOL[dtype], name
         assert relative_error(P, ref_P) < TOL[dtype], name
-        for g, g_ref in zip(grads, ref_grads):
+        for g, g_ref in zip(grads, ref_grads, strict=True):
             assert relative_error(g, g_ref) < GRAD_TOL[dtype], name
     r, P = step_form(*inputs)
     assert relative_error(r, ref_r) < TOL[dtype] and relative_error(P, ref_P) < TOL[dtype]
@@ -197,7 +197,8 @@ def test_mixer_init_follows_the_reference():
     assert (lam - 0.5).abs().max() < 0.1 and (gam - 0.5).abs().max() < 0.1  # gates start near 0.5
     biased = TripleLatentMixer(64, 4, 16, lam_bias=3.0, gam_bias=-1.0)
     _, _, _, _, lam, gam = biased.project(torch.zeros(1, 1, 64))
-    assert torch.allclose(lam, torch.sigmoid(torch.tensor(3.0))) and torch.allclose(gam, torch.sigmoid(torch.tensor(-1.0)))
+    assert torch.allclose(lam, torch.sigmoid(torch.tensor(3.0)))
+    assert torch.allclose(gam, torch.sigmoid(torch.tensor(-1.0)))
 
 
 def test_bad_inputs_give_clear_errors():

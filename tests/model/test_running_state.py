@@ -63,7 +63,7 @@ def test_loop_chunked_step_agree(T, regime, with_init, dtype):
         (out,), grads = outputs_and_grads(form, (a, lam, s0))
         assert relative_error(out, ref) < TOL[dtype], name
         assert relative_error(out[:, -1], ref[:, -1]) < TOL[dtype], name  # the final state
-        for g, g_ref in zip(grads, ref_grads):
+        for g, g_ref in zip(grads, ref_grads, strict=True):
             assert relative_error(g, g_ref) < GRAD_TOL[dtype], name
     # step = a Python loop over running_state_step, carrying the state by hand
     assert relative_error(step_form(a, lam, s0), ref) < TOL[dtype]
@@ -145,7 +145,7 @@ def test_on_accelerator(device):
 
 def test_bad_inputs_give_clear_errors():
     a, lam, s0 = make_inputs(5, "mid", True, torch.float32)
-    with pytest.raises(ValueError, match="unknown mode 'chunked'.*loop, fast"):
+    with pytest.raises(ValueError, match=r"unknown mode 'chunked'.*loop, fast"):
         running_state(a, lam, mode="chunked")
     with pytest.raises(ValueError, match="lam must have shape"):
         running_state(a, lam[:, :4])
@@ -161,5 +161,5 @@ def test_bad_inputs_give_clear_errors():
         running_state(a[:, :0], lam[:, :0])
     with pytest.raises(ValueError, match="chunk_size"):
         running_state(a, lam, chunk_size=1)
-    with pytest.raises(TypeError, match="torch.Tensor"):
+    with pytest.raises(TypeError, match=r"torch\.Tensor"):
         running_state(a.numpy(), lam)

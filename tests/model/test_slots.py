@@ -52,11 +52,11 @@ def test_loop_chunked_step_agree(T, regime, with_init, dtype):
              "fast": lambda *x: slot_readout(*x, return_state=True)}
     for name, form in forms.items():
         outs, grads = outputs_and_grads(form, inputs)
-        for y, y_ref in zip(outs, ref):                             # features, final L, final R
+        for y, y_ref in zip(outs, ref, strict=True):                             # features, final L, final R
             assert relative_error(y, y_ref) < TOL[dtype], name
-        for g, g_ref in zip(grads, ref_grads):
+        for g, g_ref in zip(grads, ref_grads, strict=True):
             assert relative_error(g, g_ref) < GRAD_TOL[dtype], name
-    for y, y_ref in zip(step_form(*inputs), ref):
+    for y, y_ref in zip(step_form(*inputs), ref, strict=True):
         assert relative_error(y, y_ref) < TOL[dtype]
 
 

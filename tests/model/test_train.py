@@ -222,6 +222,7 @@ def test_metrics_leave_the_model_in_training_mode():
     assert model.training
 
 
+@pytest.mark.slow
 def test_fit_is_the_recipe_and_reproduces_with_its_seed():
     from tl_minimal.experiments import protocol
     from tl_minimal.training.recipes import count_parameters, fit

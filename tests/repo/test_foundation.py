@@ -3,7 +3,10 @@ and the notebook pairs."""
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -106,6 +109,56 @@ def test_torch_has_an_open_lower_bound():
     assert re.fullmatch(r"torch>=[\d.]+", deps["torch"]), "pyproject must not pin torch (users need their own build)"
 
 
+# --- lint ---------------------------------------------------------------------------------
+def _locked(package: str) -> str:
+    lock = (ROOT / "requirements" / "lock.txt").read_text(encoding="utf-8")
+    return re.search(rf"^{package}==(\S+)", lock, re.MULTILINE).group(1)
+
+
+def test_ci_lints_with_the_locked_ruff_before_it_tests():
+    """.ci/run stops at the first failing command (set -e): `ruff check .` must come before the tests,
+    run by the virtual environment's ruff (installed from the dev extra under the lock)."""
+    lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    assert "set -euo pipefail" in lines
+    lint = lines.index(".venv/bin/python -m ruff check .")
+    assert lint > next(i for i, line in enumerate(lines) if line.startswith("python3 run.py setup"))
+    assert lint < next(i for i, line in enumerate(lines) if line.startswith("python3 run.py test"))
+    assert "ruff" in {_name(d) for d in _pyproject()["optional-dependencies"]["dev"]}
+
+
+def test_the_pre_commit_hook_runs_the_ruff_the_lock_pins():
+    yaml = pytest.importorskip("yaml")
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    (repo,) = [r for r in config["repos"] if r["repo"].endswith("/ruff-pre-commit")]
+    assert repo["rev"] == "v" + _locked("ruff") and [h["id"] for h in repo["hooks"]] == ["ruff-check"]
+
+
+def test_a_third_party_module_the_tests_import_is_declared():
+    """Each module a test imports that is neither the standard library, the course, nor a test helper
+    comes from a declared dependency (the dev extra or another), so a clean install can run the tests."""
+    declared = {_name(d).replace("-", "_") for d in _pyproject_requirements()}
+    # import names that differ from their distribution's name
+    declared |= {"yaml"} if "pyyaml" in declared else set()
+    declared |= {"_pytest"} if "pytest" in declared else set()
+    # the notebook format's library and the kernel's shell: a declared package requires each (checked)
+    for module, parent in {"nbformat": "jupytext", "IPython": "ipykernel"}.items():
+        requires = importlib.metadata.requires(parent) or []
+        if parent in declared and any(_name(r).replace("-", "_") == module.lower() for r in requires):
+            declared.add(module)
+    ours = {"tl_minimal", "run", "conftest"} | {p.stem for p in (ROOT / "tests").rglob("*.py")}
+    found = {}
+    for path in (ROOT / "tests").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            for name in names:
+                top = name.split(".")[0]
+                if top not in sys.stdlib_module_names and top not in ours:
+                    found.setdefault(top, path.relative_to(ROOT).as_posix())
+    undeclared = {top: where for top, where in found.items() if top not in declared}
+    assert not undeclared, f"imported by the tests but declared nowhere in pyproject.toml: {undeclared}"
+
+
 # --- README -----------------------------------------------------------------------------
 def _readme() -> str:
     return (ROOT / "README.md").read_text(encoding="utf-8")
@@ -142,7 +195,10 @@ def test_notebook_pair_in_sync(ipynb: Path):
     assert script.exists(), f"{ipynb.name} has no .py pair (run `python run.py sync`)"
     a = jupytext.read(ipynb)
     b = jupytext.read(script)
-    cells = lambda nb: [(c.cell_type, c.source.strip()) for c in nb.cells]
+
+    def cells(nb):
+        return [(c.cell_type, c.source.strip()) for c in nb.cells]
+
     assert cells(a) == cells(b), f"{ipynb.name} and {script.name} differ: run `python run.py sync`"
 
 
@@ -166,7 +222,7 @@ def test_unknown_device_is_a_clear_error():
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
 def test_missing_device_is_a_clear_error():
-    with pytest.raises(RuntimeError, match="not available here; available: .*cpu"):
+    with pytest.raises(RuntimeError, match=r"not available here; available: .*cpu"):
         device.get_device("cuda")
 
 

@@ -198,6 +198,7 @@ def test_the_launcher_run_by_an_old_python_says_so():
     _one_line_error(launch("setup", "--dry-run", "--python", str(OLD_PYTHON)), f"--python {OLD_PYTHON} is 3.9")
 
 
+@pytest.mark.slow
 def test_a_torch_spec_pip_cannot_install_is_one_line(tmp_path):
     """A real venv, pip offline with an empty wheel folder: pip fails on torch, the launcher says so."""
     empty = tmp_path / "no wheels"

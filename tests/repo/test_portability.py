@@ -79,7 +79,7 @@ def unnamed_encodings(source: str) -> list[tuple[int, str]]:
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
         if "encoding" in keywords or None in keywords:  # named, or passed on with **options
             continue
-        if name == "read_text" and not node.args or name == "write_text" and len(node.args) < 2:
+        if (name == "read_text" and not node.args) or (name == "write_text" and len(node.args) < 2):
             found.append((node.lineno, f"{name}()"))
         elif name == "open" and not (isinstance(func, ast.Attribute) and getattr(func.value, "id", "") == "os"):
             mode = _mode(node, 1 if isinstance(func, ast.Name) else 0)
@@ -139,7 +139,7 @@ def posix_only_uses(source: str) -> list[tuple[int, str, bool]]:
         if hit:
             uses.append((node.lineno, hit, _guarded(chain)))
         for child in ast.iter_child_nodes(node):
-            visit(child, chain + [node])
+            visit(child, [*chain, node])
 
     visit(ast.parse(source), [])
     return uses
@@ -182,6 +182,7 @@ def _train_rank(rank: int, port: int, out: str, data: str) -> None:
     sys.exit(code)
 
 
+@pytest.mark.slow
 def test_two_training_ranks_started_by_spawn_agree(tmp_path):
     """macOS and Windows start processes with `spawn`: each child imports everything afresh and gets
     its work by pickling. The library starts no worker pool of its own (checked below); its
@@ -208,6 +209,8 @@ def test_the_library_starts_no_process_pool_of_its_own():
 
 
 # --- a path with spaces and non-ASCII characters ---------------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.repo
 def test_a_clone_under_a_non_ascii_path_with_spaces_runs_tests_and_a_notebook(tmp_path):
     clone = tmp_path / "Ünïcode dir" / "tl minimal"
     for name in tracked_files():
@@ -251,13 +254,18 @@ def _to_crlf(folder: Path) -> None:
             path.write_bytes(path.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
 
 
+@pytest.mark.slow
+@pytest.mark.repo
 def test_a_crlf_checkout_keeps_the_pairs_and_the_blanks_correct(tmp_path):
     jupytext = pytest.importorskip("jupytext")
     copy = tmp_path / "notebooks"
     shutil.copytree(ROOT / "notebooks", copy, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     _to_crlf(copy)
     assert b"\r\n" in (copy / "00_start_here.py").read_bytes()
-    cells = lambda nb: [(c.cell_type, c.source.strip()) for c in nb.cells]
+
+    def cells(nb):
+        return [(c.cell_type, c.source.strip()) for c in nb.cells]
+
     pairs = sorted(copy.rglob("*.ipynb"))
     assert len(pairs) >= 21
     for ipynb in pairs:  # the pair check, on CRLF files: each pair agrees, and with the LF original

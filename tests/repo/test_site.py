@@ -55,8 +55,9 @@ def _site_extra_installed() -> bool:
     return all(importlib.util.find_spec(m) for m in ("sphinx", "myst_nb", "sphinx_book_theme"))
 
 
-pytestmark = pytest.mark.skipif(not _site_extra_installed(),
-                                reason='the site needs the site extra: pip install -e ".[site]"')
+pytestmark = [pytest.mark.slow, pytest.mark.repo,  # a Sphinx build of the whole course: minutes
+              pytest.mark.skipif(not _site_extra_installed(),
+                                 reason='the site needs the site extra: pip install -e ".[site]"')]
 
 
 def run_build(root: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
@@ -175,7 +176,8 @@ def browser():
 # What one page shows: links, pictures (loaded? alt?), typeset math, and the widest element that
 # makes the page scroll sideways (inside a code block, a table or a math display is allowed).
 JS_PAGE = """() => {
-  const inside = el => el.closest('pre, .highlight, table, .table-wrapper, .math, mjx-container, .cell_output, .output');
+  const inside = el => el.closest(
+    'pre, .highlight, table, .table-wrapper, .math, mjx-container, .cell_output, .output');
   const wide = [...document.querySelectorAll('body *')].filter(el => {
     const r = el.getBoundingClientRect();
     return r.width > 0 && r.right > document.documentElement.clientWidth + 1 && !inside(el)
@@ -183,7 +185,8 @@ JS_PAGE = """() => {
   }).map(el => el.tagName + '.' + el.className).slice(0, 5);
   return {
     links: [...document.querySelectorAll('a[href]')].map(a => a.href),
-    images: [...document.querySelectorAll('img')].map(i => ({src: i.currentSrc || i.src, alt: (i.getAttribute('alt') || '').trim(),
+    images: [...document.querySelectorAll('img')].map(i => ({src: i.currentSrc || i.src,
+                                                             alt: (i.getAttribute('alt') || '').trim(),
                                                              loaded: i.complete && i.naturalWidth > 0,
                                                              output: Boolean(i.closest('.cell_output'))})),
     raw_math: document.querySelectorAll('span.math, div.math').length,

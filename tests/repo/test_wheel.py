@@ -27,6 +27,7 @@ import venv
 from pathlib import Path
 
 import pytest
+
 from conftest import real_data_dir
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,7 +25,7 @@ def test_shapes_and_the_two_copies_are_equal(span_len):
 def test_text_spans_are_held_out_text_with_the_byte_before_them_as_lead():
     x, y = ind.repeated_spans(TEXT, 64, 10, _g(1))
     text = TEXT.tolist()
-    for row_x, row_y in zip(x, y):
+    for row_x, row_y in zip(x, y, strict=True):
         span, lead = row_y[:10].tolist(), int(row_x[0])
         where = [s for s in range(1, len(text) - 10) if text[s : s + 10] == span and text[s - 1] == lead]
         assert where, f"span {decode(span)!r} with lead {lead} is not in the text"
@@ -33,9 +33,11 @@ def test_text_spans_are_held_out_text_with_the_byte_before_them_as_lead():
 
 
 def test_the_control_puts_another_span_in_the_second_half():
-    for x, y in (ind.repeated_spans(TEXT, 64, 12, _g(2), control=True), ind.repeated_random(64, 12, _g(2), control=True)):
+    for x, y in (ind.repeated_spans(TEXT, 64, 12, _g(2), control=True),
+                 ind.repeated_random(64, 12, _g(2), control=True)):
         assert x.shape == y.shape == (64, 24) and torch.equal(x[:, 1:], y[:, :-1])
-        assert sum(torch.equal(a, b) for a, b in zip(y[:, :12], y[:, 12:])) < 8  # (text: the same start by chance)
+        same = sum(torch.equal(a, b) for a, b in zip(y[:, :12], y[:, 12:], strict=True))
+        assert same < 8  # (text: the same start by chance)
     x, y = ind.repeated_spans(TEXT, 64, 12, _g(2), control=True)
     text = TEXT.tolist()
     for half in (y[:, :12], y[:, 12:]):  # both halves are spans of the text

@@ -23,7 +23,7 @@ def test_overwrite_shapes_and_layout():
 def test_overwrite_answer_is_the_latest_write_read_from_the_sequence():
     x, y = rb.overwrite_batch(256, generator=_g(1))
     counts = []
-    for row, target in zip(x, y):
+    for row, target in zip(x, y, strict=True):
         written = rb.written_values(row)
         assert 2 <= len(written) <= 3  # the asked key is overwritten
         assert len(set(written)) == len(written)  # every write has its own value
@@ -67,7 +67,7 @@ def test_alias_question_uses_another_alias_and_answer_is_determined(same):
     table = rb.alias_table(2)
     x, y = rb.alias_batch(256, table, same_alias=same, generator=_g(3))
     assert x.shape == (256, 128) and (y[:, :-1] == IGNORE).all()
-    for row, target in zip(x, y):
+    for row, target in zip(x, y, strict=True):
         asked = int(row[-2])
         written = [int(t) for t in row[1:-3] if any(int(t) in a for a in table)]
         assert (asked in written) == same  # exact token match only in the control
@@ -79,13 +79,14 @@ def test_alias_curriculum_share_asks_that_share_with_the_written_token():
     plain = rb.alias_batch(64, table, generator=_g(3))
     # share 0 draws exactly what the generator drew before the option existed; share 1 is the control
     assert all(torch.equal(a, b) for a, b in zip(plain, rb.alias_batch(64, table, same_alias_share=0.0,
-                                                                      generator=_g(3))))
+                                                                      generator=_g(3)), strict=True))
     assert all(torch.equal(a, b) for a, b in zip(rb.alias_batch(64, table, same_alias=True, generator=_g(3)),
-                                                 rb.alias_batch(64, table, same_alias_share=1.0, generator=_g(3))))
+                                                 rb.alias_batch(64, table, same_alias_share=1.0, generator=_g(3)),
+                                                 strict=True))
     x, y = rb.alias_batch(2000, table, same_alias_share=0.25, generator=_g(4))
     same = [int(row[-2]) in [int(t) for t in row[1:-3]] for row in x]
     assert 0.2 < sum(same) / len(same) < 0.3  # about a quarter asked with the written token
-    assert all(rb.alias_answer(row, table) == int(t[-1]) for row, t in zip(x[:200], y[:200]))
+    assert all(rb.alias_answer(row, table) == int(t[-1]) for row, t in zip(x[:200], y[:200], strict=True))
     with pytest.raises(ValueError, match=r"same_alias_share must be in \[0, 1\], got 1.5"):
         rb.alias_batch(2, table, same_alias_share=1.5)
 
@@ -115,7 +116,7 @@ def test_distance_shapes_pairs_early_question_at_the_end(T):
 def test_distance_answer_and_distance_are_determined_by_the_sequence():
     x, y = rb.distance_batch(128, 2048, generator=_g(1))
     ds = [rb.distance_of(row) for row in x]
-    assert all(rb.latest_value(row) == int(t[-1]) for row, t in zip(x, y))
+    assert all(rb.latest_value(row) == int(t[-1]) for row, t in zip(x, y, strict=True))
     assert set(ds) == {2048 - 3 - 3 * i for i in range(4)}  # pair i is written at 1 + 3i, asked at T - 2
     with pytest.raises(ValueError, match="written 0 times"):
         rb.distance_of(torch.tensor([1, 5, 13, 2, 30, 30, 3, 6, 4]))

@@ -58,14 +58,15 @@ def test_at_initialization_runs_the_protocol_model():
     assert rows[0]["seed"] == 0 and 0 <= rows[0]["in_kept"] <= 1
 
 
+@pytest.mark.slow
 def test_study_runner_evaluates_at_each_step_and_writes_json(tmp_path):
     import json
 
     from tl_minimal.experiments.cli import main
 
     out = tmp_path / "r.json"
-    assert main(["study", "train", "--variants", "gated_hybrid", "--seeds", "0", "--eval-at", "1", "2", "--seq-len", "32",
-                 "--eval-examples", "16", "--out", str(out)]) == 0
+    assert main(["study", "train", "--variants", "gated_hybrid", "--seeds", "0", "--eval-at", "1", "2",
+                 "--seq-len", "32", "--eval-examples", "16", "--out", str(out)]) == 0
     res = json.loads(out.read_text(encoding="utf-8"))
     run = res["runs"][0]
     assert set(run["by_step"]) == {"1", "2"} and set(run["probes"]) == {"0", "1", "2"} and run["steps"] == 2

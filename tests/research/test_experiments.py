@@ -32,6 +32,7 @@ def _lm_data(root, tmp_path):
     return head_only_copy(root, tmp_path / "data") if root == FIXTURE_DATA else root
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("root", data_dirs())
 def test_lm_run_writes_the_promised_json(tmp_path, monkeypatch, capsys, root):
     root = _lm_data(root, tmp_path)
@@ -66,6 +67,7 @@ def test_lm_run_writes_the_promised_json(tmp_path, monkeypatch, capsys, root):
     assert train_words in printed and ("NOTE training windows" in printed) is head_only and "transformer" in printed
 
 
+@pytest.mark.slow
 def test_recall_and_mqar_report_accuracy_fractions(tmp_path):
     code, res = _run(
         tmp_path,
@@ -239,6 +241,7 @@ def test_diverged_run_is_recorded_and_exits_1(tmp_path, monkeypatch, capsys):
     assert "diverged" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_module_entry_point_from_a_terminal():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(

@@ -23,6 +23,7 @@ def _run(tmp_path, *args, name: str = "r.json"):
     return code, (json.loads(out.read_text(encoding="utf-8")) if out.exists() else None)
 
 
+@pytest.mark.slow
 def test_overwrite_writes_accuracy_and_earlier_rate(tmp_path):
     code, res = _run(tmp_path, "overwrite", "--variants", "gated_hybrid", "transformer", "--seeds", "1")
     assert code == 0 and res["task"] == "overwrite" and len(res["runs"]) == 2
@@ -34,6 +35,7 @@ def test_overwrite_writes_accuracy_and_earlier_rate(tmp_path):
     assert res["protocol"]["max_writes"] == 3 and res["protocol"]["steps"] == 2
 
 
+@pytest.mark.slow
 def test_alias_run_and_its_identical_token_control(tmp_path):
     code, res = _run(tmp_path, "alias", "--variants", "triple_latent", "--seeds", "0")
     assert code == 0 and res["runs"][0]["same_alias"] is False
@@ -44,6 +46,7 @@ def test_alias_run_and_its_identical_token_control(tmp_path):
     assert code == 0 and res["runs"][0]["same_alias"] is True and res["protocol"]["same_alias"] is True
 
 
+@pytest.mark.slow
 def test_alias_curriculum_trains_on_the_share_and_evaluates_on_the_task(tmp_path, monkeypatch):
     shares = []
     real = rb.alias_batch
@@ -57,6 +60,7 @@ def test_alias_curriculum_trains_on_the_share_and_evaluates_on_the_task(tmp_path
     assert breaks._make(protocol("alias", same_alias_share=0.5), 0).keywords["same_alias_share"] == 0.0
 
 
+@pytest.mark.slow
 def test_distance_evaluates_every_length_and_sizes_the_positions(tmp_path):
     code, res = _run(tmp_path, "distance", "--variants", "gated_hybrid", "transformer", "--seeds", "0",
                      "--protocol", "lengths=32,64")
@@ -75,7 +79,8 @@ def test_distance_evaluates_every_length_and_sizes_the_positions(tmp_path):
 def test_distance_protocol_defaults_and_lengths_option():
     p = protocol("distance")
     assert p.lengths == (1024, 2048, 4096) and p.seq_len == 4096 and p.model_config()["max_seq_len"] == 4096
-    assert protocol("distance", lengths="128, 256").lengths == (128, 256) and protocol("distance", lengths=64).seq_len == 64
+    assert protocol("distance", lengths="128, 256").lengths == (128, 256)
+    assert protocol("distance", lengths=64).seq_len == 64
     with pytest.raises(ValueError, match="seq_len is the longest of the lengths"):
         protocol("distance", seq_len=128)
     with pytest.raises(ValueError, match="distinct positive whole numbers"):
@@ -98,6 +103,7 @@ def test_impossible_settings_are_one_line_errors(args, words, tmp_path, capsys):
     assert code == 2 and err.startswith("error:") and words in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_overwrite_read_at_initialization():
     """Tied keys average over the writes of the asked key; supersede puts the weight on the latest."""
     p = protocol("overwrite")
@@ -120,6 +126,7 @@ def test_overwrite_rates_count_latest_earlier_other():
     assert (r["accuracy"], r["earlier"], r["other"]) == (0.5, 0.25, 0.25)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", list(breaks.BREAK_TASKS))
 def test_break_tasks_take_checkpoint_every(task, tmp_path):
     """--checkpoint-every reaches train() (every task's run_one takes it in its RunOptions)."""
@@ -129,12 +136,13 @@ def test_break_tasks_take_checkpoint_every(task, tmp_path):
     assert not (tmp_path / "r.checkpoints").exists()  # the run's checkpoint is removed once it is saved
 
 
+@pytest.mark.slow
 def test_alias_read_at_initialization_finds_the_written_token_only_in_the_control():
     """Tied keys find an identical token at step 0 (the control); an alias ranks like any other token."""
     table = rb.alias_table(0)
     x, y = rb.alias_batch(16, table, generator=rb.eval_generator(0))
     pos = breaks.alias_key_positions(x, table)
-    for row, j, target in zip(x, pos, y[:, -1]):
+    for row, j, target in zip(x, pos, y[:, -1], strict=True):
         aliases = next(a for a in table if int(row[-2]) in a)
         assert int(row[j]) in aliases and int(row[j]) != int(row[-2]) and int(row[j + 1]) == int(target)
     control = breaks.diagnose_alias(["gated_hybrid"], [0], examples=32, same_alias=True)["runs"][0]
@@ -143,6 +151,7 @@ def test_alias_read_at_initialization_finds_the_written_token_only_in_the_contro
     assert alias["answer_top1"] < 0.5 and alias["answer_weight"] < 0.2
 
 
+@pytest.mark.slow
 def test_alias_read_after_training_measures_the_alias_commands_model(tmp_path):
     """alias-trained retrains the alias command's run (same seed, settings) and splits its misses by the cut."""
     code, res = _run(tmp_path, "alias", "--variants", "gated_hybrid", "--seeds", "0")
@@ -178,6 +187,7 @@ def test_pair_split_groups_questions_by_their_two_tokens():
     assert (split["learned"], split["never"], split["between"]) == (1, 1, 1)
 
 
+@pytest.mark.slow
 def test_alias_trained_command_writes_its_study(tmp_path):
     out = tmp_path / "read.json"
     assert cli.main(["study", "alias-trained", "--variants", "gated_hybrid", "--seeds", "0", "1", "--steps", "2",
@@ -197,6 +207,7 @@ def test_left_out_tokens_are_those_whose_every_pair_fails():
     assert breaks.left_out_tokens(spread) == ([], False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cmd", ["alias-init", "overwrite-init"])
 def test_the_diagnoses_at_initialization_write_their_study(cmd, tmp_path):
     """Their --device stays "auto" (they build on the CPU): the file records the CPU, not a crash."""

@@ -97,6 +97,7 @@ def _run(tmp_path, monkeypatch, *args, name="r.json"):
     return code, (json.loads(out.read_text(encoding="utf-8")) if out.exists() else None)
 
 
+@pytest.mark.slow
 def test_induction_run_writes_both_ratios_the_curves_and_the_bpb(tmp_path, monkeypatch):
     code, res = _run(tmp_path, monkeypatch, "--variants", "gated_hybrid", "transformer", "--seeds", "1",
                      "--checkpoint-every", "1")
@@ -114,6 +115,7 @@ def test_induction_run_writes_both_ratios_the_curves_and_the_bpb(tmp_path, monke
     assert res["protocol"]["span_len"] == 64 and "read twice" in res["protocol"]["data_source"]
 
 
+@pytest.mark.slow
 def test_induction_trains_exactly_as_lm(tmp_path, monkeypatch):
     """The same recipe: an lm run of the same settings has the same validation BPB."""
     code, ind = _run(tmp_path, monkeypatch, "--variants", "triple_latent", "--seeds", "0")

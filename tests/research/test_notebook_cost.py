@@ -22,6 +22,7 @@ def _write_notebook(path, cells):
     nbformat.write(nb, path)
 
 
+@pytest.mark.slow
 def test_a_run_is_measured_and_recorded(tmp_path, monkeypatch):
     monkeypatch.setenv("TL_SMOKE", "1")  # the benchmark must run the default mode anyway
     path = tmp_path / "00_tiny.ipynb"
@@ -48,7 +49,7 @@ def test_targets_and_clear_errors(tmp_path):
     (tmp_path / "exercises" / "solutions" / "01_a_solutions.ipynb").write_text("{}", encoding="utf-8")
     assert [p.name for p in notebook_cost.notebooks_in(tmp_path)] == ["01_a.ipynb", "01_a_solutions.ipynb"]
     (tmp_path / "x.py").write_text("", encoding="utf-8")
-    with pytest.raises(ValueError, match="expected a .ipynb"):
+    with pytest.raises(ValueError, match=r"expected a \.ipynb"):
         notebook_cost.notebooks_in(tmp_path / "x.py")
     with pytest.raises(FileNotFoundError, match="no such notebook"):
         notebook_cost.notebooks_in(tmp_path / "missing")

@@ -38,7 +38,7 @@ def test_glob_percent_and_errors(tmp_path):
     _write(tmp_path / "recall_x.json", [_run("gated_hybrid_paper", 0, 0.25)])
     rows = results.summarize(results.load_runs(tmp_path / "recall_*.json"))
     assert results.markdown_table(rows, results.PAPER["recall"], percent=True).endswith("| 25.0% | 41.9% |")
-    with pytest.raises(FileNotFoundError, match="run_all.sh"):
+    with pytest.raises(FileNotFoundError, match=r"run_all\.sh"):
         results.load(tmp_path / "missing.json")
     (tmp_path / "bad.json").write_text("{}", encoding="utf-8")
     with pytest.raises(ValueError, match="not an experiments results file"):
@@ -65,8 +65,8 @@ def test_table_picks_variants_from_files_and_waits_for_missing(tmp_path):
 
 def _mqar(path, variant, pairs, seq_len, accs_by_step, params=100):
     runs = [{"variant": variant, "seed": seed, "params": params, "value": accs[-1],
-             "by_step": {str(s): {"accuracy": a} for s, a in zip(accs_by_step, accs)}}
-            for seed, accs in enumerate(zip(*accs_by_step.values()))]
+             "by_step": {str(s): {"accuracy": a} for s, a in zip(accs_by_step, accs, strict=True)}}
+            for seed, accs in enumerate(zip(*accs_by_step.values(), strict=True))]
     data = {"task": "mqar", "protocol": {"task": "mqar", "n_pairs": pairs, "seq_len": seq_len},
             "constant_guess": {"expected": 1 / pairs}, "runs": runs}
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -82,7 +82,8 @@ def test_mqar_rows_group_by_setting_and_step(tmp_path):
     mean, std, low, n = rows[2].stats(100)
     assert (mean, low, n) == (pytest.approx(0.95), 0.9, 2) and std == pytest.approx(0.0707, abs=1e-4)
     table = results.mqar_markdown(rows)
-    assert table.splitlines()[0] == "| model | params | pairs | seq | chance | seeds | 100 steps | 200 steps | 500 steps |"
+    assert table.splitlines()[0] == ("| model | params | pairs | seq | chance | seeds "
+                                     "| 100 steps | 200 steps | 500 steps |")
     assert "| `gated_hybrid` | 100 | 32 | 256 | 3.1% | 2 | 95.0% ± 7.1 (90.0%) | - | 100.0% ± 0.0 (100.0%) |" in table
     assert "| `transformer` | 100 | 8 | 128 | 12.5% | 3 | - | 13.0% ± 1.0 (12.0%) | - |" in table
 
@@ -117,13 +118,16 @@ def _break_file(path, task, variant, rates_by_seed, overrides=None, params=100, 
 
 
 def test_break_rows_overwrite_rates_and_markdown(tmp_path):
-    r = lambda a, e: {"value": a, "earlier_rate": e, "other_rate": round(1 - a - e, 6)}
+    def r(a, e):
+        return {"value": a, "earlier_rate": e, "other_rate": round(1 - a - e, 6)}
+
     _break_file(tmp_path / "overwrite_a.json", "overwrite", "gated_hybrid", [r(0.4, 0.6), r(0.5, 0.5)])
     _break_file(tmp_path / "overwrite_b.json", "overwrite", "gated_hybrid", [r(1.0, 0.0)], {"supersede": True}, 101)
     _break_file(tmp_path / "overwrite_c.json", "overwrite", "transformer", [r(0.06, 0.1)], params=90)
     _break_file(tmp_path / "overwrite_d.json", "overwrite", "transformer", [{**r(0.07, 0.1), "steps": 500}], params=90)
     (tmp_path / "overwrite_init.json").write_text(json.dumps(
-        {"task": "overwrite", "protocol": {"task": "overwrite"}, "runs": [{"variant": "gated_hybrid", "latest": 0.4}]}), encoding="utf-8")
+        {"task": "overwrite", "protocol": {"task": "overwrite"}, "runs": [{"variant": "gated_hybrid", "latest": 0.4}]}),
+        encoding="utf-8")
     rows = results.break_rows("overwrite", tmp_path / "overwrite_*.json")
     assert [row.label for row in rows] == ["transformer", "transformer (500 steps)", "gated_hybrid",
                                            "gated_hybrid (supersede=True)"]
@@ -166,7 +170,9 @@ def test_break_curves_by_row_label_and_seed(tmp_path):
 
 
 def test_break_rows_distance_has_a_column_per_length(tmp_path):
-    by = lambda a, b: {"value": (a + b) / 2, "by_length": {"1024": {"accuracy": a}, "4096": {"accuracy": b}}}
+    def by(a, b):
+        return {"value": (a + b) / 2, "by_length": {"1024": {"accuracy": a}, "4096": {"accuracy": b}}}
+
     _break_file(tmp_path / "distance_a.json", "distance", "gated_hybrid", [by(1.0, 0.9), by(1.0, 0.7)])
     _break_file(tmp_path / "distance_b.json", "distance", "transformer", [by(0.1, 0.2)], params=90)
     rows = results.break_rows("distance", tmp_path / "distance_*.json")
@@ -174,8 +180,10 @@ def test_break_rows_distance_has_a_column_per_length(tmp_path):
     assert results.break_columns(rows) == [("length 1024", "1,024 tokens"), ("length 4096", "4,096 tokens"),
                                            ("value", "mean over lengths")]
     table = results.break_markdown(rows)
-    assert table.splitlines()[0] == "| model | params | seeds | steps | 1,024 tokens | 4,096 tokens | mean over lengths |"
-    assert "| `gated_hybrid` | 100 | 2 | 200 | 100.0% ± 0.0 (100.0%) | 80.0% ± 14.1 (70.0%) | 90.0% ± 7.1 (85.0%) |" in table
+    assert table.splitlines()[0] == ("| model | params | seeds | steps | 1,024 tokens | 4,096 tokens "
+                                     "| mean over lengths |")
+    assert ("| `gated_hybrid` | 100 | 2 | 200 | 100.0% ± 0.0 (100.0%) | 80.0% ± 14.1 (70.0%) "
+            "| 90.0% ± 7.1 (85.0%) |") in table
     _break_file(tmp_path / "distance_c.json", "distance", "transformer", [{"value": 0.1, "by_length": {}}], params=90)
     with pytest.raises(ValueError, match="evaluated at different lengths"):
         results.break_rows("distance", tmp_path / "distance_*.json")
@@ -185,7 +193,7 @@ def test_committed_overwrite_rows_are_consistent():
     rows = results.break_rows("overwrite")
     assert rows, "no overwrite_*.json in data/results"
     for r in rows:
-        for a, e, o in zip(r.rates["value"], r.rates["earlier_rate"], r.rates["other_rate"]):
+        for a, e, o in zip(r.rates["value"], r.rates["earlier_rate"], r.rates["other_rate"], strict=True):
             assert a + e + o == pytest.approx(1.0) and min(a, e, o) >= 0.0, r.label
         assert r.steps == {200} or r.label.endswith("steps)"), r.label  # 200: the command's default
     assert results.break_chance("overwrite")["pick_among_writes"] == pytest.approx(5 / 12)
@@ -199,5 +207,5 @@ def test_results_dir_is_the_clone_unless_overridden(tmp_path, monkeypatch):
     _write(tmp_path / "lm.json", [_run("transformer", 0, 5.0)])
     assert [r.label for r in results.TABLES["lm_matched_width"].rows()] == ["transformer"]  # every reader follows
     monkeypatch.setenv(results.ENV, str(tmp_path / "nowhere"))
-    with pytest.raises(FileNotFoundError, match="TL_MINIMAL_RESULTS=.*is not a folder"):
+    with pytest.raises(FileNotFoundError, match=r"TL_MINIMAL_RESULTS=.*is not a folder"):
         results.results_dir()

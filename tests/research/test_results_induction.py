@@ -54,8 +54,8 @@ def test_markdown_tables(tmp_path):
                                      "random: ratio | random: control |")
     assert ("| `gated_hybrid` | 100 | 2 | 80 | 3.500 ± 0.707 | 2.00 ± 0.00 | 1.10 ± 0.14 | 0.550 ± 0.071 "
             "| 1.100 ± 0.000 | 10.00 ± 0.00 | 5.50 ± 0.71 | 0.550 ± 0.071 | 1.000 ± 0.000 |") in table
-    assert "transformer" not in table and "| `transformer` | 100 | 1 | 2000 | 3.000 | 2.00 | 2.00 | 1.000 | 1.100 |" in (
-        ri.induction_markdown(rows))
+    assert "transformer" not in table
+    assert "| `transformer` | 100 | 1 | 2000 | 3.000 | 2.00 | 2.00 | 1.000 | 1.100 |" in ri.induction_markdown(rows)
     off = ri.read_off_markdown(rows)
     assert "| `gated_hybrid` | 2 | 80 | 1.10 ± 0.14 | 2.00 ± 0.00 | 0.550 ± 0.071 | 1.000 ± 0.000 |" in off
     assert "transformer" not in off
@@ -63,6 +63,7 @@ def test_markdown_tables(tmp_path):
 
 
 def test_another_tasks_file_is_an_error(tmp_path):
-    (tmp_path / "induction_x.json").write_text(json.dumps({"task": "lm", "protocol": {"task": "lm"}, "runs": []}), encoding="utf-8")
+    (tmp_path / "induction_x.json").write_text(json.dumps({"task": "lm", "protocol": {"task": "lm"}, "runs": []}),
+                                               encoding="utf-8")
     with pytest.raises(ValueError, match="holds 'lm' results, not induction"):
         ri.induction_rows(tmp_path / "induction_x.json")

@@ -32,7 +32,8 @@ OLD = {  # an old-style folder: one file per command
     "overwrite_transformer_s12.json": _suite(seeds=(1, 2), commit="def", resumed_by=[{"runs_before": 1}]),
     "overwrite_gated_hybrid.json": _suite(variant="gated_hybrid", seeds=(0, 1, 2)),
     "overwrite_gated_hybrid_500steps_s0.json": _suite(variant="gated_hybrid", steps=500),
-    "overwrite_gated_hybrid_supersede.json": _suite(variant="gated_hybrid", seeds=(0, 1), overrides={"supersede": True}),
+    "overwrite_gated_hybrid_supersede.json": _suite(variant="gated_hybrid", seeds=(0, 1),
+                                                    overrides={"supersede": True}),
     "overwrite_copy_of_seed0.json": _suite(seeds=(0,)),  # the same run again: a file of its own
     "lm_param_matched_triple_latent.json": _suite("lm", "triple_latent", (0, 1), {"state_dim": 12}, 80),
     "lm_param_matched_triple_slot.json": _suite("lm", "triple_slot", (0, 1), {"state_dim": 12}, 80),

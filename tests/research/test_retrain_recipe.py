@@ -89,7 +89,7 @@ def test_curriculum_batches_have_the_scheduled_lengths_and_stay_valid_examples(t
         filler = ((x >= 21) & (x <= 30)).sum(1)
         assert (filler == length - min_seq_len(p.n_pairs, p.n_queries)).all()  # only the filler is shorter
         if length == p.seq_len:  # at full length, the very batch the plain protocol draws
-            assert all(torch.equal(a, b) for a, b in zip((x, y), full(step)))
+            assert all(torch.equal(a, b) for a, b in zip((x, y), full(step), strict=True))
 
 
 # ----------------------------------------------------------------------------- the read gate's bias
@@ -107,7 +107,7 @@ def test_read_gate_bias_is_set_at_initialization(variant, width):
 
 
 def test_read_gate_bias_on_a_model_without_a_read_gate_is_an_error(capsys):
-    with pytest.raises(ValueError, match="'transformer' has no setting.*'read_gate_bias'"):
+    with pytest.raises(ValueError, match=r"'transformer' has no setting.*'read_gate_bias'"):
         build_model("transformer", 64, read_gate_bias=-2)
     with pytest.raises(ValueError, match="read_gate_bias must be a real number"):
         build_model("gated_hybrid_paper", 64, read_gate_bias="low")
@@ -120,6 +120,7 @@ def test_read_gate_bias_on_a_model_without_a_read_gate_is_an_error(capsys):
 
 
 # ----------------------------------------------------------------------------- end to end
+@pytest.mark.slow
 def test_warmup_and_curriculum_drive_the_training_loop():
     p = protocol("recall", steps=3, warmup_steps=2, length_curriculum="16:32:3", batch_size=4)
     lengths = []
@@ -136,6 +137,7 @@ def test_warmup_and_curriculum_drive_the_training_loop():
     assert history["steps"] == 3 and all(torch.isfinite(torch.tensor(history["loss"])))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["gated_hybrid_paper", "gated_hybrid_printed"])
 def test_a_three_step_run_with_the_recipe_works_through_both_commands(tmp_path, variant):
     study = tmp_path / "study.json"

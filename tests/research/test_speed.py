@@ -25,6 +25,7 @@ ROW_KEYS = {
 }
 
 
+@pytest.mark.slow
 def test_speed_command_writes_the_documented_rows(tmp_path, capsys):
     out = tmp_path / "speed.json"
     code = cli.main(
@@ -69,6 +70,7 @@ def test_speed_command_writes_the_documented_rows(tmp_path, capsys):
     assert "train ms" in printed and "triple_latent" in printed
 
 
+@pytest.mark.slow
 def test_without_transformer_ratios_are_null_and_loop_can_be_skipped(tmp_path):
     res = speed.run_speed(
         ["triple_slot"],
@@ -142,6 +144,7 @@ def test_interleaved_times_every_job_in_rounds():
     assert calls == ["a", "b", "a", "b", "b", "a", "a", "b"]  # warm-up, then rotated rounds
 
 
+@pytest.mark.slow
 def test_profile_prints_cpu_time_per_op(capsys):
     code = cli.main(["speed", "--profile", "3", "--variants", "transformer", "triple_latent", "--seq-lens", "8",
                      "--set", "d_model=16", "--set", "n_layers=1", "--device", "cpu", "--tokens-per-step", "16"])
@@ -153,6 +156,7 @@ def test_profile_prints_cpu_time_per_op(capsys):
     assert "native_layer_norm" in out and "[(2, 8, 16)" in out  # ops with their input shapes
 
 
+@pytest.mark.slow
 def test_a_system_without_load_averages_records_none_and_prints_n_a(tmp_path, monkeypatch, capsys):
     """Windows has no os.getloadavg: the benchmark still runs, records None and prints "n/a"."""
     import os

@@ -57,7 +57,8 @@ def uninterrupted(tmp_path_factory):
 def _start(out, *extra):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     return subprocess.Popen([sys.executable, "-m", "tl_minimal.experiments", *SUITE, "--out", str(out), *extra],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            encoding="utf-8")
 
 
 def _wait_for(condition, process, what, timeout=240):
@@ -78,6 +79,7 @@ def _saved_runs(out) -> int:
         return 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="Windows cannot send SIGINT or SIGKILL to a child process")
 @pytest.mark.parametrize("how", ["SIGINT", "SIGKILL"], ids=["ctrl-c", "kill"])
 def test_an_interrupted_suite_keeps_its_finished_runs_and_resumes_to_the_same_file(tmp_path, uninterrupted, how):
@@ -98,6 +100,7 @@ def test_an_interrupted_suite_keeps_its_finished_runs_and_resumes_to_the_same_fi
     assert _comparable(out) == uninterrupted
 
 
+@pytest.mark.slow
 def test_a_killed_run_continues_from_its_checkpoint(tmp_path, uninterrupted, capsys):
     out = tmp_path / "suite.json"
     folder = tmp_path / "suite.checkpoints"
