@@ -56,7 +56,8 @@ TORCH_INDEX = "https://download.pytorch.org/whl/"
 # strict_encoding_env for why the error is scoped to the course's own modules).
 STRICT_ENCODING = ["-X", "warn_default_encoding"]
 # `torch`, or `torch` with version clauses (torch==2.13.0, torch>=2.4,<3), or a wheel file
-TORCH_SPEC = re.compile(r"torch(\s*(==|>=|<=|~=|!=|<|>)\s*[0-9][0-9a-z.+*]*)?(\s*,\s*(==|>=|<=|~=|!=|<|>)\s*[0-9][0-9a-z.+*]*)*")
+_CLAUSE = r"\s*(==|>=|<=|~=|!=|<|>)\s*[0-9][0-9a-z.+*]*"  # one version clause: ==2.13.0, >=2.4, <3
+TORCH_SPEC = re.compile(rf"torch({_CLAUSE})?(\s*,{_CLAUSE})*")
 
 
 class LauncherError(Exception):
@@ -174,7 +175,7 @@ def install_commands(args: argparse.Namespace, py: str) -> list[tuple[str, list[
     index if one is chosen), then the course with its extras (under the lock file when there is one)."""
     pip = [py, "-m", "pip", "install", "--quiet"]
     upgrade = ["--upgrade", "--upgrade-strategy", "eager"] if args.latest else []
-    commands = [("pip", pip + ["--upgrade", "pip"])]
+    commands = [("pip", [*pip, "--upgrade", "pip"])]
     index = torch_index_url(args.torch_index)
     if args.torch_spec or index:
         torch = args.torch_spec or "torch"

@@ -393,7 +393,7 @@ def run_scripts(paths, kind: str = "mps") -> int:
             with contextlib.redirect_stdout(out), DeviceGuard(kind):
                 runpy.run_path(path, run_name="__main__")
             status = "ok"
-        except (DeviceFault, Exception) as exc:
+        except (DeviceFault, Exception) as exc:  # report every notebook, then fail
             failed += 1
             status = f"FAILED: {type(exc).__name__}: {exc}\n    last output: {out.getvalue()[-600:]!r}"
         finally:
