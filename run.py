@@ -18,7 +18,7 @@
     --torch-index NAME   take torch from PyTorch's own wheel index: `cpu` (on Linux the CPU-only
                          build, a fraction of the default CUDA download), `cu126`, ..., or a URL
     --extras LIST        the optional dependencies to install (default dev,lab; add browser for
-                         tests/test_browser.py)
+                         tests/repo/test_browser.py)
     --data DIR           read the data sets from this directory (sets TL_MINIMAL_DATA)
     --no-lock            ignore requirements/lock.txt (the course edition's pinned versions)
     --latest             a separate venv with the newest release of every dependency, no lock

@@ -131,7 +131,7 @@ SEED_QUOTES = [
 
 def _after(text: str, phrase: str, where: str) -> str:
     at = text.find(phrase)
-    assert at >= 0, f"{where}: the phrase {phrase!r} is gone; update tests/test_paper_numbers.py with the text"
+    assert at >= 0, f"{where}: the phrase {phrase!r} is gone; update tests/research/test_paper_numbers.py with the text"
     return text[at:at + len(phrase) + WINDOW]
 
 
