@@ -3,7 +3,8 @@
 
     python run.py lab         create .venv/ (once), install the course, open JupyterLab on notebooks/
     python run.py test        the same set-up, then the whole suite in smoke mode: pytest --nbval
-    python run.py test-fast   the unit tests only (no notebook runs, no browser test)
+    python run.py test-fast   the fast tier: tests/ without the tests marked slow, repo or browser
+                              (no notebook runs, no wheel, no copy of the clone; minutes, not an hour)
     python run.py setup       only create and install .venv/
     python run.py sync        after editing a notebook's .py (or .ipynb), bring its pair up to date
     python run.py site        build the course website into build/site/html (adds the site extra)
@@ -17,7 +18,7 @@
     --torch-index NAME   take torch from PyTorch's own wheel index: `cpu` (on Linux the CPU-only
                          build, a fraction of the default CUDA download), `cu126`, ..., or a URL
     --extras LIST        the optional dependencies to install (default dev,lab; add browser for
-                         tests/test_browser.py)
+                         tests/repo/test_browser.py)
     --data DIR           read the data sets from this directory (sets TL_MINIMAL_DATA)
     --no-lock            ignore requirements/lock.txt (the course edition's pinned versions)
     --latest             a separate venv with the newest release of every dependency, no lock
@@ -55,7 +56,8 @@ TORCH_INDEX = "https://download.pytorch.org/whl/"
 # strict_encoding_env for why the error is scoped to the course's own modules).
 STRICT_ENCODING = ["-X", "warn_default_encoding"]
 # `torch`, or `torch` with version clauses (torch==2.13.0, torch>=2.4,<3), or a wheel file
-TORCH_SPEC = re.compile(r"torch(\s*(==|>=|<=|~=|!=|<|>)\s*[0-9][0-9a-z.+*]*)?(\s*,\s*(==|>=|<=|~=|!=|<|>)\s*[0-9][0-9a-z.+*]*)*")
+_CLAUSE = r"\s*(==|>=|<=|~=|!=|<|>)\s*[0-9][0-9a-z.+*]*"  # one version clause: ==2.13.0, >=2.4, <3
+TORCH_SPEC = re.compile(rf"torch({_CLAUSE})?(\s*,{_CLAUSE})*")
 
 
 class LauncherError(Exception):
@@ -173,7 +175,7 @@ def install_commands(args: argparse.Namespace, py: str) -> list[tuple[str, list[
     index if one is chosen), then the course with its extras (under the lock file when there is one)."""
     pip = [py, "-m", "pip", "install", "--quiet"]
     upgrade = ["--upgrade", "--upgrade-strategy", "eager"] if args.latest else []
-    commands = [("pip", pip + ["--upgrade", "pip"])]
+    commands = [("pip", [*pip, "--upgrade", "pip"])]
     index = torch_index_url(args.torch_index)
     if args.torch_spec or index:
         torch = args.torch_spec or "torch"
@@ -185,11 +187,15 @@ def install_commands(args: argparse.Namespace, py: str) -> list[tuple[str, list[
     return commands
 
 
+FAST = "not slow and not repo and not browser"  # the markers are described in pyproject.toml
+
+
 def test_command(py: str, fast: bool, passthrough: list[str]) -> list[str]:
-    """The README's test command: pytest in strict-encoding mode, all of it or the unit tests only
-    (test-fast: tests/ without the browser test, or only the test files given after `--`)."""
+    """The README's test command: pytest in strict-encoding mode, all of it or the fast tier
+    (test-fast: tests/ without the tests marked slow, repo or browser, or only the test files given
+    after `--`; a `-m` given after `--` replaces the tier's)."""
     named = any(not a.startswith("-") and (ROOT / a.split("::")[0]).exists() for a in passthrough)
-    target = (["-m", "not browser"] if named else ["tests", "-m", "not browser"]) if fast else ["--nbval"]
+    target = (["-m", FAST] if named else ["tests", "-m", FAST]) if fast else ["--nbval"]
     return [py, *STRICT_ENCODING, "-m", "pytest", *target, *passthrough]
 
 
@@ -200,7 +206,7 @@ def our_modules(root: Path) -> list[str]:
     for path in sorted(root.glob("tl_minimal/**/*.py")):
         parts = path.relative_to(root).with_suffix("").parts
         names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
-    names += sorted({p.stem for folder in ("tests", "data", "tests/fixtures") for p in (root / folder).glob("*.py")})
+    names += sorted({p.stem for pattern in ("tests/**/*.py", "data/*.py") for p in root.glob(pattern)})
     return names
 
 

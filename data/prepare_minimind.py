@@ -27,7 +27,7 @@ def fetch(out: Path) -> int:
 
     try:
         tok = Tokenizer.from_pretrained(HUB_REPO)
-    except Exception as exc:  # noqa: BLE001 (no network, no such repo, rate limit: all end here)
+    except Exception as exc:  # no network, no such repo, rate limit: all end here
         print(f"could not download the tokenizer from the hub ({HUB_REPO}): {exc}", file=sys.stderr)
         return 1
     path = out / "minimind" / "tokenizer.json"

@@ -74,8 +74,8 @@ def newest(tests: list[str]) -> int:
         Path(inner, "parent-environment.pth").write_text("\n".join(site.getsitepackages()) + "\n", encoding="utf-8")
         keep = Path(folder) / "keep-torch.txt"
         keep.write_text(f"torch=={torch.__version__}\n", encoding="utf-8")
-        subprocess.run([python, "-m", "pip", "install", "-q", "--upgrade", "--upgrade-strategy", "eager", "-c", str(keep),
-                        f"{ROOT}[{','.join(EXTRAS)}]"], check=True)
+        subprocess.run([python, "-m", "pip", "install", "-q", "--upgrade", "--upgrade-strategy", "eager",
+                        "-c", str(keep), f"{ROOT}[{','.join(EXTRAS)}]"], check=True)
         freeze = subprocess.run([python, "-m", "pip", "freeze"], capture_output=True, text=True, check=True).stdout
         now, locked = pinned(freeze), pinned(LOCK.read_text(encoding="utf-8"))
         moved = [f"{n} {locked[n]} -> {v}" for n, v in sorted(now.items()) if n in locked and locked[n] != v]

@@ -50,7 +50,7 @@ class AltTexts:
         self.counts[page] = max(self.counts.get(page, 0), figure)
         code = context[2]
         for piece, text in self.written.get(page, {}).items():  # written by hand: the best, first
-            if piece in code and (page, piece) not in self.used or (page, piece, code) in self.cells:
+            if (piece in code and (page, piece) not in self.used) or (page, piece, code) in self.cells:
                 self.used.add((page, piece))
                 self.cells.add((page, piece, code))
                 return text

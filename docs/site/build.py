@@ -28,12 +28,11 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
+# the sibling modules: a script's own folder is the first entry of sys.path, wherever it is run from
 from alt_text import AltTexts
 from staging import SITE_URL, Staged, page_list, stage_home, stage_markdown, stage_notebook
 
+HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 WARNING = re.compile(r"^(?P<path>.+?):(?P<line>\d+)?:? ?(?P<kind>WARNING|ERROR|CRITICAL): (?P<msg>.*)$")
 TOC_GROUPS = [("Exercises", "notebooks/exercises/"), ("The course", "notebooks/"),
@@ -165,8 +164,8 @@ def build(root: Path, out: Path, figures: bool = True) -> int:
     if result.returncode != 0 or problems:
         print(f"site: FAILED with {len(problems)} warning(s) after {seconds:.0f} s", file=sys.stderr)
         return result.returncode or 1
-    print(f"site: {len(staged.pages) + 1 + int(figures)} pages in {html} ({seconds:.0f} s); open {html / 'index.html'}; "
-          f"published at {SITE_URL} once the repository is public")
+    print(f"site: {len(staged.pages) + 1 + int(figures)} pages in {html} ({seconds:.0f} s); "
+          f"open {html / 'index.html'}; published at {SITE_URL} once the repository is public")
     return 0
 
 

@@ -60,7 +60,7 @@ def mqar():
     for i, variant in enumerate(variants):
         pts = [(settings.index((r.pairs, r.seq_len)), *r.stats(max(r.by_step))[:2]) for r in rows
                if r.variant == variant]
-        xs, means, stds = (np.array(v) for v in zip(*pts))
+        xs, means, stds = (np.array(v) for v in zip(*pts, strict=True))
         ax.errorbar(xs + 0.06 * (i - len(variants) / 2), means, yerr=stds, marker=MARKERS[i % len(MARKERS)],
                     ls="", capsize=3, label=variant)
     chance = {(r.pairs, r.seq_len): r.chance for r in rows}

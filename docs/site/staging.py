@@ -5,9 +5,10 @@ The site mirrors the repository's own layout (``notebooks/``, ``notebooks/exerci
 Staging copies each page and makes four changes, none of which moves a line of Markdown (so a
 build warning's line number is the committed file's line number):
 
-1. links: an HTML anchor (``<a id="x"></a>`` on its own line) becomes a MyST target; a link to a page of the site stays as it is; a link to any other file or folder of the
-   repository (a library file, a result JSON, a solution notebook) becomes a link to its source on
-   the code host (``REPO_URL``); a link to nothing is left alone, so the build reports it;
+1. links: an HTML anchor (``<a id="x"></a>`` on its own line) becomes a MyST target; a link to a
+   page of the site stays as it is; a link to any other file or folder of the repository (a library
+   file, a result JSON, a solution notebook) becomes a link to its source on the code host
+   (``REPO_URL``); a link to nothing is left alone, so the build reports it;
 2. the home page is the README's front matter (up to the end of its learning path); a link into
    the part that was cut goes to the README on the code host;
 3. notebooks: a "Run it yourself" note is inserted after the title cell (how to run it, and the

@@ -25,6 +25,7 @@ pytest.importorskip("nbgrader")
 
 from tl_minimal.instructor import course
 
+pytestmark = pytest.mark.slow  # nbgrader executes every submission: minutes (measured above)
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "notebooks" / "exercises" / "solutions"
 NAME = "01_running_state"
@@ -71,7 +72,8 @@ def graded_course(tmp_path_factory):
                                                    "        pass\n"))
     _write(inbox, "not_a_notebook", "these are my answers: 0.0655, c, c, c")
     deleted = _submission(release, source)
-    deleted["cells"] = [c for c in deleted["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") != "task2_check"]
+    deleted["cells"] = [c for c in deleted["cells"]
+                        if c["metadata"].get("nbgrader", {}).get("grade_id") != "task2_check"]
     _write(inbox, "deleted_cell", deleted)
     written, problems, _ = course.collect(course_dir, inbox)
     assert course.main(["grade", str(course_dir)]) == 0

@@ -1,0 +1,149 @@
+"""The shipped checkpoints (data/checkpoints/) are what their records say: the weights give the recorded
+small-eval BPB, and retraining the same seed reproduces the recorded first losses.
+
+Both checks run on the real WikiText-2 bytes the checkpoints were trained and evaluated on (the
+offline copy ``TL_MINIMAL_DATA`` names, as in CI: data/README.md) and, in every clone, on committed
+stand-ins that give the same numbers: the small evaluation's 32 chunks are the first 32 of the
+validation split, which the fixture's excerpt of it (tests/fixtures/data) holds unchanged, and the
+first training steps read only the windows stored in tests/fixtures/shipped_windows.json (made by
+tests/fixtures/make_shipped_windows.py), placed at their starts in a stream of the train split's
+length. The file checks (format, config, record) run everywhere. A few seconds in all, on the CPU.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from conftest import FIXTURE_DATA, data_dirs
+from tl_minimal.course import shipped
+from tl_minimal.course.shipped import (
+    SHIPPED,
+    ShippedCheckpointMissing,
+    load_shipped,
+    read_record,
+    shipped_paths,
+)
+from tl_minimal.data import text as data_text
+from tl_minimal.experiments.ship_checkpoint import SMALL_EVAL_CHUNKS, loss_log
+from tl_minimal.training.evaluate import in_batches, mean_token_loss
+from tl_minimal.training.protocols import chunk_eval_set, protocol
+from tl_minimal.training.recipes import count_parameters, fit
+
+RETRAIN_STEPS = 5
+WINDOWS = Path(__file__).resolve().parents[1] / "fixtures" / "shipped_windows.json"
+
+
+def _positions(n_tokens: int, seed: int, steps: int = RETRAIN_STEPS) -> set[int]:
+    """The starts of the windows the lm sampler draws in its first ``steps`` steps from ``n_tokens`` tokens
+    (the sampler run over the positions 0..N-1 returns the positions it reads)."""
+    lm = protocol("lm")
+    sampler = data_text.WindowSampler(torch.arange(n_tokens), lm.batch_size, lm.seq_len, seed)
+    return {int(x[0]) for step in range(steps) for x in sampler(step)[0]}
+
+
+def _train_tokens(root: Path, seed: int) -> torch.Tensor:
+    """The train split the shipped models saw, or, from the fixture, a stream of its length holding
+    only the windows their first steps read (the rest zeros, never read)."""
+    if root != FIXTURE_DATA:
+        return data_text.load_split("train", data_dir=root).tokens
+    stored = json.loads(WINDOWS.read_text(encoding="utf-8"))
+    tokens = torch.zeros(stored["train_tokens"], dtype=torch.long)
+    for start, text in stored["windows"].items():
+        piece = torch.tensor(list(text.encode("latin-1")))  # one character per byte
+        tokens[int(start):int(start) + len(piece)] = piece
+    missing = _positions(len(tokens), seed) - {int(start) for start in stored["windows"]}
+    assert stored["seed"] == seed and not missing, (
+        "the sampler now draws other windows: make tests/fixtures/shipped_windows.json again "
+        "(tests/fixtures/make_shipped_windows.py) and check the shipped records")
+    return tokens
+
+
+@pytest.mark.parametrize("variant", SHIPPED)
+def test_a_shipped_checkpoint_is_small_and_its_record_describes_it(variant):
+    weights, _ = shipped_paths(variant)
+    assert weights.stat().st_size < 1_100_000, "keep shipped checkpoints small (about 1 MB or less)"
+    model, record = load_shipped(variant)
+    lm = protocol("lm")
+    assert record["variant"] == variant and record["seed"] == 0 and record["steps"] == 2000
+    assert record["config"] == model.config.settings()
+    assert {k: record["config"][k] for k in ("d_model", "n_layers", "n_heads", "max_seq_len", "dropout")} == \
+        {"d_model": lm.d_model, "n_layers": lm.n_layers, "n_heads": lm.n_heads, "max_seq_len": lm.seq_len,
+         "dropout": lm.dropout}
+    assert record["params"] == count_parameters(model)
+    assert all(p.dtype == torch.float32 for p in model.parameters())
+    assert record["loss_log"]["steps"][:RETRAIN_STEPS] == list(range(RETRAIN_STEPS))
+    assert record["command"].startswith("python -m tl_minimal.experiments.ship_checkpoint")
+    assert record["committed"]["matches"], "the shipped model should repeat the committed lm_2000steps.json run"
+
+
+@pytest.mark.parametrize("root", data_dirs())
+@pytest.mark.parametrize("variant", SHIPPED)
+def test_a_shipped_checkpoint_gives_its_recorded_small_eval_bpb(variant, root):
+    valid = data_text.load_split("validation", data_dir=root)
+    model, record = load_shipped(variant)
+    x, y = chunk_eval_set(valid.tokens, protocol("lm"))
+    assert record["small_eval"]["chunks"] == SMALL_EVAL_CHUNKS
+    bpb = mean_token_loss(model, in_batches(x[:SMALL_EVAL_CHUNKS], y[:SMALL_EVAL_CHUNKS])) / math.log(2)
+    assert bpb == pytest.approx(record["small_eval"]["bpb"], rel=1e-5)
+    assert bpb < 3.5, "a 2,000-step model is far below the unigram baseline (about 5 bits per byte)"
+
+
+@pytest.mark.slow  # seconds per step on a loaded 2-core machine, one thread as recorded
+@pytest.mark.parametrize("root", data_dirs())
+@pytest.mark.parametrize("variant", SHIPPED)
+def test_retraining_the_same_seed_repeats_the_recorded_first_losses(variant, root):
+    record = read_record(variant)
+    tokens = _train_tokens(root, record["seed"])
+    if root != FIXTURE_DATA:  # the real split: the fixture's windows must be its own bytes
+        stored, width = _train_tokens(FIXTURE_DATA, record["seed"]), protocol("lm").seq_len + 1
+        assert len(stored) == len(tokens)
+        for start in _positions(len(tokens), record["seed"]):
+            assert torch.equal(stored[start:start + width], tokens[start:start + width]), start
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the record was made: one thread, the same summation order
+    try:
+        _, history = fit(variant, protocol("lm", steps=RETRAIN_STEPS), record["seed"], tokens, device="cpu",
+                         progress=False)
+    finally:
+        torch.set_num_threads(threads)
+    recorded = record["loss_log"]["loss"][:RETRAIN_STEPS]
+    assert history["loss"] == pytest.approx(recorded, rel=1e-5)
+
+
+def test_the_notebooks_get_the_shipped_model_or_the_same_run_retrained(monkeypatch):
+    train = data_text.load_split("train", data_dir=data_dirs()[-1].values[0])  # any text: two runs compared
+    model, record = shipped.shipped_or_retrained("triple_latent")
+    kept_model, shipped_record = load_shipped("triple_latent")
+    assert record == shipped_record
+    assert all(torch.equal(a, b)
+               for a, b in zip(model.state_dict().values(), kept_model.state_dict().values(), strict=True))
+    # retrain=True trains the record's steps with the record's seed; 2 steps here instead of 2,000
+    monkeypatch.setattr(shipped, "load_shipped", lambda *a, **k: (kept_model, {**record, "steps": 2}))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        retrained, kept = shipped.shipped_or_retrained("triple_latent", retrain=True, data=train.tokens)
+        expected, _ = fit("triple_latent", protocol("lm", steps=2), record["seed"], train.tokens, device="cpu",
+                          progress=False)
+    finally:
+        torch.set_num_threads(threads)
+    assert kept["steps"] == 2 and not retrained.training
+    assert all(torch.equal(a, b)
+               for a, b in zip(retrained.state_dict().values(), expected.state_dict().values(), strict=True))
+
+
+def test_the_loss_log_keeps_the_first_steps_every_tenth_and_the_last():
+    log = loss_log([float(k) for k in range(45)])
+    assert log["steps"] == [*range(20), 20, 30, 40, 44] and log["loss"] == [float(k) for k in log["steps"]]
+
+
+def test_a_missing_shipped_checkpoint_names_the_command_that_makes_it(tmp_path):
+    command = "python -m tl_minimal.experiments.ship_checkpoint triple_slot --seed 3 --steps 2000"
+    with pytest.raises(ShippedCheckpointMissing, match=re.escape(command)):
+        load_shipped("triple_slot", seed=3, folder=tmp_path)

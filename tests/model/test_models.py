@@ -1,0 +1,276 @@
+"""Every variant: causal, step-by-step equals the whole pass, generation, internals, errors."""
+
+import pytest
+import torch
+
+import tl_minimal
+from tl_minimal import VARIANTS, build_model, default_config
+from tl_minimal.model_config import ModelConfig
+from tl_minimal.registry import is_gated_hybrid
+
+V = 50
+TINY = {"d_model": 32, "n_layers": 2, "n_heads": 4, "state_dim": 8, "num_slots": 4, "max_seq_len": 64,
+        "assoc_dim": 16, "top_k": 4}
+
+
+# the relatives (issue 33) and what their layers record
+FAMILY = {"gla": {"alpha"}, "h3": {"decay"}, "deltanet": {"beta"}}
+
+
+def tiny(variant, **extra):
+    """A small float64 model in eval mode (dropout off), with only the settings it knows."""
+    allowed = default_config(variant)
+    cfg = {k: v for k, v in TINY.items() if k in allowed}
+    cfg.update(extra)
+    torch.manual_seed(0)
+    return build_model(variant, V, **cfg).double().eval()
+
+
+def _rel(a, b):
+    return ((a - b).norm() / b.norm().clamp_min(1e-30)).item()
+
+
+def _tokens(B=2, T=13, seed=0):
+    return torch.randint(0, V, (B, T), generator=torch.Generator().manual_seed(seed))
+
+
+def _distinct_tokens(B=2, T=13, seed=0):
+    """No token twice in a row of the batch. A repeated token repeats its key in the gated
+    memory: equal scores at the top-k boundary may keep different (equally good) entries when
+    the sizes of the computation differ (cache vs whole pass, loop vs batched)."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.stack([torch.randperm(V, generator=g)[:T] for _ in range(B)])
+
+
+def test_variant_list():
+    assert VARIANTS == ("transformer", "triple_latent", "triple_slot", "triple_hybrid",
+                        "transformer_plus_triple", "gated_hybrid", "gated_hybrid_paper", "gated_hybrid_printed",
+                        *FAMILY, "triple_key_shift", "triple_key_current", "conv_only")
+    assert tl_minimal.get_device("cpu").type == "cpu"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_causal(variant):
+    model = tiny(variant)
+    x = _tokens()
+    logits = model(x)
+    assert logits.shape == (2, 13, V) and logits.dtype == torch.float64
+    for t in (0, 5, 11):
+        y = x.clone()
+        y[:, t + 1 :] = (y[:, t + 1 :] + 7) % V
+        assert torch.equal(model(y)[:, : t + 1], logits[:, : t + 1]), f"position <= {t} saw the future"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_step_and_chunks_equal_whole_pass(variant):
+    model = tiny(variant)
+    x = _tokens(T=12)
+    if is_gated_hybrid(variant):
+        x = _distinct_tokens(T=12)
+    whole = model(x)
+    state = model.init_state(2)
+    steps = []
+    for t in range(12):
+        out, state = model.step(x[:, t], state)
+        steps.append(out)
+    assert _rel(torch.stack(steps, 1), whole) < 1e-10
+    assert state["t"] == 12
+    first, st = model.run(x[:, :5])
+    rest, st = model.run(x[:, 5:], st)  # several tokens continuing a state
+    assert _rel(torch.cat([first, rest], 1), whole) < 1e-10
+
+
+@pytest.mark.parametrize("variant", ["triple_latent", "triple_slot", "gated_hybrid"])
+def test_loop_mode_equals_chunked(variant):
+    fast, loop = tiny(variant), tiny(variant, mode="loop")
+    loop.load_state_dict(fast.state_dict())
+    x = _distinct_tokens(T=20) if is_gated_hybrid(variant) else _tokens(T=20)
+    assert _rel(loop(x), fast(x)) < 1e-10
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_generate(variant):
+    model = tiny(variant)
+    prompt = _tokens(B=3, T=4)
+
+    def g():
+        return torch.Generator().manual_seed(123)
+
+    a = model.generate(prompt, 6, temperature=0.8, top_k=5, generator=g())
+    b = model.generate(prompt, 6, temperature=0.8, top_k=5, generator=g())
+    assert a.shape == (3, 10) and a.dtype == torch.long and torch.equal(a, b)
+    assert torch.equal(a[:, :4], prompt) and int(a.max()) < V
+    one = model.generate(prompt[0], 3, temperature=0)  # 1-D prompt, greedy
+    assert one.shape == (7,)
+    # greedy generation picks the argmax of the full forward pass at every position
+    assert torch.equal(model(one[None, :-1]).argmax(-1)[0, 3:], one[4:])
+    with pytest.raises(ValueError, match="max_seq_len"):
+        model.generate(prompt, 61)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_internals(variant):
+    model = tiny(variant)
+    x = _tokens(B=2, T=9)
+    logits, info = model.internals(x, snapshot_at=(0, 8), attention=True)
+    assert _rel(logits, model(x)) < 1e-12  # explicit attention weights: same numbers
+    assert len(info["layers"]) == 2
+    layer = info["layers"][0]
+    if variant in ("transformer", "transformer_plus_triple"):
+        assert layer["attn"].shape == (2, 4, 9, 9)
+    elif variant in FAMILY:  # the relatives record their own gates (tests/model/test_family.py)
+        assert set(layer) == FAMILY[variant]
+    else:
+        assert layer["lam"].shape == (2, 9, 4) and layer["gam"].shape == (2, 9, 4)
+    if variant == "triple_latent":
+        assert set(layer["P"]) == {0, 8} and layer["P"][8].shape == (2, 4, 8, 8)
+    if variant == "triple_slot":
+        assert layer["slot_weights"].shape == (2, 9, 4, 4)
+    if "hybrid" in variant:
+        assert info["conv"]["update"].shape == (2, 9, 32)
+    if is_gated_hybrid(variant):
+        r = info["retrieval"]
+        assert r["weights"].shape == (2, 9, 4) and r["index"].shape == (2, 9, 4)
+        assert r["read_gate"].shape == (2, 9)
+        assert torch.all(r["index"][:, :2] == -1)  # "previous": no entries before t = 2
+    if variant == "transformer_plus_triple":
+        assert info["side"]["lam"].shape == (2, 9, 4)
+
+
+def test_parameter_counts_at_paper_defaults():
+
+    def count(m):
+        return sum(p.numel() for p in m.parameters())
+
+    assert count(build_model("transformer", 259)) == 174_848
+    assert count(build_model("triple_hybrid", 259, state_dim=8)) == 177_752  # the paper's figure
+    # the gated paper row = triple_hybrid (S=8) + W_k, W_v, W_q (3 x 64 x 64) + read gate 65 + LN 128
+    assert count(build_model("gated_hybrid_paper", 259)) == 177_752 + 3 * 64 * 64 + 65 + 128
+    # the printed read gate is W_g: D_kv -> D_kv with a bias (64 x 64 + 64) instead of w_g, b_g (65)
+    assert count(build_model("gated_hybrid_printed", 259)) == 177_752 + 3 * 64 * 64 + 64 * 64 + 64 + 128
+
+
+def test_conv_leak_at_model_level():
+    leaky = tiny("triple_hybrid", conv_causal=False)
+    x = _tokens(B=1, T=10)
+    y = x.clone()
+    y[0, 6] = (y[0, 6] + 1) % V
+    assert (leaky(x)[0, 5] - leaky(y)[0, 5]).abs().max() > 1e-6  # position 5 saw token 6
+    with pytest.raises(NotImplementedError, match="no step form"):
+        leaky.generate(x[0, :3], 2)
+    with pytest.raises(NotImplementedError, match="no step form"):
+        leaky.init_state(1)
+
+
+@pytest.mark.parametrize("variant", ["transformer", "gated_hybrid"])
+def test_bad_tokens(variant):
+    model = tiny(variant)
+    with pytest.raises(TypeError, match=r"torch\.long"):
+        model(torch.zeros(1, 4))
+    with pytest.raises(TypeError, match=r"torch\.long"):
+        model(torch.zeros(1, 4, dtype=torch.int32))
+    with pytest.raises(ValueError, match=r"\[0, 50\).*\[-1, 3\]"):
+        model(torch.tensor([[0, -1, 3]]))
+    with pytest.raises(ValueError, match=r"\[0, 50\)"):
+        model(torch.tensor([[0, 50]]))
+    with pytest.raises(ValueError, match="max_seq_len"):
+        model(torch.zeros(1, 65, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"\[B, T\]"):
+        model(torch.zeros(4, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"token \[B\]"):
+        model.step(torch.zeros(2, 1, dtype=torch.long), model.init_state(2))
+    state = model.run(torch.zeros(1, 60, dtype=torch.long))[1]
+    with pytest.raises(ValueError, match=r"positions 60\.\.64 exceed"):
+        model.run(torch.zeros(1, 5, dtype=torch.long), state)
+    with pytest.raises(ValueError, match="batch size"):
+        model.run(torch.zeros(2, 1, dtype=torch.long), state)
+
+
+def test_bad_configs():
+    with pytest.raises(ValueError, match=r"unknown variant 'gpt'.*transformer, triple_latent"):
+        build_model("gpt", V)
+    with pytest.raises(ValueError, match=r"no setting.*'state_dim'.*allowed: d_model"):
+        build_model("transformer", V, state_dim=8)
+    with pytest.raises(ValueError, match="divisible"):
+        build_model("triple_latent", V, d_model=30, n_heads=4)
+    with pytest.raises(ValueError, match="d_model must be a positive int"):
+        build_model("transformer", V, d_model=0)
+    with pytest.raises(ValueError, match="n_layers must be a positive int"):
+        build_model("transformer", V, n_layers=2.5)
+    with pytest.raises(ValueError, match=r"dropout must be a number in \[0, 1\)"):
+        build_model("transformer", V, dropout=1.0)
+    with pytest.raises(ValueError, match="mode must be one of"):
+        build_model("triple_latent", V, mode="chunked")
+    with pytest.raises(ValueError, match="top_k"):
+        build_model("gated_hybrid", V, top_k=0)
+    with pytest.raises(ValueError, match="query_align"):
+        build_model("gated_hybrid", V, query_align="next")
+    with pytest.raises(ValueError, match="vocab_size"):
+        build_model("transformer", 0)
+
+
+def test_resolved_config_and_attributes():
+    model = build_model("gated_hybrid", 259, top_k="all", query_align="current")
+    assert model.variant == "gated_hybrid" and model.vocab_size == 259
+    assert isinstance(model.config, ModelConfig) and model.config.variant == "gated_hybrid"
+    assert model.config.kv.top_k == "all" and model.config.state_dim == 8
+    assert model.config.settings() == {**default_config("gated_hybrid"), "top_k": "all", "query_align": "current"}
+    x = torch.randint(0, 259, (2, 16))
+    assert torch.isfinite(model(x)).all()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_training_pass_has_finite_gradients(variant):
+    model = tiny(variant).float().train()  # dropout on, float32 as in training
+    x = _tokens(T=16)
+    logits = model(x[:, :-1])
+    loss = torch.nn.functional.cross_entropy(logits.reshape(-1, V), x[:, 1:].reshape(-1))
+    loss.backward()
+    grads = [p.grad for p in model.parameters() if p.requires_grad]
+    assert all(g is not None and torch.isfinite(g).all() for g in grads)
+
+
+@pytest.mark.parametrize("extra", [{"query_align": "current", "write_gate": True},
+                                   {"top_k": "all", "learnable_score_scale": True, "gate_outside_norm": True}])
+def test_gated_options_stay_causal_and_steppable(extra):
+    model = tiny("gated_hybrid", **extra)
+    x = _tokens(T=10)
+    whole = model(x)
+    y = x.clone()
+    y[:, 6:] = (y[:, 6:] + 3) % V
+    assert torch.equal(model(y)[:, :6], whole[:, :6])
+    state, steps = model.init_state(2), []
+    for t in range(10):
+        out, state = model.step(x[:, t], state)
+        steps.append(out)
+    assert _rel(torch.stack(steps, 1), whole) < 1e-10
+
+
+def test_the_old_setting_names_are_errors_since_2_0():
+    # temperature / learnable_temperature became score_scale / learnable_score_scale in 1.x; 2.0 reads
+    # only the new names (python -m tl_minimal.convert renames them in a 1.x checkpoint)
+    with pytest.raises(ValueError, match=r"no setting.*'temperature'"):
+        build_model("gated_hybrid", V, temperature=3.0)
+    assert "temperature" not in default_config("gated_hybrid")
+
+
+def test_is_gated_hybrid_answers_for_every_variant_and_model():
+    gated = ["gated_hybrid", "gated_hybrid_paper", "gated_hybrid_printed"]
+    assert [v for v in VARIANTS if is_gated_hybrid(v)] == gated
+    assert [v for v in VARIANTS if is_gated_hybrid(build_model(v, V))] == gated
+    with pytest.raises(ValueError, match="unknown variant"):
+        is_gated_hybrid("gpt")
+
+
+def test_the_paper_configurations_are_named_presets_of_gated_hybrid():
+    from tl_minimal.registry import GATED_PAPER, GATED_PRINTED, PRESETS, model_class, model_config
+
+    assert PRESETS == {"gated_hybrid_paper": ("gated_hybrid", GATED_PAPER),
+                       "gated_hybrid_printed": ("gated_hybrid", GATED_PRINTED)}
+    for name, (base, fixed) in PRESETS.items():
+        config = model_config(name, 64)
+        assert isinstance(config, ModelConfig) and config.variant == name
+        assert model_class(name) is model_class(base)
+        # the variant with the fixed settings
+        assert config.settings() == model_config(base, 64, **fixed).settings()
+        assert build_model(name, 64).config == config

@@ -1,0 +1,307 @@
+"""The course's website: built from the committed files, then read in a real browser.
+
+The build (``python docs/site/build.py``, Sphinx with -W), run as .github/workflows/pages.yml runs it
+and read from the folder that workflow uploads, must finish without a warning, and a
+broken link or a missing picture in a notebook must fail it naming the file and the line. Then a
+private HTTP server serves the built pages to Chromium (Playwright, the system browser, as in
+test_browser.py), which checks, page after page: no console error; every internal link leads to a
+page (and an #anchor to an element) that exists; every picture loads and has a non-empty text
+alternative; math is typeset; each notebook page that saved figures shows them; no page scrolls
+sideways at 1280 px or 390 px (a wide code block or table scrolls inside itself); the search page
+finds a term of notebook 03 and one of docs/paper.md. Screenshots of the home page and two
+notebook pages at both widths land in build/site-test/ (override with TL_SITE_REPORT=dir).
+TL_SITE_BUILT=build/site/html tests a site built already instead of building one.
+
+Needs the site extra (``pip install -e ".[site]"``); the browser part also the browser extra and
+Chromium (skipped with a message without them, failed under TL_BROWSER as in test_browser.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import html.parser
+import importlib.metadata
+import importlib.util
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from browser_support import system_chromium
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / "docs" / "site" / "build.py"
+REPORT_DIR = Path(os.environ.get("TL_SITE_REPORT", ROOT / "build" / "site-test"))
+WIDTHS = (1280, 390)
+SHOTS = ("index.html", "notebooks/01_running_state.html", "notebooks/06_kv_gated_fusion.html")
+SEARCHES = {"gated linear attention": "notebooks/03_readout.html", "printed score": "docs/paper.html"}
+
+
+
+def _site_extra_installed() -> bool:
+    try:
+        importlib.metadata.distribution("sphinx-mathjax-offline")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return all(importlib.util.find_spec(m) for m in ("sphinx", "myst_nb", "sphinx_book_theme"))
+
+
+pytestmark = [pytest.mark.slow, pytest.mark.repo,  # a Sphinx build of the whole course: minutes
+              pytest.mark.skipif(not _site_extra_installed(),
+                                 reason='the site needs the site extra: pip install -e ".[site]"')]
+
+
+def run_build(root: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    return subprocess.run([sys.executable, str(BUILD), "--root", str(root), "--out", str(out), *extra],
+                          capture_output=True, text=True, encoding="utf-8", env=env, timeout=900, check=False)
+
+
+def published() -> tuple[list[str], Path, Path]:
+    """What .github/workflows/pages.yml does: (the build command's arguments after build.py, its
+    --out folder, the folder it uploads), both folders relative to the clone."""
+    import yaml
+
+    steps = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8"))["jobs"]["build"]
+    command = next(shlex.split(s["run"]) for s in steps["steps"] if "docs/site/build.py" in s.get("run", ""))
+    assert command[:2] == ["python", "docs/site/build.py"], command
+    upload = next(s for s in steps["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    out = Path(command[command.index("--out") + 1])
+    args = [a for i, a in enumerate(command[2:], 2) if "--out" not in (a, command[i - 1])]
+    return args, out, Path(upload["with"]["path"])
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """The site the pages workflow publishes: its build command, into a temporary folder, and the
+    folder it uploads (so the tests below read what the workflow would deploy)."""
+    if os.environ.get("TL_SITE_BUILT"):  # a site built already (python docs/site/build.py): its html folder
+        return Path(os.environ["TL_SITE_BUILT"])
+    args, out, upload = published()
+    where = tmp_path_factory.mktemp("site")
+    started = time.perf_counter()
+    result = run_build(ROOT, where / out, *args)
+    assert result.returncode == 0, f"the site build failed:\n{result.stdout}\n{result.stderr[-6000:]}"
+    print(f"\nsite built in {time.perf_counter() - started:.0f} s")
+    assert (where / upload / "index.html").is_file(), f"pages.yml uploads {upload}, where the build wrote no site"
+    return where / upload
+
+
+def test_a_broken_link_or_missing_image_fails_the_build_with_file_and_line(tmp_path):
+    """On a small copy (the documents and one notebook): a link to nothing and a missing picture."""
+    root = tmp_path / "repo with spaces"
+    for path in ["README.md", "docs/paper.md", "docs/devices.md", "data/results/README.md",
+                 "data/results/RECALL_STUDY.md", "data/results/SPEED.md", "notebooks/03_readout.py"]:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / path, root / path)
+    nb = json.loads((ROOT / "notebooks" / "03_readout.ipynb").read_text(encoding="utf-8"))
+    cell = next(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "markdown" and i > 2)
+    nb["cells"][cell]["source"] = "".join(nb["cells"][cell]["source"]) + (
+        "\n\nSee [the lost notebook](09_lost.ipynb).\n\n![a plot](no_such_plot.png)\n")
+    (root / "notebooks" / "03_readout.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    result = run_build(root, tmp_path / "out", "--no-figures")
+    assert result.returncode != 0, "a broken link passed the build"
+    lines = [line for line in result.stderr.splitlines() if line.startswith("site: notebooks/03_readout.ipynb")]
+    assert any("09_lost" in line for line in lines), result.stderr[-4000:]
+    assert any("no_such_plot.png" in line for line in lines), result.stderr[-4000:]
+    assert all(f"cell {cell + 1}" in line for line in lines if "09_lost" in line or "no_such_plot" in line)
+
+
+def test_every_page_has_a_run_note_and_no_solution_is_published(site):
+    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
+    notebooks = [p for p in pages if p.startswith("notebooks/")]
+    assert len([p for p in notebooks if "exercises" not in p]) == 9 and len(notebooks) == 15, notebooks
+    assert not [p for p in pages if "solution" in p], "solutions are on the site"
+    for page in notebooks:
+        text = re.sub(r"<[^>]+>", "", (site / page).read_text(encoding="utf-8"))
+        assert "Run it yourself" in text and "python run.py lab" in text and "Time:" in text, page
+    for doc in ("docs/paper.html", "docs/devices.html", "data/results/README.html",
+                "data/results/RECALL_STUDY.html", "data/results/SPEED.html", "figures.html"):
+        assert (site / doc).is_file(), doc
+    assert not list(site.rglob("*solutions*.ipynb"))
+
+
+# --- in the browser -----------------------------------------------------------------------
+
+
+class _Links(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name in ("id", "name") and value:
+                self.ids.add(value)
+
+
+@functools.cache
+def ids_of(path: Path) -> frozenset:
+    parser = _Links()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return frozenset(parser.ids)
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # one line per request would bury the test's own output
+        pass
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """The system Chromium, headless (browser_support.system_chromium)."""
+    yield from system_chromium()
+
+
+# What one page shows: links, pictures (loaded? alt?), typeset math, and the widest element that
+# makes the page scroll sideways (inside a code block, a table or a math display is allowed).
+JS_PAGE = """() => {
+  const inside = el => el.closest(
+    'pre, .highlight, table, .table-wrapper, .math, mjx-container, .cell_output, .output');
+  const wide = [...document.querySelectorAll('body *')].filter(el => {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.right > document.documentElement.clientWidth + 1 && !inside(el)
+           && getComputedStyle(el).position !== 'fixed';
+  }).map(el => el.tagName + '.' + el.className).slice(0, 5);
+  return {
+    links: [...document.querySelectorAll('a[href]')].map(a => a.href),
+    images: [...document.querySelectorAll('img')].map(i => ({src: i.currentSrc || i.src,
+                                                             alt: (i.getAttribute('alt') || '').trim(),
+                                                             loaded: i.complete && i.naturalWidth > 0,
+                                                             output: Boolean(i.closest('.cell_output'))})),
+    raw_math: document.querySelectorAll('span.math, div.math').length,
+    typeset: document.querySelectorAll('mjx-container').length,
+    math_errors: document.querySelectorAll('mjx-merror, [data-mjx-error]').length,
+    scroll: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    wide: wide,
+  };
+}"""
+# MathJax 3 has typeset the page (or the page has no math)
+JS_MATH_DONE = """async () => {
+  if (!document.querySelector('span.math, div.math')) return true;
+  for (let i = 0; i < 300 && !(window.MathJax && MathJax.startup && MathJax.startup.promise); i++)
+    await new Promise(r => setTimeout(r, 100));
+  await MathJax.startup.promise;
+  return true;
+}"""
+
+
+class Tab:
+    """One browser page of a fixed width, reused for every visit; the errors of the last visit."""
+
+    def __init__(self, browser, width: int):
+        self.page = browser.new_page(viewport={"width": width, "height": 900})
+        self.errors: list[str] = []
+        self.page.on("console", lambda msg: self.errors.append(msg.text) if msg.type == "error" else None)
+        self.page.on("pageerror", lambda err: self.errors.append(f"uncaught: {err}"))
+        self.page.on("requestfailed", lambda req: self.errors.append(f"request failed: {req.url}"))
+        self.page.on("response", lambda r: self.errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+
+    def visit(self, url: str) -> dict:
+        self.errors.clear()
+        self.page.goto(url, wait_until="load")
+        self.page.evaluate(JS_MATH_DONE)
+        return self.page.evaluate(JS_PAGE)
+
+
+def local(url: str, server: str, site: Path) -> tuple[Path, str] | None:
+    """The built file and #anchor an internal link points to (None for an outside link)."""
+    if not url.startswith(server):
+        return None
+    parsed = urllib.parse.urlsplit(url)
+    path = site / urllib.parse.unquote(parsed.path.lstrip("/"))
+    if path.is_dir():
+        path = path / "index.html"
+    return path, parsed.fragment
+
+
+def page_problems(info: dict, name: str, where: str, site: Path, server: str) -> list[str]:
+    """What is wrong with one page at full width: pictures, math, figures, links and anchors."""
+    problems = []
+    for image in info["images"]:
+        if not image["loaded"]:
+            problems.append(f"{where}: picture does not load: {image['src']}")
+        if not image["alt"]:
+            problems.append(f"{where}: picture without a text alternative: {image['src']}")
+    if info["raw_math"] and (not info["typeset"] or info["math_errors"]):
+        problems.append(f"{where}: math not typeset ({info['typeset']} typeset, {info['math_errors']} errors)")
+    committed = ROOT / name.replace(".html", ".ipynb")
+    saved_figures = committed.is_file() and '"image/png"' in committed.read_text(encoding="utf-8")
+    if saved_figures and not any(i["output"] and i["loaded"] for i in info["images"]):
+        problems.append(f"{where}: the notebook's figures are not shown")
+    for link in info["links"]:
+        target = local(link, server, site)
+        if target is None:
+            continue
+        path, anchor = target
+        if not path.is_file():
+            problems.append(f"{where}: broken link {link}")
+        elif anchor and path.suffix == ".html" and anchor not in ids_of(path):
+            problems.append(f"{where}: link to a missing anchor {link}")
+    return problems
+
+
+@pytest.mark.browser
+def test_every_page_in_the_browser(site, server, browser):
+    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html") if "_static" not in p.parts)
+    problems, shots = [], []
+    REPORT_DIR.mkdir(parents=True, exist_ok=True)
+    tabs = {width: Tab(browser, width) for width in WIDTHS}
+    started = time.perf_counter()
+    for name in pages:
+        for width in WIDTHS:
+            info = tabs[width].visit(server + name)
+            where = f"{name} at {width} px"
+            problems += [f"{where}: console: {e}" for e in tabs[width].errors]
+            if info["scroll"] > 1:
+                problems.append(f"{where}: scrolls sideways by {info['scroll']} px ({info['wide']})")
+            if name in SHOTS:
+                shot = REPORT_DIR / f"{name.replace('/', '_').replace('.html', '')}-{width}.png"
+                tabs[width].page.screenshot(path=str(shot))
+                shots.append(shot)
+            if width == WIDTHS[0]:
+                problems += page_problems(info, name, where, site, server)
+    for tab in tabs.values():
+        tab.page.close()
+    print(f"\n{len(pages)} pages at {WIDTHS} px read in {time.perf_counter() - started:.0f} s; "
+          f"screenshots in {REPORT_DIR}")
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:60])
+    assert len(shots) == len(SHOTS) * len(WIDTHS) and all(s.is_file() for s in shots)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("term", SEARCHES)
+def test_search_finds(term, site, server, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(server + "search.html?q=" + urllib.parse.quote(term), wait_until="load")
+        # Sphinx adds the results one by one, then writes "Search finished, found N page(s)"
+        page.wait_for_function("() => /search finished|found \\d+ page|did not match/i.test("
+                               "(document.querySelector('.search-summary, #search-results') || {}).innerText || '')",
+                               timeout=60_000)
+        found = page.evaluate("() => [...document.querySelectorAll('#search-results li a, ul.search li a')]"
+                              ".map(a => a.getAttribute('href'))")
+    finally:
+        page.close()
+    expected = SEARCHES[term]
+    assert any(h and h.split("#")[0].split("?")[0].endswith(expected) for h in found), (term, found[:20])

@@ -1,0 +1,159 @@
+"""A normal (non-editable) install carries what the notebooks read: build the wheel, install it into
+a fresh virtual environment, run notebooks 00, 06 and 07 in smoke mode from a copy outside the clone.
+
+This is what a JupyterHub image or a hosted notebook does (``pip install .``, then the notebooks
+anywhere): nothing may be found relative to the source tree. The new environment downloads nothing:
+a ``.pth`` file hands it this interpreter's packages (torch, jupyter, ...), and the wheel itself is
+installed with ``--no-deps --no-index``. The environment variable ``PYTHONPATH`` is dropped, so the
+only ``tl_minimal`` the notebooks can import is the installed wheel's (the test checks which one).
+
+Slow (about 2-3 minutes, most of it the three notebooks): marked ``slow`` and ``repo`` (it builds the
+whole repository); `python run.py test-fast` leaves it out, CI runs it. It builds with
+``python -m build`` when the ``build`` package is installed, else with ``pip wheel`` (the same setuptools
+backend); the notebooks read the data ``TL_MINIMAL_DATA`` names, else the committed fixture
+(tests/fixtures/data: smoke mode needs only a few KB of text).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import venv
+from pathlib import Path
+
+import pytest
+
+from conftest import real_data_dir
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ("00_start_here.ipynb", "06_kv_gated_fusion.ipynb", "07_paper_reproduction.ipynb")
+_SKIP_ANYWHERE = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__",
+                                       ".ipynb_checkpoints", "*.checkpoints", "runs")
+
+
+def skip_outputs(folder, names):
+    """What the copies leave out: build and run outputs anywhere, and the top-level checkpoints/ of runs
+    (data/checkpoints, the shipped models, is package data and is kept)."""
+    skipped = set(_SKIP_ANYWHERE(folder, names))
+    if Path(folder).resolve() == ROOT and "checkpoints" in names:
+        skipped.add("checkpoints")
+    return skipped
+
+
+
+def test_every_package_is_listed_for_the_wheel():
+    """pyproject lists the packages (to map data/results in as tl_minimal.results_files, data/checkpoints as
+    tl_minimal.checkpoint_files): none may be missing."""
+    tomllib = pytest.importorskip("tomllib", reason="Python 3.11+ reads pyproject.toml with tomllib")
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "tl_minimal").rglob("__init__.py")}
+    assert found - listed == set(), "add these to [tool.setuptools] packages in pyproject.toml"
+    assert listed - found == {"tl_minimal.results_files", "tl_minimal.checkpoint_files"}
+
+
+def _run(cmd, cwd, env, timeout=600) -> str:
+    done = subprocess.run([str(c) for c in cmd], check=False, cwd=cwd, env=env, capture_output=True, text=True,
+                          encoding="utf-8", errors="replace", timeout=timeout)
+    assert done.returncode == 0, f"{' '.join(map(str, cmd))} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+def _fresh_env() -> dict:
+    """This process's environment without anything that would import the clone's tl_minimal."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    env.update(OMP_NUM_THREADS=env.get("OMP_NUM_THREADS", "1"), PYTHONNOUSERSITE="1", PYTHONIOENCODING="utf-8")
+    return env
+
+
+def _venv_python(where: Path) -> Path:
+    """A fresh virtual environment that sees this interpreter's packages through a .pth file."""
+    venv.EnvBuilder(with_pip=False, clear=True).create(where)
+    python = where / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, encoding="utf-8", check=True).stdout.strip())
+    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    (site / "zz_base_packages.pth").write_text("\n".join(sorted(ours)) + "\n", encoding="utf-8")
+    return python
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """(python of a fresh environment with the wheel installed, a folder outside the clone, its env)."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    source = tmp / "source"  # a copy, so the build leaves nothing in the clone
+    shutil.copytree(ROOT, source, ignore=skip_outputs)
+    env = _fresh_env()
+    front_end = importlib.util.find_spec("build")
+    # the standard front end, when installed; a clone's own build/ folder (the site's output) would
+    # also be found, as a namespace package without an origin, and is not it
+    if front_end is not None and front_end.origin is not None:
+        _run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", tmp / "dist", source], tmp, env)
+    else:  # pip drives the same build backend (setuptools) to the same wheel
+        _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", tmp / "dist",
+              source], tmp, env)
+    (wheel,) = (tmp / "dist").glob("*.whl")
+    python = _venv_python(tmp / "venv")
+    _run([python, "-m", "pip", "install", "--no-deps", "--no-index", "--no-compile", wheel], tmp, env)
+    outside = tmp / "elsewhere"
+    outside.mkdir()
+    env["PATH"] = str(python.parent) + os.pathsep + env.get("PATH", "")  # `python` is the new environment's
+    return python, outside, env
+
+
+@pytest.mark.slow
+@pytest.mark.repo
+def test_installed_package_finds_its_results_without_the_clone(installed):
+    python, outside, env = installed
+    probe = ("import json, tl_minimal; from tl_minimal.experiments import results; "
+             "print(json.dumps([tl_minimal.__file__, str(results.results_dir()), "
+             "results.TABLES['lm_matched_width'].rows()[0].label]))")
+    package, folder, first = json.loads(_run([python, "-c", probe], outside, env))
+    venv_root = Path(python).parents[1].resolve()
+    assert Path(package).resolve().is_relative_to(venv_root), package  # the wheel, not the clone
+    assert Path(folder).resolve().is_relative_to(venv_root) and Path(folder).name == "results_files", folder
+    assert (Path(folder) / "README.md").is_file() and (Path(folder) / "lm.json").is_file()
+    assert first == "transformer"
+    copy = outside / "my results"  # the documented override: another folder of results files
+    shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("__init__.py", "__pycache__"))
+    moved = _run([python, "-c", "from tl_minimal.experiments import results; print(results.results_dir())"], outside,
+                 {**env, "TL_MINIMAL_RESULTS": str(copy)})
+    assert Path(moved.strip()) == copy
+
+
+@pytest.mark.slow
+@pytest.mark.repo
+def test_installed_package_finds_its_shipped_checkpoints_without_the_clone(installed):
+    python, outside, env = installed
+    probe = ("from tl_minimal.course import shipped; model, record = shipped.load_shipped('triple_latent'); "
+             "print(shipped.checkpoint_dir()); print(record['steps'])")
+    folder, steps = _run([python, "-c", probe], outside, env).split()
+    assert Path(folder).resolve().is_relative_to(Path(python).parents[1].resolve()), folder  # the wheel's copy
+    assert Path(folder).name == "checkpoint_files" and steps == "2000"
+
+
+@pytest.mark.slow
+@pytest.mark.repo
+def test_notebooks_run_from_a_copy_outside_the_clone(installed):
+    python, outside, env = installed
+    notebooks = outside / "notebooks"
+    shutil.copytree(ROOT / "notebooks", notebooks, ignore=skip_outputs)
+    check = notebooks / "which_python.ipynb"  # the kernel the notebooks get: the new environment's python
+    check.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "id": "probe",
+         "source": "import sys, tl_minimal\nprint(sys.executable)\nprint(tl_minimal.__file__)"}]}), encoding="utf-8")
+    env = {**env, "TL_SMOKE": "1", "TL_MINIMAL_DATA": str(real_data_dir())}  # smoke mode: the fixture's text will do
+    _run([python, "-m", "nbconvert", "--to", "notebook", "--execute", "--output-dir", outside / "ran",
+          "--ExecutePreprocessor.timeout=600", check, *(notebooks / n for n in NOTEBOOKS)], notebooks, env, timeout=900)
+    probe = json.loads((outside / "ran" / check.name).read_text(encoding="utf-8"))
+    kernel_python, package = "".join(probe["cells"][0]["outputs"][0]["text"]).split()
+    venv_root = Path(python).parents[1].resolve()
+    assert Path(package).resolve().is_relative_to(venv_root), (kernel_python, package)
+    for name in NOTEBOOKS:
+        ran = json.loads((outside / "ran" / name).read_text(encoding="utf-8"))
+        errors = [o for c in ran["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
+        assert not errors, f"{name}: {errors[0].get('ename')}: {errors[0].get('evalue')}"
