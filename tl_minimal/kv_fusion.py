@@ -38,14 +38,10 @@ Equations (docs/paper.md sections 3.6-3.7; "previous" query alignment):
                g_t = sigmoid(W_g q_t + b_g)            (read_gate="query_vector")
     fuse       logits_t = W_vocab h_t + W_vocab z_t,   z_t = LN(W_m (g_t ⊙ m_t))
 
-The paper as printed and as coded (docs/paper.md section 3.6). The printed score
-alpha_{t,j} ~ exp(q^_t . k^_j / sqrt(d_a)) with unit vectors q^, k^ is beta cos with
-beta = 1/sqrt(D_kv) = 0.125 at D_kv = 64 (``score_scale="printed"``); the reference code divides
-by sqrt(64) and multiplies by 8 again: beta = 1 (gated_hybrid_paper; gated_hybrid learns beta,
-from 10). The printed read gate is a vector from the query, sigmoid(W_g q_t) ⊙ m_t
-("query_vector"); the code's is one scalar per token from e_{t-1} ("scalar", the default);
-gated_hybrid_printed has both printed forms. Our W_g has a bias b_g (0 at initialization;
-``read_gate_bias``, -2 in the paper's recall retrain recipe), which the printed equation omits.
+The paper as printed and as coded (docs/paper.md section 3.6) differ in two places: the printed
+score is beta = 1/sqrt(D_kv) (``score_scale="printed"``; the code's beta is 1) and the printed
+read gate is the vector sigmoid(W_g q_t) ("query_vector"; the code's is "scalar"). Our W_g has
+a bias b_g (``read_gate_bias``: 0, or -2 in the paper's retrain recipe) the printed form omits.
 
 With "previous" alignment the query at t is the token BEFORE t: the memory answers "what came
 after the previous token, last time it appeared?", which fits associative recall (... QUERY key
@@ -65,11 +61,9 @@ Three forms of the read, tested equal (tests/test_kv_fusion.py):
                    one masked [B, T, N] score matrix (notebook 08 shows what blocks save)
     kv_read_step   one query against the cached entries: generation, O(N D_kv) work per token
 
-Ties (a repeated token writes the same key again): the loop and the blockwise read keep, among
-equal scores, the entry written first (lower j) and list it first; the dense form follows
-torch.topk. Products of different sizes can round a score differently in the last bit, so a
-generated token may read other, equally scored copies than the whole-sequence pass; the tests
-hold the forms equal where scores are exact (top_k="all" has no boundary to straddle).
+Ties (a repeated token writes its key again): the loop and the blockwise read keep the entry
+written first (blockwise_topk.py says how); the dense form follows torch.topk, so the tests hold
+the forms equal where scores are exact.
 
 Overwriting (``supersede``): with tied keys the read AVERAGES all values ever written under a
 key. The supersede term lowers an entry by how closely a LATER visible entry repeats its key: an
