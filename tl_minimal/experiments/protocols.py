@@ -10,6 +10,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ..data.recall import LengthCurriculum, min_seq_len
+from ..training.train import LR_SCHEDULES
 
 MODEL_KEYS = ("d_model", "n_layers", "n_heads", "dropout")  # + max_seq_len = seq_len
 # the six variants of the paper (the registry may hold more, e.g. frozen paper configurations)
@@ -35,7 +36,7 @@ class Protocol:
     n_layers: int = 3
     n_heads: int = 4
     dropout: float = 0.1
-    # training (AdamW, constant lr with optional linear warmup, gradient clipping)
+    # training (AdamW, constant lr with optional linear warmup, gradient clipping; optional cosine decay)
     seq_len: int = 128
     batch_size: int = 16
     steps: int = 80
@@ -44,6 +45,8 @@ class Protocol:
     betas: tuple = (0.9, 0.999)
     grad_clip: float = 1.0
     warmup_steps: int = 0
+    # None (= "constant", the paper's) or "cosine": lr decays from lr after the warmup towards 0 at ``steps``
+    lr_schedule: str | None = None
     seeds: tuple = (0,)
     assumed: tuple = ()
 
@@ -51,6 +54,11 @@ class Protocol:
         w = self.warmup_steps
         if isinstance(w, bool) or not isinstance(w, int) or w < 0:
             raise ValueError(f"warmup_steps must be a whole number >= 0 (0: constant lr), got {w!r}")
+        if self.lr_schedule not in (None, *LR_SCHEDULES):
+            raise ValueError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, "
+                             f"got {self.lr_schedule!r}")
+        if self.lr_schedule == "constant":
+            self.lr_schedule = None  # the default, omitted from to_dict: files written before the field match
 
     def model_config(self, overrides: dict | None = None, allowed=None) -> dict:
         """Keyword arguments for ``build_model``: the protocol's model fields, then ``overrides``.
@@ -265,7 +273,7 @@ class TokenizedProtocol(Protocol):
 
 
 CURRICULUM_TASKS = ("recall", "mqar")  # the tasks whose training sequences may follow a length curriculum
-UNSET_OMITTED = ("length_curriculum",)  # optional fields left out of to_dict() while None
+UNSET_OMITTED = ("length_curriculum", "lr_schedule")  # optional fields left out of to_dict() while None
 
 PROTOCOLS = {p.task: p for p in (LMProtocol(), RecallProtocol(), MQARProtocol(), TokenizedProtocol(),
                                   OverwriteProtocol(), AliasProtocol(), DistanceProtocol(), InductionProtocol())}

@@ -103,7 +103,8 @@ def make_sampler(protocol, seed: int, data=None, stream: int = 0):
 def train_settings(protocol, options: RunOptions, device, desc: str) -> TrainSettings:
     """The protocol's optimizer settings and the run's options, as :func:`train.train` takes them."""
     return TrainSettings(lr=protocol.lr, weight_decay=protocol.weight_decay, betas=tuple(protocol.betas),
-                         grad_clip=protocol.grad_clip, warmup_steps=protocol.warmup_steps, device=device,
+                         grad_clip=protocol.grad_clip, warmup_steps=protocol.warmup_steps,
+                         lr_schedule=getattr(protocol, "lr_schedule", None) or "constant", device=device,
                          checkpoint_path=options.checkpoint_path, checkpoint_every=options.checkpoint_every,
                          resume=options.checkpoint_path is not None, progress=options.progress,
                          max_seconds=options.max_seconds, desc=desc)
