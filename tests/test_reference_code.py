@@ -57,3 +57,13 @@ def test_result_file_is_fresh_then_kept(tmp_path):
     rc.save(out, data)
     assert json.loads(out.read_text())["runs"] == [{"seed": 7, "win": False}]
     assert rc.load(out)["runs"][0]["seed"] == 7
+
+
+def test_summary_counts_wins_with_an_exact_interval(tmp_path):
+    data = rc.load(tmp_path / "none.json")
+    assert rc.summary(data) == "no finished run yet"
+    data["runs"] = [{"seed": 19, "eval_accuracy": 1.0}, {"seed": 7, "eval_accuracy": 0.25},
+                    {"seed": 29, "eval_accuracy": 0.12}]
+    text = rc.summary(data)
+    assert text.startswith("1/3 wins") and "[0.008, 0.906]" in text
+    assert text.endswith("per seed 7: 25.0%, 19: 100.0%, 29: 12.0%")

@@ -27,6 +27,7 @@ skipped. Usage:
 
     python -m tl_minimal.experiments.studies.reference_code --checkout /work/reference-xiaol \\
         --seeds 7 19 29 0-6 8-18 20-28 --out data/results/recall_reference_code.json
+    python -m tl_minimal.experiments.studies.reference_code --summary   # wins so far, with a 95% interval
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from ..results.intervals import clopper_pearson
 
 REFERENCE_REPO = "https://github.com/xiaol/Autoresearch_ideas"
 REFERENCE_COMMIT = "e7f66240ef1297d717a67768ada7d0df1646d1ad"
@@ -198,13 +201,31 @@ def save(out: Path, data: dict) -> None:
     tmp.replace(out)
 
 
+def summary(data: dict) -> str:
+    """Per-seed accuracies and the win rate with its exact (Clopper-Pearson) 95% interval."""
+    runs = sorted(data["runs"], key=lambda run: run["seed"])
+    if not runs:
+        return "no finished run yet"
+    wins = sum(run["eval_accuracy"] >= data["win_accuracy"] for run in runs)
+    lo, hi = clopper_pearson(wins, len(runs))
+    per_seed = ", ".join(f"{run['seed']}: {100 * run['eval_accuracy']:.1f}%" for run in runs)
+    return (f"{wins}/{len(runs)} wins (accuracy >= {data['win_accuracy']:.0%}), 95% Clopper-Pearson interval "
+            f"[{lo:.3f}, {hi:.3f}]; per seed {per_seed}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--checkout", type=Path, required=True, help="root of the reference repository")
+    parser.add_argument("--checkout", type=Path, help="root of the reference repository (to run seeds)")
     parser.add_argument("--seeds", nargs="+", default=["7", "19", "29"], help="numbers or ranges (0-6)")
     parser.add_argument("--out", type=Path, default=Path("data/results/recall_reference_code.json"))
     parser.add_argument("--timeout-s", type=float, default=None, help="give up on one run after this")
+    parser.add_argument("--summary", action="store_true", help="print the wins in --out and stop")
     args = parser.parse_args(argv)
+    if args.summary:
+        print(summary(load(args.out)))
+        return
+    if args.checkout is None:
+        parser.error("--checkout is needed to run seeds (or pass --summary)")
     check_checkout(args.checkout)
     seeds = parse_seeds(args.seeds)
     for seed in seeds:
