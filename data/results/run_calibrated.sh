@@ -12,7 +12,8 @@
 #    seed 0 scores best with (ties: the smaller); seeds 1-4 run at that lr. One file per (task, lr, overrides):
 #    recall_calibrated_lr*.json (4 pairs), mqar_calibrated_pairs{8,16}_lr*.json, and *_decay4.json for the
 #    long-decay initialization of the latent-only models (lam_bias = gam_bias = 4: keep gates ~0.98 at step 0
-#    instead of 0.5). The best-lr rows are gathered into recall_calibrated.json when the queue is done.
+#    instead of 0.5). Stage gather writes each variant's rows at its lr into recall_calibrated.json,
+#    recall_calibrated_decay4.json and mqar_calibrated_pairs{8,16}.json (rerun it whenever rows are added).
 # 2. The paper's protocol, ours (item 3): gated_hybrid_paper at 500 steps on the seeds of the reference code's
 #    queue (recall_reference_code.json, tl_minimal/experiments/studies/reference_code.py); seeds 0-4 at 500
 #    steps are already in recall.json. Arms: 2,000 steps, and lr 1e-3, seeds 7 19 29 first.
@@ -83,9 +84,15 @@ transformer_seeds() {  # the Transformer's seeds 1-2 (MQAR) and 1-4 (4 pairs) at
 decisive() { for v in triple_latent gated_hybrid_paper gated_hybrid; do sweep_row "$v"; done; }
 other_rows() { for v in triple_slot triple_hybrid gated_hybrid_printed transformer_plus_triple; do sweep_row "$v"; done; }
 long_decay() { for v in triple_latent triple_slot; do sweep_row "$v" -- --set lam_bias=4 --set gam_bias=4; done; }
+gather() {  # each variant's runs at its chosen lr, one file per task (studies/calibrated.py)
+  local G=("$PY" -m tl_minimal.experiments.studies.calibrated)
+  "${G[@]}" recall_calibrated_lr
+  "${G[@]}" recall_calibrated_lr --suffix _decay4
+  for pairs in 8 16; do "${G[@]}" "mqar_calibrated_pairs${pairs}_lr"; done
+}
 
 STAGES=("$@")
-[[ ${#STAGES[@]} -eq 0 ]] && STAGES=(calibrate paper_ours transformer_seeds decisive paper_ours_arms other_rows long_decay)
+[[ ${#STAGES[@]} -eq 0 ]] && STAGES=(calibrate paper_ours transformer_seeds decisive paper_ours_arms other_rows long_decay gather)
 for stage in "${STAGES[@]}"; do
   echo "== $stage ($(date -u +%H:%M:%S) UTC)"
   "$stage"
