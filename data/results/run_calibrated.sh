@@ -16,7 +16,9 @@
 #    recall_calibrated_decay4.json and mqar_calibrated_pairs{8,16}.json (rerun it whenever rows are added).
 # 2. The paper's protocol, ours (item 3): gated_hybrid_paper at 500 steps on the seeds of the reference code's
 #    queue (recall_reference_code.json, tl_minimal/experiments/studies/reference_code.py); seeds 0-4 at 500
-#    steps are already in recall.json. Arms: 2,000 steps, and lr 1e-3, seeds 7 19 29 first.
+#    steps are already in recall.json. Arms: the reference's symmetric (non-causal) convolution, all seeds;
+#    2,000 steps and lr 1e-3, seeds 7 19 29 first. Cheap (a few minutes a run), so queued right after the
+#    Transformer's calibration: with the reference code's own runs they decide item 3.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}" PYTHONUNBUFFERED=1
@@ -67,7 +69,12 @@ paper_ours() {  # our gated_hybrid_paper, the paper's protocol (200-step default
   "${E[@]}" recall --variants gated_hybrid_paper --seeds 7 19 29 5 6 8 9 10 11 12 13 14 15 16 17 18 20 21 22 23 \
     24 25 26 27 28 --steps 500 --no-progress --out "$OUT/recall_reference_seeds_ours.json"
 }
-paper_ours_arms() {  # the same, 2,000 steps; and 500 steps at lr 1e-3 (seeds 7 19 29 first)
+paper_ours_arms() {  # the reference's symmetric convolution; 2,000 steps; 500 steps at lr 1e-3 (seeds 7 19 29 first)
+  # the reference code's hybrid convolves with padding 2 on both sides (model/triple_latent.py, local_conv):
+  # gated_hybrid_paper's default is causal, so this arm removes one known difference from the reference
+  "${E[@]}" recall --variants gated_hybrid_paper --set conv_causal=false --seeds 7 19 29 5 6 8 9 10 11 12 13 14 15 \
+    16 17 18 20 21 22 23 24 25 26 27 28 0 1 2 3 4 --steps 500 --no-progress \
+    --out "$OUT/recall_reference_seeds_ours_noncausal.json"
   "${E[@]}" recall --variants gated_hybrid_paper --seeds 7 19 29 --steps 2000 --checkpoint-every 100 --no-progress \
     --out "$OUT/recall_reference_seeds_ours_2000steps.json"
   "${E[@]}" recall --variants gated_hybrid_paper --seeds 7 19 29 --steps 500 --protocol lr=1e-3 --no-progress \
@@ -92,7 +99,7 @@ gather() {  # each variant's runs at its chosen lr, one file per task (studies/c
 }
 
 STAGES=("$@")
-[[ ${#STAGES[@]} -eq 0 ]] && STAGES=(calibrate paper_ours transformer_seeds decisive paper_ours_arms other_rows long_decay gather)
+[[ ${#STAGES[@]} -eq 0 ]] && STAGES=(calibrate paper_ours paper_ours_arms transformer_seeds decisive other_rows long_decay gather)
 for stage in "${STAGES[@]}"; do
   echo "== $stage ($(date -u +%H:%M:%S) UTC)"
   "$stage"
