@@ -14,6 +14,7 @@
 #    long-decay initialization of the latent-only models (lam_bias = gam_bias = 4: keep gates ~0.98 at step 0
 #    instead of 0.5). Stage gather writes each variant's rows at its lr into recall_calibrated.json,
 #    recall_calibrated_decay4.json and mqar_calibrated_pairs{8,16}.json (rerun it whenever rows are added).
+#    Every file goes to data/results/issue32/ (see OUT).
 # 2. The paper's protocol, ours (item 3): gated_hybrid_paper at 500 steps on the seeds of the reference code's
 #    queue (recall_reference_code.json, tl_minimal/experiments/studies/reference_code.py); seeds 0-4 at 500
 #    steps are already in recall.json. Arms: the reference's symmetric (non-causal) convolution, all seeds;
@@ -24,7 +25,9 @@ cd "$(dirname "$0")/../.."
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}" PYTHONUNBUFFERED=1
 PY="${PYTHON:-.venv/bin/python}"
 E=(${DRY:+echo} nice -n 19 "$PY" -m tl_minimal.experiments)  # DRY=1: print the commands
-OUT=data/results
+# A subfolder: `results merge` and `results index` read only data/results/*.json, and these suite files are
+# written for days (merge renames and removes files by their settings: never run it on a live suite file).
+OUT=data/results/issue32
 LRS=(3e-3 1e-3)
 CAL=(--steps 2000 --protocol warmup_steps=200 --protocol lr_schedule=cosine --protocol dropout=0.0
      --checkpoint-every 100 --no-progress)
@@ -92,7 +95,7 @@ decisive() { for v in triple_latent gated_hybrid_paper gated_hybrid; do sweep_ro
 other_rows() { for v in triple_slot triple_hybrid gated_hybrid_printed transformer_plus_triple; do sweep_row "$v"; done; }
 long_decay() { for v in triple_latent triple_slot; do sweep_row "$v" -- --set lam_bias=4 --set gam_bias=4; done; }
 gather() {  # each variant's runs at its chosen lr, one file per task (studies/calibrated.py)
-  local G=("$PY" -m tl_minimal.experiments.studies.calibrated)
+  local G=("$PY" -m tl_minimal.experiments.studies.calibrated --folder "$OUT")
   "${G[@]}" recall_calibrated_lr
   "${G[@]}" recall_calibrated_lr --suffix _decay4
   for pairs in 8 16; do "${G[@]}" "mqar_calibrated_pairs${pairs}_lr"; done

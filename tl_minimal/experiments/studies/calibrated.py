@@ -84,7 +84,7 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("prefix", help="file name up to the lr, e.g. recall_calibrated_lr")
     parser.add_argument("--suffix", default="", help="after the lr, e.g. _decay4")
-    parser.add_argument("--folder", default="data/results")
+    parser.add_argument("--folder", default="data/results/issue32")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     result = gather(args.folder, args.prefix, args.suffix, args.out)
