@@ -9,7 +9,7 @@ from tl_minimal.experiments.studies import calibrated
 
 def _suite(folder, name, lr, runs):
     data = {"task": "recall", "protocol": {"task": "recall", "lr": lr, "n_queries": 4}, "runs": runs}
-    (folder / name).write_text(json.dumps(data))
+    (folder / name).write_text(json.dumps(data), encoding="utf-8")
 
 
 def _run(variant, seed, value):
@@ -32,7 +32,7 @@ def test_gather_keeps_each_variants_best_lr(tmp_path):
                     ("triple_latent", 1, 1e-3)]
     swept = [(r["variant"], r["lr"]) for r in result["sweep_runs"]]
     assert swept == [("transformer", 1e-3), ("triple_latent", 3e-3)]
-    assert json.loads((tmp_path / "recall_calibrated.json").read_text()) == result
+    assert json.loads((tmp_path / "recall_calibrated.json").read_text(encoding="utf-8")) == result
     assert result["sources"] == ["recall_calibrated_lr1e-3.json", "recall_calibrated_lr3e-3.json"]
 
 

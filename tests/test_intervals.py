@@ -76,7 +76,7 @@ def test_values_by_seed_reads_a_result_file(tmp_path):
     runs = [{"variant": "a", "seed": 0, "value": 1.5}, {"variant": "a", "seed": 1, "value": None},
             {"variant": "b", "seed": 0, "value": 2.0}]
     path = tmp_path / "r.json"
-    path.write_text(json.dumps({"runs": runs}))
+    path.write_text(json.dumps({"runs": runs}), encoding="utf-8")
     assert values_by_seed(path, "a") == {0: 1.5}
     with pytest.raises(ValueError):
         values_by_seed(path, "c")

@@ -55,7 +55,7 @@ def test_result_file_is_fresh_then_kept(tmp_path):
     assert data["runs"] == [] and data["reference_commit"] == rc.REFERENCE_COMMIT
     data["runs"].append({"seed": 7, "win": False})
     rc.save(out, data)
-    assert json.loads(out.read_text())["runs"] == [{"seed": 7, "win": False}]
+    assert json.loads(out.read_text(encoding="utf-8"))["runs"] == [{"seed": 7, "win": False}]
     assert rc.load(out)["runs"][0]["seed"] == 7
 
 

@@ -122,11 +122,12 @@ def git_commit(path: Path) -> str:
     """Our repository's commit (with '+dirty' when the work tree has changes), or 'unknown'."""
     try:
         head = subprocess.run(
-            ["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+            ["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True, encoding="utf-8",
+            check=True,
         ).stdout.strip()
         dirty = subprocess.run(
             ["git", "-C", str(path), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True, text=True, check=True,
+            capture_output=True, text=True, encoding="utf-8", check=True,
         ).stdout.strip()  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
@@ -149,7 +150,7 @@ def run_one(checkout: Path, seed: int, extra: tuple[str, ...] = (), timeout_s: f
         start = time.perf_counter()
         done = subprocess.run(
             [sys.executable, *command[1:]], cwd=tmp, env=env, capture_output=True, text=True,
-            timeout=timeout_s,
+            encoding="utf-8", timeout=timeout_s,
         )  # fmt: skip
         wall = time.perf_counter() - start
         if done.returncode != 0:
