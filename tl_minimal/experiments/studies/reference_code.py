@@ -43,6 +43,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import torch  # only for the version string recorded: each run is a separate process
+
 from ..results.intervals import clopper_pearson
 
 REFERENCE_REPO = "https://github.com/xiaol/Autoresearch_ideas"
@@ -136,8 +138,6 @@ def git_commit(path: Path) -> str:
 
 def run_one(checkout: Path, seed: int, extra: tuple[str, ...] = (), timeout_s: float | None = None) -> dict:
     """Train and evaluate the reference model for one seed in a subprocess; return its record."""
-    import torch  # only for the version string; the run itself is a separate process
-
     with tempfile.TemporaryDirectory(prefix="tl_reference_") as tmp:
         (Path(tmp) / REFERENCE_PACKAGE).symlink_to(checkout.resolve(), target_is_directory=True)
         output_dir = str(Path(tmp) / "out")
