@@ -80,6 +80,36 @@ def test_warmup_is_linear_then_constant():
     assert lr_at(0, 3e-4, 0) == 3e-4
 
 
+def test_cosine_schedule_warms_up_then_decays_to_near_zero():
+    # W = 2 of K = 10 steps: 0.5, 1, then (1 + cos(pi (k - 2) / 8)) / 2 for k = 2..9
+    lrs = [lr_at(k, 1.0, 2, "cosine", 10) for k in range(10)]
+    assert lrs[:2] == [0.5, 1.0]
+    assert lrs[2:] == pytest.approx([(1 + math.cos(math.pi * (k - 2) / 8)) / 2 for k in range(2, 10)])
+    assert lrs[6] == pytest.approx(0.5) and 0 < lrs[-1] < 0.04
+    assert lr_at(3, 1.0, 0, "cosine", 4) == pytest.approx((1 + math.cos(math.pi * 3 / 4)) / 2)
+    with pytest.raises(ValueError):
+        lr_at(5, 1.0, 2, "cosine")  # the decay needs the run's length
+
+
+def test_train_follows_the_cosine_schedule():
+    seed_everything(0)
+    hist = train(TinyLM(), _sampler(), steps=6, lr=1e-2, warmup_steps=2, lr_schedule="cosine", device="cpu",
+                 progress=False)
+    assert hist["lr"] == pytest.approx([lr_at(k, 1e-2, 2, "cosine", 6) for k in range(6)])
+    with pytest.raises(ValueError, match="lr_schedule"):
+        train(TinyLM(), _sampler(), steps=2, lr_schedule="linear", device="cpu", progress=False)
+
+
+def test_protocol_lr_schedule_is_omitted_while_constant():
+    from tl_minimal.experiments.protocols import protocol
+
+    assert "lr_schedule" not in protocol("recall").to_dict()  # files written before the field still match
+    assert "lr_schedule" not in protocol("recall", lr_schedule="constant").to_dict()
+    assert protocol("mqar", lr_schedule="cosine").to_dict()["lr_schedule"] == "cosine"
+    with pytest.raises(ValueError, match="lr_schedule"):
+        protocol("recall", lr_schedule="step")
+
+
 def test_resume_reproduces_the_uninterrupted_run_exactly(tmp_path):
     seed_everything(1)
     full = train(TinyLM(), _sampler(), steps=8, lr=1e-2, device="cpu", progress=False)["loss"]

@@ -17,7 +17,7 @@ import torch
 
 from ..data import text as data_text
 from ..data.recall import LengthCurriculum, min_seq_len
-from .train import TrainConfig
+from .train import LR_SCHEDULES, TrainConfig
 
 MODEL_KEYS = ("d_model", "n_layers", "n_heads", "dropout")  # + max_seq_len = seq_len
 
@@ -34,7 +34,7 @@ class Protocol:
     n_layers: int = 3
     n_heads: int = 4
     dropout: float = 0.1
-    # training (AdamW, constant lr with optional linear warmup, gradient clipping)
+    # training (AdamW, constant lr with optional linear warmup, gradient clipping; optional cosine decay)
     seq_len: int = 128
     batch_size: int = 16
     steps: int = 80
@@ -43,6 +43,8 @@ class Protocol:
     betas: tuple = (0.9, 0.999)
     grad_clip: float = 1.0
     warmup_steps: int = 0
+    # None (= "constant", the paper's) or "cosine": lr decays from lr after the warmup towards 0 at ``steps``
+    lr_schedule: str | None = None
     seeds: tuple = (0,)
     assumed: tuple = ()
 
@@ -50,6 +52,10 @@ class Protocol:
         w = self.warmup_steps
         if isinstance(w, bool) or not isinstance(w, int) or w < 0:
             raise ValueError(f"warmup_steps must be a whole number >= 0 (0: constant lr), got {w!r}")
+        if self.lr_schedule not in (None, *LR_SCHEDULES):
+            raise ValueError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, got {self.lr_schedule!r}")
+        if self.lr_schedule == "constant":
+            self.lr_schedule = None  # the default, omitted from to_dict: files written before the field match
 
     def model_config(self, overrides: dict | None = None, allowed=None) -> dict:
         """Keyword arguments for ``build_model``: the protocol's model fields, then ``overrides``.
@@ -65,9 +71,10 @@ class Protocol:
 
     def train_config(self, **changes) -> TrainConfig:
         """The training loop's :class:`~tl_minimal.training.train.TrainConfig`: this protocol's optimizer
-        settings (lr, weight decay, AdamW betas, clipping, warmup), then ``changes`` (device, progress, ...)."""
+        settings (lr, weight decay, AdamW betas, clipping, warmup, schedule), then ``changes`` (device, ...)."""
         config = TrainConfig(lr=self.lr, weight_decay=self.weight_decay, betas=tuple(self.betas),
-                             grad_clip=self.grad_clip, warmup_steps=self.warmup_steps)
+                             grad_clip=self.grad_clip, warmup_steps=self.warmup_steps,
+                             lr_schedule=self.lr_schedule or "constant")
         return dataclasses.replace(config, **changes)
 
     def replace(self, **changes) -> Protocol:
@@ -147,7 +154,7 @@ class RecallProtocol(Protocol):
 
 
 CURRICULUM_TASKS = ("recall", "mqar")  # the tasks whose training sequences may follow a length curriculum
-UNSET_OMITTED = ("length_curriculum",)  # optional fields left out of to_dict() while None
+UNSET_OMITTED = ("length_curriculum", "lr_schedule")  # optional fields left out of to_dict() while None
 
 PAPER_PROTOCOLS = {p.task: p for p in (LMProtocol(), RecallProtocol())}
 

@@ -1,4 +1,4 @@
-"""The one training loop every task uses: AdamW, gradient clipping, constant lr (optional warmup).
+"""The one training loop every task uses: AdamW, gradient clipping, constant lr (or warmup, cosine decay).
 
 Glossary
     batches      where training data comes from: a callable ``batches(step) -> (x, y[, mask])``
@@ -10,6 +10,8 @@ Glossary
     history      {"loss": [one float per step, nats], "lr": [...], "steps", "seconds", "stopped"}
 
     lr_k = lr * min(1, (k + 1) / warmup_steps)     (constant lr when warmup_steps = 0, the paper)
+    with lr_schedule = "cosine", after the warmup W of K steps (k = W .. K-1):
+    lr_k = lr * (1 + cos(pi * (k - W) / (K - W))) / 2    (from lr down towards 0, never 0 itself)
 
 Reproducibility: :func:`seed_everything` seeds torch, numpy and python's ``random`` (model
 initialization and dropout use torch's global generator, or the GPU's; data samplers use their
@@ -52,6 +54,7 @@ from .distributed import any_rank, initialized, is_main, unwrap  # noqa: F401  (
 from .progress import progress_bar  # a text bar in a terminal, one updated line in a notebook
 
 LOG_EVERY = 10  # steps between reads of the losses: 0.1 host-device syncs per step
+LR_SCHEDULES = ("constant", "cosine")  # the lr after the warmup
 
 
 class TrainingDiverged(RuntimeError):
@@ -66,6 +69,7 @@ class TrainConfig:
     lr, weight_decay, betas   AdamW (betas: its moment decay rates; the paper's are torch's defaults)
     grad_clip                 clip the gradient's global norm to this (None or 0: no clipping)
     warmup_steps              linear warmup of the lr over this many steps (0: constant, the paper)
+    lr_schedule               "constant" after the warmup (the paper) or "cosine" decay to the last step
     device                    where to train (None / "auto": :func:`~.device.get_device`'s choice)
     seed                      seed the global generators first (dropout); None leaves them alone
     checkpoint_path           save here at the end (and every ``checkpoint_every`` steps)
@@ -80,6 +84,7 @@ class TrainConfig:
     betas: tuple = (0.9, 0.999)
     grad_clip: float | None = 1.0
     warmup_steps: int = 0
+    lr_schedule: str = "constant"
     device: object = None
     seed: int | None = None
     checkpoint_path: object = None
@@ -94,6 +99,9 @@ class TrainConfig:
         w = self.warmup_steps
         if isinstance(w, bool) or not isinstance(w, int) or w < 0:
             raise ValueError(f"warmup_steps must be a whole number >= 0 (0: constant lr), got {w!r}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, "
+                             f"got {self.lr_schedule!r}")
         if isinstance(self.log_every, bool) or not isinstance(self.log_every, int) or self.log_every < 1:
             raise ValueError(f"log_every must be an int >= 1 (steps between reading the losses), got {self.log_every!r}")
 
@@ -131,9 +139,19 @@ def make_optimizer(model: torch.nn.Module, lr: float, weight_decay: float, betas
     return torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay, betas=betas, **options)
 
 
-def lr_at(step: int, lr: float, warmup_steps: int) -> float:
-    """lr_k = lr * min(1, (k + 1) / warmup_steps); constant ``lr`` without warmup."""
-    return lr if warmup_steps <= 0 else lr * min(1.0, (step + 1) / warmup_steps)
+def lr_at(step: int, lr: float, warmup_steps: int, schedule: str = "constant",
+          steps: int | None = None) -> float:
+    """lr_k = lr * min(1, (k + 1) / warmup_steps); constant ``lr`` without warmup. With ``schedule =
+    "cosine"`` the lr after the warmup falls as lr * (1 + cos(pi * (k - W) / (steps - W))) / 2."""
+    if step < warmup_steps:
+        return lr * ((step + 1) / warmup_steps)  # the same rounding as lr * min(1, (k + 1) / W) before
+    if schedule == "constant":
+        return lr
+    if schedule != "cosine" or steps is None:
+        raise ValueError(f"lr schedule {schedule!r}: expected 'constant', "
+                         "or 'cosine' with the run's step count")
+    done = (step - warmup_steps) / max(steps - warmup_steps, 1)  # 0 after the warmup, < 1 at the last step
+    return lr * (1.0 + math.cos(math.pi * min(done, 1.0))) / 2.0
 
 
 # ----------------------------------------------------------------------------- the loop
@@ -147,12 +165,12 @@ def _batch_source(batches, start: int):
     return lambda step: next(it)
 
 
-def _one_step(model, optimizer, batch, step: int, s: TrainConfig, device) -> torch.Tensor:
+def _one_step(model, optimizer, batch, step: int, steps: int, s: TrainConfig, device) -> torch.Tensor:
     """Forward, loss, backward, clip, AdamW: one optimizer step; returns the loss (on the device)."""
     x, y = batch[0], batch[1]
     mask = batch[2].to(device) if len(batch) > 2 else None
     for group in optimizer.param_groups:
-        group["lr"] = lr_at(step, s.lr, s.warmup_steps)
+        group["lr"] = lr_at(step, s.lr, s.warmup_steps, s.lr_schedule, steps)
     with checked_ids(model, x):  # ids checked on the CPU batch: the forward pass skips its device check
         loss = lm_loss(model(x.to(device)), y.to(device), mask)
     optimizer.zero_grad(set_to_none=True)
@@ -206,7 +224,7 @@ def train(model: torch.nn.Module, batches, steps: int, config: TrainConfig | Non
     t0 = time.perf_counter() - history["seconds"]
     unread = []  # this interval's losses, still on the device: [loss_k] 0-dim tensors
     for step in bar:
-        unread.append(_one_step(model, optimizer, next_batch(step), step, s, device))
+        unread.append(_one_step(model, optimizer, next_batch(step), step, steps, s, device))
         history["lr"].append(optimizer.param_groups[0]["lr"])
         history["steps"] = step + 1
         history["seconds"] = time.perf_counter() - t0

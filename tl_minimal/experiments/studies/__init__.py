@@ -5,4 +5,6 @@
 ``diagnose_recall``  the gated hybrid's memory read at the answer, measured (rank, weight, gate)
 ``recall_study``     train once, evaluate at several steps, probe the memory; the diagnoses at
                      initialization (the ``study`` subcommands of ``python -m tl_minimal.experiments``)
+``reference_code``   the paper's own recall script, run seed by seed from a checkout (its win rate)
+``calibrated``       the calibrated recall protocol's lr sweep gathered into one file per task
 """

@@ -106,6 +106,10 @@ def study_train(p, variants, seeds, eval_at, overrides: dict | None, config: Tra
     the file ``out`` is rewritten after each evaluation, so a stopped study keeps its numbers.
     ``config.checkpoint_path`` is set per run, inside ``ckpt_dir`` (default: a temporary folder).
     """
+    if getattr(p, "lr_schedule", None) == "cosine" and len(set(eval_at)) > 1:
+        raise ValueError("a cosine lr schedule depends on the run's length: the model at an earlier "
+                         "--eval-at step is not that shorter run's model; evaluate at one step "
+                         "(or use the recall command)")
     env = environment(config.device)  # the commit the runs start from
     ckpt_dir = Path(ckpt_dir or tempfile.mkdtemp(prefix="recall_study_"))
     runs = {}

@@ -17,7 +17,7 @@ from ...training import distributed
 from ...training.evaluate import in_batches, mean_token_loss, recall_accuracy
 from ...training.protocols import chunk_eval_set
 from ...training.recipes import fit
-from ...training.train import TrainConfig, unwrap
+from ...training.train import TrainConfig, loss_curve, unwrap
 from .common import Task, run_record
 
 
@@ -67,14 +67,16 @@ def load_recall(p, data_dir=None, jsonl=None):
 
 
 def run_recall(p, data, variant: str, seed: int, overrides: dict | None, config: TrainConfig) -> dict:
-    """Train on fresh synthetic examples; ``value`` is the accuracy on ``eval_examples`` fresh ones."""
+    """Train on fresh synthetic examples; ``value`` is the accuracy on ``eval_examples`` fresh ones
+    (the training loss every 10 steps is kept too: did the run flatten, or was it still learning?)."""
     t0 = time.perf_counter()
     model, history = fit(variant, p, seed, overrides=overrides, config=config)
     x, y = data_recall.eval_set(p.eval_examples, seed, n_queries=p.n_queries, n_pairs=p.n_pairs, seq_len=p.seq_len,
                                 layout=data_recall.layout_for(p.n_pairs))
     result = recall_accuracy(model, x, y)
     return run_record(variant, seed, model, p, result["accuracy"], history, time.perf_counter() - t0, config.device,
-                      per_query=result["per_query"], eval_examples=result["n"])
+                      per_query=result["per_query"], eval_examples=result["n"],
+                      loss_curve_every_10=loss_curve(history["loss"]))
 
 
 # ----------------------------------------------------------------------------- tokenized (MiniMind)
