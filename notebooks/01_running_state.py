@@ -113,7 +113,7 @@ for a_t in a_toy:
     by_hand.append(s)
 
 print(" t   a_t      s_t")
-for t, (a_t, s_t) in enumerate(zip(a_toy, by_hand)):
+for t, (a_t, s_t) in enumerate(zip(a_toy, by_hand, strict=True)):
     print(f"{t:2d}  {a_t:4.1f}  {s_t:8.5f}")
 
 # %% [markdown]
@@ -405,8 +405,8 @@ widgets.pulse_memory_widget(lam=0.9)
 # all-parameters-at-once ("foreach") path where torch has one (the CPU and CUDA, not MPS).
 
 # %%
-from tl_minimal.training.protocols import protocol
 from tl_minimal.checks import checked_ids
+from tl_minimal.training.protocols import protocol
 from tl_minimal.training.recipes import build, fit, make_sampler
 from tl_minimal.training.train import clip_options, make_optimizer, seed_everything
 
@@ -432,13 +432,13 @@ for step in range(short.steps):
 toy_losses = torch.stack(toy_losses).tolist()  # read once (train() reads every log_every steps)
 
 _, short_history = fit("triple_latent", short, seed=0, device=DEVICE, data=train_split.tokens, progress=False)
-same = all(abs(a - b) <= 1e-5 * abs(b) for a, b in zip(toy_losses, short_history["loss"]))
+same = all(abs(a - b) <= 1e-5 * abs(b) for a, b in zip(toy_losses, short_history["loss"], strict=True))
 print("the loop above and fit() give the same losses:", same)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 print("step   loop above   fit()      (bits per byte = nats / ln 2)")
-for k, (mine, lib) in enumerate(zip(toy_losses, short_history["loss"])):
+for k, (mine, lib) in enumerate(zip(toy_losses, short_history["loss"], strict=True)):
     print(f"{k:4d}   {mine / math.log(2):10.4f}   {lib / math.log(2):8.4f}")
 
 # %% [markdown]

@@ -30,7 +30,7 @@
 # **Prerequisites.** Notebooks 01 (running state, the chunked algorithm, `fit`) and 02 (pair
 # memory). Softmax attention: queries, keys, values, the KV cache.
 #
-# **Time.** About 60 minutes: 60 of reading (4063 words at 150 a minute, 294 lines of code at 10, 6
+# **Time.** About 60 minutes: 60 of reading (4063 words at 150 a minute, 295 lines of code at 10, 6
 # figures at half a minute each) and a run of every cell in default mode, measured at 37 s (CPU
 # 34 s, peak 854 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -66,6 +66,7 @@ except ModuleNotFoundError:  # the clone: the first folder above this one with a
 
 import copy
 import math
+from functools import partial
 
 import matplotlib.pyplot as plt
 import torch
@@ -239,7 +240,7 @@ fig, ax = plt.subplots(figsize=(7, 3.2))
 for g_keep, style in ((0.9, "-"), (0.99, "--")):
     plain, decay_only, convex = [], [], []
     m_plain = m_decay = m_convex = 0.0  # one entry of the memory, the written entry = 1 every token
-    for t in range(T_long):
+    for _ in range(T_long):
         m_plain = m_plain + 1.0  # linear attention: M_t = M_{t-1} + k v^T
         m_decay = g_keep * m_decay + 1.0  # decay only: M_t = g M_{t-1} + k v^T
         m_convex = g_keep * m_convex + (1 - g_keep) * 1.0  # this layer: M_t = g M_{t-1} + (1 - g) k v^T
@@ -481,9 +482,9 @@ for T_time in config.pick((128, 512, 2048), (64, 128)):
     ms, saved = {}, {}
     for mode in ("loop", "fast"):
         with torch.no_grad():
-            ms[mode] = 1000 * best_time(lambda: pair_readout(xs[0], xs[1], g, xs[2], xs[3], mode=mode))
+            ms[mode] = 1000 * best_time(partial(pair_readout, xs[0], xs[1], g, xs[2], xs[3], mode=mode))
         inputs = [x.clone().requires_grad_() for x in xs]
-        saved[mode] = saved_for_backward(lambda: pair_readout(inputs[0], inputs[1], g, inputs[2], inputs[3], mode=mode))
+        saved[mode] = saved_for_backward(partial(pair_readout, inputs[0], inputs[1], g, inputs[2], inputs[3], mode=mode))
     print(f"{T_time:>6,} {ms['loop']:>9.1f} {ms['fast']:>9.1f} {ms['loop'] / ms['fast']:>12.1f}   "
           f"{'':15s}{saved['loop']:>11,} {saved['fast']:>11,} {saved['loop'] / saved['fast']:>12.1f}")
 
@@ -533,8 +534,8 @@ print("final states equal:", torch.allclose(state["P"], state_all["P"]) and torc
 # %%
 # NBVAL_IGNORE_OUTPUT
 from tl_minimal.course.shipped import shipped_or_retrained
-from tl_minimal.training.protocols import chunk_eval_set, protocol
 from tl_minimal.training.evaluate import bits_per_byte
+from tl_minimal.training.protocols import chunk_eval_set, protocol
 from tl_minimal.training.recipes import count_parameters, fit
 
 lm = protocol("lm", steps=STEPS, eval_batches=EVAL_BATCHES)
@@ -645,7 +646,7 @@ for steps, (_, lam_mean, gam_mean) in scores.items():
     print(f"{steps:5d} steps: mean keep gates of layer 0 on these bytes: λ {lam_mean:.2f}, γ {gam_mean:.2f}")
 
 fig, axes = plt.subplots(1, 3, figsize=(9.5, 3.6))
-for ax, (steps, (A, _, _)) in zip(axes, scores.items()):
+for ax, (steps, (A, _, _)) in zip(axes[:2], scores.items(), strict=True):  # the third panel: the Transformer
     plots.matrix_heatmap(A, xlabels=short_labels, ylabels=short_labels, ax=ax,
                          title=f"triple_latent, {steps} steps: A[t, τ]", xlabel="τ", ylabel="t")
 plots.matrix_heatmap(attn, xlabels=short_labels, ylabels=short_labels, ax=axes[2], center=None, vmin=0,

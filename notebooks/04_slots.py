@@ -46,7 +46,7 @@
 # **Prerequisites.** Notebooks 01-03 (running state, pair memory, readout); softmax and entropy.
 # Every symbol is in the glossary of notebook `00_start_here.ipynb`.
 #
-# **Time.** About 35 minutes: 36 of reading (1750 words at 150 a minute, 202 lines of code at 10, 8
+# **Time.** About 35 minutes: 36 of reading (1750 words at 150 a minute, 203 lines of code at 10, 8
 # figures at half a minute each) and a run of every cell in default mode, measured at 34 s (CPU
 # 32 s, peak 604 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -66,9 +66,8 @@ import matplotlib.pyplot as plt
 import torch
 
 from tl_minimal import views
-from tl_minimal.data import text as data_text
 from tl_minimal.course.shipped import shipped_or_retrained
-from tl_minimal.training.protocols import protocol
+from tl_minimal.data import text as data_text
 from tl_minimal.pair_memory import pair_memory
 from tl_minimal.readout import pair_readout
 from tl_minimal.running_state import previous_states
@@ -76,6 +75,7 @@ from tl_minimal.slots import slot_memory, slot_readout, slot_readout_step
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import bits_per_byte, unigram_bits
+from tl_minimal.training.protocols import protocol
 from tl_minimal.training.recipes import count_parameters, fit
 from tl_minimal.views import plots, plots_slots, widgets
 
@@ -197,7 +197,7 @@ top = max(float(P_toy.max()), *(float(M.max()) for M in M_toy.values()))  # one 
 fig, axes = plt.subplots(2, 2, figsize=(8, 6.2))
 plots.matrix_heatmap(P_toy, ax=axes[0, 0], title="dense P (true pairs)", xlabel="j (write b)", ylabel="i (state s)",
                      annot=True, vmin=0, vmax=top, center=None, cmap="Blues")
-for ax, (name, M) in zip(axes.flat[1:], M_toy.items()):
+for ax, (name, M) in zip(axes.flat[1:], M_toy.items(), strict=True):
     plots.matrix_heatmap(M, ax=ax, title=f"slots: {name}", xlabel="j (write b)", ylabel="i (state s)", annot=True,
                          vmin=0, vmax=top, center=None, cmap="Blues")
 for ax in axes.flat:
@@ -301,7 +301,7 @@ for steps, m in ((STEPS, model), (LONG, long_model)):
 # NBVAL_IGNORE_OUTPUT
 chunks = eval_set[0][0][:16].to(DEVICE)  # [16, 128]
 fig, axes = plt.subplots(1, 2, figsize=(9.5, 3), sharey=True)
-for ax, (steps, m) in zip(axes, ((STEPS, model), (LONG, long_model))):
+for ax, (steps, m) in zip(axes, ((STEPS, model), (LONG, long_model)), strict=True):
     _, rec_chunks = m.internals(chunks)
     for i, layer in enumerate(rec_chunks["layers"]):
         gw = layer["slot_weights"].cpu()  # [B, T, H, K]
@@ -395,7 +395,10 @@ axes[0].set_xlabel("position t")
 axes[0].set_ylabel("cosine(P_t, P̃_t)")
 axes[0].set_title(f"how alike the two memories are, head {head}", fontsize=10)
 axes[0].legend(fontsize=8)
-scale = lambda v: v / v.abs().max()  # the two reads have different sizes; compare their shapes
+def scale(v):  # the two reads have different sizes; compare their shapes
+    return v / v.abs().max()
+
+
 read_dense, read_slot = mem[LONG]["reads"]
 axes[1].plot(scale(read_dense[:, head]).cpu(), label="dense: Σ_j r_t[j] = q^l P q^r")
 axes[1].plot(scale(read_slot[:, head]).cpu(), label="slots: Σ_k f_t[k]")

@@ -70,10 +70,10 @@ import torch.nn.functional as F
 from tl_minimal import views
 from tl_minimal.conv import conv_fast, conv_loop, conv_step
 from tl_minimal.data import text as data_text
-from tl_minimal.training.protocols import protocol
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import bits_per_byte, evaluating, unigram_bits
+from tl_minimal.training.protocols import protocol
 from tl_minimal.training.recipes import build, count_parameters, fit
 from tl_minimal.training.train import seed_everything
 from tl_minimal.views import plots, plots_conv, plots_retrieval, widgets

@@ -30,7 +30,7 @@
 # 00, and softmax attention (queries, keys, values). Every symbol is in the glossary of notebook
 # `00_start_here.ipynb`.
 #
-# **Time.** About 50 minutes: 48 of reading (2684 words at 150 a minute, 249 lines of code at 10, 10
+# **Time.** About 50 minutes: 48 of reading (2684 words at 150 a minute, 250 lines of code at 10, 10
 # figures at half a minute each) and a run of every cell in default mode, measured at 192 s (CPU
 # 173 s, peak 859 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -52,11 +52,11 @@ import torch.nn.functional as F
 
 from tl_minimal import default_config, views
 from tl_minimal.data import recall as data_recall
-from tl_minimal.training.protocols import protocol
 from tl_minimal.kv_fusion import kv_read, kv_read_loop, kv_read_step
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import recall_accuracy
+from tl_minimal.training.protocols import protocol
 from tl_minimal.training.recipes import build, count_parameters, fit
 from tl_minimal.training.train import seed_everything
 from tl_minimal.views import palette, plots, plots_retrieval, widgets
@@ -321,7 +321,7 @@ with torch.no_grad():
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=True)
-for ax, label in zip(axes, repeat_cos):
+for ax, label in zip(axes, repeat_cos, strict=True):
     ax.hist(torch.cat(other_cos[label]), bins=60, range=(-1, 1), density=True, color="grey", alpha=0.6,
             label="other entries")
     ax.hist(torch.cat(repeat_cos[label]), bins=60, range=(-1, 1), density=True, color="tab:orange", alpha=0.8,
@@ -397,7 +397,10 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-names_of = lambda x: [name(t) for t in x.tolist()]
+def names_of(x):
+    return [name(t) for t in x.tolist()]
+
+
 x_few, y_few = x_eval[:256], y_eval[:256]
 trained_read = plots_retrieval.read_at(recall_models["gated_hybrid"], x_few, y_few)
 seed_everything(0)

@@ -35,7 +35,7 @@
 # and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
 # is in the glossary of notebook `00_start_here.ipynb`.
 #
-# **Time.** About 110 minutes: 109 of reading (7227 words at 150 a minute, 542 lines of code at 10,
+# **Time.** About 110 minutes: 109 of reading (7227 words at 150 a minute, 543 lines of code at 10,
 # 13 figures at half a minute each) and a run of every cell in default mode, measured at 39 s (CPU
 # 36 s, peak 950 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -270,7 +270,7 @@ for key in ("lm_matched_width", "lm_time_matched", "lm_2000_steps"):
             by_table.setdefault(key, {})[r.variant] = (sum(r.steps) / len(r.steps), r.mean)
 fig, ax = plt.subplots(figsize=(6.5, 3.6))
 for variant, pts in lengths.items():
-    xs, ys, es = zip(*sorted(pts))
+    xs, ys, es = zip(*sorted(pts), strict=True)
     ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=variant)
     print(f"{variant:24s} " + "   ".join(f"{s:5.0f} steps: {m:.3f}" for s, m, _ in sorted(pts)))
 ax.axhline(UNIGRAM, color="black", ls=":", lw=1, label=f"unigram baseline ({UNIGRAM:.2f})")
@@ -513,7 +513,7 @@ settings = sorted({(r.pairs, r.seq_len) for r in mqar})
 fig, ax = plt.subplots(figsize=(6.5, 3.6))
 for i, variant in enumerate(v for v in results.ORDER if any(r.variant == v for r in mqar)):
     pts = [(settings.index((r.pairs, r.seq_len)), *r.stats(max(r.by_step))) for r in mqar if r.variant == variant]
-    xs, means, stds, lows, _ = zip(*pts)
+    xs, means, stds, lows, _ = zip(*pts, strict=True)
     ax.errorbar(np.array(xs) + 0.06 * (i - 2), means, yerr=stds, marker="o", ls="", capsize=3, label=variant)
 chance = {(r.pairs, r.seq_len): r.chance for r in mqar}
 ax.scatter(range(len(settings)), [chance[s] for s in settings], marker="_", s=400, c="k", label="chance (constant guess)")
@@ -576,7 +576,7 @@ for label, file in (("gated_hybrid_paper\n(ours, 5 seeds)", "recall_gated_hybrid
     print(f"{label.splitlines()[0]:20s} steps {sorted({r['steps'] for r in runs})}: "
           + ", ".join(f"seed {r['seed']} {r['value']:.1%}" for r in runs))
 fig, ax = plt.subplots(figsize=(6.5, 3.4))
-for i, (label, accs) in enumerate(per_seed.items()):
+for i, accs in enumerate(per_seed.values()):
     ax.plot([i] * len(accs), accs, "o", ms=7, alpha=0.7)
     ax.plot([i - 0.25, i + 0.25], [np.mean(accs)] * 2, color="black", lw=2)
     ax.annotate(f"mean {np.mean(accs):.1%}", (i + 0.28, np.mean(accs)), fontsize=9, va="center")
@@ -776,7 +776,7 @@ display(Markdown("**Gaps to the Transformer (bits per token; negative = better t
 # %%
 # NBVAL_IGNORE_OUTPUT
 fig, axes = plt.subplots(1, 3, figsize=(9.5, 4.4))
-for ax, key in zip(axes, ("lm_matched_width", "lm_param_matched", "tokenized")):
+for ax, key in zip(axes, ("lm_matched_width", "lm_param_matched", "tokenized"), strict=True):
     table = results.TABLES[key]
     rows = [r for r in table.rows() if r.ok] if key != "tokenized" else [r for r in tok_rows if r.ok]
     if not rows:
@@ -818,7 +818,7 @@ for key in ("lm_matched_width", "lm_time_matched", "lm_2000_steps"):
         if r.ok and "(" not in r.label:
             curves.setdefault(r.label, []).append((np.mean([s for s in r.steps if s]), r.mean, r.std or 0.0))
 for name, pts in curves.items():
-    xs, ys, es = zip(*sorted(pts))
+    xs, ys, es = zip(*sorted(pts), strict=True)
     ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=name)
 ax.axhline(UNIGRAM, color="black", ls=":", lw=1, label=f"unigram baseline ({UNIGRAM:.2f})")
 ax.set_xscale("log")
@@ -911,14 +911,19 @@ if ow_rows:
 # NBVAL_IGNORE_OUTPUT
 init_lines = ["| model | weight on the latest write | on earlier writes | elsewhere | latest write first |",
               "|---|---|---|---|---|"]
+
+
+def with_overrides(variant, overrides):  # the variant's name and its --set overrides, if any
+    return variant + (f" ({results.override_label(overrides)})" if overrides else "")
+
+
 for name in ("overwrite_init_diagnosis.json", "overwrite_init_diagnosis_supersede.json"):
     path = RESULTS / name
     if not path.exists():
         continue
     diag = json.loads(path.read_text(encoding="utf-8"))
-    label = lambda v: v + (f" ({results.override_label(diag['overrides'])})" if diag["overrides"] else "")  # noqa: E731
     for variant, row in diag["mean_over_seeds"].items():
-        init_lines.append(f"| `{label(variant)}` | {row['latest']:.3f} | {row['earlier']:.3f} | {row['rest']:.3f} "
+        init_lines.append(f"| `{with_overrides(variant, diag['overrides'])}` | {row['latest']:.3f} | {row['earlier']:.3f} | {row['rest']:.3f} "
                           f"| {100 * row['latest_first']:.1f}% |")
 display(Markdown("\n".join(init_lines)))
 
@@ -1230,7 +1235,7 @@ ind_labels = list(dict.fromkeys(r.label for r in ind_rows))
 ind_by = {(r.label, r.steps): r for r in ind_rows}
 if ind_rows:
     fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.9))
-    for ax, kind in zip(axes, ("text", "random")):
+    for ax, kind in zip(axes, ("text", "random"), strict=True):
         for k, (ind_steps, color) in enumerate(((80, "#9ecae1"), (2000, "#08519c"))):
             for i, label in enumerate(ind_labels):
                 row = ind_by.get((label, ind_steps))
@@ -1262,7 +1267,7 @@ long_rows = [r for r in ind_rows if r.steps == 2000]
 if long_rows:
     fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.9))
     positions = np.arange(1, IP.span_len + 1)
-    for ax, kind in zip(axes, ("text", "random")):
+    for ax, kind in zip(axes, ("text", "random"), strict=True):
         for c, row in enumerate(long_rows):
             first, second = row.curve(kind)
             color = plt.cm.tab10(c)

@@ -26,7 +26,7 @@
 # **Prerequisites:** notebooks 01-03 (the recurrences and their chunked form) and 06 (the
 # key-value read).
 #
-# **Time.** About 40 minutes: 40 of reading (2390 words at 150 a minute, 219 lines of code at 10, 5
+# **Time.** About 40 minutes: 40 of reading (2390 words at 150 a minute, 220 lines of code at 10, 5
 # figures at half a minute each) and a run of every cell in default mode, measured at 44 s (CPU
 # 42 s, peak 952 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -45,7 +45,7 @@
 
 # %%
 try:  # set-up check: without the library in this kernel, one line says how to install it
-    import tl_minimal
+    import tl_minimal  # noqa: F401  (only checks that it imports)
 except ModuleNotFoundError:  # the clone: the first folder above this one with a pyproject.toml
     import pathlib
 
@@ -100,7 +100,7 @@ if THREADS:
     torch.set_num_threads(THREADS)
 CLOCK = "cpu" if DEVICE.type == "cpu" and torch.get_num_threads() == 1 else "wall"
 RESULTS = results_dir() / "speed_cpu.json"  # the clone's data/results, or the installed copy
-RUNS = sorted(RESULTS.parent.glob("speed_cpu_run*.json")) + [RESULTS]  # the three committed runs
+RUNS = [*sorted(RESULTS.parent.glob("speed_cpu_run*.json")), RESULTS]  # the three committed runs
 print(f"smoke mode: {config.smoke()}   device: {DEVICE}   threads: {torch.get_num_threads()}   clock: {CLOCK}")
 
 # %% [markdown]
@@ -172,7 +172,7 @@ for T in OP_LENGTHS:
 # %%
 # NBVAL_IGNORE_OUTPUT
 print(f"{'T':>6} {'loop ms':>10} {'chunked ms':>11} {'loop / chunked':>15}")
-for T, lo, ch in zip(OP_LENGTHS, op_ms["loop"], op_ms["fast"]):
+for T, lo, ch in zip(OP_LENGTHS, op_ms["loop"], op_ms["fast"], strict=True):
     print(f"{T:>6} {lo:>10.2f} {ch:>11.2f} {lo / ch:>15.1f}")
 fig, ax = plt.subplots(figsize=(5, 3.5))
 for m, marker in (("loop", "o"), ("fast", "s")):
@@ -380,7 +380,7 @@ tokens = torch.tensor([[j % 4 for j in range(30)]])  # tokens 0 1 2 3 0 1 2 3 ..
 keys1 = F.one_hot(tokens, 4).double()  # [1, 30, 4]
 values1 = torch.randn(1, 30, 3, generator=g, dtype=torch.float64)
 query = F.one_hot(torch.tensor([[0]]), 4).double()  # [1, 1, 4]: token 0
-for name, (m, w, i) in {"loop": kv_read_loop(query, keys1, values1, [30], top_k=K, scale=5.0),
+for name, (_m, w, i) in {"loop": kv_read_loop(query, keys1, values1, [30], top_k=K, scale=5.0),
                         "blockwise": top_k_read(query, keys1, values1, [30], K, 5.0, key_block=7, query_block=1)}.items():
     print(f"{name:10s} kept entries {i[0, 0].tolist()}, weights {[round(x, 3) for x in w[0, 0].tolist()]}")
 
@@ -405,7 +405,12 @@ memory = {name: [step_memory(v, T, dense) for T in MEM_LENGTHS]
           for name, v, dense in (("transformer", "transformer", None),
                                  ("gated_hybrid, dense read (before)", "gated_hybrid", True),
                                  ("gated_hybrid, blockwise read (after)", "gated_hybrid", False))}
-fmt = lambda mb: "n/a" if mb is None else f"{mb:.1f} MB"
+
+
+def fmt(mb):
+    return "n/a" if mb is None else f"{mb:.1f} MB"
+
+
 print(f"{'T':>6}" + "".join(f"{name:>38s}" for name in memory))
 for i, T in enumerate(MEM_LENGTHS):
     print(f"{T:>6}" + "".join(f"{fmt(mbs[i]):>38s}" for mbs in memory.values()))
@@ -414,7 +419,7 @@ for i, T in enumerate(MEM_LENGTHS):
 # NBVAL_IGNORE_OUTPUT
 if all(mb is not None for mbs in memory.values() for mb in mbs):
     fig, ax = plt.subplots(figsize=(6.5, 4))
-    for (name, mbs), style in zip(memory.items(), ("-o", "--s", "-^")):
+    for (name, mbs), style in zip(memory.items(), ("-o", "--s", "-^"), strict=True):
         ax.loglog(MEM_LENGTHS, mbs, style, label=name)
     ax.set(xlabel="T (batch = 2048 // T: about 2048 tokens per step)", ylabel="peak MB of one training step",
            title="training-step memory, before and after the blockwise read")
@@ -441,7 +446,7 @@ fig, ax = plt.subplots(figsize=(6, 4))
 for v in variants:
     Ts, mb = series(v, "peak_mem_mb")
     batch = {r["seq_len"]: r["batch"] for r in rows if r["variant"] == v}
-    ax.loglog(Ts, [m / (batch[T] * T) * 1024 for T, m in zip(Ts, mb)], marker="o", label=v)
+    ax.loglog(Ts, [m / (batch[T] * T) * 1024 for T, m in zip(Ts, mb, strict=True)], marker="o", label=v)
 ax.set(xlabel="T", ylabel="peak MB per 1024 tokens of the batch", title="training-step peak memory")
 ax.legend(fontsize=8)
 plt.show()

@@ -120,7 +120,7 @@ def select_top_k(qn, kn, n_visible, k: int, scale, logw=None, key_block: int = K
                 rho[..., lo - j0:].masked_fill_(j >= n_dev[t0:t1, None], NONE)  # [B, q, j1 - lo]
             new = _block_best(rho, j0, k)
             # best = the k best of (best, new): every index in best is below every index in new
-            best = new if best is None else _in_order(*(torch.cat(x, dim=-1) for x in zip(best, new)), k)
+            best = new if best is None else _in_order(*(torch.cat(x, dim=-1) for x in zip(best, new, strict=True)), k)
         if best is not None:
             scores[:, t0:t1], index[:, t0:t1] = _in_order(*best, k)  # equal scores: lower j first
     return scores, index

@@ -107,7 +107,7 @@ class LanguageModel(nn.Module):
         return t0
 
     # --- the one forward implementation ------------------------------------------------------
-    extra_records: ClassVar[dict[str, str]] = {}  # record key -> attribute of a Recorder outside the blocks ("conv": "conv")
+    extra_records: ClassVar[dict[str, str]] = {}  # record key -> a Recorder's attribute outside the blocks
 
     def run(self, tokens, state=None):
         """tokens [B, T] -> (logits [B, T, V], state after the last token).

@@ -78,7 +78,8 @@ def slot_readout(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None, mode: str
     log_gam = heads_first(log_gate(gam))                            # [B, H, T]
     # value v_tau = (1 - gamma_tau) g_tau: the memory M[i, k] = sum w g[k] key[i] is L^T (or R^T)
     v = heads_first((1 - gam).unsqueeze(-1) * g)                    # [B, H, T, K]
-    as_M0 = lambda M: None if M is None else M.transpose(-1, -2)    # [B, H, K, S] -> [B, H, S, K]
+    def as_M0(M):                                                   # [B, H, K, S] -> [B, H, S, K]
+        return None if M is None else M.transpose(-1, -2)
     # q^l_t . L_k,t: query q^l, key s_{tau-1}
     left, ML = decayed_attention(heads_first(q_left), heads_first(s_prev), v, log_gam, as_M0(L0), chunk_size)
     # q^r_t . R_k,t: query q^r, key b_tau
@@ -92,7 +93,8 @@ def slot_memory(s_prev, b, g, gam, L0=None, R0=None, mode: str = "fast"):
     """The materialized slot memories, for plots: (L, R) each [B, T, H, K, S] (entry t = after token t)."""
     num_slots = check_slot_inputs(s_prev, b, g, gam, L0, R0, mode)  # input checks (checks.py)
     B, T, H, S = s_prev.shape
-    flat = lambda M: None if M is None else M.reshape(B, H, num_slots * S)
+    def flat(M):                                                    # [B, H, K, S] -> [B, H, K*S]
+        return None if M is None else M.reshape(B, H, num_slots * S)
     # L_k,t = gamma_t L_k,t-1 + (1 - gamma_t) (g_t[k] s_{t-1})
     L = running_state((g.unsqueeze(-1) * s_prev.unsqueeze(-2)).reshape(B, T, H, num_slots * S), gam, flat(L0), mode)
     # R_k,t = gamma_t R_k,t-1 + (1 - gamma_t) (g_t[k] b_t)

@@ -151,7 +151,7 @@ except NotImplementedError:
     print("write half_life in task 4 first: this plot uses it")
 if half_lives is not None:
     fig, axes = plt.subplots(1, len(half_lives), figsize=(9, 3), sharey=True)
-    for layer, (ax, hl) in enumerate(zip(axes, half_lives)):
+    for layer, (ax, hl) in enumerate(zip(axes, half_lives, strict=True)):
         for h in range(hl.shape[-1]):
             ax.hist(hl[..., h].flatten().clamp(max=20), bins=30, alpha=0.6, label=f"head {h}")
         ax.set(title=f"layer {layer}", xlabel="half-life (tokens, capped at 20)")

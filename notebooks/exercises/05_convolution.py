@@ -97,8 +97,8 @@ ex.check_leak_prediction(my_prediction)
 torch.manual_seed(0)
 weight, bias, T = torch.randn(3, 3, 5), torch.randn(3), 10
 fig, axes = plt.subplots(1, 2, figsize=(9, 4))
-for ax, causal in zip(axes, (True, False)):
-    dep = torch.autograd.functional.jacobian(lambda x: conv_fast(x, weight, bias, causal=causal), torch.randn(1, T, 3))
+for ax, causal in zip(axes, (True, False), strict=True):
+    dep = torch.autograd.functional.jacobian(lambda x, causal=causal: conv_fast(x, weight, bias, causal=causal), torch.randn(1, T, 3))
     image = ax.imshow((dep.abs().sum(dim=(0, 2, 3, 5)) > 0).float(), cmap="Greys", vmin=0, vmax=1)  # [T (out t), T (in tau)]
     ax.plot([0, T - 1], [0, T - 1], color="red", lw=0.8)
     ax.set(title="causal (left padding)" if causal else "symmetric (the paper)", xlabel="input tau", ylabel="output t")

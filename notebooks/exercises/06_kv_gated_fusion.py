@@ -44,7 +44,6 @@ except ModuleNotFoundError:  # the clone: the first folder above this one with a
 
 import matplotlib.pyplot as plt
 import torch
-import torch.nn.functional as F
 
 from tl_minimal import exercises as ex
 
@@ -154,7 +153,7 @@ def answer_hits(model, tokens):
     _, inside = model.internals(tokens)
     top_last = top_entry(inside["retrieval"]["weights"], inside["retrieval"]["index"])[:, -1]  # yours, task 4
     key_pos = [(row[: T - 3] == row[-2]).nonzero()[0, 0].item() for row in tokens]  # where the key sat
-    return sum(int(p == k) for p, k in zip(top_last.tolist(), key_pos))
+    return sum(int(p == k) for p, k in zip(top_last.tolist(), key_pos, strict=True))
 
 
 paper_model, _ = ex.tiny_model("gated_hybrid_paper", task="recall")

@@ -482,11 +482,14 @@ def test_hidden_tests_raise_in_any_mode_and_use_other_sizes(monkeypatch):
     monkeypatch.setattr(ex.harness, "GRADED", False)
     shapes = []
     with ex.hidden_tests():
-        ex.check_readout_step(lambda P, ql, qr: shapes.append(tuple(P.shape)) or (ql.unsqueeze(-2) @ P).squeeze(-2) * qr)
+        ex.check_readout_step(
+            lambda P, ql, qr: shapes.append(tuple(P.shape)) or (ql.unsqueeze(-2) @ P).squeeze(-2) * qr)
     assert shapes[0] == (1, 1, 5, 5)  # B = H = 1 and another S
-    squeezed = lambda P, ql, qr: ((ql.unsqueeze(-2) @ P) * qr.unsqueeze(-2)).squeeze()  # no dim: wrong if B or H is 1
+    def squeezed(P, ql, qr):  # no dim given to squeeze: wrong if B or H is 1
+        return ((ql.unsqueeze(-2) @ P) * qr.unsqueeze(-2)).squeeze()
+
     assert ex.check_readout_step(squeezed).passed  # the visible sizes cannot see it
-    with pytest.raises(AssertionError, match="03.1"), ex.hidden_tests():
+    with pytest.raises(AssertionError, match=r"03\.1"), ex.hidden_tests():
         ex.check_readout_step(squeezed)
     assert ex.check_readout_step(squeezed).passed  # outside hidden_tests(): the visible sizes again
 
@@ -542,7 +545,8 @@ def test_hidden_tests_hold_every_answer_key():
         key = answer_key(solution.read_text(encoding="utf-8"))
         assert list(key) == [f"{_stem(solution)[:2]}.3"], "one prediction per exercise, judged by a hidden test"
     committed = json.loads((FOLDER / "solutions" / KEY_FILE).read_text(encoding="utf-8"))
-    assert committed == {k: seal(k, v) for s in SOLUTIONS for k, v in answer_key(s.read_text(encoding="utf-8")).items()}, (
+    produced = {k: seal(k, v) for s in SOLUTIONS for k, v in answer_key(s.read_text(encoding="utf-8")).items()}
+    assert committed == produced, (
         "answer_key.json is out of date: run python -m tl_minimal.instructor.blanks")
     assert not (FOLDER / KEY_FILE).exists(), "the key left the students' folder"
 
@@ -553,7 +557,7 @@ def _keys() -> dict:
 
 def test_the_sealed_key_names_no_answer_and_opens_only_an_answer_given(in_exercises):
     text = (FOLDER / "solutions" / KEY_FILE).read_text(encoding="utf-8")
-    for task_id, key in _keys().items():
+    for _task_id, key in _keys().items():
         assert key["explanation"] not in text and f"'{key['correct']}'" not in text
         for hint in key.get("hints", {}).values():
             assert hint not in text or key.get("tolerance") is not None  # a number's one hint is not an answer

@@ -40,7 +40,8 @@ EXERCISES = os.environ.get("TL_TEST_EXERCISES", "02_pair_memory,03_readout,05_co
 # one subtle bug per task: (text in the solution's answer cell, what replaces it)
 BUGS = {
     "02_pair_memory": {
-        "task1_code": ("return gam_t * P_prev + (1 - gam_t) * outer", "return gam_t * P_prev + (1 - gam_t) * outer.transpose(-1, -2)"),
+        "task1_code": ("return gam_t * P_prev + (1 - gam_t) * outer",
+                       "return gam_t * P_prev + (1 - gam_t) * outer.transpose(-1, -2)"),
         "task2_code": ("torch.cat([torch.zeros_like(s[:, :1]), s[:, :-1]], dim=1)", "s"),
         "task3_answer": ('my_prediction = "c"', 'my_prediction = "b"'),
         "task4_code": ("torch.prod(gam[tau + 1 : t + 1])", "torch.prod(gam[tau : t + 1])"),
@@ -147,7 +148,8 @@ def graded(tmp_path_factory):
         _write(inbox, "bugs", name, _bugged(release, source, name))
         _write(inbox, "cheats", name, _cheats(release, source, name))
     if "05_convolution" in EXERCISES:  # a loop that swallows the interrupt
-        stuck = "while True:\n    try:\n        while True:\n            pass\n    except:  # noqa: E722\n        pass\n"
+        stuck = ("while True:\n    try:\n        while True:\n            pass\n"
+                 "    except:  # noqa: E722\n        pass\n")
         name = "05_convolution"
         source = json.loads((course_dir / "source" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
         _write(inbox, "stuck", name, _submission(releases[name], source, task2_code=stuck))

@@ -50,7 +50,8 @@ def _messages() -> list[str]:
 
 
 def test_there_are_messages_for_every_task():
-    blanks = [m for p in SOLUTIONS for m in re.findall(r"### BLANK: raise NotImplementedError", p.read_text(encoding="utf-8"))]
+    blanks = [m for p in SOLUTIONS
+              for m in re.findall(r"### BLANK: raise NotImplementedError", p.read_text(encoding="utf-8"))]
     assert len(blanks) == 3 * len(SOLUTIONS) and len(_messages()) >= 6 * len(SOLUTIONS)
 
 

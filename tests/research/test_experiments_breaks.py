@@ -5,10 +5,10 @@ import json
 import pytest
 import torch
 
-from tl_minimal.experiments.tasks import recall_breaks as rb
 from tl_minimal.experiments import cli
 from tl_minimal.experiments.protocols import protocol
 from tl_minimal.experiments.studies import breaks
+from tl_minimal.experiments.tasks import recall_breaks as rb
 from tl_minimal.training.recipes import build
 from tl_minimal.training.train import seed_everything
 

@@ -55,7 +55,7 @@ def read_tokenizer(path: Path):
                           "`python data/prepare_minimind.py`") from None
     try:
         return Tokenizer.from_str(text)
-    except Exception as exc:  # noqa: BLE001  (the tokenizers library raises a plain Exception)
+    except Exception as exc:  # any error: the tokenizers library raises a plain Exception
         first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
         raise BadDataFile(f"{path} is JSON but not a tokenizer ({first})") from None
 

@@ -62,6 +62,7 @@ __all__ = [  # noqa: RUF022  (grouped by notebook, in task order)
     # 06 key-value memory
     "check_cosine_scores", "check_topk_read", "check_visible_prediction", "check_top_entry",
     # shared
-    "Result", "graded", "hidden_tests", "more_cases", "mark_prediction", "layer_inputs", "sample_tokens", "tiny_model", "training_note",
+    "Result", "graded", "hidden_tests", "more_cases", "mark_prediction", "layer_inputs", "sample_tokens", "tiny_model",
+    "training_note",
     "conv", "kv_fusion", "pair_memory", "readout", "running_state", "slots",
 ]

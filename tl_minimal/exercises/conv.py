@@ -55,7 +55,8 @@ def check_causal_pad(student):
         Mistake("padded the wrong axis: time is dim=1 of [B, T, d]", lambda x, k: F.pad(x, (k - 1, 0))),
     ]
     return check_function("05.1 causal_pad", student, lambda x, k: _pad(x, k - 1, 0), cases, mistakes,
-                          todo="Task 1: equation (1) of the Recap says which positions before x_0 are read, and that they are zero",
+                          todo="Task 1: equation (1) of the Recap says which positions before x_0 are read, and that "
+                               "they are zero",
                           what=f"3 cases: T = 6, T = 1, k = {k2}")
 
 
@@ -69,7 +70,9 @@ def _conv_case(seed, T, k=5):
 
 def check_causal_conv(student):
     """Task 2: the causal convolution, against ``conv.conv_loop(causal=True)``."""
-    ref = lambda x, w, c: conv.conv_loop(x, w, c, causal=True)
+    def ref(x, w, c):
+        return conv.conv_loop(x, w, c, causal=True)
+
     mistakes = [
         Mistake("leaks the future: position t must read x_{t-k+1} .. x_t only (pad on the left)",
                 lambda x, w, c: conv.conv_loop(x, w, c, causal=False)),
@@ -87,7 +90,8 @@ def check_causal_conv(student):
     cases = [Case(f"T = 8, k = {k1}", _conv_case(10, 8, k1)), Case("T = 1", _conv_case(11, 1, k1)),
              Case(f"T = 7, k = {k2}", _conv_case(12, 7, k2))]
     return check_function("05.2 causal_conv", student, ref, cases, mistakes,
-                          todo="Task 2: equation (1) of the Recap, one tap at a time, on the sequence your causal_pad returns",
+                          todo="Task 2: equation (1) of the Recap, one tap at a time, on the sequence your "
+                               "causal_pad returns",
                           what=f"3 cases: T = 8, T = 1, k = {k2}")
 
 
@@ -119,7 +123,8 @@ def _functions(extra: dict | None) -> dict:
         "the symmetric (paper's) convolution": lambda x: conv.conv_fast(x, w.to(x.dtype), c.to(x.dtype), causal=False),
         "a running sum (cumsum over time)": lambda x: x.cumsum(1),
         "y_t = x_{t+1} (a shift into the past)": lambda x: torch.cat([x[:, 1:], x[:, -1:]], 1),
-        "a function that peeks only at the last token": lambda x: x + x[:, -1:] * (torch.arange(x.shape[1]) == 0)[None, :, None],
+        "a function that peeks only at the last token":
+            lambda x: x + x[:, -1:] * (torch.arange(x.shape[1]) == 0)[None, :, None],
         "y_t = x_t (identity)": lambda x: x.clone(),
         "a function that leaks only at positions t >= 4": _late_leak(4),
         "a function that leaks only at the second-to-last position": _late_leak(6),

@@ -222,7 +222,7 @@ def difference(got, want) -> str | None:
     if isinstance(want, (tuple, list)):
         if not isinstance(got, (tuple, list)) or len(got) != len(want):
             return f"expected {describe(want)}, got {describe(got)}"
-        for i, (g, w) in enumerate(zip(got, want)):
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
             problem = difference(g, w)
             if problem:
                 return f"item {i} of the result: {problem}"
@@ -284,8 +284,9 @@ def _check_function(task, student, reference, cases, mistakes, todo, what, on_er
             return report(task, False, f"not done yet: {todo}")
         except Exception as exc:
             extra = next((h for key, h in (on_error or {}).items() if key in str(exc)), None)
+            hint = f". Hint: {extra}" if extra else ""
             return report(task, False, f"not quite: on {case.description} your function raised "
-                                       f"{type(exc).__name__}: {_first_line(exc)}" + (f". Hint: {extra}" if extra else ""))
+                                       f"{type(exc).__name__}: {_first_line(exc)}" + hint)
         want = reference(*_clone(args))
         problem = difference(got, want)
         del want  # the next case's student call must not find this one's answer either

@@ -1,6 +1,6 @@
 """Checkers for exercise 06, the key-value memory, its read gate and late fusion (gated_hybrid).
 
-    rho_{t,j} = cos(q_t, k_j) (beta = 1 here);  keep the top K;  alpha_t = softmax(kept);  m_t = sum_j alpha_{t,j} v_{j+1}
+    rho_{t,j} = cos(q_t, k_j) (beta = 1 here); keep the top K; alpha_t = softmax(kept); m_t = sum_j alpha_{t,j} v_{j+1}
 
 Tasks (notebooks/exercises/06_kv_gated_fusion.ipynb)
     1  cosine_scores(q [B, T, D_kv], keys [B, N, D_kv]) -> [B, T, N]
@@ -91,7 +91,8 @@ def check_topk_read(student):
     return check_function("06.2 topk_read", student, _ref_read,
                           [Case("k = 3 of 9 entries", make(10, 3)), Case("k = 1", make(11, 1)),
                            Case("k = 4 of 4 entries", make(12, 4, 4))], mistakes,
-                          todo="Task 2: equation (1) of the Recap after the scores (keep the top k, softmax, weighted sum)",
+                          todo="Task 2: equation (1) of the Recap after the scores (keep the top k, softmax, "
+                               "weighted sum)",
                           what="3 cases incl. k = 1 and k = N")
 
 
@@ -114,7 +115,7 @@ def check_top_entry(student, weights: torch.Tensor | None = None, index: torch.T
     def make(seed):
         def args():
             g = generator(seed)
-            B, D_KV = sizes("B", "D_KV")  # the hidden tests' own sizes inside hidden_tests()
+            (B,) = sizes("B")  # the hidden tests' own sizes inside hidden_tests()
             w = torch.softmax(3 * rand(g, B, T, 4), -1)  # [B, T, K]
             idx = torch.stack([torch.randperm(N, generator=g)[:4] for _ in range(B * T)]).view(B, T, 4)
             w[:, 0], idx[:, 0] = 0.0, -1  # the first position has nothing to read

@@ -35,20 +35,25 @@ def _step_case(seed):
 
 def check_pair_memory_step(student):
     """Task 1: one token of the pair memory, against ``pair_memory.pair_memory_step``."""
-    gate = lambda gam: gam[..., None, None]
+    def gate(gam):  # [B, H] -> [B, H, 1, 1]: one gate per head
+        return gam[..., None, None]
+
     mistakes = [
         Mistake("the outer product is transposed: rows index the state, outer(s, b)[i, j] = s[i] * b[j]; "
                 "you built outer(b, s)", lambda P, s, b, g: gate(g) * P + (1 - gate(g)) * _outer(b, s)),
         Mistake("s_prev_t * b_t is elementwise ([B, H, S]); the outer product is s[..., :, None] * b[..., None, :]",
                 lambda P, s, b, g: gate(g)[..., 0] * P.diagonal(dim1=-2, dim2=-1) + (1 - gate(g)[..., 0]) * s * b),
-        Mistake("forgot the (1 - gam_t) factor on the new outer product", lambda P, s, b, g: gate(g) * P + _outer(s, b)),
+        Mistake("forgot the (1 - gam_t) factor on the new outer product",
+                lambda P, s, b, g: gate(g) * P + _outer(s, b)),
         Mistake("the gates are swapped: gam_t keeps the OLD memory, (1 - gam_t) scales the new pair",
                 lambda P, s, b, g: (1 - gate(g)) * P + gate(g) * _outer(s, b)),
         Mistake("the old memory P_prev is missing", lambda P, s, b, g: (1 - gate(g)) * _outer(s, b)),
     ]
     return check_function("02.1 pair_memory_step", student, pair_memory_step,
                           [Case("a random token", _step_case(0)), Case("another random token", _step_case(1))],
-                          mistakes, todo="Task 1: equation (1) of the Recap for one token, per head; Task 1 gives the shapes", what="one token, 2 random cases", on_error=BROADCAST)
+                          mistakes,
+                          todo="Task 1: equation (1) of the Recap for one token, per head; Task 1 gives the shapes",
+                          what="one token, 2 random cases", on_error=BROADCAST)
 
 
 def _seq_case(seed, T):
@@ -65,7 +70,9 @@ def _reference_from_states(s, b, gam):
 
 def check_pair_memory_from_states(student):
     """Task 2: P for every t from the running states s (s[:, t] = s_t), so the student must shift."""
-    loop = lambda s_prev, b, gam: pair_memory(s_prev, b, gam, mode="loop")
+    def loop(s_prev, b, gam):
+        return pair_memory(s_prev, b, gam, mode="loop")
+
     mistakes = [
         Mistake("uses s_t instead of s_{t-1}: token t pairs its write b_t with the state BEFORE it, "
                 "s_prev[:, 0] = 0 and s_prev[:, t] = s[:, t-1]", lambda s, b, gam: loop(s, b, gam)),
@@ -82,7 +89,8 @@ def check_pair_memory_from_states(student):
     return check_function("02.2 pair_memory_from_states", student, _reference_from_states,
                           [Case("T = 5", _seq_case(10, 5)), Case("T = 1", _seq_case(11, 1)),
                            Case("T = 7", _seq_case(12, 7))], mistakes,
-                          todo="Task 2: which state does token t pair with in equation (1)? Then equation (1) token after token",
+                          todo="Task 2: which state does token t pair with in equation (1)? Then equation (1) token "
+                               "after token",
                           what="3 sequences: T = 5, T = 1, T = 7", on_error=BROADCAST)
 
 
@@ -127,7 +135,8 @@ def check_unrolled_weights(student, gam: torch.Tensor | None = None):
     mistakes = [
         Mistake("off by one: the product of later gates runs over u = tau+1 .. t; you included gam[tau] too",
                 _product_from_tau),
-        Mistake("forgot the (1 - gam[tau]) factor: each write enters the memory scaled by (1 - gam_tau)", _no_one_minus),
+        Mistake("forgot the (1 - gam[tau]) factor: each write enters the memory scaled by (1 - gam_tau)",
+                _no_one_minus),
         Mistake("leaks the future: writes after t are not in P_t yet, so w[tau] = 0 for tau > t", _no_mask),
     ]
     return check_function("02.4 unrolled_weights_row", student, unrolled_weights_row, cases, mistakes,

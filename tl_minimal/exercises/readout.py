@@ -36,7 +36,8 @@ def check_readout_step(student):
     mistakes = [
         Mistake("P instead of P^T: q^l reads the ROWS of P (the state index i), r[j] = sum_i P[i, j] q^l[i]; "
                 "you computed sum_j P[i, j] q^l[j]", lambda P, ql, qr: (P @ ql.unsqueeze(-1)).squeeze(-1) * qr),
-        Mistake("forgot to multiply by q^r_t (elementwise, at the end)", lambda P, ql, qr: (ql.unsqueeze(-2) @ P).squeeze(-2)),
+        Mistake("forgot to multiply by q^r_t (elementwise, at the end)",
+                lambda P, ql, qr: (ql.unsqueeze(-2) @ P).squeeze(-2)),
         Mistake("q^l and q^r are swapped: q^l contracts with P, q^r multiplies the result",
                 lambda P, ql, qr: (qr.unsqueeze(-2) @ P).squeeze(-2) * ql),
         Mistake("P q^l with q^r: both the transpose and the queries are off",
@@ -81,7 +82,8 @@ def check_readout_loop(student):
     cases = [Case("T = 5", _seq_case(10, 5)), Case("T = 1", _seq_case(11, 1)), Case("T = 9", _seq_case(12, 9)),
              Case("T = 7, gates near 1", _seq_case(13, 7, 0.95, 0.999))]
     return check_function("03.2 readout_loop", student, _loop, cases, mistakes,
-                          todo="Task 2: for every token, write the memory (exercise 02, equation (1)), then read it with equation (1) of the Recap",
+                          todo="Task 2: for every token, write the memory (exercise 02, equation (1)), then read it "
+                               "with equation (1) of the Recap",
                           what="4 sequences: T = 5, T = 1, T = 9, T = 7 with gates near 1")
 
 
@@ -129,5 +131,6 @@ def check_readout_scores(student, inputs: dict | None = None):
                 lambda s, g, ql: scores_reference(s, g, ql).transpose(-1, -2)),
     ]
     return check_function("03.4 readout_scores", student, scores_reference, cases, mistakes,
-                          todo="Task 4 defines A: unroll the memory as in exercise 02's Task 4, then read it with equation (1)",
+                          todo="Task 4 defines A: unroll the memory as in exercise 02's Task 4, then read it with "
+                               "equation (1)",
                           what=f"{len(cases)} cases incl. T = 1" + (" and the trained model" if inputs else ""))

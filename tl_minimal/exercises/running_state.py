@@ -34,14 +34,16 @@ def check_running_state_step(student):
     """Task 1: one token of the recurrence, against ``running_state_step``."""
     cases = [Case("a random token", _step_case(0)), Case("gates near 1", _step_case(1, 0.9, 0.999)),
              Case("gates near 0", _step_case(2, 0.001, 0.1))]
-    lam = lambda lam_t: lam_t.unsqueeze(-1)
+    def lam(lam_t):  # [B, H] -> [B, H, 1]: one gate per channel of the state
+        return lam_t.unsqueeze(-1)
+
     mistakes = [
         Mistake("the gates are swapped: lam_t keeps the OLD state s_{t-1}, (1 - lam_t) scales the new write a_t",
-                lambda a, l, s: (1 - lam(l)) * s + lam(l) * a),
-        Mistake("forgot the (1 - lam_t) factor on the write a_t", lambda a, l, s: lam(l) * s + a),
+                lambda a, lt, s: (1 - lam(lt)) * s + lam(lt) * a),
+        Mistake("forgot the (1 - lam_t) factor on the write a_t", lambda a, lt, s: lam(lt) * s + a),
         Mistake("forgot lam_t on the previous state: without it the state never forgets",
-                lambda a, l, s: s + (1 - lam(l)) * a),
-        Mistake("the result ignores the previous state s_prev", lambda a, l, s: (1 - lam(l)) * a),
+                lambda a, lt, s: s + (1 - lam(lt)) * a),
+        Mistake("the result ignores the previous state s_prev", lambda a, lt, s: (1 - lam(lt)) * a),
     ]
     return check_function("01.1 running_state_step", student, running_state_step, cases, mistakes,
                           todo="Task 1: equation (1) of the Recap for one token; Task 1 gives every argument's shape",
@@ -68,7 +70,9 @@ def check_running_state(student):
     cases = [Case("T = 5, no s0", _seq_case(10, 5, False)), Case("T = 1", _seq_case(11, 1, False)),
              Case("T = 7 with an initial state s0", _seq_case(12, 7, True)),
              Case("T = 13, gates near 1", _seq_case(13, 13, True, 0.95, 0.999))]
-    loop = lambda a, lam, s0=None: running_state(a, lam, s0, mode="loop")
+    def loop(a, lam, s0=None):
+        return running_state(a, lam, s0, mode="loop")
+
     mistakes = [
         Mistake("off by one in time: s[:, t] must be the state AFTER token t (s_t); you stored the state "
                 "before it (s_{t-1})", _shifted),
@@ -80,7 +84,8 @@ def check_running_state(student):
         Mistake("forgot the (1 - lam_t) factor on a_t", _no_one_minus),
     ]
     return check_function("01.2 running_state_loop", student, loop, cases, mistakes,
-                          todo="Task 2: equation (1) of the Recap, token after token, from s_{-1} (Task 2 says what s0=None means)",
+                          todo="Task 2: equation (1) of the Recap, token after token, from s_{-1} (Task 2 says what "
+                               "s0=None means)",
                           what="4 sequences: T = 5, T = 1, T = 7 with s0, T = 13 with gates near 1",
                           on_error=BROADCAST)
 
@@ -88,8 +93,8 @@ def check_running_state(student):
 def _swapped(a, lam, s0=None):
     s, out = (torch.zeros_like(a[:, 0]) if s0 is None else s0), []
     for t in range(a.shape[1]):
-        l = lam[:, t, :, None]
-        s = (1 - l) * s + l * a[:, t]
+        lt = lam[:, t, :, None]
+        s = (1 - lt) * s + lt * a[:, t]
         out.append(s)
     return torch.stack(out, 1)
 
@@ -124,12 +129,13 @@ def check_half_life(student, lam: torch.Tensor | None = None):
         cases.append(Case("the trained model's gates", lambda: (lam.detach().double().clamp(1e-6, 1 - 1e-6),)))
     mistakes = [
         Mistake("that is the mean memory length 1 / (1 - lam), not the half-life: solve lam^n = 1/2 for n",
-                lambda l: 1 / (1 - l)),
-        Mistake("upside down: solve lam^n = 1/2, so n = log(1/2) / log(lam)", lambda l: torch.log(l) / math.log(0.5)),
+                lambda g: 1 / (1 - g)),
+        Mistake("upside down: solve lam^n = 1/2, so n = log(1/2) / log(lam)", lambda g: torch.log(g) / math.log(0.5)),
         Mistake("the sign is wrong: log(lam) < 0 and log(1/2) < 0, so the half-life is positive",
-                lambda l: -math.log(0.5) / torch.log(l)),
-        Mistake("that is the weight left after one token (lam itself), not a number of tokens", lambda l: l),
+                lambda g: -math.log(0.5) / torch.log(g)),
+        Mistake("that is the weight left after one token (lam itself), not a number of tokens", lambda g: g),
     ]
     return check_function("01.4 half_life", student, half_life, cases, mistakes,
                           todo="Task 4 defines the half-life: solve that definition for the number of tokens",
-                          what=f"{len(cases)} cases" + (" including the trained model's gates" if lam is not None else ""))
+                          what=f"{len(cases)} cases"
+                          + (" including the trained model's gates" if lam is not None else ""))

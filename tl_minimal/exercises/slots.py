@@ -59,7 +59,8 @@ def check_slot_step(student):
     ]
     return check_function("04.1 slot_step", student, _ref_step,
                           [Case("a random token", _step_case(0)), Case("another token", _step_case(1))], mistakes,
-                          todo="Task 1: equations (1) of the Recap for one token, both memories; Task 1 gives the shapes",
+                          todo="Task 1: equations (1) of the Recap for one token, both memories; Task 1 gives the "
+                               "shapes",
                           what="one token, 2 random cases",
                           on_error={"must match the size": "line the axes up: L is [B, H, K, S], so the write "
                                                            "s_prev_t needs a K axis (unsqueeze(-2)) and g_t an S axis "
@@ -128,13 +129,14 @@ def check_slot_entropy(student, g: torch.Tensor | None = None):
     ]
     return check_function("04.4 slot_entropy", student, slot_entropy, cases, mistakes,
                           todo="Task 4 defines the entropy of a slot choice (in nats)",
-                          what=f"{len(cases)} cases" + (" incl. the trained model's slot weights" if g is not None else ""))
+                          what=f"{len(cases)} cases"
+                          + (" incl. the trained model's slot weights" if g is not None else ""))
 
 
 def dense_vs_slots(T: int = 12, seed: int = 0):
     """For the plot after task 3: relative difference between sum_k outer(L_k, R_k) (K = 1) and P, per t."""
     g = generator(seed)
-    B, H, K, S = sizes("B", "H", "K", "S")  # the hidden tests' own sizes inside hidden_tests()
+    (S,) = sizes("S")  # the hidden tests' own sizes inside hidden_tests()
     s_prev, b, gam = rand(g, 1, T, 1, S), rand(g, 1, T, 1, S), gates(g, 1, T, 1)
     s_prev[:, 0] = 0  # s_{-1} = 0
     L, R = slots.slot_memory(s_prev, b, torch.ones(1, T, 1, 1, dtype=torch.float64), gam)  # [1, T, 1, 1, S]

@@ -31,9 +31,9 @@ import torch
 from .. import build_model
 from ..data.recall import PAPER_LAYOUT, RecallSampler
 from ..data.text import VOCAB_SIZE, DataUnavailable, WindowSampler, load_split
-from ..training.protocols import protocol
 from ..training.config import pick
 from ..training.evaluate import unigram_bits
+from ..training.protocols import protocol
 from ..training.train import seed_everything, train
 from .harness import one_thread
 
@@ -87,8 +87,9 @@ def training_note(info: dict) -> str:
     bits = info["loss_bits"]
     last = sum(bits[-10:]) / len(bits[-10:])
     notebook_lr = protocol("lm").lr
-    return (f"{info['task']}: {info['steps']} steps at lr {info['lr']:g} ({info['lr'] / notebook_lr:.0f}x the notebooks' "
-            f"{notebook_lr:g}, to train in seconds); training loss {bits[0]:.2f} (first step) -> {last:.2f} (last 10) "
+    return (f"{info['task']}: {info['steps']} steps at lr {info['lr']:g} ({info['lr'] / notebook_lr:.0f}x "
+            f"the notebooks' {notebook_lr:g}, to train in seconds); training loss {bits[0]:.2f} (first step) -> "
+            f"{last:.2f} (last 10) "
             f"{info['unit']}; {info['baseline']}: {info['baseline_bits']:.2f} {info['unit']}")
 
 

@@ -136,7 +136,8 @@ def add_task_arguments(parser: argparse.ArgumentParser, task: str) -> None:
             help=f"evaluation batches (default: {p.eval_batches}; 0 = the whole split)")
         add("--data-dir", metavar="DIR", help="local data directory (default: $TL_MINIMAL_DATA)")
     if hasattr(p, "eval_examples"):  # the synthetic tasks, and induction's spans
-        add("--eval-examples", type=positive_int, metavar="N", help=f"fresh evaluation examples (default: {p.eval_examples})")
+        add("--eval-examples", type=positive_int, metavar="N",
+            help=f"fresh evaluation examples (default: {p.eval_examples})")
     if task == "tokenized":
         add("--jsonl", metavar="FILE", help="MiniMind pretraining jsonl (default: WikiText-2 stand-in)")
     add("--no-progress", action="store_true", help="no progress bars")

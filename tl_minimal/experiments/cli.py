@@ -61,7 +61,8 @@ def run_task(args, argv: list) -> int:
     """A task subcommand: :func:`run_experiment` with the parsed options; exit status 1 if a run diverged."""
     out = args.out or f"runs/{args.command}-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
     experiment = Experiment(
-        task=args.command, variants=args.variants, seeds=args.seeds, steps=args.steps, device=args.device, overrides=dict(args.overrides), protocol_changes=dict(args.protocol_changes),
+        task=args.command, variants=args.variants, seeds=args.seeds, steps=args.steps, device=args.device,
+        overrides=dict(args.overrides), protocol_changes=dict(args.protocol_changes),
         max_seconds=args.max_seconds, eval_batches=getattr(args, "eval_batches", None),
         eval_examples=getattr(args, "eval_examples", None), data_dir=getattr(args, "data_dir", None),
         jsonl=getattr(args, "jsonl", None), out=out, fresh=args.fresh, checkpoint_every=args.checkpoint_every,

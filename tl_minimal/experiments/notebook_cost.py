@@ -97,7 +97,8 @@ def run_notebook(path: Path, timeout: int = 1800) -> dict:
     measured = json.loads(line[len(MARKER):])
     return {"wall_s": round(wall, 1), "cpu_s": round(measured["cpu_s"], 1),
             "peak_mb": None if measured["peak_mb"] is None else round(measured["peak_mb"]),
-            "load_1min": load, "mode": "default", "measured": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+            "load_1min": load, "mode": "default",
+            "measured": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
 
 
 def machine() -> dict:
@@ -119,7 +120,8 @@ def record(costs: dict, out: Path) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tl_minimal.experiments.notebook_cost", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tl_minimal.experiments.notebook_cost",
+                                     description=__doc__.split("\n")[0])
     parser.add_argument("paths", nargs="+", type=Path, help="notebooks (.ipynb) or folders of them")
     parser.add_argument("--out", type=Path, default=Path("docs/notebook_cost.json"), help="JSON file to merge into")
     parser.add_argument("--timeout", type=int, default=1800, help="seconds allowed per cell")

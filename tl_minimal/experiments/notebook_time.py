@@ -76,7 +76,8 @@ def load_costs(root: Path) -> dict:
 
 def cost_of(costs: dict, ipynb: str) -> dict:
     if ipynb not in costs:
-        raise KeyError(f"{ipynb}: not in {COST_FILE}; measure it with `python -m tl_minimal.experiments.notebook_cost {ipynb}`")
+        raise KeyError(f"{ipynb}: not in {COST_FILE}; measure it with `python -m "
+                       f"tl_minimal.experiments.notebook_cost {ipynb}`")
     return costs[ipynb]
 
 
@@ -146,7 +147,7 @@ def _replace_table_cells(text: str, rows: list[dict], pattern: str, where: Path)
         rx = re.compile(pattern.format(name=re.escape(row["name"])), re.MULTILINE)
         if len(rx.findall(text)) != 1:
             raise ValueError(f"{where}: expected one learning-path row for {row['name']}")
-        text = rx.sub(lambda m: m.group(1) + row["short"] + " |", text)
+        text = rx.sub(lambda m, short=row["short"]: m.group(1) + short + " |", text)
     return text
 
 
@@ -172,7 +173,8 @@ def stale(root: Path) -> list[Path]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tl_minimal.experiments.notebook_time", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tl_minimal.experiments.notebook_time",
+                                     description=__doc__.split("\n")[0])
     parser.add_argument("--root", type=Path, default=Path("."), help="the clone's root")
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--check", action="store_true", help="exit 1 when a Time line or learning path is stale")
@@ -181,7 +183,8 @@ def main(argv=None) -> int:
     for row in notebook_times(args.root):
         if "total_min" in row:
             print(f"{row['name']:24s} {row['words']:5d} words {row['code_lines']:4d} code lines {row['figures']:3d} "
-                  f"figures -> {row['reading_min']:5.1f} min reading + {row['run_s']:6.1f} s run = {row['total_min']} min")
+                  f"figures -> {row['reading_min']:5.1f} min reading + {row['run_s']:6.1f} s run = "
+                  f"{row['total_min']} min")
         else:
             print(f"{row['name']:24s} solution runs in {row['run_s']:.1f} s")
     if args.check:

@@ -116,7 +116,8 @@ class InductionProtocol(LMProtocol):
     steps: int = 80  # the paper's; the 2,000-step table is the same command with --steps 2000
     span_len: int = 64  # bytes per copy: two copies fill the context of 128
     eval_examples: int = 512  # spans of text, and as many of random bytes, per run
-    assumed: tuple = LMProtocol.assumed + (
+    assumed: tuple = (
+        *LMProtocol.assumed,
         ("extension: trained exactly as lm; evaluated on eval_examples random spans of the validation split, "
          "each preceded by the byte before it and read twice, and on as many spans of uniform random bytes"),
     )

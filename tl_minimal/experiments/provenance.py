@@ -19,7 +19,8 @@ def git_commit() -> str | None:
     here = Path(__file__).resolve().parent
     try:
         commit = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, encoding="utf-8", check=False, timeout=5
+            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, encoding="utf-8", check=False,
+            timeout=5,
         ).stdout.strip()
         dirty = subprocess.run(
             ["git", "status", "--porcelain", "--untracked-files=no"],

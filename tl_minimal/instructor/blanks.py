@@ -23,7 +23,8 @@ Run ``python -m tl_minimal.instructor.blanks`` to rewrite ``notebooks/exercises/
 solutions, with each its ``.ipynb`` **without outputs**, as a student receives it, and
 ``notebooks/exercises/solutions/answer_key.json``: the prediction questions' verdicts copied from
 the solutions' hidden tests and sealed (answers.seal: no answer readable, a verdict opens only
-for an answer given), which the self-study checkers read. tests/course/test_exercises.py checks that the committed files are what this produces.
+for an answer given), which the self-study checkers read. tests/course/test_exercises.py checks that the
+committed files are what this produces.
 """
 
 from __future__ import annotations

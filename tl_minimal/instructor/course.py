@@ -244,7 +244,8 @@ def collect(course: Path, submissions: Path) -> tuple[list[Path], list[str], lis
                 notebook = _read_notebook(path)
                 missing = _grade_ids(release_nb) - _grade_ids(notebook)
                 if missing:
-                    raise CourseError(f"{path}: cells of the release are missing (deleted?): {', '.join(sorted(missing))}")
+                    raise CourseError(f"{path}: cells of the release are missing (deleted?): "
+                                      f"{', '.join(sorted(missing))}")
             except CourseError as problem:
                 problems.append(str(problem))
                 continue

@@ -108,7 +108,7 @@ def read_checkpoint(path) -> dict:
     path = Path(path)
     try:
         ckpt = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # noqa: BLE001  (truncated zip, not a zip, objects from elsewhere, unreadable)
+    except Exception as exc:  # any error: truncated zip, not a zip, objects from elsewhere, unreadable
         raise CheckpointError(
             f"checkpoint {path} cannot be read ({_first_line(exc)}): it is truncated, corrupted or not a "
             "tl_minimal checkpoint (only plain data is loaded from checkpoints). Delete it to start the run "

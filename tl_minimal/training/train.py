@@ -103,7 +103,8 @@ class TrainConfig:
             raise ValueError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, "
                              f"got {self.lr_schedule!r}")
         if isinstance(self.log_every, bool) or not isinstance(self.log_every, int) or self.log_every < 1:
-            raise ValueError(f"log_every must be an int >= 1 (steps between reading the losses), got {self.log_every!r}")
+            raise ValueError(f"log_every must be an int >= 1 (steps between reading the losses), "
+                             f"got {self.log_every!r}")
 
 
 def seed_everything(seed: int) -> None:
@@ -228,7 +229,8 @@ def train(model: torch.nn.Module, batches, steps: int, config: TrainConfig | Non
         history["lr"].append(optimizer.param_groups[0]["lr"])
         history["steps"] = step + 1
         history["seconds"] = time.perf_counter() - t0
-        checkpoint_due = s.checkpoint_path is not None and bool(s.checkpoint_every) and (step + 1) % s.checkpoint_every == 0
+        checkpoint_due = (s.checkpoint_path is not None and bool(s.checkpoint_every)
+                          and (step + 1) % s.checkpoint_every == 0)
         read = len(unread) == s.log_every or step == steps - 1 or checkpoint_due
         if not read and s.max_seconds is not None and not initialized():
             read = history["seconds"] >= s.max_seconds  # the host's clock: no sync (under DDP: at reads only)

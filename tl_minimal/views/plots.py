@@ -96,10 +96,10 @@ def token_strip(labels, ids=None, highlight=None, per_row: int = 32, title: str 
         places.append((row, col))
         col += w + 0.08
     n_rows = row + 1
-    span = max(c + w for (_, c), w in zip(places, widths))
+    span = max(c + w for (_, c), w in zip(places, widths, strict=True))
     if ax is None:
         _, ax = plt.subplots(figsize=(min(MAX_WIDTH, max(4.0, 0.4 * span + 0.5)), 1.3 * n_rows + 0.5))
-    for k, (label, w, (r, c)) in enumerate(zip(labels, widths, places)):
+    for k, (label, w, (r, c)) in enumerate(zip(labels, widths, places, strict=True)):
         y = -1.7 * r
         colour, note, *hatch = highlight.get(k, ("#f2f2f2", None))
         ax.add_patch(plt.Rectangle((c, y), w, 0.92, facecolor=colour, edgecolor="#666666", lw=0.6,
@@ -213,7 +213,8 @@ def matrix_heatmap(M, xlabels=None, ylabels=None, ax=None, title: str | None = N
     if center is not None and vmin is None and vmax is None:
         top = float(np.abs(M).max()) or 1.0
         vmin, vmax = -top, top
-    sns.heatmap(M, ax=ax, center=center, vmin=vmin, vmax=vmax, cmap=cmap or ("vlag" if center is not None else "viridis"),
+    sns.heatmap(M, ax=ax, center=center, vmin=vmin, vmax=vmax,
+                cmap=cmap or ("vlag" if center is not None else "viridis"),
                 cbar=cbar, annot=annot, fmt=".2f", annot_kws={"fontsize": 7.5},
                 xticklabels=xlabels if xlabels is not None else "auto",
                 yticklabels=ylabels if ylabels is not None else "auto")

@@ -46,7 +46,7 @@ def influence_maps(maps: dict, title: str = "which inputs each output reads"):
     if not maps:
         raise ValueError("maps is empty: give {name: influence [T, T]}")
     fig, axes = plt.subplots(1, len(maps), figsize=(min(MAX_WIDTH, 4.6 * len(maps)), 3.8), squeeze=False)
-    for ax, (name, M) in zip(axes[0], maps.items()):
+    for ax, (name, M) in zip(axes[0], maps.items(), strict=True):
         M = as_numpy(M)
         T = M.shape[0]
         sns.heatmap(M, ax=ax, cmap="Greys", square=True, linewidths=0.3, linecolor="#dddddd",

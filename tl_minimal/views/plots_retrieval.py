@@ -133,7 +133,8 @@ def attention_at(model, x, pos: int = -1, layer: int = -1) -> torch.Tensor:
 
 
 def position_bars(ax, values, names=None, marks: dict | None = None, ylabel: str = "weight",
-                  title: str | None = None, ylim=None, xlabel: str = "memory position j (entry j: key x_j, value x_j+1)",
+                  title: str | None = None, ylim=None,
+                  xlabel: str = "memory position j (entry j: key x_j, value x_j+1)",
                   verdict: bool | None = None):
     """Bars of values [T] over positions; marks {position: (colour, note)} shade positions, named in a legend.
 

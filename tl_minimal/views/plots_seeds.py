@@ -53,7 +53,8 @@ def _draw_panel(ax, groups: list[Group], yardsticks: dict):
                        label="the paper, one star per seed" if x == 0 else None)
         if not g.ours:
             ax.text(x - 0.12, 2, "not run", ha="center", fontsize=7, color=INK, rotation=90)
-    for (name, value), style in zip(yardsticks.items(), ("--", ":")):
+    # at most two yardsticks (seeds_beside_paper checks it), each with its own line style
+    for (name, value), style in zip(yardsticks.items(), ("--", ":"), strict=False):
         ax.axhline(100 * value, color=INK, linestyle=style, linewidth=0.8, label=name)
     ax.set_xticks(range(len(groups)), [g.label for g in groups], fontsize=8)
     ax.set_xlim(-0.6, len(groups) - 0.4)
@@ -74,13 +75,13 @@ def seeds_beside_paper(panels: dict, yardsticks: dict | None = None, title: str 
     widths = [max(2, len(groups)) for groups in panels.values()]
     fig, axes = plt.subplots(1, len(panels), figsize=(min(MAX_WIDTH, 1.1 * sum(widths) + 1.5), 3.8),
                              gridspec_kw={"width_ratios": widths}, squeeze=False)
-    for ax, (name, groups) in zip(axes[0], panels.items()):
+    for ax, (name, groups) in zip(axes[0], panels.items(), strict=True):
         _draw_panel(ax, groups, yardsticks)
         ax.set_title(name, fontsize=9)
     axes[0][0].set_ylabel(ylabel)
-    handles, labels = {}, []
+    handles = {}
     for ax in axes[0]:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
             handles.setdefault(lab, h)
     fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=min(5, len(handles)), fontsize=8,
                frameon=False)

@@ -29,8 +29,8 @@ def slot_usage(g, labels=None, title: str | None = None):
     T, H, K = G.shape
     if labels is not None and len(labels) != T:
         raise ValueError(f"{len(labels)} labels for {T} tokens")
-    fig, axes = plt.subplots(H + 1, 1, figsize=(min(MAX_WIDTH, max(6.0, 0.18 * T + 2)), (0.22 * K + 0.5) * (H + 1) + 1.0),
-                             squeeze=False)
+    figsize = (min(MAX_WIDTH, max(6.0, 0.18 * T + 2)), (0.22 * K + 0.5) * (H + 1) + 1.0)
+    fig, axes = plt.subplots(H + 1, 1, figsize=figsize, squeeze=False)
     top = max(float(G.max()), 1 / K)                                # colour scale up to the largest weight
     for h in range(H):
         ax = axes[h, 0]

@@ -200,7 +200,7 @@ class _LiveFigure:
         rows = [w.HBox([self.made[n], w.HTML(f'<span style="color:{_HINT_COLOUR}">{html.escape(s.hint)}</span>')])
                 if s.hint else self.made[n] for n, s in controls.items()]
         summary = f"[interactive figure; controls: {', '.join(controls)}; run the notebook to change them]"
-        self.view = _view_class()(rows + [self.message, self.out], self.made, self.message, self.out, summary)
+        self.view = _view_class()([*rows, self.message, self.out], self.made, self.message, self.out, summary)
         self.busy = False                                           # True while a Choice's options change
         for control in self.made.values():
             control.observe(self.changed, names="value")
@@ -243,7 +243,7 @@ class _LiveFigure:
         try:
             self.draw_and_show()
             self.say("")
-        except Exception as err:  # noqa: BLE001 - any error is shown beside the controls, never raised into the kernel
+        except Exception as err:  # any error is shown beside the controls, never raised into the kernel
             self.fail(err)
 
     def follow(self, leader: str, value):
@@ -264,7 +264,7 @@ class _LiveFigure:
         self.busy = True
         try:
             self.follow(leader, change.new)
-        except Exception as err:  # noqa: BLE001 - as in redraw
+        except Exception as err:  # as in redraw
             self.fail(err)
             return
         finally:
@@ -376,8 +376,12 @@ def recall_widget(models: dict, pairs: str = "k5=v13 k6=v20 k7=v17 k8=v14", ask:
     if not models:
         raise ValueError("models is empty: give {name: trained model with a key-value memory}")
     model = next(iter(models)) if model is None else model
-    names = lambda x: [layout.name(t) for t in x.tolist()]
-    key_options = lambda text: [(layout.name(k), k) for k, _ in parse_pairs(text, layout)]
+    def names(x):
+        return [layout.name(t) for t in x.tolist()]
+
+    def key_options(text):
+        return [(layout.name(k), k) for k, _ in parse_pairs(text, layout)]
+
     most_filler = max_len - 4 - 3 * layout.n_keys                 # BOS, 3 per pair, QUERY key ANSWER
 
     def draw(pairs, ask, filler, model):

@@ -72,7 +72,10 @@ def running_state_step(a_t, lam_t, s_prev):
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_running_state_step(running_state_step)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
@@ -103,7 +106,10 @@ def running_state_loop(a, lam, s0=None):
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_running_state(running_state_loop)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
@@ -127,7 +133,10 @@ my_prediction = 0.2 * 0.8**5
 # %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_impulse_prediction(my_prediction)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
@@ -190,7 +199,10 @@ def half_life(lam):
 # %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_half_life(half_life, lam=lam)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
@@ -212,7 +224,7 @@ except NotImplementedError:
     print("write half_life in task 4 first: this plot uses it")
 if half_lives is not None:
     fig, axes = plt.subplots(1, len(half_lives), figsize=(9, 3), sharey=True)
-    for layer, (ax, hl) in enumerate(zip(axes, half_lives)):
+    for layer, (ax, hl) in enumerate(zip(axes, half_lives, strict=True)):
         for h in range(hl.shape[-1]):
             ax.hist(hl[..., h].flatten().clamp(max=20), bins=30, alpha=0.6, label=f"head {h}")
         ax.set(title=f"layer {layer}", xlabel="half-life (tokens, capped at 20)")

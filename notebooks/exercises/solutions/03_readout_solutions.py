@@ -66,7 +66,10 @@ def readout_step(P, q_left, q_right):
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_readout_step(readout_step)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
@@ -99,7 +102,10 @@ def readout_loop(s_prev, b, gam, q_left, q_right):
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_readout_loop(readout_loop)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
@@ -129,7 +135,10 @@ my_prediction = "b"
 # %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_first_readout_prediction(my_prediction)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
@@ -179,7 +188,7 @@ plt.show()
 def readout_scores(s_prev, gam, q_left):
     ### BLANK: raise NotImplementedError("Task 4 defines A: unroll the memory as in exercise 02's Task 4, then read it with equation (1)")
     ### BEGIN SOLUTION
-    B, T, H, S = s_prev.shape
+    B, T, H, _ = s_prev.shape
     dots = torch.einsum("bthi,buhi->bhtu", q_left, s_prev)  # [B, H, T, T]
     g = gam.permute(0, 2, 1)  # [B, H, T]
     w = torch.zeros(B, H, T, T, dtype=s_prev.dtype)
@@ -194,7 +203,10 @@ def readout_scores(s_prev, gam, q_left):
 trained = {"s_prev": previous_states(running_state(x["a"], x["lam"])), "gam": x["gam"], "q_left": x["q_left"]}
 ex.check_readout_scores(readout_scores, inputs=trained)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")

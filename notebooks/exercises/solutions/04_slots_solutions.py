@@ -79,7 +79,10 @@ def slot_step(L, R, s_prev_t, b_t, g_t, gam_t):
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_slot_step(slot_step)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
@@ -108,7 +111,10 @@ def slot_features(L, R, q_left, q_right):
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_slot_features(slot_features)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
@@ -137,7 +143,10 @@ my_prediction = "c"
 # %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_dense_prediction(my_prediction)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
@@ -195,7 +204,10 @@ def slot_entropy(g):
 # %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_slot_entropy(slot_entropy, g=g)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")

@@ -68,7 +68,10 @@ def causal_pad(x, k):
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_causal_pad(causal_pad)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
@@ -99,7 +102,10 @@ def causal_conv(x, weight, bias):
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_causal_conv(causal_conv)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
@@ -125,7 +131,10 @@ my_prediction = "c"
 # %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_leak_prediction(my_prediction)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
@@ -149,8 +158,8 @@ with _ex.hidden_tests():  # a wrong answer raises in any mode
 torch.manual_seed(0)
 weight, bias, T = torch.randn(3, 3, 5), torch.randn(3), 10
 fig, axes = plt.subplots(1, 2, figsize=(9, 4))
-for ax, causal in zip(axes, (True, False)):
-    dep = torch.autograd.functional.jacobian(lambda x: conv_fast(x, weight, bias, causal=causal), torch.randn(1, T, 3))
+for ax, causal in zip(axes, (True, False), strict=True):
+    dep = torch.autograd.functional.jacobian(lambda x, causal=causal: conv_fast(x, weight, bias, causal=causal), torch.randn(1, T, 3))
     image = ax.imshow((dep.abs().sum(dim=(0, 2, 3, 5)) > 0).float(), cmap="Greys", vmin=0, vmax=1)  # [T (out t), T (in tau)]
     ax.plot([0, T - 1], [0, T - 1], color="red", lw=0.8)
     ax.set(title="causal (left padding)" if causal else "symmetric (the paper)", xlabel="input tau", ylabel="output t")
@@ -208,7 +217,10 @@ d = causal_model.config.d_model
 ex.check_leaks_future(leaks_future, extra={"the trained causal convolution": (trained_conv(causal_model), False, d),
                                            "the trained leaky convolution": (trained_conv(leaky_model), True, d)})
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")

@@ -46,7 +46,6 @@ except ModuleNotFoundError:  # the clone: the first folder above this one with a
 
 import matplotlib.pyplot as plt
 import torch
-import torch.nn.functional as F
 
 from tl_minimal import exercises as ex
 
@@ -69,7 +68,10 @@ def cosine_scores(q, keys):
 # %% nbgrader={"grade": true, "grade_id": "task1_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_cosine_scores(cosine_scores)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
@@ -110,7 +112,10 @@ def topk_read(scores, values, k):
 # %% nbgrader={"grade": true, "grade_id": "task2_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_topk_read(topk_read)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
@@ -138,7 +143,10 @@ my_prediction = "c"
 # %% nbgrader={"grade": true, "grade_id": "task3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ex.check_visible_prediction(my_prediction)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
@@ -196,7 +204,10 @@ def top_entry(weights, index):
 # %% nbgrader={"grade": true, "grade_id": "task4_check", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ex.check_top_entry(top_entry, weights=weights, index=index)
 ### BEGIN HIDDEN TESTS
-import importlib, sys  # a fresh checker: what the answer cells did to the imported one does not reach it
+# a fresh checker: what the answer cells did to the imported one does not reach it
+import importlib
+import sys
+
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
@@ -218,7 +229,7 @@ def answer_hits(model, tokens):
     _, inside = model.internals(tokens)
     top_last = top_entry(inside["retrieval"]["weights"], inside["retrieval"]["index"])[:, -1]  # yours, task 4
     key_pos = [(row[: T - 3] == row[-2]).nonzero()[0, 0].item() for row in tokens]  # where the key sat
-    return sum(int(p == k) for p, k in zip(top_last.tolist(), key_pos))
+    return sum(int(p == k) for p, k in zip(top_last.tolist(), key_pos, strict=True))
 
 
 paper_model, _ = ex.tiny_model("gated_hybrid_paper", task="recall")

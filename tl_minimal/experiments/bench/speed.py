@@ -324,7 +324,8 @@ def targets(rows) -> list[dict]:
         r = _row(rows, v, 2048)
         checks.append(_check(f"{v} train step at T=2048 <= 1.0x transformer", r and r["ratio_vs_transformer"], 1.0))
     r, base = _row(rows, "gated_hybrid", 4096), _row(rows, "transformer", 4096)
-    mem = r["peak_mem_mb"] / base["peak_mem_mb"] if r and base and r.get("peak_mem_mb") and base.get("peak_mem_mb") else None
+    measured = r and base and r.get("peak_mem_mb") and base.get("peak_mem_mb")
+    mem = r["peak_mem_mb"] / base["peak_mem_mb"] if measured else None
     checks.append(_check("gated_hybrid peak step memory at T=4096 <= 1.5x transformer", mem, 1.5))
     for v in ("triple_latent", "triple_slot", "triple_hybrid"):
         short, long = _row(rows, v, 128), _row(rows, v, 2048)

@@ -122,7 +122,8 @@ def break_chance(task: str, paths=None) -> dict:
 
 
 def break_markdown(rows: list[BreakRow]) -> str:
-    """Markdown: model, params, seeds, steps, then mean ± std (min) of each of the task's rates (one seed: the value)."""
+    """Markdown: model, params, seeds, steps, then mean ± std (min) of each of the task's rates
+    (one seed: the value)."""
     if not rows:
         return "(no results yet: run the commands in data/results/run_all.sh)"
     columns = break_columns(rows)

@@ -21,8 +21,11 @@ import glob
 import json
 from pathlib import Path
 
+# re-exported: results/__init__.py, the table modules and ship_checkpoint import them from here
 from ...course.files import RESULTS_ENV as ENV
 from ...course.files import results_dir
+
+__all__ = ["ENV", "SHORT", "expand", "load", "load_runs", "override_label", "provenance", "results_dir"]
 
 SHORT = {"d_model": "d", "state_dim": "S", "num_slots": "K", "conv_causal": "causal",  # labels of --set keys
          "read_gate_bias": "gatebias"}

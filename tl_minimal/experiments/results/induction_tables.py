@@ -48,7 +48,7 @@ class InductionRow:
 
     def curve(self, kind: str = "text") -> tuple[list[float], list[float]]:
         """Mean over seeds of the per-position bits: (first copy [L], second copy [L])."""
-        return tuple([statistics.fmean(col) for col in zip(*self.curves[(kind, copy)])]
+        return tuple([statistics.fmean(col) for col in zip(*self.curves[(kind, copy)], strict=True)]
                      for copy in ("first", "second"))
 
 

@@ -88,7 +88,7 @@ def split(data: dict, name: str = "the merged file") -> dict[str, dict]:
     if start > len(data["runs"]):
         raise ValueError(f"{name}: merged_from accounts for {start} runs, the file has {len(data['runs'])}")
     if start < len(data["runs"]):
-        added = {k: v for k, v in data.items() if k not in TOP + ("merged_from",)}  # e.g. resumed_by
+        added = {k: v for k, v in data.items() if k not in (*TOP, "merged_from")}  # e.g. resumed_by
         out[f"{name} (added after the merge)"] = {**{k: data[k] for k in ("task", "study") if k in data}, **added,
                                                   "protocol": data["protocol"], "runs": data["runs"][start:]}
     return out
@@ -164,7 +164,7 @@ def base_name(settings: dict) -> str:
         if value not in (None, default.get(key)) or (key in always and value is not None):
             words.append(_word(key, value))
     words += [_word(k, v) for k, v in sorted((settings.get("overrides") or {}).items())]
-    return "_".join([task] + words)
+    return "_".join([task, *words])
 
 
 def file_names(groups: list[Group]) -> list[str]:
@@ -180,7 +180,7 @@ def file_names(groups: list[Group]) -> list[str]:
             extra = [_word(k, mine[k]) for k in sorted(mine) if k in main and mine[k] != main[k]
                      and k not in ("layout", "vocab_size", "model_config")]
             extra = extra or sorted({variant for variant, _ in groups[i].seen})
-            names[i] = "_".join([base] + extra)
+            names[i] = "_".join([base, *extra])
     if len(set(names)) != len(names):
         raise ValueError(f"two row groups would share a file name: {sorted(names)}")
     return [n + ".json" for n in names]
@@ -211,7 +211,7 @@ def merge_folder(folder, out=None, remove: bool = True) -> dict[str, list[str]]:
     sources, came_from = read_folder(folder)
     groups = group(sources)
     written = {}
-    for name, g in zip(file_names(groups), groups):
+    for name, g in zip(file_names(groups), groups, strict=True):
         text = json.dumps(merged(g.sources), indent=1, ensure_ascii=False) + "\n"
         out.mkdir(parents=True, exist_ok=True)
         (out / name).write_text(text, encoding="utf-8")

@@ -34,11 +34,11 @@ from types import SimpleNamespace
 
 import torch
 
-from ..tasks import recall_breaks as rb
 from ...training.evaluate import evaluating
 from ...training.recipes import fit, seeded_model
 from ...training.train import TrainConfig, loss_curve
 from ..protocols import protocol
+from ..tasks import recall_breaks as rb
 from ..tasks.common import ConfigError, Task, run_record
 from .diagnose_recall import require_gated, retrieval_report, summarize
 
@@ -97,7 +97,8 @@ def _make(p, seed: int, train: bool = False):
 def overwrite_rates(pred: torch.Tensor, x: torch.Tensor) -> dict:
     """How often pred [N] is the latest value, an earlier value, or neither; overall and by writes."""
     written = [rb.written_values(row) for row in x]  # per sequence: the asked key's values in order
-    kind = torch.tensor([0 if int(p) == w[-1] else 1 if int(p) in w[:-1] else 2 for p, w in zip(pred, written)])
+    kind = torch.tensor([0 if int(p) == w[-1] else 1 if int(p) in w[:-1] else 2
+                         for p, w in zip(pred, written, strict=True)])
     n_writes = torch.tensor([len(w) for w in written])
 
     def rates(sel):
@@ -181,7 +182,7 @@ def overwrite_read(model, x: torch.Tensor) -> dict:
     _, rec = model.internals(x.to(device))
     w, idx = rec["retrieval"]["weights"][:, -1].cpu(), rec["retrieval"]["index"][:, -1].cpu()  # [N, K]
     out = {"latest": [], "earlier": [], "rest": [], "latest_first": []}
-    for row, wr, ir in zip(x, w, idx):
+    for row, wr, ir in zip(x, w, idx, strict=True):
         where = (row[:-3] == row[-2]).nonzero().flatten()  # positions of the asked key's writes
         on = {int(j): float(wr[ir == j].sum()) for j in where}
         latest, earlier = on[int(where[-1])], sum(on[int(j)] for j in where[:-1])
@@ -258,7 +259,7 @@ def pair_split(right: torch.Tensor, asked: torch.Tensor, written: torch.Tensor) 
     learned? ``pairs``: [asked, written, questions, accuracy] sorted by accuracy; ``learned`` /
     ``never`` / ``between``: how many pairs are answered on >= 90% / <= 25% / in between."""
     rows = {}
-    for a, w, r in zip(asked.tolist(), written.tolist(), right.tolist()):
+    for a, w, r in zip(asked.tolist(), written.tolist(), right.tolist(), strict=True):
         rows.setdefault((a, w), []).append(r)
     pairs = sorted(([a, w, len(rs), round(sum(rs) / len(rs), 4)] for (a, w), rs in rows.items()), key=lambda p: p[3])
     acc = [p[3] for p in pairs]

@@ -46,12 +46,12 @@ from contextlib import contextmanager
 import torch
 import torch.nn.functional as F
 
-from ..tasks import induction_data as data_induction
-from ...data import text as data_text
 from ...checks import checked_ids
+from ...data import text as data_text
 from ...training.evaluate import FORWARD_BATCH, evaluating, in_batches, mean_token_loss, unigram_bits
 from ...training.recipes import fit
 from ...training.train import TrainConfig, loss_curve, unwrap
+from ..tasks import induction_data as data_induction
 from ..tasks.common import ConfigError, Task, run_record
 from ..tasks.paper import load_lm
 from .diagnose_recall import is_gated_model, require_gated
@@ -162,7 +162,8 @@ def run_induction(p, data, variant: str, seed: int, overrides: dict | None, conf
     if is_gated_model(model):  # a gated hybrid: the same with its key-value read switched off
         with read_switched_off(model):
             result.update({f"{kind}_read_off": r for kind, r in evaluate_induction(model, sets, p.span_len).items()})
-    unigram = unigram_bits(data.train, sets["text"][1][:, : p.span_len], data_text.VOCAB_SIZE)  # the same in both copies
+    # the same in both copies
+    unigram = unigram_bits(data.train, sets["text"][1][:, : p.span_len], data_text.VOCAB_SIZE)
     every = max(1, history["steps"] // 100)
     return run_record(variant, seed, model, p, result["text"]["ratio"], history, time.perf_counter() - t0,
                       config.device, **result, bpb=bpb, span_len=p.span_len, eval_examples=p.eval_examples,

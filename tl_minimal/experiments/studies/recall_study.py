@@ -285,7 +285,7 @@ def study_merge(files, out) -> dict:
     merged = dict(parts[0])
     merged["runs"] = [r for part in parts for r in part["runs"]]
     merged["merged_from"] = [{"file": str(f), "environment": part["protocol"]["environment"],
-                              "seeds": [r["seed"] for r in part["runs"]]} for f, part in zip(files, parts)]
+                              "seeds": [r["seed"] for r in part["runs"]]} for f, part in zip(files, parts, strict=True)]
     print(table(merged["runs"]))
     write_atomic(merged, out)
     print(f"wrote {out}")

@@ -19,8 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import torch
-
 from ...training.recipes import count_parameters
 from ...training.train import unwrap
 
