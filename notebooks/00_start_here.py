@@ -160,7 +160,7 @@ plt.show()
 # ## 4. Glossary: one symbol, one meaning
 #
 # Every notebook uses these symbols with these meanings, and no symbol has two (a test,
-# `tests/test_glossary.py`, reads the notebooks' math and holds them to this table). Later
+# `tests/course/test_glossary.py`, reads the notebooks' math and holds them to this table). Later
 # notebooks link here instead of redefining them. "Where" is the notebook and section that
 # introduces the symbol.
 #

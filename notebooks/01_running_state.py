@@ -289,7 +289,7 @@ for T in (128, 2048, 8192):
 #
 # ## 5. Loop, fast and step: three forms, one set of numbers
 #
-# The library holds the three forms equal (`tests/test_running_state.py`); here is the check once
+# The library holds the three forms equal (`tests/model/test_running_state.py`); here is the check once
 # more, on random inputs with 4 heads of size 8, in float64 on the CPU, for lengths that are not
 # multiples of $C$. `running_state_step` is the form a model uses while generating: one token, the
 # previous state in, the next state out.

@@ -383,7 +383,7 @@ for mode in ("loop", "fast"):
 # nothing; and the loop over chunks (equation iii) is not a Python loop but `decayed_cumsum`, the
 # running state's own chunked function, applied to the $S^2$ numbers of each chunk's memory, so the
 # sequential part shrinks to a few levels of recursion. The forms agree on lengths that are not
-# multiples of $C$ too (`tests/test_readout.py` checks many more cases, and gradients):
+# multiples of $C$ too (`tests/model/test_readout.py` checks many more cases, and gradients):
 
 # %%
 def relative_error(x, y):

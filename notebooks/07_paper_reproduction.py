@@ -360,7 +360,7 @@ for key in ("lm_matched_width", "lm_leak"):
 #   `triple_slot`, the causal `triple_hybrid`) is still *above* it after 80 steps: at the paper's
 #   budget none of them has yet learned even the byte frequencies well.
 # - *Two late-fusion variants do best:* `transformer_plus_triple` 4.174 ± 0.026 and
-#   `gated_hybrid` 4.333 ± 0.030 (both causal: `tests/test_models.py::test_causal` checks every
+#   `gated_hybrid` 4.333 ± 0.030 (both causal: `tests/model/test_models.py::test_causal` checks every
 #   variant). Both add a LayerNorm-ed side path to the logits (late fusion). Section 1 showed
 #   that for `transformer_plus_triple` this is mostly a matter of logit scale: the side
 #   vector points the same way as the stack's and doubles it, and a plain Transformer whose logits

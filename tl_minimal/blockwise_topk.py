@@ -135,7 +135,7 @@ def top_k_read(qn, kn, values, n_visible, k: int, scale, logw=None, key_block: i
     short sequences cross many block edges, and ``plain`` (the form below, for the tests)."""
     scale = torch.as_tensor(scale, dtype=qn.dtype, device=qn.device)
     kept, index = select_top_k(qn, kn, n_visible, k, scale, logw, key_block, query_block)  # [B, T, k]
-    if not plain:  # kernels.top_k_sum: same numbers, O(T k) kept for the backward (tests/test_kernels.py)
+    if not plain:  # kernels.top_k_sum: same numbers, O(T k) kept for the backward (tests/model/test_kernels.py)
         return top_k_sum(qn, kn, values, logw, scale, kept, index, n_visible, query_block)
     B, T, _ = qn.shape
     ok = index >= 0                                                  # [B, T, k]: a real entry?

@@ -29,7 +29,7 @@ leak*: the logits at position t are trained to predict token t+1, and the convol
 them token t+1 (and t+2) directly: training loss and BPB drop for a reason that cannot exist
 at generation time. ``causal=False`` exists only to show this; it has no one-token step form.
 
-Three forms, held equal by tests (tests/test_conv.py):
+Three forms, held equal by tests (tests/model/test_conv.py):
     conv_loop   explicit sum over the kernel taps: the specification
     conv_fast   one F.conv1d call: what the model uses
     conv_step   one token with the carried state: generation

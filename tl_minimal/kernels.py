@@ -2,7 +2,7 @@
 PyTorch, only faster on the CPU builds this repository was measured on, and the heads-first
 layout the chunked forms compute in (and :func:`top_k_sum`, the same numbers in less memory).
 They change no formula: replace each by the plain form its docstring names and the model is the
-same (:func:`decay_exp` differs from ``torch.exp`` only below ~1e-37). tests/test_kernels.py holds
+same (:func:`decay_exp` differs from ``torch.exp`` only below ~1e-37). tests/model/test_kernels.py holds
 each autograd function equal to its plain form, gradients too.
 
 What is here

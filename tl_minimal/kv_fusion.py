@@ -54,7 +54,7 @@ barely change the fused vector (only through the LayerNorm epsilon); the vector 
 since it reweights the entries of m_t against each other. ``gate_outside_norm`` applies a scalar
 gate after the norm instead, g_t LN(W_m m_t); the default follows the paper.
 
-Three forms of the read, tested equal (tests/test_kv_fusion.py):
+Three forms of the read, tested equal (tests/model/test_kv_fusion.py):
     kv_read_loop   one position at a time: the specification
     kv_read        all positions at once, exact, a top_k kept block by block (blockwise_topk.py:
                    memory linear in T); ``dense=True``, and always for top_k="all" or supersede,

@@ -19,7 +19,7 @@ Memory length: with a constant keep gate lambda, a write's weight in the state h
 
 so a gate near 1 remembers long; near 0 the state is just a_t.
 
-Three forms, held equal by tests/test_running_state.py:
+Three forms, held equal by tests/model/test_running_state.py:
 - ``mode="loop"``: a for-loop over time, the specification.
 - ``mode="fast"`` (default): the same numbers with a few large matrix products.
   Unroll the recurrence from the start of a chunk c (write Lambda_t = prod_{u=c..t} lambda_u):
@@ -71,7 +71,7 @@ def causal_decay(log_decay: torch.Tensor) -> torch.Tensor:
     """
     C = check_causal_decay_length(log_decay.shape[-1])             # C <= MAX_CHUNK (checks.py)
     # Z[u, (t, tau)] = 1 when log_decay_u is in the segment tau < u <= t; lower[t, tau] = [tau <= t]
-    # (kernels.causal_segments builds them once per size and device; tests/test_kernels.py checks them)
+    # (kernels.causal_segments builds them once per size and device; tests/model/test_kernels.py checks them)
     Z, lower = causal_segments(C, log_decay.dtype, log_decay.device)  # [C, C*C], [C, C]
     # seg[t, tau] = sum_u log_decay_u Z[u, t, tau] = sum_{u=tau+1..t} log_decay_u
     seg = (log_decay.reshape(-1, C) @ Z).view(*log_decay.shape, C)  # [..., C(t), C(tau)]

@@ -27,7 +27,7 @@ explicitly when a recording asks for them (``recording(model, attention=True)`` 
 
 Parameter count of the paper's baseline (vocab 259, d 64, 3 layers, 4 heads, context 128):
 embedding 259*64 + positions 128*64 + 3 * (2 LN 256 + qkv 12,480 + out 4,160 + FFN 33,088)
-+ final LN 128 = 174,848 (tests/test_transformer.py checks it).
++ final LN 128 = 174,848 (tests/model/test_transformer.py checks it).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ the repository ships the result: two files per model in ``data/checkpoints/``
                                              (the lm protocol's evaluation) and a small-eval BPB
 
 The command that writes them is ``python -m tl_minimal.experiments.ship_checkpoint`` (its
-docstring says how); ``tests/test_shipped_checkpoints.py`` retrains a few steps and checks the
+docstring says how); ``tests/course/test_shipped_checkpoints.py`` retrains a few steps and checks the
 losses equal the record's, and checks the weights still give the recorded small-eval BPB.
 
 Where the files are (:func:`checkpoint_dir`): in a clone, ``data/checkpoints`` beside the package

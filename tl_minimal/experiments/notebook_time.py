@@ -22,7 +22,7 @@ Usage, from a clone's root::
     python -m tl_minimal.experiments.notebook_time --check    # exit 1 when a Time line or learning path is stale
     python -m tl_minimal.experiments.notebook_time --write    # rewrite them (then: jupytext --sync notebooks/*.py)
 
-``tests/test_notebook_time.py`` runs ``--check``: a notebook whose text grew must get a new line.
+``tests/research/test_notebook_time.py`` runs ``--check``: a notebook whose text grew must get a new line.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from pathlib import Path
 WORDS_PER_MIN = 150
 CODE_LINES_PER_MIN = 10
 MIN_PER_FIGURE = 0.5
-ONE_SITTING_MIN = 60  # notebooks 00-06 must each fit in one sitting (tests/test_notebook_time.py)
+ONE_SITTING_MIN = 60  # notebooks 00-06 must each fit in one sitting (tests/research/test_notebook_time.py)
 COST_FILE = Path("docs/notebook_cost.json")
 KEEP = "\x00"  # a space that a line must not break at ("20 s")
 IMAGE_TYPES = ("image/png", "image/svg+xml", "image/jpeg")

@@ -25,7 +25,7 @@ from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
 
 from .palette import BLUE, GREEN, ORANGE, SKY, VERMILLION, tint
 
-# mathtext fragments each diagram must contain (checked by tests/test_diagrams.py)
+# mathtext fragments each diagram must contain (checked by tests/course/test_diagrams.py)
 LAYER_SYMBOLS = ("x_t", "n_t", "a_t", "b_t", "q^l_t", "q^r_t", r"\lambda_t", r"\gamma_t", "s_t", "s_{t-1}",
                  "P_t", "P_{t-1}", "r_t", "W_o", "o_t")
 MODEL_SYMBOLS = (r"\mathrm{token}_t", "e_t", "E", "pos_t", "x_t", "n_t", "o_t", "h_t", "z_t", r"\mathrm{logits}_t")

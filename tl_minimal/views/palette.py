@@ -10,7 +10,7 @@ and a word, the future by a hatch, the diagrams' roles by the text inside each b
 
 ``apply()`` sets the palette as matplotlib's colour cycle; importing ``tl_minimal.views`` calls it,
 so a notebook's own ``plt.plot`` lines get it too. No other file of ``views/`` writes a colour
-code other than a grey (``tests/test_palette.py`` checks that).
+code other than a grey (``tests/course/test_palette.py`` checks that).
 
     OKABE_ITO      the eight colours by name
     CATEGORICAL    the cycle order: blue, orange, bluish green, vermillion, reddish purple,
