@@ -58,6 +58,23 @@ def outputs_and_grads(fn, inputs, seed: int = 1):
     return tuple(y.detach() for y in outs), [x.grad for x in leaves if x is not None]
 
 
+def assert_forms_agree(forms: dict, reference, inputs, tol: float, grad_tol: float,
+                       missing_grad_is_zero: bool = False) -> None:
+    """Each of ``forms`` (name -> function) on ``inputs`` gives the outputs and gradients of ``reference``
+    (the loop form's (outputs, grads) from :func:`outputs_and_grads`, usually in float64) within ``tol``
+    and ``grad_tol``. ``missing_grad_is_zero``: an input that changes nothing may get no gradient at all
+    (None), which then counts as zeros."""
+    ref_outs, ref_grads = reference
+    given = [x for x in inputs if x is not None]
+    for name, form in forms.items():
+        outs, grads = outputs_and_grads(form, inputs)
+        assert all(relative_error(y, y_ref) < tol for y, y_ref in zip(outs, ref_outs, strict=True)), name
+        for g, g_ref, x in zip(grads, ref_grads, given, strict=True):
+            if missing_grad_is_zero:
+                g, g_ref = (torch.zeros_like(x) if y is None else y for y in (g, g_ref))
+            assert relative_error(g, g_ref) < grad_tol, name
+
+
 def accelerators() -> list[str]:
     """Non-CPU devices present here ('cuda', 'mps'), for tests that also run on an accelerator."""
     found = []

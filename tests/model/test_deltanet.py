@@ -6,7 +6,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from conftest import outputs_and_grads, randn, random_gates, relative_error
+from conftest import assert_forms_agree, outputs_and_grads, randn, random_gates, relative_error
 from tl_minimal.deltanet import delta_rule, delta_step
 
 # relative errors: float64 (the contract) and float32 (what training uses), against the float64 loop
@@ -52,17 +52,14 @@ def written_out(q, k, v, beta, M0):
 def test_delta_rule_loop_chunked_step_agree(T, regime, with_init, dtype):
     reference = make_inputs(T, regime, with_init)
     inputs = [None if x is None else x.to(dtype) for x in reference]  # float32-exact values
-    (ref_o, ref_M), ref_grads = outputs_and_grads(lambda *x: delta_rule(*x, mode="loop"), reference)
+    loop = outputs_and_grads(lambda *x: delta_rule(*x, mode="loop"), reference)
+    (ref_o, ref_M), _ = loop
     exact_o, exact_M = written_out(*reference)
     assert relative_error(ref_o, exact_o) < 1e-12 and relative_error(ref_M, exact_M) < 1e-12
     forms = {"loop": lambda *x: delta_rule(*x, mode="loop"),
              "chunked-8": lambda *x: delta_rule(*x, chunk_size=8),     # T = 33: 5 chunks, the last of 1
              "fast": lambda *x: delta_rule(*x), "step": by_steps}
-    for name, form in forms.items():
-        (o, M), grads = outputs_and_grads(form, inputs)
-        assert relative_error(o, ref_o) < TOL[dtype] and relative_error(M, ref_M) < TOL[dtype], name
-        for g, g_ref in zip(grads, ref_grads, strict=True):
-            assert relative_error(g, g_ref) < GRAD_TOL[dtype], name
+    assert_forms_agree(forms, loop, inputs, TOL[dtype], GRAD_TOL[dtype])
 
 
 def test_the_derivation_step_by_step():

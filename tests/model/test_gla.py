@@ -5,7 +5,7 @@ carried state)."""
 import pytest
 import torch
 
-from conftest import outputs_and_grads, randn, random_gates, relative_error
+from conftest import assert_forms_agree, outputs_and_grads, randn, random_gates, relative_error
 from tl_minimal.gla import gla, gla_step, next_past, short_conv, short_conv_step
 
 # relative errors: float64 (the contract) and float32 (what training uses), against the float64 loop
@@ -37,17 +37,11 @@ def by_steps(q, k, v, alpha, M0):
 def test_gla_loop_chunked_step_agree(T, regime, with_init, dtype):
     reference = make_inputs(T, regime, with_init)
     inputs = [None if x is None else x.to(dtype) for x in reference]  # float32-exact values
-    (ref_o, ref_M), ref_grads = outputs_and_grads(lambda *x: gla(*x, mode="loop"), reference)
+    loop = outputs_and_grads(lambda *x: gla(*x, mode="loop"), reference)
     forms = {"loop": lambda *x: gla(*x, mode="loop"),
              "chunked-8": lambda *x: gla(*x, chunk_size=8),            # T = 33: 5 chunks, the last of 1
              "fast": lambda *x: gla(*x), "step": by_steps}
-    for name, form in forms.items():
-        (o, M), grads = outputs_and_grads(form, inputs)
-        assert relative_error(o, ref_o) < TOL[dtype] and relative_error(M, ref_M) < TOL[dtype], name
-        for g, g_ref, x in zip(grads, ref_grads, [x for x in inputs if x is not None], strict=True):
-            # a gate that changes nothing (alpha_0 with no carried memory) may get no gradient at all
-            g, g_ref = (torch.zeros_like(x) if y is None else y for y in (g, g_ref))
-            assert relative_error(g, g_ref) < GRAD_TOL[dtype], name
+    assert_forms_agree(forms, loop, inputs, TOL[dtype], GRAD_TOL[dtype], missing_grad_is_zero=True)
 
 
 def test_gla_is_the_decayed_memory_written_out():
