@@ -25,7 +25,7 @@ Each finished seed is appended to the result file at once (written to a temporar
 renamed), so an interrupted queue loses at most the run in progress; seeds already in the file are
 skipped. Usage:
 
-    python -m tl_minimal.experiments.studies.reference_code --checkout /work/reference-xiaol \\
+    python -m tl_minimal.experiments.studies.reference_code --checkout PATH/TO/Autoresearch_ideas \\
         --seeds 7 19 29 0-6 8-18 20-28 --out data/results/recall_reference_code.json
     python -m tl_minimal.experiments.studies.reference_code --summary   # wins so far, with a 95% interval
 """
