@@ -593,7 +593,7 @@ for label, files in (("gated_hybrid_paper", ("recall_gated_hybrid_paper.json", "
     per_seed[f"{label}\n(ours, {len(runs)} seeds)"] = [r["value"] for r in runs]
     print(f"{label:20s} steps {sorted({r['steps'] for r in runs})}: "
           + ", ".join(f"seed {r['seed']} {r['value']:.1%}" for r in runs))
-fig, ax = plt.subplots(figsize=(6.5, 3.4))
+fig, ax = plt.subplots(figsize=(8.5, 3.6))
 for i, accs in enumerate(per_seed.values()):
     ax.plot([i] * len(accs), accs, "o", ms=7, alpha=0.7)
     ax.plot([i - 0.25, i + 0.25], [np.mean(accs)] * 2, color="black", lw=2)
