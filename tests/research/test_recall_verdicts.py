@@ -125,7 +125,7 @@ CLAIMS = {
     "non-causal arm": (r"with the reference's symmetric convolution, (\d+) of (\d+) seeds won",
                        lambda: wins(list(runs(ISSUE32 / "recall_reference_seeds_ours_noncausal.json").values()))[:2],
                        (STUDY,)),
-    "the paper's seeds": (r"one win in 3 " + CP, paper_seeds, (STUDY,)),
+    "the paper's seeds": (r"one win in 3 " + CP, paper_seeds, ("docs/paper.md", STUDY)),
     "transformer at the paper's budget": (r"the Transformer itself reaches only (\d+\.\d)% \(mean of (\d+) seeds\)",
                                           transformer_at_paper_budget, NOT_06[1:]),
     "calibrated so far": (r"calibrated attempts so far stall at (\d+\.\d)-(\d+\.\d)%",
