@@ -95,8 +95,9 @@ ax.legend(fontsize=9)
 plt.show()
 
 # %% [markdown]
-# These are counts, not timings. Notebook 08 measures them: on our CPU the next token of
-# `triple_latent` costs the same at context 2,048 as at 128 (`docs/paper.md` section 6.5). The
+# These are counts, not timings. The optional notebook 08 (after the course) measures them: on
+# our CPU the next token of `triple_latent` costs the same at context 2,048 as at 128
+# (`docs/paper.md` section 6.5). The
 # same layer also trains fast on whole sequences, through a *chunked* form that notebook 01
 # derives.
 #

@@ -240,9 +240,17 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
+# What to look for: the two curves are one until about step 30, then the leaky one pulls ahead and
+# the gap widens to the end; both are still falling, and neither has reached the dotted unigram line.
+
+# %% [markdown]
 # ## 5. Too good to be true
 #
-# The leaky model's BPB is lower. Is it a better model? Score it the way it would be *used*: the
+# The leaky model's BPB is lower than the causal one's. After 80 steps both are still above the
+# unigram baseline printed beside them (a model that ignores the context): 80 steps is early
+# training, and a lower number here means less bad, not good (notebook 07 section 1 shows why an
+# 80-step lead says little). The question is whether the leaky model's lead is real: is it a
+# better model? Score it the way it would be *used*: the
 # logits at $t$ computed from the prefix $x_0 \dots x_t$ alone, as when generating (nothing after
 # $t$ exists yet; the convolution's padding then fills the future with zeros). For the causal model
 # this changes nothing, which the first line checks. For the leaky one it removes the peek:

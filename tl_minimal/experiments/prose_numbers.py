@@ -9,7 +9,7 @@ the text can rest on rounds to it at the precision the prose writes:
   Plain integers (sizes, steps, seeds, counts, years) are definitions far more often than
   measurements and are left out, as are numbers inside inline code (identifiers such as
   ``lm_d60_S16.json``), links, headings, versions (``2.13.0``), scientific notation (``3e-4``) and
-  references (``section 3.2``, ``table 3b``, ``arXiv 2606.05175``, ``l.387``).
+  references (``section 3.2``, ``table 3b``, ``l.387``) and arXiv identifiers (``2606.05175``).
 - **what they rest on** (the sources), per *block* (a notebook's Markdown cell, a document's
   section between two headings):
 
@@ -19,7 +19,8 @@ the text can rest on rounds to it at the precision the prose writes:
     rows are summaries over seeds that the results code computes, not values of a file), and every
     number the lesson notebooks print (the documents quote the course's tables: "table 3b");
   - every number in the result files the block names (``lm_d60_S16.json``, a glob
-    ``recall*.json``; looked up anywhere under ``data/results``);
+    ``recall*.json``; looked up anywhere under ``data/results``), and for a file of runs each
+    row's mean and standard deviation over seeds, as the tables print them;
   - in a sentence that mentions the paper, the paper's own numbers
     (:data:`~tl_minimal.experiments.results.paper_numbers.PAPER`);
   - a number written as the value of a fraction in the sentence itself (``1/16 = 6.25%``,
@@ -42,7 +43,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .results.files import load_runs
 from .results.paper_numbers import PAPER
+from .results.tables import summarize
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "data" / "results"
@@ -60,6 +63,7 @@ PAPER_WORD = re.compile(r"paper", re.IGNORECASE)
 FRACTION = re.compile(r"(\d+)\s*/\s*(\d+)\s*(?:=|\()\s*$")  # "1/16 = " or "1/8 (" before a number
 HEADING = re.compile(r"^#{1,6} .*$", re.MULTILINE)  # a heading line (its numbers are section numbers)
 TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$", re.MULTILINE)
+ARXIV_ID = re.compile(r"\b\d{4}\.\d{4,5}\b")  # 2606.05175: an identifier, not a measurement
 SENTENCE_END = re.compile(r"(?<=[.!?:;])\s+(?=[A-Z*(_`-])|\n\s*\n|\n- ")
 
 
@@ -104,7 +108,7 @@ def markdown_cells(py_text: str) -> list[str]:
 def prose_numbers(markdown: str) -> list[ProseNumber]:
     """The numbers in scope (see the module docstring) of a Markdown text, each with its sentence."""
     lines = [ln for ln in markdown.splitlines() if not ln.lstrip().startswith("#")]  # headings
-    text = LINK_TARGET.sub(" ", INLINE_CODE.sub(" ", "\n".join(lines)))
+    text = ARXIV_ID.sub(" ", LINK_TARGET.sub(" ", INLINE_CODE.sub(" ", "\n".join(lines))))
     text = RANGE_PERCENT.sub(r"\1%\2\3\4", text)
     found = []
     for sentence in SENTENCE_END.split(text):
@@ -152,10 +156,19 @@ def cited_results(text: str, results: Path = RESULTS) -> set[float]:
     for name in set(JSON_NAME.findall(text)):
         for path in results.rglob(name):
             try:
-                out |= json_numbers(json.loads(path.read_text(encoding="utf-8")))
+                out |= json_numbers(json.loads(path.read_text(encoding="utf-8"))) | run_summaries(path)
             except (OSError, ValueError):
                 continue
     return out
+
+
+def run_summaries(path: Path) -> set[float]:
+    """A runs file's rows as its tables print them: each row's mean and std over seeds."""
+    try:
+        rows = summarize(load_runs(path))
+    except (KeyError, TypeError, ValueError):
+        return set()  # not a file of runs (a probe, a diagnosis)
+    return {v for r in rows for v in (r.mean, r.std) if v is not None}
 
 
 def notebook_outputs(ipynb: Path) -> str:
