@@ -52,7 +52,7 @@ RESULTS = ROOT / "data" / "results"
 
 # a number: 5.119, 0.42, 2,048, 13.4 (not part of a word, a version 2.13.0 or scientific 3e-4)
 NUMBER = re.compile(r"(?<![\w.,^_/\\])(?<![A-Za-z]-)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w]|[.,]\d)(\s?%)?")
-RANGE_PERCENT = re.compile(r"(\d+(?:\.\d+)?)(\s?(?:-|–|to)\s?)(\d+(?:\.\d+)?)(\s?%)")  # 13.4-15.0%
+RANGE_PERCENT = re.compile(r"(\d+(?:\.\d+)?)(\s?(?:-|\u2013|to)\s?)(\d+(?:\.\d+)?)(\s?%)")  # 13.4-15.0%
 # a number right after one of these words is a reference, not a measurement
 REFERENCE = re.compile(r"(?:sections?|§|tables?|figures?|notebooks?|exercises?|items?|arXiv|eqs?\.?|l\.|"
                        r"lines?|version|Python|torch|v|steps?|chapter)\s*[:(\[]?\s*$", re.IGNORECASE)
@@ -201,15 +201,17 @@ def matches(number: ProseNumber, values: set[float]) -> bool:
     return any(abs(v - number.value) <= tol or abs(100 * v - number.value) <= tol for v in (*values, *extra))
 
 
-def check_blocks(name: str, blocks: list[tuple[str, set[float]]], allowed=frozenset()) -> list[Finding]:
-    """Findings for a text given as (block, the values it rests on); ``allowed``: number texts to skip."""
+def check_blocks(name: str, blocks: list[tuple[str, set[float]]], allowed=frozenset(),
+                 about_paper: bool = False) -> list[Finding]:
+    """Findings for a text given as (block, the values it rests on); ``allowed``: number texts to skip;
+    ``about_paper``: every sentence may quote the paper (a text of notes on the paper)."""
     paper = paper_values()
     findings = []
     for markdown, values in blocks:
         for n in prose_numbers(markdown):
             if n.text in allowed or n.text.rstrip("%").strip() in allowed:
                 continue
-            pool = values | paper if PAPER_WORD.search(n.sentence) else values
+            pool = values | paper if about_paper or PAPER_WORD.search(n.sentence) else values
             if not matches(n, pool):
                 findings.append(Finding(name, n))
     return findings
@@ -227,10 +229,10 @@ def course_outputs(notebooks: Path = ROOT / "notebooks") -> set[float]:
     return set().union(*(numbers_in(notebook_outputs(nb)) for nb in sorted(notebooks.glob("[0-9]*.ipynb"))))
 
 
-def check_document(md: Path, allowed=frozenset(), text: str | None = None) -> list[Finding]:
+def check_document(md: Path, allowed=frozenset(), text: str | None = None, about_paper: bool = False) -> list[Finding]:
     """A Markdown document's prose (not its tables) against its tables, the course's printed tables
     and the files each section names."""
     text = md.read_text(encoding="utf-8") if text is None else text
     tables = numbers_in("\n".join(TABLE_ROW.findall(text))) | course_outputs()
     sections = [TABLE_ROW.sub("", part) for part in HEADING.split(text)]
-    return check_blocks(md.name, [(s, tables | cited_results(s)) for s in sections], allowed)
+    return check_blocks(md.name, [(s, tables | cited_results(s)) for s in sections], allowed, about_paper)
