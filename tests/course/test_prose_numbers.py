@@ -6,14 +6,17 @@ a percentage, must be matched by a value that rounds to it at the prose's precis
 the same notebook, a result file the same cell or section names (or a row's mean and std over the
 seeds of such a file), the paper's numbers (``PAPER``) in a sentence that names the paper, or the
 fraction it is written next to (``1/16 = 6.25%``). Plain integers (sizes, steps, seeds, years),
-section numbers, versions and arXiv identifiers are out of scope: counted in the survey that set the
-scope, about 650 numbers qualify across the lesson notebooks and the two documents, and all but
-the few below are matched automatically.
+section numbers, versions and arXiv identifiers are out of scope: of about 6,200 number tokens in
+the notebooks' Markdown and the two documents, most are such integers, and a checker of every one
+would mostly flag definitions. About 660 qualify (07: 221, docs/paper.md: 128, RECALL_STUDY.md:
+267, notebooks 00-06 and 08: 48), and all but the few below are matched automatically. Tables of
+the two documents are their printed results and are not themselves checked.
 
-What the rule cannot see is listed here, each entry with its reason, in two lists:
+What the rule cannot see is listed here, each entry with its reason, in three lists:
 
 - ``ALLOWED``: definitions (a setting, a chance line) and numbers derived in their sentence from
   numbers the rule does see (a difference of two printed rows); the reason gives the arithmetic;
+- ``UNTRACED``: measured numbers no committed file holds (a one-off check), kept visible;
 - ``CLAIMS``: statements a number check cannot read (a count written as a word, "lose little"),
   each with the computation that holds it to the data.
 
@@ -66,18 +69,17 @@ ALLOWED = {
     ("paper.md", "3.680"): "the paper's retrieval-ablation rows, quoted from its text l.351-358 (not in PAPER)",
 }
 
-# Measured numbers of RECALL_STUDY.md that no file it names holds (probe logs, per-question splits):
-# found by this test's first run and not yet traced to a committed file. Listed apart so that the
-# list is visible and shrinks: trace one, name its file in the sentence, delete it here.
+# Measured numbers that no committed file holds: listed apart so that the list is visible and
+# shrinks (trace one to a file, name the file in its sentence, delete it here).
 UNTRACED = {
-    ("RECALL_STUDY.md", n) for n in (
-        "10.16%", "14.84%", "1.24", "0.525", "0.528", "0.571", "0.576", "15.8%", "16.9%", "18.5%",
-        "16.7", "33.6%", "98.4%", "0.956", "1.88", "1.92")
+    ("RECALL_STUDY.md", "10.16%"): "a one-off check of seed 0 at 4 steps (section 0), no file",
+    ("RECALL_STUDY.md", "14.84%"): "the same one-off check",
+    ("RECALL_STUDY.md", "1.24"): "the printed output of the read_gate_gradient command written below it",
 }
 
 
 def allowed_in(name: str) -> set[str]:
-    return {number for (file, number) in ALLOWED.keys() | UNTRACED if file == name}
+    return {number for (file, number) in ALLOWED.keys() | UNTRACED.keys() if file == name}
 
 
 def findings(path: Path, text: str | None = None, ipynb: Path | None = None) -> list[pn.Finding]:
@@ -98,7 +100,7 @@ def test_every_allowed_number_is_still_written():
         text = p.read_text(encoding="utf-8")
         prose = pn.TABLE_ROW.sub("", text) if p.suffix == ".md" else "\n\n".join(pn.markdown_cells(text))
         written[p.name] = {n.text for n in pn.prose_numbers(prose)}
-    stale = [key for key in ALLOWED.keys() | UNTRACED if key[1] not in written.get(key[0], ())]
+    stale = [key for key in ALLOWED.keys() | UNTRACED.keys() if key[1] not in written.get(key[0], ())]
     assert not stale, f"allow-list entries whose number the text no longer writes (delete them): {stale}"
 
 
