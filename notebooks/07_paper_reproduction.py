@@ -35,7 +35,7 @@
 # and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
 # is in the glossary of notebook `00_start_here.ipynb`.
 #
-# **Time.** About 110 minutes: 109 of reading (7227 words at 150 a minute, 543 lines of code at 10,
+# **Time.** About 110 minutes: 110 of reading (7344 words at 150 a minute, 543 lines of code at 10,
 # 13 figures at half a minute each) and a run of every cell in default mode, measured at 39 s (CPU
 # 36 s, peak 950 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
