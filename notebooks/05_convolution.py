@@ -47,7 +47,7 @@
 # `triple_hybrid` stack is notebook 03's layer, stacked). Every symbol is in the glossary of
 # notebook `00_start_here.ipynb`.
 #
-# **Time.** About 25 minutes: 26 of reading (1248 words at 150 a minute, 149 lines of code at 10, 6
+# **Time.** About 25 minutes: 26 of reading (1239 words at 150 a minute, 149 lines of code at 10, 6
 # figures at half a minute each) and a run of every cell in default mode, measured at 48 s (CPU
 # 32 s, peak 755 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -247,10 +247,9 @@ plt.show()
 # ## 5. Too good to be true
 #
 # The leaky model's BPB is lower than the causal one's. After 80 steps both are still above the
-# unigram baseline printed beside them (a model that ignores the context): 80 steps is early
-# training, and a lower number here means less bad, not good (notebook 07 section 1 shows why an
-# 80-step lead says little). The question is whether the leaky model's lead is real: is it a
-# better model? Score it the way it would be *used*: the
+# unigram baseline printed beside them (a model that only counts how often each byte occurs, and
+# ignores the context): 80 steps is early training, and lower here means less bad, not good. Is
+# the leaky model's lead real, is it a better model? Score it the way it would be *used*: the
 # logits at $t$ computed from the prefix $x_0 \dots x_t$ alone, as when generating (nothing after
 # $t$ exists yet; the convolution's padding then fills the future with zeros). For the causal model
 # this changes nothing, which the first line checks. For the leaky one it removes the peek:
