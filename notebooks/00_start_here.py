@@ -27,7 +27,7 @@
 # (queries, keys, values) as in a small Transformer; matrix-vector and outer products. Nothing
 # about linear attention or state-space models: the course builds it.
 #
-# **Time.** About 40 minutes: 39 of reading (3886 words at 150 a minute, 99 lines of code at 10, 7
+# **Time.** About 40 minutes: 39 of reading (3891 words at 150 a minute, 99 lines of code at 10, 7
 # figures at half a minute each) and a run of every cell in default mode, measured at 12 s (CPU 7 s,
 # peak 429 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -95,8 +95,9 @@ ax.legend(fontsize=9)
 plt.show()
 
 # %% [markdown]
-# These are counts, not timings. Notebook 08 measures them: on our CPU the next token of
-# `triple_latent` costs the same at context 2,048 as at 128 (`docs/paper.md` section 6.5). The
+# These are counts, not timings. The optional notebook 08 (after the course) measures them: on
+# our CPU the next token of `triple_latent` costs the same at context 2,048 as at 128
+# (`docs/paper.md` section 6.5). The
 # same layer also trains fast on whole sequences, through a *chunked* form that notebook 01
 # derives.
 #

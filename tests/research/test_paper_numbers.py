@@ -118,6 +118,10 @@ QUOTES = [
      [("recall", v, pct) for v in ("transformer", "triple_hybrid", "gated_hybrid_paper")]),
     ("notebooks/07_paper_reproduction.py", "The paper's 41.9% for its gated hybrid",
      [("recall", "gated_hybrid_paper", pct)]),
+    ("notebooks/exercises/05_convolution.py", "the paper's tables are collected in",
+     [("lm_matched_width", "triple_hybrid", f3), ("lm_matched_width", "transformer", f3),
+      ("lm_param_matched", "triple_hybrid", f3), ("lm_budget_winner", "triple_hybrid", f3),
+      ("lm_budget_winner", "transformer", f3)]),
 ]
 
 # the per-seed lists, quoted as "a / b / c" or "a, b, c"
