@@ -99,7 +99,7 @@ def site(tmp_path_factory) -> Path:
 def test_a_broken_link_or_missing_image_fails_the_build_with_file_and_line(tmp_path):
     """On a small copy (the documents and one notebook): a link to nothing and a missing picture."""
     root = tmp_path / "repo with spaces"
-    for path in ["README.md", "docs/paper.md", "docs/devices.md", "data/results/README.md",
+    for path in ["README.md", "docs/linear_algebra.md", "docs/paper.md", "docs/devices.md", "data/results/README.md",
                  "data/results/RECALL_STUDY.md", "data/results/SPEED.md", "notebooks/03_readout.py"]:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ROOT / path, root / path)
