@@ -198,8 +198,9 @@ diagrams.chunk_diagram(T=4 * C, C=C)
 plt.show()
 
 # %% [markdown]
-# Look for the two kinds of block: the shaded $C \times C$ blocks on the diagonal are all that is
-# ever built, and the arrows from chunk to chunk are the only sequential part.
+# Look for the two kinds of block: the blue $C \times C$ triangles on the diagonal are all that is
+# ever built (the hatched blocks never are), and the arrows from chunk to chunk are the only
+# sequential part.
 #
 # The whole algorithm for one head, written out (a teaching toy: $T$ a multiple of $C$; the loop over
 # chunks is step 3):
@@ -278,6 +279,7 @@ print(f"chunked / loop: {chunk_cost / loop_cost:.1f}; without the mask term it w
 # so many sit near 0 or 1; a random weighted sum of the decays as the loss):
 
 # %%
+# NBVAL_IGNORE_OUTPUT
 def segment_sums_by_difference(log_lam):  # [..., C] -> decay [..., C, C] via G_t - G_tau
     G = torch.cumsum(log_lam, dim=-1)  # [..., C]
     seg = G.unsqueeze(-1) - G.unsqueeze(-2)  # [..., C(t), C(tau)]
@@ -683,11 +685,11 @@ for steps, lam_g in ((history["steps"], lam_trained), (LONG, lam_long)):
           f"over heads) per layer {[round(v, 2) for v in lam_g.std(dim=1).mean(1).tolist()]}")
 
 # %% [markdown]
-# Training moved the gates, and not towards a longer memory. After 80 steps every head's mean
-# half-life has dropped from about one token to about 0.5-0.75 tokens ($\lambda$ around 0.25-0.4): in
-# the first steps the cheapest gain is to predict the next byte from the last one or two, and a state
-# that forgets quickly does that well. After 2,000 steps the mean half-lives are *still* below one
-# token (0.24-0.77, layer 2 the shortest): even the longer-trained model does not use its running
+# Look at the bar heights against one token. Training moved the gates, and not towards a longer
+# memory. After 80 steps every head's half-life of the mean decay has dropped from about one token to
+# 0.49-0.75 tokens: in the first steps the cheapest gain is to predict the next byte from the last one
+# or two, and a state that forgets quickly does that well. After 2,000 steps the half-lives are
+# *still* below one token (0.22-0.61, layer 2 the shortest): even the longer-trained model does not use its running
 # state as a long memory, on average. What 2,000 steps taught is *when* to keep: $\lambda$ now
 # depends on the byte being read. Its range over the sentence widens from 0.20-0.65 to 0.01-0.77,
 # and its spread over the tokens grows in every layer (printed above); in the heatmap, head 3 of
@@ -706,8 +708,9 @@ plots.matrix_heatmap(s_head.T, xlabels=labels, title=f"running state s_t of laye
 plt.show()
 
 # %% [markdown]
-# Look along a row: with half-lives under a token, an entry's colour changes at almost every byte
-# instead of holding a value across a word; the state is a summary of the last byte or two.
+# Look at the columns: the state is redrawn at almost every byte instead of holding a value across
+# a word, and every space between words ( ␣ ) gives nearly the same column. With half-lives under a
+# token, the state describes the last byte or two.
 #
 # ## 9. Play
 #
@@ -729,7 +732,8 @@ widgets.gate_widget(long_model, sentence, key="lam")
 #   $T C (S + C)$ work instead of $T^2 S$ (the $T C^2$ builds the decay mask by direct segment sums,
 #   which keeps float32 gate gradients accurate), and $T/C$ sequential steps instead of $T$ (the library's fast
 #   form recurses over the chunk ends instead, a few levels of about $\log_C T$). Loop, fast and
-#   one-token step agree to rounding error.
+#   one-token step agree to rounding error. The associative scan reaches the same states in $O(TS)$
+#   work and $O(\log T)$ depth.
 # - A keep gate $\lambda$ means a memory length (half-life) of $\ln(1/2)/\ln\lambda$ tokens: one
 #   token at the initial $\lambda \approx 0.5$.
 # - Training is forward, loss, backward, clip, step; `fit` does it in one call. Its history is in
