@@ -242,7 +242,7 @@ print(f"T = {8 * C}, C = {C}: the chunked toy equals the library's loop:", torch
 #   $T S$ to add the entering states, plus $(T/C) S$ for the carry; and the **decay mask** itself.
 #   `causal_decay` builds each chunk's $C \times C$ matrix of segment sums
 #   $\sum_{u=\tau+1}^{t} \log\lambda_u$ as one matmul of the chunk's $C$ log-gates with a constant
-#   0/1 matrix of shape $[C, C^2]$ (a 1 where $u$ lies in the segment of $(t, \tau)$): $C \cdot C^2 = C^3$
+#   0/1 matrix of shape $[C, C^2]$ (column $(t, \tau)$ has a 1 in each row $\tau + 1, \dots, t$): $C \cdot C^2 = C^3$
 #   per chunk, $T C^2$ in all. With $C = S$ that term is as large as the $T C S$ of the chunks'
 #   products, so it doubles the chunked count. Linear in $T$ all the same, with only $T/C$ sequential
 #   steps.
@@ -266,12 +266,13 @@ print(f"chunked / loop: {chunk_cost / loop_cost:.1f}; without the mask term it w
 # printed last), in $C$ times fewer sequential steps, and far less than the full matrix.
 #
 # **Why the mask is built with a $C^3$ matmul.** There is a cheaper way to get every segment sum:
-# take the running sum $G_t = \sum_{u \le t} \log\lambda_u$ once ($C$ additions) and subtract,
-# $\sum_{u=\tau+1}^{t} \log\lambda_u = G_t - G_\tau$. Same numbers in exact arithmetic, and the
-# forward pass in float32 is nearly as good. The trouble is the gradient. A gate near 0 has a
-# log-gate of $-10$, $-20$ or less, so $G$ grows large in a few tokens, and the difference of two
-# large numbers keeps only the rounding error of each; the backward pass of $G_t - G_\tau$ sums
-# gradients of both signs into the same $G$'s, which cancel the same way. The chain rule of
+# take the running sum of the log-gates once ($C$ additions) and subtract: the sum from
+# $\tau + 1$ to $t$ is the running sum at $t$ minus the running sum at $\tau$ (in the code below,
+# `G_t - G_tau`). Same numbers in exact arithmetic, and the forward pass in float32 is nearly as
+# good. The trouble is the gradient. A gate near 0 has a log-gate of -10, -20 or less, so the
+# running sum grows large in a few tokens, and the difference of two large numbers keeps only the
+# rounding error of each; the backward pass of the difference sums gradients of both signs into the
+# same running sums, which cancel the same way. The chain rule of
 # $\log\lambda$ then divides that absolute error by $\lambda$: for a gate near 0 it is larger than
 # the gradient itself. Summing each segment directly, as the 0/1 matmul does, never forms the large
 # running sums. The cell below builds both forms and compares their float32 gradients with respect
@@ -359,15 +360,15 @@ for T in (128, 2048, 8192):
 #
 # ### 4.1 The associative scan: the same recursion with chunks of two
 #
-# Two steps of the recurrence $h_t = \lambda_t h_{t-1} + x_t$ make one step of the same kind:
-# applying token $u$ and then token $t$ multiplies by $\lambda_t \lambda_u$ and adds
-# $\lambda_t x_u + x_t$. Write a step as the pair $(\lambda, x)$; combining is
+# One token's step multiplies the state by $\lambda_t$ and adds $(1-\lambda_t)\,a_t$: a step is a
+# pair (multiplier, addition). Two consecutive steps make one step of the same kind:
 #
 # $$
-# (\lambda_t, x_t) \circ (\lambda_u, x_u) = (\lambda_t \lambda_u,\; \lambda_t x_u + x_t),
+# s_t = \lambda_t \lambda_{t-1}\, s_{t-2} + \big[\lambda_t (1-\lambda_{t-1})\, a_{t-1} + (1-\lambda_t)\, a_t\big],
 # $$
 #
-# and this operation is **associative**: any bracketing of a run of steps gives the same step. Any
+# the multiplier $\lambda_t \lambda_{t-1}$ and the addition in brackets. Combining (multiplier,
+# addition) pairs this way is **associative**: any bracketing of a run of steps gives the same step. Any
 # associative operation has a parallel prefix **scan** (Blelloch, 1990). Combine neighbouring tokens
 # in pairs ($T/2$ combinations, all independent), solve the half-length problem the same way, then
 # fill in each even position from its left neighbour ($T/2$ more). Each level halves the length,
@@ -378,29 +379,29 @@ for T in (128, 2048, 8192):
 # instead of $\log_2 T$. Written out, and counted:
 
 # %%
-def scan_in_pairs(lam, x, count):
-    """h_t = lam_t h_{t-1} + x_t, h_{-1} = 0, by pairwise combination: lam [T], x [T, S], T a power of 2."""
-    T, S = x.shape
+def scan_in_pairs(lam, add, count):
+    """s_t = lam_t s_{t-1} + add_t, s_{-1} = 0, by pairwise combination: lam [T], add [T, S], T a power of 2."""
+    T, S = add.shape
     if T == 1:
-        return x.clone()
+        return add.clone()
     count["rounds"] += 2  # one round combining pairs, one filling in
-    # (lam_{2k+1}, x_{2k+1}) o (lam_{2k}, x_{2k}): a step from h_{2k-1} straight to h_{2k+1}
+    # steps 2k and 2k+1 combined: (multiplier, addition) from s_{2k-1} straight to s_{2k+1}
     lam_pair = lam[1::2] * lam[0::2]  # [T/2]
-    x_pair = lam[1::2, None] * x[0::2] + x[1::2]  # [T/2, S]
-    h = torch.empty_like(x)
-    h[1::2] = scan_in_pairs(lam_pair, x_pair, count)  # the odd positions: the half-length problem
-    h[0] = x[0]
-    h[2::2] = lam[2::2, None] * h[1:-1:2] + x[2::2]  # each even position from its left neighbour
+    add_pair = lam[1::2, None] * add[0::2] + add[1::2]  # [T/2, S]
+    s = torch.empty_like(add)
+    s[1::2] = scan_in_pairs(lam_pair, add_pair, count)  # the odd positions: the half-length problem
+    s[0] = add[0]
+    s[2::2] = lam[2::2, None] * s[1:-1:2] + add[2::2]  # each even position from its left neighbour
     count["madds"] += (T // 2) * (S + 1) + (T // 2 - 1) * S
-    return h
+    return s
 
 
 for T in (128, 2048, 8192):
     a_r = torch.randn(T, S_paper, generator=gen, dtype=torch.float64)  # [T, S]
     lam_r = torch.rand(T, generator=gen, dtype=torch.float64)  # [T]
     count = {"rounds": 0, "madds": 0}
-    h = scan_in_pairs(lam_r, (1 - lam_r)[:, None] * a_r, count)  # x_t = (1 - lambda_t) a_t
-    same = torch.allclose(h, running_state(a_r.view(1, T, 1, S_paper), lam_r.view(1, T, 1), mode="loop")[0, :, 0])
+    s_scan = scan_in_pairs(lam_r, (1 - lam_r)[:, None] * a_r, count)  # addition (1 - lambda_t) a_t
+    same = torch.allclose(s_scan, running_state(a_r.view(1, T, 1, S_paper), lam_r.view(1, T, 1), mode="loop")[0, :, 0])
     print(f"T = {T:5,}: equals the loop: {same};  multiply-adds {count['madds']:>8,} "
           f"= {count['madds'] / (T * S_paper):.2f} x the loop's T S;  rounds {count['rounds']} = 2 log2 T")
 
@@ -512,6 +513,9 @@ plt.show()
 widgets.pulse_memory_widget(lam=0.9)
 
 # %% [markdown]
+# Drag $\lambda$ towards 1 and look at where the curve crosses half its height: it moves slowly at
+# first, then fast, since $\ln(1/2)/\ln\lambda$ grows like $\ln 2/(1-\lambda)$ near 1.
+#
 # ## 7. Training a model: the loop, once
 #
 # Every notebook trains its models the same way, and this is the one place the training loop is
@@ -723,6 +727,8 @@ plt.show()
 widgets.gate_widget(long_model, sentence, key="lam")
 
 # %% [markdown]
+# Look for the bytes where a head's colour jumps: there the gate decides to keep or to forget.
+#
 # ## Summary
 #
 # - The running state is a gated moving average, $s_t = \lambda_t s_{t-1} + (1-\lambda_t) a_t$,
