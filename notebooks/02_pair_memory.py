@@ -216,11 +216,11 @@ for S_toy, recall in curves.items():
     print(f"S = {S_toy:2d}: recall with {S_toy} pairs {recall[S_toy - 1]:.0%}, with {N_PAIRS} pairs {recall[-1]:.0%}")
 
 # %% [markdown]
-# Look for where each line leaves 100%: right after its dashed line, $n = S$. Up to $S$ pairs the
+# Look for where each line leaves 100%: right after its dashed line, where the pairs number $S$. Up to $S$ pairs the
 # contexts are orthogonal and every read is clean; beyond, every extra pair blurs all the others,
-# and recall falls steadily (the lines printed). The capacity of the pair memory is about $S$ pairs
-# per head, set by its size, not by its gate; real contexts are not chosen to be orthogonal and do
-# worse. Storing $S \times S$ numbers buys $S$ separable pairs instead of one blended vector.
+# and recall falls steadily (the lines printed). The capacity of the pair memory is about $S$
+# cleanly separable pairs per head, set by its size (a model's contexts are not chosen to be this
+# far apart). Storing $S \times S$ numbers buys $S$ separable pairs instead of one blended vector.
 #
 # ## 3. The unrolled sum, and memory at chosen positions
 #
@@ -429,6 +429,9 @@ for steps, gam_g in ((history["steps"], gam_trained), (LONG, gam_long)):
 widgets.pair_memory_widget(snaps[LONG][0], labels, title=f"P_t of layer 0 ({LONG} steps)")
 
 # %% [markdown]
+# Look at how much each head's panel changes from one token to the next: a memory that keeps little
+# is redrawn at almost every step.
+#
 # ## Summary
 #
 # - The pair memory adds, at every token, the outer product of the context before the token

@@ -9,6 +9,7 @@ matplotlib ``Figure``; the numbers come from ``tl_minimal.course.pair_toy.recall
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
 
 from .plots import as_numpy
 
@@ -23,6 +24,7 @@ def recall_vs_pairs(curves: dict, title: str = "pair memory: recall against pair
         r = as_numpy(recall)
         line, = ax.plot(range(1, len(r) + 1), 100 * r, marker="o", ms=3, label=f"S = {S}")
         ax.axvline(S, color=line.get_color(), ls="--", lw=1)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("pairs stored (dashed: n = S)")
     ax.set_ylabel("pairs recalled (%)")
     ax.set_ylim(0, 105)
