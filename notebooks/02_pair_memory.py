@@ -21,9 +21,9 @@
 # **Prerequisites.** Notebook 01 (the running state $s_t$, the unrolled sum, `fit`). The outer
 # product of two vectors.
 #
-# **Time.** About 30 minutes: 28 of reading (1536 words at 150 a minute, 133 lines of code at 10, 8
-# figures at half a minute each) and a run of every cell in default mode, measured at 29 s (CPU
-# 26 s, peak 580 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 35 minutes: 34 of reading (2093 words at 150 a minute, 159 lines of code at 10, 9
+# figures at half a minute each) and a run of every cell in default mode, measured at 104 s (CPU
+# 25 s, peak 584 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
 # ## 1. Where the pair memory sits, and what it computes
 #

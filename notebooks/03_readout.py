@@ -30,9 +30,9 @@
 # **Prerequisites.** Notebooks 01 (running state, the chunked algorithm, `fit`) and 02 (pair
 # memory). Softmax attention: queries, keys, values, the KV cache.
 #
-# **Time.** About 60 minutes: 60 of reading (4063 words at 150 a minute, 295 lines of code at 10, 6
-# figures at half a minute each) and a run of every cell in default mode, measured at 37 s (CPU
-# 34 s, peak 854 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 65 minutes: 61 of reading (4227 words at 150 a minute, 298 lines of code at 10, 6
+# figures at half a minute each) and a run of every cell in default mode, measured at 118 s (CPU
+# 32 s, peak 808 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
 # ## 1. Where the readout sits, and what it computes
 #
