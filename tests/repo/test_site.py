@@ -124,7 +124,7 @@ def test_every_page_has_a_run_note_and_no_solution_is_published(site):
     for page in notebooks:
         text = re.sub(r"<[^>]+>", "", (site / page).read_text(encoding="utf-8"))
         assert "Run it yourself" in text and "python run.py lab" in text and "Time:" in text, page
-    for doc in ("docs/paper.html", "docs/devices.html", "data/results/README.html",
+    for doc in ("docs/linear_algebra.html", "docs/paper.html", "docs/devices.html", "data/results/README.html",
                 "data/results/RECALL_STUDY.html", "data/results/SPEED.html", "figures.html"):
         assert (site / doc).is_file(), doc
     assert not list(site.rglob("*solutions*.ipynb"))
