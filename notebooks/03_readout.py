@@ -30,9 +30,9 @@
 # **Prerequisites.** Notebooks 01 (running state, the chunked algorithm, `fit`) and 02 (pair
 # memory). Softmax attention: queries, keys, values, the KV cache.
 #
-# **Time.** About 60 minutes: 60 of reading (4063 words at 150 a minute, 295 lines of code at 10, 6
-# figures at half a minute each) and a run of every cell in default mode, measured at 37 s (CPU
-# 34 s, peak 854 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 65 minutes: 61 of reading (4227 words at 150 a minute, 298 lines of code at 10, 6
+# figures at half a minute each) and a run of every cell in default mode, measured at 118 s (CPU
+# 32 s, peak 808 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
 # ## 1. Where the readout sits, and what it computes
 #
@@ -166,7 +166,8 @@ plt.show()
 #
 # Now start from attention. For one query $q_t$ over keys $k_\tau$ and values $v_\tau$ (vectors of
 # $D$ numbers each, one attention head), *without* a softmax, move the scalar $q_t \cdot k_\tau = k_\tau^\top q_t$ to the right of $v_\tau$ and pull
-# the query out of the sum:
+# the query out of the sum (the [linear-algebra page](../docs/linear_algebra.md) checks this identity
+# in three lines of PyTorch, with outer products and rank):
 #
 # $$
 # \sum_{\tau \le t} (q_t \cdot k_\tau)\, v_\tau
@@ -399,31 +400,43 @@ for T_check in (1, 7, 129):
 # %% [markdown]
 # ### 6.3 What it costs: more arithmetic, not less
 #
-# Count the multiply-adds of the outer and matrix products per head (the elementwise gate
-# scalings are fewer in both forms and left out):
+# Count the multiply-adds per head of every operation on an $S \times S$ matrix or a $C \times C$
+# block, in both forms alike; what is left out is elementwise work on vectors (order $TS$ or $TC$
+# in both forms).
 #
-# - the **loop** (the specification): per token one outer product $s_{t-1} b_t^\top$ added into
-#   $P$ ($S^2$) and one read $P_t^\top q^l_t$ ($S^2$): $2TS^2$, in $T$ steps that each wait for
-#   the previous one;
+# - the **loop** (the specification): per token the memory is scaled, $\gamma_t P_{t-1}$ ($S^2$),
+#   one outer product $s_{t-1} b_t^\top$ is added into it ($S^2$), and it is read once,
+#   $P_t^\top q^l_t$ ($S^2$): $3TS^2$, in $T$ steps that each wait for the previous one;
 # - the **chunked** form: term (i) costs $C^2 S$ for the scores and $C^2 S$ for scores times values
 #   per chunk, $2TCS$ for the $T/C$ chunks (the masked half of each $C \times C$ block is computed
-#   too); term (ii) reads the entering memory once per token, $TS^2$; equation (iii) builds each
-#   chunk's addition, $CS^2$ per chunk or $TS^2$ in all, and carries the memory, $S^2$ per chunk or
-#   $TS^2/C$.
+#   too); the decay mask those scores are multiplied by is built by `causal_decay` as in notebook 01,
+#   a matmul of the chunk's $C$ log-gates with a constant $[C, C^2]$ 0/1 matrix, $C^3$ per chunk or
+#   $TC^2$ in all; term (ii) reads the entering memory once per token, $TS^2$; equation (iii) builds
+#   each chunk's addition, $CS^2$ per chunk or $TS^2$ in all, and carries the memory (scaling it and
+#   adding, the chunk's counterpart of the loop's $\gamma_t P_{t-1}$), $S^2$ per chunk or $TS^2/C$.
 #
-# So the chunked form costs $2TCS + 2TS^2 + TS^2/C$: the loop's $2TS^2$ **plus** $2TCS + TS^2/C$.
-# With the paper's $S = 16$ and $C = 16$, $2TCS = 2TS^2$ and the chunked form does about twice the
-# loop's arithmetic:
+# So the chunked form costs $2TCS + TC^2 + 2TS^2 + TS^2/C$ against the loop's $3TS^2$: it saves the
+# loop's per-token scaling of $P$ (it scales once per chunk) and pays $2TCS + TC^2$ for the chunks'
+# scores and mask. With the paper's $S = 16$ and the library's $C$:
 
 # %%
 S_paper = 16
 print(f"multiply-adds per head, S = {S_paper}, C = {C}")
-print(f"{'T':>6s} {'loop 2TS^2':>12s} {'chunked':>12s} {'ratio':>6s}   sequential steps: loop, chunked (T/C)")
+print(f"{'T':>6s} {'loop 3TS^2':>12s} {'chunked':>12s} {'of it, mask':>12s} {'ratio':>6s}   "
+      f"sequential steps: loop, chunked (T/C)")
 for T_cost in (128, 2048, 8192):
-    loop_cost = 2 * T_cost * S_paper**2
-    chunk_cost = 2 * T_cost * C * S_paper + 2 * T_cost * S_paper**2 + (T_cost // C) * S_paper**2
-    print(f"{T_cost:>6,} {loop_cost:>12,} {chunk_cost:>12,} {chunk_cost / loop_cost:>6.2f}   "
+    loop_cost = 3 * T_cost * S_paper**2  # scale P, add the outer product, read: S^2 each, per token
+    mask_cost = (T_cost // C) * C**3  # causal_decay: [C] log-gates @ [C, C^2] 0/1 matrix, per chunk
+    chunk_cost = 2 * T_cost * C * S_paper + mask_cost + 2 * T_cost * S_paper**2 + (T_cost // C) * S_paper**2
+    print(f"{T_cost:>6,} {loop_cost:>12,} {chunk_cost:>12,} {mask_cost:>12,} {chunk_cost / loop_cost:>6.2f}   "
           f"{T_cost:>6,}, {T_cost // C:>4,}")
+print(f"chunked / loop without the mask term: {(chunk_cost - mask_cost) / loop_cost:.2f}")
+
+# %% [markdown]
+# Read the ratio column: the chunked form does more arithmetic than the loop, at every length. The
+# mask column is the mask's share of it, and the last line gives the ratio without it. Notebook 01
+# says why the mask is built this way anyway: summed directly, the segments keep float32 gate
+# gradients accurate.
 
 # %% [markdown]
 # ### 6.4 Where the speed comes from, measured
@@ -561,10 +574,10 @@ print(f"{LONG} steps: made by {long_record['command']} ({long_record['train_seco
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-PAPER_BPB = {"transformer": 5.124}  # docs/paper.md section 5.1; triple_latent: "below 5.124", no number
+PAPER_BPB = {"transformer": 5.124, "triple_latent": 5.022}  # the paper's main table: docs/paper.md section 5.1
 print(f"{'model':14s} {'params':>8s} {'training s':>10s} {'BPB (ours)':>11s} {'BPB (paper)':>12s}")
 for variant, model in models.items():
-    paper = f"{PAPER_BPB[variant]:.3f}" if variant in PAPER_BPB else "< 5.124"
+    paper = f"{PAPER_BPB[variant]:.3f}"
     print(f"{variant:14s} {count_parameters(model):>8,} {histories[variant]['seconds']:>10.1f} "
           f"{bpb[variant]:>11.3f} {paper:>12s}")
 print(f"{'unigram':14s} {'':>8s} {'':>10s} {UNIGRAM_BPB:>11.3f}   (byte frequencies, no context)")
@@ -772,7 +785,8 @@ widgets.gate_widget(long_model, "Type a sentence here and press Enter.", key="ga
 #   convex writes bound every entry of $s$ and $P$ by 1; $q^r$ gates the read.
 # - The fast form is the chunked algorithm of notebook 01 with an $S \times S$ carried memory
 #   $P_{c-1}$ and $C \times C$ scores inside chunks: three equations (within, across, carried). It
-#   does *more* arithmetic than the loop ($2TCS + TS^2/C$ on top of the loop's $2TS^2$); its speed
+#   does *more* arithmetic than the loop ($2TCS + TC^2 + 2TS^2 + TS^2/C$, the $TC^2$ for the decay
+#   mask, against the loop's $3TS^2$); its speed
 #   comes from $T/C$ sequential steps of large matrix products instead of $T$ small ones, and from
 #   never storing $P_t$ for every token.
 # - The whole `triple_latent` model fits in a page of plain torch plus the three concept
