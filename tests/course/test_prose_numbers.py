@@ -65,6 +65,11 @@ ALLOWED = {
     ("07_paper_reproduction.py", "58.3%"): "1 - 5/12, next to the 5/12 = 41.7% it completes",
     ("RECALL_STUDY.md", "58.3%"): "1 - 5/12, next to the 5/12 = 41.7% it completes",
     ("07_paper_reproduction.py", "71%"): "alias.json's per-seed accuracies at 1,000 steps: 71.0% (seed 3) to 83.5%",
+    ("RECALL_STUDY.md", "52.1%"): "the mean of the elimination line 1/4, 1/3, 1/2, 1 in the sentence: 52.08%",
+    # intervals recomputed from the result files by tests/research/test_recall_verdicts.py, which fails when
+    # a result file changes and the sentence does not (a Clopper-Pearson bound, a paired t interval)
+    ("06_kv_gated_fusion.py", "0.41"): "upper Clopper-Pearson bound of 0 wins in 7 (recall_reference_code.json)",
+    ("07_paper_reproduction.py", "0.073"): "lower bound of the paired 95% interval, transformer - triple_latent, lm.json",
     ("paper.md", "3.657"): "the paper's retrieval-ablation rows, quoted from its text l.351-358 (not in PAPER)",
     ("paper.md", "3.680"): "the paper's retrieval-ablation rows, quoted from its text l.351-358 (not in PAPER)",
 }
