@@ -27,7 +27,7 @@
 # (queries, keys, values) as in a small Transformer; matrix-vector and outer products. Nothing
 # about linear attention or state-space models: the course builds it.
 #
-# **Time.** About 40 minutes: 40 of reading (3928 words at 150 a minute, 99 lines of code at 10, 7
+# **Time.** About 40 minutes: 40 of reading (3976 words at 150 a minute, 99 lines of code at 10, 7
 # figures at half a minute each) and a run of every cell in default mode, measured at 12 s (CPU 7 s,
 # peak 429 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -220,7 +220,9 @@ plt.show()
 # | $D$ | size of one attention head's keys and values | `D` | 03 §3.2 |
 # | $M_t$ | the fixed $D \times D$ memory of attention without a softmax (linear attention) | `M` | 03 §3.2 |
 # | $\phi$ | linear attention's feature map | - | 03 §10 |
-# | $\eta_t$ | DeltaNet's write strength | - | 03 §10 |
+# | $\eta_t$ | DeltaNet's write strength (`beta` in `deltanet.py`) | - | 03 §10, 06b §3 |
+# | $\bar k_\tau$ | H3's shifted key: a short causal filter of the last keys | `kbar` (`h3.py`) | 03 §10, 06b §2.3 |
+# | $N$ | number of H3's decayed states per head | `n_modes` (`h3.py`) | 03 §10, 06b §2.3 |
 #
 # **Later notebooks**
 #
