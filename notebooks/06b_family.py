@@ -31,7 +31,7 @@
 # here in one paragraph. Every symbol is in the glossary of notebook `00_start_here.ipynb`, except
 # the few this notebook defines where it uses them.
 #
-# **Time.** About 25 minutes: 24 of reading (2489 words at 150 a minute, 69 lines of code at 10, 1
+# **Time.** About 25 minutes: 24 of reading (2498 words at 150 a minute, 69 lines of code at 10, 1
 # figures at half a minute each) and a run of every cell in default mode, measured at 12 s (CPU 4 s,
 # peak 374 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -85,13 +85,14 @@ close = lambda a, b: (a - b).abs().max().item() < 1e-12  # noqa: E731  (equal up
 #
 # Three of these choices are not new to the triple-latent layer, and the course says so:
 # a key taken from **earlier** tokens is H3's shifted key, and the short convolutions of Mamba,
-# Mamba-2, GLA and DeltaNet (in flash-linear-attention) and RWKV's token shift do the same job; a
-# **convex** write $(1-\gamma_t)$ is the GRU's, minGRU's and HGRN's, and Mamba's input is scaled in
-# the same spirit; a **scalar decay per head** computed from the token is Mamba-2's and simple
-# GLA's. What is the layer's own is the combination: the key is a *gated running state* (its
-# length learned through $\lambda_t$) and the read has a second, elementwise query $q^r_t$.
-# ($\alpha_t$ here is GLA's decay, $\eta_t$ DeltaNet's write strength, `beta` in the code;
-# $\bar k_t$, $a_{h,n}$, $c_{h,n}$ and $N$ belong to H3 in this notebook only.)
+# Mamba-2 and flash-linear-attention's DeltaNet (an option for its GLA) and RWKV's token shift do
+# the same job; a **convex** write $(1-\gamma_t)$ is the GRU's, minGRU's and HGRN's, and Mamba's
+# input is scaled in the same spirit; a **scalar decay per head** computed from the token is
+# Mamba-2's and simple GLA's. What is the layer's own is the combination: the key is a *gated
+# running state* (its length learned through $\lambda_t$) and the read has a second, elementwise
+# query $q^r_t$. ($\alpha_t$ here is GLA's decay, $\eta_t$ DeltaNet's write strength, `beta` in
+# the code; $\bar k_t$, $a_{h,n}$, $c_{h,n}$ and $N$ belong to H3; references in notebook 03,
+# section 10, and `docs/paper.md` section 7.)
 #
 # The state each layer's code carries from one token to the next, measured on the trained models'
 # sizes (d = 64, H = 4):
