@@ -221,7 +221,9 @@ plt.show()
 # | $D$ | size of one attention head's keys and values | `D` | 03 §3.2 |
 # | $M_t$ | the fixed $D \times D$ memory of attention without a softmax (linear attention) | `M` | 03 §3.2 |
 # | $\phi$ | linear attention's feature map | - | 03 §10 |
-# | $\eta_t$ | DeltaNet's write strength | - | 03 §10 |
+# | $\eta_t$ | DeltaNet's write strength (`beta` in `deltanet.py`) | - | 03 §10, 06b §3 |
+# | $\bar k_\tau$ | H3's shifted key: a short causal filter of the last keys | `kbar` (`h3.py`) | 03 §10, 06b §2.3 |
+# | $N$ | number of H3's decayed states per head | `n_modes` (`h3.py`) | 03 §10, 06b §2.3 |
 #
 # **Later notebooks**
 #
@@ -271,6 +273,7 @@ plt.show()
 # | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 35 min (runs in 34 s) |
 # | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 25 min (runs in 48 s) |
 # | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state, trained on associative recall; optional: induction heads | 03, 05 | 50 min (runs in 192 s) |
+# | `06b_family` | the relatives (simple GLA / Mamba-2, H3, DeltaNet) and the key-source ablations beside the layer; the delta rule's chunked form; what the triple structure buys, paired over seeds | 03, 05 | 25 min (runs in 12 s) |
 # | `07_paper_reproduction` | a fair comparison (what `transformer_plus_triple`'s 80-step lead measures); which of the paper's claims hold, with several seeds | 03-06 | 110 min (runs in 39 s) |
 # | `08_speed` | loop, fast and step forms timed; the cost of the next token | 01-03 | 40 min (runs in 44 s) |
 #

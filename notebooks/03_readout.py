@@ -734,31 +734,39 @@ print("logits", tuple(ours.shape), "relative error:", round(relative_error(ours,
 # Section 3.2 showed the common root: attention without a softmax folds into a fixed-size memory.
 # The layers below differ in what they store, how they forget, and how they read. Per head, $D$ is
 # the key and value size of section 3.2 ($S$ here), $t$ the position of the token being generated.
+# Notebook `06b_family.ipynb` builds GLA, H3 and DeltaNet from the course's functions and trains them.
 #
 # | layer | stores | forgets | reads | cost per generated token | reference |
 # |---|---|---|---|---|---|
 # | softmax attention (the `transformer` baseline) | every key and value: the KV cache, $2tD$ | never (a window, if any, drops old tokens) | softmax of $q \cdot k_\tau / \sqrt{D}$ over all $t$ keys, weighted sum of values | $O(tD)$ time and memory, growing | Vaswani et al. 2017, arXiv:1706.03762 |
 # | linear attention | $M = \sum_\tau \phi(k_\tau) v_\tau^\top$ ($D \times D$; $\phi$ a fixed positive feature map, e.g. $\operatorname{elu}(\cdot) + 1$) and a normalizer $\sum_\tau \phi(k_\tau)$ | never: a plain sum | $M^\top \phi(q)$ divided by $\phi(q) \cdot \sum_\tau \phi(k_\tau)$ | $O(D^2)$ | Katharopoulos et al. 2020, arXiv:2006.16236 |
-# | RetNet | $M$ ($D \times D$) | a fixed decay per head, the same for every token | $M^\top q$, then a normalization and a gate | $O(D^2)$ | Sun et al. 2023, arXiv:2307.08621 |
+# | RetNet | $M$ ($D \times D$) | a fixed decay per head, the same for every token | $M^\top q$, with $q$ and $k$ rotated by their positions (xPos, a relative position encoding), then a normalization and a gate | $O(D^2)$ | Sun et al. 2023, arXiv:2307.08621; xPos: Sun et al. 2022, arXiv:2212.10554 |
+# | H3 | $N$ states of shifted keys times values, $\bar k_\tau v_\tau^\top$ (a diagonal state-space model) | a fixed decay per state, the same for every token | the states read with $q$ (a multiplicative read), summed | $O(N D^2)$ | Fu et al. 2023, arXiv:2212.14052 |
 # | GLA (gated linear attention) | $M$ ($D \times D$, or keys and values of different sizes) | a data-dependent decay per key dimension (a vector gate) | $M^\top q$, then an output gate | $O(D^2)$ | Yang et al. 2023, arXiv:2312.06635 |
-# | Mamba-2 / SSD | a state matrix per head (state size times head width, the same shape as $M$) | a data-dependent *scalar* decay per head (in the paper's notation, the exponential of a learned step size times a learned negative rate) | the state read with a query-like projection (Mamba-2's names: the query is `C`, the key `B`, the value `x`) | $O(D^2)$ | Dao and Gu 2024, arXiv:2405.21060 |
+# | Mamba-2 / SSD | a state matrix per head (state size times head width, the same shape as $M$) | a data-dependent *scalar* decay per head (`exp(Δ A)`: a learned step size times a learned negative rate) | the state read with a query-like projection (Mamba-2's names: the query is `C`, the key `B`, the value `x`) | $O(D^2)$ | Dao and Gu 2024, arXiv:2405.21060; Mamba: Gu and Dao 2023, arXiv:2312.00752 |
 # | DeltaNet | $M$ ($D \times D$) | no decay: a write *replaces* what is stored under its key (delta rule, $M \leftarrow M + \eta_t\, k_t (v_t - M^\top k_t)^\top$, with a write strength $\eta_t \in (0, 1)$) | $M^\top q$ | $O(D^2)$ | Yang et al. 2024, arXiv:2406.06484; fast weights: Schlag et al. 2021, arXiv:2102.11174 |
 # | **triple-latent** (this course) | $s$ ($S$) and $P$ ($S \times S$) | data-dependent scalar keep gates $\lambda_t, \gamma_t$ per head, convex writes | $(P^\top q^l) \odot q^r$ | $O(S^2)$ | arXiv:2606.05175; `docs/paper.md` |
 #
-# **Where the triple-latent layer differs.**
-# - *The key is a second recurrence.* Everywhere else the key is a projection of the token being
-#   written; here it is the running state before it, $s_{\tau-1}$, so the memory pairs a context
-#   with its continuation (section 3.3).
-# - *Convex writes and tanh keep it bounded* without a normalizer (section 4); the others either
-#   divide by a normalizer (linear attention), normalize the output (RetNet and others), or correct
-#   the stored value (DeltaNet).
+# **What the triple-latent layer shares, and what is its own.**
+# - *The key comes from earlier tokens*, $s_{\tau-1}$, so the memory pairs a context with its
+#   continuation (section 3.3). Not new: H3 shifts its keys; Mamba, Mamba-2 and
+#   flash-linear-attention's DeltaNet put a 4-tap causal convolution on their inputs; Based
+#   (Arora et al. 2024, arXiv:2402.18668) uses short convolutions; RWKV a token shift (Peng et
+#   al. 2023, arXiv:2305.13048). Particular here: the key is a *gated running state*, its length
+#   learned through $\lambda_t$.
+# - *Convex writes and tanh keep it bounded* without a normalizer (section 4). Convex writes are
+#   also the GRU's (Cho et al. 2014, arXiv:1406.1078), minGRU's (Feng et al. 2024,
+#   arXiv:2410.01201) and HGRN's and HGRN2's (Qin et al. 2023, arXiv:2311.04823; 2024,
+#   arXiv:2404.07904); Mamba scales its input by about `(1 - exp(Δ A)) / |A|`. Others divide by
+#   a normalizer (linear attention), normalize the output (RetNet), or correct the stored value
+#   (DeltaNet).
 # - *One scalar gate per head*, data-dependent: the granularity of Mamba-2, coarser than GLA's
-#   per-dimension gate, unlike RetNet's fixed decay. Scalar gates are what make the chunked form
-#   of notebook 01 so simple.
+#   per-dimension gate, unlike RetNet's and H3's fixed decays. Scalar gates are what make the
+#   chunked form of notebook 01 so simple.
 # - *Writes accumulate, nothing is overwritten*: two writes under similar keys are averaged, not
 #   replaced as in DeltaNet, so exact recall of one earlier token is hard; notebook 06 adds an
 #   exact key-value memory for that (`docs/paper.md` section 1).
-# - *An elementwise right query* $q^r$ gates the read (section 4).
+# - *An elementwise right query* $q^r$ gates the read (section 4), like GLA's output gate.
 #
 # All of them share the two properties this course cares about: a chunked, parallel form for
 # training (notebook 01) and a constant-size state for generation (notebook 00).
@@ -793,7 +801,8 @@ widgets.gate_widget(long_model, "Type a sentence here and press Enter.", key="ga
 #   functions, and matches `build_model` to rounding.
 # - After 80 steps neither it nor the Transformer beats the unigram baseline; after 2,000 it does
 #   and writes words, but still reads only a few bytes back. Related layers differ in what they store, how they forget and how
-#   they read; this one's distinctive parts are its context keys and its convex writes.
+#   they read; keys from earlier tokens (H3, short convolutions, a token shift) and convex writes
+#   (GRU, HGRN) are shared with them: this layer's own is the combination (notebook 06b).
 #
 # **Exercise:** [`exercises/03_readout.ipynb`](exercises/03_readout.ipynb) ·
 # **Next:** [`04_slots.ipynb`](04_slots.ipynb), a cheaper memory than $S \times S$.

@@ -35,6 +35,13 @@
 # $256$ against $256$: **the same size**, so the slot variant is not a smaller memory, it is a
 # *different* one. This notebook finds out what it keeps and what it loses.
 #
+# Slots are not new. ABC (Peng et al. 2022, *ABC: Attention with Bounded-memory Control*,
+# arXiv:2110.02488) writes keys and values into a fixed number of slots, each token spreading its
+# write over them with soft weights, and Gated Slot Attention (Zhang et al. 2024, *Gated Slot
+# Attention for Efficient Linear-Time Sequence Modeling*, arXiv:2409.07146) adds a data-dependent
+# forget gate, as $\gamma_t$ does here. Both read the slots with a softmax over them; the slot
+# layer reads each slot with the product of two dot products, $f_t[k]$ above.
+#
 # **Learning goals.** After this notebook you can
 # - write the slot memory's update and read, and check its three forms (loop, fast, step) agree;
 # - say which pairs of tokens the slots keep apart and which they blend, from the overlap of the

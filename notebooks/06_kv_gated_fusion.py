@@ -30,7 +30,7 @@
 # 00, and softmax attention (queries, keys, values). Every symbol is in the glossary of notebook
 # `00_start_here.ipynb`.
 #
-# **Time.** About 50 minutes: 48 of reading (2684 words at 150 a minute, 250 lines of code at 10, 10
+# **Time.** About 50 minutes: 48 of reading (2692 words at 150 a minute, 250 lines of code at 10, 10
 # figures at half a minute each) and a run of every cell in default mode, measured at 192 s (CPU
 # 173 s, peak 859 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -591,4 +591,4 @@ for steps, label, runs in sorted(rows):
 # Exercise: `notebooks/exercises/06_kv_gated_fusion.ipynb` (its optional part: the read gate inside
 # the LayerNorm, measured on a trained model) · Next: `07_paper_reproduction.ipynb`, which opens
 # with the other model that fuses a side path into the logits, `transformer_plus_triple`, and what
-# a fair comparison of models is.
+# a fair comparison of models is. (Before it, `06b_family.ipynb`: the layer beside its relatives.)

@@ -36,7 +36,7 @@ from alt_text import AltTexts
 REPO_URL = "https://github.com/OWNER/tl-minimal"
 SITE_URL = "https://OWNER.github.io/tl-minimal/"
 
-LEARNING_PATH = "notebooks/[0-9][0-9]_*.ipynb"
+LEARNING_PATH = "notebooks/[0-9][0-9]*_*.ipynb"  # 06b_family too
 EXERCISES = "notebooks/exercises/[0-9][0-9]_*.ipynb"  # the blank versions; solutions/ stays off the site
 DOCUMENTS = ["docs/linear_algebra.md", "docs/paper.md", "docs/devices.md", "data/results/README.md",
              "data/results/RECALL_STUDY.md", "data/results/SPEED.md"]

@@ -256,6 +256,8 @@ SYMBOLS: list[Symbol] = [
     Symbol("M", "the fixed-size memory of linear attention (D x D)", 3, scope=(3,)),
     Symbol("\\phi", "linear attention's feature map", 3, scope=(3,)),
     Symbol("\\eta", "DeltaNet's write strength", 3, scope=(3,)),
+    Symbol("\\bar k", "H3's shifted key: a short causal filter of the last keys", 3, scope=(3,)),
+    Symbol("N", "number of H3's decayed states per head", 3, scope=(3,)),
     # slots (notebook 04)
     Symbol("K", "number of slots", 4, "both"),
     Symbol("g", "slot weights g_t[k]", 4, scope=(4,)),
