@@ -212,3 +212,22 @@ def test_results_dir_is_the_clone_unless_overridden(tmp_path, monkeypatch):
     monkeypatch.setenv(results.ENV, str(tmp_path / "nowhere"))
     with pytest.raises(FileNotFoundError, match=r"TL_MINIMAL_RESULTS=.*is not a folder"):
         results.results_dir()
+
+
+def test_tables_pair_each_row_with_the_yardstick_by_seed():
+    # issue 32 item 4: a table that names a yardstick shows each row minus it, paired by seed, 95% t interval
+    from tl_minimal.experiments.results.intervals import paired_difference
+    from tl_minimal.experiments.results.tables import markdown_table, summarize
+
+    def run(variant, seed, value):
+        return {"label": variant, "variant": variant, "params": 10, "seed": seed, "value": value, "steps": 80,
+                "seconds": 1.0}
+
+    runs = [run("transformer", s, v) for s, v in ((0, 5.0), (1, 5.1), (2, 4.9))]
+    runs += [run("triple_latent", s, v) for s, v in ((2, 4.8), (0, 4.9), (1, 5.05))]  # seeds in another order
+    runs += [run("gla", 0, 4.7)]  # one shared seed: no interval
+    text = markdown_table(summarize(runs), paired_with="transformer")
+    d = paired_difference({0: 4.9, 1: 5.05, 2: 4.8}, {0: 5.0, 1: 5.1, 2: 4.9})
+    assert "minus `transformer`, paired 95%" in text.splitlines()[0]
+    assert f"{d.mean:+.3f} [{d.low:+.3f}, {d.high:+.3f}] (3)" in text
+    assert "(1 shared seed)" in text

@@ -4,7 +4,9 @@ A *table* of the reproduction reads one or more results files (a parameter-match
 instance, needs one suite per variant because each variant gets its own ``--set`` sizes). This
 module groups runs into rows, one per (variant, overrides), with mean and sample standard deviation
 over seeds and the parameter count (:func:`summarize`), and formats a markdown table with ours
-beside the paper's numbers (:func:`markdown_table`). :data:`TABLES` says which files back which table.
+beside the paper's numbers (:func:`markdown_table`). A table that names a yardstick (``paired_with``)
+adds each row's paired difference from it: the mean over the seeds both rows have (the same seed saw
+the same batches) and its 95% t interval (intervals.py); a row with fewer than 2 shared seeds says so. :data:`TABLES` says which files back which table.
 
     rows = summarize(load_runs(results_dir() / "lm.json"))
     print(markdown_table(rows, paper=PAPER["lm_matched_width"]))
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .files import load_runs, results_dir
+from .intervals import paired_difference
 from .paper_numbers import PAPER
 from .stats import fmt, markdown, same_params, variant_rank
 
@@ -30,6 +33,7 @@ class Row:
     variant: str
     params: int | None
     values: list = field(default_factory=list)  # one metric value per seed (None: diverged)
+    seeds: list = field(default_factory=list)
     steps: list = field(default_factory=list)
     seconds: list = field(default_factory=list)
 
@@ -57,6 +61,7 @@ def summarize(runs: list[dict]) -> list[Row]:
         row = rows.setdefault(r["label"], Row(r["label"], r["variant"], r["params"]))
         row.params = same_params(r["label"], row.params, r["params"])
         row.values.append(r["value"])
+        row.seeds.append(r.get("seed"))
         row.steps.append(r["steps"])
         row.seconds.append(r["seconds"])
     return list(rows.values())
@@ -72,16 +77,32 @@ def paper_number(paper: dict, row: Row, by_label: bool = False):
     return paper.get(row.label) if by_label else paper.get(row.label, paper.get(row.variant))
 
 
+def paired_cell(row: Row, yardstick: Row | None) -> str:
+    """"+0.054 [-0.073, +0.180] (3)": row minus yardstick, paired by seed, 95% interval (n seeds)."""
+    if yardstick is None or row is yardstick:
+        return "-"
+    a = {s: v for s, v in zip(row.seeds, row.values, strict=True) if v is not None}
+    b = {s: v for s, v in zip(yardstick.seeds, yardstick.values, strict=True) if v is not None}
+    if len(set(a) & set(b)) < 2:
+        return f"({len(set(a) & set(b))} shared seed)"
+    d = paired_difference(a, b)
+    return f"{d.mean:+.3f} [{d.low:+.3f}, {d.high:+.3f}] ({len(d.seeds)})"
+
+
 def markdown_table(rows: list[Row], paper: dict | None = None, percent=False, metric="BPB",
-                   show_steps=False, by_label=False) -> str:
-    """A markdown table: model, parameters, seeds, ours (mean ± std), the paper's number (keyed by
-    the row's label, else by its variant; ``by_label``: only by its label)."""
+                   show_steps=False, by_label=False, paired_with: str | None = None) -> str:
+    """A markdown table: model, parameters, seeds, ours (mean ± std), the paired difference from the
+    ``paired_with`` row, the paper's number (keyed by the row's label, else by its variant;
+    ``by_label``: only by its label)."""
+    yardstick = next((r for r in rows if r.label == paired_with), None)
     head = ["model", "params", "seeds", f"ours {metric}"] + (["steps"] if show_steps else [])
+    head += [f"minus `{paired_with}`, paired 95%"] if paired_with else []
     head += ["paper"] if paper is not None else []
     lines = []
     for r in rows:
         cells = [f"`{r.label}`", f"{r.params:,}" if r.params else "-", str(r.n), fmt(r.mean, r.std, percent)]
         cells += [_steps_cell(r.steps)] if show_steps else []
+        cells += [paired_cell(r, yardstick)] if paired_with else []
         if paper is not None:
             cells.append(fmt(paper_number(paper, r, by_label), percent=percent))
         lines.append(cells)
@@ -102,6 +123,7 @@ class Table:
     # the paper's numbers belong to rows of the paper's configuration only: our own alternative
     # configurations of a variant (table 2's S=12 rows) get none
     paper_by_label: bool = False
+    paired_with: str | None = None  # a row label: each row's paired difference from it, by seed
 
     def runs(self, root=None) -> list[dict]:
         root = Path(root or results_dir())
@@ -125,7 +147,7 @@ class Table:
             return f"(no results yet for {self.key}: run `bash data/results/run_all.sh`)"
         paper = PAPER.get(self.paper) if self.paper else None
         return markdown_table(self.rows(root), paper, self.percent, self.metric, self.show_steps,
-                              self.paper_by_label)
+                              self.paper_by_label, self.paired_with)
 
     def paper_number(self, row: Row):
         """The paper's number beside ``row`` in this table (None: the paper has no such row)."""
@@ -136,7 +158,7 @@ class Table:
 # order of rows that share a variant (the parameter-matched triple_hybrid at S=16, then at S=8).
 TABLES = {t.key: t for t in (
     Table("lm_matched_width", "1. Byte-level WikiText-2, matched width (S=16), 80 steps",
-          (("lm.json", None),), "lm_matched_width"),
+          (("lm.json", None),), "lm_matched_width", paired_with="transformer"),
     Table("lm_leak", "1b. The hybrids with the paper's non-causal (symmetric) convolution, 80 steps",
           (("lm.json", ("triple_hybrid", "gated_hybrid")), ("lm_noncausal.json", None)),
           "lm_matched_width"),
@@ -147,7 +169,7 @@ TABLES = {t.key: t for t in (
     Table("lm_time_matched", "3a. Time-matched: the same wall-clock training budget per run on this CPU",
           (("lm_40s_budget.json", None),), None, show_steps=True),
     Table("lm_2000_steps", "3b. 2,000 steps instead of 80",
-          (("lm_2000steps.json", None),), None, show_steps=True),
+          (("lm_2000steps.json", None),), None, show_steps=True, paired_with="transformer"),
     Table("tokenized", "6. Tokenized LM, MiniMind tokenizer, 120 steps (mean token loss, nats)",
           (("tokenized.json", None), ("tokenized_noncausal.json", None)), "tokenized", metric="loss"),
 )}
