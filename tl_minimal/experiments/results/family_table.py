@@ -26,8 +26,8 @@ from .intervals import PairedDifference, paired_difference, values_by_seed
 
 FAMILY_FILE = Path("issue33") / "lm_family.json"
 # the yardsticks first, then the triple-latent layer's ablations, its relatives, no memory at all
-FAMILY_ORDER = ("transformer", "transformer_rope", "triple_latent", "triple_key_shift", "triple_key_current", "gla", "deltanet",
-                "h3", "conv_only")
+FAMILY_ORDER = ("transformer", "transformer_rope", "triple_latent", "triple_key_shift", "triple_key_current", "gla",
+                "deltanet", "h3", "conv_only")
 YARDSTICKS = ("triple_latent", "transformer")
 
 

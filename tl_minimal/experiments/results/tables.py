@@ -6,7 +6,8 @@ module groups runs into rows, one per (variant, overrides), with mean and sample
 over seeds and the parameter count (:func:`summarize`), and formats a markdown table with ours
 beside the paper's numbers (:func:`markdown_table`). A table that names a yardstick (``paired_with``)
 adds each row's paired difference from it: the mean over the seeds both rows have (the same seed saw
-the same batches) and its 95% t interval (intervals.py); a row with fewer than 2 shared seeds says so. :data:`TABLES` says which files back which table.
+the same batches) and its 95% t interval (intervals.py); a row with fewer than 2 shared seeds says so.
+:data:`TABLES` says which files back which table.
 
     rows = summarize(load_runs(results_dir() / "lm.json"))
     print(markdown_table(rows, paper=PAPER["lm_matched_width"]))
