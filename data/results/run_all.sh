@@ -7,7 +7,7 @@
 #
 # Tables: matched leak param time long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated
 # overwrite alias distance induction (shipped: the checkpoints of data/checkpoints/; gated_paper: only the paper's gated rows; paper_experiments: the paper's
-# recall experiments of issue 24 - recall_width, recall_retrain, recall_more_variants; family, family_2000: issue 33's relatives - not in the default list). Each command adds its runs to
+# recall experiments of issue 24 - recall_width, recall_retrain, recall_more_variants; family, family_2000, family_recall: issue 33's relatives - not in the default list). Each command adds its runs to
 # the file of its table row group here (one file per task and settings: several commands with the same settings
 # share a file, which resumes and grows; protocol, data source, device, commit and command inside). Offline machines: set
 # TL_MINIMAL_DATA to a folder with wikitext-2-raw/ and minimind/ (data/README.md).
@@ -240,6 +240,11 @@ family_2000() {  # issue 33: the same rows (and transformer_rope, rotary positio
       triple_key_current conv_only --seeds "$seed" --steps 2000 --checkpoint-every 100 --no-progress \
       --out $OUT/issue33/lm_family_2000steps.json
   done
+}
+family_recall() {  # issue 33: the relatives and ablations on the paper's recall protocol (500 steps), 3 seeds, until
+  # issue 32's calibrated protocol exists; triple_latent and the Transformer are recall.json's rows
+  "${E[@]}" study train --variants gla deltanet h3 triple_key_shift triple_key_current conv_only transformer_rope \
+    --seeds 0 1 2 --eval-at 200 500 --out $OUT/issue33/recall_family.json
 }
 paper_experiments() {  # issue 24 item 3: all three, then the extra files folded into their tables
   recall_width
