@@ -269,7 +269,8 @@ plt.show()
 # | `00_start_here` | why a fixed-size state; the layer and model drawn; glossary; set-up | - | 40 min (runs in 12 s) |
 # | `01_running_state` | the gated moving average; its loop, fast and one-token step forms; the chunked algorithm behind the fast form, and its cost; half-lives; the training loop; a trained model's gates | 00 | 45 min (runs in 24 s) |
 # | `02_pair_memory` | outer products as a memory of pairs; the unrolled weights; a trained model's $P_t$ | 01 | 30 min (runs in 29 s) |
-# | `03_readout` | the readout as linear attention, in both directions; why the design; the whole model in a page; trained against a Transformer; related work | 02 | 60 min (runs in 37 s) |
+# | `03_readout` | the readout as linear attention, in both directions; why the design; the whole model in a page; trained against a Transformer; related work | 02 | 50 min (runs in 104 s) |
+# | `03b_chunked_readout` | the readout's fast form: the chunked algorithm with the pair memory carried between chunks; its cost against the loop, term by term; where its speed comes from, measured | 03 | 20 min (runs in 16 s) |
 # | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 35 min (runs in 34 s) |
 # | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 25 min (runs in 48 s) |
 # | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state, trained on associative recall; optional: induction heads | 03, 05 | 50 min (runs in 192 s) |

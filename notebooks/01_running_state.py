@@ -355,7 +355,7 @@ for T in (128, 2048, 8192):
 
 # %% [markdown]
 # Each level cuts the length by $C$ (padding it up to a multiple of $C$ first), so the number of
-# levels grows like $\log_C T$, printed above. Notebook 03 applies the same idea to the pair
+# levels grows like $\log_C T$, printed above. Notebook 03b applies the same idea to the pair
 # memory's readout, and the optional speed notebook 08 (outside the 00-07 path) times all forms.
 #
 # ### 4.1 The associative scan: the same recursion with chunks of two

@@ -264,7 +264,7 @@ print("sum of the weights + weight of P_-1 = 1:", round(w[0, 0, :, 0].sum().item
 # weighted average of outer products. A small gate ($\gamma_3 = 0.1$) makes the memory forget
 # almost everything written before it. The pair memory is therefore a running state one level up,
 # whose "entries" are the $S \times S$ outer products: the library's fast form of `pair_memory` is
-# the chunked algorithm of notebook 01 applied to them (and notebook 03 shows how the layer reads
+# the chunked algorithm of notebook 01 applied to them (and notebook 03b shows how the layer reads
 # the memory without ever building it).
 #
 # ## 4. The pair memory of a trained model

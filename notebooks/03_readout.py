@@ -18,8 +18,6 @@
 # - derive the attention view in both directions: the readout is decayed linear attention with key
 #   $s_{\tau-1}$ and value $b_\tau$, and any attention *without a softmax* folds into a fixed-size
 #   matrix that replaces the growing KV cache;
-# - write down the readout's fast form (within a chunk, across chunks, the memory carried between
-#   them), implement it, count what it costs against the loop, and say where its speed comes from;
 # - say why the key is the *previous* running state, and what $q^r$, the tanh and the convex
 #   $(1-\lambda)$, $(1-\gamma)$ mixing are for;
 # - assemble the whole `triple_latent` language model from the concept functions in a page, and
@@ -30,9 +28,13 @@
 # **Prerequisites.** Notebooks 01 (running state, the chunked algorithm, `fit`) and 02 (pair
 # memory). Softmax attention: queries, keys, values, the KV cache.
 #
-# **Time.** About 65 minutes: 61 of reading (4227 words at 150 a minute, 298 lines of code at 10, 6
-# figures at half a minute each) and a run of every cell in default mode, measured at 118 s (CPU
-# 32 s, peak 808 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# The readout's fast form (the chunked algorithm with the pair memory carried between chunks, its
+# cost and its speed) is the continuation notebook
+# [`03b_chunked_readout.ipynb`](03b_chunked_readout.ipynb).
+#
+# **Time.** About 50 minutes: 46 of reading (3211 words at 150 a minute, 220 lines of code at 10, 6
+# figures at half a minute each) and a run of every cell in default mode, measured at 104 s (CPU
+# 38 s, peak 785 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
 # ## 1. Where the readout sits, and what it computes
 #
@@ -66,7 +68,6 @@ except ModuleNotFoundError:  # the clone: the first folder above this one with a
 
 import copy
 import math
-from functools import partial
 
 import matplotlib.pyplot as plt
 import torch
@@ -76,7 +77,7 @@ from tl_minimal import views
 from tl_minimal.data import text as data_text
 from tl_minimal.pair_memory import pair_memory, unrolled_weights
 from tl_minimal.readout import TripleLatentMixer, pair_readout, pair_readout_step
-from tl_minimal.running_state import DEFAULT_CHUNK, previous_states, running_state
+from tl_minimal.running_state import previous_states, running_state
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import unigram_bits
@@ -93,16 +94,15 @@ STEPS = config.pick(80, 3)  # training steps (the paper's byte-level protocol: 8
 EVAL_BATCHES = config.pick(128, 2)  # evaluation batches of 16 x 128 bytes (the paper: the first 128)
 N_NEW = config.pick(100, 10)  # bytes to sample from each trained model
 DEVICE = get_device()
-C = DEFAULT_CHUNK  # tokens per chunk in the fast forms
-print(f"smoke mode: {config.smoke()}   steps: {STEPS}   eval batches: {EVAL_BATCHES}   device: {DEVICE}   C = {C}")
+print(f"smoke mode: {config.smoke()}   steps: {STEPS}   eval batches: {EVAL_BATCHES}   device: {DEVICE}")
 
 # %% [markdown]
 # ## 2. Reading the memory by hand
 #
 # A random toy, one head, $S = 4$, six tokens, in float64 on the CPU: build every $P_t$ with
 # `pair_memory` (notebook 02), read it with the formula above, and compare with the library's
-# `pair_readout`, which gets the same $r_t$ **without ever building $P_t$** (its fast form, section
-# 6), and with the one-token `pair_readout_step` used for generation.
+# `pair_readout`, which gets the same $r_t$ **without ever building $P_t$** (its fast form, notebook
+# 03b), and with the one-token `pair_readout_step` used for generation.
 
 # %%
 gen = torch.Generator().manual_seed(0)
@@ -292,225 +292,16 @@ print("max |s_t| <= 1:", s_.abs().max().item() <= 1, "  max |P_t| <= 1:", P_.abs
 r_text = (P @ q_left.unsqueeze(-1)).squeeze(-1) * q_right  # (P_t q^l_t) * q^r_t
 print("P q^l gives the same readout as P^T q^l:", torch.allclose(r_text, r_fast))
 
-# %% [markdown]
-# ## 6. The fast form of the readout: the chunked algorithm again
-#
-# Notebook 01 cut the running state's $T \times T$ matrix into $C \times C$ blocks inside chunks
-# and carried the state $s$ from chunk to chunk. The scores $A_{t\tau}$ of section 3.1 form the
-# same kind of lower-triangular $T \times T$ matrix, and the same cut works. The difference is
-# what travels between chunks: not an $S$-vector but the pair memory itself, an $S \times S$
-# matrix per head.
-#
-# ### 6.1 Three equations
-#
-# Cut time into chunks of $C$ tokens ($C$ = `DEFAULT_CHUNK`, printed above). Take a token $t$ in
-# the chunk that starts at position $c$ (so $c \le t \le c + C - 1$), and unroll $P_t$ only back to
-# the chunk's start: $P_t = \big(\prod_{u=c}^{t} \gamma_u\big) P_{c-1} + \sum_{\tau=c}^{t} w_{t,\tau}\,
-# s_{\tau-1} b_\tau^\top$, with the weights $w_{t,\tau} = (1-\gamma_\tau)\prod_{u=\tau+1}^{t}\gamma_u$
-# of section 3.1. Here $P_{c-1}$ is the pair memory after the last token of the previous chunk,
-# **the memory entering the chunk** ($P_{-1}$, zeros unless given, for the first chunk). Read it
-# with $q^l_t$ and gate with $q^r_t$:
-#
-# $$
-# r_t \;=\; q^r_t \odot \Big[\; \underbrace{\sum_{\tau=c}^{t} w_{t,\tau}\,\big(q^l_t \cdot s_{\tau-1}\big)\, b_\tau}_{\text{(i) within the chunk}}
-# \;+\; \underbrace{\Big(\prod_{u=c}^{t} \gamma_u\Big)\, P_{c-1}^\top q^l_t}_{\text{(ii) across chunks}} \;\Big]
-# $$
-#
-# $$
-# P_{c+C-1} \;=\; \underbrace{\Big(\prod_{u=c}^{c+C-1} \gamma_u\Big) P_{c-1} \;+\; \sum_{\tau=c}^{c+C-1} w_{c+C-1,\tau}\; s_{\tau-1}\, b_\tau^\top}_{\text{(iii) the memory carried to the next chunk}}
-# $$
-#
-# 1. **Within the chunk**, term (i) is section 3.1's attention restricted to the chunk: a masked
-#    $C \times C$ score matrix (dot products $q^l_t \cdot s_{\tau-1}$ times decays) times the
-#    values $(1-\gamma_\tau) b_\tau$. Chunks do not depend on each other here: all $T/C$ of them
-#    are one batched matrix product.
-# 2. **Across chunks**, term (ii) reads the entering memory $P_{c-1}$ with the query, scaled by
-#    how much of it survives to $t$: everything written before the chunk, in one $S \times S$
-#    matrix instead of all the blocks of $A$ left of the diagonal.
-# 3. **The memory carried**, equation (iii), is the unrolled $P_t$ of the paragraph above at the
-#    chunk's last token $t = c + C - 1$: a recurrence of the running state's kind, over $T/C$ chunk-end memories of
-#    $S^2$ numbers instead of over $T$ tokens.
-#
-# The library's `readout.decayed_attention` is this algorithm written for any decayed linear
-# attention (query, key, value, log-decay); its code calls the entering memory `M_enter`, the
-# memory of section 3.2's linear attention, which in the readout **is** $P_{c-1}$. Its docstring
-# writes the decays as $\exp(\sum \log \gamma)$, which is $\prod \gamma$ kept finite.
-#
-# ### 6.2 The algorithm, written out
-#
-# One head, $P_{-1} = 0$, and (a teaching toy) $T$ a multiple of $C$; the loop over chunks is
-# equation (iii):
-
-# %%
-from tl_minimal.running_state import causal_decay, log_gate
-
-
-def pair_readout_chunked_toy(s_prev, b, gam, q_left, q_right, C):
-    """r_t = (P_t^T q^l_t) * q^r_t, P_{-1} = 0, one head: s_prev, b, q_left, q_right [T, S], gam [T]; T = N C."""
-    T, S = b.shape
-    N = T // C                                                      # number of chunks
-    keys, queries = s_prev.view(N, C, S), q_left.view(N, C, S)      # s_{tau-1}, q^l_t  [N, C, S]
-    values = ((1 - gam).unsqueeze(-1) * b).view(N, C, S)            # (1 - gamma_tau) b_tau  [N, C, S]
-    decay = causal_decay(log_gate(gam.view(N, C)))                  # [N, C(t), C(tau)]: prod_{u=tau+1..t} gamma_u
-    # (i) within each chunk: masked C x C scores times the values, all chunks in one matmul
-    scores = (queries @ keys.transpose(1, 2)) * decay               # [N, C, C]: w_{t,tau} (q^l_t . s_{tau-1}) / (1 - gamma_tau)
-    within = scores @ values                                        # [N, C, S]
-    # (ii) how much of the entering memory survives to token t: prod_{u=c..t} gamma_u
-    from_start = torch.cumprod(gam.view(N, C), dim=1)               # [N, C]
-    # (iii) what each chunk adds to the memory: sum_tau w_{end,tau} s_{tau-1} b_tau^T (last row of decay)
-    added = (keys * decay[:, -1, :].unsqueeze(-1)).transpose(1, 2) @ values  # [N, S, S]
-    P_enter, chunks = torch.zeros(S, S, dtype=b.dtype), []          # P_{-1} = 0
-    for n in range(N):                                              # T / C sequential steps
-        across = from_start[n].unsqueeze(-1) * (queries[n] @ P_enter)  # [C, S]: row t is (P_{c-1}^T q^l_t)^T, decayed
-        chunks.append(within[n] + across)
-        P_enter = from_start[n, -1] * P_enter + added[n]            # P_{c+C-1}, the next chunk's entering memory
-    return torch.cat(chunks) * q_right, P_enter                     # r [T, S], P_{T-1} [S, S]
-
-
-T_toy, S_toy = 8 * C, 4                                             # 8 chunks, one head of size 4
-toy = [torch.randn(T_toy, S_toy, generator=gen, dtype=torch.float64) for _ in range(4)]  # s_prev, b, q^l, q^r
-gam_toy = torch.rand(T_toy, generator=gen, dtype=torch.float64)     # weak and strong gates
-r_toy, P_toy = pair_readout_chunked_toy(toy[0], toy[1], gam_toy, toy[2], toy[3], C)
-as_library = [x.view(1, T_toy, 1, S_toy) for x in toy]              # [B, T, H, S] = [1, T, 1, S]
-for mode in ("loop", "fast"):
-    r_lib, P_lib = pair_readout(as_library[0], as_library[1], gam_toy.view(1, T_toy, 1), as_library[2],
-                                as_library[3], mode=mode, return_state=True)
-    print(f"T = {T_toy}, C = {C}: the chunked toy equals pair_readout(mode={mode!r}):",
-          torch.allclose(r_toy, r_lib[0, :, 0], rtol=1e-12), " final memory too:", torch.allclose(P_toy, P_lib[0, 0]))
 
 # %% [markdown]
-# The library's `mode="fast"` differs from the toy in two ways, both from notebook 01: a length that
-# is not a multiple of $C$ is padded with tokens that keep the memory ($\gamma = 1$) and write
-# nothing; and the loop over chunks (equation iii) is not a Python loop but `decayed_cumsum`, the
-# running state's own chunked function, applied to the $S^2$ numbers of each chunk's memory, so the
-# sequential part shrinks to a few levels of recursion. The forms agree on lengths that are not
-# multiples of $C$ too (`tests/model/test_readout.py` checks many more cases, and gradients):
-
-# %%
-def relative_error(x, y):
-    return ((x - y).norm() / y.norm()).item()
-
-
-for T_check in (1, 7, 129):
-    xs = [torch.randn(2, T_check, 4, 8, generator=gen, dtype=torch.float64) for _ in range(4)]
-    g = torch.rand(2, T_check, 4, generator=gen, dtype=torch.float64)
-    err = relative_error(pair_readout(*xs[:2], g, *xs[2:], mode="fast"), pair_readout(*xs[:2], g, *xs[2:], mode="loop"))
-    print(f"T = {T_check:3d}: fast vs loop rel. error < 1e-12: {err < 1e-12}")
-
-# %% [markdown]
-# ### 6.3 What it costs: more arithmetic, not less
+# ## 6. The fast form: notebook 03b
 #
-# Count the multiply-adds per head of every operation on an $S \times S$ matrix or a $C \times C$
-# block, in both forms alike; what is left out is elementwise work on vectors (order $TS$ or $TC$
-# in both forms).
+# Section 2 checked that `pair_readout(mode="fast")` gives the loop's $r_t$ without ever building
+# $P_t$; the rest of this notebook uses it that way. How it does it (the chunked algorithm of
+# notebook 01, with the pair memory carried from chunk to chunk), what it costs against the loop
+# and where its speed comes from is the continuation notebook
+# [`03b_chunked_readout.ipynb`](03b_chunked_readout.ipynb), to read after this one.
 #
-# - the **loop** (the specification): per token the memory is scaled, $\gamma_t P_{t-1}$ ($S^2$),
-#   one outer product $s_{t-1} b_t^\top$ is added into it ($S^2$), and it is read once,
-#   $P_t^\top q^l_t$ ($S^2$): $3TS^2$, in $T$ steps that each wait for the previous one;
-# - the **chunked** form: term (i) costs $C^2 S$ for the scores and $C^2 S$ for scores times values
-#   per chunk, $2TCS$ for the $T/C$ chunks (the masked half of each $C \times C$ block is computed
-#   too); the decay mask those scores are multiplied by is built by `causal_decay` as in notebook 01,
-#   a matmul of the chunk's $C$ log-gates with a constant $[C, C^2]$ 0/1 matrix, $C^3$ per chunk or
-#   $TC^2$ in all; term (ii) reads the entering memory once per token, $TS^2$; equation (iii) builds
-#   each chunk's addition, $CS^2$ per chunk or $TS^2$ in all, and carries the memory (scaling it and
-#   adding, the chunk's counterpart of the loop's $\gamma_t P_{t-1}$), $S^2$ per chunk or $TS^2/C$.
-#
-# So the chunked form costs $2TCS + TC^2 + 2TS^2 + TS^2/C$ against the loop's $3TS^2$: it saves the
-# loop's per-token scaling of $P$ (it scales once per chunk) and pays $2TCS + TC^2$ for the chunks'
-# scores and mask. With the paper's $S = 16$ and the library's $C$:
-
-# %%
-S_paper = 16
-print(f"multiply-adds per head, S = {S_paper}, C = {C}")
-print(f"{'T':>6s} {'loop 3TS^2':>12s} {'chunked':>12s} {'of it, mask':>12s} {'ratio':>6s}   "
-      f"sequential steps: loop, chunked (T/C)")
-for T_cost in (128, 2048, 8192):
-    loop_cost = 3 * T_cost * S_paper**2  # scale P, add the outer product, read: S^2 each, per token
-    mask_cost = (T_cost // C) * C**3  # causal_decay: [C] log-gates @ [C, C^2] 0/1 matrix, per chunk
-    chunk_cost = 2 * T_cost * C * S_paper + mask_cost + 2 * T_cost * S_paper**2 + (T_cost // C) * S_paper**2
-    print(f"{T_cost:>6,} {loop_cost:>12,} {chunk_cost:>12,} {mask_cost:>12,} {chunk_cost / loop_cost:>6.2f}   "
-          f"{T_cost:>6,}, {T_cost // C:>4,}")
-print(f"chunked / loop without the mask term: {(chunk_cost - mask_cost) / loop_cost:.2f}")
-
-# %% [markdown]
-# Read the ratio column: the chunked form does more arithmetic than the loop, at every length. The
-# mask column is the mask's share of it, and the last line gives the ratio without it. Notebook 01
-# says why the mask is built this way anyway: summed directly, the segments keep float32 gate
-# gradients accurate.
-
-# %% [markdown]
-# ### 6.4 Where the speed comes from, measured
-#
-# If the chunked form does more arithmetic, why is it the fast form? Two reasons, neither of them
-# arithmetic.
-#
-# - **Fewer sequential steps, each a big matrix product.** The loop's $T$ steps each do $S^2$ work
-#   (256 numbers at $S = 16$) and must wait for the step before; that is too little to keep a GPU,
-#   or a CPU's vector units, busy, and every step pays Python's and PyTorch's fixed cost per
-#   operation. The chunked form does its work in a handful of large batched matrix products over
-#   all chunks, batches and heads at once, and only the carry is sequential.
-# - **$P_t$ is never stored for every token.** To train, autograd keeps what the backward pass
-#   needs. The loop builds a new $S \times S$ memory at every token and keeps each one: $TS^2$
-#   numbers per head. The chunked form keeps the $C \times C$ scores ($TC$ numbers), the $T/C$
-#   chunk memories ($TS^2/C$) and the inputs.
-#
-# Both, measured on this machine for 8 sequences and 4 heads of $S = 16$ (float32 on the chosen
-# device; the forward pass only for the time, best of three; the numbers autograd saves for the
-# backward pass counted with `torch.autograd.graph.saved_tensors_hooks`). Notebook 08 times all
-# forms properly.
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-import time
-
-from tl_minimal.training.device import synchronize
-
-
-def saved_for_backward(fn):
-    """Run fn() and count the numbers autograd keeps for the backward pass (each tensor once)."""
-    seen = {}
-    def keep(x):
-        seen[(x.data_ptr(), x.shape, x.stride())] = x.numel()
-        return x
-    with torch.autograd.graph.saved_tensors_hooks(keep, lambda x: x):
-        fn()
-    return sum(seen.values())
-
-
-def best_time(fn, repeats=3):
-    fn()  # warm-up
-    best = float("inf")
-    for _ in range(repeats):  # best of three: the machine may be busy with other work
-        t0 = time.perf_counter()
-        fn()
-        synchronize(DEVICE)  # on a GPU, wait for the work to finish before reading the clock
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
-print(f"{'T':>6s} {'loop ms':>9s} {'fast ms':>9s} {'loop / fast':>12s}   numbers saved: {'loop':>11s} {'fast':>11s} {'loop / fast':>12s}")
-for T_time in config.pick((128, 512, 2048), (64, 128)):
-    xs = [torch.tanh(torch.randn(8, T_time, 4, 16, generator=gen)).to(DEVICE) for _ in range(4)]
-    g = torch.rand(8, T_time, 4, generator=gen).to(DEVICE)
-    ms, saved = {}, {}
-    for mode in ("loop", "fast"):
-        with torch.no_grad():
-            ms[mode] = 1000 * best_time(partial(pair_readout, xs[0], xs[1], g, xs[2], xs[3], mode=mode))
-        inputs = [x.clone().requires_grad_() for x in xs]
-        saved[mode] = saved_for_backward(partial(pair_readout, inputs[0], inputs[1], g, inputs[2], inputs[3], mode=mode))
-    print(f"{T_time:>6,} {ms['loop']:>9.1f} {ms['fast']:>9.1f} {ms['loop'] / ms['fast']:>12.1f}   "
-          f"{'':15s}{saved['loop']:>11,} {saved['fast']:>11,} {saved['loop'] / saved['fast']:>12.1f}")
-
-# %% [markdown]
-# Read the numbers saved first: they do not depend on the machine. The loop keeps a fresh
-# $S \times S$ memory for every token, $TS^2$ numbers per head on top of its inputs; the fast form
-# keeps its inputs, the $C \times C$ scores and the chunk memories, and the gap widens as $S$ grows
-# against $C$. The times show how the two forms compare on this machine, all arithmetic included:
-# the fast form's handful of large operations against the loop's $T$ small ones. That ratio
-# depends on the device and on how busy it is (notebook 08 measures the forms with care); what
-# does not depend on the machine is the count of sequential steps, $T$ against $T/C$ or fewer.
-
-# %% [markdown]
 # ## 7. The whole layer
 #
 # `TripleLatentMixer` puts the three steps together: from $n_t$ it makes the four tanh projections
@@ -714,6 +505,10 @@ def triple_latent_lm(tokens, W, n_layers, n_heads):
 # only acts while training, so the library model is put in eval mode):
 
 # %%
+def relative_error(x, y):
+    return ((x - y).norm() / y.norm()).item()
+
+
 reference = copy.deepcopy(models["triple_latent"]).to("cpu", torch.float64).eval()
 weights = reference.state_dict()  # the same tensors, by name
 cfg = reference.config
@@ -791,12 +586,6 @@ widgets.gate_widget(long_model, "Type a sentence here and press Enter.", key="ga
 #   pair memory is a KV cache folded into $S \times S$ numbers, with running states as keys.
 # - The key is the *previous* state, so the memory pairs a context with what followed it; tanh and
 #   convex writes bound every entry of $s$ and $P$ by 1; $q^r$ gates the read.
-# - The fast form is the chunked algorithm of notebook 01 with an $S \times S$ carried memory
-#   $P_{c-1}$ and $C \times C$ scores inside chunks: three equations (within, across, carried). It
-#   does *more* arithmetic than the loop ($2TCS + TC^2 + 2TS^2 + TS^2/C$, the $TC^2$ for the decay
-#   mask, against the loop's $3TS^2$); its speed
-#   comes from $T/C$ sequential steps of large matrix products instead of $T$ small ones, and from
-#   never storing $P_t$ for every token.
 # - The whole `triple_latent` model fits in a page of plain torch plus the three concept
 #   functions, and matches `build_model` to rounding.
 # - After 80 steps neither it nor the Transformer beats the unigram baseline; after 2,000 it does
@@ -805,4 +594,6 @@ widgets.gate_widget(long_model, "Type a sentence here and press Enter.", key="ga
 #   (GRU, HGRN) are shared with them: this layer's own is the combination (notebook 06b).
 #
 # **Exercise:** [`exercises/03_readout.ipynb`](exercises/03_readout.ipynb) ·
-# **Next:** [`04_slots.ipynb`](04_slots.ipynb), a cheaper memory than $S \times S$.
+# **Next:** [`03b_chunked_readout.ipynb`](03b_chunked_readout.ipynb), the readout's fast form: how
+# `pair_readout` gets $r_t$ without building $P_t$, what it costs, and where its speed comes from.
+

@@ -26,7 +26,7 @@
 # - read a paired comparison with 95% intervals, and say what the triple structure buys over its
 #   nearest relatives at the budget that was measured.
 #
-# **Prerequisites.** Notebooks 01-03 (the running state, the pair memory, the readout and its
+# **Prerequisites.** Notebooks 01-03b (the running state, the pair memory, the readout and its
 # chunked form), 05 (the hybrid's convolution); the paired interval of notebook 07 is explained
 # here in one paragraph. Every symbol is in the glossary of notebook `00_start_here.ipynb`, except
 # the few this notebook defines where it uses them.
@@ -137,7 +137,7 @@ o_pair = pair_readout(k, v / (1 - alpha).unsqueeze(-1), alpha, q, torch.ones_lik
 print("gla.gla == readout.pair_readout(key k, value v / (1 - alpha), right query 1):", close(o_gla, o_pair))
 
 # %% [markdown]
-# So the chunked form of GLA is the one notebook 03 derived (`gla.py` calls
+# So the chunked form of GLA is the one notebook 03b derived (`gla.py` calls
 # `readout.decayed_attention` itself). The difference between the two layers is the key (the
 # current token's, not a running state of earlier ones), the write (additive, not convex), the
 # single query, and what surrounds the memory: GLA's short convolution, output normalisation and
@@ -198,7 +198,7 @@ print("h3.h3_memory == sum over modes of c * gla.gla(q, kbar, v, constant decay)
 #       = (I - \eta_t k_t k_t^\top)\, M_{t-1} + \eta_t\, k_t v_t^\top, \qquad o_t = M_t^\top q_t .$$
 #
 # With $\eta_t = 1$ the value stored under $k_t$ is replaced. The memories of sections 1-2 only
-# decay and add, so they have a product of scalars between a write and a read, and notebook 03's
+# decay and add, so they have a product of scalars between a write and a read, and notebook 03b's
 # chunked form rests on that. Here the factor is a matrix, $I - \eta_t k_t k_t^\top$, and it
 # depends on the token. The chunked form still exists; it takes six steps. Take one head and one
 # chunk of $C$ tokens, entering with the memory $M_{c-1}$. Inside the chunk let $K, V, Q$ be the

@@ -23,7 +23,7 @@
 #   exact, and what it does to memory (quadratic before, linear after);
 # - know what still bounds the recurrent layers at short lengths.
 #
-# **Prerequisites:** notebooks 01-03 (the recurrences and their chunked form) and 06 (the
+# **Prerequisites:** notebooks 01-03b (the recurrences and their chunked form) and 06 (the
 # key-value read).
 #
 # **Time.** About 40 minutes: 40 of reading (2390 words at 150 a minute, 220 lines of code at 10, 5

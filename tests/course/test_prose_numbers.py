@@ -40,7 +40,7 @@ from tl_minimal.experiments import prose_numbers as pn
 from tl_minimal.experiments import results
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.py"))  # 03b and 06b too
 DOCUMENTS = [ROOT / "docs" / "paper.md", ROOT / "data" / "results" / "RECALL_STUDY.md"]
 ABOUT_THE_PAPER = {"paper.md"}  # notes on the paper: any sentence may quote the paper's numbers
 
