@@ -28,7 +28,7 @@
 # (queries, keys, values) as in a small Transformer; matrix-vector and outer products. Nothing
 # about linear attention or state-space models: the course builds it.
 #
-# **Time.** About 35 minutes: 37 of reading (3544 words at 150 a minute, 99 lines of code at 10, 7
+# **Time.** About 40 minutes: 38 of reading (3639 words at 150 a minute, 99 lines of code at 10, 7
 # figures at half a minute each) and a run of every cell in default mode, measured at 12 s (CPU 7 s,
 # peak 429 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -96,8 +96,9 @@ ax.legend(fontsize=9)
 plt.show()
 
 # %% [markdown]
-# These are counts, not timings. Notebook 08 measures them: on our CPU the next token of
-# `triple_latent` costs the same at context 2,048 as at 128 (`docs/paper.md` section 6.5). The
+# These are counts, not timings. The optional notebook 08 (after the course) measures them: on
+# our CPU the next token of `triple_latent` costs the same at context 2,048 as at 128
+# (`docs/paper.md` section 6.5). The
 # same layer also trains fast on whole sequences, through a *chunked* form that notebook 01
 # derives.
 #
@@ -222,7 +223,9 @@ plt.show()
 # | $D$ | size of one attention head's keys and values | `D` | 03 §3.2 |
 # | $M_t$ | the fixed $D \times D$ memory of attention without a softmax (linear attention) | `M` | 03 §3.2 |
 # | $\phi$ | linear attention's feature map | - | 03 §10 |
-# | $\eta_t$ | DeltaNet's write strength | - | 03 §10 |
+# | $\eta_t$ | DeltaNet's write strength (`beta` in `deltanet.py`) | - | 03 §10, 06b §3 |
+# | $\bar k_\tau$ | H3's shifted key: a short causal filter of the last keys | `kbar` (`h3.py`) | 03 §10, 06b §2.3 |
+# | $N$ | number of H3's decayed states per head | `n_modes` (`h3.py`) | 03 §10, 06b §2.3 |
 #
 # **Later notebooks.** Notebooks 04-06 open with a table of the symbols they introduce: 04 the
 # slots, 05 the convolution, 06 the key-value memory and its read gate; 07 defines its two (the
@@ -244,14 +247,15 @@ plt.show()
 #
 # | notebook | what you learn | needs | time |
 # |---|---|---|---|
-# | `00_start_here` | why a fixed-size state; the layer and model drawn; glossary; set-up | - | 35 min (runs in 12 s) |
-# | `01_running_state` | the gated moving average; its loop, fast and one-token step forms; the chunked algorithm behind the fast form, and its cost; half-lives; the training loop; a trained model's gates | 00 | 45 min (runs in 24 s) |
-# | `02_pair_memory` | outer products as a memory of pairs; the unrolled weights; a trained model's $P_t$ | 01 | 30 min (runs in 29 s) |
-# | `03_readout` | the readout as linear attention, in both directions; why the design; the whole model in a page; trained against a Transformer; related work | 02 | 60 min (runs in 37 s) |
+# | `00_start_here` | why a fixed-size state; the layer and model drawn; glossary; set-up | - | 40 min (runs in 12 s) |
+# | `01_running_state` | the gated moving average; its loop, fast and one-token step forms; the chunked algorithm behind the fast form, and its cost; half-lives; the training loop; a trained model's gates | 00 | 60 min (runs in 84 s) |
+# | `02_pair_memory` | outer products as a memory of pairs; the unrolled weights; a trained model's $P_t$ | 01 | 35 min (runs in 104 s) |
+# | `03_readout` | the readout as linear attention, in both directions; why the design; the whole model in a page; trained against a Transformer; related work | 02 | 65 min (runs in 118 s) |
 # | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 35 min (runs in 34 s) |
 # | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 25 min (runs in 48 s) |
 # | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state, trained on associative recall; optional: induction heads | 03, 05 | 60 min (runs in 192 s) |
-# | `07_paper_reproduction` | a fair comparison (what `transformer_plus_triple`'s 80-step lead measures); which of the paper's claims hold, with several seeds | 03-06 | 110 min (runs in 39 s) |
+# | `06b_family` | the relatives (simple GLA / Mamba-2, H3, DeltaNet) and the key-source ablations beside the layer; the delta rule's chunked form; what the triple structure buys, paired over seeds | 03, 05 | 25 min (runs in 12 s) |
+# | `07_paper_reproduction` | a fair comparison (what `transformer_plus_triple`'s 80-step lead measures); which of the paper's claims hold, with several seeds | 03-06 | 115 min (runs in 39 s) |
 # | `08_speed` | loop, fast and step forms timed; the cost of the next token | 01-03 | 40 min (runs in 44 s) |
 #
 # Exercises 01-06 (`notebooks/exercises/`) follow the notebook of the same number; each takes

@@ -24,9 +24,9 @@
 # **Prerequisites.** Notebook 00 (the layer figure and the glossary). PyTorch: broadcasting,
 # `torch.cumprod`, batched matrix products.
 #
-# **Time.** About 45 minutes: 45 of reading (2514 words at 150 a minute, 228 lines of code at 10, 11
-# figures at half a minute each) and a run of every cell in default mode, measured at 24 s (CPU
-# 21 s, peak 625 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 60 minutes: 57 of reading (3536 words at 150 a minute, 283 lines of code at 10, 11
+# figures at half a minute each) and a run of every cell in default mode, measured at 84 s (CPU
+# 20 s, peak 622 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
 # ## 1. Where the running state sits, and what it computes
 #
@@ -78,6 +78,9 @@ diagrams.layer_diagram(highlight="s")
 plt.show()
 
 # %% [markdown]
+# In the figure, look for the highlighted box: the running state $s_t$, the first of the layer's
+# three steps, fed by the normalized input and read by the two steps after it.
+#
 # | symbol | code (`tl_minimal/running_state.py`) | shape | meaning |
 # |---|---|---|---|
 # | $a_t$ | `a` | `[B, T, H, S]` | what token $t$ writes |
@@ -195,6 +198,10 @@ diagrams.chunk_diagram(T=4 * C, C=C)
 plt.show()
 
 # %% [markdown]
+# Look for the two kinds of block: the blue $C \times C$ triangles on the diagonal are all that is
+# ever built (the hatched blocks never are), and the arrows from chunk to chunk are the only
+# sequential part.
+#
 # The whole algorithm for one head, written out (a teaching toy: $T$ a multiple of $C$; the loop over
 # chunks is step 3):
 
@@ -232,22 +239,86 @@ print(f"T = {8 * C}, C = {C}: the chunked toy equals the library's loop:", torch
 #   to keep a GPU (or a CPU's vector units) busy;
 # - the **full matrix** of section 3: $T^2 S$, all in parallel, but quadratic;
 # - the **chunked** form: $T C S$ inside chunks (each of the $T/C$ chunks costs $C^2 S$), plus
-#   $T S$ to add the entering states, plus $(T/C) S$ for the carry: linear in $T$, with only $T/C$
-#   sequential steps.
+#   $T S$ to add the entering states, plus $(T/C) S$ for the carry; and the **decay mask** itself.
+#   `causal_decay` builds each chunk's $C \times C$ matrix of segment sums
+#   $\sum_{u=\tau+1}^{t} \log\lambda_u$ as one matmul of the chunk's $C$ log-gates with a constant
+#   0/1 matrix of shape $[C, C^2]$ (column $(t, \tau)$ has a 1 in each row $\tau + 1, \dots, t$): $C \cdot C^2 = C^3$
+#   per chunk, $T C^2$ in all. With $C = S$ that term is as large as the $T C S$ of the chunks'
+#   products, so it doubles the chunked count. Linear in $T$ all the same, with only $T/C$ sequential
+#   steps.
 
 # %%
 S_paper = 16
 print(f"multiply-adds per head, S = {S_paper}, C = {C}")
-print(f"{'T':>6s} {'loop':>10s} {'full matrix':>14s} {'chunked':>10s}   sequential steps: loop, chunked")
+print(f"{'T':>6s} {'loop':>10s} {'full matrix':>14s} {'chunked':>10s} {'of it, mask':>12s}   "
+      f"sequential steps: loop, chunked")
 for T in (128, 2048, 8192):
     loop_cost = T * S_paper
     full_cost = T * T * S_paper
-    chunk_cost = T * C * S_paper + T * S_paper + (T // C) * S_paper
-    print(f"{T:>6,} {loop_cost:>10,} {full_cost:>14,} {chunk_cost:>10,}   {T:>6,}, {T // C:>4,}")
+    mask_cost = (T // C) * C**3  # causal_decay: [C] log-gates @ [C, C^2] 0/1 matrix, per chunk
+    chunk_cost = T * C * S_paper + T * S_paper + (T // C) * S_paper + mask_cost
+    print(f"{T:>6,} {loop_cost:>10,} {full_cost:>14,} {chunk_cost:>10,} {mask_cost:>12,}   {T:>6,}, {T // C:>4,}")
+print(f"chunked / loop: {chunk_cost / loop_cost:.1f}; without the mask term it would be "
+      f"{(chunk_cost - mask_cost) / loop_cost:.1f}")
 
 # %% [markdown]
-# The chunked form does about $C$ times the loop's arithmetic, in $C$ times fewer sequential
-# steps, and $T / C$ times less than the full matrix. The library's `mode="fast"` is this
+# The chunked form does about $C + C^2/S$ times the loop's arithmetic ($2C$ when $C = S$: the ratio
+# printed last), in $C$ times fewer sequential steps, and far less than the full matrix.
+#
+# **Why the mask is built with a $C^3$ matmul.** There is a cheaper way to get every segment sum:
+# take the running sum of the log-gates once ($C$ additions) and subtract: the sum from
+# $\tau + 1$ to $t$ is the running sum at $t$ minus the running sum at $\tau$ (in the code below,
+# `G_t - G_tau`). Same numbers in exact arithmetic, and the forward pass in float32 is nearly as
+# good. The trouble is the gradient. A gate near 0 has a log-gate of -10, -20 or less, so the
+# running sum grows large in a few tokens, and the difference of two large numbers keeps only the
+# rounding error of each; the backward pass of the difference sums gradients of both signs into the
+# same running sums, which cancel the same way. The chain rule of
+# $\log\lambda$ then divides that absolute error by $\lambda$: for a gate near 0 it is larger than
+# the gradient itself. Summing each segment directly, as the 0/1 matmul does, never forms the large
+# running sums. The cell below builds both forms and compares their float32 gradients with respect
+# to the gates against float64 ($C$ as above, gates $\sigma(z)$ with $z \sim 8\,\mathcal{N}(0, 1)$,
+# so many sit near 0 or 1; a random weighted sum of the decays as the loss):
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+def segment_sums_by_difference(log_lam):  # [..., C] -> decay [..., C, C] via G_t - G_tau
+    G = torch.cumsum(log_lam, dim=-1)  # [..., C]
+    seg = G.unsqueeze(-1) - G.unsqueeze(-2)  # [..., C(t), C(tau)]
+    above = torch.ones(seg.shape[-1], seg.shape[-1], dtype=torch.bool).triu(1)
+    return torch.exp(seg.masked_fill(above, float("-inf")))  # zeros above the diagonal
+
+
+def gate_gradient(form, z, weights, dtype):
+    lam_g = torch.sigmoid(z.to(dtype)).detach().requires_grad_()  # the gates, [N, C]
+    (form(log_gate(lam_g)) * weights.to(dtype)).sum().backward()
+    return lam_g.grad.double()
+
+
+z_gate = 8 * torch.randn(256, C, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+loss_weights = torch.randn(256, C, C, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+exact = gate_gradient(causal_decay, z_gate, loss_weights, torch.float64)
+log_lam64 = log_gate(torch.sigmoid(z_gate))  # [N, C]
+print("float64: the two forms give the same decays:",
+      torch.allclose(segment_sums_by_difference(log_lam64), causal_decay(log_lam64)))
+used = exact != 0  # the first gate of a chunk is in no segment: its gradient is exactly 0 in both forms
+lam_used = torch.sigmoid(z_gate)[used]
+for name, form in (("direct sums (causal_decay)", causal_decay), ("difference G_t - G_tau", segment_sums_by_difference)):
+    g32 = gate_gradient(form, z_gate, loss_weights, torch.float32)[used]
+    rel = (g32 - exact[used]).abs() / exact[used].abs()
+    bad = rel > 0.01
+    typical = f"; their median gate {lam_used[bad].median():.0e}" if bad.any() else ""
+    print(f"float32, {name:27s}: {int(bad.sum()):5,} of {rel.numel():,} gate gradients off by more "
+          f"than 1%; worst relative error {rel.max():.1e}{typical}")
+
+# %% [markdown]
+# Read the last two lines: with direct sums no float32 gradient is off by more than 1%; with the
+# difference form hundreds are, the worst by orders of magnitude, and they belong to gates near 0
+# (their median is printed), the gates that forget, whose gradient decides when to keep instead.
+# That is worth $T C^2$ multiply-adds, which are cheap ones: a single batched matmul with a constant
+# matrix. (A middle way, summing short sub-chunks directly and combining them in log space, would
+# cost less; the library keeps the one simple form.)
+#
+# The library's `mode="fast"` is this
 # algorithm for all batches and heads at once (`running_state.decayed_cumsum`), with two
 # refinements. A length that is not a multiple of $C$ is padded with tokens that keep the state
 # and write nothing. And the recurrence over chunk ends (step 3) is not a Python loop: it is the
@@ -285,7 +356,60 @@ for T in (128, 2048, 8192):
 # %% [markdown]
 # Each level cuts the length by $C$ (padding it up to a multiple of $C$ first), so the number of
 # levels grows like $\log_C T$, printed above. Notebook 03 applies the same idea to the pair
-# memory's readout, and notebook 08 times all forms.
+# memory's readout, and the optional speed notebook 08 (outside the 00-07 path) times all forms.
+#
+# ### 4.1 The associative scan: the same recursion with chunks of two
+#
+# One token's step multiplies the state by $\lambda_t$ and adds $(1-\lambda_t)\,a_t$: a step is a
+# pair (multiplier, addition). Two consecutive steps make one step of the same kind:
+#
+# $$
+# s_t = \lambda_t \lambda_{t-1}\, s_{t-2} + \big[\lambda_t (1-\lambda_{t-1})\, a_{t-1} + (1-\lambda_t)\, a_t\big],
+# $$
+#
+# the multiplier $\lambda_t \lambda_{t-1}$ and the addition in brackets. Combining (multiplier,
+# addition) pairs this way is **associative**: any bracketing of a run of steps gives the same step. Any
+# associative operation has a parallel prefix **scan** (Blelloch, 1990). Combine neighbouring tokens
+# in pairs ($T/2$ combinations, all independent), solve the half-length problem the same way, then
+# fill in each even position from its left neighbour ($T/2$ more). Each level halves the length,
+# so the **work** is about $T + T/2 + T/4 + \dots \approx 2T$ combinations of $S + 1$
+# multiply-adds, $O(TS)$ like the loop, and the **depth** (rounds that must wait for each other) is
+# $2 \log_2 T$, $O(\log T)$. The library's recursion is this scan with chunks of $C$ instead of pairs:
+# $C$ times more arithmetic, but in matmuls that hardware does at full speed, and $\log_C T$ levels
+# instead of $\log_2 T$. Written out, and counted:
+
+# %%
+def scan_in_pairs(lam, add, count):
+    """s_t = lam_t s_{t-1} + add_t, s_{-1} = 0, by pairwise combination: lam [T], add [T, S], T a power of 2."""
+    T, S = add.shape
+    if T == 1:
+        return add.clone()
+    count["rounds"] += 2  # one round combining pairs, one filling in
+    # steps 2k and 2k+1 combined: (multiplier, addition) from s_{2k-1} straight to s_{2k+1}
+    lam_pair = lam[1::2] * lam[0::2]  # [T/2]
+    add_pair = lam[1::2, None] * add[0::2] + add[1::2]  # [T/2, S]
+    s = torch.empty_like(add)
+    s[1::2] = scan_in_pairs(lam_pair, add_pair, count)  # the odd positions: the half-length problem
+    s[0] = add[0]
+    s[2::2] = lam[2::2, None] * s[1:-1:2] + add[2::2]  # each even position from its left neighbour
+    count["madds"] += (T // 2) * (S + 1) + (T // 2 - 1) * S
+    return s
+
+
+for T in (128, 2048, 8192):
+    a_r = torch.randn(T, S_paper, generator=gen, dtype=torch.float64)  # [T, S]
+    lam_r = torch.rand(T, generator=gen, dtype=torch.float64)  # [T]
+    count = {"rounds": 0, "madds": 0}
+    s_scan = scan_in_pairs(lam_r, (1 - lam_r)[:, None] * a_r, count)  # addition (1 - lambda_t) a_t
+    same = torch.allclose(s_scan, running_state(a_r.view(1, T, 1, S_paper), lam_r.view(1, T, 1), mode="loop")[0, :, 0])
+    print(f"T = {T:5,}: equals the loop: {same};  multiply-adds {count['madds']:>8,} "
+          f"= {count['madds'] / (T * S_paper):.2f} x the loop's T S;  rounds {count['rounds']} = 2 log2 T")
+
+# %% [markdown]
+# The scan does about twice the loop's arithmetic, whatever $T$, in a number of rounds that grows
+# only like $\log_2 T$: 26 rounds instead of 8,192 steps at $T = 8{,}192$ (the last line). On a GPU
+# with thousands of cores that is the better trade for very long sequences; Mamba's kernels use
+# such a scan. For the short chunks of this course, matmuls win.
 #
 # ## 5. Loop, fast and step: three forms, one set of numbers
 #
@@ -324,7 +448,8 @@ print(f"float32 on the device: fast vs loop rel. error < 1e-5: {err < 1e-5}")
 
 # %% [markdown]
 # A taste of the timing (best of five; which form wins, and by how much, depends on the machine and
-# how busy it is: read the two lines and their ratio; notebook 08 measures the forms properly):
+# how busy it is: read the two lines and their ratio; the optional speed notebook 08, outside the
+# 00-07 path, measures the forms properly):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -374,6 +499,9 @@ plots.pulse_memory([0.5, 0.8, 0.95], T=40)
 plt.show()
 
 # %% [markdown]
+# Look at where each curve crosses half its starting height: after about one token for
+# $\lambda = 0.5$, far later for 0.95, which also starts lower (it writes only $1 - \lambda$).
+#
 # **At initialization every gate is about 0.5.** The model computes $\lambda_t = \sigma(W_\lambda
 # n_t + c_\lambda)$ with small random $W_\lambda$ and $c_\lambda = 0$ (the reference code's
 # initialization), so $\lambda_t \approx \sigma(0) = 0.5$: a half-life of about **one token**.
@@ -385,6 +513,9 @@ plt.show()
 widgets.pulse_memory_widget(lam=0.9)
 
 # %% [markdown]
+# Drag $\lambda$ towards 1 and look at where the curve crosses half its height: it moves slowly at
+# first, then fast, since $\ln(1/2)/\ln\lambda$ grows like $\ln 2/(1-\lambda)$ near 1.
+#
 # ## 7. Training a model: the loop, once
 #
 # Every notebook trains its models the same way, and this is the one place the training loop is
@@ -406,7 +537,7 @@ widgets.pulse_memory_widget(lam=0.9)
 
 # %%
 from tl_minimal.checks import checked_ids
-from tl_minimal.training.protocols import protocol
+from tl_minimal.training.protocols import chunk_eval_set, protocol
 from tl_minimal.training.recipes import build, fit, make_sampler
 from tl_minimal.training.train import clip_options, make_optimizer, seed_everything
 
@@ -469,9 +600,9 @@ fig.axes[0].legend(fontsize=9)
 plt.show()
 
 # %% [markdown]
-# After 80 steps (a small part of the training text, seen once: notebook 00, section 7.1, prints
-# how much) the training loss has fallen fast but
-# is still *above* the unigram line: the model has not yet learned even the byte frequencies as
+# Look at the end of the curve against the dashed line. After 80 steps (a small part of the
+# training text, seen once: notebook 00, section 7.1, prints how much) the training loss has fallen
+# fast but is still *above* the unigram line: the model has not yet learned even the byte frequencies as
 # well as a count would, let alone much context. Keep that in mind when reading what its gates do.
 #
 # ## 8. The gates of a trained model
@@ -492,8 +623,14 @@ long_model, long_record = shipped_or_retrained("triple_latent", RETRAIN, train_s
 LONG = long_record["steps"]
 print(f"made by: {long_record['command']}  ({long_record['train_seconds'] / 60:.1f} min of training on "
       f"{long_record['threads']} CPU thread)")
+# its validation BPB scores the protocol's first chunks: the unigram baseline on those same bytes (notebook 00, 7.1)
+record_chunks = protocol("lm", eval_batches=long_record["protocol"]["eval_batches"],
+                         eval_batch_size=long_record["protocol"]["eval_batch_size"])
+UNIGRAM_CHUNKS = unigram_bits(train_split.tokens, chunk_eval_set(valid_split.tokens, record_chunks)[1],
+                              data_text.VOCAB_SIZE)
 print(f"{LONG} steps: training loss {long_record['loss_log']['loss'][-1] / math.log(2):.3f} bits per byte at the "
-      f"last step, validation BPB {long_record['val_bpb']:.3f} (unigram baseline {UNIGRAM_BPB:.3f})")
+      f"last step, validation BPB {long_record['val_bpb']:.3f} (unigram baseline on the same "
+      f"{record_chunks.eval_batches * record_chunks.eval_batch_size:,} chunks: {UNIGRAM_CHUNKS:.3f})")
 
 # %% [markdown]
 # We read the running-state gates $\lambda$ on one sentence through `model.internals` (which runs
@@ -515,12 +652,21 @@ plots.gate_heatmaps(lam_long, labels, name="λ", title=f"running-state gate λ a
 plt.show()
 
 # %% [markdown]
-# In half-lives, per layer and head (the mean over the sentence's tokens):
+# Look for rows of one colour (a head that keeps the same amount at every token) against rows that
+# change with the byte: after 80 steps the colours barely vary along a row; after 2,000 they do.
+#
+# In half-lives, per layer and head. A head's gate changes from token to token, so which average?
+# Over the sentence, a write decays by the product of the gates, $\prod_t \lambda_t =
+# \exp(T\, \overline{\ln \lambda})$ with $\overline{\ln \lambda}$ the mean of $\ln\lambda_t$
+# over the tokens: the same decay as a constant gate $\exp(\overline{\ln \lambda})$. Its
+# half-life, the **half-life of the average decay**, is $\ln(1/2) / \overline{\ln \lambda}$.
+# (Averaging the per-token half-lives instead would let one token with $\lambda$ near 1, a
+# half-life in the hundreds, outweigh every other.)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-def mean_half_life(lam_g):  # [L, T, H] -> [L, H]
-    return (math.log(0.5) / torch.log(lam_g)).mean(dim=1)
+def mean_half_life(lam_g):  # [L, T, H] -> [L, H]: ln(1/2) / mean_t ln(lambda_t)
+    return math.log(0.5) / log_gate(lam_g).mean(dim=1)
 
 
 fig, ax = plt.subplots(figsize=(7, 3))
@@ -531,30 +677,28 @@ for i, (label, lam_g) in enumerate([("initialization", lam_init), (f"{history['s
     ax.bar([k + 0.27 * i for k in range(L * H)], mean_half_life(lam_g).flatten(), width=0.27, label=label)
 ax.set_xticks([k + 0.27 for k in range(L * H)], names, rotation=45)
 ax.set_xlabel("layer and head")
-ax.set_ylabel("mean half-life (tokens)")
+ax.set_ylabel("half-life of the mean decay (tokens)")
 ax.set_title("how far back each head's running state remembers")
 ax.legend(fontsize=9)
 plt.show()
 for steps, lam_g in ((history["steps"], lam_trained), (LONG, lam_long)):
     for layer in range(L):
-        print(f"{steps} steps, layer {layer}: mean half-life per head",
+        print(f"{steps} steps, layer {layer}: half-life of the mean decay per head",
               [round(v, 2) for v in mean_half_life(lam_g)[layer].tolist()])
     print(f"{steps} steps: λ from {lam_g.min():.2f} to {lam_g.max():.2f}; its spread over the tokens (std, mean "
           f"over heads) per layer {[round(v, 2) for v in lam_g.std(dim=1).mean(1).tolist()]}")
 
 # %% [markdown]
-# Training moved the gates, and not towards a longer memory. After 80 steps every head's mean
-# half-life has dropped from about one token to about 0.5-0.75 tokens ($\lambda$ around 0.25-0.4): in
-# the first steps the cheapest gain is to predict the next byte from the last one or two, and a state
-# that forgets quickly does that well. After 2,000 steps the mean half-lives are *still* below one
-# token (0.24-0.77, layer 2 the shortest): even the longer-trained model does not use its running
+# Look at the bar heights against one token. Training moved the gates, and not towards a longer
+# memory. After 80 steps every head's half-life of the mean decay has dropped from about one token to
+# 0.49-0.75 tokens: in the first steps the cheapest gain is to predict the next byte from the last one
+# or two, and a state that forgets quickly does that well. After 2,000 steps the half-lives are
+# *still* below one token (0.22-0.61, layer 2 the shortest): even the longer-trained model does not use its running
 # state as a long memory, on average. What 2,000 steps taught is *when* to keep: $\lambda$ now
 # depends on the byte being read. Its range over the sentence widens from 0.20-0.65 to 0.01-0.77,
 # and its spread over the tokens grows in every layer (printed above); in the heatmap, head 3 of
 # layer 2 keeps more at the spaces between words while the other heads of that layer forget almost
-# everything. (The gates start at 0.5, where the reference code puts them. Exercise 01 asks what
-# changes when they start long: `fit("triple_latent", lm, overrides={"lam_bias": 3.0})` starts them
-# near $\sigma(3) = 0.95$, a half-life of about 13 tokens.)
+# everything. (The gates start at 0.5, where the reference code puts them.)
 #
 # Finally the state itself, in the 2,000-step model: the $S = 16$ numbers of head 0 in the first
 # layer, token by token.
@@ -568,6 +712,10 @@ plots.matrix_heatmap(s_head.T, xlabels=labels, title=f"running state s_t of laye
 plt.show()
 
 # %% [markdown]
+# Look at the columns: the state is redrawn at almost every byte instead of holding a value across
+# a word, and every space between words ( ␣ ) gives nearly the same column. With half-lives under a
+# token, the state describes the last byte or two.
+#
 # ## 9. Play
 #
 # Type your own sentence: the heatmaps show the 2,000-step model's gates on it (the menu switches
@@ -579,15 +727,19 @@ plt.show()
 widgets.gate_widget(long_model, sentence, key="lam")
 
 # %% [markdown]
+# Look for the bytes where a head's colour jumps: there the gate decides to keep or to forget.
+#
 # ## Summary
 #
 # - The running state is a gated moving average, $s_t = \lambda_t s_{t-1} + (1-\lambda_t) a_t$,
 #   with $s_{-1} = 0$; one keep gate per head and token.
 # - Unrolled, it is one lower-triangular $T \times T$ matrix: parallel but quadratic. The
 #   **chunked** form keeps only the $C \times C$ diagonal blocks and carries the state at chunk ends:
-#   $T C S$ work instead of $T^2 S$, and $T/C$ sequential steps instead of $T$ (the library's fast
+#   $T C (S + C)$ work instead of $T^2 S$ (the $T C^2$ builds the decay mask by direct segment sums,
+#   which keeps float32 gate gradients accurate), and $T/C$ sequential steps instead of $T$ (the library's fast
 #   form recurses over the chunk ends instead, a few levels of about $\log_C T$). Loop, fast and
-#   one-token step agree to rounding error.
+#   one-token step agree to rounding error. The associative scan reaches the same states in $O(TS)$
+#   work and $O(\log T)$ depth.
 # - A keep gate $\lambda$ means a memory length (half-life) of $\ln(1/2)/\ln\lambda$ tokens: one
 #   token at the initial $\lambda \approx 0.5$.
 # - Training is forward, loss, backward, clip, step; `fit` does it in one call. Its history is in

@@ -21,9 +21,9 @@
 # **Prerequisites.** Notebook 01 (the running state $s_t$, the unrolled sum, `fit`). The outer
 # product of two vectors.
 #
-# **Time.** About 30 minutes: 28 of reading (1536 words at 150 a minute, 133 lines of code at 10, 8
-# figures at half a minute each) and a run of every cell in default mode, measured at 29 s (CPU
-# 26 s, peak 580 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 35 minutes: 34 of reading (2093 words at 150 a minute, 159 lines of code at 10, 9
+# figures at half a minute each) and a run of every cell in default mode, measured at 104 s (CPU
+# 25 s, peak 584 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
 # ## 1. Where the pair memory sits, and what it computes
 #
@@ -80,12 +80,16 @@ from tl_minimal.pair_memory import pair_memory, pair_memory_at, pair_memory_step
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import unigram_bits
-from tl_minimal.views import diagrams, plots, widgets
+from tl_minimal.views import diagrams, plots, plots_capacity, widgets
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
 diagrams.layer_diagram(highlight="P")
 plt.show()
+
+# %% [markdown]
+# In the figure, look for the highlighted box: the pair memory $P_t$, fed by the running state
+# before the token, $s_{t-1}$, and the new write $b_t$.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -98,7 +102,9 @@ print(f"smoke mode: {config.smoke()}   training steps: {STEPS}   device: {DEVICE
 #
 # A toy with one head and $S = 3$. To make the picture readable, the three states before each
 # token are the unit vectors $\delta_0, \delta_1, \delta_2$ ($\delta_i$ has a 1 at entry $i$, zeros elsewhere) ("contexts") and the writes are three different
-# vectors; the gate is $\gamma = 0.5$ throughout. Written out with `torch.outer`:
+# vectors; the gate is $\gamma = 0.5$ throughout. Written out with `torch.outer` (the outer product,
+# its rank, and the identity behind notebook 03's read are on the [linear-algebra
+# page](../docs/linear_algebra.md), each with a three-line PyTorch check):
 
 # %%
 s_prev_toy = torch.eye(3, dtype=torch.float64)  # s_{t-1} for t = 0, 1, 2: delta_0, delta_1, delta_2
@@ -137,6 +143,9 @@ plots.outer_product_step(s_prev_toy[2], b_toy[2], P_by_hand[1], P_by_hand[2], ga
 plt.show()
 
 # %% [markdown]
+# Look at row 2 of the new memory: the outer product $\delta_2 b_2^\top$ is zero except in row 2,
+# so this token changes only that row, while $\gamma$ halves the rows written before.
+#
 # **Why this is a memory of pairs.** Multiply $P$ from the left by a context, $\delta_i^\top P_t$: with
 # orthogonal contexts that picks out row $i$, the write that followed $\delta_i$, scaled by how much
 # it has faded. The same numbers written as a column are $P_t^\top \delta_i$, the transpose of the
@@ -147,11 +156,71 @@ plt.show()
 P2 = P_by_hand[-1]
 for i in range(3):
     read = P2.T @ s_prev_toy[i]  # P^T delta_i
-    print(f"P_2^T e_{i} = {read.numpy().round(3)}   = {read.norm().item() / b_toy[i].norm().item():.3f} x b_{i}")
+    print(f"P_2^T δ_{i} = {read.numpy().round(3)}   = {read.norm().item() / b_toy[i].norm().item():.3f} x b_{i}")
 
 # %% [markdown]
-# With real, overlapping states the rows mix (the memory has only $S$ rows for any number of
-# pairs), which is the price of compressing the pairs into $S \times S$ numbers.
+# ### 2.1 What the running state cannot store
+#
+# Give the same three pairs to both memories of the layer, with the library's own functions
+# (`tl_minimal.course.pair_toy`, which calls `running_state` and `pair_memory`): the running state
+# of notebook 01 reads the writes $b_0, b_1, b_2$ with $\lambda = 0.5$, the pair memory reads each
+# write beside its context $\delta_i$ with $\gamma = 0.5$. Then ask each, for every context, "what
+# followed $\delta_i$?". The running state is one vector of $S$ numbers, so its answer is the same
+# whatever is asked; the pair memory answers with $P^\top \delta_i$. Each table gives the cosine
+# of the answer to question $i$ (rows) with the stored write $b_j$ (columns); a perfect memory has
+# 1 on the diagonal.
+
+# %%
+from tl_minimal.course import pair_toy
+
+reads = pair_toy.read_both(s_prev_toy, b_toy, gam=gam_toy, lam=0.5)  # {name: [3 questions, S]}
+for name, answer in reads.items():
+    table = pair_toy.cosine_table(answer, b_toy)  # [question i, write j]
+    right = int((table.argmax(dim=1) == torch.arange(3)).sum())
+    print(f"{name}: cosine of the answer to 'what followed δ_i?' with b_j (rows i, columns j); "
+          f"{right} of 3 answered with their own write\n{table.numpy().round(2)}")
+
+# %% [markdown]
+# The running state's three rows are identical: it holds a blend of the writes, weighted towards
+# the latest, and cannot say which one followed which context. The pair memory's diagonal is 1:
+# each context brings back its own write. That is what the extra $S \times S$ numbers buy.
+#
+# ### 2.2 How many pairs fit: interference
+#
+# Three orthogonal contexts fit in $S = 3$ dimensions. The memory has only $S$ rows, though, and at
+# most $S$ contexts can be orthogonal: store more pairs than $S$ and the reads mix. Store 20 pairs
+# in a memory of $S = 8$, with contexts as far apart as 8 dimensions allow
+# (`pair_toy.spread_contexts`) and a gate near 1 so that nothing fades, and ask for each pair:
+
+# %%
+gen = torch.Generator().manual_seed(0)
+contexts_20 = pair_toy.spread_contexts(20, 8, gen)  # [n = 20, S = 8] unit contexts
+writes_20 = torch.randn(20, 8, generator=gen, dtype=torch.float64)  # [20, 8]
+table_20 = pair_toy.cosine_table(pair_toy.read_both(contexts_20, writes_20, gam=0.999, lam=0.5)["pair memory"],
+                                 writes_20)  # [20 questions, 20 writes]
+own = table_20.diagonal()
+print(f"20 pairs in S = 8: {int((table_20.argmax(dim=1) == torch.arange(20)).sum())} of 20 answered with their "
+      f"own write; cosine with it from {own.min():.2f} to {own.max():.2f} (1 for a clean read)")
+
+# %% [markdown]
+# `pair_toy.recall_curve` repeats this for every number of pairs from 1 to 20, over many random
+# draws, and counts the fraction of pairs recalled, for $S = 8$ and for the paper's $S = 16$:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+N_PAIRS, TRIALS = 20, config.pick(200, 20)
+curves = {S_toy: pair_toy.recall_curve(S_toy, N_PAIRS, trials=TRIALS) for S_toy in (8, 16)}
+plots_capacity.recall_vs_pairs(curves)
+plt.show()
+for S_toy, recall in curves.items():
+    print(f"S = {S_toy:2d}: recall with {S_toy} pairs {recall[S_toy - 1]:.0%}, with {N_PAIRS} pairs {recall[-1]:.0%}")
+
+# %% [markdown]
+# Look for where each line leaves 100%: right after its dashed line, where the pairs number $S$. Up to $S$ pairs the
+# contexts are orthogonal and every read is clean; beyond, every extra pair blurs all the others,
+# and recall falls steadily (the lines printed). The capacity of the pair memory is about $S$
+# cleanly separable pairs per head, set by its size (a model's contexts are not chosen to be this
+# far apart). Storing $S \times S$ numbers buys $S$ separable pairs instead of one blended vector.
 #
 # ## 3. The unrolled sum, and memory at chosen positions
 #
@@ -214,7 +283,7 @@ print("sum of the weights + weight of P_-1 = 1:", round(w[0, 0, :, 0].sum().item
 # %%
 # NBVAL_IGNORE_OUTPUT
 from tl_minimal.course.shipped import shipped_or_retrained
-from tl_minimal.training.protocols import protocol
+from tl_minimal.training.protocols import chunk_eval_set, protocol
 from tl_minimal.training.recipes import fit
 
 lm = protocol("lm", steps=STEPS)
@@ -228,9 +297,15 @@ long_model, long_record = shipped_or_retrained("triple_latent", RETRAIN, train_s
 LONG = long_record["steps"]
 bits = [v / math.log(2) for v in history["loss"]]  # history is in nats: / ln 2 -> bits per byte
 print(f"{history['steps']} steps in {history['seconds']:.0f} s; training loss {bits[0]:.3f} -> {bits[-1]:.3f} "
-      f"bits per byte (unigram baseline: {UNIGRAM_BPB:.3f})")
+      f"bits per byte (unigram baseline on the whole validation split: {UNIGRAM_BPB:.3f})")
+# its validation BPB scores the protocol's first chunks: the unigram baseline on those same bytes (notebook 00, 7.1)
+record_chunks = protocol("lm", eval_batches=long_record["protocol"]["eval_batches"],
+                         eval_batch_size=long_record["protocol"]["eval_batch_size"])
+UNIGRAM_CHUNKS = unigram_bits(train_split.tokens, chunk_eval_set(valid_split.tokens, record_chunks)[1],
+                              data_text.VOCAB_SIZE)
 print(f"{LONG} steps (made by: {long_record['command']}, {long_record['train_seconds'] / 60:.1f} min of training): "
-      f"validation BPB {long_record['val_bpb']:.3f}")
+      f"validation BPB {long_record['val_bpb']:.3f} (unigram baseline on the same "
+      f"{record_chunks.eval_batches * record_chunks.eval_batch_size:,} chunks: {UNIGRAM_CHUNKS:.3f})")
 
 # %% [markdown]
 # The memory of the first layer, per head (columns), after reading the token named in each
@@ -252,11 +327,16 @@ plots.pair_memory_grid(snap_long, labels, title=f"P_t of layer 0 after {LONG} tr
 plt.show()
 
 # %% [markdown]
+# Look at the pattern inside each panel: a single stripe (one column pattern times one row pattern)
+# is a memory of one pair; a patchwork is several pairs at once. The effective rank below counts it.
+
+# %% [markdown]
 # How many directions does a memory use? Its singular values say: one large and the rest near zero
 # is a rank-one memory (one outer product), several of similar size a memory that holds several
 # pairs. One number sums them up, the **effective rank**: the exponential of the entropy of the
-# singular values divided by their sum (1 for rank one, 16 for 16 equal ones). Per layer, the mean
-# over heads and over every position of the sentence:
+# singular values divided by their sum (1 for rank one, 16 for 16 equal ones; the
+# [linear-algebra page](../docs/linear_algebra.md) explains singular values and checks this
+# definition). Per layer, the mean over heads and over every position of the sentence:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -288,7 +368,8 @@ ax.legend(fontsize=9)
 plt.show()
 
 # %% [markdown]
-# After 80 steps the memory is close to rank one (an effective rank of 1.04-1.43 per layer): each
+# Compare the two bars of each head: the taller the bar, the more pairs that head's memory holds at
+# once. After 80 steps the memory is close to rank one (an effective rank of 1.04-1.43 per layer): each
 # $P_t$ is dominated by the latest outer product $s_{t-1} b_t^\top$, which is why the panels of the
 # first grid look like stripes, a column pattern times a row pattern. After 2,000 steps every layer
 # uses more directions (1.59-2.42), and the panels of the second grid are no longer single stripes:
@@ -313,6 +394,9 @@ axes[-1].set_xlabel("token just read")
 plt.show()
 
 # %% [markdown]
+# Look for whether a line climbs along the sentence, a memory that accumulates, or rises and falls
+# with the tokens, a memory that keeps only the last few pairs.
+#
 # The gate that decides this, $\gamma_t$, per layer, head and token of the 2,000-step model, and
 # its mean per layer after 80 and after 2,000 steps:
 
@@ -327,7 +411,8 @@ for steps, gam_g in ((history["steps"], gam_trained), (LONG, gam_long)):
           "; spread over tokens (std, mean over heads)", [round(v, 2) for v in gam_g.std(dim=1).mean(1).tolist()])
 
 # %% [markdown]
-# Like the running-state gate of notebook 01, $\gamma$ starts near $\sigma(0) = 0.5$, and 80 steps
+# In the heatmap, look for differences between the layers (rows of panels) and for columns that
+# change colour with the byte. Like the running-state gate of notebook 01, $\gamma$ starts near $\sigma(0) = 0.5$, and 80 steps
 # move it *down* in every layer (means 0.349-0.43), nearly the same at every token. After 2,000 steps
 # the layers differ: the first is back at about 0.5, the last is lower still, and the gate now varies
 # with the byte read (its spread over the tokens, 0.11-0.14, is two to six times the 80-step one).
@@ -344,6 +429,9 @@ for steps, gam_g in ((history["steps"], gam_trained), (LONG, gam_long)):
 widgets.pair_memory_widget(snaps[LONG][0], labels, title=f"P_t of layer 0 ({LONG} steps)")
 
 # %% [markdown]
+# Look at how much each head's panel changes from one token to the next: a memory that keeps little
+# is redrawn at almost every step.
+#
 # ## Summary
 #
 # - The pair memory adds, at every token, the outer product of the context before the token

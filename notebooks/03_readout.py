@@ -30,9 +30,9 @@
 # **Prerequisites.** Notebooks 01 (running state, the chunked algorithm, `fit`) and 02 (pair
 # memory). Softmax attention: queries, keys, values, the KV cache.
 #
-# **Time.** About 60 minutes: 60 of reading (4063 words at 150 a minute, 295 lines of code at 10, 6
-# figures at half a minute each) and a run of every cell in default mode, measured at 37 s (CPU
-# 34 s, peak 854 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 65 minutes: 61 of reading (4227 words at 150 a minute, 298 lines of code at 10, 6
+# figures at half a minute each) and a run of every cell in default mode, measured at 118 s (CPU
+# 32 s, peak 808 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
 # ## 1. Where the readout sits, and what it computes
 #
@@ -166,7 +166,8 @@ plt.show()
 #
 # Now start from attention. For one query $q_t$ over keys $k_\tau$ and values $v_\tau$ (vectors of
 # $D$ numbers each, one attention head), *without* a softmax, move the scalar $q_t \cdot k_\tau = k_\tau^\top q_t$ to the right of $v_\tau$ and pull
-# the query out of the sum:
+# the query out of the sum (the [linear-algebra page](../docs/linear_algebra.md) checks this identity
+# in three lines of PyTorch, with outer products and rank):
 #
 # $$
 # \sum_{\tau \le t} (q_t \cdot k_\tau)\, v_\tau
@@ -399,31 +400,43 @@ for T_check in (1, 7, 129):
 # %% [markdown]
 # ### 6.3 What it costs: more arithmetic, not less
 #
-# Count the multiply-adds of the outer and matrix products per head (the elementwise gate
-# scalings are fewer in both forms and left out):
+# Count the multiply-adds per head of every operation on an $S \times S$ matrix or a $C \times C$
+# block, in both forms alike; what is left out is elementwise work on vectors (order $TS$ or $TC$
+# in both forms).
 #
-# - the **loop** (the specification): per token one outer product $s_{t-1} b_t^\top$ added into
-#   $P$ ($S^2$) and one read $P_t^\top q^l_t$ ($S^2$): $2TS^2$, in $T$ steps that each wait for
-#   the previous one;
+# - the **loop** (the specification): per token the memory is scaled, $\gamma_t P_{t-1}$ ($S^2$),
+#   one outer product $s_{t-1} b_t^\top$ is added into it ($S^2$), and it is read once,
+#   $P_t^\top q^l_t$ ($S^2$): $3TS^2$, in $T$ steps that each wait for the previous one;
 # - the **chunked** form: term (i) costs $C^2 S$ for the scores and $C^2 S$ for scores times values
 #   per chunk, $2TCS$ for the $T/C$ chunks (the masked half of each $C \times C$ block is computed
-#   too); term (ii) reads the entering memory once per token, $TS^2$; equation (iii) builds each
-#   chunk's addition, $CS^2$ per chunk or $TS^2$ in all, and carries the memory, $S^2$ per chunk or
-#   $TS^2/C$.
+#   too); the decay mask those scores are multiplied by is built by `causal_decay` as in notebook 01,
+#   a matmul of the chunk's $C$ log-gates with a constant $[C, C^2]$ 0/1 matrix, $C^3$ per chunk or
+#   $TC^2$ in all; term (ii) reads the entering memory once per token, $TS^2$; equation (iii) builds
+#   each chunk's addition, $CS^2$ per chunk or $TS^2$ in all, and carries the memory (scaling it and
+#   adding, the chunk's counterpart of the loop's $\gamma_t P_{t-1}$), $S^2$ per chunk or $TS^2/C$.
 #
-# So the chunked form costs $2TCS + 2TS^2 + TS^2/C$: the loop's $2TS^2$ **plus** $2TCS + TS^2/C$.
-# With the paper's $S = 16$ and $C = 16$, $2TCS = 2TS^2$ and the chunked form does about twice the
-# loop's arithmetic:
+# So the chunked form costs $2TCS + TC^2 + 2TS^2 + TS^2/C$ against the loop's $3TS^2$: it saves the
+# loop's per-token scaling of $P$ (it scales once per chunk) and pays $2TCS + TC^2$ for the chunks'
+# scores and mask. With the paper's $S = 16$ and the library's $C$:
 
 # %%
 S_paper = 16
 print(f"multiply-adds per head, S = {S_paper}, C = {C}")
-print(f"{'T':>6s} {'loop 2TS^2':>12s} {'chunked':>12s} {'ratio':>6s}   sequential steps: loop, chunked (T/C)")
+print(f"{'T':>6s} {'loop 3TS^2':>12s} {'chunked':>12s} {'of it, mask':>12s} {'ratio':>6s}   "
+      f"sequential steps: loop, chunked (T/C)")
 for T_cost in (128, 2048, 8192):
-    loop_cost = 2 * T_cost * S_paper**2
-    chunk_cost = 2 * T_cost * C * S_paper + 2 * T_cost * S_paper**2 + (T_cost // C) * S_paper**2
-    print(f"{T_cost:>6,} {loop_cost:>12,} {chunk_cost:>12,} {chunk_cost / loop_cost:>6.2f}   "
+    loop_cost = 3 * T_cost * S_paper**2  # scale P, add the outer product, read: S^2 each, per token
+    mask_cost = (T_cost // C) * C**3  # causal_decay: [C] log-gates @ [C, C^2] 0/1 matrix, per chunk
+    chunk_cost = 2 * T_cost * C * S_paper + mask_cost + 2 * T_cost * S_paper**2 + (T_cost // C) * S_paper**2
+    print(f"{T_cost:>6,} {loop_cost:>12,} {chunk_cost:>12,} {mask_cost:>12,} {chunk_cost / loop_cost:>6.2f}   "
           f"{T_cost:>6,}, {T_cost // C:>4,}")
+print(f"chunked / loop without the mask term: {(chunk_cost - mask_cost) / loop_cost:.2f}")
+
+# %% [markdown]
+# Read the ratio column: the chunked form does more arithmetic than the loop, at every length. The
+# mask column is the mask's share of it, and the last line gives the ratio without it. Notebook 01
+# says why the mask is built this way anyway: summed directly, the segments keep float32 gate
+# gradients accurate.
 
 # %% [markdown]
 # ### 6.4 Where the speed comes from, measured
@@ -561,10 +574,10 @@ print(f"{LONG} steps: made by {long_record['command']} ({long_record['train_seco
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-PAPER_BPB = {"transformer": 5.124}  # docs/paper.md section 5.1; triple_latent: "below 5.124", no number
+PAPER_BPB = {"transformer": 5.124, "triple_latent": 5.022}  # the paper's main table: docs/paper.md section 5.1
 print(f"{'model':14s} {'params':>8s} {'training s':>10s} {'BPB (ours)':>11s} {'BPB (paper)':>12s}")
 for variant, model in models.items():
-    paper = f"{PAPER_BPB[variant]:.3f}" if variant in PAPER_BPB else "< 5.124"
+    paper = f"{PAPER_BPB[variant]:.3f}"
     print(f"{variant:14s} {count_parameters(model):>8,} {histories[variant]['seconds']:>10.1f} "
           f"{bpb[variant]:>11.3f} {paper:>12s}")
 print(f"{'unigram':14s} {'':>8s} {'':>10s} {UNIGRAM_BPB:>11.3f}   (byte frequencies, no context)")
@@ -721,31 +734,39 @@ print("logits", tuple(ours.shape), "relative error:", round(relative_error(ours,
 # Section 3.2 showed the common root: attention without a softmax folds into a fixed-size memory.
 # The layers below differ in what they store, how they forget, and how they read. Per head, $D$ is
 # the key and value size of section 3.2 ($S$ here), $t$ the position of the token being generated.
+# Notebook `06b_family.ipynb` builds GLA, H3 and DeltaNet from the course's functions and trains them.
 #
 # | layer | stores | forgets | reads | cost per generated token | reference |
 # |---|---|---|---|---|---|
 # | softmax attention (the `transformer` baseline) | every key and value: the KV cache, $2tD$ | never (a window, if any, drops old tokens) | softmax of $q \cdot k_\tau / \sqrt{D}$ over all $t$ keys, weighted sum of values | $O(tD)$ time and memory, growing | Vaswani et al. 2017, arXiv:1706.03762 |
 # | linear attention | $M = \sum_\tau \phi(k_\tau) v_\tau^\top$ ($D \times D$; $\phi$ a fixed positive feature map, e.g. $\operatorname{elu}(\cdot) + 1$) and a normalizer $\sum_\tau \phi(k_\tau)$ | never: a plain sum | $M^\top \phi(q)$ divided by $\phi(q) \cdot \sum_\tau \phi(k_\tau)$ | $O(D^2)$ | Katharopoulos et al. 2020, arXiv:2006.16236 |
-# | RetNet | $M$ ($D \times D$) | a fixed decay per head, the same for every token | $M^\top q$, then a normalization and a gate | $O(D^2)$ | Sun et al. 2023, arXiv:2307.08621 |
+# | RetNet | $M$ ($D \times D$) | a fixed decay per head, the same for every token | $M^\top q$, with $q$ and $k$ rotated by their positions (xPos, a relative position encoding), then a normalization and a gate | $O(D^2)$ | Sun et al. 2023, arXiv:2307.08621; xPos: Sun et al. 2022, arXiv:2212.10554 |
+# | H3 | $N$ states of shifted keys times values, $\bar k_\tau v_\tau^\top$ (a diagonal state-space model) | a fixed decay per state, the same for every token | the states read with $q$ (a multiplicative read), summed | $O(N D^2)$ | Fu et al. 2023, arXiv:2212.14052 |
 # | GLA (gated linear attention) | $M$ ($D \times D$, or keys and values of different sizes) | a data-dependent decay per key dimension (a vector gate) | $M^\top q$, then an output gate | $O(D^2)$ | Yang et al. 2023, arXiv:2312.06635 |
-# | Mamba-2 / SSD | a state matrix per head (state size times head width, the same shape as $M$) | a data-dependent *scalar* decay per head (in the paper's notation, the exponential of a learned step size times a learned negative rate) | the state read with a query-like projection (Mamba-2's names: the query is `C`, the key `B`, the value `x`) | $O(D^2)$ | Dao and Gu 2024, arXiv:2405.21060 |
+# | Mamba-2 / SSD | a state matrix per head (state size times head width, the same shape as $M$) | a data-dependent *scalar* decay per head (`exp(Δ A)`: a learned step size times a learned negative rate) | the state read with a query-like projection (Mamba-2's names: the query is `C`, the key `B`, the value `x`) | $O(D^2)$ | Dao and Gu 2024, arXiv:2405.21060; Mamba: Gu and Dao 2023, arXiv:2312.00752 |
 # | DeltaNet | $M$ ($D \times D$) | no decay: a write *replaces* what is stored under its key (delta rule, $M \leftarrow M + \eta_t\, k_t (v_t - M^\top k_t)^\top$, with a write strength $\eta_t \in (0, 1)$) | $M^\top q$ | $O(D^2)$ | Yang et al. 2024, arXiv:2406.06484; fast weights: Schlag et al. 2021, arXiv:2102.11174 |
 # | **triple-latent** (this course) | $s$ ($S$) and $P$ ($S \times S$) | data-dependent scalar keep gates $\lambda_t, \gamma_t$ per head, convex writes | $(P^\top q^l) \odot q^r$ | $O(S^2)$ | arXiv:2606.05175; `docs/paper.md` |
 #
-# **Where the triple-latent layer differs.**
-# - *The key is a second recurrence.* Everywhere else the key is a projection of the token being
-#   written; here it is the running state before it, $s_{\tau-1}$, so the memory pairs a context
-#   with its continuation (section 3.3).
-# - *Convex writes and tanh keep it bounded* without a normalizer (section 4); the others either
-#   divide by a normalizer (linear attention), normalize the output (RetNet and others), or correct
-#   the stored value (DeltaNet).
+# **What the triple-latent layer shares, and what is its own.**
+# - *The key comes from earlier tokens*, $s_{\tau-1}$, so the memory pairs a context with its
+#   continuation (section 3.3). Not new: H3 shifts its keys; Mamba, Mamba-2 and
+#   flash-linear-attention's DeltaNet put a 4-tap causal convolution on their inputs; Based
+#   (Arora et al. 2024, arXiv:2402.18668) uses short convolutions; RWKV a token shift (Peng et
+#   al. 2023, arXiv:2305.13048). Particular here: the key is a *gated running state*, its length
+#   learned through $\lambda_t$.
+# - *Convex writes and tanh keep it bounded* without a normalizer (section 4). Convex writes are
+#   also the GRU's (Cho et al. 2014, arXiv:1406.1078), minGRU's (Feng et al. 2024,
+#   arXiv:2410.01201) and HGRN's and HGRN2's (Qin et al. 2023, arXiv:2311.04823; 2024,
+#   arXiv:2404.07904); Mamba scales its input by about `(1 - exp(Δ A)) / |A|`. Others divide by
+#   a normalizer (linear attention), normalize the output (RetNet), or correct the stored value
+#   (DeltaNet).
 # - *One scalar gate per head*, data-dependent: the granularity of Mamba-2, coarser than GLA's
-#   per-dimension gate, unlike RetNet's fixed decay. Scalar gates are what make the chunked form
-#   of notebook 01 so simple.
+#   per-dimension gate, unlike RetNet's and H3's fixed decays. Scalar gates are what make the
+#   chunked form of notebook 01 so simple.
 # - *Writes accumulate, nothing is overwritten*: two writes under similar keys are averaged, not
 #   replaced as in DeltaNet, so exact recall of one earlier token is hard; notebook 06 adds an
 #   exact key-value memory for that (`docs/paper.md` section 1).
-# - *An elementwise right query* $q^r$ gates the read (section 4).
+# - *An elementwise right query* $q^r$ gates the read (section 4), like GLA's output gate.
 #
 # All of them share the two properties this course cares about: a chunked, parallel form for
 # training (notebook 01) and a constant-size state for generation (notebook 00).
@@ -772,14 +793,16 @@ widgets.gate_widget(long_model, "Type a sentence here and press Enter.", key="ga
 #   convex writes bound every entry of $s$ and $P$ by 1; $q^r$ gates the read.
 # - The fast form is the chunked algorithm of notebook 01 with an $S \times S$ carried memory
 #   $P_{c-1}$ and $C \times C$ scores inside chunks: three equations (within, across, carried). It
-#   does *more* arithmetic than the loop ($2TCS + TS^2/C$ on top of the loop's $2TS^2$); its speed
+#   does *more* arithmetic than the loop ($2TCS + TC^2 + 2TS^2 + TS^2/C$, the $TC^2$ for the decay
+#   mask, against the loop's $3TS^2$); its speed
 #   comes from $T/C$ sequential steps of large matrix products instead of $T$ small ones, and from
 #   never storing $P_t$ for every token.
 # - The whole `triple_latent` model fits in a page of plain torch plus the three concept
 #   functions, and matches `build_model` to rounding.
 # - After 80 steps neither it nor the Transformer beats the unigram baseline; after 2,000 it does
 #   and writes words, but still reads only a few bytes back. Related layers differ in what they store, how they forget and how
-#   they read; this one's distinctive parts are its context keys and its convex writes.
+#   they read; keys from earlier tokens (H3, short convolutions, a token shift) and convex writes
+#   (GRU, HGRN) are shared with them: this layer's own is the combination (notebook 06b).
 #
 # **Exercise:** [`exercises/03_readout.ipynb`](exercises/03_readout.ipynb) ·
 # **Next:** [`04_slots.ipynb`](04_slots.ipynb), a cheaper memory than $S \times S$.

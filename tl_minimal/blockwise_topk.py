@@ -128,11 +128,9 @@ def select_top_k(qn, kn, n_visible, k: int, scale, logw=None, key_block: int = K
 
 def top_k_read(qn, kn, values, n_visible, k: int, scale, logw=None, key_block: int = KEY_BLOCK,
                query_block: int = QUERY_BLOCK, plain: bool = False):
-    """The blockwise read: (m [B, T, A], alpha [B, T, k], index [B, T, k]); alpha and index carry
-    no gradient. Inputs as :func:`select_top_k`'s, plus values [B, N, A].
-
-    Ten parameters: the read's own (as kv_read's), the two block sizes, which tests shrink so that
-    short sequences cross many block edges, and ``plain`` (the form below, for the tests)."""
+    """The blockwise read: (m [B, T, A], alpha [B, T, k], index [B, T, k]); alpha and index carry no
+    gradient. Inputs as :func:`select_top_k`'s, plus values [B, N, A]; the block sizes (tests shrink
+    them to cross many block edges) and ``plain`` (the form below, which the tests compare)."""
     scale = torch.as_tensor(scale, dtype=qn.dtype, device=qn.device)
     kept, index = select_top_k(qn, kn, n_visible, k, scale, logw, key_block, query_block)  # [B, T, k]
     if not plain:  # kernels.top_k_sum: same numbers, O(T k) kept for the backward (tests/model/test_kernels.py)

@@ -170,13 +170,15 @@ def check_layer_input(n, d_model: int) -> torch.Tensor:
     return n
 
 
-def check_state(state, shapes: dict, like: torch.Tensor, keys_text: str) -> tuple:
+def check_state(state, shapes: dict, like: torch.Tensor, keys_text: str | None = None) -> tuple:
     """A mixer's carried state: None (nothing carried: returns one None per key) or a dict with
     exactly the keys of ``shapes``, each a tensor of that shape with ``like``'s dtype and device;
-    returns its tensors in the order of ``shapes``. ``keys_text`` describes the keys in the error."""
+    returns its tensors in the order of ``shapes``. ``keys_text`` describes the keys in the error
+    (default: each key with its shape)."""
     if state is None:
         return (None,) * len(shapes)
     if not isinstance(state, dict) or set(state) != set(shapes):
+        keys_text = keys_text or ", ".join(f"'{key}' {list(shape)}" for key, shape in shapes.items())
         raise ValueError(f"state must be None or a dict with keys {keys_text}")
     for key, shape in shapes.items():
         check_sequence(f"state['{key}']", state[key], len(shape), like=like, shape=shape)
@@ -192,12 +194,14 @@ def check_conv_kernel(kernel: int, causal: bool) -> int:
     return kernel
 
 
-def check_conv_input(x: torch.Tensor, weight: torch.Tensor) -> None:
-    """x [B, T, d] with the d the kernel weight [d, d, k] expects."""
+def check_conv_input(x: torch.Tensor, weight: torch.Tensor, causal: bool = True, state=None) -> None:
+    """x [B, T, d] with the d the kernel weight [d, d, k] expects; a carried state only if causal."""
     if x.dim() != 3:
         raise ValueError(f"x must be [B, T, d], got shape {tuple(x.shape)}")
     if x.shape[-1] != weight.shape[1]:
         raise ValueError(f"x has d={x.shape[-1]} but the kernel expects d={weight.shape[1]}")
+    if not causal and state is not None:
+        raise ValueError("the symmetric (causal=False) convolution cannot continue from a state")
 
 
 def check_can_step(causal: bool) -> None:

@@ -53,17 +53,14 @@ def _left_context(x: torch.Tensor, weight: torch.Tensor, causal: bool, state=Non
         # causal: the k-1 inputs before position 0 are the carried state (or zeros)
         past = state if state is not None else x.new_zeros(B, k - 1, d)  # [B, k-1, d]
         return torch.cat([past, x], dim=1)  # [B, k-1+T, d]
-    if state is not None:
-        raise ValueError("the symmetric (causal=False) convolution cannot continue from a state")
     # symmetric: (k-1)/2 zeros on each side, so position t also sees t+1 .. t+(k-1)/2
-    half = (k - 1) // 2
-    pad = x.new_zeros(B, half, d)  # [B, (k-1)/2, d]
+    pad = x.new_zeros(B, (k - 1) // 2, d)  # [B, (k-1)/2, d]
     return torch.cat([pad, x, pad], dim=1)  # [B, k-1+T, d]
 
 
 def conv_loop(x, weight, bias, causal: bool = True, state=None) -> torch.Tensor:
     """Reference: y_t = GELU(c + sum_i W[:, :, i] x_{t-(k-1)+i}) (causal) as an explicit sum."""
-    check_conv_input(x, weight)                                     # input check (checks.py)
+    check_conv_input(x, weight, causal, state)                      # input checks (checks.py)
     k, T = weight.shape[-1], x.shape[1]
     xp = _left_context(x, weight, causal, state)  # [B, k-1+T, d]
     pre = bias.expand(x.shape[0], T, -1)  # [B, T, d]
@@ -75,7 +72,7 @@ def conv_loop(x, weight, bias, causal: bool = True, state=None) -> torch.Tensor:
 
 def conv_fast(x, weight, bias, causal: bool = True, state=None) -> torch.Tensor:
     """Fast form: the same sum as one F.conv1d over the padded sequence."""
-    check_conv_input(x, weight)                                     # input check (checks.py)
+    check_conv_input(x, weight, causal, state)                      # input checks (checks.py)
     xp = _left_context(x, weight, causal, state)  # [B, k-1+T, d]
     # conv1d wants channels first: [B, d, time]
     pre = F.conv1d(xp.transpose(1, 2), weight, bias)  # [B, d, T]
@@ -107,10 +104,6 @@ class LocalConv(Recorder, nn.Module):
         self.kernel, self.causal, self.mode = kernel, causal, check_mode(mode)
         self.conv = nn.Conv1d(d_model, d_model, kernel)  # weight [d, d, k], bias [d]
         self.drop = nn.Dropout(dropout)
-
-    def init_state(self, batch_size: int, like: torch.Tensor) -> torch.Tensor:
-        self.check_can_step()
-        return like.new_zeros(batch_size, self.kernel - 1, self.conv.in_channels)  # [B, k-1, d]
 
     def check_can_step(self) -> None:
         """Raise NotImplementedError if this convolution cannot continue from a carried state."""

@@ -12,16 +12,21 @@ and names its settings; the registry adds both tables to its own (``DEFAULTS``, 
     triple_key_shift    the triple-latent layer, key a_{tau-1} (a token shift)  state_dim, mode, gam_bias
     triple_key_current  the triple-latent layer, key a_tau (the written token)  state_dim, mode, gam_bias
     conv_only           triple_hybrid with lambda = gamma = 0 (no memory)       state_dim, mode, the conv
+    transformer_rope    the Transformer with rotary positions, no learned table  (none)
 """
 
 from __future__ import annotations
+
+import torch
+from torch import nn
 
 from .deltanet import DeltaNetMixer
 from .gla import GLAMixer
 from .h3 import H3Mixer
 from .key_source import KeySourceMixer
 from .model_config import ModelConfig
-from .models import LanguageModel, TripleHybridLM
+from .models import LanguageModel, TransformerLM, TripleHybridLM
+from .transformer import CausalSelfAttention
 
 # the relatives: a mode, and the kernel of their short causal convolution (4, as in Mamba-2 and
 # flash-linear-attention); always causal, so they take no conv_causal
@@ -32,6 +37,7 @@ FAMILY_SETTINGS: dict[str, dict] = {
     "triple_key_shift": {**ABLATION, "gam_bias": 0.0},  # no lambda to learn: the key is a_{tau-1}
     "triple_key_current": {**ABLATION, "gam_bias": 0.0},
     "conv_only": {**ABLATION, "conv_kernel": 5, "conv_causal": True},  # the hybrid's convolution
+    "transformer_rope": {},
 }
 
 
@@ -88,5 +94,28 @@ class ConvOnlyLM(TripleHybridLM):
         return key_source_mixer(config, "shift", memory=False)
 
 
+class NoPositions(nn.Module):
+    """Stands in for the learned position table where attention rotates q and k instead: pos_t = 0."""
+
+    def __init__(self, d_model: int):
+        super().__init__()
+        self.register_buffer("zero", torch.zeros(d_model), persistent=False)  # [d]
+
+    def forward(self, positions):
+        return self.zero.expand(len(positions), -1)  # [T, d]
+
+
+class TransformerRoPELM(TransformerLM):
+    """transformer_rope: the Transformer with rotary positions (transformer.py: rotary) in place of W_pos."""
+
+    def make_mixer(self, config):
+        return CausalSelfAttention(config.d_model, config.n_heads, rotary=True)
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.pos = NoPositions(config.d_model)
+
+
 FAMILY_CLASSES = {"gla": GLALM, "h3": H3LM, "deltanet": DeltaNetLM, "triple_key_shift": TripleKeyShiftLM,
-                  "triple_key_current": TripleKeyCurrentLM, "conv_only": ConvOnlyLM}
+                  "triple_key_current": TripleKeyCurrentLM, "conv_only": ConvOnlyLM,
+                  "transformer_rope": TransformerRoPELM}

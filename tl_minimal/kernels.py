@@ -6,6 +6,7 @@ same (:func:`decay_exp` differs from ``torch.exp`` only below ~1e-37). tests/mod
 each autograd function equal to its plain form, gradients too.
 
 What is here
+    DEFAULT_CHUNK       tokens per chunk of the chunked forms (any size gives the same numbers)
     heads_first         [B, T, H, ...] -> [B, H, T, ...] (a view, no copy)
     decay_exp           exp(x) for x <= 0, never on the CPU's slow path
     tanh_heads          tanh of a projection, handed out heads-first; its backward writes dz
@@ -21,6 +22,9 @@ from __future__ import annotations
 import math
 
 import torch
+
+# 16 tokens per chunk: fastest measured on a 2-core CPU for T = 128 and T = 2048 (S = 16)
+DEFAULT_CHUNK = 16
 
 
 def heads_first(x: torch.Tensor) -> torch.Tensor:

@@ -88,12 +88,6 @@ QUERY_ALIGNS = ("previous", "current")
 READ_GATES = ("scalar", "query_vector")  # g_t from e_{t-1} (the code's) or from q_t (as printed)
 
 
-def score_scale_value(score_scale, assoc_dim: int) -> float:
-    """beta as a number: the setting ``score_scale`` itself, or for the word "printed" the paper's
-    printed score, exp(q^ . k^ / sqrt(d_a)) = exp(beta cos) with beta = 1/sqrt(D_kv)."""
-    return 1.0 / math.sqrt(assoc_dim) if score_scale == "printed" else score_scale
-
-
 def _kept_count(top_k, n: int) -> int | None:
     """How many of n entries a read keeps by topk (sorted by score); None = all, in memory order."""
     return None if top_k is None or top_k == "all" else min(int(top_k), n)
@@ -249,7 +243,8 @@ class KVFusion(Recorder, nn.Module):
         self.supersede = nn.Parameter(torch.tensor(1.0)) if c.supersede else None
         # beta = exp(log_score_scale): a parameter when learnable, a constant buffer otherwise;
         # beta = 1/sqrt(D_kv) for score_scale="printed": exp(beta cos(q, k)) = exp(q^ . k^ / sqrt(d_a))
-        log_beta = torch.tensor(math.log(score_scale_value(c.score_scale, c.assoc_dim)))
+        beta = 1.0 / math.sqrt(c.assoc_dim) if c.score_scale == "printed" else c.score_scale
+        log_beta = torch.tensor(math.log(beta))
         if c.learnable_score_scale:
             self.log_score_scale = nn.Parameter(log_beta)
         else:
@@ -266,14 +261,10 @@ class KVFusion(Recorder, nn.Module):
         e_last = state["e_last"] if state is not None else e.new_zeros(B, d)  # e_{t0-1} (0 at start)
         e_before = torch.cat([e_last[:, None], e[:, :-1]], dim=1)  # [B, T, d]: e_{t-1} for each t
         # new entries, one per token t of this call: (k_{t-1}, v_t); none for t = 0
-        k_new, v_new = self.key(e_before), self.value(e)  # [B, T, D_kv]
-        logw_new = None
-        if self.write_gate is not None:
-            # log omega_j = log sigmoid(w_w . e_j + b_w), from the entry's key token
-            logw_new = F.logsigmoid(self.write_gate(e_before))[..., 0]  # [B, T]
         first = 1 if t0 == 0 else 0
-        keys, values = k_new[:, first:], v_new[:, first:]  # [B, N_new, D_kv]
-        logw = logw_new[:, first:] if logw_new is not None else None
+        keys, values = self.key(e_before)[:, first:], self.value(e)[:, first:]  # [B, N_new, D_kv]
+        # log omega_j = log sigmoid(w_w . e_j + b_w), from the entry's key token (with a write gate)
+        logw = None if self.write_gate is None else F.logsigmoid(self.write_gate(e_before))[:, first:, 0]  # [B, N_new]
         if state is not None:
             keys = torch.cat([state["k"], keys], dim=1)  # [B, N, D_kv]
             values = torch.cat([state["v"], values], dim=1)
@@ -293,11 +284,8 @@ class KVFusion(Recorder, nn.Module):
         # g_t = sigmoid(w_g . e_src + b_g), one scalar per token ("scalar"), or
         # g_t = sigmoid(W_g q_t + b_g), one gate per entry of m_t ("query_vector", the printed form)
         g = torch.sigmoid(self.read_gate(src if self.read_gate_form == "scalar" else q))  # [B, T, 1 or D_kv]
-        if self.gate_outside_norm:
-            z = g * self.norm(self.out(m))  # [B, T, d]
-        else:
-            # z_t = LN(W_m (g_t * m_t))
-            z = self.norm(self.out(g * m))  # [B, T, d]
+        # z_t = LN(W_m (g_t * m_t)), or with gate_outside_norm g_t LN(W_m m_t)
+        z = g * self.norm(self.out(m)) if self.gate_outside_norm else self.norm(self.out(g * m))  # [B, T, d]
         # one number per token for the plots: the scalar gate, or the vector gate's mean (and itself)
         gates = {"read_gate": g[..., 0]} if self.read_gate_form == "scalar" else \
             {"read_gate": g.mean(-1), "read_gate_vector": g}

@@ -40,10 +40,8 @@ def pair_memory_step(P_prev: torch.Tensor | None, s_prev_t: torch.Tensor, b_t: t
     # outer(s_{t-1}, b_t)[i, j] = s_{t-1}[i] b_t[j]
     outer = s_prev_t.unsqueeze(-1) * b_t.unsqueeze(-2)              # [B, H, S, S]
     gam_t = gam_t[..., None, None]                                  # [B, H, 1, 1]
-    if P_prev is None:
-        return (1 - gam_t) * outer
-    # P_t = gamma_t P_{t-1} + (1 - gamma_t) outer(s_{t-1}, b_t)
-    return gam_t * P_prev + (1 - gam_t) * outer                     # [B, H, S, S]
+    # P_t = gamma_t P_{t-1} + (1 - gamma_t) outer(s_{t-1}, b_t)      (P_{-1} = 0)
+    return (1 - gam_t) * outer + (0 if P_prev is None else gam_t * P_prev)  # [B, H, S, S]
 
 
 def pair_memory(s_prev: torch.Tensor, b: torch.Tensor, gam: torch.Tensor, P0: torch.Tensor | None = None,

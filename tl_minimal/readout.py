@@ -41,18 +41,10 @@ import torch
 from torch import nn
 
 from .checks import check_form, check_layer_input, check_positive_ints, check_readout_inputs, check_state
-from .kernels import decay_exp, heads_first, tanh_heads, times_to_tokens
+from .kernels import DEFAULT_CHUNK, decay_exp, heads_first, tanh_heads, times_to_tokens
 from .pair_memory import pair_memory_at, pair_memory_step
 from .recording import Recorder
-from .running_state import (
-    DEFAULT_CHUNK,
-    causal_decay,
-    decayed_cumsum,
-    log_gate,
-    previous_states,
-    running_state,
-    running_state_step,
-)
+from .running_state import causal_decay, decayed_cumsum, log_gate, previous_states, running_state, running_state_step
 
 # --- gated linear attention with scalar decay, heads-first layout ---------------------------
 
@@ -201,9 +193,8 @@ class TripleLatentMixer(Recorder, nn.Module):
         a, b, ql, qr, lam, gam = self.project(n)                     # [B, T, H, S] x4, [B, T, H] x2
         B, T, H, S = a.shape
         # s_{-1}, P_{-1}: the carried state (None = zeros), its keys and shapes checked in checks.py
-        s0, P0 = check_state(state, {"s": (B, H, S), "P": (B, H, S, S)}, a, "'s' [B, H, S] and 'P' [B, H, S, S]")
-        check_form(self.mode, self.chunk_size)
-        if T == 1:  # generation: one step, O(1) per token
+        s0, P0 = check_state(state, {"s": (B, H, S), "P": (B, H, S, S)}, a)
+        if T == 1:  # generation: one step, O(1) per token (the mode is checked where it is used)
             s0 = torch.zeros_like(a[:, 0]) if s0 is None else s0         # [B, H, S]
             s = running_state_step(a[:, 0], lam[:, 0], s0).unsqueeze(1)  # [B, 1, H, S]
             r_t, P_last = pair_readout_step(P0, s0, b[:, 0], gam[:, 0], ql[:, 0], qr[:, 0])

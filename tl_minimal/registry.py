@@ -20,8 +20,8 @@ Variants (docs/paper.md section 3)
                              coded (GATED_PAPER), kept fixed so the paper's numbers can be rerun
     gated_hybrid_printed     a preset: the score and read gate the paper's text prints (GATED_PRINTED):
                              beta = 1/sqrt(D_kv), g_t = sigmoid(W_g q_t)
-    gla, h3, deltanet, triple_key_shift, triple_key_current, conv_only
-                             the family and the ablations (family.py: their settings and models)
+    gla, h3, deltanet, triple_key_shift, triple_key_current, conv_only, transformer_rope
+                             the family, the ablations and the rotary Transformer (family.py: their settings and models)
 
 Settings
     d_model, n_layers, n_heads, max_seq_len   sizes (positive ints; d_model % n_heads == 0)

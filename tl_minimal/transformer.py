@@ -25,6 +25,13 @@ recurrent mixers its size grows with t. The fast path is
 ``torch.nn.functional.scaled_dot_product_attention``; the weights A are only formed
 explicitly when a recording asks for them (``recording(model, attention=True)`` -> record["attn"]).
 
+Rotary positions (the stronger recipe, variant ``transformer_rope`` in family.py): instead of a
+learned table added to e_t, q and k of each head are rotated by an angle that grows with the
+position (Su et al. 2021, "RoFormer", arXiv 2104.09864), so q_t . k_u depends on t - u only:
+
+    rotary      R_t x = (x_a cos(t w_i) - x_b sin(t w_i), x_a sin(t w_i) + x_b cos(t w_i)),
+                w_i = 10000^(-2i/D), x_a = x[:D/2], x_b = x[D/2:]  (the pairs (i, i + D/2))
+
 Parameter count of the paper's baseline (vocab 259, d 64, 3 layers, 4 heads, context 128):
 embedding 259*64 + positions 128*64 + 3 * (2 LN 256 + qkv 12,480 + out 4,160 + FFN 33,088)
 + final LN 128 = 174,848 (tests/model/test_transformer.py checks it).
@@ -46,6 +53,16 @@ def causal_mask(T: int, past: int, device) -> torch.Tensor:
     q_pos = torch.arange(past, past + T, device=device)[:, None]  # [T, 1]
     k_pos = torch.arange(past + T, device=device)[None, :]  # [1, past+T]
     return k_pos <= q_pos  # [T, past+T]
+
+
+def rotary(x: torch.Tensor, start: int) -> torch.Tensor:
+    """R_t x for x [B, H, T, D] at absolute positions start .. start+T-1 (D even)."""
+    T, D = x.shape[-2], x.shape[-1]
+    w = 10000.0 ** (-torch.arange(D // 2, device=x.device, dtype=x.dtype) * 2 / D)  # w_i  [D/2]
+    angle = torch.arange(start, start + T, device=x.device, dtype=x.dtype)[:, None] * w  # t w_i  [T, D/2]
+    cos, sin = angle.cos(), angle.sin()  # [T, D/2]
+    a, b = x[..., : D // 2], x[..., D // 2 :]  # [B, H, T, D/2] each
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)  # [B, H, T, D]
 
 
 def attention_explicit(q, k, v, past: int):
@@ -76,11 +93,12 @@ class CausalSelfAttention(Recorder, nn.Module):
     While recording with attention=True (recording.py), record["attn"] = [B, H, T, T'].
     """
 
-    def __init__(self, d_model: int, n_heads: int):
+    def __init__(self, d_model: int, n_heads: int, rotary: bool = False):
         super().__init__()
-        if d_model % n_heads != 0:
-            raise ValueError(f"d_model ({d_model}) must be divisible by n_heads ({n_heads})")
-        self.d_model, self.n_heads = d_model, n_heads
+        if d_model % n_heads != 0 or (rotary and (d_model // n_heads) % 2):
+            raise ValueError(f"d_model ({d_model}) must be divisible by n_heads ({n_heads})"
+                             + (" into heads of even size (rotary pairs)" if rotary else ""))
+        self.d_model, self.n_heads, self.rotary = d_model, n_heads, rotary
         self.qkv = nn.Linear(d_model, 3 * d_model)  # W_q, W_k, W_v stacked, with bias
         self.out = nn.Linear(d_model, d_model)  # W_o, c_o
 
@@ -91,9 +109,10 @@ class CausalSelfAttention(Recorder, nn.Module):
         H = self.n_heads
         # q_t, k_t, v_t = split(W_qkv n_t + c_qkv), one head each D = d / H
         q, k, v = self.qkv(n).view(B, T, 3, H, d // H).permute(2, 0, 3, 1, 4)  # 3 x [B, H, T, D]
-        past = 0
+        past = 0 if state is None else state["k"].shape[2]
+        if self.rotary:  # q_t <- R_t q_t, k_t <- R_t k_t (the cache keeps rotated keys)
+            q, k = rotary(q, past), rotary(k, past)  # [B, H, T, D]
         if state is not None:
-            past = state["k"].shape[2]
             k = torch.cat([state["k"], k], dim=2)  # [B, H, past+T, D]
             v = torch.cat([state["v"], v], dim=2)
         if self.record_options is not None and self.record_options.get("attention"):

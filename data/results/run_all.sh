@@ -7,7 +7,7 @@
 #
 # Tables: matched leak param time long long_seeds lr_sensitivity tokenized tokenized_leak tokenized_gated
 # overwrite alias distance induction (shipped: the checkpoints of data/checkpoints/; gated_paper: only the paper's gated rows; paper_experiments: the paper's
-# recall experiments of issue 24 - recall_width, recall_retrain, recall_more_variants; family: issue 33's relatives - not in the default list). Each command adds its runs to
+# recall experiments of issue 24 - recall_width, recall_retrain, recall_more_variants; family, family_2000: issue 33's relatives - not in the default list). Each command adds its runs to
 # the file of its table row group here (one file per task and settings: several commands with the same settings
 # share a file, which resumes and grows; protocol, data source, device, commit and command inside). Offline machines: set
 # TL_MINIMAL_DATA to a folder with wikitext-2-raw/ and minimind/ (data/README.md).
@@ -231,7 +231,15 @@ shipped() {  # the trained models notebooks 01-04 look inside (data/checkpoints/
 family() {  # issue 33: the relatives and the ablations beside triple_latent and the Transformer, 80 steps, 5 seeds
   # (not in the default list); compare with python -m tl_minimal.experiments.results.intervals paired FILE A B
   "${E[@]}" lm "${F[@]}" --variants gla deltanet h3 triple_latent transformer triple_key_shift triple_key_current \
-    conv_only --seeds 0 1 2 3 4 --no-progress --out $OUT/issue33/lm_family.json  # kept out of `results merge`, which would fold it into lm.json
+    conv_only transformer_rope --seeds 0 1 2 3 4 --no-progress --out $OUT/issue33/lm_family.json  # kept out of `results merge`, which would fold it into lm.json
+}
+family_2000() {  # issue 33: the same rows (and transformer_rope, rotary positions) at 2,000 steps, seed by seed so
+  # that an interrupted queue leaves whole seeds; each run checkpoints every 100 steps and resumes
+  for seed in 0 1 2 3 4; do
+    "${E[@]}" lm "${F[@]}" --variants triple_latent transformer transformer_rope gla deltanet h3 triple_key_shift \
+      triple_key_current conv_only --seeds "$seed" --steps 2000 --checkpoint-every 100 --no-progress \
+      --out $OUT/issue33/lm_family_2000steps.json
+  done
 }
 paper_experiments() {  # issue 24 item 3: all three, then the extra files folded into their tables
   recall_width

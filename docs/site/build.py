@@ -36,6 +36,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 WARNING = re.compile(r"^(?P<path>.+?):(?P<line>\d+)?:? ?(?P<kind>WARNING|ERROR|CRITICAL): (?P<msg>.*)$")
 TOC_GROUPS = [("Exercises", "notebooks/exercises/"), ("The course", "notebooks/"),
+              ("The course", "docs/linear_algebra.md"),
               ("The paper and the results", "docs/"), ("The paper and the results", "data/")]
 
 

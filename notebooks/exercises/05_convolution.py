@@ -161,8 +161,11 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# **To discuss:** the paper's hybrid beats the Transformer on BPB. Which of its numbers would you
-# trust after this exercise, and what experiment would settle it?
+# **To discuss:** the paper's hybrid beats the Transformer on BPB. Its numbers (all from models with
+# the symmetric convolution; the paper's tables are collected in `docs/paper.md` section 5): 4.766
+# against the Transformer's 5.124 at matched width, 5.067 with its parameters matched, and 4.806
+# against 5.143 for the winner of its budget sweep. Which of its numbers would you trust after this
+# exercise, and what experiment would settle it?
 
 # %% [markdown] nbgrader={"grade": true, "grade_id": "discussion1", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 # YOUR ANSWER HERE

@@ -17,7 +17,7 @@ from matplotlib.text import Text
 
 from tl_minimal import build_model
 from tl_minimal.data import recall as data_recall
-from tl_minimal.views import diagrams, plots, plots_conv, plots_retrieval, plots_slots, widgets
+from tl_minimal.views import diagrams, plots, plots_capacity, plots_conv, plots_retrieval, plots_slots, widgets
 
 MAX_PX = 1000  # about the width of JupyterLab's output area
 MIN_PT = 6.5   # 9 px at the inline backend's 100 dpi
@@ -77,6 +77,7 @@ def _figures():
         "gate_heatmaps_long": lambda: plots.gate_heatmaps(torch.rand(1, 127, 2), labels=None),
         "loss_curves": lambda: plots.loss_curves({"a": [3.0, 2.5, 2.0], "b": [3.1, 2.2, 1.9]}, bits=True),
         "metric_bars": lambda: plots.metric_bars({"transformer": 2.4, "triple_latent": 2.5}, {"transformer": 2.3}),
+        "recall_vs_pairs": lambda: plots_capacity.recall_vs_pairs({8: torch.linspace(1, 0.4, 20), 16: torch.ones(20)}),
         "slot_usage": lambda: plots_slots.slot_usage(torch.rand(T, 4, 8).softmax(-1), labels),
         "spectra": lambda: plots_slots.spectra({"P": torch.randn(S, S), "M": torch.randn(S, S)}),
         "influence_maps": lambda: plots_conv.influence_maps({"causal": torch.rand(12, 12).tril(),

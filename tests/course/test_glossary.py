@@ -257,6 +257,8 @@ SYMBOLS: list[Symbol] = [
     Symbol("M", "the fixed-size memory of linear attention (D x D)", 3, scope=(3,)),
     Symbol("\\phi", "linear attention's feature map", 3, scope=(3,)),
     Symbol("\\eta", "DeltaNet's write strength", 3, scope=(3,)),
+    Symbol("\\bar k", "H3's shifted key: a short causal filter of the last keys", 3, scope=(3,)),
+    Symbol("N", "number of H3's decayed states per head", 3, scope=(3,)),
     # slots (notebook 04)
     Symbol("K", "number of slots", 4, "both"),
     Symbol("g", "slot weights g_t[k]", 4, scope=(4,)),
@@ -369,10 +371,11 @@ def test_the_glossary_page_lists_every_symbol_and_nothing_else():
 
 
 def test_notebook_06_opens_with_its_own_symbols():
-    lines = markdown_lines(NOTEBOOKS[6])
+    path = next(p for p in NOTEBOOKS if p.name.startswith("06_"))
+    lines = markdown_lines(path)
     opening = [text for number, text in lines if number < next(n for n, t in lines if t.startswith("## 1."))]
     missing = sorted({s.key for s in SYMBOLS if s.home == 6 and s.key in
-                      {key for _, math in math_spans(NOTEBOOKS[6]) for key, _ in symbols_in(math, composite_keys())}}
+                      {key for _, math in math_spans(path) for key, _ in symbols_in(math, composite_keys())}}
                      - _table_symbols(opening))
     assert not missing, f"symbols notebook 06 introduces but its opening table does not list: {missing}"
 

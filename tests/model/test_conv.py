@@ -75,7 +75,7 @@ def test_causal_does_not_leak_symmetric_does():
 def test_symmetric_has_no_step_and_bad_inputs():
     leaky = LocalConv(6, causal=False)
     with pytest.raises(NotImplementedError, match="no step form"):
-        leaky.init_state(2, torch.zeros(1))
+        leaky.check_can_step()
     with pytest.raises(NotImplementedError, match="no step form"):
         leaky(torch.zeros(2, 1, 6), torch.zeros(2, 4, 6))
     with pytest.raises(ValueError, match="odd kernel"):

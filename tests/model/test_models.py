@@ -45,7 +45,8 @@ def _distinct_tokens(B=2, T=13, seed=0):
 def test_variant_list():
     assert VARIANTS == ("transformer", "triple_latent", "triple_slot", "triple_hybrid",
                         "transformer_plus_triple", "gated_hybrid", "gated_hybrid_paper", "gated_hybrid_printed",
-                        *FAMILY, "triple_key_shift", "triple_key_current", "conv_only")
+                        *FAMILY, "triple_key_shift", "triple_key_current", "conv_only",
+                        "transformer_rope")
     assert tl_minimal.get_device("cpu").type == "cpu"
 
 
@@ -116,7 +117,7 @@ def test_internals(variant):
     assert _rel(logits, model(x)) < 1e-12  # explicit attention weights: same numbers
     assert len(info["layers"]) == 2
     layer = info["layers"][0]
-    if variant in ("transformer", "transformer_plus_triple"):
+    if variant in ("transformer", "transformer_plus_triple", "transformer_rope"):
         assert layer["attn"].shape == (2, 4, 9, 9)
     elif variant in FAMILY:  # the relatives record their own gates (tests/model/test_family.py)
         assert set(layer) == FAMILY[variant]

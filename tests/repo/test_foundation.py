@@ -173,7 +173,7 @@ def test_readme_quick_start_has_exactly_two_commands():
 
 def test_readme_learning_path_lists_every_notebook():
     readme = _readme()
-    for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+    for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb")):
         assert nb.name in readme, f"README's learning path does not list {nb.name}"
 
 

@@ -1,9 +1,4 @@
-"""The library a student reads stays short: tests/repo/line_budget.py's budgets (issue 31, item 2).
-
-One budget is not met yet, the six concepts with the blockwise read (the concept files still carry
-their textbook docstrings and the three forms of each recurrence); it is marked xfail(strict), so
-the test fails the day it is met and the mark must go.
-"""
+"""The library a student reads stays short: tests/repo/line_budget.py's budgets (issue 31, item 2)."""
 
 from __future__ import annotations
 
@@ -15,7 +10,6 @@ import line_budget
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-NOT_YET = {"the six concepts and the blockwise top-k read"}
 
 
 def test_the_script_prints_every_group_and_fails_when_one_is_over():
@@ -26,10 +20,7 @@ def test_the_script_prints_every_group_and_fails_when_one_is_over():
     assert out.returncode == (1 if any(n > budget for _, n, budget in rows) else 0)
 
 
-@pytest.mark.parametrize("group", [
-    pytest.param(group, marks=pytest.mark.xfail(strict=True, reason="issue 31 item 2: not met yet"))
-    if group in NOT_YET else group
-    for group, _, _ in line_budget.groups()])
+@pytest.mark.parametrize("group", [group for group, _, _ in line_budget.groups()])
 def test_each_group_is_within_its_budget(group):
     n, budget = next((n, b) for g, n, b in line_budget.groups() if g == group)
     assert n <= budget, f"{group}: {n} lines, budget {budget} (python tests/repo/line_budget.py)"

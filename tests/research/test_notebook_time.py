@@ -27,7 +27,7 @@ def test_every_time_line_and_learning_path_is_read_from_the_measure():
 
 def test_every_notebook_and_solution_has_a_measured_run():
     costs = notebook_time.load_costs(ROOT)
-    wanted = [p.relative_to(ROOT).as_posix() for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))]
+    wanted = [p.relative_to(ROOT).as_posix() for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))]
     wanted += [p.relative_to(ROOT).as_posix()
                for p in sorted((ROOT / "notebooks" / "exercises" / "solutions").glob("*.ipynb"))]
     missing = [w for w in wanted if w not in costs]

@@ -59,7 +59,10 @@ def test_table_picks_variants_from_files_and_waits_for_missing(tmp_path):
     table = results.TABLES["lm_param_matched"]
     assert [r["variant"] for r in table.runs(tmp_path)] == ["transformer"]  # only the baseline row
     _write(tmp_path / "lm_S12.json", [_run("triple_latent", 0, 4.8, 99)], {"state_dim": 12})
-    assert "`triple_latent (S=12)` | 99 | 1 | 4.800 | 5.114 |" in table.markdown(tmp_path)
+    # the paper's 5.114 is its d=60, S=16 row: our S=12 alternative gets no paper number
+    assert "`triple_latent (S=12)` | 99 | 1 | 4.800 | - |" in table.markdown(tmp_path)
+    _write(tmp_path / "lm_d60_S16.json", [_run("triple_latent", 0, 5.1, 98)], {"d_model": 60, "state_dim": 16})
+    assert "`triple_latent (d=60, S=16)` | 98 | 1 | 5.100 | 5.114 |" in table.markdown(tmp_path)
     assert "no results yet" in results.TABLES["tokenized"].markdown(tmp_path)
 
 

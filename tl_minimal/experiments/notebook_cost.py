@@ -66,7 +66,7 @@ def notebooks_in(target: Path) -> list[Path]:
         return [target]
     if not target.is_dir():
         raise FileNotFoundError(f"{target}: no such notebook or folder")
-    found = sorted(target.glob("[0-9][0-9]_*.ipynb")) + sorted(target.glob("exercises/solutions/*.ipynb"))
+    found = sorted(target.glob("[0-9][0-9]*_*.ipynb")) + sorted(target.glob("exercises/solutions/*.ipynb"))
     if not found:
         raise ValueError(f"{target}: no NN_*.ipynb notebooks or exercises/solutions/*.ipynb in this folder")
     return found

@@ -101,7 +101,7 @@ def notebook_times(root: Path) -> list[dict]:
     """One row per concept notebook (NN_*.ipynb) and per exercise, with its measure and its Time line."""
     costs = load_costs(root)
     rows = []
-    for ipynb in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+    for ipynb in sorted((root / "notebooks").glob("[0-9][0-9]*_*.ipynb")):
         rel = ipynb.relative_to(root).as_posix()
         r, cost = reading(ipynb), cost_of(costs, rel)
         total = round_5(r["reading_min"] + cost["wall_s"] / 60)

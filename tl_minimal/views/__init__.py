@@ -1,6 +1,7 @@
 """Pictures and widgets. Views read tensors and a model's recorded internals; they never train
 a model and never re-implement the math. Each module is named after what it draws:
-``diagrams`` (the architecture), ``plots`` (tokens, gates, memories, curves), ``plots_slots``
+``diagrams`` (the architecture), ``plots`` (tokens, gates, memories, curves), ``plots_capacity``
+(how many pairs a pair memory recalls, notebook 02), ``plots_slots``
 (the slot layer, notebook 04), ``plots_conv`` (the convolution, notebook 05),
 ``plots_retrieval`` (predictions and where a recall model reads, notebooks 05-06), ``plots_forgetting``
 (what a trained ``triple_latent`` keeps of a pair across the recall task's filler, notebook 06), ``plots_seeds``

@@ -26,6 +26,10 @@ PAPER: dict[str, dict] = {
         "triple_slot": 5.126,  # d=60, S=16
         "triple_hybrid": 5.067,  # d=56, S=16
         "triple_hybrid (S=8)": "4.806 (budget winner; its Transformer 5.143)",
+        # the same numbers by the row labels of table 2 (which keys by label: its S=12 rows are ours)
+        "triple_latent (d=60, S=16)": 5.114,
+        "triple_slot (d=60, S=16)": 5.126,
+        "triple_hybrid (d=56, S=16)": 5.067,
     },
     # d=64 S=8: 3 seeds (abstract, results text, main table); "pilot": the sweep's single run
     "lm_budget_winner": {"transformer": 5.143, "triple_hybrid": 4.806, "triple_hybrid (pilot)": 4.827},

@@ -1,0 +1,66 @@
+"""tl_minimal.course.pair_toy (notebook 02's toy) and its picture, views.plots_capacity."""
+
+import matplotlib.pyplot as plt
+import pytest
+import torch
+
+from tl_minimal.course import pair_toy
+from tl_minimal.pair_memory import pair_memory_step
+from tl_minimal.running_state import running_state_step
+from tl_minimal.views import plots_capacity
+
+
+def test_store_pairs_equals_the_one_token_steps():
+    gen = torch.Generator().manual_seed(0)
+    contexts, writes = torch.randn(2, 5, 4, generator=gen, dtype=torch.float64)
+    s, P = pair_toy.store_pairs(contexts, writes, gam=0.7, lam=0.4)
+    s_ref, P_ref = torch.zeros(1, 1, 4, dtype=torch.float64), None
+    for t in range(5):
+        g = torch.tensor([[0.7]], dtype=torch.float64)
+        P_ref = pair_memory_step(P_ref, contexts[t].view(1, 1, 4), writes[t].view(1, 1, 4), g)
+        s_ref = running_state_step(writes[t].view(1, 1, 4), torch.tensor([[0.4]], dtype=torch.float64), s_ref)
+    assert torch.allclose(s, s_ref[0, 0]) and torch.allclose(P, P_ref[0, 0])
+
+
+def test_orthogonal_contexts_are_recalled_by_the_pair_memory_and_not_by_the_running_state():
+    contexts = torch.eye(3, dtype=torch.float64)
+    writes = torch.tensor([[1.0, -1.0, 0.0], [0.0, 1.0, 1.0], [-1.0, 0.0, 1.0]], dtype=torch.float64)
+    reads = pair_toy.read_both(contexts, writes, gam=0.5, lam=0.5)
+    pair = pair_toy.cosine_table(reads["pair memory"], writes)
+    state = pair_toy.cosine_table(reads["running state"], writes)
+    assert torch.allclose(pair.diagonal(), torch.ones(3, dtype=torch.float64))
+    assert torch.allclose(state, state[:1].expand(3, 3))  # the same answer to every question
+    assert (state.argmax(dim=1) == torch.arange(3)).sum() == 1
+
+
+@pytest.mark.parametrize("n, S", [(3, 8), (8, 8), (20, 8)])
+def test_spread_contexts_are_unit_and_orthonormal_up_to_S(n, S):
+    c = pair_toy.spread_contexts(n, S, torch.Generator().manual_seed(1))
+    assert c.shape == (n, S) and torch.allclose(c.norm(dim=1), torch.ones(n, dtype=torch.float64))
+    if n <= S:
+        assert torch.allclose(c @ c.T, torch.eye(n, dtype=torch.float64), atol=1e-12)
+    else:
+        assert not torch.allclose(c @ c.T, torch.eye(n, dtype=torch.float64), atol=1e-3)
+
+
+def test_recall_curve_is_perfect_up_to_S_and_falls_beyond():
+    recall = pair_toy.recall_curve(4, 10, trials=30)
+    assert recall.shape == (10,)
+    assert torch.all(recall[:4] == 1)
+    assert recall[-1] < 0.9 and recall[-1] < recall[4]
+
+
+def test_bad_inputs_raise():
+    with pytest.raises(ValueError, match="n, S"):
+        pair_toy.store_pairs(torch.zeros(3, 4), torch.zeros(3, 5), 0.5, 0.5)
+    with pytest.raises(ValueError, match="0 < gam < 1"):
+        pair_toy.recall_curve(4, 5, gam=1.0)
+    with pytest.raises(ValueError, match="empty"):
+        plots_capacity.recall_vs_pairs({})
+
+
+def test_recall_vs_pairs_draws_one_line_per_size():
+    fig = plots_capacity.recall_vs_pairs({8: torch.linspace(1, 0.5, 12), 16: torch.ones(12)})
+    ax = fig.axes[0]
+    assert len(ax.get_legend().get_texts()) == 2 and ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
+    plt.close(fig)

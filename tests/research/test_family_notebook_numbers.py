@@ -1,0 +1,67 @@
+"""The numbers notebook 06b's prose quotes are the ones data/results/issue33/lm_family.json gives.
+
+The notebook's verdict quotes paired differences as "`A` minus `B`: +0.009 BPB [-0.034, +0.053]"
+(mean and 95% interval, three decimals) and names its budget ("80 training steps", "5 seeds").
+This test finds every such quote in the notebook's Markdown, recomputes it from the result file
+with the same paired t interval, and fails when one differs, or when the budget it names is not
+the file's.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tl_minimal.experiments.results.family_table import budget, rows_file
+from tl_minimal.experiments.results.intervals import paired_difference, values_by_seed
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = ROOT / "notebooks" / "06b_family.py"
+RESULTS = ROOT / "data" / "results" / "issue33" / "lm_family.json"
+NUMBER = r"([+-]?\d+\.\d+)"
+QUOTE = re.compile(rf"`(\w+)` minus `(\w+)`:\s+{NUMBER}\s+BPB\s+\[{NUMBER},\s+{NUMBER}\]")
+
+
+def _prose() -> str:
+    """The notebook's Markdown cells as plain text (the '# ' of the percent format removed)."""
+    text = NOTEBOOK.read_text(encoding="utf-8")
+    cells = re.split(r"^# %%.*$", text, flags=re.MULTILINE)
+    markdown = [c for c, head in zip(cells[1:], re.findall(r"^# %%.*$", text, flags=re.MULTILINE), strict=True)
+                if "[markdown]" in head]
+    return "\n".join(re.sub(r"^# ?", "", line) for cell in markdown for line in cell.splitlines())
+
+
+def _quotes() -> list[tuple]:
+    return QUOTE.findall(_prose())
+
+
+def test_the_notebook_reads_the_committed_file():
+    assert rows_file(RESULTS) == RESULTS and RESULTS.is_file()
+
+
+def test_the_verdict_quotes_enough_differences():
+    quoted = {(a, b) for a, b, *_ in _quotes()}
+    # the verdict's three claims: against the Transformer, against the nearest relatives, the memory itself
+    for pair in [("triple_latent", "transformer"), ("gla", "triple_latent"), ("triple_key_shift", "triple_latent"),
+                 ("conv_only", "triple_latent")]:
+        assert pair in quoted, f"the verdict no longer quotes `{pair[0]}` minus `{pair[1]}`"
+
+
+@pytest.mark.parametrize("quote", _quotes(), ids=lambda q: f"{q[0]}-{q[1]}")
+def test_each_quoted_difference_is_the_result_files(quote):
+    a, b, mean, low, high = quote
+    d = paired_difference(values_by_seed(RESULTS, a), values_by_seed(RESULTS, b))
+    assert (f"{d.mean:+.3f}", f"{d.low:+.3f}", f"{d.high:+.3f}") == (mean, low, high), (
+        f"notebook 06b says `{a}` minus `{b}`: {mean} [{low}, {high}]; {RESULTS.name} gives "
+        f"{d.mean:+.3f} [{d.low:+.3f}, {d.high:+.3f}]")
+
+
+def test_the_budget_named_is_the_files():
+    steps, seeds = budget(RESULTS)
+    prose = _prose()
+    assert f"**The verdict, at {steps} training steps and {len(seeds)} seeds.**" in prose
+    named_steps = {int(s.replace(",", "")) for s in re.findall(r"([\d,]+) training steps", prose)}
+    assert named_steps <= {steps}, f"the prose names {named_steps} training steps; the file has {steps}"
+    assert "2,000 steps are not yet measured" in prose, "the verdict must say the 2,000-step rows are missing"

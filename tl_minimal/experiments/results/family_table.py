@@ -1,0 +1,73 @@
+"""The family's language-model table: each variant's mean BPB and its paired differences against
+two yardsticks, ``triple_latent`` and the Transformer (notebook 06b, section 4).
+
+Glossary (statistics -> code name)
+    a_i, b_i        values_by_seed(...)     BPB of two variants with the same seed i (shared batches)
+    d_i = a_i - b_i PairedDifference        one per shared seed; its mean, t interval, p-value
+    row             FamilyRow               a variant: seeds, BPB per seed, mean and sd of its BPB, parameters, and
+                                            {yardstick: PairedDifference} (None against itself)
+
+The rows come from one results file, ``data/results/issue33/lm_family.json`` (the lm protocol,
+80 steps, seeds 0-4; made by ``bash data/results/run_all.sh family``). A positive difference
+means the variant's BPB is higher, i.e. worse, than the yardstick's.
+
+    rows = family_rows()                   # FAMILY_ORDER, read from the file
+    budget(rows_file())                    # (steps, seeds) the verdict must name
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+from .files import load, results_dir
+from .intervals import PairedDifference, paired_difference, values_by_seed
+
+FAMILY_FILE = Path("issue33") / "lm_family.json"
+# the yardsticks first, then the triple-latent layer's ablations, its relatives, no memory at all
+FAMILY_ORDER = ("transformer", "triple_latent", "triple_key_shift", "triple_key_current", "gla", "deltanet",
+                "h3", "conv_only")
+YARDSTICKS = ("triple_latent", "transformer")
+
+
+@dataclass(frozen=True)
+class FamilyRow:
+    """One variant of the family table."""
+
+    variant: str
+    seeds: tuple
+    values: tuple  # BPB per seed, in seed order
+    mean: float
+    sd: float
+    params: int
+    vs: dict  # {yardstick: PairedDifference, or None for the yardstick itself}
+
+
+def rows_file(path=None) -> Path:
+    """The family's results file: ``path``, or the committed one under ``results_dir()``."""
+    return Path(path) if path is not None else results_dir() / FAMILY_FILE
+
+
+def budget(path=None) -> tuple[int, tuple]:
+    """(training steps, seeds) of the file's protocol: the budget every verdict from it names."""
+    protocol = load(rows_file(path))["protocol"]
+    return protocol["steps"], tuple(protocol["seeds"])
+
+
+def family_rows(path=None, variants=FAMILY_ORDER, yardsticks=YARDSTICKS) -> list[FamilyRow]:
+    """One row per variant, in ``variants`` order, each with paired 95% intervals against ``yardsticks``."""
+    path = rows_file(path)
+    runs = load(path)["runs"]
+    by_seed = {v: values_by_seed(path, v) for v in (*variants, *yardsticks)}
+    rows = []
+    for v in variants:
+        values = [by_seed[v][s] for s in sorted(by_seed[v])]
+        params = {r["params"] for r in runs if r["variant"] == v}
+        if len(params) != 1:
+            raise ValueError(f"{path}: {v} has runs with different parameter counts {sorted(params)}")
+        vs: dict[str, PairedDifference | None] = {
+            y: None if y == v else paired_difference(by_seed[v], by_seed[y]) for y in yardsticks}
+        rows.append(FamilyRow(v, tuple(sorted(by_seed[v])), tuple(values), statistics.fmean(values),
+                              statistics.stdev(values) if len(values) > 1 else 0.0, params.pop(), vs))
+    return rows
