@@ -19,7 +19,8 @@
 # - say why a layer with a fixed-size state is worth studying next to attention (what it saves,
 #   what it may lose);
 # - read the drawn triple-latent layer and the model around it, and name every symbol in them;
-# - find any symbol of the course in one glossary (section 4), which every later notebook uses;
+# - find the symbols of notebooks 00-03 in one glossary (section 4), and every symbol of the course
+#   in `docs/glossary.md`;
 # - check your set-up (device, smoke mode, data) and know the yardstick every bits-per-byte
 #   number is read against.
 #
@@ -27,7 +28,7 @@
 # (queries, keys, values) as in a small Transformer; matrix-vector and outer products. Nothing
 # about linear attention or state-space models: the course builds it.
 #
-# **Time.** About 40 minutes: 39 of reading (3891 words at 150 a minute, 99 lines of code at 10, 7
+# **Time.** About 40 minutes: 38 of reading (3639 words at 150 a minute, 99 lines of code at 10, 7
 # figures at half a minute each) and a run of every cell in default mode, measured at 12 s (CPU 7 s,
 # peak 429 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -161,9 +162,10 @@ plt.show()
 # ## 4. Glossary: one symbol, one meaning
 #
 # Every notebook uses these symbols with these meanings, and no symbol has two (a test,
-# `tests/course/test_glossary.py`, reads the notebooks' math and holds them to this table). Later
-# notebooks link here instead of redefining them. "Where" is the notebook and section that
-# introduces the symbol.
+# `tests/course/test_glossary.py`, reads the notebooks' math and holds them to this table). Here
+# are the symbols of notebooks 00-03; notebooks 01-03 link here instead of redefining them, and
+# later notebooks open with their own. "Where" is the notebook and section that introduces the
+# symbol.
 #
 # **Sizes, time and indices**
 #
@@ -225,32 +227,11 @@ plt.show()
 # | $\bar k_\tau$ | H3's shifted key: a short causal filter of the last keys | `kbar` (`h3.py`) | 03 §10, 06b §2.3 |
 # | $N$ | number of H3's decayed states per head | `n_modes` (`h3.py`) | 03 §10, 06b §2.3 |
 #
-# **Later notebooks**
-#
-# | symbol | meaning | code | where |
-# |---|---|---|---|
-# | $K$ | number of slots (never the top-k of notebook 06) | `num_slots` | 04 (opening) |
-# | $k$ (as an index) | a slot: $g_t[k]$, $L_k$, $R_k$ | `k` | 04 (opening) |
-# | $g_t$, $W_g$ | slot weights of token $t$ (softmax over the $K$ slots), their weight matrix | `g`, `to_slots` | 04 (opening) |
-# | $L, R$ | left and right memory of a slot, $L_{k,t}$, $R_{k,t}$ ($S$ numbers each) | `L`, `R` | 04 (opening) |
-# | $f_t$ | the slot layer's read, one feature per slot, $f_t[k]$ | `f` | 04 (opening) |
-# | $\tilde P_t$ | the slot layer's effective pair memory $\sum_k L_{k,t} R_{k,t}^\top$ | `slot_memory` | 04 §2 |
-# | $\bar s, \bar b$ | weighted averages of the states $s_{\tau-1}$ and the writes $b_\tau$ | - | 04 §2 |
-# | $\kappa$ | kernel size of the convolution | `k`, `conv_kernel` | 05 |
-# | $W_{\mathrm{conv}}$, $c_{\mathrm{conv}}$ | the convolution's taps and bias | `conv.weight`, `conv.bias` | 05 |
-# | $y_t$ | the convolution's output | `y` | 05 |
-# | $W_k, W_v, W_q$; $W_{qk}$ | the key-value memory's key, value and query projections; $W_{qk}$ when query and key are tied | `assoc_k`, `assoc_v`, `assoc_q` | 06 §1, §5 |
-# | $D_{kv}$, $d_a$ | key-value memory width (config `assoc_dim`); $d_a$ is the paper's name for it | `assoc_dim` | 06 §1 |
-# | $\hat q, \hat k$ | the query and a key scaled to length 1 | - | 06 §1 |
-# | $\rho_{t,j}$ | retrieval score $\beta \cos(q_t, k_j)$ | `scores` | 06 §1 |
-# | $\beta$ | the score scale that multiplies the cosine, so larger is sharper (setting `score_scale`) | `score_scale` | 06 §1 |
-# | $\alpha_{t,j}$ | retrieval weights (softmax over the top-k scores) | `weights` | 06 §1 |
-# | $m_t$ | the key-value memory's read, $\sum_j \alpha_{t,j} v_{j+1}$ | `m` | 06 §1 |
-# | $g^{\mathrm{read}}_t$, $w_g$, $b_g$ | read gate of the key-value memory (`kv_fusion.py` calls it $g_t$), its weights and bias | `read_gate` | 06 §1 |
-# | $W_{\mathrm{gate}}$ | the read-gate matrix of the paper's printed text (its code has none) | - | 06 §1 |
-# | $\epsilon$ | LayerNorm's small constant under the square root | `eps` | exercise 06 |
-# | $o^{\mathrm{side}}_t$ | `transformer_plus_triple`'s side layer output | `side_out` | 07 §1 |
-# | $\mu$ | a factor that multiplies the logits | `mu` | 07 §1 |
+# **Later notebooks.** Notebooks 04-06 open with a table of the symbols they introduce: 04 the
+# slots, 05 the convolution, 06 the key-value memory and its read gate; 07 defines its two (the
+# output of `transformer_plus_triple`'s side layer and a factor μ on the logits) in its section 1.
+# All the course's symbols, these and the ones above, are on one page,
+# [`docs/glossary.md`](../docs/glossary.md).
 #
 # **Units.** Losses are cross-entropies. The library's training history is in nats (natural log);
 # the notebooks print and plot **bits**: bits per byte (BPB) for the byte-level models, the nats
@@ -273,9 +254,9 @@ plt.show()
 # | `03b_chunked_readout` | the readout's fast form: the chunked algorithm with the pair memory carried between chunks; its cost against the loop, term by term; where its speed comes from, measured | 03 | 20 min (runs in 16 s) |
 # | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 35 min (runs in 34 s) |
 # | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 25 min (runs in 48 s) |
-# | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state, trained on associative recall; optional: induction heads | 03, 05 | 50 min (runs in 192 s) |
+# | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state, trained on associative recall; optional: induction heads | 03, 05 | 60 min (runs in 192 s) |
 # | `06b_family` | the relatives (simple GLA / Mamba-2, H3, DeltaNet) and the key-source ablations beside the layer; the delta rule's chunked form; what the triple structure buys, paired over seeds | 03, 05 | 25 min (runs in 12 s) |
-# | `07_paper_reproduction` | a fair comparison (what `transformer_plus_triple`'s 80-step lead measures); which of the paper's claims hold, with several seeds | 03-06 | 110 min (runs in 39 s) |
+# | `07_paper_reproduction` | a fair comparison (what `transformer_plus_triple`'s 80-step lead measures); which of the paper's claims hold, with several seeds | 03-06 | 115 min (runs in 39 s) |
 # | `08_speed` | loop, fast and step forms timed; the cost of the next token | 01-03 | 40 min (runs in 44 s) |
 #
 # Exercises 01-06 (`notebooks/exercises/`) follow the notebook of the same number; each takes
@@ -499,7 +480,7 @@ widgets.pulse_memory_widget(lam=0.9)
 #   $\lambda, \gamma$; then the running state $s$, the pair memory $P$ (context before a token
 #   paired with its write) and the readout $r$; then $W_o$ and the residual add. It replaces
 #   attention in an ordinary pre-LN language model with a tied head.
-# - Section 4 is the one glossary of the course; section 5 the path, with times.
+# - Section 4 is the glossary of notebooks 00-03 (`docs/glossary.md` holds every symbol); section 5 the path, with times.
 # - BPB is read against the unigram baseline (section 7.1, recomputed on each table's own bytes) and
 #   uniform guessing (8.017 bits); section 7.1 also prints how much training text a run sees.
 #

@@ -38,8 +38,8 @@ SITE_URL = "https://OWNER.github.io/tl-minimal/"
 
 LEARNING_PATH = "notebooks/[0-9][0-9]*_*.ipynb"  # 06b_family too
 EXERCISES = "notebooks/exercises/[0-9][0-9]_*.ipynb"  # the blank versions; solutions/ stays off the site
-DOCUMENTS = ["docs/linear_algebra.md", "docs/paper.md", "docs/devices.md", "data/results/README.md",
-             "data/results/RECALL_STUDY.md", "data/results/SPEED.md"]
+DOCUMENTS = ["docs/linear_algebra.md", "docs/paper.md", "docs/glossary.md", "docs/devices.md",
+             "data/results/README.md", "data/results/RECALL_STUDY.md", "data/results/SPEED.md"]
 HOME_SECTIONS = ("Quick start", "Learning path")  # the README's front matter: title, intro and these
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^()\s]+)\)")

@@ -26,11 +26,13 @@
 # entry $j$ is $(k_j, v_{j+1})$, "token $j$ was followed by token $j+1$". Position $t$ queries with
 # the previous token, $q_t = W_q e_{t-1}$:
 #
-# $$ \rho_{t,j} = \beta \cos(q_t, k_j), \quad \text{keep the top } K, \quad \alpha_t = \mathrm{softmax}(\text{kept}), \quad m_t = \sum_j \alpha_{t,j}\, v_{j+1} \tag{1} $$
-# $$ \text{logits}_t = W_{vocab} h_t + W_{vocab}\, \mathrm{LN}(g_t\, m_t), \qquad g_t = \sigma(w_g \cdot e_{t-1} + b_g) \tag{2} $$
+# $$ \rho_{t,j} = \beta \cos(q_t, k_j), \quad \alpha_t = \operatorname{softmax}\big(\operatorname{top\text{-}k}(\rho_{t,\cdot})\big), \quad m_t = \sum_{j\ \text{kept}} \alpha_{t,j}\, v_{j+1} \tag{1} $$
+# $$ \text{logits}_t = E\, h_t + E\, z_t, \qquad z_t = \operatorname{LN}(g^{\mathrm{read}}_t\, m_t), \qquad g^{\mathrm{read}}_t = \sigma(w_g \cdot e_{t-1} + b_g) \tag{2} $$
 #
 # $\rho_{t,j}$ are the retrieval scores and $\beta$ the scale multiplying the cosine (Tasks 1 and 2
-# use $\beta = 1$). The library's version is `tl_minimal/kv_fusion.py`.
+# use $\beta = 1$); top-k keeps the `top_k` best scores of each position (not the slot count $K$
+# of notebook 04); $g^{\mathrm{read}}_t$ is the read gate (the library's code calls it `g_t`), and
+# the head is the tied embedding $E$ (symbols as in notebook 06's opening table). The library's version is `tl_minimal/kv_fusion.py`.
 
 # %%
 try:  # set-up check: without the library in this kernel, one line says how to install it
@@ -109,7 +111,7 @@ ex.check_visible_prediction(my_prediction)
 model, info = ex.tiny_model("gated_hybrid", task="recall")  # the paper's recall task, 64 tokens
 tokens = ex.sample_tokens(info, batch=64)  # [64, 64]
 _, inside = model.internals(tokens)
-weights, index = inside["retrieval"]["weights"], inside["retrieval"]["index"]  # [B, T, K] each
+weights, index = inside["retrieval"]["weights"], inside["retrieval"]["index"]  # [B, T, top_k] each
 print(ex.training_note(info))  # the history is in nats; the note shows it in bits
 
 # %%
@@ -127,7 +129,7 @@ plt.show()
 # %% [markdown]
 # ## Task 4 · Where does the trained model look?
 #
-# Write `top_entry(weights, index)`: both `[B, T, K]` (`index` holds memory positions, -1 where
+# Write `top_entry(weights, index)`: both `[B, T, top_k]` (`index` holds memory positions, -1 where
 # nothing could be read, with weight 0) -> `[B, T]`, the memory position with the largest weight,
 # or -1 where all weights are 0. The check also runs it on the trained model's retrieval.
 
@@ -167,8 +169,8 @@ for name, m in (("project default", model), ("paper's configuration", paper_mode
           f"sequences (chance: about 1 in {T - 2})")
 
 # %% [markdown]
-# **To discuss:** the read gate sits inside the LayerNorm, $\mathrm{LN}(g_t m_t)$. What happens to
-# the fused vector when $g_t$ halves? Can the model switch retrieval off?
+# **To discuss:** the read gate sits inside the LayerNorm, $\mathrm{LN}(g^{\mathrm{read}}_t\, m_t)$. What happens
+# to the fused vector when $g^{\mathrm{read}}_t$ halves? Can the model switch retrieval off?
 
 # %% [markdown] nbgrader={"grade": true, "grade_id": "discussion1", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 # YOUR ANSWER HERE
@@ -178,8 +180,8 @@ for name, m in (("project default", model), ("paper's configuration", paper_mode
 #
 # *(Not graded.)* Check your answer on the trained model of task 3 and on the same
 # model freshly initialized. Before the norm, the gated read passes through the memory's output
-# projection (`kv.out`, a matrix without bias), so the norm's input is `kv.out(g_t * m_t)` and a
-# factor on $g_t$ is the same factor on that input. The LayerNorm divides by the input's standard
+# projection (`kv.out`, a matrix without bias), so the norm's input is `kv.out` of $g^{\mathrm{read}}_t\, m_t$ and a
+# factor on $g^{\mathrm{read}}_t$ is the same factor on that input. The LayerNorm divides by the input's standard
 # deviation, with $\epsilon$ under the root: a factor cancels where the standard deviation is well
 # above $\sqrt{\epsilon}$ and acts where it is below. The cell reads the norm's input with a
 # forward hook, feeds it again as if every gate were 2 or 10 times smaller, and measures how far

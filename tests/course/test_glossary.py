@@ -7,8 +7,9 @@ From the markdown of notebooks 00-06 (and 03b, 03's second part) it reads every 
 splits it into symbols, and fails when
 
 1. a symbol is used that the table does not list (undefined, or a new meaning nobody added);
-2. a symbol listed in the table is missing from notebook 00's glossary, or the glossary shows
-   one the table does not know;
+2. a symbol of notebooks 00-03 listed in the table is missing from notebook 00's glossary, or the
+   glossary shows one the table does not know or one of a later notebook (those open their own
+   notebook); the whole table is the page ``docs/glossary.md``, which must list every symbol;
 3. a symbol is used in a role its meaning does not allow: a quantity used as an index
    (``w_{t\\sigma}`` with the sigmoid's letter), or an index letter used as a quantity;
 4. a symbol is used in a notebook outside its scope (where the table says it means the same
@@ -302,19 +303,32 @@ def composite_keys() -> list[str]:
                    and not k.startswith(("\\tilde", "\\hat", "\\bar"))), key=len, reverse=True)
 
 
+GLOSSARY_PAGE = ROOT / "docs" / "glossary.md"  # the whole glossary, every notebook's symbols
+FIRST_NOTEBOOKS = 3  # notebook 00's glossary lists the symbols of notebooks 00-03
+
+
+def _table_symbols(rows) -> set[str]:
+    """The symbols in the first column of markdown table rows ('| $x$ | ... |')."""
+    found = set()
+    for line in rows:
+        if not line.startswith("| ") or line.startswith(("|---", "| symbol")):
+            continue
+        first = line[2:].split(" | ")[0]
+        for math in re.findall(r"\$([^$]+)\$", first):
+            found.update(key for key, _ in symbols_in(math, composite_keys()))
+    return found
+
+
 def glossary_symbols() -> set[str]:
     """The symbols notebook 00's glossary lists: the first column of its tables."""
     path = NOTEBOOKS[0]
     lines = path.read_text(encoding="utf-8").splitlines()
-    found = set()
-    for number in glossary_lines(path):
-        line = lines[number - 1]
-        if not line.startswith("# | ") or line.startswith(("# |---", "# | symbol")):
-            continue
-        first = line[4:].split(" | ")[0]
-        for math in re.findall(r"\$([^$]+)\$", first):
-            found.update(key for key, _ in symbols_in(math, composite_keys()))
-    return found
+    return _table_symbols(lines[number - 1][2:] for number in glossary_lines(path))
+
+
+def glossary_page_symbols() -> set[str]:
+    """The symbols the page docs/glossary.md lists: the first column of its tables."""
+    return _table_symbols(GLOSSARY_PAGE.read_text(encoding="utf-8").splitlines())
 
 
 def _all_occurrences():
@@ -338,12 +352,32 @@ def test_every_symbol_used_is_in_the_table():
                          + "\n".join(unknown))
 
 
-def test_the_glossary_lists_every_symbol_and_nothing_else():
+def test_notebook_00s_glossary_lists_the_symbols_of_00_to_03_and_nothing_else():
     listed = glossary_symbols()
+    first = {s.key for s in SYMBOLS if s.home <= FIRST_NOTEBOOKS}
+    missing = sorted(first - listed)
+    extra = sorted(listed - first)
+    assert not missing, f"symbols of notebooks 00-03 missing from notebook 00's glossary: {missing}"
+    assert not extra, (f"in notebook 00's glossary but not a symbol of notebooks 00-03 in the table (SYMBOLS): "
+                       f"{extra}; a later notebook's symbols open that notebook and are on docs/glossary.md")
+
+
+def test_the_glossary_page_lists_every_symbol_and_nothing_else():
+    listed = glossary_page_symbols()
     missing = sorted(set(BY_KEY) - listed)
     extra = sorted(listed - set(BY_KEY))
-    assert not missing, f"in the table but missing from notebook 00's glossary: {missing}"
-    assert not extra, f"in notebook 00's glossary but not in the table (SYMBOLS): {extra}"
+    assert not missing, f"in the table but missing from docs/glossary.md: {missing}"
+    assert not extra, f"in docs/glossary.md but not in the table (SYMBOLS): {extra}"
+
+
+def test_notebook_06_opens_with_its_own_symbols():
+    path = next(p for p in NOTEBOOKS if p.name.startswith("06_"))
+    lines = markdown_lines(path)
+    opening = [text for number, text in lines if number < next(n for n, t in lines if t.startswith("## 1."))]
+    missing = sorted({s.key for s in SYMBOLS if s.home == 6 and s.key in
+                      {key for _, math in math_spans(path) for key, _ in symbols_in(math, composite_keys())}}
+                     - _table_symbols(opening))
+    assert not missing, f"symbols notebook 06 introduces but its opening table does not list: {missing}"
 
 
 def test_each_symbol_is_used_in_its_one_role():

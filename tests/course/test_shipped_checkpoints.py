@@ -147,3 +147,49 @@ def test_a_missing_shipped_checkpoint_names_the_command_that_makes_it(tmp_path):
     command = "python -m tl_minimal.experiments.ship_checkpoint triple_slot --seed 3 --steps 2000"
     with pytest.raises(ShippedCheckpointMissing, match=re.escape(command)):
         load_shipped("triple_slot", seed=3, folder=tmp_path)
+
+
+# --- the recall model notebook 06 reads (task "recall": synthetic examples, no data files) ---------
+
+def test_the_shipped_recall_model_repeats_the_committed_run_and_its_small_eval():
+    from tl_minimal.course.shipped import RECALL_STEPS, SHIPPED_RECALL
+    from tl_minimal.experiments.ship_checkpoint import SMALL_EVAL_RECALL, recall_eval_set
+    from tl_minimal.training.evaluate import recall_accuracy
+
+    for variant in SHIPPED_RECALL:
+        weights, _ = shipped_paths(variant, steps=RECALL_STEPS, task="recall")
+        assert weights.stat().st_size < 1_100_000, "keep shipped checkpoints small (about 1 MB or less)"
+        model, record = load_shipped(variant, steps=RECALL_STEPS, task="recall")
+        p = protocol("recall", steps=RECALL_STEPS)
+        assert record["task"] == "recall" and record["steps"] == RECALL_STEPS and record["seed"] == 0
+        assert record["config"] == model.config.settings() and record["params"] == count_parameters(model)
+        assert record["command"] == shipped.remake_command(variant, 0, RECALL_STEPS, "recall")
+        assert record["committed"]["matches"], "the shipped model should repeat the committed recall.json run"
+        x, y = recall_eval_set(p, record["seed"])
+        small = recall_accuracy(model, x[:SMALL_EVAL_RECALL], y[:SMALL_EVAL_RECALL])["accuracy"]
+        assert record["small_eval"] == {"examples": SMALL_EVAL_RECALL, "accuracy": small}
+
+
+def test_retraining_the_recall_model_repeats_its_first_losses_and_the_notebook_path_retrains_it(monkeypatch):
+    from tl_minimal.course.shipped import RECALL_STEPS
+
+    kept_model, record = load_shipped("triple_latent", steps=RECALL_STEPS, task="recall")
+    monkeypatch.setattr(shipped, "load_shipped", lambda *a, **k: (kept_model, {**record, "steps": 3}))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the record was made
+    try:
+        retrained, kept = shipped.shipped_or_retrained("triple_latent", retrain=True, task="recall",
+                                                       steps=RECALL_STEPS)
+        expected, history = fit("triple_latent", protocol("recall", steps=3), record["seed"], device="cpu",
+                                progress=False)
+    finally:
+        torch.set_num_threads(threads)
+    assert kept["steps"] == 3 and not retrained.training
+    assert all(torch.equal(a, b)
+               for a, b in zip(retrained.state_dict().values(), expected.state_dict().values(), strict=True))
+    assert history["loss"] == pytest.approx(record["loss_log"]["loss"][:3], rel=1e-5)
+
+
+def test_a_shipped_model_of_an_unknown_task_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown task"):
+        shipped_paths("triple_latent", task="mqar")

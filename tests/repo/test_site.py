@@ -99,8 +99,9 @@ def site(tmp_path_factory) -> Path:
 def test_a_broken_link_or_missing_image_fails_the_build_with_file_and_line(tmp_path):
     """On a small copy (the documents and one notebook): a link to nothing and a missing picture."""
     root = tmp_path / "repo with spaces"
-    for path in ["README.md", "docs/linear_algebra.md", "docs/paper.md", "docs/devices.md", "data/results/README.md",
-                 "data/results/RECALL_STUDY.md", "data/results/SPEED.md", "notebooks/03_readout.py"]:
+    for path in ["README.md", "docs/linear_algebra.md", "docs/glossary.md", "docs/paper.md", "docs/devices.md",
+                 "data/results/README.md", "data/results/RECALL_STUDY.md", "data/results/SPEED.md",
+                 "notebooks/03_readout.py"]:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ROOT / path, root / path)
     nb = json.loads((ROOT / "notebooks" / "03_readout.ipynb").read_text(encoding="utf-8"))
@@ -124,8 +125,9 @@ def test_every_page_has_a_run_note_and_no_solution_is_published(site):
     for page in notebooks:
         text = re.sub(r"<[^>]+>", "", (site / page).read_text(encoding="utf-8"))
         assert "Run it yourself" in text and "python run.py lab" in text and "Time:" in text, page
-    for doc in ("docs/linear_algebra.html", "docs/paper.html", "docs/devices.html", "data/results/README.html",
-                "data/results/RECALL_STUDY.html", "data/results/SPEED.html", "figures.html"):
+    for doc in ("docs/linear_algebra.html", "docs/glossary.html", "docs/paper.html", "docs/devices.html",
+                "data/results/README.html", "data/results/RECALL_STUDY.html", "data/results/SPEED.html",
+                "figures.html"):
         assert (site / doc).is_file(), doc
     assert not list(site.rglob("*solutions*.ipynb"))
 

@@ -3,6 +3,7 @@
     model, record = load_shipped("triple_latent")          # 2,000 steps of byte-level WikiText-2, seed 0
     record["val_bpb"], record["train_seconds"], record["command"]
     model, record = shipped_or_retrained("triple_latent", retrain=RETRAIN)   # what notebooks 01-04 call
+    model, record = shipped_or_retrained("triple_latent", task="recall", steps=200)   # notebook 06: recall, 200 steps
 
 An 80-step model has barely moved from its initialization: its gates sit near where they
 started, its pair memory is nearly rank one, its slots nearly uniform. The notebooks therefore
@@ -10,11 +11,16 @@ also look inside a model trained 25 times longer, exactly as the committed 2,000
 (``data/results/lm_2000steps.json``) were trained. Training one takes a few minutes on a CPU, so
 the repository ships the result: two files per model in ``data/checkpoints/``
 
-    lm_<variant>_s<seed>_<steps>steps.pt     {"format", "variant", "vocab_size", "config", "model"}
-                                             (the weights, float32, read with weights_only=True)
-    lm_<variant>_s<seed>_<steps>steps.json   the record: protocol, config, command, commit, date, torch
-                                             version, train time, the loss log, the validation BPB
-                                             (the lm protocol's evaluation) and a small-eval BPB
+    <task>_<variant>_s<seed>_<steps>steps.pt    {"format", "variant", "vocab_size", "config", "model"}
+                                                (the weights, float32, read with weights_only=True)
+    <task>_<variant>_s<seed>_<steps>steps.json  the record: protocol, config, command, commit, date, torch
+                                                version, train time, the loss log, and the protocol's
+                                                evaluation (lm: the validation BPB and a small-eval BPB;
+                                                recall: the accuracy on fresh examples and a small-eval one)
+
+Besides the byte-level models (task ``lm``), one model of the paper's associative recall task ships
+(task ``recall``, 200 steps, the protocol's own length): notebook 06 reads its gates to show how
+little of a stored pair survives the filler gap.
 
 The command that writes them is ``python -m tl_minimal.experiments.ship_checkpoint`` (its
 docstring says how); ``tests/course/test_shipped_checkpoints.py`` retrains a few steps and checks the
@@ -41,53 +47,67 @@ from ..training.recipes import fit
 from .files import checkpoint_dir
 
 PACKAGE = "tl_minimal.checkpoint_files"  # what data/checkpoints is called inside a wheel
-SHIPPED = ("triple_latent", "triple_slot")  # the variants the repository ships (seed 0, 2,000 steps)
+SHIPPED = ("triple_latent", "triple_slot")  # the lm variants the repository ships (seed 0, 2,000 steps)
+SHIPPED_RECALL = ("triple_latent",)  # the recall variants it ships (seed 0, RECALL_STEPS steps)
+RECALL_STEPS = 200  # the paper's recall protocol trains 200 steps
 
 
 class ShippedCheckpointMissing(FileNotFoundError):
     """A shipped checkpoint (or its record) that is not where a clone or an install keeps it."""
 
 
-def shipped_name(variant: str, seed: int = 0, steps: int = 2000) -> str:
-    """The file name, without suffix, of a shipped byte-level LM model: ``lm_triple_latent_s0_2000steps``."""
-    return f"lm_{variant}_s{seed}_{steps}steps"
+TASKS = ("lm", "recall")  # the protocols a shipped model can be trained on
 
 
-def shipped_paths(variant: str, seed: int = 0, steps: int = 2000, folder=None) -> tuple[Path, Path]:
+def _check_task(task: str) -> None:
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r} for a shipped model: expected one of {', '.join(TASKS)}")
+
+
+def shipped_name(variant: str, seed: int = 0, steps: int = 2000, task: str = "lm") -> str:
+    """The file name, without suffix, of a shipped model: ``lm_triple_latent_s0_2000steps``,
+    ``recall_triple_latent_s0_200steps``."""
+    _check_task(task)
+    return f"{task}_{variant}_s{seed}_{steps}steps"
+
+
+def shipped_paths(variant: str, seed: int = 0, steps: int = 2000, folder=None, task: str = "lm") -> tuple[Path, Path]:
     """(weights ``.pt``, record ``.json``) of a shipped model, in ``folder`` (default :func:`checkpoint_dir`)."""
-    stem = Path(folder if folder is not None else checkpoint_dir()) / shipped_name(variant, seed, steps)
+    stem = Path(folder if folder is not None else checkpoint_dir()) / shipped_name(variant, seed, steps, task)
     return stem.with_suffix(".pt"), stem.with_suffix(".json")
 
 
-def remake_command(variant: str, seed: int = 0, steps: int = 2000) -> str:
+def remake_command(variant: str, seed: int = 0, steps: int = 2000, task: str = "lm") -> str:
     """The command line that (re)makes a shipped model's two files."""
-    return f"python -m tl_minimal.experiments.ship_checkpoint {variant} --seed {seed} --steps {steps}"
+    on = "" if task == "lm" else f" --task {task}"
+    return f"python -m tl_minimal.experiments.ship_checkpoint {variant}{on} --seed {seed} --steps {steps}"
 
 
-def _require(path: Path, variant: str, seed: int, steps: int) -> None:
+def _require(path: Path, variant: str, seed: int, steps: int, task: str) -> None:
     if not path.is_file():
         raise ShippedCheckpointMissing(
-            f"no shipped checkpoint {path}: the repository ships only {', '.join(SHIPPED)}, seed 0, 2000 steps, in "
+            f"no shipped checkpoint {path}: the repository ships only {', '.join(SHIPPED)} (lm, seed 0, 2000 steps) "
+            f"and {', '.join(SHIPPED_RECALL)} (recall, seed 0, {RECALL_STEPS} steps), in "
             f"data/checkpoints/ (in a wheel: {PACKAGE}). "
-            f"Make it (a few minutes on a CPU) with: {remake_command(variant, seed, steps)}")
+            f"Make it (a few minutes on a CPU) with: {remake_command(variant, seed, steps, task)}")
 
 
-def read_record(variant: str, seed: int = 0, steps: int = 2000, folder=None) -> dict:
+def read_record(variant: str, seed: int = 0, steps: int = 2000, folder=None, task: str = "lm") -> dict:
     """The record (JSON, utf-8) of a shipped model: how it was made and what it measured."""
-    _, record_path = shipped_paths(variant, seed, steps, folder)
-    _require(record_path, variant, seed, steps)
+    _, record_path = shipped_paths(variant, seed, steps, folder, task)
+    _require(record_path, variant, seed, steps, task)
     return json.loads(record_path.read_text(encoding="utf-8"))
 
 
-def load_shipped(variant: str, seed: int = 0, steps: int = 2000, folder=None, device="cpu"):
+def load_shipped(variant: str, seed: int = 0, steps: int = 2000, folder=None, device="cpu", task: str = "lm"):
     """The shipped trained model (in eval mode, on ``device``) and its record: ``(model, record)``.
 
     The weights are read as plain data (``weights_only=True``); a file for another variant or
     another format is a ValueError saying what it holds.
     """
-    weights_path, _ = shipped_paths(variant, seed, steps, folder)
-    _require(weights_path, variant, seed, steps)
-    record = read_record(variant, seed, steps, folder)
+    weights_path, _ = shipped_paths(variant, seed, steps, folder, task)
+    _require(weights_path, variant, seed, steps, task)
+    record = read_record(variant, seed, steps, folder, task)
     saved = torch.load(weights_path, map_location="cpu", weights_only=True)
     if not isinstance(saved, dict) or saved.get("format") != FORMAT:
         found = saved.get("format") if isinstance(saved, dict) else None
@@ -101,9 +121,9 @@ def load_shipped(variant: str, seed: int = 0, steps: int = 2000, folder=None, de
 
 
 def save_shipped(model, variant: str, vocab_size: int, record: dict, seed: int = 0, steps: int = 2000,
-                 folder=None) -> tuple[Path, Path]:
+                 folder=None, task: str = "lm") -> tuple[Path, Path]:
     """Write a trained model's weights (float32) and its record; returns the two paths."""
-    weights_path, record_path = shipped_paths(variant, seed, steps, folder)
+    weights_path, record_path = shipped_paths(variant, seed, steps, folder, task)
     weights_path.parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().to("cpu", torch.float32) if v.is_floating_point() else v.detach().cpu()
              for k, v in model.state_dict().items()}
@@ -114,16 +134,18 @@ def save_shipped(model, variant: str, vocab_size: int, record: dict, seed: int =
 
 
 def shipped_or_retrained(variant: str, retrain: bool = False, data=None, device="cpu", seed: int = 0,
-                         steps: int = 2000):
+                         steps: int = 2000, task: str = "lm"):
     """The shipped model and its record; ``retrain=True`` trains the model here instead, as it was made.
 
     What the notebooks' "look inside" sections call: the record (how the shipped model was made) is
-    returned either way. ``data``: the training tokens (default: the lm protocol's, WikiText-2's train split).
+    returned either way. ``data``: the lm task's training tokens (default: WikiText-2's train split);
+    the recall task draws fresh synthetic examples from the seed and takes no data.
     """
-    model, record = load_shipped(variant, seed, steps, device=device)
+    model, record = load_shipped(variant, seed, steps, device=device, task=task)
     if retrain:
-        p = protocol("lm", steps=record["steps"], seeds=(seed,))
-        model, _ = fit(variant, p, seed, data_text.load_split("train").tokens if data is None else data,
-                       device=device, progress=True)
+        p = protocol(task, steps=record["steps"], seeds=(seed,))
+        if task == "lm" and data is None:
+            data = data_text.load_split("train").tokens
+        model, _ = fit(variant, p, seed, data if task == "lm" else None, device=device, progress=True)
         model.eval()
     return model, record

@@ -2,6 +2,7 @@
 
     python -m tl_minimal.experiments.ship_checkpoint triple_latent              # seed 0, 2,000 steps
     python -m tl_minimal.experiments.ship_checkpoint triple_slot --seed 0 --steps 2000
+    python -m tl_minimal.experiments.ship_checkpoint triple_latent --task recall --steps 200   # notebook 06
 
 The run is the lm task's, step for step: the ``lm`` protocol (d = 64, 3 layers, 16 windows of
 128 bytes per step, AdamW at lr 3e-4, constant), trained by the one recipe
@@ -25,6 +26,11 @@ the weights (float32, under 1 MB) and a JSON record holding
                                     (what the test recomputes in a second)
     committed {"file", "value", "matches"}   the committed 2,000-step run of this variant and seed
 
+``--task recall`` trains on the paper's associative recall protocol instead (fresh synthetic
+examples from the seed, 200 steps by default there), and records the accuracy on the protocol's
+fresh evaluation examples (``accuracy``; ``small_eval`` on the first ``SMALL_EVAL_RECALL`` of them)
+and the committed run it repeats: the same (variant, seed) at the same step in ``recall.json``.
+
 Use one thread (``OMP_NUM_THREADS=1``): the committed runs did, and the loss log is then
 reproduced exactly by the test's few-step retraining. About 3 minutes per model on a quiet CPU.
 """
@@ -39,9 +45,10 @@ import sys
 
 import torch
 
-from ..course.shipped import SHIPPED, remake_command, save_shipped
+from ..course.shipped import RECALL_STEPS, SHIPPED, SHIPPED_RECALL, TASKS, remake_command, save_shipped
+from ..data import recall as data_recall
 from ..registry import VARIANTS
-from ..training.evaluate import bits_per_byte, in_batches
+from ..training.evaluate import bits_per_byte, in_batches, recall_accuracy
 from ..training.recipes import count_parameters, fit
 from .protocols import protocol
 from .provenance import git_commit
@@ -52,6 +59,8 @@ FIRST_STEPS = 20  # the loss at every step up to here (the test retrains the fir
 LOG_EVERY = 10  # then every LOG_EVERY steps
 SMALL_EVAL_CHUNKS = 32  # the small evaluation the test repeats: two batches of 16 chunks
 COMMITTED = "lm_2000steps.json"  # the committed runs this one repeats
+COMMITTED_RECALL = "recall.json"  # the committed recall runs (accuracy at 200 and 500 steps)
+SMALL_EVAL_RECALL = 256  # the recall evaluation examples the test repeats
 
 
 def loss_log(losses: list[float]) -> dict:
@@ -69,6 +78,47 @@ def committed_value(variant: str, seed: int, steps: int) -> dict | None:
         if run["variant"] == variant and run["seed"] == seed:
             return {"file": f"data/results/{COMMITTED}", "value": run["value"]}
     return None
+
+
+def committed_recall(variant: str, seed: int, steps: int) -> dict | None:
+    """The committed recall run of (variant, seed) evaluated at ``steps`` in :data:`COMMITTED_RECALL`, or None."""
+    results = json.loads((results_dir() / COMMITTED_RECALL).read_text(encoding="utf-8"))
+    for run in results["runs"]:
+        if run["variant"] == variant and run["seed"] == seed and str(steps) in run.get("by_step", {}):
+            return {"file": f"data/results/{COMMITTED_RECALL}", "value": run["by_step"][str(steps)]["accuracy"]}
+    return None
+
+
+def recall_eval_set(p, seed: int):
+    """The recall protocol's fresh evaluation examples for ``seed`` (what the recall task scores)."""
+    return data_recall.eval_set(p.eval_examples, seed, n_queries=p.n_queries, n_pairs=p.n_pairs, seq_len=p.seq_len,
+                                layout=data_recall.layout_for(p.n_pairs))
+
+
+def make_recall(variant: str, seed: int = 0, steps: int = RECALL_STEPS, folder=None, progress: bool = False) -> dict:
+    """Train ``variant`` on the paper's recall protocol for ``steps``, score it, write its two files."""
+    p = protocol("recall", steps=steps, seeds=(seed,))
+    model, history = fit(variant, p, seed, device="cpu", progress=progress)
+    x, y = recall_eval_set(p, seed)
+    record = {
+        "task": "recall", "variant": variant, "seed": seed, "steps": steps, "vocab_size": p.vocab_size,
+        "params": count_parameters(model), "config": model.config.settings(), "protocol": p.to_dict(),
+        "command": remake_command(variant, seed, steps, "recall"), "git_commit": git_commit(),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "torch": torch.__version__, "python": platform.python_version(), "threads": torch.get_num_threads(),
+        "data_source": f"synthetic associative recall generated from seed {seed} ({p.n_pairs} pairs, "
+                       f"{p.n_queries} question, seq {p.seq_len}); eval: {len(x)} fresh examples",
+        "train_seconds": round(history["seconds"], 1), "loss_log": loss_log(history["loss"]),
+        "accuracy": recall_accuracy(model, x, y)["accuracy"],
+        "small_eval": {"examples": SMALL_EVAL_RECALL,
+                       "accuracy": recall_accuracy(model, x[:SMALL_EVAL_RECALL], y[:SMALL_EVAL_RECALL])["accuracy"]},
+    }
+    committed = committed_recall(variant, seed, steps)
+    if committed is not None:
+        committed["matches"] = committed["value"] == record["accuracy"]
+    record["committed"] = committed
+    save_shipped(model, variant, p.vocab_size, record, seed, steps, folder, task="recall")
+    return record
 
 
 def make(variant: str, seed: int = 0, steps: int = 2000, folder=None, progress: bool = False) -> dict:
@@ -101,23 +151,29 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tl_minimal.experiments.ship_checkpoint",
                                      description="Train a byte-level WikiText-2 model as lm_2000steps.json's runs "
                                                  "and write it to data/checkpoints/ (weights + record).")
-    parser.add_argument("variants", nargs="+", help=f"variants to train (shipped: {', '.join(SHIPPED)})")
+    parser.add_argument("variants", nargs="+", help=f"variants to train (shipped: lm {', '.join(SHIPPED)}; "
+                                                    f"recall {', '.join(SHIPPED_RECALL)})")
+    parser.add_argument("--task", choices=TASKS, default="lm", help="the protocol trained on (default: lm)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--steps", type=int, default=None,
+                        help=f"training steps (default: 2000 for lm, {RECALL_STEPS} for recall)")
     parser.add_argument("--out-dir", default=None, help="folder for the two files (default: data/checkpoints/)")
     parser.add_argument("--progress", action="store_true", help="show a progress bar")
     args = parser.parse_args(argv)
+    if args.steps is None:
+        args.steps = 2000 if args.task == "lm" else RECALL_STEPS
     if args.steps < 1:
         parser.error(f"--steps must be >= 1, got {args.steps}")
     unknown = [v for v in args.variants if v not in VARIANTS]
     if unknown:
         parser.error(f"unknown variant(s) {', '.join(unknown)}: expected one of {', '.join(VARIANTS)}")
     for variant in args.variants:
-        r = make(variant, args.seed, args.steps, args.out_dir, args.progress)
+        maker = make if args.task == "lm" else make_recall
+        r = maker(variant, args.seed, args.steps, args.out_dir, args.progress)
         c = r["committed"]
         against = f"; committed {c['value']:.6f} ({'matches' if c['matches'] else 'DIFFERS'})" if c else ""
-        print(f"{variant} seed {args.seed}: {args.steps} steps in {r['train_seconds']} s, "
-              f"val BPB {r['val_bpb']:.6f}{against}")
+        score = f"val BPB {r['val_bpb']:.6f}" if args.task == "lm" else f"accuracy {r['accuracy']:.6f}"
+        print(f"{variant} seed {args.seed}: {args.steps} steps in {r['train_seconds']} s, {score}{against}")
     return 0
 
 

@@ -28,11 +28,13 @@
 # entry $j$ is $(k_j, v_{j+1})$, "token $j$ was followed by token $j+1$". Position $t$ queries with
 # the previous token, $q_t = W_q e_{t-1}$:
 #
-# $$ \rho_{t,j} = \beta \cos(q_t, k_j), \quad \text{keep the top } K, \quad \alpha_t = \mathrm{softmax}(\text{kept}), \quad m_t = \sum_j \alpha_{t,j}\, v_{j+1} \tag{1} $$
-# $$ \text{logits}_t = W_{vocab} h_t + W_{vocab}\, \mathrm{LN}(g_t\, m_t), \qquad g_t = \sigma(w_g \cdot e_{t-1} + b_g) \tag{2} $$
+# $$ \rho_{t,j} = \beta \cos(q_t, k_j), \quad \alpha_t = \operatorname{softmax}\big(\operatorname{top\text{-}k}(\rho_{t,\cdot})\big), \quad m_t = \sum_{j\ \text{kept}} \alpha_{t,j}\, v_{j+1} \tag{1} $$
+# $$ \text{logits}_t = E\, h_t + E\, z_t, \qquad z_t = \operatorname{LN}(g^{\mathrm{read}}_t\, m_t), \qquad g^{\mathrm{read}}_t = \sigma(w_g \cdot e_{t-1} + b_g) \tag{2} $$
 #
 # $\rho_{t,j}$ are the retrieval scores and $\beta$ the scale multiplying the cosine (Tasks 1 and 2
-# use $\beta = 1$). The library's version is `tl_minimal/kv_fusion.py`.
+# use $\beta = 1$); top-k keeps the `top_k` best scores of each position (not the slot count $K$
+# of notebook 04); $g^{\mathrm{read}}_t$ is the read gate (the library's code calls it `g_t`), and
+# the head is the tied embedding $E$ (symbols as in notebook 06's opening table). The library's version is `tl_minimal/kv_fusion.py`.
 
 # %%
 try:  # set-up check: without the library in this kernel, one line says how to install it
@@ -169,7 +171,7 @@ with _ex.hidden_tests():  # a wrong answer raises in any mode
 model, info = ex.tiny_model("gated_hybrid", task="recall")  # the paper's recall task, 64 tokens
 tokens = ex.sample_tokens(info, batch=64)  # [64, 64]
 _, inside = model.internals(tokens)
-weights, index = inside["retrieval"]["weights"], inside["retrieval"]["index"]  # [B, T, K] each
+weights, index = inside["retrieval"]["weights"], inside["retrieval"]["index"]  # [B, T, top_k] each
 print(ex.training_note(info))  # the history is in nats; the note shows it in bits
 
 # %%
@@ -187,7 +189,7 @@ plt.show()
 # %% [markdown]
 # ## Task 4 · Where does the trained model look?
 #
-# Write `top_entry(weights, index)`: both `[B, T, K]` (`index` holds memory positions, -1 where
+# Write `top_entry(weights, index)`: both `[B, T, top_k]` (`index` holds memory positions, -1 where
 # nothing could be read, with weight 0) -> `[B, T]`, the memory position with the largest weight,
 # or -1 where all weights are 0. The check also runs it on the trained model's retrieval.
 
@@ -243,17 +245,18 @@ for name, m in (("project default", model), ("paper's configuration", paper_mode
           f"sequences (chance: about 1 in {T - 2})")
 
 # %% [markdown]
-# **To discuss:** the read gate sits inside the LayerNorm, $\mathrm{LN}(g_t m_t)$. What happens to
-# the fused vector when $g_t$ halves? Can the model switch retrieval off?
+# **To discuss:** the read gate sits inside the LayerNorm, $\mathrm{LN}(g^{\mathrm{read}}_t\, m_t)$. What happens
+# to the fused vector when $g^{\mathrm{read}}_t$ halves? Can the model switch retrieval off?
 
 # %% [markdown] nbgrader={"grade": true, "grade_id": "discussion1", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 # **Model answer.** A LayerNorm subtracts the mean and divides by the standard deviation (with a
-# small $\epsilon$ under the root): $\mathrm{LN}(g m) = (g m - g \bar m) / \sqrt{g^2 \sigma_m^2 +
-# \epsilon}$. When $g^2 \sigma_m^2 \gg \epsilon$ the factor $g$ cancels, so halving $g_t$ leaves the
+# small $\epsilon$ under the root): $\mathrm{LN}(g^{\mathrm{read}}_t\, m_t) = g^{\mathrm{read}}_t (m_t - \operatorname{mean}(m_t)) /
+# \sqrt{(g^{\mathrm{read}}_t)^2 \operatorname{var}(m_t) + \epsilon}$. When $(g^{\mathrm{read}}_t)^2 \operatorname{var}(m_t) \gg \epsilon$
+# the factor $g^{\mathrm{read}}_t$ cancels, so halving it leaves the
 # fused vector unchanged; the gate acts only while the read is tiny (at initialization $W_v e$ has
 # entries of about 0.003 and the gate still scales the output). So once the read has grown the
 # model cannot switch retrieval off with the gate; it can only shrink the read itself ($W_v$) or
-# the LayerNorm's gain. Placing the gate after the norm, $g_t\, \mathrm{LN}(m_t)$
+# the LayerNorm's gain. Placing the gate after the norm, $g^{\mathrm{read}}_t\, \mathrm{LN}(m_t)$
 # (`gate_outside_norm=True`), would let it. In practice the gate barely moves from 0.5 in this
 # repository's runs, whether recall fails or succeeds (notebook 06, section 6). The optional
 # exploration below measures the cancelling on the trained model.
@@ -263,8 +266,8 @@ for name, m in (("project default", model), ("paper's configuration", paper_mode
 #
 # *(Not graded.)* Check your answer on the trained model of task 3 and on the same
 # model freshly initialized. Before the norm, the gated read passes through the memory's output
-# projection (`kv.out`, a matrix without bias), so the norm's input is `kv.out(g_t * m_t)` and a
-# factor on $g_t$ is the same factor on that input. The LayerNorm divides by the input's standard
+# projection (`kv.out`, a matrix without bias), so the norm's input is `kv.out` of $g^{\mathrm{read}}_t\, m_t$ and a
+# factor on $g^{\mathrm{read}}_t$ is the same factor on that input. The LayerNorm divides by the input's standard
 # deviation, with $\epsilon$ under the root: a factor cancels where the standard deviation is well
 # above $\sqrt{\epsilon}$ and acts where it is below. The cell reads the norm's input with a
 # forward hook, feeds it again as if every gate were 2 or 10 times smaller, and measures how far

@@ -1,0 +1,66 @@
+"""Pictures for notebook 06's question "why does recall need the key-value path?".
+
+Like ``plots.py``, every function draws one kind of picture with labelled axes and a title and
+returns the matplotlib ``Figure``; the numbers come from ``tl_minimal.course.forgetting`` (gates
+read from ``model.internals``, products over the gap in log space).
+
+    gates_along_recall   lambda_t and gamma_t of every layer and head along a recall sequence
+    kept_across_gap      log10 of the fraction of a stored pair kept after the gap, per layer and head
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .palette import INK, VERMILLION, tint
+from .plots import MAX_WIDTH, as_numpy
+
+NAMES = {"lam": "λ (running state)", "gam": "γ (pair memory)"}
+
+
+def gates_along_recall(gates: dict, gap: tuple[int, int], title: str | None = None):
+    """Mean keep gate over the examples, per head, at every position: one row per layer, λ and γ side by side.
+
+    gates: {"lam", "gam"} -> [N, L, T, H] (``forgetting.recall_gates``); gap: (a, b), the filler
+    tokens a .. b-1, shaded.
+    """
+    mean = {key: as_numpy(g).mean(axis=0) for key, g in gates.items()}  # [L, T, H] each
+    L, T, H = mean["gam"].shape
+    fig, axes = plt.subplots(L, 2, figsize=(MAX_WIDTH, 1.0 + 1.7 * L), sharex=True, sharey=True, squeeze=False)
+    for col, key in enumerate(("lam", "gam")):
+        for layer in range(L):
+            ax = axes[layer, col]
+            ax.axvspan(gap[0] - 0.5, gap[1] - 0.5, color=tint(INK, 0.9), zorder=0)
+            for h in range(H):
+                ax.plot(np.arange(T), mean[key][layer, :, h], lw=1.2, label=f"head {h}")
+            ax.set_ylim(0, 1)
+            ax.set_title(f"layer {layer}: {NAMES[key]}", fontsize=9)
+            if col == 0:
+                ax.set_ylabel("keep gate")
+        axes[-1, col].set_xlabel(f"position t (shaded: the {gap[1] - gap[0]} filler tokens)")
+    axes[0, 1].legend(fontsize=7, ncol=2, loc="lower right")
+    fig.suptitle(title or "keep gates along a recall sequence (mean over examples)", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def kept_across_gap(kept: dict, gap_length: int, title: str | None = None):
+    """log10 of the fraction kept after the gap, median over the examples, per layer and head.
+
+    kept: {"lam", "gam"} -> [N, L, H] (``forgetting.kept_fraction``, log10). The dotted line is a
+    constant gate of 0.5 (the gates' value at initialization) over the same gap.
+    """
+    med = {key: np.median(as_numpy(k), axis=0) for key, k in kept.items()}  # [L, H] each
+    L, H = med["gam"].shape
+    x = np.arange(L * H)
+    fig, ax = plt.subplots(figsize=(MAX_WIDTH * 0.75, 3.8))
+    for offset, key in ((-0.2, "lam"), (0.2, "gam")):
+        ax.bar(x + offset, med[key].reshape(-1), width=0.38, label=NAMES[key])
+    ax.axhline(gap_length * np.log10(0.5), color=VERMILLION, ls=":", label=f"a constant gate 0.5: 0.5^{gap_length}")
+    ax.set_xticks(x, [f"L{layer}\nh{h}" for layer in range(L) for h in range(H)], fontsize=8)
+    ax.set_ylabel("log10 of the fraction kept")
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)  # below: the bars fill the axes
+    ax.set_title(title or f"what is left of a stored pair after {gap_length} filler tokens", fontsize=10)
+    fig.tight_layout()
+    return fig
