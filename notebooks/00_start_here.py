@@ -28,7 +28,7 @@
 # (queries, keys, values) as in a small Transformer; matrix-vector and outer products. Nothing
 # about linear attention or state-space models: the course builds it.
 #
-# **Time.** About 40 minutes: 38 of reading (3639 words at 150 a minute, 99 lines of code at 10, 7
+# **Time.** About 40 minutes: 38 of reading (3680 words at 150 a minute, 99 lines of code at 10, 7
 # figures at half a minute each) and a run of every cell in default mode, measured at 12 s (CPU 7 s,
 # peak 429 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -248,8 +248,8 @@ plt.show()
 # | notebook | what you learn | needs | time |
 # |---|---|---|---|
 # | `00_start_here` | why a fixed-size state; the layer and model drawn; glossary; set-up | - | 40 min (runs in 12 s) |
-# | `01_running_state` | the gated moving average; its loop, fast and one-token step forms; the chunked algorithm behind the fast form, and its cost; half-lives; the training loop; a trained model's gates | 00 | 45 min (runs in 24 s) |
-# | `02_pair_memory` | outer products as a memory of pairs; the unrolled weights; a trained model's $P_t$ | 01 | 30 min (runs in 29 s) |
+# | `01_running_state` | the gated moving average; its loop, fast and one-token step forms; the chunked algorithm behind the fast form, and its cost; half-lives; the training loop; a trained model's gates | 00 | 60 min (runs in 84 s) |
+# | `02_pair_memory` | outer products as a memory of pairs; the unrolled weights; a trained model's $P_t$ | 01 | 35 min (runs in 104 s) |
 # | `03_readout` | the readout as linear attention, in both directions; why the design; the whole model in a page; trained against a Transformer; related work | 02 | 50 min (runs in 104 s) |
 # | `03b_chunked_readout` | the readout's fast form: the chunked algorithm with the pair memory carried between chunks; its cost against the loop, term by term; where its speed comes from, measured | 03 | 20 min (runs in 16 s) |
 # | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 35 min (runs in 34 s) |

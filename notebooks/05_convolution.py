@@ -44,8 +44,8 @@
 # - explain why a leaky model scores a better BPB in training and a worse one when it generates.
 #
 # **Prerequisites.** `Conv1d` and padding, next-token prediction, notebooks 01-03 (the
-# `triple_hybrid` stack is notebook 03's layer, stacked). Every symbol is in the glossary of
-# notebook `00_start_here.ipynb`.
+# `triple_hybrid` stack is notebook 03's layer, stacked). Every symbol is in the course's
+# glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
 # **Time.** About 25 minutes: 26 of reading (1239 words at 150 a minute, 149 lines of code at 10, 6
 # figures at half a minute each) and a run of every cell in default mode, measured at 48 s (CPU

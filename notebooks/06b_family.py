@@ -28,10 +28,10 @@
 #
 # **Prerequisites.** Notebooks 01-03b (the running state, the pair memory, the readout and its
 # chunked form), 05 (the hybrid's convolution); the paired interval of notebook 07 is explained
-# here in one paragraph. Every symbol is in the glossary of notebook `00_start_here.ipynb`, except
+# here in one paragraph. Every symbol is in the course's glossary (`docs/glossary.md`), except
 # the few this notebook defines where it uses them.
 #
-# **Time.** About 25 minutes: 24 of reading (2498 words at 150 a minute, 69 lines of code at 10, 1
+# **Time.** About 25 minutes: 25 of reading (2574 words at 150 a minute, 69 lines of code at 10, 1
 # figures at half a minute each) and a run of every cell in default mode, measured at 12 s (CPU 4 s,
 # peak 374 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 

@@ -33,9 +33,9 @@
 #
 # **Prerequisites.** Notebooks 01-03 (the triple-latent layer), 04-06 (slots, the convolution
 # and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
-# is in the glossary of notebook `00_start_here.ipynb`.
+# is in the course's glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 110 minutes: 110 of reading (7344 words at 150 a minute, 543 lines of code at 10,
+# **Time.** About 115 minutes: 116 of reading (8238 words at 150 a minute, 546 lines of code at 10,
 # 13 figures at half a minute each) and a run of every cell in default mode, measured at 39 s (CPU
 # 36 s, peak 950 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
