@@ -190,7 +190,7 @@ print("no entry visible before t = 2, so m_0 = m_1 = 0:", bool((m_fast[:, :2] ==
 # The memory grows by one entry per token and is read with a softmax, so it looks like attention.
 # It is a different read:
 #
-# | | softmax attention (`tl_minimal/transformer.py`) | the key-value memory (`tl_minimal/kv_fusion.py`) |
+# | aspect | softmax attention (`tl_minimal/transformer.py`) | the key-value memory (`tl_minimal/kv_fusion.py`) |
 # |---|---|---|
 # | reads from | hidden states: tokens, positions and all that earlier layers computed | raw token embeddings $e_j$: no positions, nothing computed |
 # | an entry is | key and value of the **same** position $\tau$ | key from token $j$, value from the **next** token $j+1$ |
