@@ -37,6 +37,7 @@ ROOT = HERE.parents[1]
 WARNING = re.compile(r"^(?P<path>.+?):(?P<line>\d+)?:? ?(?P<kind>WARNING|ERROR|CRITICAL): (?P<msg>.*)$")
 TOC_GROUPS = [("Exercises", "notebooks/exercises/"), ("The course", "notebooks/"),
               ("The course", "docs/linear_algebra.md"),
+              ("For instructors", "docs/instructors.md"), ("For instructors", "CHANGELOG.md"),
               ("The paper and the results", "docs/"), ("The paper and the results", "data/")]
 
 

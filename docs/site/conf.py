@@ -36,6 +36,7 @@ html_theme = "sphinx_book_theme"
 html_title = "tl-minimal: the triple-latent course"
 html_static_path: list[str] = []   # the staged tree's _static (site.css, MathJax), added below
 html_css_files = ["site.css"]
+html_js_files = ["search_snippets.js"]  # theme chrome out of the search results' snippets
 html_favicon = "static/favicon.svg"  # (without one a browser asks for /favicon.ico and logs a 404)
 html_theme_options = {
     "repository_url": REPO_URL,
@@ -47,7 +48,10 @@ html_theme_options = {
 html_show_sourcelink = False
 # MathJax 3 with SVG output (no web fonts to fetch), from the copy the sphinx-mathjax-offline package ships
 mathjax_path = "mathjax/tex-svg.js"
-html_context = {"default_mode": "light"}  # an explicit mode (an empty one logs a console error)
+# MathJax's menu stays (right click), but a formula is no keyboard stop: a page of math is not hundreds of Tabs
+mathjax3_config = {"options": {"menuOptions": {"settings": {"inTabOrder": False}}}}
+# follow the reader's light/dark preference (an explicit mode: an empty one logs a console error)
+html_context = {"default_mode": "auto"}
 
 def _set_alt(app, doctree) -> None:
     """Give each notebook picture the text alternative staging chose for it (by its SHA-256, the

@@ -13,7 +13,8 @@ build warning's line number is the committed file's line number):
    the part that was cut goes to the README on the code host;
 3. notebooks: a "Run it yourself" note is inserted after the title cell (how to run it, and the
    time the notebook's own **Time** line states), widget views are dropped in favour of the static
-   picture committed beside them (a site has no kernel), and the notebook's widget state is removed;
+   picture committed beside them (a site has no kernel), the notebook's widget state is removed, and
+   test-harness comment lines (``# NBVAL_IGNORE_OUTPUT``) are taken out of the displayed code;
 4. every picture gets a text alternative (``alt_text.py``), collected in ``alt_text.json`` keyed by
    the picture's SHA-256, the name the notebook reader gives the image file.
 """
@@ -39,11 +40,14 @@ SITE_URL = "https://OWNER.github.io/tl-minimal/"
 LEARNING_PATH = "notebooks/[0-9][0-9]*_*.ipynb"  # 06b_family too
 EXERCISES = "notebooks/exercises/[0-9][0-9]_*.ipynb"  # the blank versions; solutions/ stays off the site
 DOCUMENTS = ["docs/linear_algebra.md", "docs/paper.md", "docs/glossary.md", "docs/devices.md",
-             "data/results/README.md", "data/results/RECALL_STUDY.md", "data/results/SPEED.md"]
+             "data/results/README.md", "data/results/RECALL_STUDY.md", "data/results/SPEED.md",
+             "docs/instructors.md", "CHANGELOG.md"]
 HOME_SECTIONS = ("Quick start", "Learning path")  # the README's front matter: title, intro and these
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^()\s]+)\)")
 HTML_ANCHOR = re.compile(r'^<a (?:id|name)="([\w-]+)"></a>\s*$', re.MULTILINE)  # GitHub's way; MyST's is (name)=
+# test-harness markers (nbval's) in code cells: the notebook needs them, a reader of the page does not
+HARNESS_COMMENT = re.compile(r"^[ \t]*# NBVAL_[A-Z_]+[ \t]*\n?", re.MULTILINE)
 TIME_LINE = re.compile(r"\*\*Time[.:]?\*\*:?\s*(.+?)(?:\.(?=\s|$)|\n\s*\n|$)", re.DOTALL)
 
 
@@ -138,6 +142,11 @@ def run_note(page: str, time: str) -> str:
             f"Source: [{pair}]({source_url(pair)}) (the reviewable text form).\n:::\n")
 
 
+def strip_harness(code: str) -> str:
+    """A code cell's source without its test-harness comment lines (the site's copy only)."""
+    return HARNESS_COMMENT.sub("", code)
+
+
 def stage_notebook(page: str, root: Path, out: Path, site_pages: set[str], staged: Staged,
                    alts: AltTexts) -> None:
     """Copy one notebook with its links rewritten, a run note, static pictures and alt texts."""
@@ -147,6 +156,8 @@ def stage_notebook(page: str, root: Path, out: Path, site_pages: set[str], stage
     figure, title, section = 0, page, ""
     for cell in nb["cells"]:
         text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if cell["cell_type"] == "code":
+            cell["source"] = strip_harness(text)
         if cell["cell_type"] == "markdown":
             cell["source"] = rewrite_links(text, page, root, site_pages, images)
             headings = re.findall(r"^(#+)\s+(.+)$", text, re.MULTILINE)

@@ -40,6 +40,9 @@ from browser_support import system_chromium
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "docs" / "site" / "build.py"
+sys.path.insert(0, str(BUILD.parent))
+import staging  # noqa: E402  (docs/site/staging.py: the site's page list and its notebook copy)
+
 REPORT_DIR = Path(os.environ.get("TL_SITE_REPORT", ROOT / "build" / "site-test"))
 WIDTHS = (1280, 390)
 SHOTS = ("index.html", "notebooks/01_running_state.html", "notebooks/06_kv_gated_fusion.html")
@@ -99,9 +102,7 @@ def site(tmp_path_factory) -> Path:
 def test_a_broken_link_or_missing_image_fails_the_build_with_file_and_line(tmp_path):
     """On a small copy (the documents and one notebook): a link to nothing and a missing picture."""
     root = tmp_path / "repo with spaces"
-    for path in ["README.md", "docs/linear_algebra.md", "docs/glossary.md", "docs/paper.md", "docs/devices.md",
-                 "data/results/README.md", "data/results/RECALL_STUDY.md", "data/results/SPEED.md",
-                 "notebooks/03_readout.py"]:
+    for path in ["README.md", *staging.DOCUMENTS, "notebooks/03_readout.py"]:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ROOT / path, root / path)
     nb = json.loads((ROOT / "notebooks" / "03_readout.ipynb").read_text(encoding="utf-8"))
@@ -120,16 +121,86 @@ def test_a_broken_link_or_missing_image_fails_the_build_with_file_and_line(tmp_p
 def test_every_page_has_a_run_note_and_no_solution_is_published(site):
     pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
     notebooks = [p for p in pages if p.startswith("notebooks/")]
-    assert len([p for p in notebooks if "exercises" not in p]) == 9 and len(notebooks) == 15, notebooks
+    expected = sorted(p.replace(".ipynb", ".html") for p in staging.page_list(ROOT) if p.endswith(".ipynb"))
+    assert notebooks == expected, "the site's notebook pages are not the committed learning path and exercises"
+    assert len([p for p in notebooks if "exercises" not in p]) >= 9 and len(notebooks) >= 15, notebooks
     assert not [p for p in pages if "solution" in p], "solutions are on the site"
     for page in notebooks:
         text = re.sub(r"<[^>]+>", "", (site / page).read_text(encoding="utf-8"))
         assert "Run it yourself" in text and "python run.py lab" in text and "Time:" in text, page
     for doc in ("docs/linear_algebra.html", "docs/glossary.html", "docs/paper.html", "docs/devices.html",
                 "data/results/README.html", "data/results/RECALL_STUDY.html", "data/results/SPEED.html",
-                "figures.html"):
+                "docs/instructors.html", "CHANGELOG.html", "figures.html"):
         assert (site / doc).is_file(), doc
     assert not list(site.rglob("*solutions*.ipynb"))
+
+
+def _css_rules(css: str) -> dict[str, str]:
+    """selector -> declarations of a plain stylesheet (no nesting), comments removed."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.DOTALL)
+    return {" ".join(sel.split()): " ".join(body.split()) for sel, body in re.findall(r"([^{}]+)\{([^{}]*)\}", css)}
+
+
+def test_the_css_breaks_no_word_and_lets_the_theme_scroll_tables(site):
+    """The stylesheet the site serves: no word breaking anywhere (a table column squeezed to a letter
+    read "sym/bol"), no rule on the table itself (the theme's focusable wrapper scrolls it), no
+    scrollbar around inline math, display math still scrolls; formulas are out of the tab order and
+    the page follows the reader's light/dark preference."""
+    css = (site / "_static" / "site.css").read_text(encoding="utf-8")
+    rules = _css_rules(css)
+    declarations = " ".join(rules.values())
+    assert "anywhere" not in declarations and "pre-wrap" not in declarations, "a rule breaks words anywhere"
+    assert not [sel for sel in rules if re.search(r"(^|[\s,])table[.\w]*\s*(,|$)", sel)], \
+        "a rule styles the table itself: the theme's wrapper is what scrolls"
+    inline = [body for sel, body in rules.items()
+              if "mjx-container" in sel and ('display="true"' not in sel or ':not([display="true"])' in sel)]
+    assert inline and not any("overflow" in body for body in inline), inline
+    display = [body for sel, body in rules.items() if 'mjx-container[display="true"]' in sel]
+    assert any("overflow-x: auto" in body for body in display), display
+    page = (site / "notebooks" / "03_readout.html").read_text(encoding="utf-8")
+    tables = page.count("<table")
+    assert tables and page.count('class="pst-scrollable-table-container"') >= tables - page.count("dataframe")
+    config = re.search(r"window\.MathJax = (\{.*?\})\s*</script>", page, re.DOTALL)
+    assert config, "no MathJax configuration on the page"
+    assert json.loads(config.group(1))["options"]["menuOptions"]["settings"]["inTabOrder"] is False
+    assert re.search(r'dataset\.mode = localStorage\.getItem\("mode"\) \|\| "auto"', page), \
+        "the page does not follow the reader's light/dark preference"
+
+
+_TABLE_HEAD = re.compile(r"^[ \t>#]*\|(.*)\|[ \t]*\n[ \t>#]*\|?[ \t]*:?-{3,}", re.MULTILINE)
+
+
+def test_no_markdown_table_has_an_empty_first_header_cell():
+    """A header cell is what a screen reader announces for its column (axe: empty-table-header)."""
+    empty = []
+    for page in ["README.md", *staging.page_list(ROOT)]:
+        if page.endswith(".ipynb"):
+            cells = json.loads((ROOT / page).read_text(encoding="utf-8"))["cells"]
+            texts = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+        else:
+            texts = [(ROOT / page).read_text(encoding="utf-8")]
+        for text in texts:
+            for match in _TABLE_HEAD.finditer(text):
+                if not match.group(1).split("|")[0].strip():
+                    empty.append(f"{page}: {match.group(0).splitlines()[0].strip()}")
+    assert not empty, "tables with an empty first header cell:\n" + "\n".join(empty)
+
+
+def test_the_site_copy_of_a_notebook_has_no_test_harness_comments(tmp_path):
+    """# NBVAL_IGNORE_OUTPUT stays in the committed notebook (nbval reads it), not on the page."""
+    page = "notebooks/00_start_here.ipynb"
+    committed = json.loads((ROOT / page).read_text(encoding="utf-8"))
+    code = ["".join(c["source"]) for c in committed["cells"] if c["cell_type"] == "code"]
+    assert any(re.search(r"^\s*# NBVAL_", c, re.MULTILINE) for c in code), "the committed notebook has none"
+    site_pages = set(staging.page_list(ROOT))
+    from alt_text import AltTexts
+    staging.stage_notebook(page, ROOT, tmp_path, site_pages, staging.Staged(), AltTexts())
+    copied = json.loads((tmp_path / page).read_text(encoding="utf-8"))
+    shown = ["".join(c["source"]) for c in copied["cells"] if c["cell_type"] == "code"]
+    assert len(shown) == len(code)
+    assert not [c for c in shown if re.search(r"^\s*# NBVAL_", c, re.MULTILINE)]
+    prose = ["".join(c["source"]) for c in copied["cells"] if c["cell_type"] == "markdown"]
+    assert any("NBVAL_IGNORE_OUTPUT" in p for p in prose), "the prose that explains the marker lost it too"
 
 
 # --- in the browser -----------------------------------------------------------------------
@@ -307,3 +378,40 @@ def test_search_finds(term, site, server, browser):
         page.close()
     expected = SEARCHES[term]
     assert any(h and h.split("#")[0].split("?")[0].endswith(expected) for h in found), (term, found[:20])
+
+
+# every word (split at spaces and hyphens, where a line may end) of every table cell that lies on two lines
+JS_SPLIT_WORDS = """() => {
+  const split = [];
+  for (const cell of document.querySelectorAll('article table td, article table th')) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node; (node = walker.nextNode());) {
+      for (const m of node.data.matchAll(/[^\\s\\-\u2010-\u2014]+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+        if (tops.size > 1) split.push(m[0]);
+      }
+    }
+  }
+  return split;
+}"""
+
+
+@pytest.mark.browser
+def test_no_word_is_broken_inside_a_table_cell(site, server, browser):
+    """The pages whose tables read "sym/bol" and "projectio/ns" when the CSS broke words anywhere."""
+    pages = ["notebooks/03_readout.html", "docs/paper.html",
+             *sorted(p.relative_to(site).as_posix() for p in (site / "notebooks" / "exercises").glob("02_*.html"))]
+    broken = []
+    for width in WIDTHS:
+        tab = browser.new_page(viewport={"width": width, "height": 900})
+        try:
+            for name in pages:
+                tab.goto(server + name, wait_until="load")
+                tab.evaluate(JS_MATH_DONE)
+                broken += [f"{name} at {width} px: {word}" for word in tab.evaluate(JS_SPLIT_WORDS)]
+        finally:
+            tab.close()
+    assert not broken, "words broken across lines in table cells:\n" + "\n".join(broken[:40])
