@@ -3,6 +3,13 @@
     python docs/site/build.py                  # into build/site/html (open build/site/html/index.html)
     python docs/site/build.py --out DIR        # somewhere else
     python docs/site/build.py --no-figures     # skip exporting the slide figures (faster)
+    python docs/site/build.py --publish        # refuse to build without a real repository address
+
+The repository the pages link to (source button, "Source:" links, library files) is read from the
+environment: TL_SITE_REPO=owner/name, else GITHUB_REPOSITORY (set by GitHub Actions, so the pages
+workflow needs nothing). Without either the build is local: the home page says so and no page links to
+the code host. --publish (the pages workflow) fails at once without an address or with the README's
+placeholder owner (OWNER).
 
 Needs the ``site`` extra (``pip install -e ".[site]"``: Sphinx, MyST-NB, the book theme and a MathJax
 copy). Nothing is executed: the notebooks' saved outputs are the pages' outputs. Steps:
@@ -30,7 +37,17 @@ from pathlib import Path
 
 # the sibling modules: a script's own folder is the first entry of sys.path, wherever it is run from
 from alt_text import AltTexts
-from staging import SITE_URL, Staged, page_list, stage_home, stage_markdown, stage_notebook
+from staging import (
+    REPO_VARIABLES,
+    Staged,
+    page_list,
+    placeholder,
+    repository,
+    site_url,
+    stage_home,
+    stage_markdown,
+    stage_notebook,
+)
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -166,8 +183,10 @@ def build(root: Path, out: Path, figures: bool = True) -> int:
     if result.returncode != 0 or problems:
         print(f"site: FAILED with {len(problems)} warning(s) after {seconds:.0f} s", file=sys.stderr)
         return result.returncode or 1
-    print(f"site: {len(staged.pages) + 1 + int(figures)} pages in {html} ({seconds:.0f} s); "
-          f"open {html / 'index.html'}; published at {SITE_URL} once the repository is public")
+    where_to = (f"for {site_url()} (links to github.com/{repository()})" if repository() else
+                f"a local build: no links to the code host (set {' or '.join(REPO_VARIABLES)} to add them)")
+    print(f"site: {len(staged.pages) + 1 + int(figures)} pages in {html} ({seconds:.0f} s), {where_to}; "
+          f"open {html / 'index.html'}")
     return 0
 
 
@@ -176,7 +195,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "site", help="output folder")
     parser.add_argument("--root", type=Path, default=ROOT, help="repository root to build from")
     parser.add_argument("--no-figures", action="store_true", help="skip the slide figures")
+    parser.add_argument("--publish", action="store_true",
+                        help="a build to publish: fail without a real repository address (TL_SITE_REPO or "
+                             "GITHUB_REPOSITORY, owner/name)")
     args = parser.parse_args(argv)
+    if args.publish and placeholder(repository()):
+        print(f"site: refusing to publish with the repository address {repository()!r}: set "
+              f"{' or '.join(REPO_VARIABLES)} to the real owner/name (GitHub Actions sets GITHUB_REPOSITORY)",
+              file=sys.stderr)
+        return 2
     return build(args.root.resolve(), args.out.resolve(), figures=not args.no_figures)
 
 

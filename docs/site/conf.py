@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from staging import REPO_URL
+from staging import repo_url
 
 project = "tl-minimal"
 author = "the tl-minimal authors"
@@ -39,9 +39,10 @@ html_css_files = ["site.css"]
 html_js_files = ["search_snippets.js"]  # theme chrome out of the search results' snippets
 html_favicon = "static/favicon.svg"  # (without one a browser asks for /favicon.ico and logs a 404)
 html_theme_options = {
-    "repository_url": REPO_URL,
+    # read at build time (staging.repository); a local build has none and shows no source button
+    "repository_url": repo_url() or "",
     "repository_branch": "main",
-    "use_repository_button": True,
+    "use_repository_button": bool(repo_url()),
     "show_toc_level": 2,
     "navigation_with_keys": False,
 }

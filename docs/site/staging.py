@@ -8,7 +8,8 @@ build warning's line number is the committed file's line number):
 1. links: an HTML anchor (``<a id="x"></a>`` on its own line) becomes a MyST target; a link to a
    page of the site stays as it is; a link to any other file or folder of the repository (a library
    file, a result JSON, a solution notebook) becomes a link to its source on the code host
-   (``REPO_URL``); a link to nothing is left alone, so the build reports it;
+   (``source_url``; a local build, with no repository address, keeps the label as plain text); a
+   link to nothing is left alone, so the build reports it;
 2. the home page is the README's front matter (up to the end of its learning path); a link into
    the part that was cut goes to the README on the code host;
 3. notebooks: a "Run it yourself" note is inserted after the title cell (how to run it, and the
@@ -32,10 +33,41 @@ from pathlib import Path, PurePosixPath
 
 from alt_text import AltTexts
 
-# the repository's address on the code host: a placeholder until it is public (README uses the same
-# one for the site's address, on its "Read it as a website" line)
-REPO_URL = "https://github.com/OWNER/tl-minimal"
-SITE_URL = "https://OWNER.github.io/tl-minimal/"
+# the repository on the code host, "owner/name", is read when the site is built: TL_SITE_REPO if set,
+# else GITHUB_REPOSITORY (GitHub Actions sets it to the repository the workflow runs in). Without
+# either the build is local: it says so on the home page and links to nothing on the code host.
+REPO_VARIABLES = ("TL_SITE_REPO", "GITHUB_REPOSITORY")
+PLACEHOLDER_OWNER = "OWNER"  # the README's stand-in until the repository is public
+
+
+def repository() -> str | None:
+    """"owner/name" of the repository the site links to, or None for a local build."""
+    for variable in REPO_VARIABLES:
+        value = os.environ.get(variable, "").strip()
+        if value:
+            name = re.sub(r"^https://github\.com/", "", value).strip("/")
+            if not re.fullmatch(r"[\w.-]+/[\w.-]+", name):
+                raise ValueError(f"{variable}={value!r}: expected owner/name (or https://github.com/owner/name)")
+            return name
+    return None
+
+
+def repo_url() -> str | None:
+    name = repository()
+    return f"https://github.com/{name}" if name else None
+
+
+def site_url() -> str | None:
+    """Where GitHub Pages publishes the site of the repository (None for a local build)."""
+    name = repository()
+    if not name:
+        return None
+    owner, repo = name.split("/")
+    return f"https://{owner.lower()}.github.io/{repo}/"
+
+
+def placeholder(name: str | None) -> bool:
+    return name is None or name.split("/")[0] == PLACEHOLDER_OWNER
 
 LEARNING_PATH = "notebooks/[0-9][0-9]*_*.ipynb"  # 06b_family too
 EXERCISES = "notebooks/exercises/[0-9][0-9]_*.ipynb"  # the blank versions; solutions/ stays off the site
@@ -59,8 +91,15 @@ class Staged:
     alt: dict[str, str] = field(default_factory=dict)      # image sha256 -> text alternative
 
 
-def source_url(path: str, folder: bool = False) -> str:
-    return f"{REPO_URL}/{'tree' if folder else 'blob'}/main/{path}"
+def source_url(path: str, folder: bool = False) -> str | None:
+    """The file's page on the code host; None for a local build (no repository address)."""
+    base = repo_url()
+    return f"{base}/{'tree' if folder else 'blob'}/main/{path}" if base else None
+
+
+def linked(label: str, url: str | None) -> str:
+    """A Markdown link, or the bare label when there is no address to link to (a local build)."""
+    return f"[{label}]({url})" if url else label
 
 
 def page_list(root: Path) -> list[str]:
@@ -87,7 +126,8 @@ def rewrite_links(text: str, page: str, root: Path, site_pages: set[str], images
         fragment = f"#{anchor}" if anchor else ""
         if not path:
             if anchors_elsewhere:
-                return f"{bang}[{label}]({source_url(anchors_elsewhere)}{fragment})"
+                url = source_url(anchors_elsewhere)
+                return linked(label, url and url + fragment)
             return match.group(0)
         resolved = os.path.normpath(PurePosixPath(page).parent / path).replace(os.sep, "/")
         if resolved in site_pages or resolved.startswith(".."):
@@ -96,9 +136,10 @@ def rewrite_links(text: str, page: str, root: Path, site_pages: set[str], images
             if bang:
                 images.add(resolved)
                 return match.group(0)
-            return f"{bang}[{label}]({source_url(resolved)}{fragment})"
+            url = source_url(resolved)
+            return linked(label, url and url + fragment)
         if (root / resolved).is_dir():
-            return f"{bang}[{label}]({source_url(resolved, folder=True)})"
+            return linked(label, source_url(resolved, folder=True))
         return match.group(0)  # missing: left for the build to report with file and line
     return HTML_ANCHOR.sub(r"(\1)=", LINK.sub(one, text))
 
@@ -139,7 +180,7 @@ def run_note(page: str, time: str) -> str:
             "ran nothing. To run it yourself: clone the repository, run `python run.py lab` (it sets "
             f"up once, then opens JupyterLab on `notebooks/`) and open `{opened}`. "
             f"**Time:** {time} (the notebook's own estimate). "
-            f"Source: [{pair}]({source_url(pair)}) (the reviewable text form).\n:::\n")
+            f"Source: {linked(f'`{pair}`', source_url(pair))} (the reviewable text form).\n:::\n")
 
 
 def strip_harness(code: str) -> str:
@@ -198,9 +239,16 @@ def stage_home(root: Path, out: Path, site_pages: set[str], staged: Staged, toc:
     text, cut = home_front_matter((root / "README.md").read_text(encoding="utf-8"))
     images: set[str] = set()
     text = rewrite_links(text, "README.md", root, site_pages, images, "README.md" if cut else None)
+    if repo_url() is None:
+        text = text.rstrip("\n") + "\n\n" + LOCAL_NOTE
     write(out / "index.md", text.rstrip("\n") + "\n\n" + toc)
     copy_images(images, root, out)
     staged.sources["index.md"] = "README.md"
+
+
+LOCAL_NOTE = (":::{note}\nThis is a **local build** of the site: it was built without a repository address "
+              f"({' or '.join(REPO_VARIABLES)}), so it links to no file on the code host; a file named on a page "
+              "is in your clone.\n:::\n")
 
 
 def copy_images(images: set[str], root: Path, out: Path) -> None:

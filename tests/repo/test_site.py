@@ -46,7 +46,8 @@ import staging  # noqa: E402  (docs/site/staging.py: the site's page list and it
 REPORT_DIR = Path(os.environ.get("TL_SITE_REPORT", ROOT / "build" / "site-test"))
 WIDTHS = (1280, 390)
 SHOTS = ("index.html", "notebooks/01_running_state.html", "notebooks/06_kv_gated_fusion.html")
-SEARCHES = {"gated linear attention": "notebooks/03_readout.html", "printed score": "docs/paper.html"}
+SEARCHES = {"gated linear attention": "notebooks/03_readout.html", "printed score": "docs/paper.html",
+            "nbgrader": "docs/instructors.html"}
 
 
 
@@ -63,8 +64,16 @@ pytestmark = [pytest.mark.slow, pytest.mark.repo,  # a Sphinx build of the whole
                                  reason='the site needs the site extra: pip install -e ".[site]"')]
 
 
-def run_build(root: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+# what GitHub Actions sets in the pages workflow (the site links to this repository)
+PUBLISHED_REPO = "tl-minimal-test/tl-minimal"
+
+
+def run_build(root: Path, out: Path, *extra: str, repo: str | None = None) -> subprocess.CompletedProcess:
+    """build.py as a command; repo: the repository address it reads (None: a local build)."""
+    env = {k: v for k, v in os.environ.items() if k not in staging.REPO_VARIABLES}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    if repo:
+        env["GITHUB_REPOSITORY"] = repo
     return subprocess.run([sys.executable, str(BUILD), "--root", str(root), "--out", str(out), *extra],
                           capture_output=True, text=True, encoding="utf-8", env=env, timeout=900, check=False)
 
@@ -92,7 +101,7 @@ def site(tmp_path_factory) -> Path:
     args, out, upload = published()
     where = tmp_path_factory.mktemp("site")
     started = time.perf_counter()
-    result = run_build(ROOT, where / out, *args)
+    result = run_build(ROOT, where / out, *args, repo=PUBLISHED_REPO)
     assert result.returncode == 0, f"the site build failed:\n{result.stdout}\n{result.stderr[-6000:]}"
     print(f"\nsite built in {time.perf_counter() - started:.0f} s")
     assert (where / upload / "index.html").is_file(), f"pages.yml uploads {upload}, where the build wrote no site"
@@ -133,6 +142,41 @@ def test_every_page_has_a_run_note_and_no_solution_is_published(site):
                 "docs/instructors.html", "CHANGELOG.html", "figures.html"):
         assert (site / doc).is_file(), doc
     assert not list(site.rglob("*solutions*.ipynb"))
+
+
+def test_the_published_site_links_to_its_repository_and_never_to_the_placeholder(site):
+    pages = [p for p in site.rglob("*.html") if "_static" not in p.parts]
+    placeholder = [p.relative_to(site).as_posix() for p in pages
+                   if "github.com/OWNER" in p.read_text(encoding="utf-8")]
+    assert not placeholder, f"pages linking to the placeholder address: {placeholder[:5]}"
+    if os.environ.get("TL_SITE_BUILT"):
+        return  # a site built elsewhere: its address is whatever that build read
+    page = (site / "notebooks" / "03_readout.html").read_text(encoding="utf-8")
+    assert f"https://github.com/{PUBLISHED_REPO}/blob/main/notebooks/03_readout.py" in page
+    assert "local build" not in (site / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_local_build_links_nowhere_and_a_placeholder_refuses_to_publish(tmp_path, monkeypatch):
+    """Without a repository address the staged pages link to no file on the code host and the home
+    page says the build is local; --publish fails, without an address or with the OWNER placeholder."""
+    for variable in staging.REPO_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+    site_pages = set(staging.page_list(ROOT))
+    from alt_text import AltTexts
+    staging.stage_notebook("notebooks/03_readout.ipynb", ROOT, tmp_path, site_pages, staging.Staged(), AltTexts())
+    staging.stage_markdown("docs/paper.md", ROOT, tmp_path, site_pages, staging.Staged())
+    staging.stage_home(ROOT, tmp_path, site_pages, staging.Staged(), "")
+    staged = {p: (tmp_path / p).read_text(encoding="utf-8")
+              for p in ("notebooks/03_readout.ipynb", "docs/paper.md", "index.md")}
+    for page, text in staged.items():
+        assert not re.search(r"github\.com/[\w.-]+/tl-minimal", text), f"{page} links to the code host"
+    assert "local build" in staged["index.md"]
+    monkeypatch.setenv("TL_SITE_REPO", "someone/tl-minimal")
+    assert staging.source_url("tl_minimal/readout.py") == "https://github.com/someone/tl-minimal/blob/main/tl_minimal/readout.py"
+    for repo in (None, "OWNER/tl-minimal"):
+        result = run_build(ROOT, tmp_path / "out", "--no-figures", "--publish", repo=repo)
+        assert result.returncode != 0 and "refusing to publish" in result.stderr, (repo, result.stderr[-2000:])
+        assert not (tmp_path / "out" / "html").exists()
 
 
 def _css_rules(css: str) -> dict[str, str]:
@@ -374,10 +418,15 @@ def test_search_finds(term, site, server, browser):
                                timeout=60_000)
         found = page.evaluate("() => [...document.querySelectorAll('#search-results li a, ul.search li a')]"
                               ".map(a => a.getAttribute('href'))")
+        page.wait_for_timeout(1500)  # the snippets arrive after the links, one page fetch each
+        snippets = page.evaluate("() => [...document.querySelectorAll('#search-results p.context, "
+                                 "ul.search p.context')].map(p => p.innerText)")
     finally:
         page.close()
     expected = SEARCHES[term]
     assert any(h and h.split("#")[0].split("?")[0].endswith(expected) for h in found), (term, found[:20])
+    chrome = [s for s in snippets if re.search(r"System Settings|Light Dark", s)]
+    assert not chrome, f"theme button text in the search snippets: {chrome[:3]}"
 
 
 # every word (split at spaces and hyphens, where a line may end) of every table cell that lies on two lines
