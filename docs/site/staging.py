@@ -80,6 +80,7 @@ LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^()\s]+)\)")
 HTML_ANCHOR = re.compile(r'^<a (?:id|name)="([\w-]+)"></a>\s*$', re.MULTILINE)  # GitHub's way; MyST's is (name)=
 # test-harness markers (nbval's) in code cells: the notebook needs them, a reader of the page does not
 HARNESS_COMMENT = re.compile(r"^[ \t]*# NBVAL_[A-Z_]+[ \t]*\n?", re.MULTILINE)
+READ_AS_WEBSITE = re.compile(r"^\*\*Read it as a website[.:]?\*\*.*$", re.MULTILINE)
 TIME_LINE = re.compile(r"\*\*Time[.:]?\*\*:?\s*(.+?)(?:\.(?=\s|$)|\n\s*\n|$)", re.DOTALL)
 
 
@@ -237,6 +238,8 @@ def stage_markdown(page: str, root: Path, out: Path, site_pages: set[str], stage
 def stage_home(root: Path, out: Path, site_pages: set[str], staged: Staged, toc: str) -> None:
     """index.md: the README's front matter, then the site's table of contents."""
     text, cut = home_front_matter((root / "README.md").read_text(encoding="utf-8"))
+    # the README's pointer to the website is no news on the website (an empty line keeps the numbering)
+    text = READ_AS_WEBSITE.sub("", text)
     images: set[str] = set()
     text = rewrite_links(text, "README.md", root, site_pages, images, "README.md" if cut else None)
     if repo_url() is None:

@@ -171,6 +171,7 @@ def test_a_local_build_links_nowhere_and_a_placeholder_refuses_to_publish(tmp_pa
     for page, text in staged.items():
         assert not re.search(r"github\.com/[\w.-]+/tl-minimal", text), f"{page} links to the code host"
     assert "local build" in staged["index.md"]
+    assert "Read it as a website" not in staged["index.md"], "the home page tells a reader of the site to read the site"
     monkeypatch.setenv("TL_SITE_REPO", "someone/tl-minimal")
     assert staging.source_url("tl_minimal/readout.py") == "https://github.com/someone/tl-minimal/blob/main/tl_minimal/readout.py"
     for repo in (None, "OWNER/tl-minimal"):
