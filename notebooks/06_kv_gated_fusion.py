@@ -55,7 +55,7 @@
 # the gated hybrid is `triple_hybrid` plus this memory), the associative-recall task of notebook
 # 00, and softmax attention (queries, keys, values). The symbols are in the table above.
 #
-# **Time.** About 60 minutes: 55 of reading (3466 words at 150 a minute, 259 lines of code at 10, 12
+# **Time.** About 60 minutes: 55 of reading (3467 words at 150 a minute, 259 lines of code at 10, 12
 # figures at half a minute each) and a run of every cell in default mode, measured at 192 s (CPU
 # 173 s, peak 859 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -358,8 +358,8 @@ plt.show()
 # the right entry is not in the top-k at the start, no gradient tells $W_q$ and $W_k$ to align.
 # Section 6 trains the tied version; notebook 07 (section 6) shows what the untied configuration of
 # the paper does over many seeds: at the paper's budget (500 steps x 32 sequences, one supervised
-# token, constant lr 3e-4) the paper's own code won 0 of 7 seeds (95% Clopper-Pearson interval
-# [0.00, 0.41]) on our CPU, its one winning seed of the paper's run included, and none of our runs
+# token, constant lr 3e-4) the paper's own code won 0 of 10 seeds (95% Clopper-Pearson interval
+# [0.00, 0.31]) on our CPU, its one winning seed of the paper's run included, and none of our runs
 # of that configuration won either. The tied read's success says that this task is solved by matching tokens exactly
 # (a cache that grows with the sequence), not that it recalls better than a fixed-size state.
 

@@ -31,7 +31,7 @@
 # here in one paragraph. Every symbol is in the course's glossary (`docs/glossary.md`), except
 # the few this notebook defines where it uses them.
 #
-# **Time.** About 25 minutes: 25 of reading (2573 words at 150 a minute, 69 lines of code at 10, 1
+# **Time.** About 25 minutes: 25 of reading (2650 words at 150 a minute, 69 lines of code at 10, 1
 # figures at half a minute each) and a run of every cell in default mode, measured at 12 s (CPU 4 s,
 # peak 374 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -286,8 +286,8 @@ plt.show()
 
 # %% [markdown]
 # **The verdict, at 80 training steps and 5 seeds.** (Rows at 2,000 steps are not yet measured
-# for the family; notebook 07's table 3 shows how much 80-step gaps can change with longer
-# training.) Read from the table:
+# for 5 seeds, only seed 0 of six rows, below; notebook 07's table 3 shows how much 80-step gaps
+# can change with longer training.) Read from the table:
 #
 # - Against the Transformer, `triple_latent` is ahead: `triple_latent` minus `transformer`:
 #   -0.063 BPB [-0.119, -0.008]. But so are its relatives: `gla` minus `transformer`: -0.054 BPB
@@ -308,14 +308,18 @@ plt.show()
 #   80 steps the triple-latent layer's lead over a rotary Transformer is not resolved. The first
 #   2,000-step runs point the same way (seed 0 only, `lm_family_2000steps.json`, queued for 5 seeds):
 #   2.695 BPB for `triple_latent`, 2.850 for `transformer_rope`, 3.375 for the learned-position
-#   `transformer`.
+#   `transformer`; and the relatives stay level with `triple_latent` there too: 2.678 for `gla`,
+#   2.703 for `deltanet`, 2.726 for `h3` (one seed: no interval yet).
 #
 # So, at this budget, the triple-latent layer is as good as simple GLA and as good as its own
 # ablations with a plainer key, better than a model without a memory and better than a
 # constant-decay H3 by a few hundredths of a bit; no claim that the triple structure is needed
 # follows from these rows. Recall, where a key built from earlier tokens should matter most, is
 # the subject of the recall study (notebook 07, tables 4 and 5 and the sections on where recall
-# breaks); the family's recall rows are not yet measured.
+# breaks). On the paper's recall protocol (`recall_family.json`, seeds 0-2, evaluated at 200 of
+# its 500 steps so far) every relative and ablation sits on the constant-guess line, 11.8-13.5%,
+# as `triple_latent` does there; `transformer_rope` reaches 22.2-24.2%. At that budget no model
+# recalls (notebook 07, section 6), so these rows wait for a protocol where the Transformer does.
 #
 # ## Summary
 #
