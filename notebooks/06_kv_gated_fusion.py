@@ -358,8 +358,8 @@ plt.show()
 # the right entry is not in the top-k at the start, no gradient tells $W_q$ and $W_k$ to align.
 # Section 6 trains the tied version; notebook 07 (section 6) shows what the untied configuration of
 # the paper does over many seeds: at the paper's budget (500 steps x 32 sequences, one supervised
-# token, constant lr 3e-4) the paper's own code won 0 of 10 seeds (95% Clopper-Pearson interval
-# [0.00, 0.31]) on our CPU, its one winning seed of the paper's run included, and none of our runs
+# token, constant lr 3e-4) the paper's own code won 0 of 11 seeds (95% Clopper-Pearson interval
+# [0.00, 0.28]) on our CPU, its one winning seed of the paper's run included, and none of our runs
 # of that configuration won either. The tied read's success says that this task is solved by matching tokens exactly
 # (a cache that grows with the sequence), not that it recalls better than a fixed-size state.
 

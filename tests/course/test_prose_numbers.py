@@ -68,8 +68,8 @@ ALLOWED = {
     ("RECALL_STUDY.md", "52.1%"): "the mean of the elimination line 1/4, 1/3, 1/2, 1 in the sentence: 52.08%",
     # intervals recomputed from the result files by tests/research/test_recall_verdicts.py, which fails when
     # a result file changes and the sentence does not (a Clopper-Pearson bound, a paired t interval)
-    ("06_kv_gated_fusion.py", "0.31"): "upper Clopper-Pearson bound of 0 wins in 10 (recall_reference_code.json)",
-    ("07_paper_reproduction.py", "0.31"): "upper Clopper-Pearson bound of 0 wins in 10 (recall_reference_code.json)",
+    ("06_kv_gated_fusion.py", "0.28"): "upper Clopper-Pearson bound of 0 wins in 11 (recall_reference_code.json)",
+    ("07_paper_reproduction.py", "0.28"): "upper Clopper-Pearson bound of 0 wins in 11 (recall_reference_code.json)",
     ("07_paper_reproduction.py", "0.073"):
         "lower bound of the paired 95% interval, transformer - triple_latent (lm.json)",
     ("paper.md", "3.657"): "the paper's retrieval-ablation rows, quoted from its text l.351-358 (not in PAPER)",
