@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import html.parser
+import importlib
 import importlib.metadata
 import importlib.util
 import json
@@ -40,8 +41,19 @@ from browser_support import system_chromium
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "docs" / "site" / "build.py"
-sys.path.insert(0, str(BUILD.parent))
-import staging  # noqa: E402  (docs/site/staging.py: the site's page list and its notebook copy)
+
+
+def _site_module(name: str):
+    """docs/site/<name>.py, imported with docs/site on sys.path only while it imports: that folder also
+    holds build.py, which must not shadow the ``build`` front end for later tests (test_wheel.py)."""
+    sys.path.insert(0, str(BUILD.parent))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(BUILD.parent))
+
+
+staging = _site_module("staging")  # the site's page list and its notebook copy
 
 REPORT_DIR = Path(os.environ.get("TL_SITE_REPORT", ROOT / "build" / "site-test"))
 WIDTHS = (1280, 390)
@@ -162,7 +174,7 @@ def test_a_local_build_links_nowhere_and_a_placeholder_refuses_to_publish(tmp_pa
     for variable in staging.REPO_VARIABLES:
         monkeypatch.delenv(variable, raising=False)
     site_pages = set(staging.page_list(ROOT))
-    from alt_text import AltTexts
+    AltTexts = _site_module("alt_text").AltTexts
     staging.stage_notebook("notebooks/03_readout.ipynb", ROOT, tmp_path, site_pages, staging.Staged(), AltTexts())
     staging.stage_markdown("docs/paper.md", ROOT, tmp_path, site_pages, staging.Staged())
     staging.stage_home(ROOT, tmp_path, site_pages, staging.Staged(), "")
@@ -238,7 +250,7 @@ def test_the_site_copy_of_a_notebook_has_no_test_harness_comments(tmp_path):
     code = ["".join(c["source"]) for c in committed["cells"] if c["cell_type"] == "code"]
     assert any(re.search(r"^\s*# NBVAL_", c, re.MULTILINE) for c in code), "the committed notebook has none"
     site_pages = set(staging.page_list(ROOT))
-    from alt_text import AltTexts
+    AltTexts = _site_module("alt_text").AltTexts
     staging.stage_notebook(page, ROOT, tmp_path, site_pages, staging.Staged(), AltTexts())
     copied = json.loads((tmp_path / page).read_text(encoding="utf-8"))
     shown = ["".join(c["source"]) for c in copied["cells"] if c["cell_type"] == "code"]
