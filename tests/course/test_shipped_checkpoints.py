@@ -30,6 +30,7 @@ from tl_minimal.course.shipped import (
     shipped_paths,
 )
 from tl_minimal.data import text as data_text
+from tl_minimal.exercises.harness import one_thread
 from tl_minimal.experiments.ship_checkpoint import SMALL_EVAL_CHUNKS, loss_log
 from tl_minimal.training.evaluate import in_batches, mean_token_loss
 from tl_minimal.training.protocols import chunk_eval_set, protocol
@@ -62,6 +63,11 @@ def _train_tokens(root: Path, seed: int) -> torch.Tensor:
         "the sampler now draws other windows: make tests/fixtures/shipped_windows.json again "
         "(tests/fixtures/make_shipped_windows.py) and check the shipped records")
     return tokens
+
+
+def _same_weights(a, b) -> bool:
+    """Every tensor of two models' state dicts equal, bit for bit."""
+    return all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values(), strict=True))
 
 
 @pytest.mark.parametrize("variant", SHIPPED)
@@ -105,13 +111,9 @@ def test_retraining_the_same_seed_repeats_the_recorded_first_losses(variant, roo
         assert len(stored) == len(tokens)
         for start in _positions(len(tokens), record["seed"]):
             assert torch.equal(stored[start:start + width], tokens[start:start + width]), start
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # as the record was made: one thread, the same summation order
-    try:
+    with one_thread():  # as the record was made: one thread, the same summation order
         _, history = fit(variant, protocol("lm", steps=RETRAIN_STEPS), record["seed"], tokens, device="cpu",
                          progress=False)
-    finally:
-        torch.set_num_threads(threads)
     recorded = record["loss_log"]["loss"][:RETRAIN_STEPS]
     assert history["loss"] == pytest.approx(recorded, rel=1e-5)
 
@@ -121,21 +123,15 @@ def test_the_notebooks_get_the_shipped_model_or_the_same_run_retrained(monkeypat
     model, record = shipped.shipped_or_retrained("triple_latent")
     kept_model, shipped_record = load_shipped("triple_latent")
     assert record == shipped_record
-    assert all(torch.equal(a, b)
-               for a, b in zip(model.state_dict().values(), kept_model.state_dict().values(), strict=True))
+    assert _same_weights(model, kept_model)
     # retrain=True trains the record's steps with the record's seed; 2 steps here instead of 2,000
     monkeypatch.setattr(shipped, "load_shipped", lambda *a, **k: (kept_model, {**record, "steps": 2}))
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with one_thread():
         retrained, kept = shipped.shipped_or_retrained("triple_latent", retrain=True, data=train.tokens)
         expected, _ = fit("triple_latent", protocol("lm", steps=2), record["seed"], train.tokens, device="cpu",
                           progress=False)
-    finally:
-        torch.set_num_threads(threads)
     assert kept["steps"] == 2 and not retrained.training
-    assert all(torch.equal(a, b)
-               for a, b in zip(retrained.state_dict().values(), expected.state_dict().values(), strict=True))
+    assert _same_weights(retrained, expected)
 
 
 def test_the_loss_log_keeps_the_first_steps_every_tenth_and_the_last():
@@ -175,18 +171,13 @@ def test_retraining_the_recall_model_repeats_its_first_losses_and_the_notebook_p
 
     kept_model, record = load_shipped("triple_latent", steps=RECALL_STEPS, task="recall")
     monkeypatch.setattr(shipped, "load_shipped", lambda *a, **k: (kept_model, {**record, "steps": 3}))
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # as the record was made
-    try:
+    with one_thread():  # as the record was made
         retrained, kept = shipped.shipped_or_retrained("triple_latent", retrain=True, task="recall",
                                                        steps=RECALL_STEPS)
         expected, history = fit("triple_latent", protocol("recall", steps=3), record["seed"], device="cpu",
                                 progress=False)
-    finally:
-        torch.set_num_threads(threads)
     assert kept["steps"] == 3 and not retrained.training
-    assert all(torch.equal(a, b)
-               for a, b in zip(retrained.state_dict().values(), expected.state_dict().values(), strict=True))
+    assert _same_weights(retrained, expected)
     assert history["loss"] == pytest.approx(record["loss_log"]["loss"][:3], rel=1e-5)
 
 
