@@ -68,6 +68,41 @@ def test_mqar_labels_only_at_answer_positions():
         assert len(set(asked)) == 4
 
 
+def test_hidden_answers_give_nothing_away_and_keep_the_task():
+    """hide_answers: no value in the question block, the same context and labels as the shown form."""
+    shown_x, shown_y = dr.mqar_batch(64, n_queries=4, n_pairs=8, generator=_g(4))
+    x, y = dr.mqar_batch(64, n_queries=4, n_pairs=8, generator=_g(4), hide_answers=True)
+    assert torch.equal(y, shown_y)  # the same questions, asked at the same positions
+    answers = (y != IGNORE).nonzero()[:, 1].view(64, 4)  # [B, Q]
+    first_question = int(answers[0, 0]) - 2
+    assert torch.equal(x[:, :first_question], shown_x[:, :first_question])  # context and filler unchanged
+    after = x.gather(1, answers[:, :-1] + 1)  # [B, Q-1] the token after each answered-before-last ANSWER
+    assert ((after >= L.first_filler) & (after < L.first_filler + L.n_filler)).all()
+    values_in_questions = (x[:, first_question:] >= L.first_value) & (x[:, first_question:] < L.first_filler)
+    assert not values_in_questions.any()
+    sampler = dr.RecallSampler(8, seed=0, n_queries=4, n_pairs=8, hide_answers=True)
+    assert torch.equal(sampler(3)[0], sampler(3)[0])  # a function of (seed, step): resumes stay exact
+    one = dr.mqar_batch(8, n_queries=1, generator=_g(3), hide_answers=True)[0]
+    assert torch.equal(one, dr.recall_batch(8, generator=_g(3))[0])  # one question: nothing to hide
+
+
+def test_hide_answers_is_a_protocol_option_of_recall_tasks_only():
+    from tl_minimal.experiments.protocols import protocol
+
+    p = protocol("mqar", hide_answers=True)
+    assert p.to_dict()["hide_answers"] is True
+    assert "hide_answers" not in protocol("mqar").to_dict()  # off: result files written before it match
+    from tl_minimal.training.recipes import make_sampler
+
+    x, y = make_sampler(p, seed=0)(0)  # what training on the protocol sees
+    first_question = int((y[0] != IGNORE).nonzero()[0]) - 2
+    assert not ((x[:, first_question:] >= L.first_value) & (x[:, first_question:] < L.first_filler)).any()
+    with pytest.raises(ValueError, match="true or false"):
+        protocol("mqar", hide_answers="yes")
+    with pytest.raises(ValueError, match="applies to recall and mqar"):
+        protocol("overwrite", hide_answers=True)
+
+
 def test_single_query_mqar_is_the_recall_task():
     assert torch.equal(
         dr.mqar_batch(8, n_queries=1, generator=_g(3))[0], dr.recall_batch(8, generator=_g(3))[0]

@@ -36,7 +36,15 @@ sequence is still read left to right, and the label sits at each ANSWER position
     BOS k9 v18 SEP k6 v14 SEP k11 v20 SEP k7 v19 SEP f2 f1 f2 f6 QUERY k6 ANSWER v14 QUERY k7 ANSWER
     labels: v14 at position 19 (the first ANSWER), v19 at position 23 (the last)
 
-With Q = 1 MQAR is exactly the paper's task. Every random choice (keys, values, filler,
+Showing each answer before the next question opens a shortcut: a model that cannot look a key up
+can still rule out the values already answered, and the last question is then free (a Transformer
+trained this way scored 25.6 / 34.0 / 49.5 / 100% on the four questions of 4-pair MQAR: elimination,
+not recall; data/results/RECALL_STUDY.md section 0). ``hide_answers=True`` closes it, as Zoology's MQAR does:
+the token after each ANSWER is a filler token, so no value is given away before it is asked for:
+
+    ..., QUERY k_a ANSWER f, QUERY k_b ANSWER f, ..., QUERY k_z ANSWER      (f: a random filler id)
+
+With Q = 1 MQAR is exactly the paper's task (and hiding changes nothing). Every random choice (keys, values, filler,
 which keys are asked) comes from one ``torch.Generator`` the caller seeds; training and
 evaluation use different seeds (:func:`eval_seed`), so evaluation examples are fresh.
 """
@@ -134,8 +142,12 @@ def mqar_batch(
     seq_len: int = 128,
     layout: RecallLayout = PAPER_LAYOUT,
     generator: torch.Generator | None = None,
+    hide_answers: bool = False,
 ):
     """Multi-query recall: x, y [B, T]; labels only at the Q ANSWER positions (see module docstring).
+
+    ``hide_answers``: the token after each ANSWER is a filler id instead of the answer (Zoology's
+    form; the labels do not change). The random draws before it are the same either way.
 
     Worked example, ``mqar_batch(1, n_queries=2, seq_len=24, generator=torch.Generator().manual_seed(1))``::
 
@@ -161,8 +173,10 @@ def mqar_batch(
     sep = torch.full((B, n_pairs), L.SEP)
     context = torch.stack([keys, values, sep], dim=2).reshape(B, 3 * n_pairs)  # k v SEP k v SEP ...
     q_keys, q_values = keys.gather(1, asked), values.gather(1, asked)  # [B, Q]
+    # what follows each ANSWER in the input: the answer itself, or (hidden) a filler id
+    shown = L.first_filler + torch.randint(0, L.n_filler, (B, n_queries), generator=g) if hide_answers else q_values
     questions = torch.stack(
-        [torch.full((B, n_queries), L.QUERY), q_keys, torch.full((B, n_queries), L.ANSWER), q_values], dim=2
+        [torch.full((B, n_queries), L.QUERY), q_keys, torch.full((B, n_queries), L.ANSWER), shown], dim=2
     ).reshape(B, 4 * n_queries)
     x = torch.cat([torch.full((B, 1), L.BOS), context, filler, questions[:, :-1]], dim=1)  # [B, T]
 
@@ -267,9 +281,11 @@ class RecallSampler:
         seq_len: int = 128,
         layout: RecallLayout = PAPER_LAYOUT,
         curriculum: LengthCurriculum | None = None,
+        hide_answers: bool = False,
     ):
         self.batch_size, self.seed, self.curriculum = batch_size, seed, curriculum
-        self.kw = {"n_queries": n_queries, "n_pairs": n_pairs, "seq_len": seq_len, "layout": layout}
+        self.kw = {"n_queries": n_queries, "n_pairs": n_pairs, "seq_len": seq_len, "layout": layout,
+                   "hide_answers": hide_answers}
         if curriculum is not None and curriculum.start < min_seq_len(n_pairs, n_queries):
             raise ValueError(f"length curriculum: start {curriculum.start} is too short for {n_pairs} pairs and "
                              f"{n_queries} question(s); the shortest is {min_seq_len(n_pairs, n_queries)}")
@@ -287,10 +303,11 @@ def eval_set(
     n_pairs: int = 4,
     seq_len: int = 128,
     layout: RecallLayout = PAPER_LAYOUT,
+    hide_answers: bool = False,
 ):
     """``n_examples`` fresh examples for training seed ``seed`` (drawn with :func:`eval_seed`)."""
     g = torch.Generator().manual_seed(eval_seed(seed))
-    return mqar_batch(n_examples, n_queries, n_pairs, seq_len, layout, g)
+    return mqar_batch(n_examples, n_queries, n_pairs, seq_len, layout, g, hide_answers)
 
 
 # ----------------------------------------------------------------------------- for people

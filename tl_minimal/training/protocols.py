@@ -124,6 +124,9 @@ class RecallProtocol(Protocol):
     # steps (data/recall.py LengthCurriculum); None: every batch seq_len long. The paper's retrain
     # recipe: --protocol length_curriculum=32:128:150 (with warmup_steps=50, --set read_gate_bias=-2)
     length_curriculum: tuple | None = None
+    # True: the token after each ANSWER is filler, not the answer (Zoology's MQAR form; closes the
+    # elimination shortcut of showing earlier answers, data/recall.py); None: shown, as in the paper
+    hide_answers: bool | None = None
     assumed: tuple = (
         "grad clip 1.0 and dropout 0.1 as in the byte-level protocol",
         "model d=64, 3 layers, 4 heads, registry defaults otherwise (the byte-level model)",
@@ -132,6 +135,12 @@ class RecallProtocol(Protocol):
 
     def __post_init__(self):
         super().__post_init__()
+        if self.hide_answers is not None:
+            if not isinstance(self.hide_answers, bool):
+                raise ValueError(f"hide_answers must be true or false, got {self.hide_answers!r}")
+            if self.task not in CURRICULUM_TASKS:
+                raise ValueError(f"hide_answers: the {self.task} task has its own sequences; hiding the "
+                                 f"answers applies to {' and '.join(CURRICULUM_TASKS)}")
         if self.length_curriculum is None:
             return
         if self.task not in CURRICULUM_TASKS:
@@ -153,8 +162,8 @@ class RecallProtocol(Protocol):
         return None if self.length_curriculum is None else LengthCurriculum.parse(self.length_curriculum)
 
 
-CURRICULUM_TASKS = ("recall", "mqar")  # the tasks whose training sequences may follow a length curriculum
-UNSET_OMITTED = ("length_curriculum", "lr_schedule")  # optional fields left out of to_dict() while None
+CURRICULUM_TASKS = ("recall", "mqar")  # the tasks whose sequences may follow a length curriculum or hide answers
+UNSET_OMITTED = ("length_curriculum", "lr_schedule", "hide_answers")  # optional fields left out of to_dict() while None
 
 PAPER_PROTOCOLS = {p.task: p for p in (LMProtocol(), RecallProtocol())}
 

@@ -75,7 +75,7 @@ def make_sampler(protocol, seed: int, data=None, stream: int = 0):
         return data_recall.RecallSampler(protocol.batch_size, seed, n_queries=protocol.n_queries,
                                          n_pairs=protocol.n_pairs, seq_len=protocol.seq_len,
                                          layout=data_recall.layout_for(protocol.n_pairs),
-                                         curriculum=protocol.curriculum())
+                                         curriculum=protocol.curriculum(), hide_answers=bool(protocol.hide_answers))
     raise ValueError(f"no training data for task {task!r}: expected {', '.join(TEXT_TASKS)}, recall or mqar "
                      "(other tasks pass their own sampler)")
 
