@@ -28,7 +28,7 @@
 # (queries, keys, values) as in a small Transformer; matrix-vector and outer products. Nothing
 # about linear attention or state-space models: the course builds it.
 #
-# **Time.** About 40 minutes: 38 of reading (3680 words at 150 a minute, 99 lines of code at 10, 7
+# **Time.** About 65 minutes: 65 of reading (3680 words at 100 a minute, 99 lines of code at 4, 7
 # figures at half a minute each) and a run of every cell in default mode, measured at 12 s (CPU 7 s,
 # peak 429 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -239,7 +239,7 @@ plt.show()
 #
 # ## 5. The learning path: what each notebook needs and how long it takes
 #
-# Times are a measure, not a guess: reading at 150 words and 10 lines of code a minute and half a
+# Times are a measure, not a guess: reading at 100 words and 4 lines of code a minute and half a
 # minute per figure, plus the wall time of running every cell in default mode, measured on a 2-core
 # CPU and recorded in `docs/notebook_cost.json` (`python -m tl_minimal.experiments.notebook_cost notebooks`
 # remeasures, `python -m tl_minimal.experiments.notebook_time --write` rewrites these times). Each notebook's
@@ -247,17 +247,17 @@ plt.show()
 #
 # | notebook | what you learn | needs | time |
 # |---|---|---|---|
-# | `00_start_here` | why a fixed-size state; the layer and model drawn; glossary; set-up | - | 40 min (runs in 12 s) |
-# | `01_running_state` | the gated moving average; its loop, fast and one-token step forms; the chunked algorithm behind the fast form, and its cost; half-lives; the training loop; a trained model's gates | 00 | 60 min (runs in 84 s) |
-# | `02_pair_memory` | outer products as a memory of pairs; the unrolled weights; a trained model's $P_t$ | 01 | 35 min (runs in 104 s) |
-# | `03_readout` | the readout as linear attention, in both directions; why the design; the whole model in a page; trained against a Transformer; related work | 02 | 50 min (runs in 104 s) |
-# | `03b_chunked_readout` | the readout's fast form: the chunked algorithm with the pair memory carried between chunks; its cost against the loop, term by term; where its speed comes from, measured | 03 | 20 min (runs in 16 s) |
-# | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 35 min (runs in 34 s) |
-# | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 25 min (runs in 48 s) |
-# | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state, trained on associative recall; optional: induction heads | 03, 05 | 60 min (runs in 192 s) |
-# | `06b_family` | the relatives (simple GLA / Mamba-2, H3, DeltaNet) and the key-source ablations beside the layer; the delta rule's chunked form; what the triple structure buys, paired over seeds | 03, 05 | 25 min (runs in 12 s) |
-# | `07_paper_reproduction` | a fair comparison (what `transformer_plus_triple`'s 80-step lead measures); which of the paper's claims hold, with several seeds | 03-06 | 115 min (runs in 39 s) |
-# | `08_speed` | loop, fast and step forms timed; the cost of the next token | 01-03 | 40 min (runs in 44 s) |
+# | `00_start_here` | why a fixed-size state; the layer and model drawn; glossary; set-up | - | 65 min (runs in 12 s) |
+# | `01_running_state` | the gated moving average; its loop, fast and one-token step forms; the chunked algorithm behind the fast form, and its cost; half-lives; the training loop; a trained model's gates | 00 | 115 min (runs in 84 s) |
+# | `02_pair_memory` | outer products as a memory of pairs; the unrolled weights; a trained model's $P_t$ | 01 | 65 min (runs in 104 s) |
+# | `03_readout` | the readout as linear attention, in both directions; why the design; the whole model in a page; trained against a Transformer; related work | 02 | 90 min (runs in 104 s) |
+# | `03b_chunked_readout` | the readout's fast form: the chunked algorithm with the pair memory carried between chunks; its cost against the loop, term by term; where its speed comes from, measured | 03 | 40 min (runs in 16 s) |
+# | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 75 min (runs in 34 s) |
+# | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 55 min (runs in 48 s) |
+# | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state, trained on associative recall; optional: induction heads | 03, 05 | 110 min (runs in 192 s) |
+# | `06b_family` | the relatives (simple GLA / Mamba-2, H3, DeltaNet) and the key-source ablations beside the layer; the delta rule's chunked form; what the triple structure buys, paired over seeds | 03, 05 | 45 min (runs in 12 s) |
+# | `07_paper_reproduction` | a fair comparison (what `transformer_plus_triple`'s 80-step lead measures); which of the paper's claims hold, with several seeds | 03-06 | 225 min (runs in 39 s) |
+# | `08_speed` | loop, fast and step forms timed; the cost of the next token | 01-03 | 80 min (runs in 44 s) |
 #
 # Exercises 01-06 (`notebooks/exercises/`) follow the notebook of the same number; each takes
 # about 25-35 minutes (each states its own). Their worked solutions are in `notebooks/exercises/solutions/`.

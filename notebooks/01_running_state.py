@@ -24,8 +24,8 @@
 # **Prerequisites.** Notebook 00 (the layer figure and the glossary). PyTorch: broadcasting,
 # `torch.cumprod`, batched matrix products.
 #
-# **Time.** About 60 minutes: 57 of reading (3536 words at 150 a minute, 283 lines of code at 10, 11
-# figures at half a minute each) and a run of every cell in default mode, measured at 84 s (CPU
+# **Time.** About 115 minutes: 112 of reading (3536 words at 100 a minute, 283 lines of code at 4,
+# 11 figures at half a minute each) and a run of every cell in default mode, measured at 84 s (CPU
 # 20 s, peak 622 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
 # ## 1. Where the running state sits, and what it computes

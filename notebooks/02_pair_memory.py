@@ -21,7 +21,7 @@
 # **Prerequisites.** Notebook 01 (the running state $s_t$, the unrolled sum, `fit`). The outer
 # product of two vectors.
 #
-# **Time.** About 35 minutes: 34 of reading (2093 words at 150 a minute, 159 lines of code at 10, 9
+# **Time.** About 65 minutes: 65 of reading (2093 words at 100 a minute, 159 lines of code at 4, 9
 # figures at half a minute each) and a run of every cell in default mode, measured at 104 s (CPU
 # 25 s, peak 584 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #

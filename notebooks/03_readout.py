@@ -32,7 +32,7 @@
 # cost and its speed) is the continuation notebook
 # [`03b_chunked_readout.ipynb`](03b_chunked_readout.ipynb).
 #
-# **Time.** About 50 minutes: 46 of reading (3211 words at 150 a minute, 220 lines of code at 10, 6
+# **Time.** About 90 minutes: 90 of reading (3211 words at 100 a minute, 220 lines of code at 4, 6
 # figures at half a minute each) and a run of every cell in default mode, measured at 104 s (CPU
 # 38 s, peak 785 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #

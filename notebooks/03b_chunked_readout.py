@@ -24,7 +24,7 @@
 # notebook 03 (the readout; its attention view: the scores $A_{t\tau}$ and weights $w_{t,\tau}$ of
 # section 3.1, the memory $M$ of section 3.2).
 #
-# **Time.** About 20 minutes: 20 of reading (1512 words at 150 a minute, 96 lines of code at 10, 0
+# **Time.** About 40 minutes: 39 of reading (1512 words at 100 a minute, 96 lines of code at 4, 0
 # figures at half a minute each) and a run of every cell in default mode, measured at 16 s (CPU 5 s,
 # peak 457 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #

@@ -53,7 +53,7 @@
 # **Prerequisites.** Notebooks 01-03 (running state, pair memory, readout); softmax and entropy.
 # Every symbol is in the course's glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 35 minutes: 37 of reading (1878 words at 150 a minute, 203 lines of code at 10, 8
+# **Time.** About 75 minutes: 74 of reading (1878 words at 100 a minute, 203 lines of code at 4, 8
 # figures at half a minute each) and a run of every cell in default mode, measured at 34 s (CPU
 # 32 s, peak 604 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
