@@ -28,7 +28,7 @@
 # (queries, keys, values) as in a small Transformer; matrix-vector and outer products. Nothing
 # about linear attention or state-space models: the course builds it.
 #
-# **Time.** About 65 minutes: 65 of reading (3680 words at 100 a minute, 99 lines of code at 4, 7
+# **Time.** About 65 minutes: 65 of reading (3703 words at 100 a minute, 99 lines of code at 4, 7
 # figures at half a minute each) and a run of every cell in default mode, measured at 12 s (CPU 7 s,
 # peak 429 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -99,7 +99,7 @@ plt.show()
 # These are counts, not timings. The optional notebook 08 (after the course) measures them: on
 # our CPU the next token of `triple_latent` costs the same at context 2,048 as at 128
 # (`docs/paper.md` section 6.5). The
-# same layer also trains fast on whole sequences, through a *chunked* form that notebook 01
+# same layer also trains fast on whole sequences, through a *chunked* form that notebook 01b
 # derives.
 #
 # ## 2. The triple-latent layer, drawn
@@ -176,8 +176,8 @@ plt.show()
 # | $\tau$ | an earlier position, where something was written; $\tau$ **only** means time ($\tau'$ a second one) | `tau` | 00 §2 |
 # | $u$ | a position inside a product or sum over time, as in $\prod_{u=\tau+1}^{t} \lambda_u$ (only time) | - | 01 §3 |
 # | $i, j$ | indices into a vector or matrix ($P_t[i, j]$); in notebook 06, $j$ is also the position of a key-value entry | `i, j` | 02 §1 |
-# | $C$ | chunk size of the fast forms: `running_state.DEFAULT_CHUNK` (notebook 01 prints it) | `chunk_size` | 01 §4 |
-# | $c$ | the first position of a chunk (only that) | - | 01 §4 |
+# | $C$ | chunk size of the fast forms: `running_state.DEFAULT_CHUNK` (notebook 01b prints it) | `chunk_size` | 01b §1 |
+# | $c$ | the first position of a chunk (only that) | - | 01b §1 |
 # | $O$ | order of growth: $O(T)$ grows like $T$ | - | 03 §10 |
 #
 # **The model** (section 3)
@@ -248,11 +248,12 @@ plt.show()
 # | notebook | what you learn | needs | time |
 # |---|---|---|---|
 # | `00_start_here` | why a fixed-size state; the layer and model drawn; glossary; set-up | - | 65 min (runs in 12 s) |
-# | `01_running_state` | the gated moving average; its loop, fast and one-token step forms; the chunked algorithm behind the fast form, and its cost; half-lives; the training loop; a trained model's gates | 00 | 115 min (runs in 84 s) |
-# | `02_pair_memory` | outer products as a memory of pairs; the unrolled weights; a trained model's $P_t$ | 01 | 65 min (runs in 104 s) |
+# | `01_running_state` | the gated moving average, by hand and as one matrix; half-lives; the training loop; a trained model's gates | 00 | 60 min (runs in 55 s) |
+# | `01b_chunked_running_state` | the fast form: the chunked algorithm, its cost, the associative scan; loop, fast and step forms checked | 01 | 55 min (runs in 16 s) |
+# | `02_pair_memory` | outer products as a memory of pairs; the unrolled weights; a trained model's $P_t$ | 01 | 60 min (runs in 104 s) |
 # | `03_readout` | the readout as linear attention, in both directions; why the design; the whole model in a page; trained against a Transformer; related work | 02 | 90 min (runs in 104 s) |
 # | `03b_chunked_readout` | the readout's fast form: the chunked algorithm with the pair memory carried between chunks; its cost against the loop, term by term; where its speed comes from, measured | 03 | 40 min (runs in 16 s) |
-# | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 75 min (runs in 34 s) |
+# | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 60 min (runs in 99 s) |
 # | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 55 min (runs in 48 s) |
 # | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state, trained on associative recall; optional: induction heads | 03, 05 | 110 min (runs in 192 s) |
 # | `06b_family` | the relatives (simple GLA / Mamba-2, H3, DeltaNet) and the key-source ablations beside the layer; the delta rule's chunked form; what the triple structure buys, paired over seeds | 03, 05 | 45 min (runs in 12 s) |
@@ -443,7 +444,8 @@ plt.show()
 #
 # ## 8. How to use the notebooks
 #
-# - **Order.** `01_running_state` → `02_pair_memory` → `03_readout` → `04_slots` →
+# - **Order.** `01_running_state` → `01b_chunked_running_state` → `02_pair_memory` → `03_readout` →
+#   `03b_chunked_readout` → `04_slots` →
 #   `05_convolution` → `06_kv_gated_fusion`, each beside its library file (the README's learning
 #   path); then `07_paper_reproduction` and `08_speed`. Exercises are in `notebooks/exercises/`.
 # - **Smoke mode.** Every notebook has one config cell near the top, e.g.

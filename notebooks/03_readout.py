@@ -298,7 +298,7 @@ print("P q^l gives the same readout as P^T q^l:", torch.allclose(r_text, r_fast)
 #
 # Section 2 checked that `pair_readout(mode="fast")` gives the loop's $r_t$ without ever building
 # $P_t$; the rest of this notebook uses it that way. How it does it (the chunked algorithm of
-# notebook 01, with the pair memory carried from chunk to chunk), what it costs against the loop
+# notebook 01b, with the pair memory carried from chunk to chunk), what it costs against the loop
 # and where its speed comes from is the continuation notebook
 # [`03b_chunked_readout.ipynb`](03b_chunked_readout.ipynb), to read after this one.
 #
@@ -557,7 +557,7 @@ print("logits", tuple(ours.shape), "relative error:", round(relative_error(ours,
 #   (DeltaNet).
 # - *One scalar gate per head*, data-dependent: the granularity of Mamba-2, coarser than GLA's
 #   per-dimension gate, unlike RetNet's and H3's fixed decays. Scalar gates are what make the
-#   chunked form of notebook 01 so simple.
+#   chunked form of notebook 01b so simple.
 # - *Writes accumulate, nothing is overwritten*: two writes under similar keys are averaged, not
 #   replaced as in DeltaNet, so exact recall of one earlier token is hard; notebook 06 adds an
 #   exact key-value memory for that (`docs/paper.md` section 1).
