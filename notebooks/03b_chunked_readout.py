@@ -24,7 +24,7 @@
 # notebook 03 (the readout; its attention view: the scores $A_{t\tau}$ and weights $w_{t,\tau}$ of
 # section 3.1, the memory $M$ of section 3.2).
 #
-# **Time.** About 40 minutes: 39 of reading (1512 words at 100 a minute, 96 lines of code at 4, 0
+# **Time.** About 40 minutes: 39 of reading (1515 words at 100 a minute, 96 lines of code at 4, 0
 # figures at half a minute each) and a run of every cell in default mode, measured at 16 s (CPU 5 s,
 # peak 457 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -286,4 +286,5 @@ for T_time in config.pick((128, 512, 2048), (64, 128)):
 #   decay mask, against the loop's $3TS^2$); its speed comes from $T/C$ sequential steps of large
 #   matrix products instead of $T$ small ones, and from never storing $P_t$ for every token.
 #
-# **Next:** [`04_slots.ipynb`](04_slots.ipynb), a cheaper memory than $S \times S$.
+# **Next:** [`03c_trained_model.ipynb`](03c_trained_model.ipynb), the layer trained and the whole model in
+# one page.
