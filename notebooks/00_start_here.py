@@ -28,9 +28,9 @@
 # (queries, keys, values) as in a small Transformer; matrix-vector and outer products. Nothing
 # about linear attention or state-space models: the course builds it.
 #
-# **Time.** About 60 minutes: 62 of reading (3707 words at 100 a minute, 84 lines of code at 4, 7
-# figures at half a minute each) and a run of every cell in default mode, measured at 32 s (CPU 6 s,
-# peak 436 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 60 minutes: 61 of reading (3707 words at 100 a minute, 81 lines of code at 4, 7
+# figures at half a minute each) and a run of every cell in default mode, measured at 17 s (CPU 6 s,
+# peak 447 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
 # %%
 try:  # set-up check: without the library in this kernel, one line says how to install it
@@ -51,7 +51,7 @@ import tl_minimal
 from tl_minimal import default_config, views
 from tl_minimal.training import config, device
 from tl_minimal.training.protocols import chunk_eval_set, protocol
-from tl_minimal.views import diagrams, plots, plots_cost, tables_cost, widgets
+from tl_minimal.views import diagrams, plots, plots_cost, tables_cost, tables_tokens, widgets
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
@@ -240,7 +240,7 @@ plt.show()
 #
 # | notebook | what you learn | needs | time |
 # |---|---|---|---|
-# | `00_start_here` | why a fixed-size state; the layer and model drawn; glossary; set-up | - | 60 min (runs in 32 s) |
+# | `00_start_here` | why a fixed-size state; the layer and model drawn; glossary; set-up | - | 60 min (runs in 17 s) |
 # | `01_running_state` | the gated moving average, by hand and as one matrix; half-lives; the training loop; a trained model's gates | 00 | 60 min (runs in 55 s) |
 # | `01b_chunked_running_state` | the fast form: the chunked algorithm, its cost, the associative scan; the three forms checked | 01 | 55 min (runs in 16 s) |
 # | `02_pair_memory` | outer products as a memory of pairs; the unrolled weights; a trained model's $P_t$ | 01 | 60 min (runs in 79 s) |
@@ -394,11 +394,8 @@ tables_cost.print_two_unigrams(UNIGRAM_BPB, unigram_table, lm)  # whole split, t
 # %%
 tokenizer = data_tokenized.load_tokenizer()
 sentence = "The pair memory remembers which write followed which context."
-encoding = tokenizer.encode(sentence)
-print(f"vocabulary size: {tokenizer.get_vocab_size():,}")
-print(f"{len(sentence.encode('utf-8'))} bytes -> {len(encoding.ids)} MiniMind tokens")
-print("ids:   ", encoding.ids)
-print("pieces:", encoding.tokens)
+encoding = tokenizer.encode(sentence)  # .ids and .tokens (the pieces)
+tables_tokens.print_encoding(tokenizer, sentence, encoding)  # vocabulary size, bytes -> tokens, ids, pieces
 
 # %%
 # NBVAL_IGNORE_OUTPUT

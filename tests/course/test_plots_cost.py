@@ -1,4 +1,4 @@
-"""The views of notebooks 00 and 03c: the memory kept while generating, the cost and BPB tables, and a trained
+"""The views of notebooks 00 and 03c: the memory kept while generating, the cost, BPB and token tables, and a trained
 layer's scores beside softmax attention. Each shows what the notebook computed and refuses a wrong input."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from tl_minimal.training.protocols import protocol
-from tl_minimal.views import plots_cost, plots_scores, tables_cost, tables_training
+from tl_minimal.views import plots_cost, plots_scores, tables_cost, tables_tokens, tables_training
 
 
 def test_numbers_kept_two_log_log_lines():
@@ -52,3 +52,19 @@ def test_scores_beside_softmax_three_panels():
     plt.close(fig)
     with pytest.raises(ValueError, match="two triple_latent runs"):
         plots_scores.scores_beside_softmax({80: A}, A, list("abcd"), 80)
+
+
+def test_print_encoding_lists_ids_and_pieces(capsys):
+    class Encoding:
+        ids, tokens = [5, 6], ["Th", "e"]
+
+    class Tokenizer:
+        def get_vocab_size(self):
+            return 6400
+
+    tables_tokens.print_encoding(Tokenizer(), "The", Encoding())
+    assert capsys.readouterr().out.splitlines() == ["vocabulary size: 6,400", "3 bytes -> 2 MiniMind tokens",
+                                                    "ids:    [5, 6]", "pieces: ['Th', 'e']"]
+    Encoding.tokens = ["The"]
+    with pytest.raises(ValueError, match="one piece per id"):
+        tables_tokens.print_encoding(Tokenizer(), "The", Encoding())

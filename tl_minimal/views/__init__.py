@@ -8,7 +8,8 @@ a model and never re-implement the math. Each module is named after what it draw
 (every seed beside the paper's runs, notebook 07), ``plots_training`` (a loss curve beside the unigram
 line), ``plots_heads`` (one number per layer and head, runs side by side), ``tables_gates`` and
 ``tables_training`` (the printed numbers under notebooks 01, 03c and 04's figures), ``tables_pairs`` (notebook
-02's pair toy), ``plots_cost`` and ``tables_cost`` (notebook 00's memory and cost counts), ``plots_scores`` (a
+02's pair toy), ``plots_cost``, ``tables_cost`` and ``tables_tokens`` (notebook 00's memory and cost counts, a
+tokenized sentence), ``plots_scores`` (a
 trained layer's scores beside softmax attention, notebook 03c) and
 ``widgets`` (the interactive controls). Every one of them draws with the colour-blind-safe
 palette of ``palette``; and in a notebook every figure shown can carry a text alternative written
