@@ -28,9 +28,9 @@
 # (queries, keys, values) as in a small Transformer; matrix-vector and outer products. Nothing
 # about linear attention or state-space models: the course builds it.
 #
-# **Time.** About 40 minutes: 38 of reading (3680 words at 150 a minute, 99 lines of code at 10, 7
-# figures at half a minute each) and a run of every cell in default mode, measured at 12 s (CPU 7 s,
-# peak 429 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 60 minutes: 61 of reading (3707 words at 100 a minute, 81 lines of code at 4, 7
+# figures at half a minute each) and a run of every cell in default mode, measured at 17 s (CPU 6 s,
+# peak 447 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
 # %%
 try:  # set-up check: without the library in this kernel, one line says how to install it
@@ -50,7 +50,8 @@ import torch
 import tl_minimal
 from tl_minimal import default_config, views
 from tl_minimal.training import config, device
-from tl_minimal.views import diagrams
+from tl_minimal.training.protocols import chunk_eval_set, protocol
+from tl_minimal.views import diagrams, plots, plots_cost, tables_cost, tables_tokens, widgets
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
@@ -76,30 +77,22 @@ views.use_course_style()  # the course's colours; in Jupyter, every figure's alt
 tf, tl = default_config("transformer"), default_config("triple_latent")
 d, H, S = tf["d_model"], tl["n_heads"], tl["state_dim"]
 state_numbers = H * (S + S * S)  # s_t: H x S, P_t: H x S x S
-print(f"d = {d}, H = {H}, S = {S}; per layer, while generating token t:")
-print(f"{'context t':>10s} {'KV cache (2 t d)':>18s} {'state H(S + S^2)':>18s} {'mixing work, attention':>24s} "
-      f"{'mixing work, triple-latent':>27s}")
-for t in (128, 1_024, 8_192, 65_536):
-    # attention: t scores q . k (d each) + a weighted sum of t values (d each)
-    # triple-latent: update s (S), update P (S x S), read P^T q^l (S x S), per head
-    print(f"{t:>10,} {2 * t * d:>18,} {state_numbers:>18,} {2 * t * d:>24,} {H * (S + 2 * S * S):>27,}")
+# per context length t: KV cache 2 t d; the state; the mixing work of attention (t scores q . k of d
+# each, and a weighted sum of t values of d each); of triple-latent (update s: S, update P: S x S,
+# read P^T q^l: S x S, per head)
+rows = [(t, 2 * t * d, state_numbers, 2 * t * d, H * (S + 2 * S * S)) for t in (128, 1_024, 8_192, 65_536)]
+tables_cost.print_generation_cost(d, H, S, rows)
 
 # %%
 lengths = [2**k for k in range(4, 18)]
-fig, ax = plt.subplots(figsize=(7, 3.2))
-ax.loglog(lengths, [2 * t * d for t in lengths], marker="o", ms=3, label="Transformer: KV cache 2 t d")
-ax.loglog(lengths, [state_numbers] * len(lengths), marker="o", ms=3, label="triple-latent: state H(S + S²)")
-ax.set_xlabel("context length t (tokens)")
-ax.set_ylabel("numbers kept per layer")
-ax.set_title("the KV cache grows with the context; the recurrent state does not", fontsize=10)
-ax.legend(fontsize=9)
+plots_cost.numbers_kept(lengths, [2 * t * d for t in lengths], state_numbers)  # log-log axes
 plt.show()
 
 # %% [markdown]
 # These are counts, not timings. The optional notebook 08 (after the course) measures them: on
 # our CPU the next token of `triple_latent` costs the same at context 2,048 as at 128
 # (`docs/paper.md` section 6.5). The
-# same layer also trains fast on whole sequences, through a *chunked* form that notebook 01
+# same layer also trains fast on whole sequences, through a *chunked* form that notebook 01b
 # derives.
 #
 # ## 2. The triple-latent layer, drawn
@@ -154,7 +147,7 @@ plt.show()
 # Two variants add a part (dashed): `triple_hybrid` and `gated_hybrid` run a causal convolution
 # before the blocks (notebook 05); `transformer_plus_triple` and `gated_hybrid` add a second memory's
 # output $z_t$ after the final LayerNorm, "late fusion" (notebooks 06 and 07). `docs/paper.md` section 3
-# lists every variant; notebook 03 assembles this whole model from the library's functions in
+# lists every variant; notebook 03c assembles this whole model from the library's functions in
 # about a page of code and checks it against `build_model`.
 #
 # <a id="glossary"></a>
@@ -176,8 +169,8 @@ plt.show()
 # | $\tau$ | an earlier position, where something was written; $\tau$ **only** means time ($\tau'$ a second one) | `tau` | 00 §2 |
 # | $u$ | a position inside a product or sum over time, as in $\prod_{u=\tau+1}^{t} \lambda_u$ (only time) | - | 01 §3 |
 # | $i, j$ | indices into a vector or matrix ($P_t[i, j]$); in notebook 06, $j$ is also the position of a key-value entry | `i, j` | 02 §1 |
-# | $C$ | chunk size of the fast forms: `running_state.DEFAULT_CHUNK` (notebook 01 prints it) | `chunk_size` | 01 §4 |
-# | $c$ | the first position of a chunk (only that) | - | 01 §4 |
+# | $C$ | chunk size of the fast forms: `running_state.DEFAULT_CHUNK` (notebook 01b prints it) | `chunk_size` | 01b §1 |
+# | $c$ | the first position of a chunk (only that) | - | 01b §1 |
 # | $O$ | order of growth: $O(T)$ grows like $T$ | - | 03 §10 |
 #
 # **The model** (section 3)
@@ -239,7 +232,7 @@ plt.show()
 #
 # ## 5. The learning path: what each notebook needs and how long it takes
 #
-# Times are a measure, not a guess: reading at 150 words and 10 lines of code a minute and half a
+# Times are a measure, not a guess: reading at 100 words and 4 lines of code a minute and half a
 # minute per figure, plus the wall time of running every cell in default mode, measured on a 2-core
 # CPU and recorded in `docs/notebook_cost.json` (`python -m tl_minimal.experiments.notebook_cost notebooks`
 # remeasures, `python -m tl_minimal.experiments.notebook_time --write` rewrites these times). Each notebook's
@@ -247,17 +240,19 @@ plt.show()
 #
 # | notebook | what you learn | needs | time |
 # |---|---|---|---|
-# | `00_start_here` | why a fixed-size state; the layer and model drawn; glossary; set-up | - | 40 min (runs in 12 s) |
-# | `01_running_state` | the gated moving average; its loop, fast and one-token step forms; the chunked algorithm behind the fast form, and its cost; half-lives; the training loop; a trained model's gates | 00 | 60 min (runs in 84 s) |
-# | `02_pair_memory` | outer products as a memory of pairs; the unrolled weights; a trained model's $P_t$ | 01 | 35 min (runs in 104 s) |
-# | `03_readout` | the readout as linear attention, in both directions; why the design; the whole model in a page; trained against a Transformer; related work | 02 | 50 min (runs in 104 s) |
-# | `03b_chunked_readout` | the readout's fast form: the chunked algorithm with the pair memory carried between chunks; its cost against the loop, term by term; where its speed comes from, measured | 03 | 20 min (runs in 16 s) |
-# | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 35 min (runs in 34 s) |
-# | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 25 min (runs in 48 s) |
-# | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state, trained on associative recall; optional: induction heads | 03, 05 | 60 min (runs in 192 s) |
-# | `06b_family` | the relatives (simple GLA / Mamba-2, H3, DeltaNet) and the key-source ablations beside the layer; the delta rule's chunked form; what the triple structure buys, paired over seeds | 03, 05 | 25 min (runs in 12 s) |
-# | `07_paper_reproduction` | a fair comparison (what `transformer_plus_triple`'s 80-step lead measures); which of the paper's claims hold, with several seeds | 03-06 | 115 min (runs in 39 s) |
-# | `08_speed` | loop, fast and step forms timed; the cost of the next token | 01-03 | 40 min (runs in 44 s) |
+# | `00_start_here` | why a fixed-size state; the layer and model drawn; glossary; set-up | - | 60 min (runs in 17 s) |
+# | `01_running_state` | the gated moving average, by hand and as one matrix; half-lives; the training loop; a trained model's gates | 00 | 60 min (runs in 55 s) |
+# | `01b_chunked_running_state` | the fast form: the chunked algorithm, its cost, the associative scan; the three forms checked | 01 | 55 min (runs in 16 s) |
+# | `02_pair_memory` | outer products as a memory of pairs; the unrolled weights; a trained model's $P_t$ | 01 | 60 min (runs in 79 s) |
+# | `03_readout` | the readout as linear attention, in both directions; why the design; the whole layer; related work | 02 | 55 min (runs in 19 s) |
+# | `03b_chunked_readout` | the readout's fast form: chunks with the pair memory carried between them; its cost, term by term; its speed, measured | 03 | 40 min (runs in 16 s) |
+# | `03c_trained_model` | trained against a Transformer; what a trained layer reads; the whole model in a page | 03 | 40 min (runs in 146 s) |
+# | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 60 min (runs in 99 s) |
+# | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 55 min (runs in 48 s) |
+# | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state, trained on associative recall; optional: induction heads | 03, 05 | 110 min (runs in 192 s) |
+# | `06b_family` | the relatives (simple GLA / Mamba-2, H3, DeltaNet) and the key-source ablations beside the layer; the delta rule's chunked form; what the triple structure buys, paired over seeds | 03, 05 | 45 min (runs in 12 s) |
+# | `07_paper_reproduction` | a fair comparison (what `transformer_plus_triple`'s 80-step lead measures); which of the paper's claims hold, with several seeds | 03-06 | 225 min (runs in 39 s) |
+# | `08_speed` | loop, fast and step forms timed; the cost of the next token | 01-03 | 80 min (runs in 44 s) |
 #
 # Exercises 01-06 (`notebooks/exercises/`) follow the notebook of the same number; each takes
 # about 25-35 minutes (each states its own). Their worked solutions are in `notebooks/exercises/solutions/`.
@@ -270,10 +265,8 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-info = device.describe()
-for key, value in info.items():
+for key, value in {**device.describe(), "tl_minimal": tl_minimal.__version__}.items():
     print(f"{key:12s} {value}")
-print(f"{'tl_minimal':12s} {tl_minimal.__version__}")
 
 # %% [markdown]
 # Asking for a device that is not there is an error that says what *is* there:
@@ -310,7 +303,6 @@ from tl_minimal.data import recall as data_recall
 from tl_minimal.data import text as data_text
 from tl_minimal.data import tokenized as data_tokenized
 from tl_minimal.training.evaluate import unigram_bits
-from tl_minimal.views import plots
 
 # %% [markdown]
 # ### 7.1 Byte-level WikiText-2
@@ -373,8 +365,6 @@ print(f"unigram (byte frequencies of the train split), on the validation split: 
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from tl_minimal.training.protocols import chunk_eval_set, protocol
-
 lm = protocol("lm")  # the paper's byte-level protocol, as every notebook builds it
 seen = lm.steps * lm.batch_size * lm.seq_len  # bytes in the training windows of one run
 print("training text:", train.source)
@@ -382,9 +372,7 @@ print(f"one {lm.steps}-step run sees {lm.steps} x {lm.batch_size} windows x {lm.
       f"{seen / len(train.tokens):.1%} of the {len(train.tokens):,} training bytes (windows may overlap)")
 _, y_table = chunk_eval_set(valid.tokens, lm)  # the validation bytes a BPB table scores
 unigram_table = unigram_bits(train.tokens, y_table, data_text.VOCAB_SIZE)
-table_bytes = f"the first {lm.eval_batches} x {lm.eval_batch_size} chunks of {lm.seq_len} bytes (a table's)"
-print(f"unigram on {'the whole validation split':{len(table_bytes)}s}: {UNIGRAM_BPB:.3f} BPB")
-print(f"unigram on {table_bytes}: {unigram_table:.3f} BPB")
+tables_cost.print_two_unigrams(UNIGRAM_BPB, unigram_table, lm)  # whole split, then a table's chunks
 
 # %% [markdown]
 # **Which unigram baseline a table uses, and why they differ.** The baseline is always the byte
@@ -406,11 +394,8 @@ print(f"unigram on {table_bytes}: {unigram_table:.3f} BPB")
 # %%
 tokenizer = data_tokenized.load_tokenizer()
 sentence = "The pair memory remembers which write followed which context."
-encoding = tokenizer.encode(sentence)
-print(f"vocabulary size: {tokenizer.get_vocab_size():,}")
-print(f"{len(sentence.encode('utf-8'))} bytes -> {len(encoding.ids)} MiniMind tokens")
-print("ids:   ", encoding.ids)
-print("pieces:", encoding.tokens)
+encoding = tokenizer.encode(sentence)  # .ids and .tokens (the pieces)
+tables_tokens.print_encoding(tokenizer, sentence, encoding)  # vocabulary size, bytes -> tokens, ids, pieces
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -443,9 +428,8 @@ plt.show()
 #
 # ## 8. How to use the notebooks
 #
-# - **Order.** `01_running_state` → `02_pair_memory` → `03_readout` → `04_slots` →
-#   `05_convolution` → `06_kv_gated_fusion`, each beside its library file (the README's learning
-#   path); then `07_paper_reproduction` and `08_speed`. Exercises are in `notebooks/exercises/`.
+# - **Order.** The table of section 5, top to bottom, each notebook beside its library file (the
+#   README's learning path); 08 is optional. Exercises are in `notebooks/exercises/`.
 # - **Smoke mode.** Every notebook has one config cell near the top, e.g.
 #   `STEPS = config.pick(80, 3)`: the paper's setting normally, a tiny one under `TL_SMOKE=1`.
 #   Numbers from a smoke run mean nothing; they only show that the code runs.
@@ -466,8 +450,6 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from tl_minimal.views import widgets
-
 widgets.pulse_memory_widget(lam=0.9)
 
 # %% [markdown]

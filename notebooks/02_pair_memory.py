@@ -21,9 +21,9 @@
 # **Prerequisites.** Notebook 01 (the running state $s_t$, the unrolled sum, `fit`). The outer
 # product of two vectors.
 #
-# **Time.** About 35 minutes: 34 of reading (2093 words at 150 a minute, 159 lines of code at 10, 9
-# figures at half a minute each) and a run of every cell in default mode, measured at 104 s (CPU
-# 25 s, peak 584 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 60 minutes: 60 of reading (2093 words at 100 a minute, 138 lines of code at 4, 9
+# figures at half a minute each) and a run of every cell in default mode, measured at 79 s (CPU
+# 23 s, peak 584 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
 # ## 1. Where the pair memory sits, and what it computes
 #
@@ -80,7 +80,7 @@ from tl_minimal.pair_memory import pair_memory, pair_memory_at, pair_memory_step
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import unigram_bits
-from tl_minimal.views import diagrams, plots, plots_capacity, widgets
+from tl_minimal.views import diagrams, plots, plots_capacity, plots_heads, tables_gates, tables_pairs, widgets
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
@@ -175,10 +175,7 @@ from tl_minimal.course import pair_toy
 
 reads = pair_toy.read_both(s_prev_toy, b_toy, gam=gam_toy, lam=0.5)  # {name: [3 questions, S]}
 for name, answer in reads.items():
-    table = pair_toy.cosine_table(answer, b_toy)  # [question i, write j]
-    right = int((table.argmax(dim=1) == torch.arange(3)).sum())
-    print(f"{name}: cosine of the answer to 'what followed δ_i?' with b_j (rows i, columns j); "
-          f"{right} of 3 answered with their own write\n{table.numpy().round(2)}")
+    tables_pairs.print_cosine_table(name, pair_toy.cosine_table(answer, b_toy))  # [question i, write j]
 
 # %% [markdown]
 # The running state's three rows are identical: it holds a blend of the writes, weighted towards
@@ -198,9 +195,7 @@ contexts_20 = pair_toy.spread_contexts(20, 8, gen)  # [n = 20, S = 8] unit conte
 writes_20 = torch.randn(20, 8, generator=gen, dtype=torch.float64)  # [20, 8]
 table_20 = pair_toy.cosine_table(pair_toy.read_both(contexts_20, writes_20, gam=0.999, lam=0.5)["pair memory"],
                                  writes_20)  # [20 questions, 20 writes]
-own = table_20.diagonal()
-print(f"20 pairs in S = 8: {int((table_20.argmax(dim=1) == torch.arange(20)).sum())} of 20 answered with their "
-      f"own write; cosine with it from {own.min():.2f} to {own.max():.2f} (1 for a clean read)")
+tables_pairs.print_many_pairs(table_20, S=8)
 
 # %% [markdown]
 # `pair_toy.recall_curve` repeats this for every number of pairs from 1 to 20, over many random
@@ -264,7 +259,7 @@ print("sum of the weights + weight of P_-1 = 1:", round(w[0, 0, :, 0].sum().item
 # weighted average of outer products. A small gate ($\gamma_3 = 0.1$) makes the memory forget
 # almost everything written before it. The pair memory is therefore a running state one level up,
 # whose "entries" are the $S \times S$ outer products: the library's fast form of `pair_memory` is
-# the chunked algorithm of notebook 01 applied to them (and notebook 03b shows how the layer reads
+# the chunked algorithm of notebook 01b applied to them (and notebook 03b shows how the layer reads
 # the memory without ever building it).
 #
 # ## 4. The pair memory of a trained model
@@ -352,19 +347,12 @@ def effective_rank(P):  # [..., S, S] -> [...]: exp(entropy of the normalized si
 snaps, ranks = {}, {}
 for steps, m in ((history["steps"], model), (LONG, long_model)):
     snaps[steps] = plots.model_pair_memories(m, tokens, all_positions)  # one dict {t: P_t} per layer
-    ranks[steps] = [effective_rank(torch.stack([layer[t] for t in all_positions])).mean().item()
-                    for layer in snaps[steps]]
-    print(f"{steps:5d} steps: effective rank of P_t per layer", [round(r, 2) for r in ranks[steps]])
+    ranks[steps] = torch.stack([effective_rank(torch.stack([layer[t] for t in all_positions])).mean(0)
+                                for layer in snaps[steps]])  # [L, H]: mean over the sentence
+    print(f"{steps:5d} steps: effective rank of P_t per layer", [round(r, 2) for r in ranks[steps].mean(1).tolist()])
 
-L, H = model.config.n_layers, model.config.n_heads
-fig, ax = plt.subplots(figsize=(7, 2.8))
-for i, steps in enumerate(snaps):
-    per_head = [effective_rank(torch.stack([layer[t] for t in all_positions])).mean(0) for layer in snaps[steps]]
-    ax.bar([k + 0.4 * i for k in range(L * H)], torch.cat(per_head), width=0.4, label=f"{steps} steps")
-ax.set_xticks([k + 0.2 for k in range(L * H)], [f"L{k // H}h{k % H}" for k in range(L * H)], rotation=45)
-ax.set_ylabel("effective rank of P_t")
-ax.set_title("how many directions each head's pair memory uses (mean over the sentence)")
-ax.legend(fontsize=9)
+plots_heads.per_head_bars({f"{steps} steps": r for steps, r in ranks.items()}, "effective rank of P_t",
+                          "how many directions each head's pair memory uses (mean over the sentence)", figsize=(7, 2.8))
 plt.show()
 
 # %% [markdown]
@@ -381,16 +369,9 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-fig, axes = plt.subplots(L, 1, figsize=(9.5, 2.0 * L), sharex=True)
-for layer, ax in enumerate(axes):
-    norms = torch.stack([snaps[LONG][layer][t].flatten(1).norm(dim=1) for t in all_positions])  # [T, H]
-    for h in range(norms.shape[1]):
-        ax.plot(all_positions, norms[:, h], label=f"head {h}")
-    ax.set_ylabel(f"layer {layer}\n‖P_t‖")
-axes[0].set_title(f"size of the pair memory along the sentence ({LONG} steps)")
-axes[0].legend(fontsize=9, ncol=4)
-axes[-1].set_xticks(all_positions, labels, fontsize=7)
-axes[-1].set_xlabel("token just read")
+norms = torch.stack([torch.stack([layer[t].flatten(1).norm(dim=1) for t in all_positions])
+                     for layer in snaps[LONG]])  # [L, T, H]: the Frobenius norm of each head's P_t
+plots_heads.per_head_lines(norms, labels, "‖P_t‖", f"size of the pair memory along the sentence ({LONG} steps)")
 plt.show()
 
 # %% [markdown]
@@ -406,9 +387,7 @@ gam_trained = plots.model_gates(model, tokens, "gam")  # [layers, T, heads]
 gam_long = plots.model_gates(long_model, tokens, "gam")
 plots.gate_heatmaps(gam_long, labels, name="γ", title=f"pair-memory gate γ after {LONG} steps")
 plt.show()
-for steps, gam_g in ((history["steps"], gam_trained), (LONG, gam_long)):
-    print(f"{steps:5d} steps: mean γ per layer", [round(v, 3) for v in gam_g.mean(dim=(1, 2)).tolist()],
-          "; spread over tokens (std, mean over heads)", [round(v, 2) for v in gam_g.std(dim=1).mean(1).tolist()])
+tables_gates.print_gate_means({history["steps"]: gam_trained, LONG: gam_long})  # per layer; spread over tokens
 
 # %% [markdown]
 # In the heatmap, look for differences between the layers (rows of panels) and for columns that
@@ -440,7 +419,7 @@ widgets.pair_memory_widget(snaps[LONG][0], labels, title=f"P_t of layer 0 ({LONG
 # - With orthogonal contexts, $P_t^\top \delta_i$ returns the write that followed context $\delta_i$: a
 #   memory of pairs. Real contexts overlap, and $S$ rows must hold every pair: compression.
 # - Unrolled, $P_t$ is a weighted average of outer products with weights $w_{t,\tau}$; the fast
-#   form is notebook 01's chunked algorithm on the outer products, and `pair_memory_at` evaluates
+#   form is notebook 01b's chunked algorithm on the outer products, and `pair_memory_at` evaluates
 #   $P_t$ at chosen positions only.
 # - After the paper's 80 steps $\gamma$ has moved down from 0.5: the memory holds the last one or
 #   two pairs, nearly rank one. After 2,000 steps (the shipped model) it uses about two

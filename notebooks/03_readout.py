@@ -20,21 +20,20 @@
 #   matrix that replaces the growing KV cache;
 # - say why the key is the *previous* running state, and what $q^r$, the tanh and the convex
 #   $(1-\lambda)$, $(1-\gamma)$ mixing are for;
-# - assemble the whole `triple_latent` language model from the concept functions in a page, and
-#   check it against `build_model`;
-# - train it against a Transformer, read the result against the unigram baseline, and place the
-#   layer among related ones (linear attention, RetNet, GLA, Mamba-2, DeltaNet).
+# - put the three steps together in one layer, and place the layer among related ones (linear
+#   attention, RetNet, GLA, Mamba-2, DeltaNet).
 #
-# **Prerequisites.** Notebooks 01 (running state, the chunked algorithm, `fit`) and 02 (pair
+# **Prerequisites.** Notebooks 01 (running state) and 02 (pair
 # memory). Softmax attention: queries, keys, values, the KV cache.
 #
 # The readout's fast form (the chunked algorithm with the pair memory carried between chunks, its
 # cost and its speed) is the continuation notebook
-# [`03b_chunked_readout.ipynb`](03b_chunked_readout.ipynb).
+# [`03b_chunked_readout.ipynb`](03b_chunked_readout.ipynb); the layer trained against a Transformer,
+# and the whole model in one page, are [`03c_trained_model.ipynb`](03c_trained_model.ipynb).
 #
-# **Time.** About 50 minutes: 46 of reading (3211 words at 150 a minute, 220 lines of code at 10, 6
-# figures at half a minute each) and a run of every cell in default mode, measured at 104 s (CPU
-# 38 s, peak 785 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 55 minutes: 53 of reading (2583 words at 100 a minute, 103 lines of code at 4, 3
+# figures at half a minute each) and a run of every cell in default mode, measured at 19 s (CPU 4 s,
+# peak 425 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
 # ## 1. Where the readout sits, and what it computes
 #
@@ -66,22 +65,16 @@ except ModuleNotFoundError:  # the clone: the first folder above this one with a
     raise SystemExit(f'tl_minimal is not installed for this kernel; run this in a cell, then restart the '
                      f'kernel:  %pip install -e "{clone}"') from None
 
-import copy
-import math
-
 import matplotlib.pyplot as plt
 import torch
-import torch.nn.functional as F
 
 from tl_minimal import views
-from tl_minimal.data import text as data_text
 from tl_minimal.pair_memory import pair_memory, unrolled_weights
 from tl_minimal.readout import TripleLatentMixer, pair_readout, pair_readout_step
 from tl_minimal.running_state import previous_states, running_state
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
-from tl_minimal.training.evaluate import unigram_bits
-from tl_minimal.views import diagrams, plots, widgets
+from tl_minimal.views import diagrams, plots
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
@@ -90,11 +83,8 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-STEPS = config.pick(80, 3)  # training steps (the paper's byte-level protocol: 80)
-EVAL_BATCHES = config.pick(128, 2)  # evaluation batches of 16 x 128 bytes (the paper: the first 128)
-N_NEW = config.pick(100, 10)  # bytes to sample from each trained model
 DEVICE = get_device()
-print(f"smoke mode: {config.smoke()}   steps: {STEPS}   eval batches: {EVAL_BATCHES}   device: {DEVICE}")
+print(f"smoke mode: {config.smoke()}   device: {DEVICE}")
 
 # %% [markdown]
 # ## 2. Reading the memory by hand
@@ -298,7 +288,7 @@ print("P q^l gives the same readout as P^T q^l:", torch.allclose(r_text, r_fast)
 #
 # Section 2 checked that `pair_readout(mode="fast")` gives the loop's $r_t$ without ever building
 # $P_t$; the rest of this notebook uses it that way. How it does it (the chunked algorithm of
-# notebook 01, with the pair memory carried from chunk to chunk), what it costs against the loop
+# notebook 01b, with the pair memory carried from chunk to chunk), what it costs against the loop
 # and where its speed comes from is the continuation notebook
 # [`03b_chunked_readout.ipynb`](03b_chunked_readout.ipynb), to read after this one.
 #
@@ -324,205 +314,11 @@ print("whole sequence equals token by token:", torch.allclose(torch.cat(outs, di
 print("final states equal:", torch.allclose(state["P"], state_all["P"]) and torch.allclose(state["s"], state_all["s"]))
 
 # %% [markdown]
-# ## 8. Trained: triple_latent against the Transformer
+# ## 8-9. Trained, and the whole model in one page: notebook 03c
 #
-# The paper's byte-level protocol (`docs/paper.md` section 4.1): WikiText-2 bytes, 16 random windows
-# of 128 bytes per step, `STEPS` = 80 AdamW steps at a constant 3e-4, both models with $d = 64$, 3
-# layers, 4 heads ($S = 16$ for triple_latent, "matched width"). Evaluation: bits per byte (BPB) on
-# the first `EVAL_BATCHES` x 16 non-overlapping 128-byte chunks of the validation split, beside the
-# unigram baseline on the same bytes. `fit` is the recipe of notebook 01; `python -m
-# tl_minimal.experiments lm --variants transformer triple_latent --seeds 0` gives the same numbers
-# on the same device. Beside them, the same triple_latent trained for 2,000 steps as in notebook 07,
-# shipped in `data/checkpoints/` (made by the command printed; `RETRAIN = True` retrains it here).
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-from tl_minimal.course.shipped import shipped_or_retrained
-from tl_minimal.training.evaluate import bits_per_byte
-from tl_minimal.training.protocols import chunk_eval_set, protocol
-from tl_minimal.training.recipes import count_parameters, fit
-
-lm = protocol("lm", steps=STEPS, eval_batches=EVAL_BATCHES)
-train_split = data_text.load_split("train")
-valid_split = data_text.load_split("validation")
-x_eval, y_eval = chunk_eval_set(valid_split.tokens, lm)  # [N, 128] each
-batches = [(x_eval[i:i + 64], y_eval[i:i + 64]) for i in range(0, len(x_eval), 64)]
-UNIGRAM_BPB = unigram_bits(train_split.tokens, y_eval, data_text.VOCAB_SIZE)
-print(train_split.source)
-print(f"evaluation: {len(x_eval):,} chunks of {lm.seq_len} bytes from the validation split")
-
-models, histories, bpb = {}, {}, {}
-for variant in ("transformer", "triple_latent"):
-    models[variant], histories[variant] = fit(variant, lm, seed=0, device=DEVICE, data=train_split.tokens,
-                                              progress=False)
-    bpb[variant] = bits_per_byte(models[variant], batches)
-
-RETRAIN = False  # True: train the 2,000-step model here instead of loading the shipped one
-long_model, long_record = shipped_or_retrained("triple_latent", RETRAIN, train_split.tokens, DEVICE)
-LONG = long_record["steps"]
-print(f"{LONG} steps: made by {long_record['command']} ({long_record['train_seconds'] / 60:.1f} min of training), "
-      f"validation BPB {bits_per_byte(long_model.eval(), batches):.3f} on these chunks")
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-PAPER_BPB = {"transformer": 5.124, "triple_latent": 5.022}  # the paper's main table: docs/paper.md section 5.1
-print(f"{'model':14s} {'params':>8s} {'training s':>10s} {'BPB (ours)':>11s} {'BPB (paper)':>12s}")
-for variant, model in models.items():
-    paper = f"{PAPER_BPB[variant]:.3f}"
-    print(f"{variant:14s} {count_parameters(model):>8,} {histories[variant]['seconds']:>10.1f} "
-          f"{bpb[variant]:>11.3f} {paper:>12s}")
-print(f"{'unigram':14s} {'':>8s} {'':>10s} {UNIGRAM_BPB:>11.3f}   (byte frequencies, no context)")
-print(f"{'uniform':14s} {'':>8s} {'':>10s} {math.log2(data_text.VOCAB_SIZE):>11.3f}   (all 259 ids equally likely)")
-
-fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.4))
-plots.loss_curves(histories, ax=axes[0], bits=True, smooth=5, title=f"training loss, {STEPS} steps")
-plots.metric_bars(bpb, PAPER_BPB, ax=axes[1], ylabel="validation BPB (lower is better)", title="after training")
-for ax in axes:
-    ax.axhline(UNIGRAM_BPB, color="gray", ls="--", label=f"unigram {UNIGRAM_BPB:.2f}")
-    ax.legend(fontsize=9)
-axes[1].set_ylim(4, None)
-fig.tight_layout()
-plt.show()
-
-# %% [markdown]
-# After the paper's 80 steps **neither model is below the unigram baseline** (the dashed line), and
-# both curves are still falling steeply: two models very early in training, not two architectures
-# (one seed; triple_latent has about 13,000 more parameters). After 2,000 steps the same
-# triple_latent is far below the line (printed above the table).
-#
-# What do 80 steps buy, and 2,000? Samples from each model (temperature 0.8, the 10 most likely
-# bytes, after the prompt "The "), generated with `model.generate`, which for triple_latent carries
-# the fixed-size state $\{s, P\}$ from token to token. All use the same random seed, so where two
-# models predict alike, their samples agree byte for byte:
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-prompt = widgets.byte_prompt("The ", lm.seq_len)
-for variant, model in {**models, f"triple_latent, {LONG} steps": long_model}.items():
-    out = model.generate(prompt.to(DEVICE), N_NEW, temperature=0.8, top_k=10,
-                         generator=torch.Generator(DEVICE).manual_seed(0))
-    print(f"--- {variant}:\n{data_text.decode(out)!r}\n")
-
-# %% [markdown]
-# After 80 steps, bytes with roughly the right letter frequencies and spaces, not yet words; after
-# 2,000 steps, word-like strings, some of them English words ("the", "what", "several"), and commas.
-# How much text did they see?
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-for steps in (STEPS, LONG):
-    seen = steps * lm.batch_size * lm.seq_len  # bytes in the training windows
-    print(f"{steps} steps x {lm.batch_size} windows x {lm.seq_len} bytes = {seen:,} bytes, "
-          f"{seen / len(train_split.tokens):.0%} of the {len(train_split.tokens):,} training bytes")
-
-# %% [markdown]
-# **What does one trained layer read?** Section 3.1 showed that the readout is attention with scores
-# $A_{t\tau} = w_{t,\tau}\,(q^l_t \cdot s_{\tau-1})$. For a trained model we form them from the
-# library's pieces: a forward hook catches the LayerNormed input $n$ of the first layer,
-# `mixer.project` turns it into $q^l, a, \lambda, \gamma$, `running_state` and `previous_states`
-# give the keys, `unrolled_weights` the decays. Beside them, the 80-step Transformer's softmax
-# attention (`model.internals(..., attention=True)`) on the same bytes.
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-sentence = valid_split.text.split("\n")[1][:90]
-short = widgets.byte_prompt(sentence, lm.seq_len)[:32]
-short_labels = plots.token_labels(short)
-
-
-def layer0_scores(m, head=0):  # the scores A[t, tau] of layer 0, one head, and its mean gates
-    caught = {}
-    hook = m.blocks[0].mixer.register_forward_pre_hook(lambda module, args: caught.update(n=args[0]))
-    with torch.no_grad():
-        m.eval()(short[None].to(DEVICE))
-        hook.remove()
-        a_, _, ql_, _, lam_, gam_ = m.blocks[0].mixer.project(caught["n"])  # [1, T, H, S], [1, T, H]
-        s_prev_ = previous_states(running_state(a_, lam_))  # keys s_(tau-1)
-        w_, _ = unrolled_weights(gam_)  # [1, T, T, H]
-        A = (w_ * torch.einsum("bths,buhs->btuh", ql_, s_prev_))[0, :, :, head].cpu()
-    return A, lam_.mean().item(), gam_.mean().item()
-
-
-scores = {STEPS: layer0_scores(models["triple_latent"]), LONG: layer0_scores(long_model)}
-_, rec = models["transformer"].internals(short[None].to(DEVICE), attention=True)
-attn = rec["layers"][0]["attn"][0, 0].cpu()  # layer 0, head 0: [T, T]
-for steps, (_, lam_mean, gam_mean) in scores.items():
-    print(f"{steps:5d} steps: mean keep gates of layer 0 on these bytes: λ {lam_mean:.2f}, γ {gam_mean:.2f}")
-
-fig, axes = plt.subplots(1, 3, figsize=(9.5, 3.6))
-for ax, (steps, (A, _, _)) in zip(axes[:2], scores.items(), strict=True):  # the third panel: the Transformer
-    plots.matrix_heatmap(A, xlabels=short_labels, ylabels=short_labels, ax=ax,
-                         title=f"triple_latent, {steps} steps: A[t, τ]", xlabel="τ", ylabel="t")
-plots.matrix_heatmap(attn, xlabels=short_labels, ylabels=short_labels, ax=axes[2], center=None, vmin=0,
-                     cmap="Blues", title=f"Transformer, {STEPS} steps: softmax", xlabel="τ", ylabel="t")
-for ax in axes:
-    ax.tick_params(labelsize=6)
-fig.tight_layout()
-plt.show()
-
-# %% [markdown]
-# After 80 steps the triple-latent scores lie on a thin band along the diagonal: both keep gates
-# have moved *down* from 0.5, so a write has almost vanished two tokens later. After 2,000 steps the
-# scores are larger and the band has a shape: inside a word a row often reaches back to the word's
-# first bytes (see "known"). It is still a local reader: no score here reaches more than a few bytes
-# back, and this small model has not learned to look up one particular earlier byte (notebook 06
-# trains lookups on the recall task). The Transformer's head after 80 steps is the opposite
-# extreme: each row spreads almost evenly over the whole prefix.
-#
-# ## 9. The whole model in one place
-#
-# The library's `triple_latent` model is the figure of notebook 00, section 3, with the layer of
-# section 7 in every block. Here it is as one function: plain torch for the embedding, positions,
-# LayerNorms, projections, gates, $W_o$, FFN and tied head, and the three concept functions
-# `running_state`, `previous_states` and `pair_readout` for the layer's recurrences. It reads its
-# weights by name from the trained model's `state_dict()`.
-
-# %%
-def triple_latent_lm(tokens, W, n_layers, n_heads):
-    """logits [B, T, V] of a triple_latent model, from tokens [B, T] and its state_dict W."""
-    B, T = tokens.shape
-    d = W["embed.weight"].shape[1]
-    x = F.embedding(tokens, W["embed.weight"]) + W["pos.weight"][:T]  # x_t = E[token_t] + pos_t  [B, T, d]
-    for i in range(n_layers):
-        p = f"blocks.{i}."
-        n = F.layer_norm(x, (d,), W[p + "norm1.weight"], W[p + "norm1.bias"])  # n_t = LN(x_t)
-        z = F.linear(n, W[p + "mixer.proj.weight"]).view(B, T, 4, n_heads, -1)  # [B, T, 4, H, S]
-        a, b, q_left, q_right = torch.tanh(z).unbind(2)  # the four tanh projections, [B, T, H, S] each
-        gates = F.linear(n, W[p + "mixer.to_gates.weight"], W[p + "mixer.to_gates.bias"])  # [B, T, 2H]
-        lam, gam = torch.sigmoid(gates).chunk(2, dim=-1)  # keep gates, [B, T, H] each
-        s = running_state(a, lam)  # step 1: s_t
-        r = pair_readout(previous_states(s), b, gam, q_left, q_right)  # steps 2 and 3: r_t
-        x = x + F.linear(r.reshape(B, T, -1), W[p + "mixer.out.weight"])  # x_t + W_o vec(r_t)
-        m = F.layer_norm(x, (d,), W[p + "norm2.weight"], W[p + "norm2.bias"])
-        up = F.gelu(F.linear(m, W[p + "ffn.up.weight"], W[p + "ffn.up.bias"]))  # [B, T, 4d]
-        x = x + F.linear(up, W[p + "ffn.down.weight"], W[p + "ffn.down.bias"])  # x_t + FFN(LN(x_t))
-    h = F.layer_norm(x, (d,), W["norm.weight"], W["norm.bias"])  # h_t = LN(x_t)
-    return F.linear(h, W["embed.weight"])  # logits_t = E h_t: the head is the embedding
-
-
-# %% [markdown]
-# Load the trained model's weights into it and compare the logits, in float64 on the CPU (dropout
-# only acts while training, so the library model is put in eval mode):
-
-# %%
-def relative_error(x, y):
-    return ((x - y).norm() / y.norm()).item()
-
-
-reference = copy.deepcopy(models["triple_latent"]).to("cpu", torch.float64).eval()
-weights = reference.state_dict()  # the same tensors, by name
-cfg = reference.config
-tokens = valid_split.tokens[:2 * lm.seq_len].view(2, lm.seq_len)  # two 128-byte windows
-with torch.no_grad():
-    ours = triple_latent_lm(tokens, weights, cfg.n_layers, cfg.n_heads)
-    theirs = reference(tokens)
-print(f"{len(weights)} weight tensors read, e.g. {sorted(weights)[:3]} ...")
-print("logits", tuple(ours.shape), "relative error:", round(relative_error(ours, theirs), 12))
-
-# %% [markdown]
-# The same numbers, to float64 rounding. Everything the library adds around this function is
-# plumbing: input checks, recording internals for the plots, the one-token step and `generate`
-# (which carry $\{s, P\}$ per layer instead of recomputing the sequence), and dropout.
+# Training `triple_latent` against a Transformer, what one trained layer reads, and the whole model
+# written as one function and checked against `build_model` are the continuation notebook
+# [`03c_trained_model.ipynb`](03c_trained_model.ipynb), to read after 03b.
 #
 # ## 10. Related work: where this layer sits
 #
@@ -557,7 +353,7 @@ print("logits", tuple(ours.shape), "relative error:", round(relative_error(ours,
 #   (DeltaNet).
 # - *One scalar gate per head*, data-dependent: the granularity of Mamba-2, coarser than GLA's
 #   per-dimension gate, unlike RetNet's and H3's fixed decays. Scalar gates are what make the
-#   chunked form of notebook 01 so simple.
+#   chunked form of notebook 01b so simple.
 # - *Writes accumulate, nothing is overwritten*: two writes under similar keys are averaged, not
 #   replaced as in DeltaNet, so exact recall of one earlier token is hard; notebook 06 adds an
 #   exact key-value memory for that (`docs/paper.md` section 1).
@@ -566,15 +362,6 @@ print("logits", tuple(ours.shape), "relative error:", round(relative_error(ours,
 # All of them share the two properties this course cares about: a chunked, parallel form for
 # training (notebook 01) and a constant-size state for generation (notebook 00).
 #
-# ## 11. Play
-#
-# Type a sentence and see the 2,000-step model's gates on it; the menu switches between γ and λ
-# (live kernel only).
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-widgets.gate_widget(long_model, "Type a sentence here and press Enter.", key="gam")
-
 # %% [markdown]
 # ## Summary
 #
@@ -586,14 +373,12 @@ widgets.gate_widget(long_model, "Type a sentence here and press Enter.", key="ga
 #   pair memory is a KV cache folded into $S \times S$ numbers, with running states as keys.
 # - The key is the *previous* state, so the memory pairs a context with what followed it; tanh and
 #   convex writes bound every entry of $s$ and $P$ by 1; $q^r$ gates the read.
-# - The whole `triple_latent` model fits in a page of plain torch plus the three concept
-#   functions, and matches `build_model` to rounding.
-# - After 80 steps neither it nor the Transformer beats the unigram baseline; after 2,000 it does
-#   and writes words, but still reads only a few bytes back. Related layers differ in what they store, how they forget and how
-#   they read; keys from earlier tokens (H3, short convolutions, a token shift) and convex writes
+# - `TripleLatentMixer` puts the three steps together; its state between calls is $\{s, P\}$, a
+#   fixed size. Related layers differ in what they store, how they forget and how they read; keys from earlier tokens (H3, short convolutions, a token shift) and convex writes
 #   (GRU, HGRN) are shared with them: this layer's own is the combination (notebook 06b).
 #
 # **Exercise:** [`exercises/03_readout.ipynb`](exercises/03_readout.ipynb) ·
 # **Next:** [`03b_chunked_readout.ipynb`](03b_chunked_readout.ipynb), the readout's fast form: how
-# `pair_readout` gets $r_t$ without building $P_t$, what it costs, and where its speed comes from.
+# `pair_readout` gets $r_t$ without building $P_t$, what it costs, and where its speed comes from;
+# then [`03c_trained_model.ipynb`](03c_trained_model.ipynb), the layer trained.
 

@@ -20,11 +20,11 @@
 # - count what it costs against the loop, term by term, the decay mask included;
 # - say where its speed comes from: sequential steps, and what autograd keeps for the backward pass.
 #
-# **Prerequisites.** Notebook 01 (the running state's chunked algorithm, `causal_decay`) and
+# **Prerequisites.** Notebook 01b (the running state's chunked algorithm, `causal_decay`) and
 # notebook 03 (the readout; its attention view: the scores $A_{t\tau}$ and weights $w_{t,\tau}$ of
 # section 3.1, the memory $M$ of section 3.2).
 #
-# **Time.** About 20 minutes: 20 of reading (1512 words at 150 a minute, 96 lines of code at 10, 0
+# **Time.** About 40 minutes: 39 of reading (1515 words at 100 a minute, 96 lines of code at 4, 0
 # figures at half a minute each) and a run of every cell in default mode, measured at 16 s (CPU 5 s,
 # peak 457 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -65,7 +65,7 @@ gen = torch.Generator().manual_seed(0)  # the random toys below
 print(f"smoke mode: {config.smoke()}   device: {DEVICE}   C = {C}")
 
 # %% [markdown]
-# Notebook 01 cut the running state's $T \times T$ matrix into $C \times C$ blocks inside chunks
+# Notebook 01b cut the running state's $T \times T$ matrix into $C \times C$ blocks inside chunks
 # and carried the state $s$ from chunk to chunk. The scores $A_{t\tau}$ of notebook 03, section 3.1, form the
 # same kind of lower-triangular $T \times T$ matrix, and the same cut works. The difference is
 # what travels between chunks: not an $S$-vector but the pair memory itself, an $S \times S$
@@ -146,7 +146,7 @@ for mode in ("loop", "fast"):
           torch.allclose(r_toy, r_lib[0, :, 0], rtol=1e-12), " final memory too:", torch.allclose(P_toy, P_lib[0, 0]))
 
 # %% [markdown]
-# The library's `mode="fast"` differs from the toy in two ways, both from notebook 01: a length that
+# The library's `mode="fast"` differs from the toy in two ways, both from notebook 01b: a length that
 # is not a multiple of $C$ is padded with tokens that keep the memory ($\gamma = 1$) and write
 # nothing; and the loop over chunks (equation iii) is not a Python loop but `decayed_cumsum`, the
 # running state's own chunked function, applied to the $S^2$ numbers of each chunk's memory, so the
@@ -176,7 +176,7 @@ for T_check in (1, 7, 129):
 #   $P_t^\top q^l_t$ ($S^2$): $3TS^2$, in $T$ steps that each wait for the previous one;
 # - the **chunked** form: term (i) costs $C^2 S$ for the scores and $C^2 S$ for scores times values
 #   per chunk, $2TCS$ for the $T/C$ chunks (the masked half of each $C \times C$ block is computed
-#   too); the decay mask those scores are multiplied by is built by `causal_decay` as in notebook 01,
+#   too); the decay mask those scores are multiplied by is built by `causal_decay` as in notebook 01b,
 #   a matmul of the chunk's $C$ log-gates with a constant $[C, C^2]$ 0/1 matrix, $C^3$ per chunk or
 #   $TC^2$ in all; term (ii) reads the entering memory once per token, $TS^2$; equation (iii) builds
 #   each chunk's addition, $CS^2$ per chunk or $TS^2$ in all, and carries the memory (scaling it and
@@ -201,7 +201,7 @@ print(f"chunked / loop without the mask term: {(chunk_cost - mask_cost) / loop_c
 
 # %% [markdown]
 # Read the ratio column: the chunked form does more arithmetic than the loop, at every length. The
-# mask column is the mask's share of it, and the last line gives the ratio without it. Notebook 01
+# mask column is the mask's share of it, and the last line gives the ratio without it. Notebook 01b
 # says why the mask is built this way anyway: summed directly, the segments keep float32 gate
 # gradients accurate.
 
@@ -280,10 +280,11 @@ for T_time in config.pick((128, 512, 2048), (64, 128)):
 # %% [markdown]
 # ## Summary
 #
-# - The fast form is the chunked algorithm of notebook 01 with an $S \times S$ carried memory
+# - The fast form is the chunked algorithm of notebook 01b with an $S \times S$ carried memory
 #   $P_{c-1}$ and $C \times C$ scores inside chunks: three equations (within, across, carried).
 # - It does *more* arithmetic than the loop ($2TCS + TC^2 + 2TS^2 + TS^2/C$, the $TC^2$ for the
 #   decay mask, against the loop's $3TS^2$); its speed comes from $T/C$ sequential steps of large
 #   matrix products instead of $T$ small ones, and from never storing $P_t$ for every token.
 #
-# **Next:** [`04_slots.ipynb`](04_slots.ipynb), a cheaper memory than $S \times S$.
+# **Next:** [`03c_trained_model.ipynb`](03c_trained_model.ipynb), the layer trained and the whole model in
+# one page.

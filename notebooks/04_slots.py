@@ -53,9 +53,9 @@
 # **Prerequisites.** Notebooks 01-03 (running state, pair memory, readout); softmax and entropy.
 # Every symbol is in the course's glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 35 minutes: 37 of reading (1878 words at 150 a minute, 203 lines of code at 10, 8
-# figures at half a minute each) and a run of every cell in default mode, measured at 34 s (CPU
-# 32 s, peak 604 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 60 minutes: 58 of reading (1878 words at 100 a minute, 142 lines of code at 4, 8
+# figures at half a minute each) and a run of every cell in default mode, measured at 99 s (CPU
+# 31 s, peak 591 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
 # %%
 try:  # set-up check: without the library in this kernel, one line says how to install it
@@ -84,7 +84,7 @@ from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import bits_per_byte, unigram_bits
 from tl_minimal.training.protocols import protocol
 from tl_minimal.training.recipes import count_parameters, fit
-from tl_minimal.views import plots, plots_slots, widgets
+from tl_minimal.views import plots, plots_slots, plots_training, tables_gates, widgets
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
@@ -200,18 +200,7 @@ for name, M in M_toy.items():
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-top = max(float(P_toy.max()), *(float(M.max()) for M in M_toy.values()))  # one colour scale for all four
-fig, axes = plt.subplots(2, 2, figsize=(8, 6.2))
-plots.matrix_heatmap(P_toy, ax=axes[0, 0], title="dense P (true pairs)", xlabel="j (write b)", ylabel="i (state s)",
-                     annot=True, vmin=0, vmax=top, center=None, cmap="Blues")
-for ax, (name, M) in zip(axes.flat[1:], M_toy.items(), strict=True):
-    plots.matrix_heatmap(M, ax=ax, title=f"slots: {name}", xlabel="j (write b)", ylabel="i (state s)", annot=True,
-                         vmin=0, vmax=top, center=None, cmap="Blues")
-for ax in axes.flat:
-    for number in ax.texts:  # the cell values, large enough to read
-        number.set_fontsize(9)
-fig.suptitle("two tokens, two slots: M = Σ_k L_k R_k^T against P (one colour scale)", fontsize=11)
-fig.tight_layout()
+plots_slots.toy_memories(P_toy, M_toy)  # the four matrices as annotated heatmaps, one colour scale
 plt.show()
 
 # %% [markdown]
@@ -262,16 +251,9 @@ print(f"triple_slot, {LONG} steps (made by: {long_record['command']}, {long_reco
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.5))
-plots.loss_curves(histories, bits=True, ax=axes[0], title="training loss (bits per byte)")
-axes[0].axhline(unigram, color="black", ls=":", lw=1, label="unigram baseline")
-axes[0].legend(fontsize=8)
-plots.metric_bars(bpb, {"triple_slot": 5.126, "triple_latent": 5.114}, ax=axes[1], ylabel="validation BPB",
-                  title="after training (paper: parameter-matched)")
-axes[1].axhline(unigram, color="black", ls=":", lw=1, label="unigram baseline")
-axes[1].legend(fontsize=8, loc="lower right")
-axes[1].set_ylim(4, 5.6)
-fig.tight_layout()
+plots_training.loss_and_bpb(histories, bpb, unigram, {"triple_slot": 5.126, "triple_latent": 5.114},
+                            loss_title="training loss (bits per byte)", ylim=(4, 5.6),
+                            bar_title="after training (paper: parameter-matched)")
 plt.show()
 
 # %% [markdown]
@@ -307,22 +289,14 @@ for steps, m in ((STEPS, model), (LONG, long_model)):
 # %%
 # NBVAL_IGNORE_OUTPUT
 chunks = eval_set[0][0][:16].to(DEVICE)  # [16, 128]
-fig, axes = plt.subplots(1, 2, figsize=(9.5, 3), sharey=True)
-for ax, (steps, m) in zip(axes, ((STEPS, model), (LONG, long_model)), strict=True):
+entropy, largest = {}, {}
+for steps, m in ((STEPS, model), (LONG, long_model)):
     _, rec_chunks = m.internals(chunks)
-    for i, layer in enumerate(rec_chunks["layers"]):
-        gw = layer["slot_weights"].cpu()  # [B, T, H, K]
-        entropy = -(gw * gw.clamp_min(1e-12).log()).sum(-1)  # [B, T, H]
-        ax.bar([i * 5 + h for h in range(gw.shape[2])], entropy.mean((0, 1)), label=f"layer {i}")
-        print(f"{steps:5d} steps, layer {i}: mean entropy per head {[round(v, 3) for v in entropy.mean((0, 1)).tolist()]}, "
-              f"largest weight on average {gw.max(-1).values.mean():.3f}")
-    ax.axhline(math.log(m.config.num_slots), color="black", ls=":", label="ln K (even spread)")
-    ax.set_xlabel("layer x 5 + head")
-    ax.set_title(f"{steps} steps", fontsize=10)
-axes[0].set_ylabel("entropy of g_t (nats)")
-axes[0].legend(fontsize=8)
-fig.suptitle("how evenly the tokens spread their writes over the slots", fontsize=11)
-fig.tight_layout()
+    gw = torch.stack([layer["slot_weights"].cpu() for layer in rec_chunks["layers"]])  # [L, B, T, H, K]
+    entropy[steps] = -(gw * gw.clamp_min(1e-12).log()).sum(-1).mean((1, 2))  # [L, H]: mean over chunks, tokens
+    largest[steps] = gw.max(-1).values.mean((1, 2, 3))  # [L]: a token's largest weight, on average
+tables_gates.print_slot_choices(entropy, largest)  # one line per run and layer
+plots_slots.entropy_bars(entropy, math.log(model.config.num_slots))
 plt.show()
 
 # %% [markdown]
@@ -378,42 +352,10 @@ for steps, r in mem.items():
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-t_show, head = x_one.shape[1] - 1, 0
-fig, axes = plt.subplots(1, 3, figsize=(9.5, 3.2))
-plots.matrix_heatmap(mem[LONG]["dense"][t_show, head], ax=axes[0], title=f"{LONG} steps: dense P_t, t = {t_show}",
-                     xlabel="j (write b)", ylabel="i (state s)")
-plots.matrix_heatmap(mem[LONG]["slot"][t_show, head], ax=axes[1], title="slots: P̃_t = Σ_k L_k R_k^T",
-                     xlabel="j (write b)")
-for ax in axes[:2]:
-    ax.tick_params(labelsize=7)
-    ax.title.set_fontsize(9)
-plots_slots.spectra({f"{steps} steps, {kind}": mem[steps][key][t_show, head] for steps in mem
-                     for kind, key in (("dense P_t", "dense"), ("slot P̃_t", "slot"))}, ax=axes[2],
-                    title=f"singular values, head {head}")
-axes[2].title.set_fontsize(9)
-axes[2].legend(fontsize=7)
-fig.tight_layout()
+t_show, head = x_one.shape[1] - 1, 0  # the chunk's last position, head 0
+plots_slots.dense_against_slots(mem, t_show, head)  # the 2,000-step model's P_t and P̃_t, and all four spectra
 plt.show()
-
-fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.2))
-for steps, ls in ((STEPS, ":"), (LONG, "-")):
-    axes[0].plot(mem[steps]["cos"][:, head].cpu(), ls=ls, label=f"{steps} steps")
-axes[0].set_xlabel("position t")
-axes[0].set_ylabel("cosine(P_t, P̃_t)")
-axes[0].set_title(f"how alike the two memories are, head {head}", fontsize=10)
-axes[0].legend(fontsize=8)
-def scale(v):  # the two reads have different sizes; compare their shapes
-    return v / v.abs().max()
-
-
-read_dense, read_slot = mem[LONG]["reads"]
-axes[1].plot(scale(read_dense[:, head]).cpu(), label="dense: Σ_j r_t[j] = q^l P q^r")
-axes[1].plot(scale(read_slot[:, head]).cpu(), label="slots: Σ_k f_t[k]")
-axes[1].set_xlabel("position t")
-axes[1].set_ylabel("read (scaled to max 1)")
-axes[1].set_title(f"{LONG} steps: the same queries, both memories", fontsize=10)
-axes[1].legend(fontsize=8)
-fig.tight_layout()
+plots_slots.memories_alike(mem, head)  # cosine along the chunk; the two reads, each scaled to max 1
 plt.show()
 
 # %% [markdown]
@@ -437,15 +379,7 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-def draw_slots(text, layer):
-    toks = widgets.byte_prompt(text if text else " ", P.seq_len)
-    _, rec = long_model.internals(toks[None].to(DEVICE))
-    return plots_slots.slot_usage(rec["layers"][layer]["slot_weights"][0].cpu(), plots.token_labels(toks),
-                                   title=f"slot weights of layer {layer} (triple_slot, {LONG} steps)")
-
-
-widgets.interactive(draw_slots, text=widgets.Text(sentence, "sentence"),
-                    layer=widgets.Choice(0, tuple(range(len(long_model.blocks))), "layer"))
+plots_slots.slot_widget(long_model, sentence, P.seq_len, LONG)
 
 # %% [markdown]
 # ## Summary

@@ -47,7 +47,7 @@
 # `triple_hybrid` stack is notebook 03's layer, stacked). Every symbol is in the course's
 # glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 25 minutes: 26 of reading (1238 words at 150 a minute, 149 lines of code at 10, 6
+# **Time.** About 55 minutes: 53 of reading (1238 words at 100 a minute, 149 lines of code at 4, 6
 # figures at half a minute each) and a run of every cell in default mode, measured at 48 s (CPU
 # 32 s, peak 755 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 

@@ -55,8 +55,8 @@
 # the gated hybrid is `triple_hybrid` plus this memory), the associative-recall task of notebook
 # 00, and softmax attention (queries, keys, values). The symbols are in the table above.
 #
-# **Time.** About 60 minutes: 55 of reading (3467 words at 150 a minute, 259 lines of code at 10, 12
-# figures at half a minute each) and a run of every cell in default mode, measured at 192 s (CPU
+# **Time.** About 110 minutes: 105 of reading (3467 words at 100 a minute, 259 lines of code at 4,
+# 12 figures at half a minute each) and a run of every cell in default mode, measured at 192 s (CPU
 # 173 s, peak 859 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
 # %%

@@ -31,7 +31,7 @@
 # here in one paragraph. Every symbol is in the course's glossary (`docs/glossary.md`), except
 # the few this notebook defines where it uses them.
 #
-# **Time.** About 25 minutes: 25 of reading (2650 words at 150 a minute, 69 lines of code at 10, 1
+# **Time.** About 45 minutes: 44 of reading (2650 words at 100 a minute, 69 lines of code at 4, 1
 # figures at half a minute each) and a run of every cell in default mode, measured at 12 s (CPU 4 s,
 # peak 374 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 

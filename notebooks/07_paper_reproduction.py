@@ -35,7 +35,7 @@
 # and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
 # is in the course's glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 115 minutes: 116 of reading (8237 words at 150 a minute, 546 lines of code at 10,
+# **Time.** About 225 minutes: 225 of reading (8237 words at 100 a minute, 546 lines of code at 4,
 # 13 figures at half a minute each) and a run of every cell in default mode, measured at 39 s (CPU
 # 36 s, peak 950 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #

@@ -26,7 +26,7 @@
 # **Prerequisites:** notebooks 01-03b (the recurrences and their chunked form) and 06 (the
 # key-value read).
 #
-# **Time.** About 40 minutes: 40 of reading (2390 words at 150 a minute, 220 lines of code at 10, 5
+# **Time.** About 80 minutes: 81 of reading (2390 words at 100 a minute, 220 lines of code at 4, 5
 # figures at half a minute each) and a run of every cell in default mode, measured at 44 s (CPU
 # 42 s, peak 952 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #

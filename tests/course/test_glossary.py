@@ -3,8 +3,8 @@
 Notebook 00 promises a glossary in which every symbol of the course has one meaning. This test
 holds the notebooks to it. Its source is the table ``SYMBOLS`` below: every symbol the course
 may write in math, its one meaning, the notebook that defines it, and how it may be used.
-From the markdown of notebooks 00-06 (and 03b, 03's second part) it reads every math span (``$...$`` and ``$$...$$``),
-splits it into symbols, and fails when
+From the markdown of notebooks 00-06 (and 01b, 03b and 03c, the continuations of 01 and 03) it reads every
+math span (``$...$`` and ``$$...$$``), splits it into symbols, and fails when
 
 1. a symbol is used that the table does not list (undefined, or a new meaning nobody added);
 2. a symbol of notebooks 00-03 listed in the table is missing from notebook 00's glossary, or the
@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted([*(ROOT / "notebooks").glob("0[0-6]_*.py"), ROOT / "notebooks" / "03b_chunked_readout.py"])
+NOTEBOOKS = sorted([*(ROOT / "notebooks").glob("0[0-6]_*.py"), ROOT / "notebooks" / "01b_chunked_running_state.py",
+                    ROOT / "notebooks" / "03b_chunked_readout.py", ROOT / "notebooks" / "03c_trained_model.py"])
 GLOSSARY_START = '<a id="glossary"></a>'
 GLOSSARY_END = "## 5."
 

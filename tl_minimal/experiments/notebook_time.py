@@ -4,14 +4,23 @@ Every notebook opens with a "**Time.**" line, and the learning paths (notebook 0
 the README) give a time per notebook. Those numbers are written by this module, never by hand, from
 two sources:
 
-- **reading**, counted from the committed ``.ipynb``: prose at 150 words a minute, code at 10
-  non-blank, non-comment lines a minute, and half a minute per figure;
+- **reading**, counted from the committed ``.ipynb``: prose at 100 words a minute, code at 4
+  non-blank, non-comment lines a minute, and half a minute per figure (the rates of a careful first
+  read of maths prose and new tensor code, issue 35: they put the student's own sittings within a
+  few minutes, erring long);
 - **running**, measured: the wall time of a top-to-bottom run in default mode, recorded by
   ``python -m tl_minimal.experiments.notebook_cost`` in ``docs/notebook_cost.json`` (with CPU time and peak
   memory, and the machine it ran on).
 
 Symbols: ``words`` (Markdown words), ``code_lines``, ``figures`` (image outputs), ``reading_min``,
 ``run_s`` (``wall_s`` of the cost file), ``total_min`` = reading + running, to the nearest 5 minutes.
+
+**One sitting.** A lesson notebook is at most ``ONE_SITTING_MIN`` = 60 minutes by this measure. The
+exceptions are the optional notebooks: 08 (speed) and any notebook whose first cell has a line
+that starts with ``**Optional.**`` (say why it is optional on that line). ``--check`` fails, naming
+each notebook and its minutes, when a lesson is over the limit and not in ``OVER_60``, the explicit
+ratchet of lessons still to be split; ``tests/research/test_notebook_time.py`` holds the set of
+lessons over the limit equal to ``OVER_60``, so the set must shrink when one is fixed.
 
 An exercise's line keeps its own estimate of the work (writing code is not reading) and adds the
 measured run time of its worked solution.
@@ -36,10 +45,18 @@ import sys
 import textwrap
 from pathlib import Path
 
-WORDS_PER_MIN = 150
-CODE_LINES_PER_MIN = 10
+WORDS_PER_MIN = 100
+CODE_LINES_PER_MIN = 4
 MIN_PER_FIGURE = 0.5
-ONE_SITTING_MIN = 60  # notebooks 00-06 must each fit in one sitting (tests/research/test_notebook_time.py)
+ONE_SITTING_MIN = 60  # every lesson notebook fits one sitting (tests/research/test_notebook_time.py)
+EXEMPT = {"08_speed"}  # optional by name; other optional notebooks say so in their first cell (OPTIONAL)
+OPTIONAL = re.compile(r"^\s*(#\s*)?\*\*Optional\.\*\*", re.MULTILINE)
+# issue 35: still to split. Lessons over ONE_SITTING_MIN today; --check tolerates exactly these, and the
+# test fails when the set of lessons over the limit differs from it (a new one over, or one fixed).
+OVER_60 = {
+    "06_kv_gated_fusion",  # issue 35: still to split (branch seven)
+    "07_paper_reproduction",  # issue 35: still to split (branch seven)
+}
 COST_FILE = Path("docs/notebook_cost.json")
 KEEP = "\x00"  # a space that a line must not break at ("20 s")
 IMAGE_TYPES = ("image/png", "image/svg+xml", "image/jpeg")
@@ -60,9 +77,17 @@ def reading(ipynb: Path) -> dict:
         elif cell["cell_type"] == "code":
             code_lines += sum(1 for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#"))
             figures += sum(1 for out in cell.get("outputs", []) if any(t in out.get("data", {}) for t in IMAGE_TYPES))
-    # minutes = words / 150 + code lines / 10 + figures / 2
+    # minutes = words / 100 + code lines / 4 + figures / 2
     minutes = words / WORDS_PER_MIN + code_lines / CODE_LINES_PER_MIN + figures * MIN_PER_FIGURE
     return {"words": words, "code_lines": code_lines, "figures": figures, "reading_min": round(minutes, 1)}
+
+
+def is_optional(ipynb: Path) -> bool:
+    """08 by name, or a first cell with a line that opens "**Optional.**": exempt from the one-sitting limit."""
+    if ipynb.stem in EXEMPT:
+        return True
+    cells = json.loads(ipynb.read_text(encoding="utf-8"))["cells"]
+    return bool(cells) and OPTIONAL.search("".join(cells[0]["source"])) is not None
 
 
 def load_costs(root: Path) -> dict:
@@ -110,6 +135,7 @@ def notebook_times(root: Path) -> list[dict]:
                        f"{r['figures']} figures at half a minute each) and a run of every cell in default mode, "
                        f"measured at {run_phrase(cost)} on a 2-core CPU (`docs/notebook_cost.json`).")
         rows.append({"name": ipynb.stem, "py": ipynb.with_suffix(".py"), **r, "run_s": cost["wall_s"],
+                     "optional": is_optional(ipynb),
                      "total_min": total, "line": line, "short": f"{total} min (runs in {cost['wall_s']:.0f} s)"})
     for py in sorted((root / "notebooks" / "exercises").glob("[0-9][0-9]_*.py")):
         solution = f"notebooks/exercises/solutions/{py.stem}_solutions.ipynb"
@@ -168,6 +194,23 @@ def expected_files(root: Path) -> dict[Path, str]:
     return out
 
 
+def over_limit(rows: list[dict]) -> dict[str, int]:
+    """{lesson: minutes} for every lesson notebook (not optional) over ONE_SITTING_MIN."""
+    return {r["name"]: r["total_min"] for r in rows
+            if "total_min" in r and not r["optional"] and r["total_min"] > ONE_SITTING_MIN}
+
+
+def sitting_problems(rows: list[dict]) -> list[str]:
+    """What breaks the one-sitting rule: a lesson over the limit not in OVER_60, or OVER_60 naming one that fits."""
+    over = over_limit(rows)
+    minutes = {r["name"]: r.get("total_min") for r in rows}
+    out = [f"over one sitting: {name} is {m} min (limit {ONE_SITTING_MIN}); split it or move code to the views"
+           for name, m in sorted(over.items()) if name not in OVER_60]
+    out += [f"OVER_60 is stale: {name} is {minutes.get(name, 'not a notebook')} min now; remove it from "
+            "OVER_60 in tl_minimal/experiments/notebook_time.py" for name in sorted(OVER_60 - set(over))]
+    return out
+
+
 def stale(root: Path) -> list[Path]:
     return [p for p, text in expected_files(root).items() if p.read_text(encoding="utf-8") != text]
 
@@ -180,18 +223,23 @@ def main(argv=None) -> int:
     group.add_argument("--check", action="store_true", help="exit 1 when a Time line or learning path is stale")
     group.add_argument("--write", action="store_true", help="rewrite them, then sync the .ipynb pairs")
     args = parser.parse_args(argv)
-    for row in notebook_times(args.root):
+    rows = notebook_times(args.root)
+    for row in rows:
         if "total_min" in row:
             print(f"{row['name']:24s} {row['words']:5d} words {row['code_lines']:4d} code lines {row['figures']:3d} "
                   f"figures -> {row['reading_min']:5.1f} min reading + {row['run_s']:6.1f} s run = "
-                  f"{row['total_min']} min")
+                  f"{row['total_min']} min" + (" (optional)" if row["optional"] else "")
+                  + (" (over one sitting: OVER_60, still to split)" if row["name"] in OVER_60 else ""))
         else:
             print(f"{row['name']:24s} solution runs in {row['run_s']:.1f} s")
     if args.check:
         bad = stale(args.root)
         for p in bad:
             print(f"stale: {p} (run `python -m tl_minimal.experiments.notebook_time --write`)")
-        return 1 if bad else 0
+        problems = sitting_problems(rows)
+        for line in problems:
+            print(line)
+        return 1 if bad or problems else 0
     if args.write:
         for _ in range(3):  # 00's learning path is itself Markdown that is counted: write until nothing moves
             changed = [path for path, text in expected_files(args.root).items()

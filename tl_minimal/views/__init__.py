@@ -5,7 +5,12 @@ a model and never re-implement the math. Each module is named after what it draw
 (the slot layer, notebook 04), ``plots_conv`` (the convolution, notebook 05),
 ``plots_retrieval`` (predictions and where a recall model reads, notebooks 05-06), ``plots_forgetting``
 (what a trained ``triple_latent`` keeps of a pair across the recall task's filler, notebook 06), ``plots_seeds``
-(every seed beside the paper's runs, notebook 07) and
+(every seed beside the paper's runs, notebook 07), ``plots_training`` (a loss curve beside the unigram
+line), ``plots_heads`` (one number per layer and head, runs side by side), ``tables_gates`` and
+``tables_training`` (the printed numbers under notebooks 01, 03c and 04's figures), ``tables_pairs`` (notebook
+02's pair toy), ``plots_cost``, ``tables_cost`` and ``tables_tokens`` (notebook 00's memory and cost counts, a
+tokenized sentence), ``plots_scores`` (a
+trained layer's scores beside softmax attention, notebook 03c) and
 ``widgets`` (the interactive controls). Every one of them draws with the colour-blind-safe
 palette of ``palette``; and in a notebook every figure shown can carry a text alternative written
 from its title and axes (``alt_text``).

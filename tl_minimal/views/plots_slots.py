@@ -4,8 +4,13 @@ Like ``plots.py``, every function draws one kind of picture with labelled axes a
 returns the matplotlib ``Figure``; nothing re-implements the model's math (slot weights come
 from ``model.internals``).
 
-    slot_usage      slot weights g [T, H, K] of one layer: who writes to which slot
-    spectra         singular values of a few S x S memories (dense P against the slots')
+    slot_usage           slot weights g [T, H, K] of one layer: who writes to which slot
+    spectra              singular values of a few S x S memories (dense P against the slots')
+    toy_memories         section 2's toy: the dense P beside the slots' M for each choice of slots
+    entropy_bars         section 4: the entropy of g_t per layer and head, 80 against 2,000 steps
+    dense_against_slots  section 5: P_t and P~_t of one head at one position, and their spectra
+    memories_alike       section 5: cosine(P_t, P~_t) along the chunk, and both reads side by side
+    slot_widget          section 6: a sentence and a layer in, the slot_usage picture out
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
 
-from .plots import MAX_WIDTH, as_numpy
+from . import widgets
+from .plots import MAX_WIDTH, as_numpy, matrix_heatmap, token_labels
 
 
 def slot_usage(g, labels=None, title: str | None = None):
@@ -72,3 +78,105 @@ def spectra(mats: dict, ax=None, title: str = "singular values of the memory"):
     ax.set_title(title)
     ax.legend(fontsize=8)
     return ax.figure
+
+
+def toy_memories(P, memories: dict,
+                 title: str = "two tokens, two slots: M = Σ_k L_k R_k^T against P (one colour scale)"):
+    """The dense P [S, S] and three slot memories {choice: M [S, S]} as annotated heatmaps on one colour scale."""
+    if len(memories) != 3:
+        raise ValueError(f"expected three slot choices beside the dense P, got {len(memories)}")
+    top = max(float(P.max()), *(float(M.max()) for M in memories.values()))  # one colour scale for all four
+    fig, axes = plt.subplots(2, 2, figsize=(8, 6.2))
+    matrix_heatmap(P, ax=axes[0, 0], title="dense P (true pairs)", xlabel="j (write b)", ylabel="i (state s)",
+                   annot=True, vmin=0, vmax=top, center=None, cmap="Blues")
+    for ax, (name, M) in zip(axes.flat[1:], memories.items(), strict=True):
+        matrix_heatmap(M, ax=ax, title=f"slots: {name}", xlabel="j (write b)", ylabel="i (state s)", annot=True,
+                       vmin=0, vmax=top, center=None, cmap="Blues")
+    for ax in axes.flat:
+        for number in ax.texts:  # the cell values, large enough to read
+            number.set_fontsize(9)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def entropy_bars(entropy: dict, ln_k: float,
+                 title: str = "how evenly the tokens spread their writes over the slots"):
+    """entropy {training steps: [L, H] mean entropy of g_t in nats}: one panel per run, bars at layer x 5 + head."""
+    if not entropy:
+        raise ValueError("entropy is empty: give {steps: [L, H]}")
+    fig, axes = plt.subplots(1, len(entropy), figsize=(9.5, 3), sharey=True, squeeze=False)
+    for ax, (steps, ent) in zip(axes[0], entropy.items(), strict=True):
+        ent = as_numpy(ent)
+        if ent.ndim != 2:
+            raise ValueError(f"{steps} steps: entropy must be [L, H], got shape {ent.shape}")
+        for i, per_head in enumerate(ent):
+            ax.bar([i * 5 + h for h in range(len(per_head))], per_head, label=f"layer {i}")
+        ax.axhline(ln_k, color="black", ls=":", label="ln K (even spread)")
+        ax.set_xlabel("layer x 5 + head")
+        ax.set_title(f"{steps} steps", fontsize=10)
+    axes[0, 0].set_ylabel("entropy of g_t (nats)")
+    axes[0, 0].legend(fontsize=8)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def dense_against_slots(mem: dict, t: int, head: int):
+    """mem {steps: {"dense", "slot": [T, H, S, S]}} of two runs (short, long): the long run's two memories at
+    position t, and the singular values of all four."""
+    if len(mem) != 2:
+        raise ValueError(f"expected two runs (short, long), got {len(mem)}")
+    long = list(mem)[1]
+    fig, axes = plt.subplots(1, 3, figsize=(9.5, 3.2))
+    matrix_heatmap(mem[long]["dense"][t, head], ax=axes[0], title=f"{long} steps: dense P_t, t = {t}",
+                   xlabel="j (write b)", ylabel="i (state s)")
+    matrix_heatmap(mem[long]["slot"][t, head], ax=axes[1], title="slots: P̃_t = Σ_k L_k R_k^T", xlabel="j (write b)")
+    for ax in axes[:2]:
+        ax.tick_params(labelsize=7)
+        ax.title.set_fontsize(9)
+    spectra({f"{steps} steps, {kind}": mem[steps][key][t, head] for steps in mem
+             for kind, key in (("dense P_t", "dense"), ("slot P̃_t", "slot"))}, ax=axes[2],
+            title=f"singular values, head {head}")
+    axes[2].title.set_fontsize(9)
+    axes[2].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def memories_alike(mem: dict, head: int):
+    """mem {steps: {"cos": [T, H], "reads": (dense [T, H], slot [T, H])}} of two runs (short, long): the cosine
+    of the two memories along the chunk for both runs, and the long run's two reads, each scaled to max 1."""
+    if len(mem) != 2:
+        raise ValueError(f"expected two runs (short, long), got {len(mem)}")
+    short, long = list(mem)
+    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.2))
+    for steps, ls in ((short, ":"), (long, "-")):
+        axes[0].plot(as_numpy(mem[steps]["cos"][:, head]), ls=ls, label=f"{steps} steps")
+    axes[0].set_xlabel("position t")
+    axes[0].set_ylabel("cosine(P_t, P̃_t)")
+    axes[0].set_title(f"how alike the two memories are, head {head}", fontsize=10)
+    axes[0].legend(fontsize=8)
+    read_dense, read_slot = (as_numpy(r[:, head]) for r in mem[long]["reads"])
+    axes[1].plot(read_dense / np.abs(read_dense).max(), label="dense: Σ_j r_t[j] = q^l P q^r")  # shapes, not sizes
+    axes[1].plot(read_slot / np.abs(read_slot).max(), label="slots: Σ_k f_t[k]")
+    axes[1].set_xlabel("position t")
+    axes[1].set_ylabel("read (scaled to max 1)")
+    axes[1].set_title(f"{long} steps: the same queries, both memories", fontsize=10)
+    axes[1].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def slot_widget(model, sentence: str, seq_len: int, steps: int):
+    """Type a sentence and pick a layer: ``slot_usage`` of that layer on it (the static view without a live kernel)."""
+    device = next(model.parameters()).device
+
+    def draw_slots(text, layer):
+        toks = widgets.byte_prompt(text if text else " ", seq_len)
+        _, rec = model.internals(toks[None].to(device))
+        return slot_usage(rec["layers"][layer]["slot_weights"][0].cpu(), token_labels(toks),
+                          title=f"slot weights of layer {layer} (triple_slot, {steps} steps)")
+
+    return widgets.interactive(draw_slots, text=widgets.Text(sentence, "sentence"),
+                               layer=widgets.Choice(0, tuple(range(len(model.blocks))), "layer"))
