@@ -312,7 +312,7 @@ display(Markdown(results.init_diagnosis_markdown()))
 display(Markdown(results.experiments_markdown()))
 
 # %%
-plots_seeds.paper_recall_experiments()
+plots_seeds.paper_recall_experiments(results.recall_experiment_panels())
 plt.show()
 
 # %% [markdown]

@@ -91,33 +91,11 @@ def seeds_beside_paper(panels: dict, yardsticks: dict | None = None, title: str 
     return fig
 
 
-COLOUR = {"gated_hybrid_paper": 0, "gated_hybrid_printed": 1, "gated_hybrid": 2, "triple_slot": 3,
-          "transformer_plus_triple": 4}  # one colour per model, the same in every panel
-SHORT = {"gated_hybrid_paper": "coded", "gated_hybrid_printed": "printed", "gated_hybrid": "ours"}
 
-
-def paper_recall_experiments(root=None):
+def paper_recall_experiments(panels: dict):
     """The paper's width sweep, its retrain recipe and table 4's other rows: our seeds after 500 steps
-    (200 where a run stopped there, said in the label) beside the paper's runs, from the committed
-    recall files (:mod:`tl_minimal.experiments.results.recall_reports`)."""
-    from tl_minimal.experiments.results import recall_reports as rr  # the files' layout lives there
-
-    def last_step(file, model):
-        at500 = rr.seeds_at(file, model, 500, root)
-        return (list(at500.values()), "") if at500 else (list(rr.seeds_at(file, model, 200, root).values()),
-                                                         "\n(200 steps)")
-
-    width = []
-    for (d, model), file in rr.WIDTH_FILES.items():
-        accs, note = last_step(file, model)
-        paper = rr.PAPER["recall_width"].get(f"{model} (d={d})")
-        width.append(Group(f"{SHORT[model]}\nd={d}{note}", accs, [] if paper is None else [paper], COLOUR[model]))
-    recipe = [Group(SHORT[m], list(rr.seeds_at(rr.RECIPE_FILE, m, 500, root).values()),
-                    list(rr.PAPER["recall_retrain_seeds"].get(m, ())), COLOUR[m])
-              for m in ("gated_hybrid_paper", "gated_hybrid_printed")]
-    table4 = [Group(m.replace("_", "_\n", 1), list(rr.seeds_at("recall.json", m, 500, root).values()), [], COLOUR[m])
-              for m in ("triple_slot", "transformer_plus_triple")]
-    return seeds_beside_paper({"width sweep (paper: one seed per width)": width,
-                               "retrain recipe": recipe, "table 4's other rows": table4},
+    beside the paper's runs. ``panels``: {title: [(label, ours, paper, colour index), ...]}, as
+    :func:`tl_minimal.experiments.results.recall_experiment_panels` reads them from the recall files."""
+    return seeds_beside_paper({title: [Group(*g) for g in groups] for title, groups in panels.items()},
                               {"constant guess 1/8": 1 / 8, "random value in context 1/4": 1 / 4},
                               title="recall after 500 steps: every seed of ours beside the paper's runs")

@@ -5,6 +5,7 @@
     seeds_cell            "mean ± std (per seed)" in percent
     PAPER_EXPERIMENTS     the paper's other recall experiments: width, the retrain recipe, table 4's rows
     experiments_markdown  one row per (experiment, model): ours at 200 and 500 steps beside the paper's
+    recall_experiment_panels  the same experiments per seed, for the figure (views.plots_seeds)
     per_seed_recall       every seed of the paper's gated hybrid, its own code, and ours (500 steps)
     init_diagnosis_markdown   the read at initialization, one row per configuration
 
@@ -106,6 +107,33 @@ def experiments_markdown(root=None) -> str:
                      f"{seeds_cell(seeds_at(file, model, 500, root))} | "
                      + ("-" if paper is None else f"{round(100 * paper, 2):g}") + " |")
     return "\n".join(lines)
+
+
+COLOUR = {"gated_hybrid_paper": 0, "gated_hybrid_printed": 1, "gated_hybrid": 2, "triple_slot": 3,
+          "transformer_plus_triple": 4}  # one colour per model, the same in every panel
+SHORT = {"gated_hybrid_paper": "coded", "gated_hybrid_printed": "printed", "gated_hybrid": "ours"}
+
+
+def recall_experiment_panels(root=None) -> dict[str, list[tuple[str, list[float], list[float], int]]]:
+    """{panel title: [(label, our seeds, the paper's runs, colour index), ...]} for the width sweep, the
+    retrain recipe and table 4's other rows, at 500 steps (200 where a run stopped there, said in the label)."""
+
+    def last_step(file, model):
+        at500 = seeds_at(file, model, 500, root)
+        return (list(at500.values()), "") if at500 else (list(seeds_at(file, model, 200, root).values()),
+                                                         "\n(200 steps)")
+
+    width = []
+    for (d, model), file in WIDTH_FILES.items():
+        accs, note = last_step(file, model)
+        paper = PAPER["recall_width"].get(f"{model} (d={d})")
+        width.append((f"{SHORT[model]}\nd={d}{note}", accs, [] if paper is None else [paper], COLOUR[model]))
+    recipe = [(SHORT[m], list(seeds_at(RECIPE_FILE, m, 500, root).values()),
+               list(PAPER["recall_retrain_seeds"].get(m, ())), COLOUR[m])
+              for m in ("gated_hybrid_paper", "gated_hybrid_printed")]
+    table4 = [(m.replace("_", "_\n", 1), list(seeds_at("recall.json", m, 500, root).values()), [], COLOUR[m])
+              for m in ("triple_slot", "transformer_plus_triple")]
+    return {"width sweep (paper: one seed per width)": width, "retrain recipe": recipe, "table 4's other rows": table4}
 
 
 def per_seed_recall(root=None) -> tuple[dict[str, list[float]], list[str]]:
