@@ -356,8 +356,8 @@ plt.show()
 # is the top entry of every read; with independent matrices it is lost among the other entries.
 # This matters because the memory's parameters learn only through the entries that are kept: if
 # the right entry is not in the top-k at the start, no gradient tells $W_q$ and $W_k$ to align.
-# Section 6 trains the tied version; notebook 07 (section 6) shows what the untied configuration of
-# the paper does over many seeds: at the paper's budget (500 steps x 32 sequences, one supervised
+# Section 6 trains the tied version; notebooks 07 (section 6) and 07b (section 2) show what the
+# untied configuration of the paper does over many seeds: at the paper's budget (500 steps x 32 sequences, one supervised
 # token, constant lr 3e-4) the paper's own code won 0 of 11 seeds (95% Clopper-Pearson interval
 # [0.00, 0.28]) on our CPU, its one winning seed of the paper's run included, and none of our runs
 # of that configuration won either. The tied read's success says that this task is solved by matching tokens exactly
@@ -581,7 +581,7 @@ widgets.recall_widget(PLAY_MODELS, pairs="k5=v13 k6=v20 k7=v17 k8=v14", ask="k7"
 # %% [markdown]
 # ## 8. Optional: induction heads, and which token asks
 #
-# *(Optional: nothing else depends on it; notebook 07, section 13, has the whole study.)* An
+# *(Optional: nothing else depends on it; notebook 07c, section 4, has the whole study.)* An
 # **induction head** (Olsson et al. 2022, `docs/paper.md` section 7), a circuit found in trained
 # Transformers, copies what followed an earlier occurrence of the current token: after
 # "... A B ... A" it predicts B. It takes two attention layers. The key-value memory makes the same
@@ -624,7 +624,7 @@ for align, hits in right_next.items():
 # At initialization the current-token query returns the next byte in the second copy, the
 # previous-token query the byte already there (PAD: nothing to read). Whether the copying
 # survives training is a study of its own, with its own yardstick (a loss ratio on text read
-# twice, against a control): notebook 07's optional study of induction trains both alignments as
+# twice, against a control): the optional notebook 07c's study of induction (section 4) trains both alignments as
 # byte-level language models and reads the results there, where the measure is explained.
 #
 # ## Summary
