@@ -291,7 +291,7 @@ display(Markdown(results.init_diagnosis_markdown()))
 #
 # Two caveats that belong to the same critique. The memory's previous-token query fits this task's
 # `QUERY key ANSWER` layout, not running text, where an induction-style query with the current
-# token would be needed (notebook 06, section 8; `docs/paper.md` section 6.3). And the memory
+# token would be needed (notebook 06a, section 3; `docs/paper.md` section 6.3). And the memory
 # grows with the sequence like a KV cache (notebook 06, section 3): the gated hybrid buys exact
 # recall by giving up the constant-size state of the rest of the model.
 

@@ -28,8 +28,8 @@
 # - read a read's weights at initialization and after training to say *why* it breaks;
 # - explain the induction test (a span read twice, with a control) and what its ratio measures.
 #
-# **Prerequisites.** Notebook 07 (tables 4 and 5, the verdicts), notebook 06 (the gated read, its
-# top-8, induction heads in section 8). Every symbol is in the course's glossary,
+# **Prerequisites.** Notebook 07 (tables 4 and 5, the verdicts), notebooks 06 and 06a (the gated read, its
+# top-8; induction heads in 06a, section 3). Every symbol is in the course's glossary,
 # [`docs/glossary.md`](../docs/glossary.md).
 #
 # **Time.** About 115 minutes: 116 of reading (8237 words at 150 a minute, 546 lines of code at 10,
@@ -277,7 +277,7 @@ plt.show()
 # ## 4. Induction on real text
 #
 # *(Beyond the paper; independent of the sections before it.)* The recall tasks ask for one value
-# after a marker. Text asks for something else: an **induction head** (notebook 06, section 8)
+# after a marker. Text asks for something else: an **induction head** (notebook 06a, section 3)
 # predicts the next byte by finding where the current context occurred before and copying what
 # followed. The classic test: train a language model, then show it a stretch of held-out text
 # *twice*. On the first copy it can only use what it knows about English; on the second copy every
@@ -296,8 +296,8 @@ plt.show()
 # 2000`, the same runs as notebook 07's table 3b: the BPB column lets the two be compared). For the gated hybrids
 # it also measures everything with the key-value read switched off (the read returns nothing),
 # which says how much of the copying goes through the read. `gated_hybrid (query_align=current)`
-# is `gated_hybrid` whose read asks with the current byte instead of the previous one (notebook 06,
-# section 8): "what followed this byte last time?", the induction look-up keyed on one byte.
+# is `gated_hybrid` whose read asks with the current byte instead of the previous one (notebook 06a,
+# section 3): "what followed this byte last time?", the induction look-up keyed on one byte.
 
 # %%
 # NBVAL_IGNORE_OUTPUT

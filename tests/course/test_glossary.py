@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted([*(ROOT / "notebooks").glob("0[0-6]_*.py"), ROOT / "notebooks" / "03b_chunked_readout.py"])
+NOTEBOOKS = sorted([*(ROOT / "notebooks").glob("0[0-6]_*.py"), ROOT / "notebooks" / "03b_chunked_readout.py",
+                   ROOT / "notebooks" / "06a_kv_recall.py"])
 GLOSSARY_START = '<a id="glossary"></a>'
 GLOSSARY_END = "## 5."
 

@@ -4,7 +4,8 @@ a model and never re-implement the math. Each module is named after what it draw
 (how many pairs a pair memory recalls, notebook 02), ``plots_slots``
 (the slot layer, notebook 04), ``plots_conv`` (the convolution, notebook 05),
 ``plots_retrieval`` (predictions and where a recall model reads, notebooks 05-06), ``plots_forgetting``
-(what a trained ``triple_latent`` keeps of a pair across the recall task's filler, notebook 06), ``plots_seeds``
+(what a trained ``triple_latent`` keeps of a pair across the recall task's filler, notebook 06a), ``plots_kv``
+(the key-value memory, notebooks 06 and 06a), ``plots_seeds``
 (every seed beside the paper's runs, notebook 07b), ``plots_reproduction`` (our tables beside the
 paper's, notebooks 07 and 07b), ``plots_breaks`` (where recall breaks, induction on text, notebook 07c) and
 ``widgets`` (the interactive controls). Every one of them draws with the colour-blind-safe
