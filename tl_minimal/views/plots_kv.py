@@ -55,9 +55,10 @@ def cosines_at_init(repeat_cos: dict, other_cos: dict):
     """One panel per configuration: {label: [tensors of cosines]} for the exact repeat and the others."""
     fig, axes = plt.subplots(1, len(repeat_cos), figsize=(9, 3.2), sharey=True, squeeze=False)
     for ax, label in zip(axes[0], repeat_cos, strict=True):
-        ax.hist(torch.cat(other_cos[label]), bins=60, range=(-1, 1), density=True, color="grey", alpha=0.6,
-                label="other entries")
-        ax.hist(torch.cat(repeat_cos[label]), bins=60, range=(-1, 1), density=True, color="tab:orange", alpha=0.8,
+        others = plots.as_numpy(torch.cat([c.cpu() for c in other_cos[label]]))
+        repeats = plots.as_numpy(torch.cat([c.cpu() for c in repeat_cos[label]]))
+        ax.hist(others, bins=60, range=(-1, 1), density=True, color="grey", alpha=0.6, label="other entries")
+        ax.hist(repeats, bins=60, range=(-1, 1), density=True, color="tab:orange", alpha=0.8,
                 label="the exact repeat of the asked key")
         ax.set_title(label, fontsize=10)
         ax.set_xlabel("cos(q_t, k_j) at initialization")
