@@ -94,7 +94,7 @@ print(f"unigram baseline on the tables' validation chunks: {UNIGRAM:.3f} BPB   (
 # %% [markdown]
 # ## 1. What a step-matched lead measures
 #
-# The tables below compare models trained for the same number of steps. Such a comparison is only
+# Notebook 07's tables compare models trained for the same number of steps. Such a comparison is only
 # as fair as the budget is long enough, and one of the paper's variants shows why. It keeps the
 # Transformer unchanged and adds **one** triple-latent layer (notebooks 01-03) that reads the raw
 # token stream, $\operatorname{LN}(e)$, not the stack: `transformer_plus_triple`. Its output joins
