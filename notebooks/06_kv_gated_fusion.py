@@ -11,10 +11,11 @@
 #
 # The triple-latent state compresses the past into a fixed-size matrix per head: it cannot hand
 # back one exact earlier token. For exact recall the paper's **gated hybrid** puts a second, plain
-# memory beside the compressed stack. This notebook takes that memory apart as a concept, then
-# trains it on the associative-recall task beside a Transformer, looks at where it reads, and
-# measures, from the gates of a `triple_latent` trained on the same task, why the stack alone
-# forgets the pairs.
+# memory beside the compressed stack. This notebook takes that memory apart as a concept: what it
+# stores, how it reads, what it costs, and why one tied projection finds an exact repeat before
+# any training. Its second half, notebook 06a, trains it on the associative-recall task beside a
+# Transformer, looks at where it reads, and measures, from the gates of a `triple_latent` trained
+# on the same task, why the stack alone forgets the pairs.
 #
 # **Symbols of this notebook** (section 1 derives them; code in `tl_minimal/kv_fusion.py`). From
 # notebooks 01-03 it uses the keep gates $\lambda_t$ (running state) and $\gamma_t$ (pair memory),
@@ -43,13 +44,15 @@
 #   after it) and compute its read by hand: a hard top-k over scaled cosine scores;
 # - name five ways in which that read differs from softmax attention, and what it costs: like a
 #   KV cache it grows with the sequence;
-# - explain why tying the query and key projections makes an exact repeat win before any training;
-# - train the gated hybrid on associative recall and read, from its retrieval weights, which
-#   entry it looked up and why a fresh model that already looks there still answers wrong;
-# - compute, from the keep gates of a `triple_latent` trained on recall, how much of a stored pair
-#   is left after the filler, and so say why recall needs this second memory;
-# - (optional, section 8) define an induction head, say which query alignment of the memory is
-#   one, and see it at initialization (notebook 07 trains it).
+# - explain why tying the query and key projections makes an exact repeat win before any training.
+#
+# **Then, in [`06a_kv_recall`](06a_kv_recall.ipynb)** (the second sitting of this lesson), you
+# train the gated hybrid on associative recall and read, from its retrieval weights, which entry it
+# looked up and why a fresh model that already looks there still answers wrong; compute, from the
+# keep gates of a `triple_latent` trained on recall, how much of a stored pair is left after the
+# filler, and so say why recall needs this second memory; and (optional) define an induction head,
+# say which query alignment of the memory is one, and see it at initialization (notebook 07c
+# measures what training keeps of it).
 #
 # **Prerequisites.** Notebooks 01-03 (the triple-latent layer), 05 (the hybrid's convolution:
 # the gated hybrid is `triple_hybrid` plus this memory), the associative-recall task of notebook
@@ -76,32 +79,25 @@ import torch
 import torch.nn.functional as F
 
 from tl_minimal import default_config, views
-from tl_minimal.course import forgetting
-from tl_minimal.course.shipped import shipped_or_retrained
 from tl_minimal.data import recall as data_recall
 from tl_minimal.kv_fusion import kv_read, kv_read_loop, kv_read_step
 from tl_minimal.training import config
-from tl_minimal.training.device import get_device
-from tl_minimal.training.evaluate import recall_accuracy
 from tl_minimal.training.protocols import protocol
-from tl_minimal.training.recipes import build, count_parameters, fit
+from tl_minimal.training.recipes import build
 from tl_minimal.training.train import seed_everything
-from tl_minimal.views import palette, plots, plots_forgetting, plots_retrieval, widgets
+from tl_minimal.views import plots_kv
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
 # %% [markdown]
-# One config cell: the recall protocol's 200 steps normally, a few steps when `TL_SMOKE=1`.
+# One config cell: the recall protocol (its models' sizes and sequence length) and the library's
+# `gated_hybrid` configuration. Nothing here trains; notebook 06a does.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 RP = protocol("recall")  # batch 32, sequences of 128, AdamW 3e-4, weight decay 0.01
-LP = protocol("lm")  # the byte-level protocol: only its context of 128 bytes is used (section 8)
-RECALL_STEPS = config.pick(RP.steps, 3)  # our recall protocol's default: 200 (the paper reports 200 and 500)
-EVAL_EXAMPLES = config.pick(1024, 64)  # fresh evaluation examples (the paper: 2,048)
-DEVICE = get_device()
 GATED = default_config("gated_hybrid")
-print(f"smoke mode: {config.smoke()}   recall steps: {RECALL_STEPS}   eval examples: {EVAL_EXAMPLES}   device: {DEVICE}")
+print(f"smoke mode: {config.smoke()}   recall protocol: {RP.n_layers} layers, sequences of {RP.seq_len}")
 
 # %% [markdown]
 # ## 1. What the memory stores
@@ -247,13 +243,7 @@ for what, counts in sizes.items():
 print(f"key-value memory: 2 x D_kv = {2 * GATED['assoc_dim']} more per token (D_kv = assoc_dim = {GATED['assoc_dim']})")
 
 # %%
-fig, ax = plt.subplots(figsize=(6.5, 3.2))
-for what, counts in sizes.items():
-    ax.plot(checkpoints, counts, marker="o", label=what)
-ax.set_xlabel("tokens seen t")
-ax.set_ylabel("numbers in the carried state")
-ax.set_title("what generation has to carry: the memory grows like a KV cache")
-ax.legend(fontsize=8)
+plots_kv.state_sizes(checkpoints, sizes)
 plt.show()
 
 # %% [markdown]
@@ -282,14 +272,7 @@ for beta in (1.0, 5.0, 20.0):
 # %%
 betas = torch.linspace(0.5, 25, 60)
 best = [kv_read(query8, keys8, values8, [8], top_k=8, scale=float(b))[0][0, 0, 3].item() for b in betas]
-fig, ax = plt.subplots(figsize=(6.5, 3))
-ax.plot(betas, best)
-ax.axvline(default_config("gated_hybrid_paper")["score_scale"], color=palette.VERMILLION, ls=":", label="β = 1 (the paper)")
-ax.axvline(GATED["score_scale"], color=palette.GREEN, ls="--", label=f"β = {GATED['score_scale']:g} (gated_hybrid's start)")
-ax.set_xlabel("β (multiplies the cosine)")
-ax.set_ylabel("weight of the perfect match")
-ax.set_title("a perfect match among 8 kept entries (the others orthogonal)")
-ax.legend(fontsize=8)
+plots_kv.perfect_match(betas, best, default_config("gated_hybrid_paper")["score_scale"], GATED["score_scale"])
 plt.show()
 
 # %% [markdown]
@@ -337,18 +320,7 @@ with torch.no_grad():
               f"{(ranks == 0).float().mean():.0%} of reads; median number of entries above it: {ranks.median()}")
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=True)
-for ax, label in zip(axes, repeat_cos, strict=True):
-    ax.hist(torch.cat(other_cos[label]), bins=60, range=(-1, 1), density=True, color="grey", alpha=0.6,
-            label="other entries")
-    ax.hist(torch.cat(repeat_cos[label]), bins=60, range=(-1, 1), density=True, color="tab:orange", alpha=0.8,
-            label="the exact repeat of the asked key")
-    ax.set_title(label, fontsize=10)
-    ax.set_xlabel("cos(q_t, k_j) at initialization")
-    ax.legend(fontsize=8, loc="upper left")
-axes[0].set_ylabel("density")
-fig.suptitle("at the ANSWER position, before any training", fontsize=11)
-fig.tight_layout()
+plots_kv.cosines_at_init(repeat_cos, other_cos)
 plt.show()
 
 # %% [markdown]
@@ -356,276 +328,21 @@ plt.show()
 # is the top entry of every read; with independent matrices it is lost among the other entries.
 # This matters because the memory's parameters learn only through the entries that are kept: if
 # the right entry is not in the top-k at the start, no gradient tells $W_q$ and $W_k$ to align.
-# Section 6 trains the tied version; notebook 07 (section 6) shows what the untied configuration of
-# the paper does over many seeds: at the paper's budget (500 steps x 32 sequences, one supervised
+# Notebook 06a trains the tied version; notebooks 07 (section 6) and 07b (section 2) show what the
+# untied configuration of the paper does over many seeds: at the paper's budget (500 steps x 32 sequences, one supervised
 # token, constant lr 3e-4) the paper's own code won 0 of 11 seeds (95% Clopper-Pearson interval
 # [0.00, 0.28]) on our CPU, its one winning seed of the paper's run included, and none of our runs
 # of that configuration won either. The tied read's success says that this task is solved by matching tokens exactly
 # (a cache that grows with the sequence), not that it recalls better than a fixed-size state.
 
 # %% [markdown]
-# ## 6. Train on associative recall
+# ## 6. Trained on recall: notebook 06a
 #
-# The task (notebook 00): four key-value pairs, filler, then `QUERY key ANSWER`; the target is the
-# asked key's value at the last position only. A constant guess scores 1/8 (3 bits per answer
-# token), a random pick among the four values in context 1/4. Two models, each trained with the
-# recall protocol (`protocol("recall")`, `RECALL_STEPS` steps, seed 0) by `fit`: the library's
-# `gated_hybrid` (tied $W_{qk}$, $\beta$ learnable from 10) and, for contrast, the Transformer.
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-P_recall = RP.replace(steps=RECALL_STEPS)
-x_eval, y_eval = data_recall.eval_set(EVAL_EXAMPLES, seed=0)  # fresh: not the training seed's examples
-recall_models, recall_hist, accuracy = {}, {}, {}
-for variant in ("transformer", "gated_hybrid"):
-    model, recall_hist[variant] = fit(variant, P_recall, seed=0, device=DEVICE, progress=False)
-    recall_models[variant] = model.eval()
-    accuracy[variant] = recall_accuracy(model, x_eval, y_eval)["accuracy"]
-    last = sum(recall_hist[variant]["loss"][-10:]) / min(10, len(recall_hist[variant]["loss"])) / math.log(2)
-    print(f"{variant:13s} {count_parameters(model):,} parameters, {recall_hist[variant]['seconds']:.0f} s, "
-          f"final training loss {last:.2f} bits per answer token, recall accuracy {accuracy[variant]:.1%}")
-
-# %% [markdown]
-# `fit` returns the training history in nats (the loss PyTorch computes); the plot divides by
-# $\ln 2$ to show bits per answer token.
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.4))
-plots.loss_curves(recall_hist, bits=True, ax=axes[0], smooth=10, title="training loss (the answer token only)")
-axes[0].axhline(math.log2(data_recall.PAPER_LAYOUT.n_values), color="black", ls=":", lw=1,
-                label="constant guess (3 bits)")
-axes[0].set_ylabel("bits per answer token")
-axes[0].legend(fontsize=8)
-axes[1].bar(list(accuracy), list(accuracy.values()), color=["#9ecae1", "#31a354"])
-axes[1].axhline(1 / 8, color="black", ls=":", lw=1, label="constant guess 1/8")
-axes[1].axhline(1 / 4, color="grey", ls="--", lw=1, label="random value in context 1/4")
-axes[1].set_ylim(0, 1.05)
-axes[1].set_ylabel("recall accuracy")
-axes[1].set_title(f"after {RECALL_STEPS} steps, seed 0")
-axes[1].legend(fontsize=8)
-fig.tight_layout()
-plt.show()
-
-# %% [markdown]
-# Look for which curve falls below the dotted 3-bit line of a constant guess, and which bar rises
-# above the 1/4 of a random pick among the four values in context: that model has learned the look-up.
-#
-# ### Where the memory reads
-#
-# `plots_retrieval.read_at` takes the retrieval weights $\alpha_t$ at the answer position from
-# `model.internals` and spreads them over the memory positions $j$. Orange marks the entry holding
-# the asked key, green its value, blue the asked key in the question. Rows: the trained model on
-# an example it answers right (and one it answers wrong, if there is one), and the same model
-# freshly initialized.
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-def names_of(x):
-    return [name(t) for t in x.tolist()]
-
-
-x_few, y_few = x_eval[:256], y_eval[:256]
-trained_read = plots_retrieval.read_at(recall_models["gated_hybrid"], x_few, y_few)
-seed_everything(0)
-fresh_gated = build("gated_hybrid", RP).to(DEVICE).eval()
-fresh_read = plots_retrieval.read_at(fresh_gated, x_few, y_few)
-
-
-def panel(read, i):
-    on_key = read["weights"][i, data_recall.locate(x_few[i], y_few[i])[-1]["key_pos"]]
-    return {"values": read["weights"][i], "names": names_of(x_few[i]), "marks": plots_retrieval.recall_marks(x_few[i], y_few[i]),
-            "verdict": bool(read["correct"][i]),
-            "title": f"answers {name(int(read['pred'][i]))} (target {name(int(read['target'][i]))}); "
-                     f"weight on the key's entry {on_key:.2f}; read gate {read['read_gate'][i]:.2f}"}
-
-
-panels = {}
-for want in (True, False):
-    hits = (trained_read["correct"] == want).nonzero().flatten()
-    if len(hits):
-        panels[f"trained, example {int(hits[0])}"] = [panel(trained_read, int(hits[0]))]
-panels["initialized, example 0"] = [panel(fresh_read, 0)]
-plots_retrieval.retrieval_grid(panels, title="gated_hybrid: the memory's weights at the answer position")
-plt.show()
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-rows = torch.arange(len(x_few))
-key_pos_few = torch.tensor([data_recall.locate(x_few[i], y_few[i])[-1]["key_pos"] for i in range(len(x_few))])
-for label, read in (("initialized", fresh_read), ("trained", trained_read)):
-    on_key = read["weights"][rows, key_pos_few]
-    print(f"{label:12s} accuracy {read['correct'].float().mean():6.1%}   weight on the right entry {on_key.mean():.3f}   "
-          f"read gate {read['read_gate'].mean():.3f}")
-
-# %% [markdown]
-# Before training the read already lands on the right entry with nearly all its weight (tied
-# $W_{qk}$, $\beta = 10$), yet the fresh model answers wrong: the value it reads, $W_v e_{j+1}$,
-# still has to be mapped to the right logit, through the LayerNorm and the tied head. That is what
-# training learns here, quickly, because the read itself is right from the first step. The read
-# gate barely moves from its initial 0.5: it sits inside the LayerNorm, $\operatorname{LN}(g^{\mathrm{read}}_t m_t)$,
-# where a factor that multiplies a grown read changes little (the exercise's optional part
-# measures how little, on a trained model).
-#
-# For contrast, the Transformer has no separate memory: its "retrieval" is attention. Its last
-# layer's attention at the answer position, per head, on the first evaluation example (green: the
-# value it should copy):
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-tf = recall_models["transformer"]
-attn = plots_retrieval.attention_at(tf, x_few[0])  # [H, T]
-tf_right = bool(tf(x_few[:1].to(DEVICE))[0, -1].argmax().cpu() == y_few[0, -1])
-marks0 = plots_retrieval.recall_marks(x_few[0], y_few[0])
-head_panels = [{"values": attn[h], "names": names_of(x_few[0]), "marks": marks0 if h == 0 else None,
-                "xlabel": "position attended", "title": f"head {h}", "ylim": None} for h in range(attn.shape[0])]
-fig = plots_retrieval.retrieval_grid({"heads 0, 1": head_panels[:2], "heads 2, 3": head_panels[2:]},
-                                  title="Transformer, last layer, attention at the answer position", ylabel="attention weight")
-fig.suptitle(f"{'RIGHT' if tf_right else 'WRONG'}: Transformer, last layer, attention at the answer position",
-             fontsize=12, fontweight="bold", color=palette.RIGHT.colour if tf_right else palette.WRONG.colour)
-plt.show()
-
-# %% [markdown]
-# In the run saved here no head concentrates on the value or on the key's first occurrence, and
-# the accuracy is below that of a random pick among the four values in context. Attention *can* express the
-# lookup (section 8: two layers make an induction head); 200 steps with one supervised token per
-# sequence are too few for it to be found. The key-value memory does not have to find it.
-#
-# ### Without the memory: what a trained `triple_latent` keeps across the gap
-#
-# `triple_latent` alone, trained with the same protocol, does not learn this task (its accuracy at
-# 200 steps is printed below; notebook 07 has every seed). Its keep gates say why. The four pairs
-# end at position 12, the question starts at position 125, and between them sit 112 filler tokens.
-# A pair enters the pair memory as the outer product written when its value arrives, and from then
-# on every token multiplies the memory by its $\gamma_u$ (notebook 02, section 3: the write at
-# $\tau$ carries the weight $w_{t,\tau} = (1 - \gamma_\tau) \prod_{u=\tau+1}^{t} \gamma_u$ in $P_t$).
-# Of what the memory held when the filler began, the filler leaves
-#
-# $$
-# \prod_{u=13}^{124} \gamma_u \qquad \text{(} \gamma^{112} \text{ for a constant gate } \gamma \text{)},
-# $$
-#
-# and likewise $\prod_u \lambda_u$ of what the running state held. The repository ships a
-# `triple_latent` trained on this task (the recall protocol, 200 steps, seed 0, made by the command
-# printed below); `shipped_or_retrained` loads it, or trains it here with `RETRAIN = True` (about
-# a minute and a half of training on a CPU core). Its gates along the sequence, averaged over 256
-# fresh examples (`forgetting.recall_gates` reads them from `model.internals`):
-
-# %%
-RETRAIN = False  # True: train the 200-step recall model here instead of loading the shipped one
-latent, latent_record = shipped_or_retrained("triple_latent", RETRAIN, device=DEVICE, task="recall",
-                                             steps=RP.steps)
-print(f"{latent_record['command']}\n  {latent_record['steps']} steps, {latent_record['train_seconds']} s of training; "
-      f"recall accuracy {latent_record['accuracy']:.1%} on {RP.eval_examples} fresh examples (a constant guess: 1/8)")
-x_gap, _ = data_recall.eval_set(256, seed=0)
-gates = forgetting.recall_gates(latent, x_gap)  # {"lam", "gam"}: [256, layers, T, heads]
-gap = forgetting.filler_gap(x_gap[0])  # (first filler position, one past the last)
-print(f"filler: positions {gap[0]} .. {gap[1] - 1}, {gap[1] - gap[0]} tokens")
-plots_forgetting.gates_along_recall(gates, gap)
-plt.show()
-
-# %% [markdown]
-# Look at the level of the lines in the shaded filler: every head of every layer keeps about half
-# of its state per token, the value the gates start at (bias 0, $\sigma(0) = 1/2$), and 200 steps
-# have not moved them far. Multiplied over the gap, in log space (`forgetting.kept_fraction`
-# sums $\log_{10}$ of the gates: some of the products fall below $10^{-38}$, the smallest normal
-# float32):
-
-# %%
-kept = {key: forgetting.kept_fraction(g, *gap) for key, g in gates.items()}  # log10 of the fraction: [256, L, H]
-half = {key: forgetting.half_life(g, *gap) for key, g in gates.items()}  # tokens: [256, L, H]
-for key, name_ in (("gam", "pair memory, gamma"), ("lam", "running state, lambda")):
-    med = kept[key].median(dim=0).values  # [L, H]: median over the examples
-    print(f"{name_}: log10 of the fraction kept after the gap (median over examples), per layer (rows) and head")
-    for layer, row in enumerate(med):
-        print(f"  layer {layer}: " + "  ".join(f"{v:7.1f}" for v in row.tolist()))
-    print(f"  best head: 10^{med.max():.1f};  half-life at the gap's average decay: "
-          f"{half[key].median(dim=0).values.min():.2f} to {half[key].median(dim=0).values.max():.2f} tokens")
-print(f"a constant gate of 0.5 over the gap: 10^{(gap[1] - gap[0]) * math.log10(0.5):.1f}; keeping half of a pair "
-      f"would take a gate of {0.5 ** (1 / (gap[1] - gap[0])):.4f} at every filler token")
-
-# %%
-plots_forgetting.kept_across_gap(kept, gap[1] - gap[0])
-plt.show()
-
-# %% [markdown]
-# Each bar is one head's share of a stored pair that reaches the question; look at how far below
-# zero even the tallest bar ends. No head keeps a measurable trace: what the question finds in the
-# running states and pair memories was written by the filler, so the model can only guess, and it
-# answers at the level of a constant guess. To carry a pair across 112 tokens, a gate would have to
-# stay near 1 on every filler token. The gates depend on the token, so a model could learn that
-# (keep on filler, overwrite on pairs), but training has to find it through one supervised token
-# per sequence, and in 200 steps it has not: the gates sit near where they started. The key-value
-# memory needs no such gate: its entries never decay, and the read above finds the asked key's
-# entry after the same 112 tokens.
-#
-# ## 7. Play
-#
-# Write your own pairs, choose which key to ask, how much filler separates the pairs from the
-# question, and whether the trained or the freshly initialized `gated_hybrid` answers. The bars are
-# the memory's weights at the answer position. The box states which keys and values exist (read
-# from the task's layout), the ask menu offers only the keys you wrote, and a pair it cannot use
-# gets a message instead of a picture. First the starting values for both models (pictures that
-# stay on the page), then the controls (they move in a running kernel).
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-PLAY_MODELS = {"gated_hybrid (trained)": recall_models["gated_hybrid"], "gated_hybrid (initialized)": fresh_gated}
-for model_name in PLAY_MODELS:
-    widgets.recall_widget(PLAY_MODELS, model=model_name, max_len=RP.seq_len, static=True)
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-widgets.recall_widget(PLAY_MODELS, pairs="k5=v13 k6=v20 k7=v17 k8=v14", ask="k7", filler=60, max_len=RP.seq_len)
-
-# %% [markdown]
-# ## 8. Optional: induction heads, and which token asks
-#
-# *(Optional: nothing else depends on it; notebook 07, section 13, has the whole study.)* An
-# **induction head** (Olsson et al. 2022, `docs/paper.md` section 7), a circuit found in trained
-# Transformers, copies what followed an earlier occurrence of the current token: after
-# "... A B ... A" it predicts B. It takes two attention layers. The key-value memory makes the same
-# look-up in one step when the current token asks (`query_align`):
-#
-# - `"current"`: $q_t = W_{qk} e_t$ over entries $j \le t-1$: "what followed this token last
-#   time?", a guess of $x_{t+1}$, the induction look-up.
-# - `"previous"` (the paper's, and the library default): $q_t = W_{qk} e_{t-1}$ over $j \le t-2$:
-#   "what followed the previous token?", a guess of $x_t$, which the model already has. It fits
-#   the recall task only because a fixed marker sits between key and answer (`docs/paper.md`
-#   section 6.3).
-#
-# First the mechanism, **at initialization** (fresh models, tied $W_{qk}$): on a repeated
-# sentence, each row shows the token whose value gets the largest retrieval weight at each
-# position; green where it equals the next byte.
-
-# %%
-sentence = "the cat ran. the cat ran."
-tokens_ind = widgets.byte_prompt(sentence, LP.seq_len)  # BOS + bytes: [T]
-T_ind = len(tokens_ind)
-read_token, right_next, right_current = {}, {}, {}
-second_half = range(T_ind // 2 + 1, T_ind - 1)
-for align in ("current", "previous"):
-    seed_everything(0)
-    fresh = build("gated_hybrid", LP, {"query_align": align}).to(DEVICE)
-    _, rec = fresh.internals(tokens_ind[None].to(DEVICE))
-    w, idx = rec["retrieval"]["weights"][0].cpu(), rec["retrieval"]["index"][0].cpu()  # [T, top_k] each
-    top = idx.gather(-1, w.argmax(-1, keepdim=True))[:, 0]  # memory position of the top entry: [T]
-    read = torch.where(top >= 0, tokens_ind[(top + 1).clamp(max=T_ind - 1)], tokens_ind.new_tensor(256))  # its value token
-    read_token[f"{align!r} alignment: the value read"] = read
-    right_next[align] = sum(int(read[t] == tokens_ind[t + 1]) for t in second_half)
-    right_current[align] = sum(int(read[t] == tokens_ind[t]) for t in second_half)
-plots_retrieval.prediction_strips(tokens_ind, read_token, per_row=T_ind + 6, title="the memory's read at initialization (tied W_qk)")
-plt.show()
-for align, hits in right_next.items():
-    print(f"{align:8s} second copy of the sentence: the read is the NEXT byte at {hits} of "
-          f"{len(second_half)} positions, the CURRENT byte at {right_current[align]}")
-
-# %% [markdown]
-# At initialization the current-token query returns the next byte in the second copy, the
-# previous-token query the byte already there (PAD: nothing to read). Whether the copying
-# survives training is a study of its own, with its own yardstick (a loss ratio on text read
-# twice, against a control): notebook 07's optional study of induction trains both alignments as
-# byte-level language models and reads the results there, where the measure is explained.
+# The second sitting of this lesson, [`06a_kv_recall`](06a_kv_recall.ipynb), trains the library's
+# `gated_hybrid` (tied $W_{qk}$, $\beta$ learnable from 10) and a Transformer on associative
+# recall, shows where the memory reads before and after training, measures from the keep gates of
+# a trained `triple_latent` how much of a stored pair survives the filler (section 1 there), lets
+# you write your own pairs (section 2), and, optionally, meets induction heads (section 3).
 #
 # ## Summary
 #
@@ -637,19 +354,6 @@ for align, hits in right_next.items():
 # * At $\beta = 1$ even a perfect match gets 28% of the weight of 8 kept entries; a large $\beta$
 #   makes the read exact.
 # * A tied $W_{qk}$ makes an exact repeat score $\cos = 1$ before any training; with independent
-#   $W_q, W_k$ it scores like any other token. So the fresh tied `gated_hybrid` already reads the
-#   right entry, yet answers wrong: training maps the value it reads to the right logit, within the
-#   recall protocol's few hundred steps (batch 32, constant lr 3e-4), a budget at which the
-#   Transformer does not find the look-up either, so it decides nothing about which architecture
-#   can learn to recall.
-# * A `triple_latent` trained on recall keeps about half of its state per token, so a stored pair
-#   is gone after the 112 filler tokens (the product of the trained gates over the gap); the
-#   key-value memory's entries do not decay.
-# * (Optional.) An induction head copies what followed an earlier occurrence of the current
-#   token; the memory with `query_align="current"` makes that look-up keyed on one byte at
-#   initialization; notebook 07 measures what training keeps of it.
+#   $W_q, W_k$ it scores like any other token.
 #
-# Exercise: `notebooks/exercises/06_kv_gated_fusion.ipynb` (its optional part: the read gate inside
-# the LayerNorm, measured on a trained model) · Next: `07_paper_reproduction.ipynb`, which opens
-# with the other model that fuses a side path into the logits, `transformer_plus_triple`, and what
-# a fair comparison of models is. (Before it, `06b_family.ipynb`: the layer beside its relatives.)
+# Next: `06a_kv_recall.ipynb`, the same memory trained on recall.

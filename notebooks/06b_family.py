@@ -315,7 +315,7 @@ plt.show()
 # ablations with a plainer key, better than a model without a memory and better than a
 # constant-decay H3 by a few hundredths of a bit; no claim that the triple structure is needed
 # follows from these rows. Recall, where a key built from earlier tokens should matter most, is
-# the subject of the recall study (notebook 07, tables 4 and 5 and the sections on where recall
+# the subject of the recall study (notebook 07, tables 4 and 5, and notebook 07c on where recall
 # breaks). On the paper's recall protocol (`recall_family.json`, seeds 0-2, evaluated at 200 of
 # its 500 steps so far) every relative and ablation sits on the constant-guess line, 11.8-13.5%,
 # as `triple_latent` does there; `transformer_rope` reaches 22.2-24.2%. At that budget no model

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every command behind the committed lm*.json, tokenized*.json and the where-recall-breaks files (notebook 07,
+# Every command behind the committed lm*.json, tokenized*.json and the where-recall-breaks files (notebooks 07-07c,
 # data/results/README.md, whose index says which file backs which table).
 #
 #   bash data/results/run_all.sh                 # all tables, one after another (hours on a 2-core CPU)

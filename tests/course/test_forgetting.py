@@ -1,4 +1,4 @@
-"""tl_minimal.course.forgetting: what a stored pair keeps across the recall task's filler (notebook 06).
+"""tl_minimal.course.forgetting: what a stored pair keeps across the recall task's filler (notebook 06a).
 
 The fraction kept is the product of the keep gates over the gap; it must equal the pair memory's
 own unrolled weights (pair_memory.unrolled_weights), stay exact far below float32's range (log10),

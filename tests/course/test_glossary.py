@@ -35,7 +35,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted([*(ROOT / "notebooks").glob("0[0-6]_*.py"), ROOT / "notebooks" / "01b_chunked_running_state.py",
-                    ROOT / "notebooks" / "03b_chunked_readout.py", ROOT / "notebooks" / "03c_trained_model.py"])
+                    ROOT / "notebooks" / "03b_chunked_readout.py", ROOT / "notebooks" / "03c_trained_model.py",
+                    ROOT / "notebooks" / "06a_kv_recall.py"])
 GLOSSARY_START = '<a id="glossary"></a>'
 GLOSSARY_END = "## 5."
 
@@ -291,7 +292,7 @@ SYMBOLS: list[Symbol] = [
     Symbol("w_g", "read-gate weights", 6), Symbol("b_g", "read-gate bias", 6),
     Symbol("W_{\\mathrm{gate}}", "the paper's printed gate matrix (not in its code)", 6),
     Symbol("\\epsilon", "LayerNorm's small constant", 6),
-    # late fusion without a key-value memory (notebook 07, section 1; 07 is not read by these checks)
+    # late fusion without a key-value memory (notebook 07b, section 1; 07-07c are not read by these checks)
     Symbol("o^{\\mathrm{side}}", "transformer_plus_triple's side layer output", 7),
     Symbol("\\mu", "a factor that multiplies the logits", 7, scope=(7,)),
 ]

@@ -145,7 +145,7 @@ def test_a_missing_shipped_checkpoint_names_the_command_that_makes_it(tmp_path):
         load_shipped("triple_slot", seed=3, folder=tmp_path)
 
 
-# --- the recall model notebook 06 reads (task "recall": synthetic examples, no data files) ---------
+# --- the recall model notebook 06a reads (task "recall": synthetic examples, no data files) ---------
 
 def test_the_shipped_recall_model_repeats_the_committed_run_and_its_small_eval():
     from tl_minimal.course.shipped import RECALL_STEPS, SHIPPED_RECALL

@@ -1,5 +1,5 @@
 """A normal (non-editable) install carries what the notebooks read: build the wheel, install it into
-a fresh virtual environment, run notebooks 00, 06 and 07 in smoke mode from a copy outside the clone.
+a fresh virtual environment, run notebooks 00, 06a and 07 in smoke mode from a copy outside the clone.
 
 This is what a JupyterHub image or a hosted notebook does (``pip install .``, then the notebooks
 anywhere): nothing may be found relative to the source tree. The new environment downloads nothing:
@@ -31,7 +31,7 @@ import pytest
 from conftest import real_data_dir
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = ("00_start_here.ipynb", "06_kv_gated_fusion.ipynb", "07_paper_reproduction.ipynb")
+NOTEBOOKS = ("00_start_here.ipynb", "06a_kv_recall.ipynb", "07_paper_reproduction.ipynb")  # 06a: the shipped checkpoint
 _SKIP_ANYWHERE = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__",
                                        ".ipynb_checkpoints", "*.checkpoints", "runs")
 

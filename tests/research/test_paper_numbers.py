@@ -116,7 +116,7 @@ QUOTES = [
      [("recall_200", "transformer", pct), ("recall_200", "triple_latent", pct)]),
     ("data/results/RECALL_STUDY.md", "Paper at 500 steps",
      [("recall", v, pct) for v in ("transformer", "triple_hybrid", "gated_hybrid_paper")]),
-    ("notebooks/07_paper_reproduction.py", "The paper's 41.9% for its gated hybrid",
+    ("notebooks/07b_diagnoses.py", "The paper's 41.9% for its gated hybrid",
      [("recall", "gated_hybrid_paper", pct)]),
     ("notebooks/exercises/05_convolution.py", "the paper's tables are collected in",
      [("lm_matched_width", "triple_hybrid", f3), ("lm_matched_width", "transformer", f3),
@@ -129,7 +129,7 @@ SEED_QUOTES = [
     ("docs/paper.md", "the same runs per seed (7 / 19 / 29)", ("transformer", "triple_hybrid", "gated_hybrid_paper")),
     ("data/results/RECALL_STUDY.md", "none reaches the paper's one 100%", ("gated_hybrid_paper",)),
     ("data/results/README.md", "| `gated_hybrid_paper` | 177,753", ("gated_hybrid_paper",)),
-    ("notebooks/07_paper_reproduction.py", "The paper's 41.9% for its gated hybrid", ("gated_hybrid_paper",)),
+    ("notebooks/07b_diagnoses.py", "The paper's 41.9% for its gated hybrid", ("gated_hybrid_paper",)),
 ]
 
 

@@ -1,4 +1,4 @@
-"""How much of a stored pair survives a gap: products of a trained model's gates (notebook 06).
+"""How much of a stored pair survives a gap: products of a trained model's gates (notebook 06a).
 
 Glossary (paper symbol -> code name -> shape)
     lambda_t    "lam"      [N, L, T, H]   running-state keep gate of every layer and head, per token

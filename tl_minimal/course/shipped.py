@@ -3,7 +3,7 @@
     model, record = load_shipped("triple_latent")          # 2,000 steps of byte-level WikiText-2, seed 0
     record["val_bpb"], record["train_seconds"], record["command"]
     model, record = shipped_or_retrained("triple_latent", retrain=RETRAIN)   # what notebooks 01-04 call
-    model, record = shipped_or_retrained("triple_latent", task="recall", steps=200)   # notebook 06: recall, 200 steps
+    model, record = shipped_or_retrained("triple_latent", task="recall", steps=200)   # notebook 06a: recall, 200 steps
 
 An 80-step model has barely moved from its initialization: its gates sit near where they
 started, its pair memory is nearly rank one, its slots nearly uniform. The notebooks therefore
@@ -19,7 +19,7 @@ the repository ships the result: two files per model in ``data/checkpoints/``
                                                 recall: the accuracy on fresh examples and a small-eval one)
 
 Besides the byte-level models (task ``lm``), one model of the paper's associative recall task ships
-(task ``recall``, 200 steps, the protocol's own length): notebook 06 reads its gates to show how
+(task ``recall``, 200 steps, the protocol's own length): notebook 06a reads its gates to show how
 little of a stored pair survives the filler gap.
 
 The command that writes them is ``python -m tl_minimal.experiments.ship_checkpoint`` (its

@@ -2,7 +2,7 @@
 
     python -m tl_minimal.experiments.ship_checkpoint triple_latent              # seed 0, 2,000 steps
     python -m tl_minimal.experiments.ship_checkpoint triple_slot --seed 0 --steps 2000
-    python -m tl_minimal.experiments.ship_checkpoint triple_latent --task recall --steps 200   # notebook 06
+    python -m tl_minimal.experiments.ship_checkpoint triple_latent --task recall --steps 200   # notebook 06a
 
 The run is the lm task's, step for step: the ``lm`` protocol (d = 64, 3 layers, 16 windows of
 128 bytes per step, AdamW at lr 3e-4, constant), trained by the one recipe

@@ -4,8 +4,11 @@ a model and never re-implement the math. Each module is named after what it draw
 (how many pairs a pair memory recalls, notebook 02), ``plots_slots``
 (the slot layer, notebook 04), ``plots_conv`` (the convolution, notebook 05),
 ``plots_retrieval`` (predictions and where a recall model reads, notebooks 05-06), ``plots_forgetting``
-(what a trained ``triple_latent`` keeps of a pair across the recall task's filler, notebook 06), ``plots_seeds``
-(every seed beside the paper's runs, notebook 07), ``plots_training`` (a loss curve beside the unigram
+(what a trained ``triple_latent`` keeps of a pair across the recall task's filler, notebook 06a), ``plots_kv``
+(the key-value memory, notebooks 06 and 06a), ``plots_seeds``
+(every seed beside the paper's runs, notebook 07b), ``plots_reproduction`` (our tables beside the
+paper's, notebooks 07 and 07b), ``plots_breaks`` (where recall breaks, induction on text, notebook 07c),
+``plots_training`` (a loss curve beside the unigram
 line), ``plots_heads`` (one number per layer and head, runs side by side), ``tables_gates`` and
 ``tables_training`` (the printed numbers under notebooks 01, 03c and 04's figures), ``tables_pairs`` (notebook
 02's pair toy), ``plots_cost``, ``tables_cost`` and ``tables_tokens`` (notebook 00's memory and cost counts, a

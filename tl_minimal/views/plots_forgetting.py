@@ -1,4 +1,4 @@
-"""Pictures for notebook 06's question "why does recall need the key-value path?".
+"""Pictures for notebook 06a's question "why does recall need the key-value path?".
 
 Like ``plots.py``, every function draws one kind of picture with labelled axes and a title and
 returns the matplotlib ``Figure``; the numbers come from ``tl_minimal.course.forgetting`` (gates

@@ -58,7 +58,7 @@ def prediction_strips(tokens, predictions: dict, per_row: int = 20, title: str |
     return fig
 
 
-# --- recall retrieval (notebook 06) --------------------------------------------------------
+# --- recall retrieval (notebook 06a) -------------------------------------------------------
 
 def recall_sequence(pairs, ask, n_filler: int = 20, seed: int = 0,
                     layout: data_recall.RecallLayout = data_recall.PAPER_LAYOUT):

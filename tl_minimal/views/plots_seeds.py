@@ -3,8 +3,8 @@
 A recall accuracy of 100% from one seed and 12% from five others is not a mean with an error
 bar; it is two outcomes. So this view draws every seed as a dot, our mean as a short line, and
 the paper's own runs as black stars, with the two yardsticks of the recall task as dashed lines
-(the constant guess and a random pick among the values in context). Notebook 07 uses it for the
-paper's width sweep, its retrain recipe and table 4's rows.
+(the constant guess and a random pick among the values in context). Notebook 07b uses it for the
+paper's width sweep, its retrain recipe and table 4's rows (``paper_recall_experiments``).
 
     seeds_beside_paper    panels of groups; each group: our per-seed values and the paper's
 
@@ -89,3 +89,13 @@ def seeds_beside_paper(panels: dict, yardsticks: dict | None = None, title: str 
         fig.suptitle(title, fontsize=10)
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
+
+
+
+def paper_recall_experiments(panels: dict):
+    """The paper's width sweep, its retrain recipe and table 4's other rows: our seeds after 500 steps
+    beside the paper's runs. ``panels``: {title: [(label, ours, paper, colour index), ...]}, as
+    :func:`tl_minimal.experiments.results.recall_experiment_panels` reads them from the recall files."""
+    return seeds_beside_paper({title: [Group(*g) for g in groups] for title, groups in panels.items()},
+                              {"constant guess 1/8": 1 / 8, "random value in context 1/4": 1 / 4},
+                              title="recall after 500 steps: every seed of ours beside the paper's runs")

@@ -335,7 +335,7 @@ def gate_widget(model, text: str, key: str = "gam", encode=None, static: bool | 
                        key=Choice(key, tuple((label, k) for k, label in GATE_NAMES.items()), "gate"))
 
 
-# --- associative recall (notebook 06) ----------------------------------------------------------
+# --- associative recall (notebook 06a) ---------------------------------------------------------
 
 def pair_rule(layout: data_recall.RecallLayout = data_recall.PAPER_LAYOUT) -> str:
     """The rule of the recall pairs box, read from the layout: which keys and values exist."""

@@ -258,7 +258,7 @@ for name, m in (("project default", model), ("paper's configuration", paper_mode
 # model cannot switch retrieval off with the gate; it can only shrink the read itself ($W_v$) or
 # the LayerNorm's gain. Placing the gate after the norm, $g^{\mathrm{read}}_t\, \mathrm{LN}(m_t)$
 # (`gate_outside_norm=True`), would let it. In practice the gate barely moves from 0.5 in this
-# repository's runs, whether recall fails or succeeds (notebook 06, section 6). The optional
+# repository's runs, whether recall fails or succeeds (notebook 06a, section 1). The optional
 # exploration below measures the cancelling on the trained model.
 
 # %% [markdown]

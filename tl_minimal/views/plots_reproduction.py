@@ -1,0 +1,130 @@
+"""The pictures of the reproduction (notebooks 07 and 07b): our tables beside the paper's numbers.
+
+    logit_scale          training curves and BPB against a factor on the trained logits (07b, section 1)
+    bpb_against_steps    each variant's BPB after 80, about 300 and 2,000 steps, log x axis
+    mqar_accuracy        MQAR accuracy per (pairs, length) setting, one marker per model, chance lines
+    beside_paper         bars of our seeds' mean, dots per seed, the paper's number as a diamond
+    per_seed_recall      one dot per seed of recall at 500 steps, the mean as a bar, the two chance lines
+
+Inputs are what :mod:`tl_minimal.experiments.results` returns (rows, curves, per-seed lists); every
+function returns its figure and draws nothing it has not been given.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from . import plots
+
+
+def _figure(ax, figsize):
+    if ax is None:
+        return plt.subplots(figsize=figsize)
+    return ax.figure, ax
+
+
+def logit_scale(histories: dict, scaled: dict, factors, unigram: float, steps: int):
+    """Left: the training losses in bits (``histories``: {name: losses}); right: validation BPB against
+    a factor mu multiplying each trained model's logits (``scaled``: {name: BPB per factor})."""
+    if any(len(v) != len(factors) for v in scaled.values()):
+        raise ValueError(f"every scaled curve needs one BPB per factor ({len(factors)})")
+    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.5))
+    plots.loss_curves(histories, bits=True, ax=axes[0], smooth=5, title=f"training loss, {steps} steps")
+    axes[0].axhline(unigram, color="black", ls=":", lw=1, label="unigram baseline")
+    axes[0].legend(fontsize=8)
+    for variant, values in scaled.items():
+        axes[1].plot(factors, values, marker="o", label=variant)
+    axes[1].axhline(unigram, color="black", ls=":", lw=1, label="unigram baseline")
+    axes[1].axvline(1.0, color="grey", lw=0.5)
+    axes[1].set_xlabel("factor μ multiplying the trained logits")
+    axes[1].set_ylabel("validation BPB")
+    axes[1].set_title("how much is only the logits' scale?")
+    axes[1].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def bpb_against_steps(curves: dict, unigram: float, title: str, ax=None, figsize=(6.5, 3.8), legend_size=7,
+                      xlabel: str = "training steps (mean over seeds)", ylabel: str = "validation BPB"):
+    """``curves``: {name: [(steps, mean BPB, std BPB), ...]} (:func:`results.bpb_by_steps`)."""
+    fig, ax = _figure(ax, figsize)
+    for name, pts in curves.items():
+        xs, ys, es = zip(*sorted(pts), strict=True)
+        ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=name)
+    ax.axhline(unigram, color="black", ls=":", lw=1, label=f"unigram baseline ({unigram:.2f})")
+    ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=legend_size)
+    fig.tight_layout()
+    return fig
+
+
+def mqar_accuracy(rows, order):
+    """``rows``: :func:`results.mqar_rows`; each model's accuracy at its last evaluated step per setting."""
+    settings = sorted({(r.pairs, r.seq_len) for r in rows})
+    fig, ax = plt.subplots(figsize=(6.5, 3.6))
+    for i, variant in enumerate(v for v in order if any(r.variant == v for r in rows)):
+        pts = [(settings.index((r.pairs, r.seq_len)), *r.stats(max(r.by_step))) for r in rows if r.variant == variant]
+        xs, means, stds, _lows, _ = zip(*pts, strict=True)
+        ax.errorbar(np.array(xs) + 0.06 * (i - 2), means, yerr=stds, marker="o", ls="", capsize=3, label=variant)
+    chance = {(r.pairs, r.seq_len): r.chance for r in rows}
+    ax.scatter(range(len(settings)), [chance[s] for s in settings], marker="_", s=400, c="k",
+               label="chance (constant guess)")
+    ax.set_xticks(range(len(settings)), [f"{p} pairs\nT={t}" for p, t in settings])
+    ax.set_ylabel("accuracy (last evaluated step)")
+    ax.set_ylim(-0.02, 1.05)
+    ax.set_title("MQAR: accuracy by number of pairs and sequence length", fontsize=9)
+    ax.legend(fontsize=7, loc="center right")
+    fig.tight_layout()
+    return fig
+
+
+def beside_paper(panels: list[dict]):
+    """One panel per table. Each panel: ``title``, ``rows`` (with ``label``, ``mean``, ``ok`` per-seed
+    values), ``paper`` (the paper's number per row, or None), ``ylabel`` and ``unigram`` (or None)."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(9.5, 4.4), squeeze=False)
+    for ax, panel in zip(axes[0], panels, strict=True):
+        rows = panel["rows"]
+        if not rows:
+            ax.set_title(f"{panel['title']}: no results yet", fontsize=9)
+            continue
+        x = np.arange(len(rows))
+        ax.bar(x, [r.mean or np.nan for r in rows], color="#9ecae1")
+        for i, (r, ref) in enumerate(zip(rows, panel["paper"], strict=True)):
+            ax.plot([i] * len(r.ok), r.ok, "o", color="#08519c", ms=3)
+            if isinstance(ref, float):
+                ax.plot(i, ref, "D", color="black", ms=6,
+                        label="paper" if "paper" not in ax.get_legend_handles_labels()[1] else None)
+        shown = [v for r in rows for v in r.ok] + [v for v in panel["paper_all"] if isinstance(v, float)]
+        if panel["unigram"] is not None:
+            ax.axhline(panel["unigram"], color="black", ls=":", lw=1, label="unigram baseline")
+            shown.append(panel["unigram"])
+        ax.set_ylim(min(shown) - 0.15, max(shown) + 0.1)
+        ax.set_xticks(x, [r.label.replace(" (", "\n(") for r in rows], rotation=60, ha="right", fontsize=7)
+        ax.set_ylabel(panel["ylabel"])
+        ax.set_title(panel["title"], fontsize=9)
+        ax.legend(fontsize=7, loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
+def per_seed_recall(per_seed: dict):
+    """``per_seed``: {label: [accuracy per seed]} (:func:`results.per_seed_recall`)."""
+    fig, ax = plt.subplots(figsize=(8.5, 3.6))
+    for i, accs in enumerate(per_seed.values()):
+        ax.plot([i] * len(accs), accs, "o", ms=7, alpha=0.7)
+        ax.plot([i - 0.25, i + 0.25], [np.mean(accs)] * 2, color="black", lw=2)
+        ax.annotate(f"mean {np.mean(accs):.1%}", (i + 0.28, np.mean(accs)), fontsize=9, va="center")
+    ax.axhline(1 / 8, color="black", ls=":", lw=1, label="constant guess 1/8")
+    ax.axhline(1 / 4, color="grey", ls="--", lw=1, label="random value in context 1/4")
+    ax.set_xticks(range(len(per_seed)), list(per_seed), fontsize=8)
+    ax.set_xlim(-0.5, len(per_seed) - 0.1)
+    ax.set_ylim(0, 1.08)
+    ax.set_ylabel("recall accuracy, 500 steps")
+    ax.set_title("one dot per seed: the paper's mean rests on one run that did not reproduce", fontsize=10)
+    ax.legend(fontsize=8, loc="center right")
+    fig.tight_layout()
+    return fig
