@@ -262,7 +262,7 @@ plt.show()
 # unigram baseline predicts each byte from its frequency alone. In the run saved here, after 80
 # steps both models are still *worse* than that context-free baseline (so is the paper's
 # Transformer at 5.124): their logits are still too small to express even the byte frequencies
-# (notebook 07, section 1, measures this), let alone what their memories hold. The protocol is
+# (notebook 07b, section 1, measures this), let alone what their memories hold. The protocol is
 # far too short to separate slots from the dense memory. The 2,000-step `triple_slot` (printed
 # above) is far below the baseline.
 #
