@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 
 # the sibling modules: a script's own folder is the first entry of sys.path, wherever it is run from
+import search_terms
 from alt_text import AltTexts
 from staging import (
     REPO_VARIABLES,
@@ -90,6 +91,8 @@ def stage(root: Path, src: Path, figures: bool) -> Staged:
     shutil.copytree(HERE / "static", static)
     shutil.copytree(mathjax_dir(), static / "mathjax")
     (src / "alt_text.json").write_text(json.dumps(staged.alt, indent=1, ensure_ascii=False), encoding="utf-8")
+    (src / "search_terms.json").write_text(json.dumps(search_terms.entries(root, site_pages), indent=1),
+                                           encoding="utf-8")
     return staged
 
 
@@ -137,8 +140,8 @@ def where(path: str, line: str | None, src: Path, staged: Staged, root: Path) ->
 def notebook_location(page: str, line: int, staged_nb: Path, root: Path) -> str:
     """MyST-NB numbers a notebook's lines (cell index + 1) * 10000 + 2 + the 0-based line of the
     paragraph in the cell (measured on a known link); name the
-    committed cell (the staged copy has the run note as cell index 1) and, where the line's text is
-    found there, its line in the jupytext ``.py`` pair."""
+    committed cell (the staged copy has the same cells: the run note sits inside the title's cell) and,
+    where the line's text is found, its line in the jupytext ``.py`` pair."""
     cells = json.loads(staged_nb.read_text(encoding="utf-8"))["cells"]
     index, offset = line // 10000 - 1, line % 10000
     if not 0 <= index < len(cells):
@@ -146,7 +149,7 @@ def notebook_location(page: str, line: int, staged_nb: Path, root: Path) -> str:
     text = "".join(cells[index]["source"]) if isinstance(cells[index]["source"], list) else cells[index]["source"]
     lines = text.splitlines() or [""]
     wanted = lines[max(0, min(offset - 2, len(lines) - 1))].strip()  # the paragraph's first line
-    number = index + 1 if index < 1 else index  # 1-based, counted in the committed notebook
+    number = index + 1  # 1-based, counted in the committed notebook
     pair = root / (page[:-len(".ipynb")] + ".py")
     if wanted and pair.is_file():
         for n, pair_line in enumerate(pair.read_text(encoding="utf-8").splitlines(), start=1):

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from staging import repo_url
+from staging import launch_buttons, repo_url
 
 project = "tl-minimal"
 author = "the tl-minimal authors"
@@ -29,7 +29,7 @@ myst_dmath_double_inline = True
 
 # every missing reference, image or heading is a warning, and build.py runs with -W --keep-going
 nitpicky = True
-exclude_patterns = ["_static", "alt_text.json"]
+exclude_patterns = ["_static", "alt_text.json", "search_terms.json"]
 master_doc = "index"
 
 html_theme = "sphinx_book_theme"
@@ -42,7 +42,10 @@ html_theme_options = {
     # read at build time (staging.repository); a local build has none and shows no source button
     "repository_url": repo_url() or "",
     "repository_branch": "main",
+    "path_to_docs": "",            # the site mirrors the repository: page notebooks/x is notebooks/x.ipynb
     "use_repository_button": bool(repo_url()),
+    # the theme's launch menu on every notebook page (none on a local build: nothing to launch from)
+    "launch_buttons": launch_buttons(),
     "show_toc_level": 2,
     "navigation_with_keys": False,
 }
@@ -69,6 +72,18 @@ def _set_alt(app, doctree) -> None:
             image["alt"] = f"Picture on the page \u201c{title.astext() if title else app.env.docname}\u201d"
 
 
+def _index_entries(app, doctree) -> None:
+    """The page's search entries (search_terms.py) as main index entries under its title: the search
+    ranks a page with an entry the query matches above pages that only mention the words."""
+    from docutils import nodes
+    from sphinx import addnodes
+    terms = json.loads((Path(app.srcdir) / "search_terms.json").read_text(encoding="utf-8")).get(app.env.docname)
+    section = next(iter(doctree.findall(nodes.section)), None)
+    if terms and section is not None:
+        section.insert(1, addnodes.index(entries=[("single", term, "", "main", None) for term in terms],
+                                         inline=False))
+
+
 def _static_from_source(app, config) -> None:
     config.html_static_path.append(str(Path(app.srcdir) / "_static"))
 
@@ -76,3 +91,4 @@ def _static_from_source(app, config) -> None:
 def setup(app):
     app.connect("config-inited", _static_from_source)
     app.connect("doctree-read", _set_alt)
+    app.connect("doctree-read", _index_entries)
