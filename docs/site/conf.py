@@ -58,11 +58,11 @@ mathjax3_config = {"options": {"menuOptions": {"settings": {"inTabOrder": False}
 html_context = {"default_mode": "auto"}
 
 def _set_alt(app, doctree) -> None:
-    """Give each notebook picture the text alternative staging chose for it (by its SHA-256, the
-    name MyST-NB gives the image file); any picture still without one gets its page's title, and
-    the browser test checks that none is empty."""
+    """Give each notebook picture the text alternative staging chose for it on this page (by its
+    SHA-256, the name MyST-NB gives the image file); any picture still without one gets its page's
+    title, and the browser test checks that none is empty."""
     from docutils import nodes
-    alt = json.loads((Path(app.srcdir) / "alt_text.json").read_text(encoding="utf-8"))
+    alt = json.loads((Path(app.srcdir) / "alt_text.json").read_text(encoding="utf-8")).get(app.env.docname, {})
     for image in doctree.findall(nodes.image):
         key = Path(image.get("uri", "")).stem
         if key in alt:
@@ -84,6 +84,24 @@ def _index_entries(app, doctree) -> None:
                                          inline=False))
 
 
+def _full_size_links(app, doctree, docname) -> None:
+    """Every picture opens full-size when tapped: it becomes a link to its own file (as Sphinx does
+    for a scaled image), unless it is a link already."""
+    from docutils import nodes
+    from sphinx.util.osutil import relative_uri
+    if app.builder.format != "html":
+        return
+    for image in list(doctree.findall(nodes.image)):
+        uri = image.get("candidates", {}).get("*", image["uri"])
+        if isinstance(image.parent, nodes.reference) or uri not in app.env.images or "://" in uri:
+            continue
+        target = f"{app.builder.imagedir}/{app.env.images[uri][1]}"
+        link = nodes.reference("", "", internal=True, classes=["full-size"],
+                               refuri=relative_uri(app.builder.get_target_uri(docname), target))
+        image.replace_self(link)
+        link.append(image)
+
+
 def _static_from_source(app, config) -> None:
     config.html_static_path.append(str(Path(app.srcdir) / "_static"))
 
@@ -92,3 +110,4 @@ def setup(app):
     app.connect("config-inited", _static_from_source)
     app.connect("doctree-read", _set_alt)
     app.connect("doctree-read", _index_entries)
+    app.connect("doctree-resolved", _full_size_links)

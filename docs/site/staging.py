@@ -20,7 +20,8 @@ traced through the staged copy to its cell, which keeps its number):
    notebook's widget state is removed, and test-harness comment lines (``# NBVAL_IGNORE_OUTPUT``)
    are taken out of the displayed code;
 4. every picture gets a text alternative (``alt_text.py``), collected in ``alt_text.json`` keyed by
-   the picture's SHA-256, the name the notebook reader gives the image file.
+   page and the picture's SHA-256 (the name the notebook reader gives the image file); one that
+   fails ``alt_text.problems`` stops the build, naming the page, figure and cell.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from alt_text import AltTexts
+from alt_text import problems as alt_problems
 
 # the repository on the code host, "owner/name", is read when the site is built: TL_SITE_REPO if set,
 # else GITHUB_REPOSITORY (GitHub Actions sets it to the repository the workflow runs in). Without
@@ -118,7 +120,7 @@ class Staged:
     """What staging produced: the pages (site paths), each staged file's source, the alt texts."""
     pages: list[str] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)  # staged path -> committed path
-    alt: dict[str, str] = field(default_factory=dict)      # image sha256 -> text alternative
+    alt: dict[str, dict[str, str]] = field(default_factory=dict)  # page (no suffix) -> image sha256 -> alt
 
 
 def source_url(path: str, folder: bool = False) -> str | None:
@@ -223,7 +225,7 @@ def run_note(page: str, minutes: int, seconds: int) -> str:
     if name:
         hosts = [h for key, h in (("colab_url", "Colab"), ("binderhub_url", "Binder"),
                                   ("jupyterhub_url", "JupyterHub")) if key in launch_buttons()]
-        how = (f"Launch it with the rocket button at the top ({', '.join(hosts)}), or clone "
+        how = (f"Launch it from the rocket button above ({', '.join(hosts)}), or clone "
                f"[github.com/{name}](https://github.com/{name}) and run `python run.py lab`.")
     else:
         how = f"Clone the repository, run `python run.py lab` and open `{page[len('notebooks/'):]}`."
@@ -255,8 +257,12 @@ def stage_notebook(page: str, root: Path, out: Path, site_pages: set[str], stage
     nb["metadata"].pop("widgets", None)
     images: set[str] = set()
     figure, title, section = 0, page, ""
-    for cell in nb["cells"]:
-        text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+    texts = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in nb["cells"]]
+    for number, cell in enumerate(nb["cells"]):
+        text = texts[number]
+        after = nb["cells"][number + 1] if number + 1 < len(nb["cells"]) else None
+        caption = texts[number + 1] if after is not None and after["cell_type"] == "markdown" else ""
+        before = texts[number - 1] if number and nb["cells"][number - 1]["cell_type"] == "markdown" else ""
         if cell["cell_type"] == "code":
             cell["source"] = strip_harness(text)
         if cell["cell_type"] == "markdown":
@@ -271,15 +277,23 @@ def stage_notebook(page: str, root: Path, out: Path, site_pages: set[str], stage
                     section = heading.strip()
         for output in cell.get("outputs", []):
             data = output.get("data", {})
+            note = ""
             if WIDGET_VIEW in data and len(data) > 1:
                 del data[WIDGET_VIEW]  # the static picture saved with it is what a reader sees
+                plain = data.get("text/plain", "")
+                note = "".join(plain) if isinstance(plain, list) else plain
             for mime in ("image/png", "image/jpeg"):
                 if mime in data:
                     figure += 1
                     raw = base64.b64decode(data[mime])
                     meta = output.get("metadata", {}).get(mime, {})
-                    alt = alts.for_output(page, figure, (title, section, text), meta)
-                    staged.alt[hashlib.sha256(raw).hexdigest()] = alt
+                    alt = alts.for_output(page, figure, (title, section, text), meta, caption, note, before)
+                    saved = str(meta.get("alt", "")).strip()  # a bad saved text fails even where unused
+                    wrong = alt_problems(alt) + (alt_problems(saved) if saved else [])
+                    if wrong:
+                        raise ValueError(f"{page}, figure {figure} (cell {number + 1}): its alt text has "
+                                         f"{'; '.join(wrong)}: {alt[:300]!r}")
+                    staged.alt.setdefault(page[:-len(".ipynb")], {})[hashlib.sha256(raw).hexdigest()] = alt
     with_run_note(nb["cells"], run_note(page, *notebook_time(nb, page)), page)
     write(out / page, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
     copy_images(images, root, out)
