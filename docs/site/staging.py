@@ -216,8 +216,8 @@ def duration(seconds: int) -> str:
 
 def run_note(page: str, minutes: int, seconds: int) -> str:
     """The "Run it yourself" note put directly under a notebook's title: at most RUN_NOTE_WORDS
-    words: the time to study, the time to run, and how to run it (the launch menu when the site
-    knows its repository, else a clone)."""
+    words: the time to study, the time to run, and how to run it (the launch menu, a clone and the
+    jupytext pair on the code host when the site knows its repository, else a clone)."""
     exercise = page.startswith("notebooks/exercises/")
     times = (f"About {minutes} min of {'work' if exercise else 'study'}; "
              f"{'the worked solution' if exercise else 'every cell'} runs in {duration(seconds)} on a 2-core CPU. ")
@@ -225,10 +225,15 @@ def run_note(page: str, minutes: int, seconds: int) -> str:
     if name:
         hosts = [h for key, h in (("colab_url", "Colab"), ("binderhub_url", "Binder"),
                                   ("jupyterhub_url", "JupyterHub")) if key in launch_buttons()]
-        how = (f"Launch it from the rocket button above ({', '.join(hosts)}), or clone "
-               f"[github.com/{name}](https://github.com/{name}) and run `python run.py lab`.")
+        pair = page[:-len(".ipynb")] + ".py"
+        how = (f"Launch from the rocket button above ({', '.join(hosts)}), or clone "
+               f"[github.com/{name}](https://github.com/{name}) and run `python run.py lab`. "
+               f"Source: {linked(f'`{pair}`', source_url(pair))}.")
     else:
         how = f"Clone the repository, run `python run.py lab` and open `{page[len('notebooks/'):]}`."
+    words = len(re.sub(r"\]\([^)]*\)", " ", f"Run it yourself {times}{how}").split())  # link targets unread
+    if words > RUN_NOTE_WORDS:
+        raise ValueError(f"{page}: the run note has {words} words, over {RUN_NOTE_WORDS}: {times}{how}")
     return f":::{{admonition}} Run it yourself\n:class: tip run-note\n{times}{how}\n:::\n"
 
 

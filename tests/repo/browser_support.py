@@ -34,10 +34,12 @@ def find_browser() -> str | None:
     return None
 
 
-def system_chromium():
+def system_chromium(show_scrollbars: bool = False):
     """A generator for a module fixture: the system Chromium launched headless by Playwright, closed
     afterwards. Skips without a browser or without Playwright; fails instead when TL_BROWSER names
-    a browser (CI does), so a missing Playwright cannot pass as a skip there."""
+    a browser (CI does), so a missing Playwright cannot pass as a skip there. show_scrollbars:
+    without Playwright's --hide-scrollbars, so scrollbars take room as on Windows and most Linux
+    desktops (a headless browser hides them by default)."""
     import pytest
 
     executable = find_browser()
@@ -59,7 +61,8 @@ def system_chromium():
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # POSIX only
         args.append("--no-sandbox")
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=executable, headless=True, args=args)
+        hidden = ["--hide-scrollbars"] if show_scrollbars else None
+        chromium = p.chromium.launch(executable_path=executable, headless=True, args=args, ignore_default_args=hidden)
         try:
             yield chromium
         finally:

@@ -266,9 +266,9 @@ def test_the_run_note_sits_under_the_title_in_at_most_40_words(site, local_site)
         assert words is not None, f"{name}: the run note is not directly under the title"
         text = " ".join(words)
         counts[name] = len(words)
-        assert len(words) <= 40, f"{name}: the run note has {len(words)} words: {text}"
+        assert len(words) <= staging.RUN_NOTE_WORDS == 40, f"{name}: the run note has {len(words)} words: {text}"
         assert re.search(r"About \d+ min of (study|work); .* runs in \d+ (s|min)\b", text), text
-        assert "Launch it" in text and "python run.py lab" in text, text
+        assert "Launch from the rocket button" in text and "python run.py lab" in text, text
         if not os.environ.get("TL_SITE_BUILT"):
             assert f"github.com/{PUBLISHED_REPO}" in text, text
     print(f"\nrun note: {min(counts.values())}-{max(counts.values())} words on {len(counts)} pages")
@@ -653,3 +653,56 @@ def test_no_word_is_broken_inside_a_table_cell(site, server, browser):
         finally:
             tab.close()
     assert not broken, "words broken across lines in table cells:\n" + "\n".join(broken[:40])
+
+
+@pytest.fixture(scope="module")
+def scrollbar_browser():
+    """Chromium with scrollbars shown (classic ones that take room, as on Windows and most Linux desktops)."""
+    yield from system_chromium(show_scrollbars=True)
+
+
+# every element from an inline formula up to its paragraph that shows a scrollbar (one takes room:
+# offset size above client size on a box whose overflow scrolls)
+JS_MATH_SCROLLBARS = """() => {
+  const found = [];
+  for (const math of document.querySelectorAll('article mjx-container:not([display="true"])')) {
+    for (let el = math; el && !el.matches('p, li, td, th, article'); el = el.parentElement) {
+      const style = getComputedStyle(el);
+      const scrolls = ['auto', 'scroll'].includes(style.overflowX) || ['auto', 'scroll'].includes(style.overflowY);
+      if (scrolls && (el.offsetHeight - el.clientHeight > 1 || el.offsetWidth - el.clientWidth > 1))
+        found.push((math.textContent || math.getAttribute('aria-label') || '').slice(0, 40));
+    }
+  }
+  return found;
+}"""
+# the browser really shows scrollbars: a box that overflows sideways gets one that takes room
+JS_SCROLLBARS_SHOWN = """() => {
+  const box = document.createElement('div');
+  box.style.cssText = 'width: 60px; overflow-x: scroll';
+  box.innerHTML = '<div style="width: 600px; height: 10px"></div>';
+  document.body.appendChild(box);
+  const room = box.offsetHeight - box.clientHeight;
+  box.remove();
+  return room;
+}"""
+
+
+@pytest.mark.browser
+def test_no_scrollbar_around_inline_math_where_scrollbars_show(site, server, scrollbar_browser):
+    """Where scrollbars are always visible, a formula inside a sentence must not get one (the old
+    ``mjx-container {overflow-x: auto}`` gave every symbol with a subscript its own); the check is
+    shown to catch that rule when it is put back."""
+    problems = []
+    for width in WIDTHS:
+        tab = scrollbar_browser.new_page(viewport={"width": width, "height": 900})
+        try:
+            for name in ("notebooks/03_readout.html", "docs/paper.html"):
+                tab.goto(server + name, wait_until="load")
+                tab.evaluate(JS_MATH_DONE)
+                assert tab.evaluate(JS_SCROLLBARS_SHOWN) > 0, "this browser hides scrollbars: the check is blind"
+                problems += [f"{name} at {width} px: {m}" for m in tab.evaluate(JS_MATH_SCROLLBARS)]
+            tab.add_style_tag(content="mjx-container { overflow-x: auto; }")  # the old rule, on the last page
+            assert tab.evaluate(JS_MATH_SCROLLBARS), "the check does not see the old rule's scrollbars"
+        finally:
+            tab.close()
+    assert not problems, "inline formulas with a scrollbar:\n" + "\n".join(problems[:40])
