@@ -7,9 +7,11 @@
 
 The repository the pages link to (source button, "Source:" links, library files) is read from the
 environment: TL_SITE_REPO=owner/name, else GITHUB_REPOSITORY (set by GitHub Actions, so the pages
-workflow needs nothing). Without either the build is local: the home page says so and no page links to
-the code host. --publish (the pages workflow) fails at once without an address or with the README's
-placeholder owner (OWNER).
+workflow needs nothing). With it every notebook page has the theme's launch menu (Colab, Binder, and
+a course's JupyterHub through nbgitpuller when TL_SITE_JUPYTERHUB names one). Without either the build
+is local: the home page says so, no page links to the code host and none has a launch menu.
+--publish (the pages workflow) fails at once without an address or with the README's placeholder
+owner (OWNER).
 
 Needs the ``site`` extra (``pip install -e ".[site]"``: Sphinx, MyST-NB, the book theme and a MathJax
 copy). Nothing is executed: the notebooks' saved outputs are the pages' outputs. Steps:
