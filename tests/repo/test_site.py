@@ -46,7 +46,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from browser_support import system_chromium
+from browser_support import system_chromium, with_scrollbars
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "docs" / "site" / "build.py"
@@ -485,9 +485,11 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def scrollbar_browser():
+def scrollbar_browser(browser):
     """Chromium with scrollbars shown (classic ones that take room, as on Windows and most Linux desktops)."""
-    yield from system_chromium(show_scrollbars=True)
+    chromium = with_scrollbars(browser)
+    yield chromium
+    chromium.close()
 
 
 # What one page shows: links, pictures (loaded? alt?), typeset math, and the widest element that
@@ -660,6 +662,7 @@ def test_search_finds(term, site, server, browser):
         page.close()
     expected, first = SEARCHES[term]
     pages = [h.split("#")[0].split("?")[0] for h in found if h]
+    print(f"\nsearch {term!r}: {len(pages)} results, first {pages[:2]}")
     assert any(p.endswith(expected) for p in pages), (term, found[:20])
     if first:
         assert pages[0].endswith(expected), f"{term!r}: first result {pages[0]}, not {expected} (then {pages[1:4]})"
@@ -738,7 +741,7 @@ def test_no_scrollbar_around_inline_math_where_scrollbars_show(site, server, scr
     """Where scrollbars are always visible, a formula inside a sentence must not get one (the old
     ``mjx-container {overflow-x: auto}`` gave every symbol with a subscript its own); the check is
     shown to catch that rule when it is put back."""
-    problems = []
+    problems, old_rule = [], 0
     for width in WIDTHS:
         tab = scrollbar_browser.new_page(viewport={"width": width, "height": 900})
         try:
@@ -747,8 +750,11 @@ def test_no_scrollbar_around_inline_math_where_scrollbars_show(site, server, scr
                 tab.evaluate(JS_MATH_DONE)
                 assert tab.evaluate(JS_SCROLLBARS_SHOWN) > 0, "this browser hides scrollbars: the check is blind"
                 problems += [f"{name} at {width} px: {m}" for m in tab.evaluate(JS_MATH_SCROLLBARS)]
-            tab.add_style_tag(content="mjx-container { overflow-x: auto; }")  # the old rule, on the last page
-            assert tab.evaluate(JS_MATH_SCROLLBARS), "the check does not see the old rule's scrollbars"
+                tab.add_style_tag(content="mjx-container { overflow-x: auto; }")  # the old rule (until the next page)
+                old_rule += len(tab.evaluate(JS_MATH_SCROLLBARS))
         finally:
             tab.close()
+    assert old_rule, "the check does not see the scrollbars of the old rule (mjx-container {overflow-x: auto})"
     assert not problems, "inline formulas with a scrollbar:\n" + "\n".join(problems[:40])
+    print(f"\nwith scrollbars shown: no inline formula has one; the old rule would give {old_rule} (sum over "
+          f"2 pages at {WIDTHS} px)")
