@@ -343,7 +343,7 @@ def test_every_figure_says_what_to_notice_and_opens_full_size(site):
             pictures += 1
             where = f"{path.relative_to(site)}: {src}"
             assert not alt_text.problems(alt), (where, alt_text.problems(alt), alt)
-            assert re.match(r"[A-Z].{20,}?[.:!?](\s|$)", alt), f"{where}: no opening sentence: {alt[:200]!r}"
+            assert re.match(r"\S.{20,}?[.:!?](\s|$)", alt), f"{where}: no opening sentence: {alt[:200]!r}"
             assert "of the notebook" not in alt or path.stem in alt or "\u201c" + path.stem[:2] in alt, (where, alt)
             assert href == src, f"{where}: the picture is not a link to itself (link: {href})"
             openings.add(alt.split(". ")[0])
