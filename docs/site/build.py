@@ -7,9 +7,11 @@
 
 The repository the pages link to (source button, "Source:" links, library files) is read from the
 environment: TL_SITE_REPO=owner/name, else GITHUB_REPOSITORY (set by GitHub Actions, so the pages
-workflow needs nothing). Without either the build is local: the home page says so and no page links to
-the code host. --publish (the pages workflow) fails at once without an address or with the README's
-placeholder owner (OWNER).
+workflow needs nothing). With it every notebook page has the theme's launch menu (Colab, Binder, and
+a course's JupyterHub through nbgitpuller when TL_SITE_JUPYTERHUB names one). Without either the build
+is local: the home page says so, no page links to the code host and none has a launch menu.
+--publish (the pages workflow) fails at once without an address or with the README's placeholder
+owner (OWNER).
 
 Needs the ``site`` extra (``pip install -e ".[site]"``: Sphinx, MyST-NB, the book theme and a MathJax
 copy). Nothing is executed: the notebooks' saved outputs are the pages' outputs. Steps:
@@ -36,6 +38,7 @@ import time
 from pathlib import Path
 
 # the sibling modules: a script's own folder is the first entry of sys.path, wherever it is run from
+import search_terms
 from alt_text import AltTexts
 from staging import (
     REPO_VARIABLES,
@@ -90,6 +93,8 @@ def stage(root: Path, src: Path, figures: bool) -> Staged:
     shutil.copytree(HERE / "static", static)
     shutil.copytree(mathjax_dir(), static / "mathjax")
     (src / "alt_text.json").write_text(json.dumps(staged.alt, indent=1, ensure_ascii=False), encoding="utf-8")
+    (src / "search_terms.json").write_text(json.dumps(search_terms.entries(root, site_pages), indent=1),
+                                           encoding="utf-8")
     return staged
 
 
@@ -137,8 +142,8 @@ def where(path: str, line: str | None, src: Path, staged: Staged, root: Path) ->
 def notebook_location(page: str, line: int, staged_nb: Path, root: Path) -> str:
     """MyST-NB numbers a notebook's lines (cell index + 1) * 10000 + 2 + the 0-based line of the
     paragraph in the cell (measured on a known link); name the
-    committed cell (the staged copy has the run note as cell index 1) and, where the line's text is
-    found there, its line in the jupytext ``.py`` pair."""
+    committed cell (the staged copy has the same cells: the run note sits inside the title's cell) and,
+    where the line's text is found, its line in the jupytext ``.py`` pair."""
     cells = json.loads(staged_nb.read_text(encoding="utf-8"))["cells"]
     index, offset = line // 10000 - 1, line % 10000
     if not 0 <= index < len(cells):
@@ -146,7 +151,7 @@ def notebook_location(page: str, line: int, staged_nb: Path, root: Path) -> str:
     text = "".join(cells[index]["source"]) if isinstance(cells[index]["source"], list) else cells[index]["source"]
     lines = text.splitlines() or [""]
     wanted = lines[max(0, min(offset - 2, len(lines) - 1))].strip()  # the paragraph's first line
-    number = index + 1 if index < 1 else index  # 1-based, counted in the committed notebook
+    number = index + 1  # 1-based, counted in the committed notebook
     pair = root / (page[:-len(".ipynb")] + ".py")
     if wanted and pair.is_file():
         for n, pair_line in enumerate(pair.read_text(encoding="utf-8").splitlines(), start=1):

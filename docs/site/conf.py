@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from staging import repo_url
+from staging import launch_buttons, repo_url
 
 project = "tl-minimal"
 author = "the tl-minimal authors"
@@ -29,20 +29,24 @@ myst_dmath_double_inline = True
 
 # every missing reference, image or heading is a warning, and build.py runs with -W --keep-going
 nitpicky = True
-exclude_patterns = ["_static", "alt_text.json"]
+exclude_patterns = ["_static", "alt_text.json", "search_terms.json"]
 master_doc = "index"
 
 html_theme = "sphinx_book_theme"
 html_title = "tl-minimal: the triple-latent course"
 html_static_path: list[str] = []   # the staged tree's _static (site.css, MathJax), added below
 html_css_files = ["site.css"]
-html_js_files = ["search_snippets.js"]  # theme chrome out of the search results' snippets
+html_js_files = ["search_snippets.js",  # theme chrome out of the search results' snippets
+                 "math_scroll.js"]      # a display formula that scrolls is a Tab stop
 html_favicon = "static/favicon.svg"  # (without one a browser asks for /favicon.ico and logs a 404)
 html_theme_options = {
     # read at build time (staging.repository); a local build has none and shows no source button
     "repository_url": repo_url() or "",
     "repository_branch": "main",
+    "path_to_docs": "",            # the site mirrors the repository: page notebooks/x is notebooks/x.ipynb
     "use_repository_button": bool(repo_url()),
+    # the theme's launch menu on every notebook page (none on a local build: nothing to launch from)
+    "launch_buttons": launch_buttons(),
     "show_toc_level": 2,
     "navigation_with_keys": False,
 }
@@ -55,11 +59,11 @@ mathjax3_config = {"options": {"menuOptions": {"settings": {"inTabOrder": False}
 html_context = {"default_mode": "auto"}
 
 def _set_alt(app, doctree) -> None:
-    """Give each notebook picture the text alternative staging chose for it (by its SHA-256, the
-    name MyST-NB gives the image file); any picture still without one gets its page's title, and
-    the browser test checks that none is empty."""
+    """Give each notebook picture the text alternative staging chose for it on this page (by its
+    SHA-256, the name MyST-NB gives the image file); any picture still without one gets its page's
+    title, and the browser test checks that none is empty."""
     from docutils import nodes
-    alt = json.loads((Path(app.srcdir) / "alt_text.json").read_text(encoding="utf-8"))
+    alt = json.loads((Path(app.srcdir) / "alt_text.json").read_text(encoding="utf-8")).get(app.env.docname, {})
     for image in doctree.findall(nodes.image):
         key = Path(image.get("uri", "")).stem
         if key in alt:
@@ -69,6 +73,36 @@ def _set_alt(app, doctree) -> None:
             image["alt"] = f"Picture on the page \u201c{title.astext() if title else app.env.docname}\u201d"
 
 
+def _index_entries(app, doctree) -> None:
+    """The page's search entries (search_terms.py) as main index entries under its title: the search
+    ranks a page with an entry the query matches above pages that only mention the words."""
+    from docutils import nodes
+    from sphinx import addnodes
+    terms = json.loads((Path(app.srcdir) / "search_terms.json").read_text(encoding="utf-8")).get(app.env.docname)
+    section = next(iter(doctree.findall(nodes.section)), None)
+    if terms and section is not None:
+        section.insert(1, addnodes.index(entries=[("single", term, "", "main", None) for term in terms],
+                                         inline=False))
+
+
+def _full_size_links(app, doctree, docname) -> None:
+    """Every picture opens full-size when tapped: it becomes a link to its own file (as Sphinx does
+    for a scaled image), unless it is a link already."""
+    from docutils import nodes
+    from sphinx.util.osutil import relative_uri
+    if app.builder.format != "html":
+        return
+    for image in list(doctree.findall(nodes.image)):
+        uri = image.get("candidates", {}).get("*", image["uri"])
+        if isinstance(image.parent, nodes.reference) or uri not in app.env.images or "://" in uri:
+            continue
+        target = f"{app.builder.imagedir}/{app.env.images[uri][1]}"
+        link = nodes.reference("", "", internal=True, classes=["full-size"],
+                               refuri=relative_uri(app.builder.get_target_uri(docname), target))
+        image.replace_self(link)
+        link.append(image)
+
+
 def _static_from_source(app, config) -> None:
     config.html_static_path.append(str(Path(app.srcdir) / "_static"))
 
@@ -76,3 +110,5 @@ def _static_from_source(app, config) -> None:
 def setup(app):
     app.connect("config-inited", _static_from_source)
     app.connect("doctree-read", _set_alt)
+    app.connect("doctree-read", _index_entries)
+    app.connect("doctree-resolved", _full_size_links)

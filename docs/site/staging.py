@@ -2,8 +2,9 @@
 
 The site mirrors the repository's own layout (``notebooks/``, ``notebooks/exercises/``, ``docs/``,
 ``data/results/``), so a relative link that works on the code host works on the site unchanged.
-Staging copies each page and makes four changes, none of which moves a line of Markdown (so a
-build warning's line number is the committed file's line number):
+Staging copies each page and makes four changes, none of which moves a line of a Markdown file
+(so a build warning's line number is the committed file's line number; a notebook's warning is
+traced through the staged copy to its cell, which keeps its number):
 
 1. links: an HTML anchor (``<a id="x"></a>`` on its own line) becomes a MyST target; a link to a
    page of the site stays as it is; a link to any other file or folder of the repository (a library
@@ -12,12 +13,15 @@ build warning's line number is the committed file's line number):
    link to nothing is left alone, so the build reports it;
 2. the home page is the README's front matter (up to the end of its learning path); a link into
    the part that was cut goes to the README on the code host;
-3. notebooks: a "Run it yourself" note is inserted after the title cell (how to run it, and the
-   time the notebook's own **Time** line states), widget views are dropped in favour of the static
-   picture committed beside them (a site has no kernel), the notebook's widget state is removed, and
-   test-harness comment lines (``# NBVAL_IGNORE_OUTPUT``) are taken out of the displayed code;
+3. notebooks: a "Run it yourself" note of at most 40 words goes directly under the title (the
+   study and run times the notebook's own **Time** line states, and the launch menu or a clone),
+   an exercise's pointer to ``solutions/`` becomes one to the instructors' guide, widget views
+   are dropped in favour of the static picture committed beside them (a site has no kernel), the
+   notebook's widget state is removed, and test-harness comment lines (``# NBVAL_IGNORE_OUTPUT``)
+   are taken out of the displayed code;
 4. every picture gets a text alternative (``alt_text.py``), collected in ``alt_text.json`` keyed by
-   the picture's SHA-256, the name the notebook reader gives the image file.
+   page and the picture's SHA-256 (the name the notebook reader gives the image file); one that
+   fails ``alt_text.problems`` stops the build, naming the page, figure and cell.
 """
 
 from __future__ import annotations
@@ -32,12 +36,14 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from alt_text import AltTexts
+from alt_text import problems as alt_problems
 
 # the repository on the code host, "owner/name", is read when the site is built: TL_SITE_REPO if set,
 # else GITHUB_REPOSITORY (GitHub Actions sets it to the repository the workflow runs in). Without
 # either the build is local: it says so on the home page and links to nothing on the code host.
 REPO_VARIABLES = ("TL_SITE_REPO", "GITHUB_REPOSITORY")
 PLACEHOLDER_OWNER = "OWNER"  # the README's stand-in until the repository is public
+JUPYTERHUB_VARIABLE = "TL_SITE_JUPYTERHUB"  # a course's JupyterHub (launch through nbgitpuller), optional
 
 
 def repository() -> str | None:
@@ -66,6 +72,23 @@ def site_url() -> str | None:
     return f"https://{owner.lower()}.github.io/{repo}/"
 
 
+def launch_buttons() -> dict[str, str]:
+    """The book theme's launch menu (its ``launch_buttons`` option) for a site that knows its
+    repository: Colab and Binder (mybinder.org builds the repository's environment.yml), and a
+    JupyterHub through nbgitpuller when TL_SITE_JUPYTERHUB names one (a course's own hub, e.g. set as
+    a repository variable for the pages workflow). A local build gets none: there is nothing to launch."""
+    if not repository():
+        return {}
+    buttons = {"notebook_interface": "jupyterlab", "colab_url": "https://colab.research.google.com",
+               "binderhub_url": "https://mybinder.org"}
+    hub = os.environ.get(JUPYTERHUB_VARIABLE, "").strip().rstrip("/")
+    if hub:
+        if not re.match(r"^https?://[^/\s]+", hub):
+            raise ValueError(f"{JUPYTERHUB_VARIABLE}={hub!r}: expected the hub's address, https://hub.example.org")
+        buttons["jupyterhub_url"] = hub
+    return buttons
+
+
 def placeholder(name: str | None) -> bool:
     return name is None or name.split("/")[0] == PLACEHOLDER_OWNER
 
@@ -81,7 +104,15 @@ HTML_ANCHOR = re.compile(r'^<a (?:id|name)="([\w-]+)"></a>\s*$', re.MULTILINE)  
 # test-harness markers (nbval's) in code cells: the notebook needs them, a reader of the page does not
 HARNESS_COMMENT = re.compile(r"^[ \t]*# NBVAL_[A-Z_]+[ \t]*\n?", re.MULTILINE)
 READ_AS_WEBSITE = re.compile(r"^\*\*Read it as a website[.:]?\*\*.*$", re.MULTILINE)
-TIME_LINE = re.compile(r"\*\*Time[.:]?\*\*:?\s*(.+?)(?:\.(?=\s|$)|\n\s*\n|$)", re.DOTALL)
+TIME_LINE = re.compile(r"\*\*Time[.:]?\*\*:?\s*(.+?)(?:\n\s*\n|\n\*\*|$)", re.DOTALL)  # to the paragraph's end
+STUDY_MINUTES = re.compile(r"\b[Aa]bout (\d+) minutes")
+RUN_SECONDS = re.compile(r"\b(?:at|in) (\d+(?:\.\d+)?) s\b")
+RUN_NOTE_WORDS = 40
+# an exercise's pointer to its solutions folder, which is not on the site (solutions stay off it)
+SOLUTIONS_POINTER = re.compile(r"The\s+solutions\s+are\s+in\s+`solutions/`:\s*try\s+first,\s+look\s+after\.")
+SOLUTIONS_ON_SITE = ("Try first, look after: the worked solutions are in the repository, not on this site, and "
+                     "instructors release them with nbgrader ([the instructors' guide, sections 1-2]"
+                     "(../../docs/instructors.md#1-what-an-exercise-is)).")
 
 
 @dataclass
@@ -89,7 +120,7 @@ class Staged:
     """What staging produced: the pages (site paths), each staged file's source, the alt texts."""
     pages: list[str] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)  # staged path -> committed path
-    alt: dict[str, str] = field(default_factory=dict)      # image sha256 -> text alternative
+    alt: dict[str, dict[str, str]] = field(default_factory=dict)  # page (no suffix) -> image sha256 -> alt
 
 
 def source_url(path: str, folder: bool = False) -> str | None:
@@ -160,28 +191,63 @@ def home_front_matter(readme: str) -> tuple[str, bool]:
     return "".join(kept), False
 
 
-def notebook_time(nb: dict, name: str) -> str:
-    """The notebook's own time estimate, read from its "**Time.**" (or "**Time:**") line."""
+def notebook_time(nb: dict, name: str) -> tuple[int, int]:
+    """(minutes to study, seconds to run every cell), read from the notebook's own "**Time.**" (or
+    "**Time:**") line: "About 60 minutes: ... measured at 84 s" (a lesson), "about 25 minutes of
+    work ... runs top to bottom in 10 s" (an exercise)."""
     for cell in nb["cells"]:
         if cell["cell_type"] == "markdown":
             text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
             found = TIME_LINE.search(text)
             if found:
-                return " ".join(found.group(1).split()).rstrip(".:;")
+                line = " ".join(found.group(0).split())
+                minutes, seconds = STUDY_MINUTES.search(line), RUN_SECONDS.search(line)
+                if minutes and seconds:
+                    return int(minutes.group(1)), round(float(seconds.group(1)))
+                raise ValueError(f"{name}: its **Time.** line gives no 'about N minutes' and no 'in/at N s' "
+                                 f"run time: {line[:200]!r}")
     raise ValueError(f"{name}: no **Time.** line in a Markdown cell; every notebook states its time "
                      "(the site's run-it-yourself note quotes it)")
 
 
-def run_note(page: str, time: str) -> str:
-    """The "Run it yourself" note put under a notebook's title."""
-    pair = page[:-len(".ipynb")] + ".py"
-    opened = page[len("notebooks/"):]
-    return (":::{admonition} Run it yourself\n:class: tip\n"
-            f"This page is the committed notebook `{page}` with its saved outputs; building the site "
-            "ran nothing. To run it yourself: clone the repository, run `python run.py lab` (it sets "
-            f"up once, then opens JupyterLab on `notebooks/`) and open `{opened}`. "
-            f"**Time:** {time} (the notebook's own estimate). "
-            f"Source: {linked(f'`{pair}`', source_url(pair))} (the reviewable text form).\n:::\n")
+def duration(seconds: int) -> str:
+    return f"{seconds} s" if seconds < 100 else f"{round(seconds / 60)} min"
+
+
+def run_note(page: str, minutes: int, seconds: int) -> str:
+    """The "Run it yourself" note put directly under a notebook's title: at most RUN_NOTE_WORDS
+    words: the time to study, the time to run, and how to run it (the launch menu, a clone and the
+    jupytext pair on the code host when the site knows its repository, else a clone)."""
+    exercise = page.startswith("notebooks/exercises/")
+    times = (f"About {minutes} min of {'work' if exercise else 'study'}; "
+             f"{'the worked solution' if exercise else 'every cell'} runs in {duration(seconds)} on a 2-core CPU. ")
+    name = repository()
+    if name:
+        hosts = [h for key, h in (("colab_url", "Colab"), ("binderhub_url", "Binder"),
+                                  ("jupyterhub_url", "JupyterHub")) if key in launch_buttons()]
+        pair = page[:-len(".ipynb")] + ".py"
+        how = (f"Launch from the rocket button above ({', '.join(hosts)}), or clone "
+               f"[github.com/{name}](https://github.com/{name}) and run `python run.py lab`. "
+               f"Source: {linked(f'`{pair}`', source_url(pair))}.")
+    else:
+        how = f"Clone the repository, run `python run.py lab` and open `{page[len('notebooks/'):]}`."
+    words = len(re.sub(r"\]\([^)]*\)", " ", f"Run it yourself {times}{how}").split())  # link targets unread
+    if words > RUN_NOTE_WORDS:
+        raise ValueError(f"{page}: the run note has {words} words, over {RUN_NOTE_WORDS}: {times}{how}")
+    return f":::{{admonition}} Run it yourself\n:class: tip run-note\n{times}{how}\n:::\n"
+
+
+def with_run_note(cells: list[dict], note: str, page: str) -> None:
+    """Put the note directly under the notebook's title (the first level-1 heading), inside its cell."""
+    for cell in cells:
+        if cell["cell_type"] != "markdown":
+            continue
+        text = cell["source"]
+        title = re.search(r"^# .+$\n?", text, re.MULTILINE)
+        if title:
+            cell["source"] = text[:title.end()].rstrip("\n") + "\n\n" + note + "\n" + text[title.end():].lstrip("\n")
+            return
+    raise ValueError(f"{page}: no title (a '# ' heading in a Markdown cell) to put the run note under")
 
 
 def strip_harness(code: str) -> str:
@@ -196,11 +262,17 @@ def stage_notebook(page: str, root: Path, out: Path, site_pages: set[str], stage
     nb["metadata"].pop("widgets", None)
     images: set[str] = set()
     figure, title, section = 0, page, ""
-    for cell in nb["cells"]:
-        text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+    texts = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in nb["cells"]]
+    for number, cell in enumerate(nb["cells"]):
+        text = texts[number]
+        after = nb["cells"][number + 1] if number + 1 < len(nb["cells"]) else None
+        caption = texts[number + 1] if after is not None and after["cell_type"] == "markdown" else ""
+        before = texts[number - 1] if number and nb["cells"][number - 1]["cell_type"] == "markdown" else ""
         if cell["cell_type"] == "code":
             cell["source"] = strip_harness(text)
         if cell["cell_type"] == "markdown":
+            if page.startswith("notebooks/exercises/"):
+                text = SOLUTIONS_POINTER.sub(SOLUTIONS_ON_SITE, text)
             cell["source"] = rewrite_links(text, page, root, site_pages, images)
             headings = re.findall(r"^(#+)\s+(.+)$", text, re.MULTILINE)
             for level, heading in headings:
@@ -210,18 +282,24 @@ def stage_notebook(page: str, root: Path, out: Path, site_pages: set[str], stage
                     section = heading.strip()
         for output in cell.get("outputs", []):
             data = output.get("data", {})
+            note = ""
             if WIDGET_VIEW in data and len(data) > 1:
                 del data[WIDGET_VIEW]  # the static picture saved with it is what a reader sees
+                plain = data.get("text/plain", "")
+                note = "".join(plain) if isinstance(plain, list) else plain
             for mime in ("image/png", "image/jpeg"):
                 if mime in data:
                     figure += 1
                     raw = base64.b64decode(data[mime])
                     meta = output.get("metadata", {}).get(mime, {})
-                    alt = alts.for_output(page, figure, (title, section, text), meta)
-                    staged.alt[hashlib.sha256(raw).hexdigest()] = alt
-    note = {"cell_type": "markdown", "metadata": {}, "id": "tl-site-run-note",
-            "source": run_note(page, notebook_time(nb, page))}
-    nb["cells"].insert(1, note)
+                    alt = alts.for_output(page, figure, (title, section, text), meta, caption, note, before)
+                    saved = str(meta.get("alt", "")).strip()  # a bad saved text fails even where unused
+                    wrong = alt_problems(alt) + (alt_problems(saved) if saved else [])
+                    if wrong:
+                        raise ValueError(f"{page}, figure {figure} (cell {number + 1}): its alt text has "
+                                         f"{'; '.join(wrong)}: {alt[:300]!r}")
+                    staged.alt.setdefault(page[:-len(".ipynb")], {})[hashlib.sha256(raw).hexdigest()] = alt
+    with_run_note(nb["cells"], run_note(page, *notebook_time(nb, page)), page)
     write(out / page, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
     copy_images(images, root, out)
     staged.sources[page] = page

@@ -34,6 +34,24 @@ def find_browser() -> str | None:
     return None
 
 
+def launch_args() -> list[str]:
+    # --no-sandbox: Chromium's sandbox refuses to start as root (containers, CI); the other flags
+    # keep a headless browser from calling home, which a closed network refuses noisily
+    args = ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # POSIX only
+        args.append("--no-sandbox")
+    return args
+
+
+def with_scrollbars(browser):
+    """A second headless Chromium from the Playwright that started ``browser`` (one Playwright per
+    thread), without Playwright's --hide-scrollbars: scrollbars take room, as on Windows and most
+    Linux desktops. The caller closes it."""
+    return browser.browser_type.launch(executable_path=find_browser(), headless=True, args=launch_args(),
+                                       ignore_default_args=["--hide-scrollbars"])
+
+
 def system_chromium():
     """A generator for a module fixture: the system Chromium launched headless by Playwright, closed
     afterwards. Skips without a browser or without Playwright; fails instead when TL_BROWSER names
@@ -52,14 +70,8 @@ def system_chromium():
         if os.environ.get("TL_BROWSER"):  # asked for by name (CI does): missing Playwright is an error
             pytest.fail(message)
         pytest.skip(message)
-    # --no-sandbox: Chromium's sandbox refuses to start as root (containers, CI); the other flags
-    # keep a headless browser from calling home, which a closed network refuses noisily
-    args = ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:  # POSIX only
-        args.append("--no-sandbox")
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=executable, headless=True, args=args)
+        chromium = p.chromium.launch(executable_path=executable, headless=True, args=launch_args())
         try:
             yield chromium
         finally:

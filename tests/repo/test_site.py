@@ -7,8 +7,16 @@ private HTTP server serves the built pages to Chromium (Playwright, the system b
 test_browser.py), which checks, page after page: no console error; every internal link leads to a
 page (and an #anchor to an element) that exists; every picture loads and has a non-empty text
 alternative; math is typeset; each notebook page that saved figures shows them; no page scrolls
-sideways at 1280 px or 390 px (a wide code block or table scrolls inside itself); the search page
-finds a term of notebook 03 and one of docs/paper.md. Screenshots of the home page and two
+sideways at 1280 px or 390 px (a wide code block or table scrolls inside itself); axe-core's rules
+(wcag2a, wcag2aa, wcag21aa and best practice) find nothing at 390 px, when the npm package is there
+(``npm install --prefix build/axe axe-core``); the search page finds a term of notebook 03 and one
+of docs/paper.md, and puts the page that teaches a word first ("instructor", "nbgrader", "top-k",
+"decay gate"). A Chromium with scrollbars shown finds no scrollbar around inline math and no word
+broken in a table cell. Without the browser: every notebook page has the launch menu (Colab,
+Binder, a JupyterHub) for this repository and a local build has none; the run note is the first
+thing under the title, in at most 40 words; exercises point to the instructors' guide, not to
+solutions; every figure's alt text opens with a sentence and passes the build's checks (which a bad
+one fails), and the figure links to its full-size file. Screenshots of the home page and two
 notebook pages at both widths land in build/site-test/ (override with TL_SITE_REPORT=dir).
 TL_SITE_BUILT=build/site/html tests a site built already instead of building one.
 
@@ -19,6 +27,7 @@ Chromium (skipped with a message without them, failed under TL_BROWSER as in tes
 from __future__ import annotations
 
 import functools
+import html
 import html.parser
 import importlib
 import importlib.metadata
@@ -37,7 +46,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from browser_support import system_chromium
+from browser_support import system_chromium, with_scrollbars
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "docs" / "site" / "build.py"
@@ -58,8 +67,11 @@ staging = _site_module("staging")  # the site's page list and its notebook copy
 REPORT_DIR = Path(os.environ.get("TL_SITE_REPORT", ROOT / "build" / "site-test"))
 WIDTHS = (1280, 390)
 SHOTS = ("index.html", "notebooks/01_running_state.html", "notebooks/06_kv_gated_fusion.html")
-SEARCHES = {"gated linear attention": "notebooks/03_readout.html", "printed score": "docs/paper.html",
-            "nbgrader": "docs/instructors.html"}
+# term -> (the page the search must find, whether it must be the first result)
+SEARCHES = {"gated linear attention": ("notebooks/03_readout.html", False),
+            "printed score": ("docs/paper.html", False),
+            "nbgrader": ("docs/instructors.html", True), "instructor": ("docs/instructors.html", True),
+            "top-k": ("notebooks/06_kv_gated_fusion.html", True), "decay gate": ("docs/glossary.html", True)}
 
 
 
@@ -78,6 +90,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.repo,  # a Sphinx build of the whole
 
 # what GitHub Actions sets in the pages workflow (the site links to this repository)
 PUBLISHED_REPO = "tl-minimal-test/tl-minimal"
+PUBLISHED_HUB = "https://hub.example.org"  # a course's JupyterHub (the pages workflow's TL_SITE_JUPYTERHUB)
 
 
 def run_build(root: Path, out: Path, *extra: str, repo: str | None = None) -> subprocess.CompletedProcess:
@@ -86,6 +99,7 @@ def run_build(root: Path, out: Path, *extra: str, repo: str | None = None) -> su
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     if repo:
         env["GITHUB_REPOSITORY"] = repo
+        env[staging.JUPYTERHUB_VARIABLE] = PUBLISHED_HUB
     return subprocess.run([sys.executable, str(BUILD), "--root", str(root), "--out", str(out), *extra],
                           capture_output=True, text=True, encoding="utf-8", env=env, timeout=900, check=False)
 
@@ -148,7 +162,7 @@ def test_every_page_has_a_run_note_and_no_solution_is_published(site):
     assert not [p for p in pages if "solution" in p], "solutions are on the site"
     for page in notebooks:
         text = re.sub(r"<[^>]+>", "", (site / page).read_text(encoding="utf-8"))
-        assert "Run it yourself" in text and "python run.py lab" in text and "Time:" in text, page
+        assert "Run it yourself" in text and "python run.py lab" in text, page
     for doc in ("docs/linear_algebra.html", "docs/glossary.html", "docs/paper.html", "docs/devices.html",
                 "data/results/README.html", "data/results/RECALL_STUDY.html", "data/results/SPEED.html",
                 "docs/instructors.html", "CHANGELOG.html", "figures.html"):
@@ -190,6 +204,173 @@ def test_a_local_build_links_nowhere_and_a_placeholder_refuses_to_publish(tmp_pa
         result = run_build(ROOT, tmp_path / "out", "--no-figures", "--publish", repo=repo)
         assert result.returncode != 0 and "refusing to publish" in result.stderr, (repo, result.stderr[-2000:])
         assert not (tmp_path / "out" / "html").exists()
+
+
+LAUNCH_HOSTS = ("https://colab.research.google.com/", "https://mybinder.org/", PUBLISHED_HUB + "/")
+LOCAL_PAGES = ("notebooks/03_readout.ipynb", "notebooks/exercises/03_readout.ipynb")
+
+
+@pytest.fixture(scope="module")
+def local_site(tmp_path_factory) -> Path:
+    """A local build (no repository address) of a small copy: the documents, one lesson and one
+    exercise. Links to the pages left out warn, so the build fails, but its pages are written."""
+    root = tmp_path_factory.mktemp("local") / "repo"
+    for path in ["README.md", *staging.DOCUMENTS, *LOCAL_PAGES, *(p.replace(".ipynb", ".py") for p in LOCAL_PAGES)]:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / path, root / path)
+    out = root.parent / "out"
+    result = run_build(root, out, "--no-figures")
+    assert (out / "html" / "notebooks" / "03_readout.html").is_file(), result.stderr[-4000:]
+    return out / "html"
+
+
+def _hrefs(page: str) -> list[str]:
+    return [html.unescape(h) for h in re.findall(r'href="([^"]+)"', page)]
+
+
+def test_every_notebook_page_has_the_launch_menu_and_only_those(site):
+    """Colab, Binder and the course's JupyterHub (through nbgitpuller), each opening this notebook of
+    this repository; no other page has a launch link."""
+    for path in sorted(site.rglob("*.html")):
+        name = path.relative_to(site).as_posix()
+        if "_static" in path.parts:
+            continue
+        hrefs = [h for h in _hrefs(path.read_text(encoding="utf-8")) if h.startswith(LAUNCH_HOSTS)]
+        if not name.startswith("notebooks/"):
+            assert not hrefs, f"{name} (not a notebook) has launch links: {hrefs}"
+            continue
+        notebook = name.replace(".html", ".ipynb")
+        colab, binder, hub = (sorted({h for h in hrefs if h.startswith(host)}) for host in LAUNCH_HOSTS)
+        assert len(colab) == len(binder) == 1, (name, hrefs)
+        repo = re.match(r"https://colab\.research\.google\.com/github/([\w.-]+/[\w.-]+)/blob/main/(.+)$", colab[0])
+        assert repo and repo.group(2) == notebook, colab
+        if os.environ.get("TL_SITE_BUILT"):
+            continue  # a site built elsewhere: its repository and hub are whatever that build read
+        assert repo.group(1) == PUBLISHED_REPO, colab
+        assert binder[0] == f"https://mybinder.org/v2/gh/{PUBLISHED_REPO}/main?urlpath=lab/tree/{notebook}"
+        assert len(hub) == 1 and hub[0].startswith(f"{PUBLISHED_HUB}/hub/user-redirect/git-pull?"), (name, hrefs)
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(hub[0]).query)
+        assert query["repo"] == [f"https://github.com/{PUBLISHED_REPO}"] and query["branch"] == ["main"], query
+        assert query["urlpath"] == [f"lab/tree/{PUBLISHED_REPO.split('/')[1]}/{notebook}"], query
+
+
+RUN_NOTE = re.compile(r'<h1>[^<]*<a class="headerlink"[^>]*>#</a></h1>\s*<div class="[^"]*\brun-note\b[^"]*">'
+                      r"(.*?)</div>", re.DOTALL)
+
+
+def run_note_words(page: str) -> list[str] | None:
+    """The words of the run note when it is the first thing under the page's title, else None."""
+    found = RUN_NOTE.search(page)
+    return html.unescape(re.sub(r"<[^>]+>", " ", found.group(1))).split() if found else None
+
+
+def test_the_run_note_sits_under_the_title_in_at_most_40_words(site, local_site):
+    """Study time, run time, and how to run it: the launch menu or a clone of this repository (a
+    published site), a clone (a local build, which launches nothing)."""
+    counts = {}
+    for path in sorted((site / "notebooks").rglob("*.html")):
+        name = path.relative_to(site).as_posix()
+        words = run_note_words(path.read_text(encoding="utf-8"))
+        assert words is not None, f"{name}: the run note is not directly under the title"
+        text = " ".join(words)
+        counts[name] = len(words)
+        assert len(words) <= staging.RUN_NOTE_WORDS == 40, f"{name}: the run note has {len(words)} words: {text}"
+        assert re.search(r"About \d+ min of (study|work); .* runs in \d+ (s|min)\b", text), text
+        assert "Launch from the rocket button" in text and "python run.py lab" in text, text
+        if not os.environ.get("TL_SITE_BUILT"):
+            assert f"github.com/{PUBLISHED_REPO}" in text, text
+    print(f"\nrun note: {min(counts.values())}-{max(counts.values())} words on {len(counts)} pages")
+    for page in LOCAL_PAGES:
+        built = (local_site / page.replace(".ipynb", ".html")).read_text(encoding="utf-8")
+        text = " ".join(run_note_words(built) or [])
+        assert "Clone the repository" in text and "Launch" not in text and len(text.split()) <= 40, (page, text)
+        assert not [h for h in _hrefs(built) if h.startswith(LAUNCH_HOSTS)], f"{page}: a local build launches"
+    assert "local build" in (local_site / "index.html").read_text(encoding="utf-8")
+
+
+def test_exercise_pages_send_instructors_to_the_guide_not_to_solutions(site, local_site):
+    """The solutions are not on the site: an exercise says where they come from (the instructors'
+    guide: nbgrader releases them), and that target exists."""
+    guide = ids_of(site / "docs" / "instructors.html")
+    for built in (site, local_site):
+        for path in sorted((built / "notebooks" / "exercises").glob("*.html")):
+            page = path.read_text(encoding="utf-8")
+            text = re.sub(r"<[^>]+>", "", page)
+            assert "solutions/" not in text.replace("notebooks/exercises/solutions/", ""), path
+            links = [h for h in _hrefs(page) if h.startswith("../../docs/instructors.html#")]
+            assert links, f"{path}: no link to the instructors' guide"
+            assert all(h.split("#")[1] in guide for h in links), links
+
+
+class _Pictures(html.parser.HTMLParser):
+    """Every <img> of a page's notebook outputs: (alt, src, href of the link around it or None)."""
+
+    def __init__(self):
+        super().__init__()
+        self.links: list[str | None] = []
+        self.depth, self.output_at = 0, []
+        self.found: list[tuple[str, str, str | None]] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "a":
+            self.links.append(attrs.get("href"))
+        if tag == "div":
+            self.depth += 1
+            if "cell_output" in (attrs.get("class") or "").split():
+                self.output_at.append(self.depth)
+        if tag == "img" and self.output_at:
+            self.found.append((attrs.get("alt") or "", attrs.get("src") or "", self.links[-1] if self.links else None))
+
+    def handle_endtag(self, tag):
+        if tag == "a" and self.links:
+            self.links.pop()
+        if tag == "div":
+            if self.output_at and self.output_at[-1] == self.depth:
+                self.output_at.pop()
+            self.depth -= 1
+
+
+def test_every_figure_says_what_to_notice_and_opens_full_size(site):
+    """Each notebook figure's alt text opens with a sentence (what it shows and what to notice) and
+    passes the build's checks; the image is a link to its own file."""
+    alt_text = _site_module("alt_text")
+    pictures, openings = 0, set()
+    for path in sorted((site / "notebooks").rglob("*.html")):
+        parser = _Pictures()
+        parser.feed(path.read_text(encoding="utf-8"))
+        for alt, src, href in parser.found:
+            pictures += 1
+            where = f"{path.relative_to(site)}: {src}"
+            assert not alt_text.problems(alt), (where, alt_text.problems(alt), alt)
+            assert re.match(r"\S.{20,}?[.:!?](\s|$)", alt), f"{where}: no opening sentence: {alt[:200]!r}"
+            assert "of the notebook" not in alt or path.stem in alt or "\u201c" + path.stem[:2] in alt, (where, alt)
+            assert href == src, f"{where}: the picture is not a link to itself (link: {href})"
+            openings.add(alt.split(". ")[0])
+    assert pictures >= 50, f"only {pictures} figures found in the notebook pages"
+    assert len(openings) >= 0.9 * pictures, "figures share opening sentences: texts keyed by image, not page?"
+
+
+def test_the_build_refuses_an_alt_text_with_a_placeholder_panels_only_or_widget_internals(tmp_path):
+    """On the staged copy of notebook 02: each bad saved alt text stops the build naming the page."""
+    alt_text = _site_module("alt_text")
+    page = "notebooks/02_pair_memory.ipynb"
+    site_pages = set(staging.page_list(ROOT))
+    for bad in ("Panel 1: recall at length {LONG}", "Figure with 2 panel(s).",
+                "drawn by widgets.interactive, widgets.Text"):
+        assert alt_text.problems(bad), bad
+        nb = json.loads((ROOT / page).read_text(encoding="utf-8"))
+        cell = next(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and any(
+            "image/png" in o.get("data", {}) for o in c.get("outputs", []))
+            and not any(piece in "".join(c["source"]) for piece in alt_text.AltTexts().written.get(page, {})))
+        for output in nb["cells"][cell]["outputs"]:
+            if "image/png" in output.get("data", {}):
+                output.setdefault("metadata", {})["image/png"] = {"alt": bad}
+        root = tmp_path / "root"
+        (root / page).parent.mkdir(parents=True, exist_ok=True)
+        (root / page).write_text(json.dumps(nb), encoding="utf-8")
+        with pytest.raises(ValueError, match=r"02_pair_memory.ipynb, figure \d+ \(cell \d+\)"):
+            staging.stage_notebook(page, root, tmp_path / "out", site_pages, staging.Staged(), alt_text.AltTexts())
 
 
 def _css_rules(css: str) -> dict[str, str]:
@@ -303,6 +484,14 @@ def browser():
     yield from system_chromium()
 
 
+@pytest.fixture(scope="module")
+def scrollbar_browser(browser):
+    """Chromium with scrollbars shown (classic ones that take room, as on Windows and most Linux desktops)."""
+    chromium = with_scrollbars(browser)
+    yield chromium
+    chromium.close()
+
+
 # What one page shows: links, pictures (loaded? alt?), typeset math, and the widest element that
 # makes the page scroll sideways (inside a code block, a table or a math display is allowed).
 JS_PAGE = """() => {
@@ -391,12 +580,43 @@ def page_problems(info: dict, name: str, where: str, site: Path, server: str) ->
     return problems
 
 
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21aa", "best-practice"]
+AXE_WIDTH = 390  # axe runs at the phone width, where tables and formulas scroll
+AXE_INSTALL = "npm install --prefix build/axe axe-core"
+
+
+def find_axe() -> Path | None:
+    """axe-core's browser script, from the npm package: TL_AXE (a path to axe.min.js), else where
+    ``npm install --prefix build/axe axe-core`` or ``npm install axe-core`` in the clone puts it."""
+    for candidate in (os.environ.get("TL_AXE"), ROOT / "build" / "axe" / "node_modules" / "axe-core" / "axe.min.js",
+                      ROOT / "node_modules" / "axe-core" / "axe.min.js"):
+        if candidate and Path(candidate).is_file():
+            return Path(candidate)
+    return None
+
+
+JS_AXE = """async (tags) => {
+  const result = await axe.run(document, {runOnly: {type: 'tag', values: tags}});
+  return result.violations.map(v => `${v.id} (${v.impact}): ${v.nodes.length} element(s), e.g. `
+                                    + v.nodes[0].target.join(' '));
+}"""
+
+
+def test_axe_core_is_installed():
+    """The accessibility rules run inside test_every_page_in_the_browser when axe-core is there."""
+    if find_axe() is None:
+        pytest.skip(f"axe-core not found: {AXE_INSTALL} (or TL_AXE=path/to/axe.min.js); the browser test "
+                    "then also runs axe-core's rules on every page")
+
+
 @pytest.mark.browser
 def test_every_page_in_the_browser(site, server, browser):
     pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html") if "_static" not in p.parts)
     problems, shots = [], []
     REPORT_DIR.mkdir(parents=True, exist_ok=True)
     tabs = {width: Tab(browser, width) for width in WIDTHS}
+    axe = find_axe()
+    axe_script = axe.read_text(encoding="utf-8") if axe else None
     started = time.perf_counter()
     for name in pages:
         for width in WIDTHS:
@@ -411,9 +631,13 @@ def test_every_page_in_the_browser(site, server, browser):
                 shots.append(shot)
             if width == WIDTHS[0]:
                 problems += page_problems(info, name, where, site, server)
+            if axe_script and width == AXE_WIDTH:  # axe-core's rules, best practice included
+                tabs[width].page.add_script_tag(content=axe_script)
+                problems += [f"{where}: axe: {v}" for v in tabs[width].page.evaluate(JS_AXE, AXE_TAGS)]
     for tab in tabs.values():
         tab.page.close()
-    print(f"\n{len(pages)} pages at {WIDTHS} px read in {time.perf_counter() - started:.0f} s; "
+    rules = f"axe-core ({', '.join(AXE_TAGS)}) at {AXE_WIDTH} px" if axe else "without axe-core"
+    print(f"\n{len(pages)} pages at {WIDTHS} px read in {time.perf_counter() - started:.0f} s, {rules}; "
           f"screenshots in {REPORT_DIR}")
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:60])
     assert len(shots) == len(SHOTS) * len(WIDTHS) and all(s.is_file() for s in shots)
@@ -436,8 +660,12 @@ def test_search_finds(term, site, server, browser):
                                  "ul.search p.context')].map(p => p.innerText)")
     finally:
         page.close()
-    expected = SEARCHES[term]
-    assert any(h and h.split("#")[0].split("?")[0].endswith(expected) for h in found), (term, found[:20])
+    expected, first = SEARCHES[term]
+    pages = [h.split("#")[0].split("?")[0] for h in found if h]
+    print(f"\nsearch {term!r}: {len(pages)} results, first {pages[:2]}")
+    assert any(p.endswith(expected) for p in pages), (term, found[:20])
+    if first:
+        assert pages[0].endswith(expected), f"{term!r}: first result {pages[0]}, not {expected} (then {pages[1:4]})"
     chrome = [s for s in snippets if re.search(r"System Settings|Light Dark", s)]
     assert not chrome, f"theme button text in the search snippets: {chrome[:3]}"
 
@@ -462,8 +690,11 @@ JS_SPLIT_WORDS = """() => {
 
 
 @pytest.mark.browser
-def test_no_word_is_broken_inside_a_table_cell(site, server, browser):
-    """The pages whose tables read "sym/bol" and "projectio/ns" when the CSS broke words anywhere."""
+@pytest.mark.parametrize("chromium", ["browser", "scrollbar_browser"])
+def test_no_word_is_broken_inside_a_table_cell(site, server, chromium, request):
+    """The pages whose tables read "sym/bol" and "projectio/ns" when the CSS broke words anywhere;
+    in the headless browser and again with scrollbars shown (they take room from a scrolling table)."""
+    browser = request.getfixturevalue(chromium)
     pages = ["notebooks/03_readout.html", "docs/paper.html",
              *sorted(p.relative_to(site).as_posix() for p in (site / "notebooks" / "exercises").glob("02_*.html"))]
     broken = []
@@ -477,3 +708,53 @@ def test_no_word_is_broken_inside_a_table_cell(site, server, browser):
         finally:
             tab.close()
     assert not broken, "words broken across lines in table cells:\n" + "\n".join(broken[:40])
+
+
+# every element from an inline formula up to its paragraph that shows a scrollbar (one takes room:
+# offset size above client size on a box whose overflow scrolls)
+JS_MATH_SCROLLBARS = """() => {
+  const found = [];
+  for (const math of document.querySelectorAll('article mjx-container:not([display="true"])')) {
+    for (let el = math; el && !el.matches('p, li, td, th, article'); el = el.parentElement) {
+      const style = getComputedStyle(el);
+      const scrolls = ['auto', 'scroll'].includes(style.overflowX) || ['auto', 'scroll'].includes(style.overflowY);
+      if (scrolls && (el.offsetHeight - el.clientHeight > 1 || el.offsetWidth - el.clientWidth > 1))
+        found.push((math.textContent || math.getAttribute('aria-label') || '').slice(0, 40));
+    }
+  }
+  return found;
+}"""
+# the browser really shows scrollbars: a box that overflows sideways gets one that takes room
+JS_SCROLLBARS_SHOWN = """() => {
+  const box = document.createElement('div');
+  box.style.cssText = 'width: 60px; overflow-x: scroll';
+  box.innerHTML = '<div style="width: 600px; height: 10px"></div>';
+  document.body.appendChild(box);
+  const room = box.offsetHeight - box.clientHeight;
+  box.remove();
+  return room;
+}"""
+
+
+@pytest.mark.browser
+def test_no_scrollbar_around_inline_math_where_scrollbars_show(site, server, scrollbar_browser):
+    """Where scrollbars are always visible, a formula inside a sentence must not get one (the old
+    ``mjx-container {overflow-x: auto}`` gave every symbol with a subscript its own); the check is
+    shown to catch that rule when it is put back."""
+    problems, old_rule = [], 0
+    for width in WIDTHS:
+        tab = scrollbar_browser.new_page(viewport={"width": width, "height": 900})
+        try:
+            for name in ("notebooks/03_readout.html", "docs/paper.html"):
+                tab.goto(server + name, wait_until="load")
+                tab.evaluate(JS_MATH_DONE)
+                assert tab.evaluate(JS_SCROLLBARS_SHOWN) > 0, "this browser hides scrollbars: the check is blind"
+                problems += [f"{name} at {width} px: {m}" for m in tab.evaluate(JS_MATH_SCROLLBARS)]
+                tab.add_style_tag(content="mjx-container { overflow-x: auto; }")  # the old rule (until the next page)
+                old_rule += len(tab.evaluate(JS_MATH_SCROLLBARS))
+        finally:
+            tab.close()
+    assert old_rule, "the check does not see the scrollbars of the old rule (mjx-container {overflow-x: auto})"
+    assert not problems, "inline formulas with a scrollbar:\n" + "\n".join(problems[:40])
+    print(f"\nwith scrollbars shown: no inline formula has one; the old rule would give {old_rule} (sum over "
+          f"2 pages at {WIDTHS} px)")
