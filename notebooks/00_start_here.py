@@ -28,7 +28,7 @@
 # (queries, keys, values) as in a small Transformer; matrix-vector and outer products. Nothing
 # about linear attention or state-space models: the course builds it.
 #
-# **Time.** About 60 minutes: 61 of reading (3707 words at 100 a minute, 81 lines of code at 4, 7
+# **Time.** About 60 minutes: 62 of reading (3819 words at 100 a minute, 81 lines of code at 4, 7
 # figures at half a minute each) and a run of every cell in default mode, measured at 17 s (CPU 6 s,
 # peak 447 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -249,12 +249,12 @@ plt.show()
 # | `03c_trained_model` | trained against a Transformer; what a trained layer reads; the whole model in a page | 03 | 40 min (runs in 146 s) |
 # | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 60 min (runs in 99 s) |
 # | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 55 min (runs in 48 s) |
-# | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state: its read gate, late fusion, what its read costs; why a tied $W_{qk}$ finds an exact repeat before training | 03, 05 | 0 min |
-# | `06a_kv_recall` | the same memory trained on associative recall: where it reads; what a trained `triple_latent` keeps across the filler; optional: induction heads | 06 | 0 min |
-# | `06b_family` | the relatives (simple GLA / Mamba-2, H3, DeltaNet) and the key-source ablations beside the layer; the delta rule's chunked form; what the triple structure buys, paired over seeds | 03, 05 | 0 min |
-# | `07_paper_reproduction` | which of the paper's claims hold: one verdict per claim with the runs that decide it; our numbers beside the paper's, paired over seeds | 03-06 | 0 min |
-# | `07b_diagnoses` | optional: what `transformer_plus_triple`'s 80-step lead measures; why the paper's gated hybrid does not recall, seed by seed | 07 | 0 min |
-# | `07c_recall_breaks` | optional: where the repaired read breaks (overwritten keys, aliases, distance) and induction on real text | 07 | 0 min |
+# | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state: its read gate, late fusion, what its read costs; why a tied query-key projection finds an exact repeat before training | 03, 05 | 55 min (runs in 27 s) |
+# | `06a_kv_recall` | the same memory trained on associative recall: where it reads; what a trained `triple_latent` keeps across the filler; optional: induction heads | 06 | 50 min (runs in 233 s) |
+# | `06b_family` | the relatives (simple GLA / Mamba-2, H3, DeltaNet) and the key-source ablations beside the layer; the delta rule's chunked form; what the triple structure buys, paired over seeds | 03, 05 | 45 min (runs in 12 s) |
+# | `07_paper_reproduction` | which of the paper's claims hold: one verdict per claim with the runs that decide it; our numbers beside the paper's, paired over seeds | 03-06 | 60 min (runs in 14 s) |
+# | `07b_diagnoses` | optional: what `transformer_plus_triple`'s 80-step lead measures; why the paper's gated hybrid does not recall, seed by seed | 07 | 55 min (runs in 53 s) |
+# | `07c_recall_breaks` | optional: where the repaired read breaks (overwritten keys, aliases, distance) and induction on real text | 07 | 50 min (runs in 10 s) |
 # | `08_speed` | loop, fast and step forms timed; the cost of the next token | 01-03 | 80 min (runs in 44 s) |
 #
 # Exercises 01-06 (`notebooks/exercises/`) follow the notebook of the same number; each takes

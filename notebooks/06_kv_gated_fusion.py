@@ -58,9 +58,9 @@
 # the gated hybrid is `triple_hybrid` plus this memory), the associative-recall task of notebook
 # 00, and softmax attention (queries, keys, values). The symbols are in the table above.
 #
-# **Time.** About 110 minutes: 105 of reading (3467 words at 100 a minute, 259 lines of code at 4,
-# 12 figures at half a minute each) and a run of every cell in default mode, measured at 192 s (CPU
-# 173 s, peak 859 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 55 minutes: 53 of reading (2220 words at 100 a minute, 116 lines of code at 4, 3
+# figures at half a minute each) and a run of every cell in default mode, measured at 27 s (CPU 5 s,
+# peak 395 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
 # %%
 try:  # set-up check: without the library in this kernel, one line says how to install it

@@ -28,9 +28,9 @@
 # table has every symbol used here), notebook 02 (the pair memory's decay), the associative-recall
 # task of notebook 00.
 #
-# **Time.** About 60 minutes: 55 of reading (3467 words at 150 a minute, 259 lines of code at 10, 12
-# figures at half a minute each) and a run of every cell in default mode, measured at 192 s (CPU
-# 173 s, peak 859 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 50 minutes: 48 of reading (1648 words at 100 a minute, 108 lines of code at 4, 9
+# figures at half a minute each) and a run of every cell in default mode, measured at 233 s (CPU
+# 73 s, peak 955 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
 # %%
 try:  # set-up check: without the library in this kernel, one line says how to install it

@@ -40,9 +40,9 @@
 # and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
 # is in the course's glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 225 minutes: 225 of reading (8237 words at 100 a minute, 546 lines of code at 4,
-# 13 figures at half a minute each) and a run of every cell in default mode, measured at 39 s (CPU
-# 36 s, peak 950 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 60 minutes: 58 of reading (4275 words at 100 a minute, 55 lines of code at 4, 3
+# figures at half a minute each) and a run of every cell in default mode, measured at 14 s (CPU 4 s,
+# peak 389 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
 # The notebook trains nothing (that takes hours on a 2-core CPU): it **reads the JSON files**
 # that `python -m tl_minimal.experiments` wrote into `data/results/` (one file per table row

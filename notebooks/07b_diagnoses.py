@@ -31,9 +31,9 @@
 # memory and late fusion). Every symbol is in the course's glossary,
 # [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 115 minutes: 116 of reading (8237 words at 150 a minute, 546 lines of code at 10,
-# 13 figures at half a minute each) and a run of every cell in default mode, measured at 39 s (CPU
-# 36 s, peak 950 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 55 minutes: 53 of reading (2177 words at 100 a minute, 116 lines of code at 4, 4
+# figures at half a minute each) and a run of every cell in default mode, measured at 53 s (CPU
+# 24 s, peak 858 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
 # %%
 # NBVAL_IGNORE_OUTPUT

@@ -32,9 +32,9 @@
 # top-8; induction heads in 06a, section 3). Every symbol is in the course's glossary,
 # [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 115 minutes: 116 of reading (8237 words at 150 a minute, 546 lines of code at 10,
-# 13 figures at half a minute each) and a run of every cell in default mode, measured at 39 s (CPU
-# 36 s, peak 950 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 50 minutes: 48 of reading (2913 words at 100 a minute, 63 lines of code at 4, 6
+# figures at half a minute each) and a run of every cell in default mode, measured at 10 s (CPU 4 s,
+# peak 327 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
 # %%
 # NBVAL_IGNORE_OUTPUT

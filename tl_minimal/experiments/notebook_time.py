@@ -13,9 +13,11 @@ two sources:
   memory, and the machine it ran on).
 
 Symbols: ``words`` (Markdown words), ``code_lines``, ``figures`` (image outputs), ``reading_min``,
-``run_s`` (``wall_s`` of the cost file), ``total_min`` = reading + running, to the nearest 5 minutes.
+``run_s`` (``wall_s`` of the cost file), ``exact_min`` = reading + running, ``total_min`` = ``exact_min`` to
+the nearest 5 minutes (what the Time lines print).
 
-**One sitting.** A lesson notebook is at most ``ONE_SITTING_MIN`` = 60 minutes by this measure. The
+**One sitting.** A lesson notebook is at most ``ONE_SITTING_MIN`` = 60 minutes by this measure, unrounded
+(``exact_min``: 61 minutes is over, though its Time line says "about 60"). The
 exceptions are the optional notebooks: 08 (speed) and any notebook whose first cell has a line
 that starts with ``**Optional.**`` (say why it is optional on that line). ``--check`` fails, naming
 each notebook and its minutes, when a lesson is over the limit and not in ``OVER_60``, the explicit
@@ -53,7 +55,11 @@ EXEMPT = {"08_speed"}  # optional by name; other optional notebooks say so in th
 OPTIONAL = re.compile(r"^\s*(#\s*)?\*\*Optional\.\*\*", re.MULTILINE)
 # issue 35: still to split. Lessons over ONE_SITTING_MIN today; --check tolerates exactly these, and the
 # test fails when the set of lessons over the limit differs from it (a new one over, or one fixed).
-OVER_60: set[str] = set()  # empty: every lesson fits one sitting (06 and 07 split into 06a, 07b and 07c)
+OVER_60 = {  # 06 and 07 fit since their splits into 06a, 07b and 07c; these are 1-2 minutes over, unrounded
+    "00_start_here",  # issue 35: 62.2 min (its learning path grew by the three new notebooks)
+    "01_running_state",  # issue 35: 61.3 min
+    "02_pair_memory",  # issue 35: 61.2 min
+}
 COST_FILE = Path("docs/notebook_cost.json")
 KEEP = "\x00"  # a space that a line must not break at ("20 s")
 IMAGE_TYPES = ("image/png", "image/svg+xml", "image/jpeg")
@@ -132,7 +138,7 @@ def notebook_times(root: Path) -> list[dict]:
                        f"{r['figures']} figures at half a minute each) and a run of every cell in default mode, "
                        f"measured at {run_phrase(cost)} on a 2-core CPU (`docs/notebook_cost.json`).")
         rows.append({"name": ipynb.stem, "py": ipynb.with_suffix(".py"), **r, "run_s": cost["wall_s"],
-                     "optional": is_optional(ipynb),
+                     "optional": is_optional(ipynb), "exact_min": round(r["reading_min"] + cost["wall_s"] / 60, 1),
                      "total_min": total, "line": line, "short": f"{total} min (runs in {cost['wall_s']:.0f} s)"})
     for py in sorted((root / "notebooks" / "exercises").glob("[0-9][0-9]_*.py")):
         solution = f"notebooks/exercises/solutions/{py.stem}_solutions.ipynb"
@@ -191,16 +197,16 @@ def expected_files(root: Path) -> dict[Path, str]:
     return out
 
 
-def over_limit(rows: list[dict]) -> dict[str, int]:
-    """{lesson: minutes} for every lesson notebook (not optional) over ONE_SITTING_MIN."""
-    return {r["name"]: r["total_min"] for r in rows
-            if "total_min" in r and not r["optional"] and r["total_min"] > ONE_SITTING_MIN}
+def over_limit(rows: list[dict]) -> dict[str, float]:
+    """{lesson: minutes} for every lesson notebook (not optional) over ONE_SITTING_MIN, unrounded."""
+    minutes = {r["name"]: r.get("exact_min", r.get("total_min")) for r in rows if "total_min" in r and not r["optional"]}
+    return {name: m for name, m in minutes.items() if m > ONE_SITTING_MIN}
 
 
 def sitting_problems(rows: list[dict]) -> list[str]:
     """What breaks the one-sitting rule: a lesson over the limit not in OVER_60, or OVER_60 naming one that fits."""
     over = over_limit(rows)
-    minutes = {r["name"]: r.get("total_min") for r in rows}
+    minutes = {r["name"]: r.get("exact_min", r.get("total_min")) for r in rows}
     out = [f"over one sitting: {name} is {m} min (limit {ONE_SITTING_MIN}); split it or move code to the views"
            for name, m in sorted(over.items()) if name not in OVER_60]
     out += [f"OVER_60 is stale: {name} is {minutes.get(name, 'not a notebook')} min now; remove it from "
