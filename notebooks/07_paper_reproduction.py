@@ -40,7 +40,7 @@
 # and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
 # is in the course's glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 60 minutes: 58 of reading (4275 words at 100 a minute, 55 lines of code at 4, 3
+# **Time.** About 60 minutes: 58 of reading (4277 words at 100 a minute, 55 lines of code at 4, 3
 # figures at half a minute each) and a run of every cell in default mode, measured at 14 s (CPU 4 s,
 # peak 389 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -335,7 +335,7 @@ plt.show()
 #   5 seeds, every seed on the constant-guess line. The paper's 41.9% is the mean of 14.2, 100 and
 #   11.6% (its result file; its text says one seed exact, two failing): one win in 3 runs on Apple
 #   MPS. That win did not reproduce: the paper's own code won 0 of 11 seeds (95% Clopper-Pearson
-#   interval [0.00, 0.28]) on our CPU, and our re-implementation won 0 of 30 seeds (95%
+#   interval [0.00, 0.28]) on our CPU (`recall_reference_code.json`), and our re-implementation won 0 of 30 seeds (95%
 #   Clopper-Pearson interval [0.00, 0.12]); seed 19 (100% in the paper's run) gives 12.0% with the
 #   paper's own code and 12.4% with ours (a win: accuracy >= 95%). Does not agree with the paper's
 #   mean, which one run makes; agrees with its other two seeds.
@@ -461,7 +461,7 @@ plt.show()
 # * **The gated hybrid's one recall success did not reproduce.** The paper's 41.9% is one seed at
 #   100% (on Apple MPS) and two collapsed. At the paper's budget (500 steps x 32 sequences, one
 #   supervised token, constant lr 3e-4) the paper's own code won 0 of 11 seeds (95% Clopper-Pearson
-#   interval [0.00, 0.28]) on our CPU, and our re-implementation won 0 of 30 seeds (95%
+#   interval [0.00, 0.28]) on our CPU (`recall_reference_code.json`), and our re-implementation won 0 of 30 seeds (95%
 #   Clopper-Pearson interval [0.00, 0.12]). Independent query and key projections leave the right
 #   entry out of the top-8 at initialization. One tied $W_{qk}$ and a learnable $\beta$ recall 100%
 #   on every seed and up to 128 pairs in MQAR, because the read is solved at initialization: an

@@ -199,7 +199,8 @@ def expected_files(root: Path) -> dict[Path, str]:
 
 def over_limit(rows: list[dict]) -> dict[str, float]:
     """{lesson: minutes} for every lesson notebook (not optional) over ONE_SITTING_MIN, unrounded."""
-    minutes = {r["name"]: r.get("exact_min", r.get("total_min")) for r in rows if "total_min" in r and not r["optional"]}
+    minutes = {r["name"]: r.get("exact_min", r.get("total_min"))
+               for r in rows if "total_min" in r and not r["optional"]}
     return {name: m for name, m in minutes.items() if m > ONE_SITTING_MIN}
 
 

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .results.files import load_runs
+from .results.intervals import clopper_pearson
 from .results.paper_numbers import PAPER
 from .results.tables import summarize
 
@@ -156,10 +157,18 @@ def cited_results(text: str, results: Path = RESULTS) -> set[float]:
     for name in set(JSON_NAME.findall(text)):
         for path in results.rglob(name):
             try:
-                out |= json_numbers(json.loads(path.read_text(encoding="utf-8"))) | run_summaries(path)
+                data = json.loads(path.read_text(encoding="utf-8"))
+                out |= json_numbers(data) | run_summaries(path) | win_interval(data)
             except (OSError, ValueError):
                 continue
     return out
+
+
+def win_interval(data) -> set[float]:
+    """A file whose runs say ``win`` (true/false): the 95% Clopper-Pearson bounds of its win rate, k of n."""
+    runs = data.get("runs") if isinstance(data, dict) else None
+    wins = [r["win"] for r in runs or () if isinstance(r, dict) and isinstance(r.get("win"), bool)]
+    return set(clopper_pearson(sum(wins), len(wins))) if wins else set()
 
 
 def run_summaries(path: Path) -> set[float]:
