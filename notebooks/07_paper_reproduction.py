@@ -40,7 +40,7 @@
 # and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
 # is in the course's glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 60 minutes: 58 of reading (4277 words at 100 a minute, 55 lines of code at 4, 3
+# **Time.** About 55 minutes: 56 of reading (4277 words at 100 a minute, 49 lines of code at 4, 3
 # figures at half a minute each) and a run of every cell in default mode, measured at 14 s (CPU 4 s,
 # peak 389 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -73,15 +73,12 @@ except ModuleNotFoundError:  # the clone: the first folder above this one with a
 import math
 
 import matplotlib.pyplot as plt
-import torch
 from IPython.display import Markdown, display
 
 from tl_minimal import views
-from tl_minimal.data import text as data_text
 from tl_minimal.experiments import results
 from tl_minimal.experiments.protocols import protocol
 from tl_minimal.training import config
-from tl_minimal.training.evaluate import unigram_bits
 from tl_minimal.views import plots_reproduction
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
@@ -91,15 +88,12 @@ print(f"smoke mode: {config.smoke()}   results folder: data/results")
 
 # %% [markdown]
 # The yardstick for every BPB below: the **unigram baseline**, each byte predicted from its
-# frequency in the training text with no context at all (`unigram_bits`), on the same validation
+# frequency in the training text with no context at all (`results.tables_unigram`), on the same validation
 # chunks as the tables (the first 128 batches of 16 chunks of 128 bytes). A model below it has
 # learned something about context; one above it has not yet learned even the byte frequencies.
 
 # %%
-LP = protocol("lm")
-train_text, valid_text = data_text.load_split("train"), data_text.load_split("validation")
-table_chunks = data_text.eval_batches(valid_text.tokens, LP.seq_len, LP.eval_batch_size, max_batches=LP.eval_batches)
-UNIGRAM = unigram_bits(train_text.tokens, torch.cat([yb for _, yb in table_chunks]), data_text.VOCAB_SIZE)
+UNIGRAM = results.tables_unigram(protocol("lm"))
 print(f"unigram baseline on the tables' validation chunks: {UNIGRAM:.3f} BPB   (uniform over 259 ids: {math.log2(259):.3f})")
 
 # %% [markdown]

@@ -32,7 +32,7 @@
 # top-8; induction heads in 06a, section 3). Every symbol is in the course's glossary,
 # [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 50 minutes: 48 of reading (2913 words at 100 a minute, 63 lines of code at 4, 6
+# **Time.** About 45 minutes: 47 of reading (2913 words at 100 a minute, 59 lines of code at 4, 6
 # figures at half a minute each) and a run of every cell in default mode, measured at 10 s (CPU 4 s,
 # peak 327 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -50,7 +50,6 @@ except ModuleNotFoundError:  # the clone: the first folder above this one with a
 import math
 
 import matplotlib.pyplot as plt
-import torch
 from IPython.display import Markdown, display
 
 from tl_minimal import views
@@ -58,7 +57,6 @@ from tl_minimal.data import text as data_text
 from tl_minimal.experiments import results
 from tl_minimal.experiments.protocols import protocol
 from tl_minimal.training import config
-from tl_minimal.training.evaluate import unigram_bits
 from tl_minimal.views import plots_breaks
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
@@ -66,15 +64,12 @@ print(f"smoke mode: {config.smoke()}   results folder: data/results")
 
 # %% [markdown]
 # The yardstick for every BPB below: the **unigram baseline**, each byte predicted from its
-# frequency in the training text with no context at all (`unigram_bits`), on the same validation
+# frequency in the training text with no context at all (`results.tables_unigram`), on the same validation
 # chunks as the tables (the first 128 batches of 16 chunks of 128 bytes). A model below it has
 # learned something about context; one above it has not yet learned even the byte frequencies.
 
 # %%
-LP = protocol("lm")
-train_text, valid_text = data_text.load_split("train"), data_text.load_split("validation")
-table_chunks = data_text.eval_batches(valid_text.tokens, LP.seq_len, LP.eval_batch_size, max_batches=LP.eval_batches)
-UNIGRAM = unigram_bits(train_text.tokens, torch.cat([yb for _, yb in table_chunks]), data_text.VOCAB_SIZE)
+UNIGRAM = results.tables_unigram(protocol("lm"))
 print(f"unigram baseline on the tables' validation chunks: {UNIGRAM:.3f} BPB   (uniform over 259 ids: {math.log2(259):.3f})")
 
 # %% [markdown]
@@ -304,6 +299,7 @@ plt.show()
 from tl_minimal.experiments.tasks import induction_data as data_induction
 
 IP = protocol("induction")
+valid_text = data_text.load_split("validation")
 x_ind, y_ind = data_induction.repeated_spans(valid_text.tokens, 1, IP.span_len, data_induction.eval_generator(0),
                                              IP.seq_len)  # [1, 2L] each
 print(f"span_len L = {IP.span_len}, context = {IP.seq_len}, spans per run = {IP.eval_examples}; x, y {tuple(x_ind.shape)}")

@@ -115,3 +115,20 @@ def test_the_break_figures_draw_and_return_none_without_rows():
                   plots_breaks.alias_training_curves({}), plots_breaks.distance_accuracy([], {}, []),
                   plots_breaks.induction_ratios([]), plots_breaks.induction_curves([], 64)):
         assert empty is None
+
+
+def test_tables_unigram_is_the_yardstick_notebook_07_prints():
+    """results.tables_unigram on the real data gives the number 07's committed output prints."""
+    import os
+    from pathlib import Path
+
+    if not os.environ.get("TL_MINIMAL_DATA"):
+        pytest.skip("needs the real WikiText-2 copy (TL_MINIMAL_DATA); CI sets it")
+    from tl_minimal.experiments import results
+    from tl_minimal.experiments.protocols import protocol
+
+    nb = json.loads((Path(__file__).resolve().parents[2] / "notebooks" / "07_paper_reproduction.ipynb").read_text())
+    printed = "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
+                      for o in c.get("outputs", []))
+    value = results.tables_unigram(protocol("lm"))
+    assert f"unigram baseline on the tables' validation chunks: {value:.3f} BPB" in printed

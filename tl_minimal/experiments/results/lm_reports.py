@@ -6,6 +6,7 @@ tokenized table in bits, and each variant's BPB against the length of training.
     tokenized_in_bits     table 6's rows and the paper's numbers, nats divided by ln 2
     tokenized_gaps_markdown   each model minus the Transformer, ours beside the paper's
     bpb_by_steps          {variant: [(mean steps, mean BPB, std BPB), ...]} over tables 1, 3a, 3b
+    tables_unigram        the unigram baseline on the tables' evaluation chunks, every BPB's yardstick
 
 Every function reads the committed files through :mod:`.files` and :data:`.tables.TABLES`; the
 notebooks call them in one line and print or display what they return.
@@ -17,6 +18,10 @@ import math
 import re
 from pathlib import Path
 
+import torch
+
+from ...data import text as data_text
+from ...training.evaluate import unigram_bits
 from .files import provenance
 from .paper_numbers import PAPER
 from .tables import TABLES, Row, markdown_table
@@ -124,3 +129,14 @@ def beside_paper_panels(unigram: float) -> list[dict]:
         panels.append({"title": title, "rows": rows, "paper": [table.paper_number(r) for r in rows],
                        "paper_all": list(PAPER.get(table.paper, {}).values()), "ylabel": "BPB", "unigram": unigram})
     return panels
+
+
+def tables_unigram(p) -> float:
+    """Bits per byte of the unigram model (train-split byte counts) on the chunks the tables are scored on.
+
+    The chunks are protocol ``p``'s: the first ``eval_batches`` batches of ``eval_batch_size``
+    chunks of ``seq_len`` bytes of its evaluation split (notebooks 07 and 07c read every BPB against it).
+    """
+    train, valid = data_text.load_split("train"), data_text.load_split(p.eval_split)
+    chunks = data_text.eval_batches(valid.tokens, p.seq_len, p.eval_batch_size, max_batches=p.eval_batches)
+    return unigram_bits(train.tokens, torch.cat([y for _, y in chunks]), data_text.VOCAB_SIZE)
