@@ -4,12 +4,16 @@ printed before the move, and refuses a wrong input."""
 
 from __future__ import annotations
 
-import pytest
+import math
 
-from tl_minimal.course import setup
+import pytest
+import torch
+
+from tl_minimal.course import setup, shipped
 from tl_minimal.training import device
+from tl_minimal.training.evaluate import unigram_bits
 from tl_minimal.training.protocols import protocol
-from tl_minimal.views import tables_cost
+from tl_minimal.views import tables_cost, tables_training
 
 
 def test_setup_prints_device_missing_devices_and_smoke(capsys, monkeypatch):
@@ -47,3 +51,36 @@ def test_baselines_and_training_text(capsys):
         tables_cost.print_baselines(1, 1.0)
     with pytest.raises(ValueError, match="has bytes"):
         tables_cost.print_training_text("x", 0, protocol("lm"))
+
+
+def test_unigram_on_record_chunks_is_the_baseline_on_the_scored_chunks():
+    gen = torch.Generator().manual_seed(0)
+    train, valid = torch.randint(0, 259, (5000,), generator=gen), torch.randint(0, 259, (3000,), generator=gen)
+    record = {"protocol": {"task": "lm", "eval_batches": 2, "eval_batch_size": 3}, "val_bpb": 5.0}
+    unigram, n = shipped.unigram_on_record_chunks(train, valid, record)
+    seq = protocol("lm").seq_len
+    y = torch.stack([valid[1 + i * seq: 1 + (i + 1) * seq] for i in range(6)])  # the first 6 chunks' targets
+    assert n == 6 and unigram == pytest.approx(unigram_bits(train, y, 259))
+    with pytest.raises(ValueError, match="shipped lm model's record"):
+        shipped.unigram_on_record_chunks(train, valid, {"protocol": {"task": "recall"}, "accuracy": 1.0})
+
+
+def test_short_run_and_shipped_record_lines(capsys):
+    history = {"steps": 80, "seconds": 41.6, "loss": [5.0 * math.log(2), 3.25 * math.log(2)]}
+    tables_training.print_short_run(history, 4.589, "the validation split")
+    assert capsys.readouterr().out == ("80 steps in 42 s; training loss 5.000 -> 3.250 bits per byte "
+                                       "(unigram baseline on the validation split: 4.589)\n")
+    record = {"command": "python -m x", "train_seconds": 270.0, "threads": 1, "steps": 2000,
+              "loss_log": {"loss": [2.5 * math.log(2)]}, "val_bpb": 2.6951}
+    tables_training.print_shipped_record(record, 4.6712, 2048)
+    assert capsys.readouterr().out.splitlines() == [
+        "made by: python -m x  (4.5 min of training on 1 CPU thread)",
+        "2000 steps: training loss 2.500 bits per byte at the last step, validation BPB 2.695 (unigram baseline on "
+        "the same 2,048 chunks: 4.671)"]
+    tables_training.print_shipped_bpb(record, 4.6712, 2048)
+    assert capsys.readouterr().out == ("2000 steps (made by: python -m x, 4.5 min of training): validation BPB 2.695 "
+                                       "(unigram baseline on the same 2,048 chunks: 4.671)\n")
+    with pytest.raises(ValueError, match="its losses"):
+        tables_training.print_short_run({"steps": 0, "seconds": 0, "loss": []}, 4.6, "x")
+    with pytest.raises(ValueError, match="val_bpb"):
+        tables_training.print_shipped_bpb({"command": "x"}, 4.6, 1)
