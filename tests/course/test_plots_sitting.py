@@ -13,7 +13,7 @@ from tl_minimal.course import setup, shipped
 from tl_minimal.training import device
 from tl_minimal.training.evaluate import unigram_bits
 from tl_minimal.training.protocols import protocol
-from tl_minimal.views import tables_cost, tables_training
+from tl_minimal.views import tables_cost, tables_pairs, tables_training
 
 
 def test_setup_prints_device_missing_devices_and_smoke(capsys, monkeypatch):
@@ -84,3 +84,13 @@ def test_short_run_and_shipped_record_lines(capsys):
         tables_training.print_short_run({"steps": 0, "seconds": 0, "loss": []}, 4.6, "x")
     with pytest.raises(ValueError, match="val_bpb"):
         tables_training.print_shipped_bpb({"command": "x"}, 4.6, 1)
+
+
+def test_recall_at_reads_each_curve_at_S_and_at_the_end(capsys):
+    curves = {8: torch.linspace(1, 0.45, 20), 16: torch.ones(20)}
+    tables_pairs.print_recall_at(curves, 20)
+    assert capsys.readouterr().out.splitlines() == [
+        f"S =  8: recall with 8 pairs {curves[8][7]:.0%}, with 20 pairs 45%",
+        "S = 16: recall with 16 pairs 100%, with 20 pairs 100%"]
+    with pytest.raises(ValueError, match="one recall per number of pairs"):
+        tables_pairs.print_recall_at({8: torch.ones(5)}, 20)
