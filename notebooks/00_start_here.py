@@ -28,7 +28,7 @@
 # (queries, keys, values) as in a small Transformer; matrix-vector and outer products. Nothing
 # about linear attention or state-space models: the course builds it.
 #
-# **Time.** About 60 minutes: 62 of reading (3819 words at 100 a minute, 81 lines of code at 4, 7
+# **Time.** About 60 minutes: 58 of reading (3819 words at 100 a minute, 67 lines of code at 4, 7
 # figures at half a minute each) and a run of every cell in default mode, measured at 17 s (CPU 6 s,
 # peak 447 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -42,14 +42,12 @@ except ModuleNotFoundError:  # the clone: the first folder above this one with a
     raise SystemExit(f'tl_minimal is not installed for this kernel; run this in a cell, then restart the '
                      f'kernel:  %pip install -e "{clone}"') from None
 
-import math
-
 import matplotlib.pyplot as plt
 import torch
 
 import tl_minimal
 from tl_minimal import default_config, views
-from tl_minimal.training import config, device
+from tl_minimal.course import setup
 from tl_minimal.training.protocols import chunk_eval_set, protocol
 from tl_minimal.views import diagrams, plots, plots_cost, tables_cost, tables_tokens, widgets
 
@@ -268,20 +266,14 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-for key, value in {**device.describe(), "tl_minimal": tl_minimal.__version__}.items():
-    print(f"{key:12s} {value}")
+setup.print_device(tl_minimal.__version__)  # device.describe(): the device get_device() picks, and what it is
 
 # %% [markdown]
 # Asking for a device that is not there is an error that says what *is* there:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-missing = [kind for kind in ("cuda", "mps") if kind not in device.available_devices()]
-for kind in missing:
-    try:
-        device.get_device(kind)
-    except RuntimeError as err:
-        print(f"get_device({kind!r}) -> {err}")
+setup.print_missing_devices()  # device.get_device(kind) for CUDA and MPS, where missing: the RuntimeError's text
 
 # %% [markdown]
 # **Smoke mode.** The notebooks train real models. With the environment variable `TL_SMOKE=1` they cut steps,
@@ -290,10 +282,7 @@ for kind in missing:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-print("smoke mode:", config.smoke())
-root = config.data_dir()  # print(root) shows the full path on your machine
-print("local data directory (TL_MINIMAL_DATA):",
-      "not set, so WikiText-2 comes from Hugging Face datasets" if root is None else f"set, a folder named {root.name!r}")
+setup.print_smoke_and_data()  # config.smoke() and config.data_dir(): TL_SMOKE and TL_MINIMAL_DATA
 
 # %% [markdown]
 # ## 7. The data, as bytes and tokens
@@ -354,8 +343,7 @@ plt.show()
 # NBVAL_IGNORE_OUTPUT
 train = data_text.load_split("train")
 UNIGRAM_BPB = unigram_bits(train.tokens, valid.tokens[1:], data_text.VOCAB_SIZE)
-print(f"uniform over {data_text.VOCAB_SIZE} ids: {math.log2(data_text.VOCAB_SIZE):.3f} BPB")
-print(f"unigram (byte frequencies of the train split), on the validation split: {UNIGRAM_BPB:.3f} BPB")
+tables_cost.print_baselines(data_text.VOCAB_SIZE, UNIGRAM_BPB)  # uniform: log2 V; then the unigram
 
 # %% [markdown]
 # **The data setup, once for the course.** Every byte-level run in notebooks 01-07 follows the
@@ -369,10 +357,7 @@ print(f"unigram (byte frequencies of the train split), on the validation split: 
 # %%
 # NBVAL_IGNORE_OUTPUT
 lm = protocol("lm")  # the paper's byte-level protocol, as every notebook builds it
-seen = lm.steps * lm.batch_size * lm.seq_len  # bytes in the training windows of one run
-print("training text:", train.source)
-print(f"one {lm.steps}-step run sees {lm.steps} x {lm.batch_size} windows x {lm.seq_len} bytes = {seen:,} bytes, "
-      f"{seen / len(train.tokens):.1%} of the {len(train.tokens):,} training bytes (windows may overlap)")
+tables_cost.print_training_text(train.source, len(train.tokens), lm)  # one run: steps x batch x seq_len bytes
 _, y_table = chunk_eval_set(valid.tokens, lm)  # the validation bytes a BPB table scores
 unigram_table = unigram_bits(train.tokens, y_table, data_text.VOCAB_SIZE)
 tables_cost.print_two_unigrams(UNIGRAM_BPB, unigram_table, lm)  # whole split, then a table's chunks

@@ -23,7 +23,7 @@
 # **Prerequisites.** Notebook 00 (the layer figure and the glossary). PyTorch: broadcasting,
 # matrix products.
 #
-# **Time.** About 60 minutes: 60 of reading (2094 words at 100 a minute, 138 lines of code at 4, 10
+# **Time.** About 60 minutes: 58 of reading (2094 words at 100 a minute, 129 lines of code at 4, 10
 # figures at half a minute each) and a run of every cell in default mode, measured at 55 s (CPU
 # 19 s, peak 612 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -244,7 +244,7 @@ widgets.pulse_memory_widget(lam=0.9)
 
 # %%
 from tl_minimal.checks import checked_ids
-from tl_minimal.training.protocols import chunk_eval_set, protocol
+from tl_minimal.training.protocols import protocol
 from tl_minimal.training.recipes import build, fit, make_sampler
 from tl_minimal.training.train import clip_options, make_optimizer, seed_everything
 
@@ -293,9 +293,7 @@ UNIGRAM_BPB = unigram_bits(train_split.tokens, valid_split.tokens[1:], data_text
 seed_everything(0)
 untrained = build("triple_latent", lm).to(DEVICE)  # the weights fit() starts from
 model, history = fit("triple_latent", lm, seed=0, device=DEVICE, data=train_split.tokens, progress=False)
-bits = [v / math.log(2) for v in history["loss"]]  # nats -> bits per byte
-print(f"{history['steps']} steps in {history['seconds']:.0f} s; training loss {bits[0]:.3f} -> {bits[-1]:.3f} "
-      f"bits per byte (unigram baseline on the validation split: {UNIGRAM_BPB:.3f})")
+tables_training.print_short_run(history, UNIGRAM_BPB, "the validation split")  # losses in nats, printed / ln 2
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -319,21 +317,14 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from tl_minimal.course.shipped import shipped_or_retrained
+from tl_minimal.course.shipped import shipped_or_retrained, unigram_on_record_chunks
 
 RETRAIN = False  # True: train the 2,000-step model here instead of loading the shipped one
 long_model, long_record = shipped_or_retrained("triple_latent", RETRAIN, train_split.tokens, DEVICE)
 LONG = long_record["steps"]
-print(f"made by: {long_record['command']}  ({long_record['train_seconds'] / 60:.1f} min of training on "
-      f"{long_record['threads']} CPU thread)")
 # its validation BPB scores the protocol's first chunks: the unigram baseline on those same bytes (notebook 00, 7.1)
-record_chunks = protocol("lm", eval_batches=long_record["protocol"]["eval_batches"],
-                         eval_batch_size=long_record["protocol"]["eval_batch_size"])
-UNIGRAM_CHUNKS = unigram_bits(train_split.tokens, chunk_eval_set(valid_split.tokens, record_chunks)[1],
-                              data_text.VOCAB_SIZE)
-print(f"{LONG} steps: training loss {long_record['loss_log']['loss'][-1] / math.log(2):.3f} bits per byte at the "
-      f"last step, validation BPB {long_record['val_bpb']:.3f} (unigram baseline on the same "
-      f"{record_chunks.eval_batches * record_chunks.eval_batch_size:,} chunks: {UNIGRAM_CHUNKS:.3f})")
+UNIGRAM_CHUNKS, n_chunks = unigram_on_record_chunks(train_split.tokens, valid_split.tokens, long_record)
+tables_training.print_shipped_record(long_record, UNIGRAM_CHUNKS, n_chunks)  # how it was made, loss, BPB
 
 # %% [markdown]
 # We read the running-state gates $\lambda$ on one sentence through `model.internals` (which runs

@@ -21,7 +21,7 @@
 # **Prerequisites.** Notebook 01 (the running state $s_t$, the unrolled sum, `fit`). The outer
 # product of two vectors.
 #
-# **Time.** About 60 minutes: 60 of reading (2093 words at 100 a minute, 138 lines of code at 4, 9
+# **Time.** About 60 minutes: 58 of reading (2093 words at 100 a minute, 130 lines of code at 4, 9
 # figures at half a minute each) and a run of every cell in default mode, measured at 79 s (CPU
 # 23 s, peak 584 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -68,8 +68,6 @@ except ModuleNotFoundError:  # the clone: the first folder above this one with a
     clone = next((p for p in pathlib.Path.cwd().parents if (p / "pyproject.toml").is_file()), "tl-minimal")
     raise SystemExit(f'tl_minimal is not installed for this kernel; run this in a cell, then restart the '
                      f'kernel:  %pip install -e "{clone}"') from None
-
-import math
 
 import matplotlib.pyplot as plt
 import torch
@@ -207,8 +205,7 @@ N_PAIRS, TRIALS = 20, config.pick(200, 20)
 curves = {S_toy: pair_toy.recall_curve(S_toy, N_PAIRS, trials=TRIALS) for S_toy in (8, 16)}
 plots_capacity.recall_vs_pairs(curves)
 plt.show()
-for S_toy, recall in curves.items():
-    print(f"S = {S_toy:2d}: recall with {S_toy} pairs {recall[S_toy - 1]:.0%}, with {N_PAIRS} pairs {recall[-1]:.0%}")
+tables_pairs.print_recall_at(curves, N_PAIRS)  # each curve at S pairs and at 20
 
 # %% [markdown]
 # Look for where each line leaves 100%: right after its dashed line, where the pairs number $S$. Up to $S$ pairs the
@@ -277,9 +274,10 @@ print("sum of the weights + weight of P_-1 = 1:", round(w[0, 0, :, 0].sum().item
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from tl_minimal.course.shipped import shipped_or_retrained
-from tl_minimal.training.protocols import chunk_eval_set, protocol
+from tl_minimal.course.shipped import shipped_or_retrained, unigram_on_record_chunks
+from tl_minimal.training.protocols import protocol
 from tl_minimal.training.recipes import fit
+from tl_minimal.views import tables_training
 
 lm = protocol("lm", steps=STEPS)
 train_split = data_text.load_split("train")
@@ -290,17 +288,10 @@ model, history = fit("triple_latent", lm, seed=0, device=DEVICE, data=train_spli
 RETRAIN = False  # True: train the 2,000-step model here instead of loading the shipped one
 long_model, long_record = shipped_or_retrained("triple_latent", RETRAIN, train_split.tokens, DEVICE)
 LONG = long_record["steps"]
-bits = [v / math.log(2) for v in history["loss"]]  # history is in nats: / ln 2 -> bits per byte
-print(f"{history['steps']} steps in {history['seconds']:.0f} s; training loss {bits[0]:.3f} -> {bits[-1]:.3f} "
-      f"bits per byte (unigram baseline on the whole validation split: {UNIGRAM_BPB:.3f})")
+tables_training.print_short_run(history, UNIGRAM_BPB, "the whole validation split")  # history in nats, / ln 2
 # its validation BPB scores the protocol's first chunks: the unigram baseline on those same bytes (notebook 00, 7.1)
-record_chunks = protocol("lm", eval_batches=long_record["protocol"]["eval_batches"],
-                         eval_batch_size=long_record["protocol"]["eval_batch_size"])
-UNIGRAM_CHUNKS = unigram_bits(train_split.tokens, chunk_eval_set(valid_split.tokens, record_chunks)[1],
-                              data_text.VOCAB_SIZE)
-print(f"{LONG} steps (made by: {long_record['command']}, {long_record['train_seconds'] / 60:.1f} min of training): "
-      f"validation BPB {long_record['val_bpb']:.3f} (unigram baseline on the same "
-      f"{record_chunks.eval_batches * record_chunks.eval_batch_size:,} chunks: {UNIGRAM_CHUNKS:.3f})")
+UNIGRAM_CHUNKS, n_chunks = unigram_on_record_chunks(train_split.tokens, valid_split.tokens, long_record)
+tables_training.print_shipped_bpb(long_record, UNIGRAM_CHUNKS, n_chunks)  # how it was made, its validation BPB
 
 # %% [markdown]
 # The memory of the first layer, per head (columns), after reading the token named in each

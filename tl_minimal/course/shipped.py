@@ -4,6 +4,7 @@
     record["val_bpb"], record["train_seconds"], record["command"]
     model, record = shipped_or_retrained("triple_latent", retrain=RETRAIN)   # what notebooks 01-04 call
     model, record = shipped_or_retrained("triple_latent", task="recall", steps=200)   # notebook 06a: recall, 200 steps
+    unigram, n_chunks = unigram_on_record_chunks(train, valid, record)   # the baseline beside record["val_bpb"]
 
 An 80-step model has barely moved from its initialization: its gates sit near where they
 started, its pair memory is nearly rank one, its slots nearly uniform. The notebooks therefore
@@ -42,7 +43,8 @@ import torch
 from ..convert import SHIPPED as FORMAT
 from ..data import text as data_text
 from ..registry import build_model
-from ..training.protocols import protocol
+from ..training.evaluate import unigram_bits
+from ..training.protocols import chunk_eval_set, protocol
 from ..training.recipes import fit
 from .files import checkpoint_dir
 
@@ -149,3 +151,18 @@ def shipped_or_retrained(variant: str, retrain: bool = False, data=None, device=
         model, _ = fit(variant, p, seed, data if task == "lm" else None, device=device, progress=True)
         model.eval()
     return model, record
+
+
+def unigram_on_record_chunks(train_tokens: torch.Tensor, valid_tokens: torch.Tensor, record: dict) -> tuple[float, int]:
+    """The unigram baseline (BPB) on the validation chunks a shipped lm model's ``val_bpb`` scored, and how many
+    chunks that is: ``(unigram, n_chunks)``. A BPB stands beside the baseline on the same bytes (notebook 00, 7.1).
+
+    train_tokens, valid_tokens: [N] byte ids of the two splits; record: :func:`read_record`'s dict.
+    """
+    if record.get("protocol", {}).get("task") != "lm" or "val_bpb" not in record:
+        raise ValueError("a unigram baseline beside a BPB needs a shipped lm model's record (with val_bpb); "
+                         f"got one with keys {sorted(record)}")
+    chunks = protocol("lm", eval_batches=record["protocol"]["eval_batches"],
+                      eval_batch_size=record["protocol"]["eval_batch_size"])
+    _, y = chunk_eval_set(valid_tokens, chunks)  # [n_chunks, seq_len]: the bytes val_bpb predicted
+    return unigram_bits(train_tokens, y, data_text.VOCAB_SIZE), y.shape[0]

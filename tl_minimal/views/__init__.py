@@ -10,7 +10,7 @@ a model and never re-implement the math. Each module is named after what it draw
 paper's, notebooks 07 and 07b), ``plots_breaks`` (where recall breaks, induction on text, notebook 07c),
 ``plots_training`` (a loss curve beside the unigram
 line), ``plots_heads`` (one number per layer and head, runs side by side), ``tables_gates`` and
-``tables_training`` (the printed numbers under notebooks 01, 03c and 04's figures), ``tables_pairs`` (notebook
+``tables_training`` (the printed numbers under notebooks 01, 02, 03c and 04's figures), ``tables_pairs`` (notebook
 02's pair toy), ``plots_cost``, ``tables_cost`` and ``tables_tokens`` (notebook 00's memory and cost counts, a
 tokenized sentence), ``plots_scores`` (a
 trained layer's scores beside softmax attention, notebook 03c) and

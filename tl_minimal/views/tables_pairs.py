@@ -4,6 +4,7 @@ Views print what the notebook computed (the cosines come from ``tl_minimal.cours
 
     print_cosine_table   one memory's cosines [question i, write j], and how many questions got their own write
     print_many_pairs     more pairs than S: how many were answered with their own write, and how cleanly
+    print_recall_at      the recall curves read at S pairs and at the most pairs stored
 """
 
 from __future__ import annotations
@@ -30,3 +31,12 @@ def print_many_pairs(table: torch.Tensor, S: int) -> None:
     n = table.shape[0]
     print(f"{n} pairs in S = {S}: {right} of {n} answered with their own write; cosine with it from "
           f"{own.min():.2f} to {own.max():.2f} (1 for a clean read)")
+
+
+def print_recall_at(curves: dict, n_pairs: int) -> None:
+    """curves: {S: recall [n_pairs]}, recall[n - 1] the fraction answered right with n pairs stored."""
+    for S, recall in curves.items():
+        if len(recall) != n_pairs or S > n_pairs:
+            raise ValueError(f"a curve holds one recall per number of pairs 1..{n_pairs} (at least S = {S}); "
+                             f"got {len(recall)} values")
+        print(f"S = {S:2d}: recall with {S} pairs {recall[S - 1]:.0%}, with {n_pairs} pairs {recall[-1]:.0%}")
