@@ -24,7 +24,11 @@ import pytest
 import test_site
 from test_site import ROOT, _site_module
 
+pytestmark = pytest.mark.repo
+
 site, server, browser = test_site.site, test_site.server, test_site.browser  # its fixtures, used here too
+NEEDS_SITE = pytest.mark.skipif(not test_site._site_extra_installed(),
+                                reason='the site needs the site extra: pip install -e ".[site]"')
 
 # widgets that keep their saved picture on the site, and the words of the reason their caption gives
 NOT_MOVING = {("notebooks/05_convolution.ipynb", "interactive"): "text box",
@@ -48,6 +52,24 @@ def site_figures(site: Path, page: str) -> list[tuple[str, list[dict], str]]:
     return [(ident, json.loads(html.unescape(data)), body) for ident, data, body in FIGURE.findall(text)]
 
 
+@pytest.mark.slow
+def test_frames_span_each_control_and_come_from_the_cache_the_second_time(tmp_path):
+    """Notebook 00's widget: the slider's frames span its range on its step grid, include its start
+    (0.9) and the 0.995 the text names; a second preparation reads them from the cache, drawing nothing."""
+    frames = _site_module("widget_frames")
+    page = "notebooks/00_start_here.ipynb"
+    first = frames.prepare(ROOT, [page], cache=tmp_path)[page][0]
+    lam = first.controls["lam"]["values"]
+    assert lam[0] == 0.05 and lam[-1] == 0.995 and 0.9 in lam, lam
+    assert len(lam) >= frames.FRAMES_PER_SLIDER and all(abs(round(v / 0.005) * 0.005 - v) < 1e-9 for v in lam)
+    assert first.seconds > 0 and len(first.frames) == len(lam)
+    again = frames.prepare(ROOT, [page], cache=tmp_path)[page][0]
+    assert again.seconds == 0 and [f.values for f in again.frames] == [f.values for f in first.frames]
+    assert (frames.prepare(ROOT, ["notebooks/03_readout.ipynb"], cache=tmp_path) == {}), "03 has no widget"
+
+
+@pytest.mark.slow  # a build of the whole course: minutes
+@NEEDS_SITE
 def test_every_widget_of_00_to_06_moves_or_says_why_not(site):
     widgets = committed_widgets()
     assert len(widgets) >= 8, f"only {len(widgets)} widgets found in notebooks 00-06: {widgets}"
@@ -102,6 +124,8 @@ JS_MOVE_ALL = """async () => {
 }"""
 
 
+@pytest.mark.slow  # a build of the whole course: minutes
+@NEEDS_SITE
 @pytest.mark.browser
 def test_moving_each_control_changes_the_picture(site, server, browser):
     pages = sorted({page for page, name in committed_widgets() if (page, name) not in NOT_MOVING})
