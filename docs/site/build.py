@@ -42,6 +42,7 @@ from pathlib import Path
 # the sibling modules: a script's own folder is the first entry of sys.path, wherever it is run from
 import search_terms
 import widget_frames
+import widget_page
 from alt_text import AltTexts
 from staging import (
     REPO_VARIABLES,
@@ -89,7 +90,7 @@ def stage(root: Path, src: Path, figures: bool) -> Staged:
     for page in staged.pages:
         if page.endswith(".ipynb"):
             stage_notebook(page, root, src, site_pages, staged, alts,
-                           widget_frames.PageWidgets(page, frames.get(page, [])))
+                           widget_page.PageWidgets(page, frames.get(page, [])))
         else:
             stage_markdown(page, root, src, site_pages, staged)
     stale = alts.unused(site_pages)
