@@ -58,6 +58,7 @@ UNDRAWN = {
     "recall_widget": ("its model, gated_hybrid, is trained in the notebook (no checkpoint is shipped), so the "
                       "site cannot draw it at other settings without training; run the notebook to move it"),
     "text only": "its only control is a text box: type your own text in a running notebook",
+    "no recipe": "the site's build does not know how to make its inputs yet (widget_frames.SETUPS)",
 }
 
 
@@ -167,7 +168,8 @@ def cache_key(page: str, call: str, literals: dict, root: Path) -> str:
     drawing = [inspect.getsource(f) for f in (*SETUPS.get(CALL.match(call)[1], ()), slider_values, settings,
                                               draw_png, capture)]  # the page's HTML is not in the key
     inputs = repr(sorted(literals.items(), key=lambda kv: kv[0]))
-    sources = [p.read_text(encoding="utf-8") for p in views]
+    records = sorted((root / "data" / "checkpoints").glob("*.json"))  # a remade checkpoint has a new record
+    sources = [p.read_text(encoding="utf-8") for p in (*views, *records)]
     for part in (str(CACHE_FORMAT), page, call, inputs, tl_minimal.__version__, *sources, *drawing):
         digest.update(part.encode("utf-8"))
     return digest.hexdigest()[:16]
@@ -275,7 +277,7 @@ def prepare_widget(page: str, nb: dict, cell: int, call: str, root: Path, cache:
     name = CALL.match(call)[1]
     widget = Widget(page, cell, call)
     if name not in SETUPS:
-        widget.undrawn = UNDRAWN.get(name, UNDRAWN["text only"])
+        widget.undrawn = UNDRAWN.get(name, UNDRAWN["no recipe"] if name != "interactive" else UNDRAWN["text only"])
         return widget
     literals = literals_above(nb, cell)
     widget.key = cache_key(page, call, literals, root)
@@ -295,7 +297,11 @@ def prepare_widget(page: str, nb: dict, cell: int, call: str, root: Path, cache:
     ns = {"widgets": widgets, "plots": plots, "plots_slots": plots_slots, **literals}
     for setup in SETUPS[name]:
         setup(ns)
-    draw, controls = capture(call, ns)
+    try:
+        draw, controls = capture(call, ns)
+    except NameError as err:
+        raise ValueError(f"{page} cell {cell + 1}: the widget call {call!r} needs {err}; give widget_frames.SETUPS "
+                         f"a recipe for it") from err
     widget.controls, todo = settings(controls, prose_around(nb, cell))
     widget.text_boxes = sum(isinstance(spec, widgets.Text) for spec in controls.values())
     if not todo:

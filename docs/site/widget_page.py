@@ -38,11 +38,12 @@ def setting_text(widget: Widget, values: dict) -> str:
 def caption_text(widget: Widget) -> str:
     """The saved note, said for the page: the controls, how many settings were drawn, what stays fixed."""
     moving = ", ".join(f"{c['label']} ({len(c['values'])} settings)" for c in widget.controls.values())
-    kinds = {"slider" if c["kind"] == "slider" else "menu" for c in widget.controls.values()}
+    kinds = {c["kind"] for c in widget.controls.values()}
+    how = " or ".join(v for k, v in (("slider", "move the slider"), ("menu", "pick from the menu")) if k in kinds)
     model = " and the shipped model" if SETUPS[CALL.match(widget.call)[1]] else ""
-    typed = (" A text box of the notebook keeps its starting text here." if widget.text_boxes else "")
-    return (f"Interactive figure; controls: {moving}, drawn beforehand from the notebook's code{model}. Move the "
-            f"{' or '.join(sorted(kinds))} to change the picture; run the notebook for any other setting.{typed}")
+    typed = " The notebook's text box keeps its starting text here." if widget.text_boxes else ""
+    return (f"Interactive figure; controls: {moving}, drawn beforehand from the notebook's code{model}: "
+            f"{how} to change the picture; run the notebook for any other setting.{typed}")
 
 
 def page_html(widget: Widget, number: int, page: str, alt: str) -> str:
