@@ -6,7 +6,8 @@ where it cannot be drawn without training or has only a text box, its saved pict
 that says why (the widgets listed in ``NOT_MOVING``, no others). A moving widget's frames are files
 of the site, all different pictures, and notebook 00's slider reaches the 0.995 its text asks for.
 In Chromium each control is moved to every setting: the picture, its full-size link, its text
-alternative and the value shown change, and every frame loads.
+alternative and the value shown change, and every frame loads; notebook 00's slider also moves by
+keyboard to 0.995.
 
 Uses the site the tests of test_site.py use (its fixtures: TL_SITE_BUILT=build/site/html reads a
 site built already, else the pages workflow's build is run).
@@ -149,6 +150,16 @@ def test_moving_each_control_changes_the_picture(site, server, browser):
                 problems += [f"{where} at setting {s['index']}: {s['src']} did not load"
                              for s in steps if not s["loaded"]]
                 problems += [f"{where}: the full-size link stayed behind" for s in steps if s["href"] != s["src"]]
+        # by keyboard, as notebook 00's text asks: "try 0.995" (the slider's last setting)
+        tab.goto(server + "notebooks/00_start_here.html", wait_until="load")
+        slider = tab.locator("figure.widget-frames input[type=range]").first
+        before = tab.locator("figure.widget-frames img").first.get_attribute("src")
+        slider.focus()
+        tab.keyboard.press("End")
+        shown = tab.locator("figure.widget-frames output").first.text_content()
+        after = tab.locator("figure.widget-frames img").first.get_attribute("src")
+        if shown != "0.995" or after == before:
+            problems.append(f"notebook 00 by keyboard (End): shows {shown!r}, picture {before} -> {after}")
     finally:
         tab.close()
     problems += [f"script error: {e}" for e in errors]
