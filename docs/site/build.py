@@ -14,9 +14,11 @@ is local: the home page says so, no page links to the code host and none has a l
 owner (OWNER).
 
 Needs the ``site`` extra (``pip install -e ".[site]"``: Sphinx, MyST-NB, the book theme and a MathJax
-copy). Nothing is executed: the notebooks' saved outputs are the pages' outputs. Steps:
+copy). No notebook is executed: the notebooks' saved outputs are the pages' outputs. Steps:
 
-1. stage (``staging.py``): the pages, links rewritten, notes and alt texts added, into DIR/src;
+1. stage (``staging.py``): the pages, links rewritten, notes and alt texts added, into DIR/src; the
+   widgets of notebooks 00-06 become moving figures (``widget_frames.py``: their frames are drawn
+   from the notebooks' code and the shipped models, and cached in build/widget_frames);
 2. export the slide figures (``figures.py``, alone: ``python docs/site/figures.py``) into DIR/src/figures,
    listed on the site's "Figures for slides" page;
 3. Sphinx with ``-W --keep-going -n``: any warning (a missing reference, image, heading or anchor)
@@ -39,6 +41,8 @@ from pathlib import Path
 
 # the sibling modules: a script's own folder is the first entry of sys.path, wherever it is run from
 import search_terms
+import widget_frames
+import widget_page
 from alt_text import AltTexts
 from staging import (
     REPO_VARIABLES,
@@ -80,9 +84,13 @@ def stage(root: Path, src: Path, figures: bool) -> Staged:
     staged, alts = Staged(), AltTexts()
     staged.pages = page_list(root)
     site_pages = set(staged.pages)
+    started = time.perf_counter()
+    frames = widget_frames.prepare(root, staged.pages)  # the widgets' frames, drawn or from the cache
+    print(f"site: {widget_frames.summary(frames, time.perf_counter() - started)}")
     for page in staged.pages:
         if page.endswith(".ipynb"):
-            stage_notebook(page, root, src, site_pages, staged, alts)
+            stage_notebook(page, root, src, site_pages, staged, alts,
+                           widget_page.PageWidgets(page, frames.get(page, [])))
         else:
             stage_markdown(page, root, src, site_pages, staged)
     stale = alts.unused(site_pages)
@@ -92,6 +100,7 @@ def stage(root: Path, src: Path, figures: bool) -> Staged:
     static = src / "_static"
     shutil.copytree(HERE / "static", static)
     shutil.copytree(mathjax_dir(), static / "mathjax")
+    widget_frames.copy_frames(frames, static, root)
     (src / "alt_text.json").write_text(json.dumps(staged.alt, indent=1, ensure_ascii=False), encoding="utf-8")
     (src / "search_terms.json").write_text(json.dumps(search_terms.entries(root, site_pages), indent=1),
                                            encoding="utf-8")

@@ -256,8 +256,9 @@ def strip_harness(code: str) -> str:
 
 
 def stage_notebook(page: str, root: Path, out: Path, site_pages: set[str], staged: Staged,
-                   alts: AltTexts) -> None:
-    """Copy one notebook with its links rewritten, a run note, static pictures and alt texts."""
+                   alts: AltTexts, widgets=None) -> None:
+    """Copy one notebook with its links rewritten, a run note, static pictures and alt texts;
+    ``widgets`` (a ``widget_page.PageWidgets``) turns its widgets' pictures into moving figures."""
     nb = json.loads((root / page).read_text(encoding="utf-8"))
     nb["metadata"].pop("widgets", None)
     images: set[str] = set()
@@ -280,6 +281,7 @@ def stage_notebook(page: str, root: Path, out: Path, site_pages: set[str], stage
                     title = heading.strip()
                 else:
                     section = heading.strip()
+        added = []  # captions of widgets that do not move on the site
         for output in cell.get("outputs", []):
             data = output.get("data", {})
             note = ""
@@ -299,6 +301,9 @@ def stage_notebook(page: str, root: Path, out: Path, site_pages: set[str], stage
                         raise ValueError(f"{page}, figure {figure} (cell {number + 1}): its alt text has "
                                          f"{'; '.join(wrong)}: {alt[:300]!r}")
                     staged.alt.setdefault(page[:-len(".ipynb")], {})[hashlib.sha256(raw).hexdigest()] = alt
+                    if note and widgets is not None:  # pre-drawn frames and a slider (widget_page.py)
+                        added += filter(None, [widgets.restage(number, output, alt, note)])
+        cell.get("outputs", []).extend(added)
     with_run_note(nb["cells"], run_note(page, *notebook_time(nb, page)), page)
     write(out / page, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
     copy_images(images, root, out)

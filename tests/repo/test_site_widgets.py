@@ -1,0 +1,167 @@
+"""The site's widgets move without a kernel (docs/site/widget_frames.py, static/widget_frames.js).
+
+Every widget of the course's notebooks 00-06 is found from the committed notebooks; on the built
+site each one is a figure with a real control (a slider or a menu) per setting it was drawn at, or,
+where it cannot be drawn without training or has only a text box, its saved picture with a caption
+that says why (the widgets listed in ``NOT_MOVING``, no others). A moving widget's frames are files
+of the site, all different pictures, and notebook 00's slider reaches the 0.995 its text asks for.
+In Chromium each control is moved to every setting: the picture, its full-size link, its text
+alternative and the value shown change, and every frame loads; notebook 00's slider also moves by
+keyboard to 0.995.
+
+Uses the site the tests of test_site.py use (its fixtures: TL_SITE_BUILT=build/site/html reads a
+site built already, else the pages workflow's build is run).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+import test_site
+from test_site import ROOT, _site_module
+
+pytestmark = pytest.mark.repo
+
+site, server, browser = test_site.site, test_site.server, test_site.browser  # its fixtures, used here too
+NEEDS_SITE = pytest.mark.skipif(not test_site._site_extra_installed(),
+                                reason='the site needs the site extra: pip install -e ".[site]"')
+
+# widgets that keep their saved picture on the site, and the words of the reason their caption gives
+NOT_MOVING = {("notebooks/05_convolution.ipynb", "interactive"): "text box",
+              ("notebooks/06a_kv_recall.ipynb", "recall_widget"): "trained in the notebook"}
+FIGURE = re.compile(r"<figure class=\"widget-frames\" id=\"([\w-]+)\" data-frames='([^']*)'>(.*?)</figure>", re.S)
+
+
+def committed_widgets() -> list[tuple[str, str]]:
+    """(page, widget function) of every widget cell of notebooks 00-06, read from the committed files."""
+    frames = _site_module("widget_frames")
+    found = []
+    for path in sorted((ROOT / "notebooks").glob("0[0-6]*.ipynb")):
+        page = path.relative_to(ROOT).as_posix()
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        found += [(page, frames.CALL.match(call)[1]) for _, call in frames.widget_cells(nb)]
+    return found
+
+
+def site_figures(site: Path, page: str) -> list[tuple[str, list[dict], str]]:
+    text = (site / page.replace(".ipynb", ".html")).read_text(encoding="utf-8")
+    return [(ident, json.loads(html.unescape(data)), body) for ident, data, body in FIGURE.findall(text)]
+
+
+@pytest.mark.slow
+def test_frames_span_each_control_and_come_from_the_cache_the_second_time(tmp_path):
+    """Notebook 00's widget: the slider's frames span its range on its step grid, include its start
+    (0.9) and the 0.995 the text names; a second preparation reads them from the cache, drawing nothing."""
+    frames = _site_module("widget_frames")
+    page = "notebooks/00_start_here.ipynb"
+    first = frames.prepare(ROOT, [page], cache=tmp_path)[page][0]
+    lam = first.controls["lam"]["values"]
+    assert lam[0] == 0.05 and lam[-1] == 0.995 and 0.9 in lam, lam
+    assert len(lam) >= frames.FRAMES_PER_SLIDER and all(abs(round(v / 0.005) * 0.005 - v) < 1e-9 for v in lam)
+    assert first.seconds > 0 and len(first.frames) == len(lam)
+    again = frames.prepare(ROOT, [page], cache=tmp_path)[page][0]
+    assert again.seconds == 0 and [f.values for f in again.frames] == [f.values for f in first.frames]
+    assert (frames.prepare(ROOT, ["notebooks/03_readout.ipynb"], cache=tmp_path) == {}), "03 has no widget"
+
+
+@pytest.mark.slow  # a build of the whole course: minutes
+@NEEDS_SITE
+def test_every_widget_of_00_to_06_moves_or_says_why_not(site):
+    widgets = committed_widgets()
+    assert len(widgets) >= 8, f"only {len(widgets)} widgets found in notebooks 00-06: {widgets}"
+    pages = sorted({page for page, _ in widgets})
+    moving = {page: site_figures(site, page) for page in pages}
+    expected = {page: sum(1 for p, name in widgets if p == page and (p, name) not in NOT_MOVING) for page in pages}
+    assert {p: len(f) for p, f in moving.items()} == expected, "moving widgets per page differ from the notebooks'"
+    total = 0
+    for page, figures in moving.items():
+        for ident, frames, body in figures:
+            controls = re.findall(r'<(input type="range"|select) id="([\w-]+)"', body)
+            assert controls, f"{page} {ident}: no slider or menu"
+            for _, cid in controls:
+                assert f'<label for="{cid}"' in body, f"{page} {ident}: control {cid} has no label"
+            assert len(frames) >= 2, f"{page} {ident}: {len(frames)} frame(s)"
+            pictures = set()
+            for frame in frames:
+                file = (site / page).parent / frame["src"]
+                assert file.is_file(), f"{page} {ident}: frame {frame['src']} is not on the site"
+                pictures.add(hashlib.sha256(file.read_bytes()).hexdigest())
+                assert frame["alt"].count(".") >= 2 and "Shown here:" in frame["alt"], frame["alt"]
+            assert len(pictures) == len(frames), f"{page} {ident}: two settings drew the same picture"
+            total += len(frames)
+    for (page, name), reason in NOT_MOVING.items():
+        text = (site / page.replace(".ipynb", ".html")).read_text(encoding="utf-8")
+        assert "On this site it does not move" in text and reason in text, f"{page} ({name}): no caption says why"
+    lam = json.loads(html.unescape(re.search(r"data-values='([^']*)'",
+                                             moving["notebooks/00_start_here.ipynb"][0][2])[1]))
+    assert 0.995 in lam and 0.9 in lam, f"notebook 00's slider does not reach the 0.995 its text asks for: {lam}"
+    print(f"\n{sum(len(f) for f in moving.values())} moving widgets, {total} frames")
+
+
+JS_MOVE_ALL = """async () => {
+  const seen = [];
+  for (const figure of document.querySelectorAll('figure.widget-frames')) {
+    const img = figure.querySelector('img');
+    for (const control of figure.querySelectorAll('[data-control]')) {
+      const n = JSON.parse(control.dataset.values).length;
+      for (let i = 0; i < n; i++) {
+        control.value = String(i);
+        control.dispatchEvent(new Event('input', {bubbles: true}));
+        await img.decode().catch(() => null);
+        const out = figure.querySelector(`output[for="${control.id}"]`);
+        seen.push({widget: figure.id, control: control.id, index: i, src: img.getAttribute('src'),
+                   href: img.closest('a').getAttribute('href'), alt: img.alt,
+                   shown: out ? out.textContent : control.selectedOptions[0].textContent,
+                   loaded: img.complete && img.naturalWidth > 0});
+      }
+    }
+  }
+  return seen;
+}"""
+
+
+@pytest.mark.slow  # a build of the whole course: minutes
+@NEEDS_SITE
+@pytest.mark.browser
+def test_moving_each_control_changes_the_picture(site, server, browser):
+    pages = sorted({page for page, name in committed_widgets() if (page, name) not in NOT_MOVING})
+    tab = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors = []
+    tab.on("pageerror", lambda err: errors.append(str(err)))
+    problems, moves = [], 0
+    try:
+        for page in pages:
+            tab.goto(server + page.replace(".ipynb", ".html"), wait_until="load")
+            seen = tab.evaluate(JS_MOVE_ALL)
+            assert seen, f"{page}: no control to move"
+            for control in sorted({s["control"] for s in seen}):
+                steps = [s for s in seen if s["control"] == control]
+                moves += len(steps)
+                where = f"{page} {control}"
+                if len({s["src"] for s in steps}) != len(steps):
+                    problems.append(f"{where}: the picture did not change at every setting")
+                if len({s["alt"] for s in steps}) != len(steps) or len({s["shown"] for s in steps}) != len(steps):
+                    problems.append(f"{where}: the text alternative or the value shown did not follow")
+                problems += [f"{where} at setting {s['index']}: {s['src']} did not load"
+                             for s in steps if not s["loaded"]]
+                problems += [f"{where}: the full-size link stayed behind" for s in steps if s["href"] != s["src"]]
+        # by keyboard, as notebook 00's text asks: "try 0.995" (the slider's last setting)
+        tab.goto(server + "notebooks/00_start_here.html", wait_until="load")
+        slider = tab.locator("figure.widget-frames input[type=range]").first
+        before = tab.locator("figure.widget-frames img").first.get_attribute("src")
+        slider.focus()
+        tab.keyboard.press("End")
+        shown = tab.locator("figure.widget-frames output").first.text_content()
+        after = tab.locator("figure.widget-frames img").first.get_attribute("src")
+        if shown != "0.995" or after == before:
+            problems.append(f"notebook 00 by keyboard (End): shows {shown!r}, picture {before} -> {after}")
+    finally:
+        tab.close()
+    problems += [f"script error: {e}" for e in errors]
+    assert not problems, "\n".join(problems)
+    print(f"\n{moves} moves over {len(pages)} pages: each changed the picture")
