@@ -23,7 +23,7 @@
 # **Prerequisites.** Notebook 00 (the layer figure and the glossary). PyTorch: broadcasting,
 # matrix products.
 #
-# **Time.** About 60 minutes: 58 of reading (2094 words at 100 a minute, 129 lines of code at 4, 10
+# **Time.** About 60 minutes: 58 of reading (2105 words at 100 a minute, 129 lines of code at 4, 10
 # figures at half a minute each) and a run of every cell in default mode, measured at 55 s (CPU
 # 19 s, peak 612 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -213,7 +213,7 @@ plt.show()
 # n_t + c_\lambda)$ with small random $W_\lambda$ and $c_\lambda = 0$ (the reference code's
 # initialization), so $\lambda_t \approx \sigma(0) = 0.5$: a half-life of about **one token**.
 # Training has to move the gates a long way before the state remembers anything far back. Try it
-# with the slider (live kernel only; the picture above is the static version):
+# with the slider (with a live kernel, or on the course website; above is the static picture):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -402,8 +402,8 @@ plt.show()
 # ## 9. Play
 #
 # Type your own sentence: the heatmaps show the 2,000-step model's gates on it (the menu switches
-# between λ and the pair-memory gate γ of notebook 02). Without a live kernel this shows the
-# sentence above.
+# between λ and the pair-memory gate γ of notebook 02; the menu also moves on the website). Without
+# a live kernel this shows the sentence above.
 
 # %%
 # NBVAL_IGNORE_OUTPUT

@@ -21,7 +21,7 @@
 # **Prerequisites.** Notebook 01 (the running state $s_t$, the unrolled sum, `fit`). The outer
 # product of two vectors.
 #
-# **Time.** About 60 minutes: 58 of reading (2093 words at 100 a minute, 130 lines of code at 4, 9
+# **Time.** About 60 minutes: 58 of reading (2099 words at 100 a minute, 130 lines of code at 4, 9
 # figures at half a minute each) and a run of every cell in default mode, measured at 79 s (CPU
 # 23 s, peak 584 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -392,7 +392,7 @@ tables_gates.print_gate_means({history["steps"]: gam_trained, LONG: gam_long})  
 # ## 5. Play
 #
 # Step through the sentence with the slider: $P_t$ of layer 0 for every head after reading token
-# $t$ (live kernel only; the grid above is the static version).
+# $t$ (with a live kernel, or on the course website; the grid above is the static version).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
