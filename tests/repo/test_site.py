@@ -9,9 +9,9 @@ page (and an #anchor to an element) that exists; every picture loads and has a n
 alternative; math is typeset; each notebook page that saved figures shows them; no page scrolls
 sideways at 1280 px or 390 px (a wide code block or table scrolls inside itself); axe-core's rules
 (wcag2a, wcag2aa, wcag21aa and best practice) find nothing at 390 px, when the npm package is there
-(``npm install --prefix build/axe axe-core``); the search page finds a term of notebook 03 and one
-of docs/paper.md, and puts the page that teaches a word first ("instructor", "nbgrader", "top-k",
-"decay gate"). A Chromium with scrollbars shown finds no scrollbar around inline math and no word
+(``npm install --prefix build/axe axe-core@4.14.1``, as .ci/run does); the search page finds a term
+of notebook 03 and one of docs/paper.md, and puts the page that teaches a word first ("instructor",
+"nbgrader", "top-k", "decay gate"). A Chromium with scrollbars shown finds no scrollbar around inline math and no word
 broken in a table cell. Without the browser: every notebook page has the launch menu (Colab,
 Binder, a JupyterHub) for this repository and a local build has none; the run note is the first
 thing under the title, in at most 40 words; exercises point to the instructors' guide, not to
@@ -582,16 +582,24 @@ def page_problems(info: dict, name: str, where: str, site: Path, server: str) ->
 
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21aa", "best-practice"]
 AXE_WIDTH = 390  # axe runs at the phone width, where tables and formulas scroll
-AXE_INSTALL = "npm install --prefix build/axe axe-core"
+AXE_VERSION = "4.14.1"  # the version the pages were checked with; .ci/run and the README pin the same
+AXE_INSTALL = f"npm install --prefix build/axe axe-core@{AXE_VERSION}"
 
 
 def find_axe() -> Path | None:
-    """axe-core's browser script, from the npm package: TL_AXE (a path to axe.min.js), else where
-    ``npm install --prefix build/axe axe-core`` or ``npm install axe-core`` in the clone puts it."""
-    for candidate in (os.environ.get("TL_AXE"), ROOT / "build" / "axe" / "node_modules" / "axe-core" / "axe.min.js",
+    """axe-core's browser script, from the npm package: TL_AXE (a path to axe.min.js; .ci/run sets it,
+    so a missing file fails instead of skipping), else where ``npm install --prefix build/axe axe-core``
+    or ``npm install axe-core`` in the clone puts it."""
+    named = os.environ.get("TL_AXE")
+    if named:
+        if not Path(named).is_file():
+            pytest.fail(f"TL_AXE={named} is not a file: {AXE_INSTALL} puts axe-core's script in "
+                        "build/axe/node_modules/axe-core/axe.min.js")
+        return Path(named)
+    for candidate in (ROOT / "build" / "axe" / "node_modules" / "axe-core" / "axe.min.js",
                       ROOT / "node_modules" / "axe-core" / "axe.min.js"):
-        if candidate and Path(candidate).is_file():
-            return Path(candidate)
+        if candidate.is_file():
+            return candidate
     return None
 
 
@@ -607,6 +615,17 @@ def test_axe_core_is_installed():
     if find_axe() is None:
         pytest.skip(f"axe-core not found: {AXE_INSTALL} (or TL_AXE=path/to/axe.min.js); the browser test "
                     "then also runs axe-core's rules on every page")
+
+
+def test_ci_and_readme_install_the_same_axe_core():
+    """CI installs the pinned axe-core where this test looks, and names it in TL_AXE (so it cannot skip);
+    the README's test instructions give the same command."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert f"AXE_VERSION={AXE_VERSION}" in ci and '"axe-core@$AXE_VERSION"' in ci, "the pin in .ci/run"
+    assert "npm install --prefix build/axe" in ci
+    assert 'export TL_AXE="$PWD/build/axe/node_modules/axe-core/axe.min.js"' in ci
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert AXE_INSTALL in readme, f"the README's test instructions should say `{AXE_INSTALL}`"
 
 
 @pytest.mark.browser
