@@ -129,6 +129,9 @@ def stage(cells: list[dict], page: str, root: Path) -> int:
     found = questions(cells, root)
     if not found:
         return 0
+    if not (root / KEY_FILE).is_file():
+        raise ValueError(f"{page} asks {len(found)} prediction(s), but {KEY_FILE} is missing "
+                         "(python -m tl_minimal.instructor.blanks writes it)")
     key = json.loads((root / KEY_FILE).read_text(encoding="utf-8"))
     for question in found:
         entry = key.get(question.task)

@@ -218,7 +218,10 @@ def local_site(tmp_path_factory) -> Path:
     """A local build (no repository address) of a small copy: the documents, one lesson and one
     exercise. Links to the pages left out warn, so the build fails, but its pages are written."""
     root = tmp_path_factory.mktemp("local") / "repo"
-    for path in ["README.md", *staging.DOCUMENTS, *LOCAL_PAGES, *(p.replace(".ipynb", ".py") for p in LOCAL_PAGES)]:
+    # the exercise's prediction check reads the answer key and the library's check (predictions.py)
+    predicting = ["notebooks/exercises/solutions/answer_key.json", "tl_minimal/exercises/readout.py"]
+    for path in ["README.md", *staging.DOCUMENTS, *LOCAL_PAGES, *(p.replace(".ipynb", ".py") for p in LOCAL_PAGES),
+                 *predicting]:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ROOT / path, root / path)
     out = root.parent / "out"
