@@ -17,8 +17,9 @@ traced through the staged copy to its cell, which keeps its number):
    study and run times the notebook's own **Time** line states, and the launch menu or a clone),
    an exercise's pointer to ``solutions/`` becomes one to the instructors' guide, widget views
    are dropped in favour of the static picture committed beside them (a site has no kernel), the
-   notebook's widget state is removed, and test-harness comment lines (``# NBVAL_IGNORE_OUTPUT``)
-   are taken out of the displayed code;
+   notebook's widget state is removed, test-harness comment lines (``# NBVAL_IGNORE_OUTPUT``)
+   are taken out of the displayed code, and each "predict before you plot" question gets a check
+   that answers without a kernel (``predictions.py``);
 4. every picture gets a text alternative (``alt_text.py``), collected in ``alt_text.json`` keyed by
    page and the picture's SHA-256 (the name the notebook reader gives the image file); one that
    fails ``alt_text.problems`` stops the build, naming the page, figure and cell.
@@ -37,6 +38,7 @@ from pathlib import Path, PurePosixPath
 
 from alt_text import AltTexts
 from alt_text import problems as alt_problems
+from predictions import stage as stage_predictions
 
 # the repository on the code host, "owner/name", is read when the site is built: TL_SITE_REPO if set,
 # else GITHUB_REPOSITORY (GitHub Actions sets it to the repository the workflow runs in). Without
@@ -121,6 +123,7 @@ class Staged:
     pages: list[str] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)  # staged path -> committed path
     alt: dict[str, dict[str, str]] = field(default_factory=dict)  # page (no suffix) -> image sha256 -> alt
+    predictions: dict[str, int] = field(default_factory=dict)  # notebook page -> prediction checks added
 
 
 def source_url(path: str, folder: bool = False) -> str | None:
@@ -304,6 +307,7 @@ def stage_notebook(page: str, root: Path, out: Path, site_pages: set[str], stage
                     if note and widgets is not None:  # pre-drawn frames and a slider (widget_page.py)
                         added += filter(None, [widgets.restage(number, output, alt, note)])
         cell.get("outputs", []).extend(added)
+    staged.predictions[page] = stage_predictions(nb["cells"], page, root)  # kernel-free checks
     with_run_note(nb["cells"], run_note(page, *notebook_time(nb, page)), page)
     write(out / page, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
     copy_images(images, root, out)

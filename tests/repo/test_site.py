@@ -1,24 +1,27 @@
 """The course's website: built from the committed files, then read in a real browser.
 
-The build (``python docs/site/build.py``, Sphinx with -W), run as .github/workflows/pages.yml runs it
-and read from the folder that workflow uploads, must finish without a warning, and a
-broken link or a missing picture in a notebook must fail it naming the file and the line. Then a
-private HTTP server serves the built pages to Chromium (Playwright, the system browser, as in
-test_browser.py), which checks, page after page: no console error; every internal link leads to a
-page (and an #anchor to an element) that exists; every picture loads and has a non-empty text
-alternative; math is typeset; each notebook page that saved figures shows them; no page scrolls
-sideways at 1280 px or 390 px (a wide code block or table scrolls inside itself); axe-core's rules
-(wcag2a, wcag2aa, wcag21aa and best practice) find nothing at 390 px, when the npm package is there
-(``npm install --prefix build/axe axe-core``); the search page finds a term of notebook 03 and one
-of docs/paper.md, and puts the page that teaches a word first ("instructor", "nbgrader", "top-k",
-"decay gate"). A Chromium with scrollbars shown finds no scrollbar around inline math and no word
-broken in a table cell. Without the browser: every notebook page has the launch menu (Colab,
-Binder, a JupyterHub) for this repository and a local build has none; the run note is the first
-thing under the title, in at most 40 words; exercises point to the instructors' guide, not to
-solutions; every figure's alt text opens with a sentence and passes the build's checks (which a bad
-one fails), and the figure links to its full-size file. Screenshots of the home page and two
-notebook pages at both widths land in build/site-test/ (override with TL_SITE_REPORT=dir).
-TL_SITE_BUILT=build/site/html tests a site built already instead of building one.
+The build (``python docs/site/build.py``, Sphinx with -W), run as .github/workflows/pages.yml runs
+it and read from the folder that workflow uploads, must finish without a warning, and a broken link
+or a missing picture in a notebook must fail it naming the file and the line. Then a private HTTP
+server serves the built pages to Chromium (Playwright, the system browser, as in test_browser.py),
+which checks, page after page: no console error; every internal link leads to a page (and an #anchor
+to an element) that exists; every picture loads and has a non-empty text alternative; math is
+typeset; each notebook page that saved figures shows them; no page scrolls sideways at 1280 px or
+390 px (a wide code block or table scrolls inside itself); axe-core's rules (wcag2a, wcag2aa,
+wcag21aa and best practice) find nothing at 1280 px or 390 px, when the npm package is there (``npm
+install --prefix build/axe axe-core@4.14.1``, as .ci/run does); the search page finds a term of
+notebook 03 and one of docs/paper.md, and puts the page that teaches a word first ("instructor",
+"nbgrader", "top-k", "decay gate"). A Chromium with scrollbars shown finds no scrollbar around
+inline math and no word broken in a table cell. Without the browser: every notebook page has the
+launch menu (Colab, Binder, a JupyterHub) for this repository and a local build has none; the run
+note is the first thing under the title, in at most 40 words; exercises point to the instructors'
+guide, not to solutions; every figure's alt text opens with a sentence and passes the build's checks
+(which a bad one fails), and the figure links to its full-size file. Every prediction question of
+the notebooks has a check on its page that holds no readable answer; in the browser a wrong answer
+shows the notebook's hint for it and a right one (given with the keyboard) its explanation.
+Screenshots of the home page and two notebook pages at both widths land in build/site-test/
+(override with TL_SITE_REPORT=dir). TL_SITE_BUILT=build/site/html tests a site built already instead
+of building one.
 
 Needs the site extra (``pip install -e ".[site]"``); the browser part also the browser extra and
 Chromium (skipped with a message without them, failed under TL_BROWSER as in test_browser.py).
@@ -215,7 +218,10 @@ def local_site(tmp_path_factory) -> Path:
     """A local build (no repository address) of a small copy: the documents, one lesson and one
     exercise. Links to the pages left out warn, so the build fails, but its pages are written."""
     root = tmp_path_factory.mktemp("local") / "repo"
-    for path in ["README.md", *staging.DOCUMENTS, *LOCAL_PAGES, *(p.replace(".ipynb", ".py") for p in LOCAL_PAGES)]:
+    # the exercise's prediction check reads the answer key and the library's check (predictions.py)
+    predicting = ["notebooks/exercises/solutions/answer_key.json", "tl_minimal/exercises/readout.py"]
+    for path in ["README.md", *staging.DOCUMENTS, *LOCAL_PAGES, *(p.replace(".ipynb", ".py") for p in LOCAL_PAGES),
+                 *predicting]:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ROOT / path, root / path)
     out = root.parent / "out"
@@ -581,17 +587,26 @@ def page_problems(info: dict, name: str, where: str, site: Path, server: str) ->
 
 
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21aa", "best-practice"]
-AXE_WIDTH = 390  # axe runs at the phone width, where tables and formulas scroll
-AXE_INSTALL = "npm install --prefix build/axe axe-core"
+AXE_WIDTH = 390  # the phone width, where tables and formulas scroll (the prediction test's)
+AXE_WIDTHS = WIDTHS  # every page is checked at both widths (the issue's bar: 0 violations at 1280 and 390 px)
+AXE_VERSION = "4.14.1"  # the version the pages were checked with; .ci/run and the README pin the same
+AXE_INSTALL = f"npm install --prefix build/axe axe-core@{AXE_VERSION}"
 
 
 def find_axe() -> Path | None:
-    """axe-core's browser script, from the npm package: TL_AXE (a path to axe.min.js), else where
-    ``npm install --prefix build/axe axe-core`` or ``npm install axe-core`` in the clone puts it."""
-    for candidate in (os.environ.get("TL_AXE"), ROOT / "build" / "axe" / "node_modules" / "axe-core" / "axe.min.js",
+    """axe-core's browser script, from the npm package: TL_AXE (a path to axe.min.js; .ci/run sets it,
+    so a missing file fails instead of skipping), else where ``npm install --prefix build/axe axe-core``
+    or ``npm install axe-core`` in the clone puts it."""
+    named = os.environ.get("TL_AXE")
+    if named:
+        if not Path(named).is_file():
+            pytest.fail(f"TL_AXE={named} is not a file: {AXE_INSTALL} puts axe-core's script in "
+                        "build/axe/node_modules/axe-core/axe.min.js")
+        return Path(named)
+    for candidate in (ROOT / "build" / "axe" / "node_modules" / "axe-core" / "axe.min.js",
                       ROOT / "node_modules" / "axe-core" / "axe.min.js"):
-        if candidate and Path(candidate).is_file():
-            return Path(candidate)
+        if candidate.is_file():
+            return candidate
     return None
 
 
@@ -607,6 +622,135 @@ def test_axe_core_is_installed():
     if find_axe() is None:
         pytest.skip(f"axe-core not found: {AXE_INSTALL} (or TL_AXE=path/to/axe.min.js); the browser test "
                     "then also runs axe-core's rules on every page")
+
+
+def test_ci_and_readme_install_the_same_axe_core():
+    """CI installs the pinned axe-core where this test looks, and names it in TL_AXE (so it cannot skip);
+    the README's test instructions give the same command."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert f"AXE_VERSION={AXE_VERSION}" in ci and '"axe-core@$AXE_VERSION"' in ci, "the pin in .ci/run"
+    assert "npm install --prefix build/axe" in ci
+    assert 'export TL_AXE="$PWD/build/axe/node_modules/axe-core/axe.min.js"' in ci
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert AXE_INSTALL in readme, f"the README's test instructions should say `{AXE_INSTALL}`"
+
+
+# the exercises' "predict before you plot" questions, each a check on its page (docs/site/predictions.py)
+ANSWER_KEY = ROOT / "notebooks" / "exercises" / "solutions" / "answer_key.json"
+
+
+def prediction_pages() -> dict[str, str]:
+    """{site page: the answer key's task id} for every committed notebook that asks a prediction (a
+    ``my_prediction = None`` cell), read from the jupytext sources: the check cell's library function
+    names the task (``check_prediction('01.3', ...)``)."""
+    found = {}
+    for path in sorted([*ROOT.glob("notebooks/[0-9]*.py"), *ROOT.glob("notebooks/exercises/[0-9]*.py")]):
+        text = path.read_text(encoding="utf-8")
+        if re.search(r"^my_prediction = None\b", text, re.MULTILINE):
+            check = re.search(r"ex\.(check_\w+)\(my_prediction\)", text).group(1)
+            library = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "tl_minimal" / "exercises").glob("*.py"))
+            task = re.search(rf"def {check}\([\s\S]*?check_prediction\('([\w.]+)'", library).group(1)
+            found[path.relative_to(ROOT).with_suffix(".html").as_posix()] = task
+    return found
+
+
+def test_every_prediction_question_has_its_check_on_the_page(site):
+    """One form per question, holding the task's sealed key (so no answer is readable on the page),
+    one radio button per letter the key knows (a number field for a number), a Check button and a
+    verdict line a screen reader announces, empty until the reader answers."""
+    key = json.loads(ANSWER_KEY.read_text(encoding="utf-8"))
+    pages = prediction_pages()
+    assert len(pages) >= 6, f"the six exercises each ask a prediction; found {pages}"
+    for page, task in pages.items():
+        text = (site / page).read_text(encoding="utf-8")
+        forms = re.findall(r'<form class="prediction" data-task="([\w.]+)" data-key="([^"]*)">(.*?)</form>',
+                           text, re.DOTALL)
+        assert [f[0] for f in forms] == [task], f"{page}: prediction checks {[f[0] for f in forms]}, expected [{task}]"
+        _, sealed, body = forms[0]
+        assert json.loads(html.unescape(sealed))["sealed"] == key[task]["sealed"], f"{page}: not the key's entry"
+        radios = re.findall(r'<input type="radio" name="[\w-]+" id="[\w-]+" value="([a-z])">', body)
+        assert "".join(radios) == (key[task]["choices"] or ""), f"{page}: choices {radios}, key {key[task]['choices']}"
+        assert radios or 'type="text"' in body, f"{page}: a number question needs a field"
+        assert "<legend>" in body and '<button type="submit">Check</button>' in body and 'role="status"' in body
+        assert re.search(r'class="prediction-verdict"[^>]*></p>', body), f"{page}: a verdict is shown before a choice"
+        from tl_minimal.exercises import answers
+
+        opened = [answers._open(task, key[task], a)[1] for a in (key[task]["choices"] or [])]
+        opened += [answers._open(task, key[task], prediction_answers(task, key[task])[0])[1]]
+        readable = [v for v in opened if v.split(": ", 1)[1][:60] in html.unescape(text)]
+        assert not readable, f"{page}: a verdict is readable in the page: {readable}"
+
+
+def prediction_answers(task: str, entry: dict) -> tuple[str, str]:
+    """(a right answer, a wrong one) of a prediction, found with the library's own check (answers._open):
+    each letter is tried; a number's right value is its solution's hidden test (``correct=...``)."""
+    from tl_minimal.exercises import answers
+
+    if entry["choices"]:
+        right = [c for c in entry["choices"] if answers._open(task, entry, c)[0]]
+        return right[0], next(c for c in entry["choices"] if c not in right)
+    solutions = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "notebooks/exercises/solutions").glob("*.py"))
+    value = re.search(rf"task='{re.escape(entry['task'])}',\s*correct=([-\d.e]+)", solutions).group(1)
+    return value, repr(float(value) * 5 + 1)
+
+
+@pytest.mark.browser
+def test_prediction_checks_answer_in_the_browser(site, server, browser):
+    """On each exercise page: nothing shows before a choice; a wrong answer (chosen with the mouse)
+    gets the notebook's hint for it, a right one (chosen with the keyboard: Space, Tab, Enter) the
+    notebook's explanation, each the very text the notebook's check prints; and axe-core, when
+    installed, finds nothing on the page with a verdict shown."""
+    from tl_minimal.exercises import answers
+
+    key = json.loads(ANSWER_KEY.read_text(encoding="utf-8"))
+    axe = find_axe()
+    page = browser.new_page(viewport={"width": AXE_WIDTH, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    checked = []
+    try:
+        for name, task in prediction_pages().items():
+            entry = key[task]
+            right, wrong = prediction_answers(task, entry)
+            page.goto(server + name, wait_until="load")
+            form = page.locator(f'form.prediction[data-task="{task}"]')
+            verdict = form.locator(".prediction-verdict")
+            form.scroll_into_view_if_needed()
+            assert verdict.inner_text() == "", f"{name}: a verdict before any choice"
+            seen = {}
+            for answer, how in ((wrong, "mouse"), (right, "keyboard")):
+                field = (form.locator(f'input[value="{answer}"]') if entry["choices"]
+                         else form.locator('input[type="text"]'))
+                if how == "mouse":
+                    (form.locator(f'label[for="{field.get_attribute("id")}"]').click() if entry["choices"]
+                     else field.fill(answer))
+                    form.get_by_role("button", name="Check").click()
+                else:
+                    field.focus()
+                    if entry["choices"]:
+                        page.keyboard.press("Space")
+                    else:
+                        page.keyboard.press("Control+A")
+                        page.keyboard.type(answer)
+                    page.keyboard.press("Tab")
+                    assert page.evaluate("() => document.activeElement.textContent") == "Check", f"{name}: Tab"
+                    page.keyboard.press("Enter")
+                page.wait_for_function("(el) => el.textContent.length > 0", arg=verdict.element_handle(),
+                                       timeout=10_000)
+                passed, text = answers._open(task, entry, answer)
+                seen[answer] = verdict.inner_text()
+                assert seen[answer] == text[0].upper() + text[1:], f"{name}: {answer!r} shows {seen[answer]!r}"
+                assert passed == (answer == right) and ("prediction-right" in verdict.get_attribute("class")) == passed
+            if axe:
+                page.add_script_tag(content=axe.read_text(encoding="utf-8"))
+                found = page.evaluate(JS_AXE, AXE_TAGS)
+                assert not found, f"{name} with a verdict shown: axe: {found}"
+            checked.append(f"{task}: wrong {wrong!r} -> {seen[wrong][:40]!r}..., right {right!r}")
+    finally:
+        page.close()
+    print("\n" + "\n".join(checked))
+    assert not errors, errors
+    assert len(checked) == len(prediction_pages())
 
 
 @pytest.mark.browser
@@ -631,12 +775,12 @@ def test_every_page_in_the_browser(site, server, browser):
                 shots.append(shot)
             if width == WIDTHS[0]:
                 problems += page_problems(info, name, where, site, server)
-            if axe_script and width == AXE_WIDTH:  # axe-core's rules, best practice included
+            if axe_script and width in AXE_WIDTHS:  # axe-core's rules, best practice included
                 tabs[width].page.add_script_tag(content=axe_script)
                 problems += [f"{where}: axe: {v}" for v in tabs[width].page.evaluate(JS_AXE, AXE_TAGS)]
     for tab in tabs.values():
         tab.page.close()
-    rules = f"axe-core ({', '.join(AXE_TAGS)}) at {AXE_WIDTH} px" if axe else "without axe-core"
+    rules = f"axe-core ({', '.join(AXE_TAGS)}) at {AXE_WIDTHS} px" if axe else "without axe-core"
     print(f"\n{len(pages)} pages at {WIDTHS} px read in {time.perf_counter() - started:.0f} s, {rules}; "
           f"screenshots in {REPORT_DIR}")
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:60])
