@@ -121,12 +121,17 @@ def published() -> tuple[list[str], Path, Path]:
     return args, out, Path(upload["with"]["path"])
 
 
+_BUILT: dict[str, Path] = {}  # the published build, made once per session (test_site_widgets.py reuses it)
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     """The site the pages workflow publishes: its build command, into a temporary folder, and the
     folder it uploads (so the tests below read what the workflow would deploy)."""
     if os.environ.get("TL_SITE_BUILT"):  # a site built already (python docs/site/build.py): its html folder
         return Path(os.environ["TL_SITE_BUILT"])
+    if "html" in _BUILT:  # another module of this session built it (pytest's temporary folders outlive modules)
+        return _BUILT["html"]
     args, out, upload = published()
     where = tmp_path_factory.mktemp("site")
     started = time.perf_counter()
@@ -134,6 +139,7 @@ def site(tmp_path_factory) -> Path:
     assert result.returncode == 0, f"the site build failed:\n{result.stdout}\n{result.stderr[-6000:]}"
     print(f"\nsite built in {time.perf_counter() - started:.0f} s")
     assert (where / upload / "index.html").is_file(), f"pages.yml uploads {upload}, where the build wrote no site"
+    _BUILT["html"] = where / upload
     return where / upload
 
 
