@@ -58,7 +58,7 @@
 # the gated hybrid is `triple_hybrid` plus this memory), the associative-recall task of notebook
 # 00, and softmax attention (queries, keys, values). The symbols are in the table above.
 #
-# **Time.** About 55 minutes: 53 of reading (2220 words at 100 a minute, 116 lines of code at 4, 3
+# **Time.** About 55 minutes: 53 of reading (2221 words at 100 a minute, 116 lines of code at 4, 3
 # figures at half a minute each) and a run of every cell in default mode, measured at 27 s (CPU 5 s,
 # peak 395 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -330,8 +330,8 @@ plt.show()
 # the right entry is not in the top-k at the start, no gradient tells $W_q$ and $W_k$ to align.
 # Notebook 06a trains the tied version; notebooks 07 (section 6) and 07b (section 2) show what the
 # untied configuration of the paper does over many seeds: at the paper's budget (500 steps x 32 sequences, one supervised
-# token, constant lr 3e-4) the paper's own code won 0 of 11 seeds (95% Clopper-Pearson interval
-# [0.00, 0.28]) on our CPU, its one winning seed of the paper's run included, and none of our runs
+# token, constant lr 3e-4) the paper's own code won 0 of 15 seeds (95% Clopper-Pearson interval
+# [0.00, 0.22]) on our CPU (`recall_reference_code.json`), its one winning seed of the paper's run included, and none of our runs
 # of that configuration won either. The tied read's success says that this task is solved by matching tokens exactly
 # (a cache that grows with the sequence), not that it recalls better than a fixed-size state.
 
