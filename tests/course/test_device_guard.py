@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import inspect
+import math
 import os
 import subprocess
 import sys
@@ -286,6 +287,14 @@ def test_every_plot_and_widget_helper_takes_device_tensors():
         g = torch.rand(6, 2, 3, device=d).softmax(-1)
         call(plots_slots, "slot_usage", g)
         call(plots_slots, "spectra", {"P": M})
+        call(plots_slots, "toy_memories", M.abs(), {"a": M.abs(), "b": M.abs() / 2, "c": M.abs() / 3})
+        call(plots_slots, "entropy_bars", {80: torch.rand(1, 2, device=d)}, math.log(3))
+        runs = {s: {"dense": torch.randn(4, 2, 3, 3, device=d), "slot": torch.randn(4, 2, 3, 3, device=d),
+                    "cos": torch.rand(4, 2, device=d),
+                    "reads": (torch.rand(4, 2, device=d), torch.rand(4, 2, device=d))} for s in (80, 2000)}
+        call(plots_slots, "dense_against_slots", runs, t=1, head=0)
+        call(plots_slots, "memories_alike", runs, head=0)
+        call(plots_slots, "slot_widget", _lm("triple_slot").to(d).eval(), "a sentence", 32, 80)
         W, c = torch.randn(3, 3, 4, device=d), torch.randn(3, device=d)
         influence = call(plots_conv, "conv_influence", lambda v: conv_fast(v.to(d), W, c, causal=True), T=6, d=3)
         call(plots_conv, "influence_maps", {"x2": influence})

@@ -127,7 +127,8 @@ def test_tables_unigram_is_the_yardstick_notebook_07_prints():
     from tl_minimal.experiments import results
     from tl_minimal.experiments.protocols import protocol
 
-    nb = json.loads((Path(__file__).resolve().parents[2] / "notebooks" / "07_paper_reproduction.ipynb").read_text())
+    ipynb = Path(__file__).resolve().parents[2] / "notebooks" / "07_paper_reproduction.ipynb"
+    nb = json.loads(ipynb.read_text(encoding="utf-8"))
     printed = "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
                       for o in c.get("outputs", []))
     value = results.tables_unigram(protocol("lm"))

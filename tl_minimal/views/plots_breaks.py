@@ -18,6 +18,8 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
+from .palette import BLUE, GREEN, PURPLE, SKY, VERMILLION
+
 
 def overwrite_answers(rows, chance: dict):
     """Per model: the share of questions answered with the latest value, an earlier one, anything else."""
@@ -25,8 +27,8 @@ def overwrite_answers(rows, chance: dict):
         return None
     fig, ax = plt.subplots(figsize=(7.0, 3.6))
     xs = np.arange(len(rows))
-    for k, (name, title, color) in enumerate((("value", "latest value (right)", "#31a354"),
-                                              ("earlier_rate", "an earlier value", "#de2d26"),
+    for k, (name, title, color) in enumerate((("value", "latest value (right)", GREEN),
+                                              ("earlier_rate", "an earlier value", VERMILLION),
                                               ("other_rate", "anything else", "#bdbdbd"))):
         ax.bar(xs + (k - 1) * 0.27, [r.stats(name)[0] for r in rows], width=0.27, color=color, label=title)
         for i, r in enumerate(rows):
@@ -63,8 +65,8 @@ def alias_accuracy(rows, chance: dict):
     fig, ax = plt.subplots(figsize=(7.0, 3.4))
     names = list(pairs)
     xs = np.arange(len(names))
-    for k, (kind, title, color) in enumerate((("alias", "asked with another alias", "#de2d26"),
-                                              ("control", "asked with the written token (control)", "#3182bd"))):
+    for k, (kind, title, color) in enumerate((("alias", "asked with another alias", VERMILLION),
+                                              ("control", "asked with the written token (control)", BLUE))):
         for i, v in enumerate(names):
             row = pairs[v].get(kind)
             if row is None:
@@ -89,10 +91,10 @@ def alias_accuracy(rows, chance: dict):
 
 
 ALIAS_STYLE = {  # the 1,000-step rows: row label -> (legend, line style, colour)
-    "gated_hybrid": ("top-8 read", "-", "#de2d26"),
-    "gated_hybrid (top_k=all)": ("every entry read", "--", "#756bb1"),
-    "gated_hybrid (trained with 25% identical)": ("top-8, curriculum", "-", "#31a354"),
-    "gated_hybrid (top_k=all) (trained with 25% identical)": ("every entry, curriculum", "--", "#006d2c"),
+    "gated_hybrid": ("top-8 read", "-", VERMILLION),
+    "gated_hybrid (top_k=all)": ("every entry read", "--", PURPLE),
+    "gated_hybrid (trained with 25% identical)": ("top-8, curriculum", "-", GREEN),
+    "gated_hybrid (top_k=all) (trained with 25% identical)": ("every entry, curriculum", "--", BLUE),
 }
 
 
@@ -146,7 +148,7 @@ def induction_ratios(rows):
     by = {(r.label, r.steps): r for r in rows}
     fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.9))
     for ax, kind in zip(axes, ("text", "random"), strict=True):
-        for k, (steps, color) in enumerate(((80, "#9ecae1"), (2000, "#08519c"))):
+        for k, (steps, color) in enumerate(((80, SKY), (2000, BLUE))):
             for i, label in enumerate(labels):
                 row = by.get((label, steps))
                 if row is None:
@@ -154,7 +156,7 @@ def induction_ratios(rows):
                 xpos = i + (k - 0.5) * 0.38
                 ax.bar(xpos, row.stats(kind)[0], width=0.38, color=color, label=f"{steps} steps" if i == 0 else None)
                 ax.plot([xpos] * len(row.seeds), row.numbers[(kind, "ratio")], ".", color="k", ms=3)
-                ax.plot(xpos, row.stats(f"{kind}_control")[0], "_", color="#de2d26", ms=12, mew=2,
+                ax.plot(xpos, row.stats(f"{kind}_control")[0], "_", color=VERMILLION, ms=12, mew=2,
                         label="control (another span)" if i == 0 and k == 0 else None)
         ax.axhline(1.0, color="k", ls=":", lw=1, label="no copying (1)")
         ax.set_xticks(np.arange(len(labels)), [lb.replace(" (", "\n(") for lb in labels], rotation=40,

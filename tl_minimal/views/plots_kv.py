@@ -21,7 +21,7 @@ import torch
 
 from ..data import recall as data_recall
 from . import plots, plots_retrieval
-from .palette import GREEN, RIGHT, VERMILLION, WRONG
+from .palette import GREEN, ORANGE, RIGHT, SKY, VERMILLION, WRONG
 
 
 def state_sizes(checkpoints, sizes: dict):
@@ -58,7 +58,7 @@ def cosines_at_init(repeat_cos: dict, other_cos: dict):
         others = plots.as_numpy(torch.cat([c.cpu() for c in other_cos[label]]))
         repeats = plots.as_numpy(torch.cat([c.cpu() for c in repeat_cos[label]]))
         ax.hist(others, bins=60, range=(-1, 1), density=True, color="grey", alpha=0.6, label="other entries")
-        ax.hist(repeats, bins=60, range=(-1, 1), density=True, color="tab:orange", alpha=0.8,
+        ax.hist(repeats, bins=60, range=(-1, 1), density=True, color=ORANGE, alpha=0.8,
                 label="the exact repeat of the asked key")
         ax.set_title(label, fontsize=10)
         ax.set_xlabel("cos(q_t, k_j) at initialization")
@@ -77,7 +77,7 @@ def recall_training(histories: dict, accuracy: dict, steps: int, n_values: int =
                     label=f"constant guess ({math.log2(n_values):g} bits)")
     axes[0].set_ylabel("bits per answer token")
     axes[0].legend(fontsize=8)
-    axes[1].bar(list(accuracy), list(accuracy.values()), color=["#9ecae1", "#31a354"][: len(accuracy)])
+    axes[1].bar(list(accuracy), list(accuracy.values()), color=[SKY, GREEN][: len(accuracy)])
     axes[1].axhline(1 / n_values, color="black", ls=":", lw=1, label=f"constant guess 1/{n_values}")
     axes[1].axhline(1 / 4, color="grey", ls="--", lw=1, label="random value in context 1/4")
     axes[1].set_ylim(0, 1.05)

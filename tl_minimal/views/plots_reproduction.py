@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from . import plots
+from .palette import BLUE, SKY
 
 
 def _figure(ax, figsize):
@@ -92,9 +93,9 @@ def beside_paper(panels: list[dict]):
             ax.set_title(f"{panel['title']}: no results yet", fontsize=9)
             continue
         x = np.arange(len(rows))
-        ax.bar(x, [r.mean or np.nan for r in rows], color="#9ecae1")
+        ax.bar(x, [r.mean or np.nan for r in rows], color=SKY)
         for i, (r, ref) in enumerate(zip(rows, panel["paper"], strict=True)):
-            ax.plot([i] * len(r.ok), r.ok, "o", color="#08519c", ms=3)
+            ax.plot([i] * len(r.ok), r.ok, "o", color=BLUE, ms=3)
             if isinstance(ref, float):
                 ax.plot(i, ref, "D", color="black", ms=6,
                         label="paper" if "paper" not in ax.get_legend_handles_labels()[1] else None)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..studies.breaks import left_out_tokens  # the rule for "left out", with the study
 from .files import override_label, results_dir
 
 
@@ -56,7 +57,6 @@ def alias_init_markdown(root=None) -> str:
 def alias_read_markdown(root=None) -> str:
     """Aliases, after training: per seed, how often the answer entry was cut from the top-8 (on missed
     and on right questions), how many (asked, written) alias pairs were learned, which tokens were left out."""
-    from tl_minimal.experiments.studies.breaks import left_out_tokens  # the rule for "left out", with the study
 
     lines = ["| row | seed | accuracy | missed (of 512) | missed: entry cut | their median rank (of 126) "
              "| right: entry cut | alias pairs learned / failed | tokens left out |",
