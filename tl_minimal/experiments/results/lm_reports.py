@@ -18,10 +18,9 @@ import math
 import re
 from pathlib import Path
 
-import torch
-
 from ...data import text as data_text
 from ...training.evaluate import unigram_bits
+from ...training.protocols import chunk_eval_set
 from .files import provenance
 from .paper_numbers import PAPER
 from .tables import TABLES, Row, markdown_table
@@ -138,5 +137,5 @@ def tables_unigram(p) -> float:
     chunks of ``seq_len`` bytes of its evaluation split (notebooks 07 and 07c read every BPB against it).
     """
     train, valid = data_text.load_split("train"), data_text.load_split(p.eval_split)
-    chunks = data_text.eval_batches(valid.tokens, p.seq_len, p.eval_batch_size, max_batches=p.eval_batches)
-    return unigram_bits(train.tokens, torch.cat([y for _, y in chunks]), data_text.VOCAB_SIZE)
+    _, y = chunk_eval_set(valid.tokens, p)  # [C, T]: the bytes the tables' BPB predicts
+    return unigram_bits(train.tokens, y, data_text.VOCAB_SIZE)
