@@ -102,6 +102,7 @@ def stage(root: Path, src: Path, figures: bool) -> Staged:
     shutil.copytree(mathjax_dir(), static / "mathjax")
     widget_frames.copy_frames(frames, static, root)
     (src / "alt_text.json").write_text(json.dumps(staged.alt, indent=1, ensure_ascii=False), encoding="utf-8")
+    (src / "figure_zoom.json").write_text(json.dumps(staged.zoom, indent=1), encoding="utf-8")
     (src / "search_terms.json").write_text(json.dumps(search_terms.entries(root, site_pages), indent=1),
                                            encoding="utf-8")
     return staged

@@ -29,7 +29,7 @@ myst_dmath_double_inline = True
 
 # every missing reference, image or heading is a warning, and build.py runs with -W --keep-going
 nitpicky = True
-exclude_patterns = ["_static", "alt_text.json", "search_terms.json"]
+exclude_patterns = ["_static", "alt_text.json", "figure_zoom.json", "search_terms.json"]
 master_doc = "index"
 
 html_theme = "sphinx_book_theme"
@@ -63,11 +63,15 @@ html_context = {"default_mode": "auto"}
 def _set_alt(app, doctree) -> None:
     """Give each notebook picture the text alternative staging chose for it on this page (by its
     SHA-256, the name MyST-NB gives the image file); any picture still without one gets its page's
-    title, and the browser test checks that none is empty."""
+    title, and the browser test checks that none is empty. A picture saved with its text size also
+    gets its zoom class for phones (``figure_zoom.json``, figure_scale.py)."""
     from docutils import nodes
     alt = json.loads((Path(app.srcdir) / "alt_text.json").read_text(encoding="utf-8")).get(app.env.docname, {})
+    zoom = json.loads((Path(app.srcdir) / "figure_zoom.json").read_text(encoding="utf-8")).get(app.env.docname, {})
     for image in doctree.findall(nodes.image):
         key = Path(image.get("uri", "")).stem
+        if key in zoom:  # its size on a phone (figure_scale.py)
+            image["classes"].append(zoom[key])
         if key in alt:
             image["alt"] = alt[key]
         elif not image.get("alt"):

@@ -38,6 +38,7 @@ from pathlib import Path, PurePosixPath
 
 from alt_text import AltTexts
 from alt_text import problems as alt_problems
+from figure_scale import zoom_class
 from predictions import stage as stage_predictions
 
 # the repository on the code host, "owner/name", is read when the site is built: TL_SITE_REPO if set,
@@ -124,6 +125,7 @@ class Staged:
     sources: dict[str, str] = field(default_factory=dict)  # staged path -> committed path
     alt: dict[str, dict[str, str]] = field(default_factory=dict)  # page (no suffix) -> image sha256 -> alt
     predictions: dict[str, int] = field(default_factory=dict)  # notebook page -> prediction checks added
+    zoom: dict[str, dict[str, str]] = field(default_factory=dict)  # page -> image sha256 -> its phone class
 
 
 def source_url(path: str, folder: bool = False) -> str | None:
@@ -303,7 +305,10 @@ def stage_notebook(page: str, root: Path, out: Path, site_pages: set[str], stage
                     if wrong:
                         raise ValueError(f"{page}, figure {figure} (cell {number + 1}): its alt text has "
                                          f"{'; '.join(wrong)}: {alt[:300]!r}")
-                    staged.alt.setdefault(page[:-len(".ipynb")], {})[hashlib.sha256(raw).hexdigest()] = alt
+                    digest = hashlib.sha256(raw).hexdigest()
+                    staged.alt.setdefault(page[:-len(".ipynb")], {})[digest] = alt
+                    if zoom_class(meta.get("font_px")):  # its size on a phone (figure_scale.py)
+                        staged.zoom.setdefault(page[:-len(".ipynb")], {})[digest] = zoom_class(meta["font_px"])
                     if note and widgets is not None:  # pre-drawn frames and a slider (widget_page.py)
                         added += filter(None, [widgets.restage(number, output, alt, note)])
         cell.get("outputs", []).extend(added)

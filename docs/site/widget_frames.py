@@ -51,7 +51,7 @@ MOST_FRAMES = 40              # more combinations than this: one control at a ti
 MOST_NAMED = 3                # numbers taken from the prose around a widget, at most
 STATIC_DIR = "widget_frames"  # under the site's _static
 CACHE = Path("build") / "widget_frames"
-CACHE_FORMAT = 2              # what frames.json holds; part of the cache key
+CACHE_FORMAT = 3              # what frames.json holds; part of the cache key
 
 # why a widget keeps its saved picture: the caption the page shows under it
 UNDRAWN = {
@@ -65,7 +65,9 @@ UNDRAWN = {
 @dataclass
 class Frame:
     values: dict                 # {control: value}
-    png: str                     # file name inside the widget's folder
+    png: str                     # file name inside the widget's folder (twice the figure's pixels)
+    width: int = 0               # the figure's own width, CSS px (half the PNG's)
+    font_px: float | None = None  # its smallest text at that width (alt_text.smallest_text_px)
 
 
 @dataclass
@@ -252,15 +254,21 @@ def settings(controls: dict, prose: str) -> tuple[dict, list[dict]]:
     return shown, list(unique.values())
 
 
-def draw_png(draw, values: dict) -> bytes:
+def draw_png(draw, values: dict) -> tuple[bytes, int, float | None]:
+    """(PNG at twice the pixels, the figure's own width in CSS px, its smallest text in CSS px), as a
+    notebook saves a figure (``tl_minimal.views.alt_text``)."""
     import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from tl_minimal.views.alt_text import smallest_text_px
 
     before = set(plt.get_fignums())
     try:
         fig = draw(**values)
         buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", bbox_inches="tight")  # as the notebook's inline backend saves it
-        return buffer.getvalue()
+        fig.savefig(buffer, format="png", bbox_inches="tight", dpi=2 * fig.dpi)  # the inline backend's crop, 2x
+        width = Image.open(io.BytesIO(buffer.getvalue())).width // 2
+        return buffer.getvalue(), width, smallest_text_px(fig)
     finally:
         for number in set(plt.get_fignums()) - before:
             plt.close(number)
@@ -311,8 +319,9 @@ def prepare_widget(page: str, nb: dict, cell: int, call: str, root: Path, cache:
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     for number, values in enumerate(todo):
-        (tmp / f"{number}.png").write_bytes(draw_png(draw, values))
-        widget.frames.append(Frame(values, f"{number}.png"))
+        png, width, font_px = draw_png(draw, values)
+        (tmp / f"{number}.png").write_bytes(png)
+        widget.frames.append(Frame(values, f"{number}.png", width, font_px))
     saved = {"controls": widget.controls, "text_boxes": widget.text_boxes,
              "frames": [f.__dict__ for f in widget.frames]}
     (tmp / "frames.json").write_text(json.dumps(saved, indent=1), encoding="utf-8")

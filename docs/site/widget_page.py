@@ -20,6 +20,7 @@ import html
 import json
 import re
 
+from figure_scale import zoom_class
 from widget_frames import CALL, SETUPS, STATIC_DIR, Widget
 
 STILL = re.compile(r"\s*A still of an interactive figure \(.*?\), shown at its first setting\.")
@@ -56,6 +57,11 @@ def page_html(widget: Widget, number: int, page: str, alt: str) -> str:
     frames = [{"values": f.values, "src": base + f.png,
                "alt": f"{opening} Shown here: {setting_text(widget, f.values)}."} for f in widget.frames]
     start = {n: c["start"] for n, c in widget.controls.items()}
+    # its own width (the PNGs have twice the pixels) and, for phones, the zoom of its smallest text
+    fonts = [f.font_px for f in widget.frames if f.font_px]
+    zoom = zoom_class(min(fonts)) if fonts else None
+    size = ((f' width="{widget.frames[0].width}"' if widget.frames[0].width else "")
+            + (f' class="{zoom}"' if zoom else ""))
     first = next((f for f in frames if f["values"] == {**f["values"], **start}), frames[0])
     rows = []
     for name, c in widget.controls.items():
@@ -79,7 +85,8 @@ def page_html(widget: Widget, number: int, page: str, alt: str) -> str:
     caption = caption_text(widget)
     return (f'<figure class="widget-frames" id="{ident}" data-frames=\'{html.escape(json.dumps(frames))}\'>'
             f'{"".join(rows)}'
-            f'<a class="full-size" href="{first["src"]}"><img src="{first["src"]}" alt="{html.escape(first["alt"])}">'
+            f'<a class="full-size" href="{first["src"]}">'
+            f'<img src="{first["src"]}"{size} alt="{html.escape(first["alt"])}">'
             f'</a><figcaption>{html.escape(caption)}</figcaption></figure>'
             f'<script src="{up}_static/widget_frames.js"></script>\n')
 

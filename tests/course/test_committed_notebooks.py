@@ -10,7 +10,11 @@ one, else its plain text. For every committed notebook this test checks that
 - no output holds a progress bar frozen part-way, like ``train:   0%|     | 0/80`` (training in
   a notebook leaves one final line instead: ``tl_minimal.training.progress``);
 - every picture is at most ``MAX_PX`` wide: JupyterLab scales a wider one down to its output
-  area (about 950-1000 px), text and all.
+  area (about 950-1000 px), text and all;
+- every picture of a course notebook (the site's pages; not the exercises, which draw with
+  matplotlib's defaults) is saved at twice its pixels, with its own width and its smallest text
+  size (``font_px``) in its metadata (``tl_minimal.views.alt_text``): sharp on a phone, and the
+  site keeps its tick labels readable there (docs/site/figure_scale.py).
 """
 
 from __future__ import annotations
@@ -41,17 +45,21 @@ def _text(value) -> str:
     return "".join(value) if isinstance(value, list) else (value or "")
 
 
-def png_width(data: str, metadata: dict) -> int:
-    """Displayed width in px: the output's width metadata if any, else the PNG's own (IHDR)."""
-    if "width" in metadata:
-        return int(metadata["width"])
+def pixel_width(data: str) -> int:
+    """The PNG's own width in pixels (its IHDR chunk)."""
     raw = base64.b64decode(data)
     if raw[:8] != b"\x89PNG\r\n\x1a\n":
         raise ValueError("image/png output that is not a PNG")
     return struct.unpack(">I", raw[16:20])[0]
 
 
-def problems_of(notebook: dict) -> list[str]:
+def png_width(data: str, metadata: dict) -> int:
+    """Displayed width in px: the output's width metadata if any, else the PNG's own."""
+    return int(metadata["width"]) if "width" in metadata else pixel_width(data)
+
+
+def problems_of(notebook: dict, course: bool = True) -> list[str]:
+    """course: a notebook of the course (its pictures are saved at 2x with their text size)."""
     found = []
     for i, cell in enumerate(notebook["cells"]):
         for output in cell.get("outputs", []):
@@ -65,17 +73,21 @@ def problems_of(notebook: dict) -> list[str]:
             if FROZEN_BAR.search(plain):
                 found.append(f"{where}: a progress bar saved part-way: {plain.strip()[:60]!r}")
             if "image/png" in data:
-                width = png_width(data["image/png"], output.get("metadata", {}).get("image/png", {}))
+                meta = output.get("metadata", {}).get("image/png", {})
+                width = png_width(data["image/png"], meta)
                 if width > MAX_PX:
                     found.append(f"{where}: a picture {width} px wide (JupyterLab shrinks it, text and all, "
                                  f"to about {MAX_PX} px)")
+                if course and (abs(pixel_width(data["image/png"]) - 2 * width) > 1 or not meta.get("font_px")):
+                    found.append(f"{where}: a picture not saved at twice its pixels with its text size (metadata "
+                                 f"{sorted(meta)}): rerun the notebook with views.use_course_style()")
     return found
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT / "notebooks")))
 def test_committed_notebook_reads_well_before_running(path):
     name = str(path.relative_to(ROOT / "notebooks"))
-    problems = problems_of(json.loads(path.read_text(encoding="utf-8")))
+    problems = problems_of(json.loads(path.read_text(encoding="utf-8")), course=not name.startswith("exercises"))
     if name in PENDING:
         if not problems:
             pytest.fail(f"{name} passes now: remove it from PENDING", pytrace=False)
@@ -96,9 +108,12 @@ def test_the_checks_catch_what_they_are_for():
         {"output_type": "display_data", "data": {"image/png": tiny_png, "text/plain": "<Figure>"}, "metadata": {}},
         {"output_type": "display_data", "data": {WIDGET_VIEW: {"model_id": "y"}, "image/png": tiny_png,
                                                  "text/plain": "[interactive figure]"},
-         "metadata": {"image/png": {"width": 600}}},  # a picture shown 600 px wide: fine
+         "metadata": {"image/png": {"width": 600, "font_px": 9.72}}},  # 2x, shown 600 px wide: fine
     ]
     problems = problems_of({"cells": [{"cell_type": "code", "source": "x", "outputs": outputs}]})
-    assert len(problems) == 5, problems
+    assert len(problems) == 6, problems
     assert "without a picture" in problems[0] and "plain-text repr" in problems[1]
     assert "part-way" in problems[2] and "part-way" in problems[3] and "1200 px" in problems[4]
+    assert "twice its pixels" in problems[5]  # the 1200 px picture saved at 1x, without its text size
+    exercise = problems_of({"cells": [{"cell_type": "code", "source": "x", "outputs": outputs}]}, course=False)
+    assert len(exercise) == 5, exercise  # an exercise's pictures need no 2x

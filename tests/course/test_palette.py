@@ -11,6 +11,7 @@ catch matplotlib's old default pair (tab:red against tab:green).
 
 from __future__ import annotations
 
+import base64
 import itertools
 import re
 import subprocess
@@ -229,10 +230,33 @@ def test_a_notebook_figure_carries_its_alt_text(tmp_path):
     nbclient = pytest.importorskip("nbclient")
     code = ("import matplotlib.pyplot as plt\nfrom tl_minimal import views\nviews.use_course_style()\n"
             "fig, ax = plt.subplots()\nax.plot([1, 2], label='a')\nax.legend()\n"
-            "ax.set(title='a line', xlabel='step', ylabel='loss')\nplt.show()")
+            "ax.set(title='a line', xlabel='step', ylabel='loss')\nax.tick_params(labelsize=7)\n"
+            "print(fig.dpi)\nplt.show()")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
     nbclient.NotebookClient(nb, timeout=120, resources={"metadata": {"path": str(ROOT)}}).execute()
     images = [o for o in nb.cells[0].outputs if "image/png" in o.get("data", {})]
     assert len(images) == 1
-    alt = images[0]["metadata"]["image/png"]["alt"]
+    meta = images[0]["metadata"]["image/png"]
+    alt = meta["alt"]
     assert "a line" in alt and "x axis: step" in alt and "y axis: loss" in alt, alt
+    # twice the pixels, its own size in the metadata, and its smallest text (the 7 pt ticks) in CSS px
+    dpi = float(next(o["text"] for o in nb.cells[0].outputs if o.get("name") == "stdout"))
+    raw = base64.b64decode(images[0]["data"]["image/png"])
+    assert abs(int.from_bytes(raw[16:20], "big") - 2 * meta["width"]) <= 1, (meta, raw[16:24])
+    assert meta["font_px"] == round(7 * dpi / 72, 2), (meta, dpi)
+
+
+def test_smallest_text_px_reads_the_smallest_text_drawn():
+    fig, (left, hidden) = plt.subplots(1, 2, dpi=100)
+    left.plot([0, 1])
+    left.set_title("a title", fontsize=12)
+    left.tick_params(labelsize=8)
+    hidden.set_title("tiny but hidden", fontsize=3)
+    hidden.set_visible(False)
+    assert alt_text.smallest_text_px(fig) == round(8 * 100 / 72, 2)  # 11.11: the ticks, not the hidden panel
+    left.annotate("note", (0.5, 0.5), fontsize=6)
+    assert alt_text.smallest_text_px(fig) == round(6 * 100 / 72, 2)
+    plt.close(fig)
+    empty = plt.figure()
+    assert alt_text.smallest_text_px(empty) is None
+    plt.close(empty)

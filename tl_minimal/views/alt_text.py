@@ -1,4 +1,4 @@
-"""A text alternative for every figure a notebook shows: what a screen reader says instead.
+"""A text alternative for every figure a notebook shows, and a picture sharp enough for a phone.
 
 ``describe(fig)`` writes one from what the figure itself says: its title, each panel's title,
 axis labels and legend entries. In a Jupyter kernel, importing ``tl_minimal.views`` calls
@@ -7,8 +7,14 @@ axis labels and legend entries. In a Jupyter kernel, importing ``tl_minimal.view
 each picture; the course's website uses it. Important figures get a written one instead (the site
 keeps those). Outside a kernel, ``install`` does nothing.
 
-    describe(fig)   -> "Figure: <title>. Panel 1: <title>; x axis: ...; y axis: ...; lines: a, b."
-    install()       display hook for matplotlib figures (a kernel only; idempotent)
+The same hook saves the picture at twice its pixels (IPython's "retina" PNG: the metadata keeps the
+figure's own width and height, so a page shows it at its usual size, sharp on a phone's screen) and
+the size of the smallest text drawn in it, in CSS pixels at that usual size (``smallest_text_px``):
+the website uses it to keep every tick label at least 9 px tall on a 390 px phone.
+
+    describe(fig)           -> "Figure: <title>. Panel 1: <title>; x axis: ...; y axis: ...; lines: a, b."
+    smallest_text_px(fig)   -> 9.72 (a 7 pt tick label of a 100 dpi figure)
+    install()               display hook for matplotlib figures (a kernel only; idempotent)
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import importlib
 
 import matplotlib
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from ..jupyter import in_jupyter_kernel
 
@@ -49,6 +56,22 @@ def describe(fig) -> str:
     described = [_panel(ax, i) for i, ax in enumerate(panels + text_panels, start=1)]
     head = f"Figure: {title}." if title.strip() else f"Figure with {len(described) or 'no'} panel(s)."
     return " ".join([head] + [d + "." for d in described])
+
+
+def smallest_text_px(fig) -> float | None:
+    """The smallest font of any text the figure shows (tick labels, titles, legends, annotations), in
+    CSS pixels when the picture is shown at its own size: points x dpi / 72. None: no text at all.
+    The figure is laid out first (no pixels drawn): matplotlib makes tick labels only then."""
+    fig.draw_without_rendering()
+    sizes = [t.get_fontsize() for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip() and _shown(t)]
+    return round(min(sizes) * fig.dpi / 72, 2) if sizes else None
+
+
+def _shown(artist) -> bool:
+    """False when the text sits in a switched-off panel (its axes hidden): it is not drawn."""
+    axes = getattr(artist, "axes", None)
+    return axes is None or axes.get_visible()
 
 
 def install() -> bool:
@@ -85,9 +108,15 @@ def _wrap(shell) -> bool:
     if getattr(draw_png, "tl_alt_text", False):
         return True
 
+    from IPython.core.pylabtools import retina_figure
+
     def png_with_alt(fig):
-        data = draw_png(fig)
-        return None if data is None else (data, {"alt": describe(fig)})
+        # twice the pixels; metadata {"width", "height"} keeps the figure's own size on the page
+        drawn = retina_figure(fig, bbox_inches="tight")  # the inline backend's own crop
+        if drawn is None:  # an empty figure: nothing to show, as the inline backend does
+            return None
+        data, meta = drawn
+        return data, {**meta, "alt": describe(fig), "font_px": smallest_text_px(fig)}
 
     png_with_alt.tl_alt_text = True
     formatter.for_type(Figure, png_with_alt)

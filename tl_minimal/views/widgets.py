@@ -140,13 +140,15 @@ def _view_class():
                 super().__init__(children)
                 self.controls, self.message, self.output, self.summary = controls, message, output, summary
                 self.picture: str | None = None                 # base64 PNG of the picture on show
+                self.picture_meta: dict = {}                    # its alt text, size, smallest text (alt_text)
 
             def _repr_mimebundle_(self, **kwargs):
                 data = super()._repr_mimebundle_(**kwargs)
                 data["text/plain"] = self.summary
-                if self.picture is not None:
-                    data["image/png"] = self.picture
-                return data
+                if self.picture is None:
+                    return data
+                data["image/png"] = self.picture
+                return (data, {"image/png": self.picture_meta}) if self.picture_meta else data
 
         _VIEW = InteractiveView
     return _VIEW
@@ -213,12 +215,12 @@ class _LiveFigure:
     def show(self, fig):
         data, metadata = _figure_bundle(fig)
         self.out.outputs = ({"output_type": "display_data", "data": data, "metadata": metadata},)
-        self.view.picture = data["image/png"]
+        self.view.picture, self.view.picture_meta = data["image/png"], metadata.get("image/png", {})
 
     def fail(self, err: Exception):
         """No picture (it would look current); the message says what went wrong."""
         self.out.outputs = ()
-        self.view.picture = None
+        self.view.picture, self.view.picture_meta = None, {}
         if isinstance(err, ValueError):
             self.say(str(err))
             return
