@@ -16,20 +16,19 @@ How a widget is found and drawn:
    the CPU (``widget_run.py``: minutes, once per cache key);
 3. its drawing function: the call runs with ``widgets.interactive`` replaced by a recorder, which
    keeps ``draw`` and the control specs (``Slider``, ``Choice``, ``Text``) instead of drawing;
-4. the settings: ``FRAMES_PER_SLIDER`` values spanning a slider's range on its step grid, its
-   starting value, and any in-range number the text around the widget names (notebook 00's "try
-   0.995"); every option of a menu; a text box becomes a menu of its starting text and the texts
-   the prose around it suggests (`backticked` or "quoted" in a paragraph that says try:
-   ``suggested_texts``), since no picture exists for text a reader has not typed (without
-   suggestions it keeps its starting text); a menu that follows another control
-   (``Choice(follows=...)``: 06a's ask menu offers the keys among the pairs) gets the options
-   for each of its leader's values. Several controls: every combination when that is at most
-   ``MOST_FRAMES``, else one control at a time from the starting values (a leader together with
-   its followers counts as one control);
+4. the settings (``widget_settings.py``): ``FRAMES_PER_SLIDER`` values spanning a slider's range
+   on its step grid, its starting value, and any in-range number the text around the widget names
+   (notebook 00's "try 0.995"); every option of a menu; a text box becomes a menu of its starting
+   text and the texts the prose around it suggests (`backticked` or "quoted" in a paragraph that
+   says try), since no picture exists for text a reader has not typed (without suggestions it
+   keeps its starting text); a menu that follows another control (``Choice(follows=...)``: 06a's
+   ask menu offers the keys among the pairs) gets the options for each of its leader's values.
+   Several controls: every combination when that is at most ``MOST_FRAMES``, else one control at
+   a time from the starting values (a leader together with its followers counts as one control);
 5. the cache: frames are saved as PNG under ``build/widget_frames/<key>/``, where the key hashes the
    call, its inputs' recipe (for ``NOTEBOOK_MADE``, the code of the cells run), the prose around
-   it, the library version and the source of ``tl_minimal/views``; a rebuild with the same key
-   draws nothing.
+   it, the library version, the source of ``tl_minimal/views`` and of the drawing code here; a
+   rebuild with the same key draws nothing.
 
 Every widget of notebooks 00-06 moves this way. One that cannot (no recipe for its inputs, or no
 control but a text box whose prose suggests nothing) keeps its saved picture, and its caption says
@@ -55,7 +54,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import widget_run
-from widget_settings import FRAMES_PER_SLIDER, MOST_FRAMES, menus, settings, slider_values, suggested_texts
+import widget_settings
+from widget_settings import FRAMES_PER_SLIDER, MOST_FRAMES, settings
 
 __all__ = ["FRAMES_PER_SLIDER", "MOST_FRAMES", "NOTEBOOK_MADE", "UNDRAWN", "Widget", "prepare", "summary"]
 
@@ -182,8 +182,8 @@ def cache_key(page: str, call: str, inputs: list[str], root: Path) -> str:
 
     views = sorted((root / "tl_minimal" / "views").glob("*.py"))
     digest = hashlib.sha256()
-    drawing = [inspect.getsource(f) for f in (*SETUPS.get(CALL.match(call)[1], ()), slider_values, settings,
-                                              suggested_texts, menus, draw_png, capture, widget_run)]
+    drawing = [inspect.getsource(f) for f in (*SETUPS.get(CALL.match(call)[1], ()), widget_settings, draw_png,
+                                              capture, widget_run)]  # the page's HTML is not in the key
     records = sorted((root / "data" / "checkpoints").glob("*.json"))  # a remade checkpoint has a new record
     sources = [p.read_text(encoding="utf-8") for p in (*views, *records)]
     for part in (str(CACHE_FORMAT), page, call, *inputs, tl_minimal.__version__, *sources, *drawing):

@@ -20,7 +20,7 @@ FRAMES_PER_SLIDER = 8
 MOST_FRAMES = 40              # more combinations than this: one control at a time
 MOST_NAMED = 3                # numbers taken from the prose around a widget, at most
 TRY = re.compile(r"\btry(?:ing)?\b", re.IGNORECASE)  # a paragraph that suggests what to try
-SUGGESTED = re.compile(r'`([^`\n]+)`|"([^"\n]+)"')    # the texts it suggests: `backticked` or "quoted"
+SUGGESTED = re.compile(r'`([^`]+)`|"([^"]+)"')    # the texts it suggests: `backticked` or "quoted"
 
 
 def decimals(step) -> int:
@@ -51,7 +51,7 @@ def suggested_texts(prose: str) -> list[str]:
     found = []
     for paragraph in re.split(r"\n\s*\n", prose):
         if TRY.search(paragraph):
-            found += [a or b for a, b in SUGGESTED.findall(paragraph)]
+            found += [" ".join((a or b).split()) for a, b in SUGGESTED.findall(paragraph)]  # a line break: a space
     return list(dict.fromkeys(found))
 
 
