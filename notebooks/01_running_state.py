@@ -23,7 +23,7 @@
 # **Prerequisites.** Notebook 00 (the layer figure and the glossary). PyTorch: broadcasting,
 # matrix products.
 #
-# **Time.** About 60 minutes: 58 of reading (2105 words at 100 a minute, 129 lines of code at 4, 10
+# **Time.** About 60 minutes: 59 of reading (2147 words at 100 a minute, 129 lines of code at 4, 10
 # figures at half a minute each) and a run of every cell in default mode, measured at 55 s (CPU
 # 19 s, peak 612 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -404,8 +404,10 @@ plt.show()
 # ## 9. Play
 #
 # Type your own sentence: the heatmaps show the 2,000-step model's gates on it (the menu switches
-# between λ and the pair-memory gate γ of notebook 02; the menu also moves on the website). Without
-# a live kernel this shows the sentence above.
+# between λ and the pair-memory gate γ of notebook 02). Sentences worth trying: `one two three four
+# five six` (short words, many spaces), `aaaaaaaaaaaaaaaa` (one byte repeated) and `1 + 2 = 3, 10 - 4 = 6`
+# (digits and signs). In a running notebook, type any sentence; on the course website, which has no
+# kernel, the sentence box is a menu of these and the sentence above.
 
 # %%
 # NBVAL_IGNORE_OUTPUT

@@ -24,7 +24,7 @@
 # **Prerequisites.** Notebook 03 (the readout, its attention view of section 3.1, the layer of
 # section 7); `fit` from notebook 01.
 #
-# **Time.** About 40 minutes: 40 of reading (871 words at 100 a minute, 117 lines of code at 4, 3
+# **Time.** About 40 minutes: 40 of reading (905 words at 100 a minute, 117 lines of code at 4, 3
 # figures at half a minute each) and a run of every cell in default mode, measured at 146 s (CPU
 # 32 s, peak 791 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -250,8 +250,10 @@ print("logits", tuple(ours.shape), "relative error:", round(relative_error(ours,
 #
 # ## 3. Play
 #
-# Type a sentence and see the 2,000-step model's gates on it; the menu switches between γ and λ
-# (typing needs a live kernel; the menu also moves on the course website).
+# Type a sentence and see the 2,000-step model's gates on it; the menu switches between γ and λ.
+# Sentences worth trying: `Hello, world!` (punctuation), `aaaaaaaaaaaaaaaa` (one byte repeated) and
+# `the cat and the dog` (a word said twice). In a running notebook, type any sentence; on the course
+# website, which has no kernel, the sentence box is a menu of these and the starting text.
 
 # %%
 # NBVAL_IGNORE_OUTPUT

@@ -53,7 +53,7 @@
 # **Prerequisites.** Notebooks 01-03 (running state, pair memory, readout); softmax and entropy.
 # Every symbol is in the course's glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 60 minutes: 58 of reading (1876 words at 100 a minute, 142 lines of code at 4, 8
+# **Time.** About 60 minutes: 58 of reading (1882 words at 100 a minute, 142 lines of code at 4, 8
 # figures at half a minute each) and a run of every cell in default mode, measured at 99 s (CPU
 # 31 s, peak 591 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -377,7 +377,8 @@ plt.show()
 # ## 6. Play
 #
 # Type a sentence and pick a layer: the heatmaps show which slots the 2,000-step model writes each
-# byte to (typing: live kernel only; the menu also moves on the website).
+# byte to. Worth trying (a menu on the website, which has no kernel): `abcabcabcabc`, `aaaaaaaaaaaa`
+# and `Slots, pairs, ranks.`
 
 # %%
 # NBVAL_IGNORE_OUTPUT

@@ -47,7 +47,7 @@
 # `triple_hybrid` stack is notebook 03's layer, stacked). Every symbol is in the course's
 # glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 55 minutes: 53 of reading (1238 words at 100 a minute, 149 lines of code at 4, 6
+# **Time.** About 55 minutes: 53 of reading (1318 words at 100 a minute, 149 lines of code at 4, 6
 # figures at half a minute each) and a run of every cell in default mode, measured at 48 s (CPU
 # 32 s, peak 755 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -342,7 +342,12 @@ draw_guesses(sentence)
 plt.show()
 
 # %% [markdown]
-# Now type your own (live kernel only):
+# Now try your own text. In a running notebook, type any text in the box and press Enter; on the
+# course website, which has no kernel, the box is a menu of texts drawn beforehand. Texts worth
+# trying: `Zq8#vK2!pX` (random characters: nothing before a byte predicts it), `aaaaaaaaaaaaaaaaaaaa`
+# (one byte repeated: everything before it does), `the cat sat on the mat.` (common words), and
+# `It sees the next byte. It sees the next byte.` (a sentence said twice). In each strip, count the
+# right guesses (green, hatched).
 
 # %%
 # NBVAL_IGNORE_OUTPUT

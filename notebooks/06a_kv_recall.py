@@ -28,7 +28,7 @@
 # table has every symbol used here), notebook 02 (the pair memory's decay), the associative-recall
 # task of notebook 00.
 #
-# **Time.** About 50 minutes: 48 of reading (1648 words at 100 a minute, 108 lines of code at 4, 9
+# **Time.** About 55 minutes: 49 of reading (1728 words at 100 a minute, 108 lines of code at 4, 9
 # figures at half a minute each) and a run of every cell in default mode, measured at 233 s (CPU
 # 73 s, peak 955 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -252,6 +252,13 @@ for model_name in PLAY_MODELS:
 # %%
 # NBVAL_IGNORE_OUTPUT
 widgets.recall_widget(PLAY_MODELS, pairs="k5=v13 k6=v20 k7=v17 k8=v14", ask="k7", filler=60, max_len=RP.seq_len)
+
+# %% [markdown]
+# Pairs worth trying besides the starting ones (in a running notebook, type any pairs in the box;
+# on the course website, which has no kernel, the box is a menu of these, with the ask menu
+# following it): `k9=v15 k10=v19 k11=v13 k12=v18` (the other four keys), `k8=v14 k7=v17 k6=v20 k5=v13`
+# (the starting pairs in the opposite order: does the read follow the asked key's entry to its new
+# position?), and `k5=v13 k6=v14` (two pairs, where every training example had four).
 
 # %% [markdown]
 # ## 3. Optional: induction heads, and which token asks

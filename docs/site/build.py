@@ -14,11 +14,13 @@ is local: the home page says so, no page links to the code host and none has a l
 owner (OWNER).
 
 Needs the ``site`` extra (``pip install -e ".[site]"``: Sphinx, MyST-NB, the book theme and a MathJax
-copy). No notebook is executed: the notebooks' saved outputs are the pages' outputs. Steps:
+copy). No page is executed: the notebooks' saved outputs are the pages' outputs. Steps:
 
 1. stage (``staging.py``): the pages, links rewritten, notes and alt texts added, into DIR/src; the
    widgets of notebooks 00-06 become moving figures (``widget_frames.py``: their frames are drawn
-   from the notebooks' code and the shipped models, and cached in build/widget_frames);
+   from the notebooks' code and the shipped models, or, for the widgets of 05 and 06a, whose models
+   the notebooks train, after running the notebook's cells above the widget in full, minutes on a
+   CPU; all cached in build/widget_frames, so a rebuild with unchanged notebooks draws nothing);
 2. export the slide figures (``figures.py``, alone: ``python docs/site/figures.py``) into DIR/src/figures,
    listed on the site's "Figures for slides" page;
 3. Sphinx with ``-W --keep-going -n``: any warning (a missing reference, image, heading or anchor)

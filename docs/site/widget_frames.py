@@ -4,27 +4,36 @@ A notebook's widget (``tl_minimal.views.widgets``) redraws its picture in a live
 no kernel, so the build draws the pictures beforehand and a small script (``static/widget_frames.js``)
 swaps them as the reader moves a real slider (or picks from a real menu).
 
-How a widget is found and drawn, without running its notebook:
+How a widget is found and drawn:
 
 1. the widget cell: a code cell of a course notebook 00-06 whose output is a widget view and whose
    last line is a call ``widgets.NAME(...)``; that line is the committed notebook's own code;
 2. its inputs: the literal assignments of the cells above it (``sentence = "..."``), plus, for the
    widgets that read a trained model, the shipped checkpoint the notebook loads itself
    (``shipped_or_retrained``, no training) and what the notebook derives from it (``SETUPS``);
+   or, for a widget whose inputs only its notebook makes (a model trained there, a function defined
+   there: ``NOTEBOOK_MADE``), the committed notebook's own code cells above it, run in full mode on
+   the CPU (``widget_run.py``: minutes, once per cache key);
 3. its drawing function: the call runs with ``widgets.interactive`` replaced by a recorder, which
    keeps ``draw`` and the control specs (``Slider``, ``Choice``, ``Text``) instead of drawing;
-4. the settings: ``FRAMES_PER_SLIDER`` values spanning a slider's range on its step grid, its
-   starting value, and any in-range number the text around the widget names (notebook 00's "try
-   0.995"); every option of a menu; a text box keeps its starting text (no picture exists for text
-   a reader has not typed). Several controls: every combination when that is at most
-   ``MOST_FRAMES``, else one control at a time from the starting values;
+4. the settings (``widget_settings.py``): ``FRAMES_PER_SLIDER`` values spanning a slider's range
+   on its step grid, its starting value, and any in-range number the text around the widget names
+   (notebook 00's "try 0.995"); every option of a menu; a text box becomes a menu of its starting
+   text and the texts the prose around it suggests (`backticked` or "quoted" in a paragraph that
+   says try), since no picture exists for text a reader has not typed (without suggestions it
+   keeps its starting text); a menu that follows another control (``Choice(follows=...)``: 06a's
+   ask menu offers the keys among the pairs) gets the options for each of its leader's values.
+   Several controls: every combination when that is at most ``MOST_FRAMES``, else one control at
+   a time from the starting values (a leader together with its followers counts as one control);
 5. the cache: frames are saved as PNG under ``build/widget_frames/<key>/``, where the key hashes the
-   call, its inputs' recipe, the library version and the source of ``tl_minimal/views``; a rebuild
-   with the same key draws nothing.
+   call, its inputs' recipe (for ``NOTEBOOK_MADE``, the code of the cells run), the prose around
+   it, the library version, the source of ``tl_minimal/views`` and of the drawing code here; a
+   rebuild with the same key draws nothing.
 
-A widget that cannot be drawn this way (its model is trained in the notebook and not shipped, or it
-has no control but a text box) keeps its saved picture, and its caption says why (``UNDRAWN``).
-What the page shows for a widget (controls, picture, caption) is written by ``widget_page.py``.
+Every widget of notebooks 00-06 moves this way. One that cannot (no recipe for its inputs, or no
+control but a text box whose prose suggests nothing) keeps its saved picture, and its caption says
+why (``UNDRAWN``). What the page shows for a widget (controls, picture, caption) is written by
+``widget_page.py``.
 
 Names: widget -> ``Widget`` (page, number on the page, call, controls, frames); frame -> one
 setting of every control and its PNG file (``Frame``).
@@ -40,26 +49,32 @@ import json
 import re
 import shutil
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import widget_run
+import widget_settings
+from widget_settings import FRAMES_PER_SLIDER, MOST_FRAMES, settings
+
+__all__ = ["FRAMES_PER_SLIDER", "MOST_FRAMES", "NOTEBOOK_MADE", "UNDRAWN", "Widget", "prepare", "summary"]
 
 WIDGET_PAGES = re.compile(r"^notebooks/0[0-6][a-z]?_[^/]+\.ipynb$")  # the course's notebooks 00-06 (not exercises)
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 CALL = re.compile(r"^(?:widgets|plots_\w+)\.(\w+)\(.*\)\s*$", re.DOTALL)  # widgets.x(...), plots_slots.x(...)
-FRAMES_PER_SLIDER = 8
-MOST_FRAMES = 40              # more combinations than this: one control at a time
-MOST_NAMED = 3                # numbers taken from the prose around a widget, at most
 STATIC_DIR = "widget_frames"  # under the site's _static
 CACHE = Path("build") / "widget_frames"
 CACHE_FORMAT = 3              # what frames.json holds; part of the cache key
 
 # why a widget keeps its saved picture: the caption the page shows under it
 UNDRAWN = {
-    "recall_widget": ("its model, gated_hybrid, is trained in the notebook (no checkpoint is shipped), so the "
-                      "site cannot draw it at other settings without training; run the notebook to move it"),
-    "text only": "its only control is a text box: type your own text in a running notebook",
+    "text only": ("its only control is a text box, and the text around it suggests no other text to draw: type "
+                  "your own in a running notebook"),
     "no recipe": "the site's build does not know how to make its inputs yet (widget_frames.SETUPS)",
 }
+# widgets whose inputs only their notebook makes: the build runs the notebook's code cells above them
+NOTEBOOK_MADE = {"interactive": "05's draw_guesses and its two models, trained in the notebook",
+                 "recall_widget": "06a's gated_hybrid, trained in the notebook (no checkpoint is shipped)"}
 
 
 @dataclass
@@ -80,7 +95,8 @@ class Widget:
     frames: list = field(default_factory=list)     # [Frame]
     text_boxes: int = 0          # text boxes, which keep the notebook's text on the site
     undrawn: str = ""            # why it keeps its saved picture ("" when it moves)
-    seconds: float = 0.0         # drawing time (0 when read from the cache)
+    seconds: float = 0.0         # drawing time (0 when read from the cache), notebook run included
+    run_seconds: float = 0.0     # of which running the notebook's cells above it (NOTEBOOK_MADE)
 
 
 def cell_text(cell: dict) -> str:
@@ -162,17 +178,17 @@ SETUPS = {"pulse_memory_widget": (), "gate_widget": (_shipped_lm,),
           "slot_widget": (_shipped("triple_slot"), _lm_protocol)}
 
 
-def cache_key(page: str, call: str, literals: dict, root: Path) -> str:
+def cache_key(page: str, call: str, inputs: list[str], root: Path) -> str:
+    """``inputs``: the literals above the widget, the prose around it and (NOTEBOOK_MADE) the code run."""
     import tl_minimal
 
     views = sorted((root / "tl_minimal" / "views").glob("*.py"))
     digest = hashlib.sha256()
-    drawing = [inspect.getsource(f) for f in (*SETUPS.get(CALL.match(call)[1], ()), slider_values, settings,
-                                              draw_png, capture)]  # the page's HTML is not in the key
-    inputs = repr(sorted(literals.items(), key=lambda kv: kv[0]))
+    drawing = [inspect.getsource(f) for f in (*SETUPS.get(CALL.match(call)[1], ()), widget_settings, draw_png,
+                                              capture, widget_run)]  # the page's HTML is not in the key
     records = sorted((root / "data" / "checkpoints").glob("*.json"))  # a remade checkpoint has a new record
     sources = [p.read_text(encoding="utf-8") for p in (*views, *records)]
-    for part in (str(CACHE_FORMAT), page, call, inputs, tl_minimal.__version__, *sources, *drawing):
+    for part in (str(CACHE_FORMAT), page, call, *inputs, tl_minimal.__version__, *sources, *drawing):
         digest.update(part.encode("utf-8"))
     return digest.hexdigest()[:16]
 
@@ -195,63 +211,6 @@ def capture(call: str, ns: dict):
     if "draw" not in seen:
         raise ValueError(f"{call!r} made no interactive figure")
     return seen["draw"], seen["controls"]
-
-
-def decimals(step) -> int:
-    text = f"{step:.10f}".rstrip("0")
-    return len(text.split(".")[1]) if "." in text else 0
-
-
-def slider_values(spec, prose: str) -> list:
-    """FRAMES_PER_SLIDER values on the step grid spanning [min, max], the start, and numbers the prose names."""
-    ints = all(isinstance(v, int) for v in (spec.value, spec.min, spec.max, spec.step))
-    places = decimals(spec.step)
-
-    def snap(v):
-        v = spec.min + round((v - spec.min) / spec.step) * spec.step
-        v = min(max(v, spec.min), spec.max)
-        return round(v) if ints else round(v, places)
-
-    n = FRAMES_PER_SLIDER
-    values = {snap(spec.min + (spec.max - spec.min) * i / (n - 1)) for i in range(n)} | {snap(spec.value)}
-    # a decimal the prose names ("try 0.995"); an integer there is a layer or a section, not a setting
-    named = [] if ints else [float(x) for x in re.findall(r"(?<![\w.])(\d+\.\d+)(?![\w.])", prose)]
-    values |= {snap(x) for x in named if spec.min <= x <= spec.max and abs(snap(x) - x) < 1e-9}
-    return sorted(values)[: n + 1 + MOST_NAMED]
-
-
-def settings(controls: dict, prose: str) -> tuple[dict, list[dict]]:
-    """(the controls as the page shows them, every setting to draw)."""
-    from itertools import product
-
-    from tl_minimal.views.widgets import Choice, Slider, option_values
-
-    shown, start = {}, {}
-    for name, spec in controls.items():
-        label = spec.description or name
-        if isinstance(spec, Slider):
-            shown[name] = {"kind": "slider", "label": label, "hint": spec.hint,
-                           "values": slider_values(spec, prose), "places": decimals(spec.step)}
-        elif isinstance(spec, Choice) and spec.follows is None:
-            labels = [o[0] if isinstance(o, tuple) else str(o) for o in spec.options]
-            shown[name] = {"kind": "menu", "label": label, "hint": spec.hint,
-                           "values": option_values(spec.options), "labels": labels}
-        start[name] = spec.value
-    moving = list(shown)
-    if not moving:
-        return shown, []
-    combos = 1
-    for name in moving:
-        combos *= len(shown[name]["values"])
-    if combos <= MOST_FRAMES:
-        grid = product(*(shown[n]["values"] for n in moving))
-        todo = [{**start, **dict(zip(moving, vs, strict=True))} for vs in grid]
-    else:
-        todo = [{**start, name: v} for name in moving for v in shown[name]["values"]]
-    for name in moving:
-        shown[name]["start"] = start[name]
-    unique = {json.dumps(t, sort_keys=True, default=str): t for t in todo}
-    return shown, list(unique.values())
 
 
 def draw_png(draw, values: dict) -> tuple[bytes, int, float | None]:
@@ -280,55 +239,74 @@ def prose_around(nb: dict, cell: int) -> str:
     return "\n".join(cell_text(c) for c in near if c["cell_type"] == "markdown")
 
 
+def widget_inputs(page: str, nb: dict, cell: int, name: str, ns: dict, stack: ExitStack) -> float:
+    """Fill ``ns`` with what the widget call needs; returns the seconds spent running its notebook."""
+    if name in NOTEBOOK_MADE:  # the notebook's own cells, run inside ``stack`` (its matplotlib settings)
+        run, seconds = stack.enter_context(widget_run.notebook_run(page, nb, cell))
+        ns.update(run)
+        return seconds
+    for setup in SETUPS[name]:
+        setup(ns)
+    return 0.0
+
+
 def prepare_widget(page: str, nb: dict, cell: int, call: str, root: Path, cache: Path) -> Widget:
     """Draw (or read from the cache) every frame of one widget."""
     name = CALL.match(call)[1]
     widget = Widget(page, cell, call)
-    if name not in SETUPS:
-        widget.undrawn = UNDRAWN.get(name, UNDRAWN["no recipe"] if name != "interactive" else UNDRAWN["text only"])
+    if name not in SETUPS and name not in NOTEBOOK_MADE:
+        widget.undrawn = UNDRAWN.get(name, UNDRAWN["no recipe"])
         return widget
-    literals = literals_above(nb, cell)
-    widget.key = cache_key(page, call, literals, root)
+    literals, prose = literals_above(nb, cell), prose_around(nb, cell)
+    code = [c for _, c in widget_run.code_above(nb, cell)] if name in NOTEBOOK_MADE else []
+    widget.key = cache_key(page, call, [repr(sorted(literals.items())), prose, *code], root)
     folder = cache / widget.key
     index = folder / "frames.json"
-    if index.is_file():
-        saved = json.loads(index.read_text(encoding="utf-8"))
-        widget.controls, widget.frames = saved["controls"], [Frame(**f) for f in saved["frames"]]
-        widget.text_boxes = saved["text_boxes"]
-        return widget
+    if not index.is_file():
+        draw_widget(widget, nb, literals, prose, folder)
+    saved = json.loads(index.read_text(encoding="utf-8"))
+    widget.controls, widget.frames = saved["controls"], [Frame(**f) for f in saved["frames"]]
+    widget.text_boxes = saved["text_boxes"]
+    widget.undrawn = "" if widget.frames else UNDRAWN["text only"]
+    return widget
+
+
+def draw_widget(widget: Widget, nb: dict, literals: dict, prose: str, folder: Path) -> None:
+    """Make the widget's inputs, capture its call, draw every setting into ``folder`` (frames.json last)."""
     import matplotlib
 
     matplotlib.use("Agg")
     from tl_minimal.views import plots, plots_slots, widgets
 
+    page, cell, call = widget.page, widget.cell, widget.call
     started = time.perf_counter()
-    ns = {"widgets": widgets, "plots": plots, "plots_slots": plots_slots, **literals}
-    for setup in SETUPS[name]:
-        setup(ns)
-    try:
-        draw, controls = capture(call, ns)
-    except NameError as err:
-        raise ValueError(f"{page} cell {cell + 1}: the widget call {call!r} needs {err}; give widget_frames.SETUPS "
-                         f"a recipe for it") from err
-    widget.controls, todo = settings(controls, prose_around(nb, cell))
-    widget.text_boxes = sum(isinstance(spec, widgets.Text) for spec in controls.values())
-    if not todo:
-        widget.undrawn = UNDRAWN["text only"]
-        return widget
     tmp = folder.with_name(folder.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    for number, values in enumerate(todo):
-        png, width, font_px = draw_png(draw, values)
-        (tmp / f"{number}.png").write_bytes(png)
-        widget.frames.append(Frame(values, f"{number}.png", width, font_px))
-    saved = {"controls": widget.controls, "text_boxes": widget.text_boxes,
-             "frames": [f.__dict__ for f in widget.frames]}
+    with ExitStack() as stack:
+        ns = {"widgets": widgets, "plots": plots, "plots_slots": plots_slots, **literals}
+        widget.run_seconds = widget_inputs(page, nb, cell, CALL.match(call)[1], ns, stack)
+        try:
+            draw, controls = capture(call, ns)
+        except NameError as err:
+            raise ValueError(f"{page} cell {cell + 1}: the widget call {call!r} needs {err}; give "
+                             f"widget_frames.SETUPS a recipe for it") from err
+        shown, todo = settings(controls, prose)
+        frames = []
+        for number, values in enumerate(todo):
+            try:
+                png, width, font_px = draw_png(draw, values)
+            except ValueError as err:
+                raise ValueError(f"{page} cell {cell + 1}: drawing {values} failed (a text the prose suggests?): "
+                                 f"{err}") from err
+            (tmp / f"{number}.png").write_bytes(png)
+            frames.append({"values": values, "png": f"{number}.png", "width": width, "font_px": font_px})
+    saved = {"controls": shown, "frames": frames,
+             "text_boxes": sum(isinstance(spec, widgets.Text) for spec in controls.values())}
     (tmp / "frames.json").write_text(json.dumps(saved, indent=1), encoding="utf-8")
     shutil.rmtree(folder, ignore_errors=True)
     tmp.rename(folder)
     widget.seconds = time.perf_counter() - started
-    return widget
 
 
 def prepare(root: Path, pages: list[str], cache: Path | None = None) -> dict[str, list[Widget]]:
@@ -363,6 +341,8 @@ def summary(found: dict[str, list[Widget]], seconds: float) -> str:
     every = [w for widgets in found.values() for w in widgets]
     moving = [w for w in every if w.frames]
     drawn = [w for w in moving if w.seconds]
+    ran = [f"{w.page.rsplit('/', 1)[-1][:-6]} {w.run_seconds:.0f} s" for w in drawn if w.run_seconds]
+    run = f"; notebooks run for their widgets' inputs: {', '.join(ran)}" if ran else ""
     return (f"widgets: {len(moving)} of {len(every)} move ({sum(len(w.frames) for w in moving)} frames; "
             f"{len(drawn)} drawn in {sum(w.seconds for w in drawn):.0f} s, {len(moving) - len(drawn)} from the cache "
-            f"{CACHE.as_posix()}); prepared in {seconds:.0f} s")
+            f"{CACHE.as_posix()}{run}); prepared in {seconds:.0f} s")

@@ -5,8 +5,11 @@ for it (staging calls ``PageWidgets.restage`` on each widget's saved output):
 
 - a moving widget: per control a ``<label>``, a real control (``<input type="range">`` over the
   drawn settings, its value in an ``<output>`` and in ``aria-valuetext``; a ``<select>`` for a
-  menu), the picture as a link to its full-size file, the saved note said for the page as the
-  caption, and ``static/widget_frames.js``, which swaps picture, link and text alternative;
+  menu, and for a text box that the prose suggests texts for; a menu that follows another control
+  carries its options for each of the leader's settings in ``data-options``), the picture as a
+  link to its full-size file, the saved note said for the page as the caption, and
+  ``static/widget_frames.js``, which swaps picture, link and text alternative (and a following
+  menu's options);
 - a widget that cannot move: its saved picture stays, and a caption under it gives its saved note
   and the reason (``widget_frames.UNDRAWN``).
 
@@ -21,7 +24,7 @@ import json
 import re
 
 from figure_scale import zoom_class
-from widget_frames import CALL, SETUPS, STATIC_DIR, Widget
+from widget_frames import CALL, NOTEBOOK_MADE, SETUPS, STATIC_DIR, Widget
 
 STILL = re.compile(r"\s*A still of an interactive figure \(.*?\), shown at its first setting\.")
 
@@ -41,8 +44,18 @@ def caption_text(widget: Widget) -> str:
     moving = ", ".join(f"{c['label']} ({len(c['values'])} settings)" for c in widget.controls.values())
     kinds = {c["kind"] for c in widget.controls.values()}
     how = " or ".join(v for k, v in (("slider", "move the slider"), ("menu", "pick from the menu")) if k in kinds)
-    model = " and the shipped model" if SETUPS[CALL.match(widget.call)[1]] else ""
-    typed = " The notebook's text box keeps its starting text here." if widget.text_boxes else ""
+    name = CALL.match(widget.call)[1]
+    model = (" and the shipped model" if SETUPS.get(name) else
+             " (its code cells above it, run in full when the site was built, training included)"
+             if name in NOTEBOOK_MADE else "")
+    typed = ""
+    if any(c.get("typed") for c in widget.controls.values()):
+        typed = (" On this site the text box is a menu of the texts the notebook suggests; in a running notebook "
+                 "you type your own.")
+    elif widget.text_boxes:
+        typed = " The notebook's text box keeps its starting text here."
+    if any(c.get("follows") for c in widget.controls.values()):
+        typed += " A menu that follows another one offers the choices for its setting."
     return (f"Interactive figure; controls: {moving}, drawn beforehand from the notebook's code{model}: "
             f"{how} to change the picture; run the notebook for any other setting.{typed}")
 
@@ -74,10 +87,16 @@ def page_html(widget: Widget, number: int, page: str, alt: str) -> str:
                        f'aria-valuetext="{html.escape(value)}" data-values=\'{html.escape(json.dumps(c["values"]))}\'>'
                        f'<output for="{cid}" aria-live="polite" style="margin: 0 0.6em">{html.escape(value)}</output>')
         else:
+            pairs, follows = list(zip(c["labels"], c["values"], strict=True)), ""
+            if c.get("follows"):  # the options drawn for the leader's starting setting; the script swaps them
+                leader = widget.controls[c["follows"]]
+                pairs = c["options"][leader["values"].index(leader["start"])]
+                follows = (f' data-follows="{html.escape(c["follows"])}" '
+                           f'data-options=\'{html.escape(json.dumps(c["options"]))}\'')
             options = "".join(f'<option value="{i}"{" selected" if v == c["start"] else ""}>{html.escape(lab)}</option>'
-                              for i, (v, lab) in enumerate(zip(c["values"], c["labels"], strict=True)))
-            control = (f'<select id="{cid}" data-control="{html.escape(name)}" '
-                       f'data-values=\'{html.escape(json.dumps(c["values"]))}\'>{options}</select>')
+                              for i, (lab, v) in enumerate(pairs))
+            control = (f'<select id="{cid}" data-control="{html.escape(name)}"{follows} '
+                       f'data-values=\'{html.escape(json.dumps([v for _, v in pairs]))}\'>{options}</select>')
         hint = f' <span class="widget-hint">({html.escape(c["hint"])})</span>' if c["hint"] else ""
         rows.append(f'<div class="widget-control" style="margin-bottom: 0.4em"><label for="{cid}" '
                     f'style="margin-right: 0.5em">{html.escape(c["label"])}</label> '

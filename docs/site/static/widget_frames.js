@@ -1,6 +1,7 @@
 // Widgets that move without a kernel (docs/site/widget_frames.py drew the frames at build time):
 // when a slider or menu of a <figure class="widget-frames"> changes, show the frame drawn at the
 // controls' settings (its picture, its full-size link and its text alternative) and the value.
+// A menu with data-follows offers the options drawn for its leader's setting (data-options).
 (function () {
   if (window.tlWidgetFrames) return;  // one copy per page, however many widgets load it
   window.tlWidgetFrames = true;
@@ -12,17 +13,37 @@
     const controls = [...figure.querySelectorAll('[data-control]')];
     const img = figure.querySelector('img');
     const link = img.closest('a');
+    const nameOf = c => c.dataset.control;
     function valueOf(control) { return JSON.parse(control.dataset.values)[Number(control.value)]; }
+    function setTo(control, v) {
+      control.value = String(Math.max(0, JSON.parse(control.dataset.values).findIndex(x => same(x, v))));
+    }
+    function follow(leader) {  // each menu that follows `leader`: the options drawn for its setting
+      controls.filter(c => c.dataset.follows === nameOf(leader)).forEach(c => {
+        const keep = valueOf(c);
+        const options = JSON.parse(c.dataset.options)[Number(leader.value)];
+        c.replaceChildren(...options.map(([label], i) => new Option(label, String(i))));
+        c.dataset.values = JSON.stringify(options.map(o => o[1]));
+        setTo(c, keep);  // kept when the new options have it, else the first (as in the notebook)
+      });
+    }
     function show(moved) {
+      if (moved) follow(moved);
       const wanted = {};
-      controls.forEach(c => { wanted[c.dataset.control] = valueOf(c); });
+      controls.forEach(c => { wanted[nameOf(c)] = valueOf(c); });
+      const fits = (f, c) => same(f.values[nameOf(c)], wanted[nameOf(c)]);
       // every combination drawn, or one control at a time: then the others go back to their start
-      let frame = frames.find(f => controls.every(c => same(f.values[c.dataset.control], wanted[c.dataset.control])));
+      let frame = frames.find(f => controls.every(c => fits(f, c)));
       if (!frame && moved) {
-        frame = frames.find(f => same(f.values[moved.dataset.control], wanted[moved.dataset.control]));
-        controls.forEach(c => {
-          if (c !== moved) c.value = String(JSON.parse(c.dataset.values).findIndex(v => same(v, frame.values[c.dataset.control])));
-        });
+        const head = moved.dataset.follows || nameOf(moved);  // a leader moves with its followers
+        const fixed = controls.filter(c => nameOf(c) === head || c.dataset.follows === head);
+        const score = f => controls.filter(c => fits(f, c)).length;
+        frame = frames.filter(f => fixed.every(c => fits(f, c)))
+          .reduce((best, f) => (!best || score(f) > score(best) ? f : best), null);
+        if (frame) {
+          controls.filter(c => !c.dataset.follows).forEach(c => { setTo(c, frame.values[nameOf(c)]); follow(c); });
+          controls.filter(c => c.dataset.follows).forEach(c => setTo(c, frame.values[nameOf(c)]));
+        }
       }
       if (!frame) return;
       img.src = frame.src;
