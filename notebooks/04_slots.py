@@ -63,11 +63,9 @@ try:  # set-up check: without the library in this kernel, one line says how to i
 except ModuleNotFoundError:  # the clone: the first folder above this one with a pyproject.toml
     import pathlib
 
-    clone = next((p for p in pathlib.Path.cwd().parents if (p / "pyproject.toml").is_file()), None)
-    how = (f'%pip install -e "{clone}"' if clone else  # no clone here (Colab): install from the repository
-           '%pip install "git+https://github.com/<owner>/<repo>"  (<owner>/<repo>: in the Colab address, after /github/)')
-    raise SystemExit(f"tl_minimal is not installed for this kernel; run this in a cell, then restart the "
-                     f"kernel:  {how}") from None
+    clone = next((f'-e "{p}"' for p in pathlib.Path.cwd().parents if (p / "pyproject.toml").is_file()), None)
+    raise SystemExit(f"tl_minimal is not installed for this kernel; run this in a cell, then restart the kernel:  "
+                     f"%pip install {clone or 'git+https://github.com/<owner>/<repo>  (Colab: see its address)'}") from None
 
 import math
 

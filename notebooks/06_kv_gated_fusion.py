@@ -68,11 +68,9 @@ try:  # set-up check: without the library in this kernel, one line says how to i
 except ModuleNotFoundError:  # the clone: the first folder above this one with a pyproject.toml
     import pathlib
 
-    clone = next((p for p in pathlib.Path.cwd().parents if (p / "pyproject.toml").is_file()), None)
-    how = (f'%pip install -e "{clone}"' if clone else  # no clone here (Colab): install from the repository
-           '%pip install "git+https://github.com/<owner>/<repo>"  (<owner>/<repo>: in the Colab address, after /github/)')
-    raise SystemExit(f"tl_minimal is not installed for this kernel; run this in a cell, then restart the "
-                     f"kernel:  {how}") from None
+    clone = next((f'-e "{p}"' for p in pathlib.Path.cwd().parents if (p / "pyproject.toml").is_file()), None)
+    raise SystemExit(f"tl_minimal is not installed for this kernel; run this in a cell, then restart the kernel:  "
+                     f"%pip install {clone or 'git+https://github.com/<owner>/<repo>  (Colab: see its address)'}") from None
 
 import math
 
@@ -332,8 +330,8 @@ plt.show()
 # the right entry is not in the top-k at the start, no gradient tells $W_q$ and $W_k$ to align.
 # Notebook 06a trains the tied version; notebooks 07 (section 6) and 07b (section 2) show what the
 # untied configuration of the paper does over many seeds: at the paper's budget (500 steps x 32 sequences, one supervised
-# token, constant lr 3e-4) the paper's own code won 0 of 19 seeds (95% Clopper-Pearson interval
-# [0.00, 0.18]) on our CPU (`recall_reference_code.json`), its one winning seed of the paper's run included, and none of our runs
+# token, constant lr 3e-4) the paper's own code won 0 of 25 seeds (95% Clopper-Pearson interval
+# [0.00, 0.14]) on our CPU (`recall_reference_code.json`), its one winning seed of the paper's run included, and none of our runs
 # of that configuration won either. The tied read's success says that this task is solved by matching tokens exactly
 # (a cache that grows with the sequence), not that it recalls better than a fixed-size state.
 
