@@ -307,8 +307,9 @@ def stage_notebook(page: str, root: Path, out: Path, site_pages: set[str], stage
                                          f"{'; '.join(wrong)}: {alt[:300]!r}")
                     digest = hashlib.sha256(raw).hexdigest()
                     staged.alt.setdefault(page[:-len(".ipynb")], {})[digest] = alt
-                    if zoom_class(meta.get("font_px")):  # its size on a phone (figure_scale.py)
-                        staged.zoom.setdefault(page[:-len(".ipynb")], {})[digest] = zoom_class(meta["font_px"])
+                    zoom = zoom_class(meta.get("font_px"))  # its size on a phone (figure_scale.py)
+                    if zoom:
+                        staged.zoom.setdefault(page[:-len(".ipynb")], {})[digest] = zoom
                     if note and widgets is not None:  # pre-drawn frames and a slider (widget_page.py)
                         added += filter(None, [widgets.restage(number, output, alt, note)])
         cell.get("outputs", []).extend(added)

@@ -227,7 +227,7 @@ def draw_png(draw, values: dict) -> tuple[bytes, int, float | None]:
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", bbox_inches="tight", dpi=2 * fig.dpi)  # the inline backend's crop, 2x
         width = Image.open(io.BytesIO(buffer.getvalue())).width // 2
-        return buffer.getvalue(), width, smallest_text_px(fig)
+        return buffer.getvalue(), width, smallest_text_px(fig, drawn=True)
     finally:
         for number in set(plt.get_fignums()) - before:
             plt.close(number)

@@ -58,11 +58,13 @@ def describe(fig) -> str:
     return " ".join([head] + [d + "." for d in described])
 
 
-def smallest_text_px(fig) -> float | None:
+def smallest_text_px(fig, drawn: bool = False) -> float | None:
     """The smallest font of any text the figure shows (tick labels, titles, legends, annotations), in
     CSS pixels when the picture is shown at its own size: points x dpi / 72. None: no text at all.
-    The figure is laid out first (no pixels drawn): matplotlib makes tick labels only then."""
-    fig.draw_without_rendering()
+    Unless ``drawn`` (its PNG was just made), the figure is laid out first (no pixels drawn):
+    matplotlib makes tick labels only then."""
+    if not drawn:
+        fig.draw_without_rendering()
     sizes = [t.get_fontsize() for t in fig.findobj(Text)
              if t.get_visible() and t.get_text().strip() and _shown(t)]
     return round(min(sizes) * fig.dpi / 72, 2) if sizes else None
@@ -116,7 +118,7 @@ def _wrap(shell) -> bool:
         if drawn is None:  # an empty figure: nothing to show, as the inline backend does
             return None
         data, meta = drawn
-        return data, {**meta, "alt": describe(fig), "font_px": smallest_text_px(fig)}
+        return data, {**meta, "alt": describe(fig), "font_px": smallest_text_px(fig, drawn=True)}
 
     png_with_alt.tl_alt_text = True
     formatter.for_type(Figure, png_with_alt)
