@@ -281,6 +281,43 @@ def check_tokens(tokens, vocab_size: int, max_seq_len: int, start: int = 0) -> N
                          f"got ids in [{lo}, {hi}]")
 
 
+def check_generate_args(n_new, temperature, top_k) -> None:
+    """generate's options: n_new an int >= 0, temperature a number >= 0, top_k None or a positive int."""
+    if isinstance(n_new, bool) or not isinstance(n_new, int) or n_new < 0:
+        raise ValueError(f"n_new must be an int >= 0, got {n_new!r}")
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or temperature < 0:
+        raise ValueError(f"temperature must be a number >= 0 (0 = greedy), got {temperature!r}")
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
+        raise ValueError(f"top_k must be None or a positive int, got {top_k!r}")
+
+
+def check_step_token(token) -> None:
+    """A model's step input: one token per sequence, token [B]."""
+    if not isinstance(token, torch.Tensor) or token.dim() != 1:
+        got = tuple(token.shape) if isinstance(token, torch.Tensor) else type(token).__name__
+        raise ValueError(f"step takes one token per sequence, token [B]; got {got}")
+
+
+def check_setting_types(cfg: dict, positive_ints: tuple, bools: tuple, reals: tuple) -> None:
+    """A model's settings (registry.py): sizes positive ints, switches bools, biases and dropout real numbers."""
+    check_positive_ints(**{name: cfg[name] for name in positive_ints if name in cfg})
+    for name in bools:
+        if name in cfg and not isinstance(cfg[name], bool):
+            raise ValueError(f"{name} must be True or False, got {cfg[name]!r}")
+    for name in reals:
+        if name in cfg and (isinstance(cfg[name], bool) or not isinstance(cfg[name], numbers.Real)):
+            raise ValueError(f"{name} must be a real number, got {cfg[name]!r}")
+    d = cfg["dropout"]
+    if isinstance(d, bool) or not isinstance(d, numbers.Real) or not 0 <= d < 1:
+        raise ValueError(f"dropout must be a number in [0, 1), got {d!r}")
+
+
+def check_choice(name: str, value, allowed: tuple) -> None:
+    """``value`` is one of ``allowed``; ValueError listing them."""
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+
+
 @contextmanager
 def trust_ids():
     """Inside the block forward passes skip the token-range check (the caller vouches for the ids)."""

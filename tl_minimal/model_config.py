@@ -40,6 +40,7 @@ class ModelConfig:
     conv_kernel: int | None = None
     conv_causal: bool | None = None
     kv: KVConfig | None = None     # the key-value memory (gated hybrids only)
+    init: str | None = None        # None / "paper": N(0, 0.02) as the reference; "fan_in" (models.py)
 
     @classmethod
     def from_settings(cls, variant: str, vocab_size: int, settings: dict) -> ModelConfig:

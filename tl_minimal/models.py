@@ -34,7 +34,7 @@ from typing import ClassVar
 import torch
 from torch import nn
 
-from .checks import check_tokens, trust_ids
+from .checks import check_generate_args, check_positive_ints, check_step_token, check_tokens, trust_ids
 from .conv import LocalConv
 from .kv_fusion import KVFusion
 from .layers import Block
@@ -45,14 +45,16 @@ from .slots import SlotMixer
 from .transformer import CausalSelfAttention
 
 
-def _reference_init(*modules: nn.Module) -> None:
-    """GPT-style init, as in the reference: Linear / Embedding weights N(0, 0.02), biases 0."""
-    for root in modules:
-        for m in root.modules():
-            if isinstance(m, (nn.Linear, nn.Embedding)):
-                nn.init.normal_(m.weight, mean=0.0, std=0.02)
-                if getattr(m, "bias", None) is not None:
-                    nn.init.zeros_(m.bias)
+def _reference_init(*modules: nn.Module, init: str | None = None) -> None:
+    """GPT-style init, as in the reference: Linear / Embedding weights N(0, 0.02), biases 0. The setting
+    init="fan_in" keeps PyTorch's Linear default, U(+-1/sqrt(fan_in)), and draws embeddings N(0, 1/d)."""
+    for m in (m for root in modules for m in root.modules() if isinstance(m, (nn.Linear, nn.Embedding))):
+        if init == "fan_in" and isinstance(m, nn.Linear):
+            m.reset_parameters()
+        else:
+            nn.init.normal_(m.weight, mean=0.0, std=m.weight.shape[1] ** -0.5 if init == "fan_in" else 0.02)
+            if getattr(m, "bias", None) is not None:
+                nn.init.zeros_(m.bias)
 
 
 class LanguageModel(nn.Module):
@@ -69,7 +71,7 @@ class LanguageModel(nn.Module):
                                     for _ in range(config.n_layers))
         self.norm = nn.LayerNorm(d)
         self.head = nn.Linear(d, self.vocab_size, bias=False)
-        _reference_init(self.embed, self.pos, *(b.ffn for b in self.blocks))
+        _reference_init(self.embed, self.pos, *(b.ffn for b in self.blocks), init=config.init)
         self.head.weight = self.embed.weight  # tied: W_vocab = E
 
     # --- what a variant chooses ------------------------------------------------------------
@@ -161,16 +163,13 @@ class LanguageModel(nn.Module):
     def init_state(self, batch_size: int) -> dict:
         """The state before the first token (every part empty); step() and run() continue it."""
         self.check_can_step()
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        check_positive_ints(batch_size=batch_size)
         return {"t": 0, "batch_size": batch_size, "layers": [None] * len(self.blocks),
                 "before": None, "after": None}
 
     def step(self, token, state):
         """One token per sequence: token [B] int64 -> (logits [B, V], state). O(1) for recurrent mixers."""
-        if not isinstance(token, torch.Tensor) or token.dim() != 1:
-            got = tuple(token.shape) if isinstance(token, torch.Tensor) else type(token).__name__
-            raise ValueError(f"step takes one token per sequence, token [B]; got {got}")
+        check_step_token(token)
         logits, state = self.run(token[:, None], state)
         return logits[:, 0], state
 
@@ -182,12 +181,7 @@ class LanguageModel(nn.Module):
         while generating. The total length T0 + n_new must fit in max_seq_len (no sliding window).
         """
         self.check_can_step()
-        if isinstance(n_new, bool) or not isinstance(n_new, int) or n_new < 0:
-            raise ValueError(f"n_new must be an int >= 0, got {n_new!r}")
-        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or temperature < 0:
-            raise ValueError(f"temperature must be a number >= 0 (0 = greedy), got {temperature!r}")
-        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
-            raise ValueError(f"top_k must be None or a positive int, got {top_k!r}")
+        check_generate_args(n_new, temperature, top_k)
         single = isinstance(prompt_tokens, torch.Tensor) and prompt_tokens.dim() == 1
         tokens = prompt_tokens[None] if single else prompt_tokens
         self.check_tokens(tokens)
@@ -242,7 +236,7 @@ class TransformerLM(LanguageModel):
 
     def __init__(self, config):
         super().__init__(config)
-        _reference_init(*(b.mixer for b in self.blocks))
+        _reference_init(*(b.mixer for b in self.blocks), init=config.init)
 
 
 class TripleLatentLM(LanguageModel):
@@ -287,7 +281,7 @@ class GatedHybridLM(TripleHybridLM):
     def __init__(self, config):
         super().__init__(config)
         self.kv = KVFusion(config.d_model, config.kv, mode=config.mode)
-        _reference_init(self.kv)
+        _reference_init(self.kv, init=config.init)
         self.kv.init_read_gate_bias()  # b_g: 0, or the setting read_gate_bias
 
     def after_stack(self, h, e, state):

@@ -26,6 +26,7 @@ Variants (docs/paper.md section 3)
 Settings
     d_model, n_layers, n_heads, max_seq_len   sizes (positive ints; d_model % n_heads == 0)
     dropout                                   in [0, 1)
+    init                                      any variant, optional: "paper" (when absent) or "fan_in"
     state_dim, num_slots                      S and K of the triple-latent / slot memories
     mode                                      "fast" (default) or "loop" (the specification)
     lam_bias, gam_bias                        initial bias of the keep / pair gates (0: ~0.5)
@@ -46,7 +47,7 @@ from __future__ import annotations
 import dataclasses
 import numbers
 
-from .checks import check_conv_kernel, check_kv_settings, check_mode, check_positive_ints, check_read_gate
+from .checks import check_choice, check_conv_kernel, check_kv_settings, check_mode, check_read_gate, check_setting_types
 from .family import FAMILY_CLASSES, FAMILY_SETTINGS
 from .kv_fusion import QUERY_ALIGNS, READ_GATES, KVConfig
 from .model_config import ModelConfig
@@ -87,6 +88,8 @@ _POSITIVE_INTS = ("d_model", "n_layers", "n_heads", "max_seq_len", "state_dim", 
                   "conv_kernel", "assoc_dim")
 _BOOLS = ("conv_causal", "learnable_score_scale", "write_gate", "gate_outside_norm", "tie_qk", "supersede")
 _REALS = ("lam_bias", "gam_bias", "read_gate_bias")
+# settings of every variant absent from its defaults (older results keep their settings): the values allowed
+OPTIONAL = {"init": ("paper", "fan_in")}
 
 
 def _check_variant(variant) -> str:
@@ -100,29 +103,22 @@ def default_config(variant: str) -> dict:
     return dict(DEFAULTS[_check_variant(variant)])
 
 
-def _check_types(cfg: dict) -> None:
-    """Sizes positive ints, switches bools, biases and dropout real numbers."""
-    check_positive_ints(**{name: cfg[name] for name in _POSITIVE_INTS if name in cfg})
-    for name in _BOOLS:
-        if name in cfg and not isinstance(cfg[name], bool):
-            raise ValueError(f"{name} must be True or False, got {cfg[name]!r}")
-    for name in _REALS:
-        if name in cfg and (isinstance(cfg[name], bool) or not isinstance(cfg[name], numbers.Real)):
-            raise ValueError(f"{name} must be a real number, got {cfg[name]!r}")
-    d = cfg["dropout"]
-    if isinstance(d, bool) or not isinstance(d, numbers.Real) or not 0 <= d < 1:
-        raise ValueError(f"dropout must be a number in [0, 1), got {d!r}")
+def setting_names(variant: str) -> set:
+    """Every setting ``variant`` takes: its defaults' names and the optional ones (:data:`OPTIONAL`)."""
+    return {*DEFAULTS[_check_variant(variant)], *OPTIONAL}
 
 
 def resolve_config(variant: str, **config) -> dict:
     """Defaults updated by ``config``, every value checked; ValueError says what is expected."""
-    allowed = DEFAULTS[_check_variant(variant)]
-    unknown = sorted(set(config) - set(allowed))
+    allowed, names = DEFAULTS[_check_variant(variant)], setting_names(variant)
+    unknown = sorted(set(config) - names)
     if unknown:
         raise ValueError(f"variant {variant!r} has no setting(s) {', '.join(map(repr, unknown))}; "
-                         f"allowed: {', '.join(sorted(allowed))}")
+                         f"allowed: {', '.join(sorted(names))}")
+    for name in set(OPTIONAL) & set(config):
+        check_choice(name, config[name], OPTIONAL[name])
     cfg = {**allowed, **config}
-    _check_types(cfg)
+    check_setting_types(cfg, _POSITIVE_INTS, _BOOLS, _REALS)
     for name in _POSITIVE_INTS:
         if name in cfg:
             cfg[name] = int(cfg[name])

@@ -6,15 +6,18 @@
 #   bash data/results/run_calibrated.sh calibrate  # only these stages
 #
 # 1. The calibrated recall protocol (item 1): multi-query recall in Zoology's form - every pair asked, every
-#    answer position supervised (n_queries = n_pairs) - with 2,000 steps of batch 32, a 200-step linear warmup,
-#    cosine decay, dropout 0, and a two-point lr sweep {1e-3, 3e-3}; otherwise the paper's recall protocol
-#    (d = 64, 3 layers, 4 heads, length 128, weight decay 0.01, clipping 1.0). Every model gets the lr its
-#    seed 0 scores best with (ties: the smaller); seeds 1-4 run at that lr. One file per (task, lr, overrides):
-#    recall_calibrated_lr*.json (4 pairs), mqar_calibrated_pairs{8,16}_lr*.json, and *_decay4.json for the
+#    label on the asked key (answer_at_key: the value is due where the key is read), the answers never shown
+#    (hide_answers) - with a warm-up of a tenth of the steps, cosine decay, dropout 0, the models' shared
+#    parts at PyTorch's fan-in scale (--set init=fan_in: N(0, 0.02) at d = 64 left attention near uniform)
+#    and a two-point lr sweep {1e-3, 3e-3}; otherwise the paper's recall protocol (d = 64, 3 layers,
+#    4 heads, length 128, batch 32, weight decay 0.01, clipping 1.0). Every model gets the lr its seed 0
+#    scores best with (ties: the smaller); seeds 1-4 run at that lr. One file per (task, lr, overrides):
+#    recall_zoology*_lr*.json (4 pairs), mqar_zoology_pairs{8,16}*_lr*.json, and *_decay4.json for the
 #    long-decay initialization of the latent-only models (lam_bias = gam_bias = 4: keep gates ~0.98 at step 0
-#    instead of 0.5). Stage gather writes each variant's rows at its lr into recall_calibrated.json,
+#    instead of 0.5). Stage gather writes each variant's rows at its lr into data/results/recall_calibrated.json,
 #    recall_calibrated_decay4.json and mqar_calibrated_pairs{8,16}.json (rerun it whenever rows are added).
-#    Every file goes to data/results/issue32/ (see OUT).
+#    The first attempts (stages calibrate, calibrate_grid: labels on the ANSWER token, answers shown, the
+#    reference's N(0, 0.02) init) never got the Transformer past elimination; their files stay in issue32/.
 # 2. The paper's protocol, ours (item 3): gated_hybrid_paper at 500 steps on the seeds of the reference code's
 #    queue (recall_reference_code.json, tl_minimal/experiments/studies/reference_code.py); seeds 0-4 at 500
 #    steps are already in recall.json. Arms: the reference's symmetric (non-causal) convolution, all seeds;
@@ -29,14 +32,22 @@ E=(${DRY:+echo} nice -n 19 "$PY" -m tl_minimal.experiments)  # DRY=1: print the 
 # written for days (merge renames and removes files by their settings: never run it on a live suite file).
 OUT=data/results/issue32
 LRS=(3e-3 1e-3)
-# The protocol of the sweep stages (transformer_seeds decisive other_rows long_decay gather): STEPS steps of
-# length SEQ, chosen from the calibration's runs (CAL_STEPS, CAL_SEQ; 2,000 and 128 were the first guess).
-# Files of any other (steps, length) than 2,000 x 128 carry them in their name (TAG).
-STEPS="${CAL_STEPS:-2000}" SEQ="${CAL_SEQ:-128}"
-tag() { [[ $STEPS == 2000 && $SEQ == 128 ]] && echo "" || echo "_seq${SEQ}_steps${STEPS}"; }
-cal() {  # the calibrated protocol's options at the current STEPS and SEQ (warmup: the first tenth)
+# The protocol of the sweep stages (calibrate_zoology transformer_seeds decisive other_rows long_decay gather):
+# STEPS steps of length SEQ (CAL_STEPS, CAL_SEQ), in Zoology's form (ZOO=1). The old stages set ZOO=0 and
+# their own sizes; their files carry the sizes in the name unless they are 2,000 x 128 (TAG).
+STEPS="${CAL_STEPS:-1000}" SEQ="${CAL_SEQ:-128}" ZOO=1
+size_tag() { [[ $STEPS == 2000 && $SEQ == 128 ]] && echo "" || echo "_seq${SEQ}_steps${STEPS}"; }
+recall_prefix() {  # the file name up to the lr: recall_zoology_seq128_steps1000_lr, recall_calibrated_lr, ...
+  ((ZOO)) && echo "recall_zoology_seq${SEQ}_steps${STEPS}_lr" || echo "recall_calibrated$(size_tag)_lr"
+}
+mqar_prefix() {  # mqar_prefix PAIRS
+  ((ZOO)) && echo "mqar_zoology_pairs$1_seq${SEQ}_steps${STEPS}_lr" || echo "mqar_calibrated_pairs$1$(size_tag)_lr"
+}
+cal() {  # the calibrated protocol's options at the current STEPS, SEQ and ZOO (warmup: the first tenth)
   echo --steps "$STEPS" --protocol seq_len="$SEQ" --protocol warmup_steps=$((STEPS / 10)) \
     --protocol lr_schedule=cosine --protocol dropout=0.0 --checkpoint-every 100 --no-progress
+  ((ZOO)) && echo --protocol hide_answers=true --protocol answer_at_key=true --set init=fan_in
+  return 0
 }
 
 recall4() {  # recall4 LR VARIANT SEEDS... [-- --set ...]: 4 pairs, 4 questions
@@ -45,12 +56,12 @@ recall4() {  # recall4 LR VARIANT SEEDS... [-- --set ...]: 4 pairs, 4 questions
   while (($#)); do [[ $1 == -- ]] && { shift; extra=("$@"); break; }; seeds+=("$1"); shift; done
   [[ ${#extra[@]} -gt 0 ]] && suffix="_decay4"
   "${E[@]}" recall --variants "$v" --seeds "${seeds[@]}" --protocol n_queries=4 --protocol lr="$lr" $(cal) \
-    "${extra[@]}" --out "$OUT/recall_calibrated$(tag)_lr${lr}${suffix}.json"
+    "${extra[@]}" --out "$OUT/$(recall_prefix)${lr}${suffix}.json"
 }
 mqar() {  # mqar PAIRS LR VARIANT SEEDS...: every pair asked
   local pairs=$1 lr=$2 v=$3; shift 3
   "${E[@]}" mqar --variants "$v" --seeds "$@" --protocol n_pairs="$pairs" --protocol n_queries="$pairs" \
-    --protocol lr="$lr" $(cal) --out "$OUT/mqar_calibrated_pairs${pairs}$(tag)_lr${lr}.json"
+    --protocol lr="$lr" $(cal) --out "$OUT/$(mqar_prefix "$pairs")${lr}.json"
 }
 best_lr() {  # best_lr FILE_PREFIX VARIANT [SUFFIX]: the lr whose file holds the better seed-0 value (ties: smaller)
   "$PY" - "$OUT/$1" "$2" "${3:-}" "${LRS[@]}" <<'EOF'
@@ -67,20 +78,24 @@ sweep_row() {  # sweep_row VARIANT [-- --set ...]: seed 0 at every lr, then seed
   local v=$1; shift
   local suffix=""; [[ $# -gt 0 ]] && suffix="_decay4"
   for lr in "${LRS[@]}"; do recall4 "$lr" "$v" 0 "$@"; done
-  local lr; lr=$(best_lr "recall_calibrated$(tag)_lr" "$v" "$suffix")  # a failure stops the queue (set -e)
+  local lr; lr=$(best_lr "$(recall_prefix)" "$v" "$suffix")  # a failure stops the queue (set -e)
   recall4 "$lr" "$v" 1 2 3 4 "$@"
 }
 
 calibrate() {  # first guess, 2,000 x 128: the Transformer, seed 0, 4 pairs at both lrs. At 3e-3 it scored 52.5%,
   # per question 25.8 / 32.6 / 51.7 / 100%: elimination among the values not yet answered, no recall.
-  local STEPS=2000 SEQ=128
+  local STEPS=2000 SEQ=128 ZOO=0
   for lr in "${LRS[@]}"; do recall4 "$lr" transformer 0; done
 }
 calibrate_grid() {  # shorter sequences and longer training (<= ~10 min of a quiet thread each): which reach 95%?
-  local STEPS=4000 SEQ=64
+  local STEPS=4000 SEQ=64 ZOO=0
   for lr in "${LRS[@]}"; do recall4 "$lr" transformer 0; done
   STEPS=4000 SEQ=128
   for pairs in 16 8; do for lr in 1e-3 3e-3; do mqar "$pairs" "$lr" transformer 0; done; done
+}
+calibrate_zoology() {  # Zoology's form: the Transformer's seed 0 at both lrs on 4 pairs, then MQAR 8 and 16
+  for lr in "${LRS[@]}"; do recall4 "$lr" transformer 0; done
+  for pairs in 8 16; do for lr in "${LRS[@]}"; do mqar "$pairs" "$lr" transformer 0; done; done
 }
 paper_ours() {  # our gated_hybrid_paper, the paper's protocol (200-step defaults, run to 500), the reference seeds
   "${E[@]}" recall --variants gated_hybrid_paper --seeds 7 19 29 5 6 8 9 10 11 12 13 14 15 16 17 18 20 21 22 23 \
@@ -98,21 +113,21 @@ paper_ours_arms() {  # the reference's symmetric convolution; 2,000 steps; 500 s
     --out "$OUT/recall_reference_seeds_ours_lr1e-3.json"
 }
 transformer_seeds() {  # the Transformer's seeds 1-2 (MQAR) and 1-4 (4 pairs) at its best lr
-  local lr; lr=$(best_lr "recall_calibrated$(tag)_lr" transformer)
+  local lr; lr=$(best_lr "$(recall_prefix)" transformer)
   recall4 "$lr" transformer 1 2 3 4
   for pairs in 8 16; do
-    lr=$(best_lr "mqar_calibrated_pairs${pairs}$(tag)_lr" transformer)
+    lr=$(best_lr "$(mqar_prefix "$pairs")" transformer)
     mqar "$pairs" "$lr" transformer 1 2
   done
 }
 decisive() { for v in triple_latent gated_hybrid_paper gated_hybrid; do sweep_row "$v"; done; }
 other_rows() { for v in triple_slot triple_hybrid gated_hybrid_printed transformer_plus_triple; do sweep_row "$v"; done; }
 long_decay() { for v in triple_latent triple_slot; do sweep_row "$v" -- --set lam_bias=4 --set gam_bias=4; done; }
-gather() {  # each variant's runs at its chosen lr, one file per task (studies/calibrated.py)
+gather() {  # each variant's runs at its chosen lr, one file per task (studies/calibrated.py), in data/results/
   local G=("$PY" -m tl_minimal.experiments.studies.calibrated --folder "$OUT")
-  "${G[@]}" "recall_calibrated$(tag)_lr"
-  "${G[@]}" "recall_calibrated$(tag)_lr" --suffix _decay4
-  for pairs in 8 16; do "${G[@]}" "mqar_calibrated_pairs${pairs}$(tag)_lr"; done
+  "${G[@]}" "$(recall_prefix)" --out data/results/recall_calibrated.json
+  "${G[@]}" "$(recall_prefix)" --suffix _decay4 --out data/results/recall_calibrated_decay4.json
+  for pairs in 8 16; do "${G[@]}" "$(mqar_prefix "$pairs")" --out "data/results/mqar_calibrated_pairs$pairs.json"; done
 }
 
 STAGES=("$@")

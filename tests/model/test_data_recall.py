@@ -103,6 +103,42 @@ def test_hide_answers_is_a_protocol_option_of_recall_tasks_only():
         protocol("overwrite", hide_answers=True)
 
 
+def test_answer_at_key_moves_each_label_onto_the_asked_key_and_nothing_else():
+    """Zoology's labels: the value is due at the asked key; the input and the values asked are the same."""
+    x0, y0 = dr.mqar_batch(32, n_queries=4, n_pairs=8, generator=_g(5), hide_answers=True)
+    x, y = dr.mqar_batch(32, n_queries=4, n_pairs=8, generator=_g(5), hide_answers=True, answer_at_key=True)
+    assert torch.equal(x, x0)
+    assert torch.equal(y[:, :-1], y0[:, 1:]) and (y[:, -1] == IGNORE).all()
+    at = (y != IGNORE).nonzero()[:, 1].view(32, 4)  # [B, Q]
+    asked = x.gather(1, at)  # the token read where each label sits: a key, just after QUERY
+    assert ((asked >= L.first_key) & (asked < L.first_value)).all() and (x.gather(1, at - 1) == L.QUERY).all()
+    # the label is the value written right after that key in the context
+    for b in range(4):
+        for t, key in zip(at[b].tolist(), asked[b].tolist(), strict=True):
+            written = int((x[b, : 1 + 3 * 8] == key).nonzero()[0])  # BOS, 8 x (key value SEP)
+            assert int(y[b, t]) == int(x[b, written + 1])
+    sampler = dr.RecallSampler(8, seed=0, n_queries=4, n_pairs=4, answer_at_key=True)
+    assert torch.equal(sampler(2)[1][:, :-1], dr.RecallSampler(8, seed=0, n_queries=4, n_pairs=4)(2)[1][:, 1:])
+    _, ey = dr.eval_set(16, seed=1, n_queries=2, answer_at_key=True)
+    assert torch.equal(ey[:, :-1], dr.eval_set(16, seed=1, n_queries=2)[1][:, 1:])
+
+
+def test_answer_at_key_is_a_protocol_option_of_recall_tasks_only():
+    from tl_minimal.experiments.protocols import protocol
+    from tl_minimal.training.recipes import make_sampler
+
+    p = protocol("mqar", answer_at_key=True, hide_answers=True)
+    assert p.sequence_options() == {"hide_answers": True, "answer_at_key": True}
+    assert "answer_at_key" not in protocol("mqar").to_dict()  # off: result files written before it match
+    x, y = make_sampler(p, seed=0)(0)
+    at = (y[0] != IGNORE).nonzero()[:, 0]
+    assert (x[0, at - 1] == L.QUERY).all()
+    with pytest.raises(ValueError, match="answer_at_key must be true or false"):
+        protocol("mqar", answer_at_key=1)
+    with pytest.raises(ValueError, match="applies to recall and mqar"):
+        protocol("alias", answer_at_key=True)
+
+
 def test_single_query_mqar_is_the_recall_task():
     assert torch.equal(
         dr.mqar_batch(8, n_queries=1, generator=_g(3))[0], dr.recall_batch(8, generator=_g(3))[0]

@@ -275,3 +275,26 @@ def test_the_paper_configurations_are_named_presets_of_gated_hybrid():
         # the variant with the fixed settings
         assert config.settings() == model_config(base, 64, **fixed).settings()
         assert build_model(name, 64).config == config
+
+
+@pytest.mark.parametrize("variant", ["transformer", "triple_latent", "gated_hybrid", "gla"])
+def test_init_fan_in_is_an_optional_setting_of_every_variant(variant):
+    """init="fan_in": embeddings N(0, 1/d) and PyTorch's Linear default instead of the reference's N(0, 0.02);
+    absent unless given, so the settings of results written before it are unchanged."""
+    torch.manual_seed(0)
+    paper, fan_in = build_model(variant, V), build_model(variant, V, init="fan_in")
+    assert "init" not in paper.config.settings() and fan_in.config.settings()["init"] == "fan_in"
+    assert abs(paper.embed.weight.std().item() - 0.02) < 0.002
+    assert abs(fan_in.embed.weight.std().item() - 64 ** -0.5) < 0.01
+    ffn = next(m for m in fan_in.blocks[0].ffn.modules() if isinstance(m, torch.nn.Linear))
+    assert ffn.weight.abs().max() <= ffn.in_features ** -0.5 and ffn.weight.std() > 0.03  # U(+-1/sqrt(fan_in))
+    assert torch.isfinite(fan_in(_tokens())).all()
+    assert build_model(variant, V, init="paper").config.settings()["init"] == "paper"
+    with pytest.raises(ValueError, match="init must be one of 'paper', 'fan_in'"):
+        build_model(variant, V, init="xavier")
+
+
+def test_init_fan_in_reaches_the_transformer_attention():
+    torch.manual_seed(0)
+    qkv = build_model("transformer", V, init="fan_in").blocks[0].mixer.qkv
+    assert qkv.weight.std() > 0.05 and qkv.bias.abs().max() > 0  # the default, not N(0, 0.02) and zero bias

@@ -143,11 +143,15 @@ def mqar_batch(
     layout: RecallLayout = PAPER_LAYOUT,
     generator: torch.Generator | None = None,
     hide_answers: bool = False,
+    answer_at_key: bool = False,
 ):
     """Multi-query recall: x, y [B, T]; labels only at the Q ANSWER positions (see module docstring).
 
     ``hide_answers``: the token after each ANSWER is a filler id instead of the answer (Zoology's
     form; the labels do not change). The random draws before it are the same either way.
+    ``answer_at_key``: each label moves one position left, onto the asked key, as Zoology's MQAR
+    labels it (the value is due where the key is read; the input does not change). The model then
+    matches the key it reads now, instead of first carrying it to the ANSWER token.
 
     Worked example, ``mqar_batch(1, n_queries=2, seq_len=24, generator=torch.Generator().manual_seed(1))``::
 
@@ -181,7 +185,7 @@ def mqar_batch(
     x = torch.cat([torch.full((B, 1), L.BOS), context, filler, questions[:, :-1]], dim=1)  # [B, T]
 
     y = torch.full_like(x, IGNORE)
-    answer_at = seq_len - 1 - 4 * torch.arange(n_queries - 1, -1, -1)  # [Q], the last one is T-1
+    answer_at = seq_len - 1 - 4 * torch.arange(n_queries - 1, -1, -1) - int(answer_at_key)  # [Q]: T-1 last
     y[:, answer_at] = q_values
     return x, y
 
@@ -282,10 +286,11 @@ class RecallSampler:
         layout: RecallLayout = PAPER_LAYOUT,
         curriculum: LengthCurriculum | None = None,
         hide_answers: bool = False,
+        answer_at_key: bool = False,
     ):
         self.batch_size, self.seed, self.curriculum = batch_size, seed, curriculum
         self.kw = {"n_queries": n_queries, "n_pairs": n_pairs, "seq_len": seq_len, "layout": layout,
-                   "hide_answers": hide_answers}
+                   "hide_answers": hide_answers, "answer_at_key": answer_at_key}
         if curriculum is not None and curriculum.start < min_seq_len(n_pairs, n_queries):
             raise ValueError(f"length curriculum: start {curriculum.start} is too short for {n_pairs} pairs and "
                              f"{n_queries} question(s); the shortest is {min_seq_len(n_pairs, n_queries)}")
@@ -304,10 +309,11 @@ def eval_set(
     seq_len: int = 128,
     layout: RecallLayout = PAPER_LAYOUT,
     hide_answers: bool = False,
+    answer_at_key: bool = False,
 ):
     """``n_examples`` fresh examples for training seed ``seed`` (drawn with :func:`eval_seed`)."""
     g = torch.Generator().manual_seed(eval_seed(seed))
-    return mqar_batch(n_examples, n_queries, n_pairs, seq_len, layout, g, hide_answers)
+    return mqar_batch(n_examples, n_queries, n_pairs, seq_len, layout, g, hide_answers, answer_at_key)
 
 
 # ----------------------------------------------------------------------------- for people

@@ -23,7 +23,7 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..registry import VARIANTS, default_config
+from ..registry import VARIANTS, setting_names
 from ..training import distributed
 from ..training.device import get_device
 from ..training.recipes import build
@@ -86,10 +86,10 @@ def check_variants(variants, p, overrides) -> None:
         if v not in VARIANTS:
             raise ValueError(f"unknown variant {v!r}: expected one of {', '.join(VARIANTS)}")
     for key in overrides:
-        if not any(key in default_config(v) for v in variants):
+        if not any(key in setting_names(v) for v in variants):
             raise ValueError(
                 f"--set {key}: no variant in this run has that setting "
-                f"(e.g. {variants[0]} has: {', '.join(sorted(default_config(variants[0])))})"
+                f"(e.g. {variants[0]} has: {', '.join(sorted(setting_names(variants[0])))})"
             )
     for v in dict.fromkeys(variants):
         build(v, p, overrides)

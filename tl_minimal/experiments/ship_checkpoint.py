@@ -92,7 +92,7 @@ def committed_recall(variant: str, seed: int, steps: int) -> dict | None:
 def recall_eval_set(p, seed: int):
     """The recall protocol's fresh evaluation examples for ``seed`` (what the recall task scores)."""
     return data_recall.eval_set(p.eval_examples, seed, n_queries=p.n_queries, n_pairs=p.n_pairs, seq_len=p.seq_len,
-                                layout=data_recall.layout_for(p.n_pairs), hide_answers=bool(p.hide_answers))
+                                layout=data_recall.layout_for(p.n_pairs), **p.sequence_options())
 
 
 def make_recall(variant: str, seed: int = 0, steps: int = RECALL_STEPS, folder=None, progress: bool = False) -> dict:

@@ -127,6 +127,8 @@ class RecallProtocol(Protocol):
     # True: the token after each ANSWER is filler, not the answer (Zoology's MQAR form; closes the
     # elimination shortcut of showing earlier answers, data/recall.py); None: shown, as in the paper
     hide_answers: bool | None = None
+    # True: each label sits on the asked key instead of the ANSWER token after it (Zoology's labels)
+    answer_at_key: bool | None = None
     assumed: tuple = (
         "grad clip 1.0 and dropout 0.1 as in the byte-level protocol",
         "model d=64, 3 layers, 4 heads, registry defaults otherwise (the byte-level model)",
@@ -135,12 +137,15 @@ class RecallProtocol(Protocol):
 
     def __post_init__(self):
         super().__post_init__()
-        if self.hide_answers is not None:
-            if not isinstance(self.hide_answers, bool):
-                raise ValueError(f"hide_answers must be true or false, got {self.hide_answers!r}")
+        for name in ("hide_answers", "answer_at_key"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if not isinstance(value, bool):
+                raise ValueError(f"{name} must be true or false, got {value!r}")
             if self.task not in CURRICULUM_TASKS:
-                raise ValueError(f"hide_answers: the {self.task} task has its own sequences; hiding the "
-                                 f"answers applies to {' and '.join(CURRICULUM_TASKS)}")
+                raise ValueError(f"{name}: the {self.task} task has its own sequences; hiding the answers or "
+                                 f"moving the labels applies to {' and '.join(CURRICULUM_TASKS)}")
         if self.length_curriculum is None:
             return
         if self.task not in CURRICULUM_TASKS:
@@ -157,13 +162,18 @@ class RecallProtocol(Protocol):
                              f"{self.n_queries} question(s); the shortest sequence is {shortest}")
         self.length_curriculum = c.as_tuple()
 
+    def sequence_options(self) -> dict:
+        """How the recall sequences are drawn beyond their sizes (data/recall.py: mqar_batch's switches)."""
+        return {"hide_answers": bool(self.hide_answers), "answer_at_key": bool(self.answer_at_key)}
+
     def curriculum(self) -> LengthCurriculum | None:
         """The training batches' :class:`~tl_minimal.data.recall.LengthCurriculum`, or None."""
         return None if self.length_curriculum is None else LengthCurriculum.parse(self.length_curriculum)
 
 
 CURRICULUM_TASKS = ("recall", "mqar")  # the tasks whose sequences may follow a length curriculum or hide answers
-UNSET_OMITTED = ("length_curriculum", "lr_schedule", "hide_answers")  # optional fields left out of to_dict() while None
+# optional fields left out of to_dict() while None
+UNSET_OMITTED = ("length_curriculum", "lr_schedule", "hide_answers", "answer_at_key")
 
 PAPER_PROTOCOLS = {p.task: p for p in (LMProtocol(), RecallProtocol())}
 

@@ -31,7 +31,7 @@ import torch
 
 from ..data import recall as data_recall
 from ..data import text as data_text
-from ..registry import build_model, default_config
+from ..registry import build_model, setting_names
 from . import distributed
 from .device import get_device
 from .train import TrainConfig, seed_everything, train
@@ -46,7 +46,7 @@ def count_parameters(model: torch.nn.Module) -> int:
 
 def build(variant: str, protocol, overrides: dict | None = None) -> torch.nn.Module:
     """``tl_minimal.build_model`` with the protocol's model config (and ``--set`` overrides)."""
-    return build_model(variant, protocol.vocab_size, **protocol.model_config(overrides, default_config(variant)))
+    return build_model(variant, protocol.vocab_size, **protocol.model_config(overrides, setting_names(variant)))
 
 
 def seeded_model(variant: str, protocol, seed: int, overrides: dict | None = None) -> torch.nn.Module:
@@ -75,7 +75,7 @@ def make_sampler(protocol, seed: int, data=None, stream: int = 0):
         return data_recall.RecallSampler(protocol.batch_size, seed, n_queries=protocol.n_queries,
                                          n_pairs=protocol.n_pairs, seq_len=protocol.seq_len,
                                          layout=data_recall.layout_for(protocol.n_pairs),
-                                         curriculum=protocol.curriculum(), hide_answers=bool(protocol.hide_answers))
+                                         curriculum=protocol.curriculum(), **protocol.sequence_options())
     raise ValueError(f"no training data for task {task!r}: expected {', '.join(TEXT_TASKS)}, recall or mqar "
                      "(other tasks pass their own sampler)")
 

@@ -79,7 +79,7 @@ def advance(p, variant: str, seed: int, steps: int, overrides: dict | None, conf
     layout = data_recall.layout_for(p.n_pairs)
     t0 = time.perf_counter()
     x, y = data_recall.eval_set(p.eval_examples, seed, n_queries=p.n_queries, n_pairs=p.n_pairs, seq_len=p.seq_len,
-                                layout=layout, hide_answers=bool(p.hide_answers))
+                                layout=layout, **p.sequence_options())
     probe = (x[:PROBE_EXAMPLES], y[:PROBE_EXAMPLES])
     if run is None:
         start = seeded_model(variant, p, seed, overrides).to(config.device)  # the model at step 0

@@ -72,7 +72,7 @@ def run_recall(p, data, variant: str, seed: int, overrides: dict | None, config:
     t0 = time.perf_counter()
     model, history = fit(variant, p, seed, overrides=overrides, config=config)
     x, y = data_recall.eval_set(p.eval_examples, seed, n_queries=p.n_queries, n_pairs=p.n_pairs, seq_len=p.seq_len,
-                                layout=data_recall.layout_for(p.n_pairs), hide_answers=bool(p.hide_answers))
+                                layout=data_recall.layout_for(p.n_pairs), **p.sequence_options())
     result = recall_accuracy(model, x, y)
     return run_record(variant, seed, model, p, result["accuracy"], history, time.perf_counter() - t0, config.device,
                       per_query=result["per_query"], eval_examples=result["n"],
