@@ -27,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}" PYTHONUNBUFFERED=1
 PY="${PYTHON:-.venv/bin/python}"
-E=(${DRY:+echo} nice -n 19 "$PY" -m tl_minimal.experiments)  # DRY=1: print the commands
+E=(${DRY:+echo} nice -n "${NICE:-19}" "$PY" -m tl_minimal.experiments)  # DRY=1: print the commands
 # A subfolder: `results merge` and `results index` read only data/results/*.json, and these suite files are
 # written for days (merge renames and removes files by their settings: never run it on a live suite file).
 OUT=data/results/issue32
@@ -49,6 +49,11 @@ cal() {  # the calibrated protocol's options at the current STEPS, SEQ and ZOO (
   ((ZOO)) && echo --protocol hide_answers=true --protocol answer_at_key=true --set init=fan_in
   return 0
 }
+aligned() {  # aligned VARIANT: a gated hybrid's memory queried with the key being read (Zoology's form labels it),
+  # not the token before it (the paper's form puts ANSWER after the key; docs/paper.md section 6.3)
+  ((ZOO)) && [[ $1 == gated_hybrid* ]] && echo --set query_align=current
+  return 0
+}
 
 recall4() {  # recall4 LR VARIANT SEEDS... [-- --set ...]: 4 pairs, 4 questions
   local lr=$1 v=$2; shift 2
@@ -56,12 +61,12 @@ recall4() {  # recall4 LR VARIANT SEEDS... [-- --set ...]: 4 pairs, 4 questions
   while (($#)); do [[ $1 == -- ]] && { shift; extra=("$@"); break; }; seeds+=("$1"); shift; done
   [[ ${#extra[@]} -gt 0 ]] && suffix="_decay4"
   "${E[@]}" recall --variants "$v" --seeds "${seeds[@]}" --protocol n_queries=4 --protocol lr="$lr" $(cal) \
-    "${extra[@]}" --out "$OUT/$(recall_prefix)${lr}${suffix}.json"
+    $(aligned "$v") "${extra[@]}" --out "$OUT/$(recall_prefix)${lr}${suffix}.json"
 }
 mqar() {  # mqar PAIRS LR VARIANT SEEDS...: every pair asked
   local pairs=$1 lr=$2 v=$3; shift 3
   "${E[@]}" mqar --variants "$v" --seeds "$@" --protocol n_pairs="$pairs" --protocol n_queries="$pairs" \
-    --protocol lr="$lr" $(cal) --out "$OUT/$(mqar_prefix "$pairs")${lr}.json"
+    --protocol lr="$lr" $(cal) $(aligned "$v") --out "$OUT/$(mqar_prefix "$pairs")${lr}.json"
 }
 best_lr() {  # best_lr FILE_PREFIX VARIANT [SUFFIX]: the lr whose file holds the better seed-0 value (ties: smaller)
   "$PY" - "$OUT/$1" "$2" "${3:-}" "${LRS[@]}" <<'EOF'
@@ -97,6 +102,12 @@ calibrate_zoology() {  # Zoology's form: the Transformer's seed 0 at both lrs on
   for lr in "${LRS[@]}"; do recall4 "$lr" transformer 0; done
   for pairs in 8 16; do for lr in "${LRS[@]}"; do mqar "$pairs" "$lr" transformer 0; done; done
 }
+calibrate_levers() {  # which change of the form the Transformer needs: seed 0, lr 1e-3, answers hidden, one change
+  local base=(recall --variants transformer --seeds 0 --protocol n_queries=4 --protocol lr=1e-3
+              --protocol hide_answers=true)
+  "${E[@]}" "${base[@]}" $(ZOO=0 cal) --protocol answer_at_key=true --out "$OUT/recall_lever_key_labels_only.json"
+  "${E[@]}" "${base[@]}" $(ZOO=0 cal) --set init=fan_in --out "$OUT/recall_lever_fan_in_init_only.json"
+}
 paper_ours() {  # our gated_hybrid_paper, the paper's protocol (200-step defaults, run to 500), the reference seeds
   "${E[@]}" recall --variants gated_hybrid_paper --seeds 7 19 29 5 6 8 9 10 11 12 13 14 15 16 17 18 20 21 22 23 \
     24 25 26 27 28 --steps 500 --no-progress --out "$OUT/recall_reference_seeds_ours.json"
@@ -123,6 +134,23 @@ transformer_seeds() {  # the Transformer's seeds 1-2 (MQAR) and 1-4 (4 pairs) at
 decisive() { for v in triple_latent gated_hybrid_paper gated_hybrid; do sweep_row "$v"; done; }
 other_rows() { for v in triple_slot triple_hybrid gated_hybrid_printed transformer_plus_triple; do sweep_row "$v"; done; }
 long_decay() { for v in triple_latent triple_slot; do sweep_row "$v" -- --set lam_bias=4 --set gam_bias=4; done; }
+state_size() {  # item 2: MQAR with 4, 8 and 16 pairs; triple_latent and triple_slot at S = 8, 16, 32, 64, the
+  # Transformer (a KV cache) and gated_hybrid (its store grows with T); seeds 0-2, each model at the lr its
+  # 4-pair sweep chose. Then: python -m tl_minimal.experiments.studies.state_size gather
+  local pairs v S lr
+  for pairs in 8 16 4; do
+    for v in transformer gated_hybrid; do
+      lr=$(best_lr "$(recall_prefix)" "$v")
+      "${E[@]}" mqar --variants "$v" --seeds 0 1 2 --protocol n_pairs="$pairs" --protocol n_queries="$pairs" \
+        --protocol lr="$lr" $(cal) $(aligned "$v") --out "$OUT/mqar_state_size_pairs${pairs}_S-_$v.json"
+    done
+    for S in 8 16 32 64; do for v in triple_latent triple_slot; do
+      lr=$(best_lr "$(recall_prefix)" "$v")
+      "${E[@]}" mqar --variants "$v" --seeds 0 1 2 --protocol n_pairs="$pairs" --protocol n_queries="$pairs" \
+        --protocol lr="$lr" $(cal) --set state_dim="$S" --out "$OUT/mqar_state_size_pairs${pairs}_S${S}_$v.json"
+    done; done
+  done
+}
 gather() {  # each variant's runs at its chosen lr, one file per task (studies/calibrated.py), in data/results/
   local G=("$PY" -m tl_minimal.experiments.studies.calibrated --folder "$OUT")
   "${G[@]}" "$(recall_prefix)" --out data/results/recall_calibrated.json

@@ -39,3 +39,27 @@ def test_gather_keeps_each_variants_best_lr(tmp_path):
 def test_gather_needs_its_files(tmp_path):
     with pytest.raises(FileNotFoundError):
         calibrated.gather(tmp_path, "recall_calibrated_lr")
+
+
+def test_the_calibrated_table_gives_wins_intervals_and_paired_differences(tmp_path):
+    """From a sweep to the table: each variant at its lr, wins with Clopper-Pearson, d = a - transformer per seed."""
+    from tl_minimal.experiments.results import calibrated_table as ct
+
+    protocol = {"task": "recall", "n_queries": 4, "n_pairs": 4, "steps": 1000, "batch_size": 32, "seq_len": 128}
+    accs = {"transformer": [1.0, 1.0, 0.99], "triple_latent": [0.30, 0.25, 0.40]}
+    for lr, scale in ((1e-3, 1.0), (3e-3, 0.5)):
+        runs = [_run(v, s, a * scale) for v, values in accs.items() for s, a in enumerate(values)]
+        data = {"task": "recall", "protocol": {**protocol, "lr": lr}, "runs": runs}
+        (tmp_path / f"recall_zoology_lr{lr:g}.json").write_text(json.dumps(data), encoding="utf-8")
+    calibrated.gather(tmp_path, "recall_zoology_lr", out=tmp_path / "recall_calibrated.json")
+    rows = {r.variant: r for r in ct.calibrated_rows("recall_calibrated.json", root=tmp_path)}
+    assert list(rows) == ["transformer", "triple_latent"]  # table 4's order
+    t, m = rows["transformer"], rows["triple_latent"]
+    assert t.lr == m.lr == 1e-3 and t.wins == 3 and m.wins == 0 and t.vs_transformer is None
+    assert m.win_interval == pytest.approx((0.0, 0.7076), abs=1e-4)  # 0 of 3, Clopper-Pearson
+    assert m.vs_transformer.differences == pytest.approx((-0.70, -0.75, -0.59))
+    assert m.vs_transformer.high < 0  # resolved: below the Transformer
+    table = ct.calibrated_markdown("recall_calibrated.json", root=tmp_path)
+    assert "| `triple_latent` | 0.001 | 3 | 31.7% | 30.0 / 25.0 / 40.0 | 0 of 3 [0.00, 0.71] | -68.0 [" in table
+    assert ct.budget("recall_calibrated.json", root=tmp_path) == (
+        "1,000 steps x 32 sequences of 128 tokens, 4 pairs, 4 questions each")

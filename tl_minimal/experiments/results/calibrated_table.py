@@ -1,0 +1,111 @@
+"""The calibrated recall table (issue 32, item 1): recall measured at a budget where attention succeeds.
+
+The protocol is Zoology's form of multi-query recall: every pair asked, each label on the asked key,
+the answers never shown, warm-up and cosine decay, the models' shared parts at fan-in scale, a two-point
+lr sweep per model (``data/results/run_calibrated.sh``; RECALL_STUDY.md section 0). Each task's rows
+are gathered into one file (``studies/calibrated.py``):
+
+    recall_calibrated.json          4 pairs, 4 questions: table 4's rows
+    recall_calibrated_decay4.json   the latent-only models with gates that start at sigma(4) ~ 0.98
+    mqar_calibrated_pairs8.json     8 pairs, 8 questions (the Transformer; more rows as they finish)
+    mqar_calibrated_pairs16.json    16 pairs, 16 questions
+
+Glossary (statistics -> code name)
+    a_i            accuracy of a variant's seed i (2,048 fresh examples, every question counted)
+    win            a_i >= 0.95 (WIN); k wins of n seeds with the Clopper-Pearson 95% interval
+    d_i            a_i - (the Transformer's a_i): paired over the seeds both have (same batches)
+    row            CalibratedRow: variant, lr, seeds, accuracies, mean, wins, and the paired difference
+
+    python -m tl_minimal.experiments.results.calibrated_table      # every gathered file's table
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+from .files import load, results_dir
+from .intervals import PairedDifference, clopper_pearson, paired_difference
+from .stats import markdown
+
+WIN = 0.95
+YARDSTICK = "transformer"
+FILES = ("recall_calibrated.json", "recall_calibrated_decay4.json", "mqar_calibrated_pairs8.json",
+         "mqar_calibrated_pairs16.json")
+# table 4's rows in the paper's order, then the rest of what a file may hold
+ORDER = ("transformer", "triple_latent", "triple_slot", "triple_hybrid", "gated_hybrid_paper",
+         "gated_hybrid_printed", "gated_hybrid", "transformer_plus_triple")
+
+
+@dataclass(frozen=True)
+class CalibratedRow:
+    """One variant of a gathered calibrated file, at the lr its seed 0 chose."""
+
+    variant: str
+    lr: float
+    seeds: tuple
+    accuracies: tuple  # in seed order
+    mean: float
+    wins: int
+    win_interval: tuple  # Clopper-Pearson 95%
+    vs_transformer: PairedDifference | None  # None for the Transformer itself or with < 2 shared seeds
+
+
+def calibrated_rows(name: str, root=None) -> list[CalibratedRow]:
+    """The rows of one gathered file (``name`` in FILES), table 4's order first."""
+    data = load(Path(root or results_dir()) / name)
+    by_variant: dict[str, dict[int, float]] = {}
+    for r in data["runs"]:
+        if r.get("value") is not None:
+            by_variant.setdefault(r["variant"], {})[r["seed"]] = r["value"]
+    lrs = data["protocol"]["lr_by_variant"]
+    yardstick = by_variant.get(YARDSTICK, {})
+    rows = []
+    for v in sorted(by_variant, key=lambda v: (ORDER.index(v) if v in ORDER else len(ORDER), v)):
+        acc = by_variant[v]
+        seeds = tuple(sorted(acc))
+        values = tuple(acc[s] for s in seeds)
+        k = sum(a >= WIN for a in values)
+        shared = set(acc) & set(yardstick)
+        vs = paired_difference(acc, yardstick) if v != YARDSTICK and len(shared) >= 2 else None
+        rows.append(CalibratedRow(v, lrs[v], seeds, values, statistics.fmean(values), k,
+                                  clopper_pearson(k, len(values)), vs))
+    return rows
+
+
+def budget(name: str, root=None) -> str:
+    """The budget a verdict from ``name`` names: steps x batch, length, pairs and questions."""
+    p = load(Path(root or results_dir()) / name)["protocol"]
+    return (f"{p['steps']:,} steps x {p['batch_size']} sequences of {p['seq_len']} tokens, {p['n_pairs']} pairs, "
+            f"{p['n_queries']} questions each")
+
+
+def calibrated_markdown(name: str, root=None) -> str:
+    """One gathered file as a Markdown table (accuracies in %; a difference in points, against the Transformer)."""
+    head = ["variant", "lr", "seeds", "mean", "per seed", "wins (>= 95%)", "minus transformer (95% interval)"]
+    rows = []
+    for r in calibrated_rows(name, root):
+        d = r.vs_transformer
+        rows.append([f"`{r.variant}`", f"{r.lr:g}", str(len(r.seeds)), f"{100 * r.mean:.1f}%",
+                     " / ".join(f"{100 * a:.1f}" for a in r.accuracies),
+                     f"{r.wins} of {len(r.seeds)} [{r.win_interval[0]:.2f}, {r.win_interval[1]:.2f}]",
+                     "-" if d is None else f"{100 * d.mean:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}]"])
+    return markdown(head, rows)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--root", default=None, help="the results folder (default: data/results)")
+    args = parser.parse_args(argv)
+    root = Path(args.root or results_dir())
+    for name in FILES:
+        if (root / name).exists():
+            print(f"## {name} ({budget(name, root)})\n\n{calibrated_markdown(name, root)}\n")
+        else:
+            print(f"## {name}: not gathered yet (bash data/results/run_calibrated.sh gather)\n")
+
+
+if __name__ == "__main__":
+    main()
