@@ -36,5 +36,5 @@ def test_gather_measures_each_runs_state(tmp_path):
     assert rows["triple_latent"]["state_bytes"] == 3 * 4 * (8 + 64) * 4 and rows["triple_latent"]["state_dim"] == 8
     assert rows["transformer"]["state_bytes"] == 196_608 and rows["transformer"]["state_dim"] is None
     assert json.loads((tmp_path / "recall_state_size.json").read_text())["runs"] == result["runs"]
-    with pytest.raises(FileNotFoundError, match="run_calibrated.sh state_size"):
+    with pytest.raises(FileNotFoundError, match=r"run_calibrated\.sh state_size"):
         state_size.gather(tmp_path / "empty")
