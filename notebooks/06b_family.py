@@ -31,7 +31,7 @@
 # here in one paragraph. Every symbol is in the course's glossary (`docs/glossary.md`), except
 # the few this notebook defines where it uses them.
 #
-# **Time.** About 45 minutes: 44 of reading (2650 words at 100 a minute, 69 lines of code at 4, 1
+# **Time.** About 45 minutes: 44 of reading (2657 words at 100 a minute, 69 lines of code at 4, 1
 # figures at half a minute each) and a run of every cell in default mode, measured at 12 s (CPU 4 s,
 # peak 374 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -286,7 +286,7 @@ plt.show()
 
 # %% [markdown]
 # **The verdict, at 80 training steps and 5 seeds.** (Rows at 2,000 steps are not yet measured
-# for 5 seeds, only seed 0 of six rows, below; notebook 07's table 3 shows how much 80-step gaps
+# for 5 seeds, only seed 0 of 7 rows, below; notebook 07's table 3 shows how much 80-step gaps
 # can change with longer training.) Read from the table:
 #
 # - Against the Transformer, `triple_latent` is ahead: `triple_latent` minus `transformer`:
@@ -309,7 +309,8 @@ plt.show()
 #   2,000-step runs point the same way (seed 0 only, `lm_family_2000steps.json`, queued for 5 seeds):
 #   2.695 BPB for `triple_latent`, 2.850 for `transformer_rope`, 3.375 for the learned-position
 #   `transformer`; and the relatives stay level with `triple_latent` there too: 2.678 for `gla`,
-#   2.703 for `deltanet`, 2.726 for `h3` (one seed: no interval yet).
+#   2.703 for `deltanet`, 2.726 for `h3`, and 2.682 for the token-shift key `triple_key_shift` (one
+#   seed: no interval yet).
 #
 # So, at this budget, the triple-latent layer is as good as simple GLA and as good as its own
 # ablations with a plainer key, better than a model without a memory and better than a

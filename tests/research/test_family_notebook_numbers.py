@@ -9,6 +9,7 @@ the file's.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -65,3 +66,18 @@ def test_the_budget_named_is_the_files():
     named_steps = {int(s.replace(",", "")) for s in re.findall(r"([\d,]+) training steps", prose)}
     assert named_steps <= {steps}, f"the prose names {named_steps} training steps; the file has {steps}"
     assert "2,000 steps are not yet measured" in prose, "the verdict must say the 2,000-step rows are missing"
+
+
+def test_the_first_2000_step_rows_quoted_are_the_files_seed_0():
+    """The 2,000-step sentence ("... 2.695 BPB for `triple_latent`, 2.850 for `transformer_rope`, ...") and its
+    count of rows ("only seed 0 of 7 rows") follow lm_family_2000steps.json until its rows have 5 seeds."""
+    path = RESULTS.with_name("lm_family_2000steps.json")
+    runs = json.loads(path.read_text(encoding="utf-8"))["runs"]
+    seed0 = {r["variant"]: r["value"] for r in runs if r["seed"] == 0 and r.get("value") is not None}
+    prose = " ".join(_prose().split())
+    sentence = prose[prose.index("The first 2,000-step runs"):]
+    sentence = sentence[: sentence.index("(one seed: no interval yet)")]
+    quoted = dict((v, x) for x, v in re.findall(r"(\d\.\d{3})(?: BPB)? for (?:the [\w-]+ (?:key )?)?`(\w+)`",
+                                                 sentence))
+    assert quoted == {v: f"{x:.3f}" for v, x in seed0.items()}, "update the 2,000-step sentence of 06b"
+    assert f"only seed 0 of {len(seed0)} rows" in prose
