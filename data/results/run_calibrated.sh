@@ -37,11 +37,15 @@ LRS=(3e-3 1e-3)
 # their own sizes; their files carry the sizes in the name unless they are 2,000 x 128 (TAG).
 STEPS="${CAL_STEPS:-1000}" SEQ="${CAL_SEQ:-128}" ZOO=1
 size_tag() { [[ $STEPS == 2000 && $SEQ == 128 ]] && echo "" || echo "_seq${SEQ}_steps${STEPS}"; }
-recall_prefix() {  # the file name up to the lr: recall_zoology_seq128_steps1000_lr, recall_calibrated_lr, ...
-  ((ZOO)) && echo "recall_zoology_seq${SEQ}_steps${STEPS}_lr" || echo "recall_calibrated$(size_tag)_lr"
+form() {  # form VARIANT: "_zoology", or "_zoology_aligned" for a gated hybrid (its own setting, its own files)
+  [[ ${1:-} == gated_hybrid* ]] && echo _zoology_aligned || echo _zoology
 }
-mqar_prefix() {  # mqar_prefix PAIRS
-  ((ZOO)) && echo "mqar_zoology_pairs$1_seq${SEQ}_steps${STEPS}_lr" || echo "mqar_calibrated_pairs$1$(size_tag)_lr"
+recall_prefix() {  # recall_prefix [VARIANT]: the file name up to the lr (recall_zoology_seq128_steps1000_lr, ...)
+  ((ZOO)) && echo "recall$(form "${1:-}")_seq${SEQ}_steps${STEPS}_lr" || echo "recall_calibrated$(size_tag)_lr"
+}
+mqar_prefix() {  # mqar_prefix PAIRS [VARIANT]
+  ((ZOO)) && echo "mqar$(form "${2:-}")_pairs$1_seq${SEQ}_steps${STEPS}_lr" \
+    || echo "mqar_calibrated_pairs$1$(size_tag)_lr"
 }
 cal() {  # the calibrated protocol's options at the current STEPS, SEQ and ZOO (warmup: the first tenth)
   echo --steps "$STEPS" --protocol seq_len="$SEQ" --protocol warmup_steps=$((STEPS / 10)) \
@@ -61,12 +65,12 @@ recall4() {  # recall4 LR VARIANT SEEDS... [-- --set ...]: 4 pairs, 4 questions
   while (($#)); do [[ $1 == -- ]] && { shift; extra=("$@"); break; }; seeds+=("$1"); shift; done
   [[ ${#extra[@]} -gt 0 ]] && suffix="_decay4"
   "${E[@]}" recall --variants "$v" --seeds "${seeds[@]}" --protocol n_queries=4 --protocol lr="$lr" $(cal) \
-    $(aligned "$v") "${extra[@]}" --out "$OUT/$(recall_prefix)${lr}${suffix}.json"
+    $(aligned "$v") "${extra[@]}" --out "$OUT/$(recall_prefix "$v")${lr}${suffix}.json"
 }
 mqar() {  # mqar PAIRS LR VARIANT SEEDS...: every pair asked
   local pairs=$1 lr=$2 v=$3; shift 3
   "${E[@]}" mqar --variants "$v" --seeds "$@" --protocol n_pairs="$pairs" --protocol n_queries="$pairs" \
-    --protocol lr="$lr" $(cal) $(aligned "$v") --out "$OUT/$(mqar_prefix "$pairs")${lr}.json"
+    --protocol lr="$lr" $(cal) $(aligned "$v") --out "$OUT/$(mqar_prefix "$pairs" "$v")${lr}.json"
 }
 best_lr() {  # best_lr FILE_PREFIX VARIANT [SUFFIX]: the lr whose file holds the better seed-0 value (ties: smaller)
   "$PY" - "$OUT/$1" "$2" "${3:-}" "${LRS[@]}" <<'EOF'
@@ -83,7 +87,7 @@ sweep_row() {  # sweep_row VARIANT [-- --set ...]: seed 0 at every lr, then seed
   local v=$1; shift
   local suffix=""; [[ $# -gt 0 ]] && suffix="_decay4"
   for lr in "${LRS[@]}"; do recall4 "$lr" "$v" 0 "$@"; done
-  local lr; lr=$(best_lr "$(recall_prefix)" "$v" "$suffix")  # a failure stops the queue (set -e)
+  local lr; lr=$(best_lr "$(recall_prefix "$v")" "$v" "$suffix")  # a failure stops the queue (set -e)
   recall4 "$lr" "$v" 1 2 3 4 "$@"
 }
 
@@ -127,7 +131,7 @@ transformer_seeds() {  # the Transformer's seeds 1-2 (MQAR) and 1-4 (4 pairs) at
   local lr; lr=$(best_lr "$(recall_prefix)" transformer)
   recall4 "$lr" transformer 1 2 3 4
   for pairs in 8 16; do
-    lr=$(best_lr "$(mqar_prefix "$pairs")" transformer)
+    lr=$(best_lr "$(mqar_prefix "$pairs" transformer)" transformer)
     mqar "$pairs" "$lr" transformer 1 2
   done
 }
@@ -140,12 +144,12 @@ state_size() {  # item 2: MQAR with 4, 8 and 16 pairs; triple_latent and triple_
   local pairs v S lr
   for pairs in 8 16 4; do
     for v in transformer gated_hybrid; do
-      lr=$(best_lr "$(recall_prefix)" "$v")
+      lr=$(best_lr "$(recall_prefix "$v")" "$v")
       "${E[@]}" mqar --variants "$v" --seeds 0 1 2 --protocol n_pairs="$pairs" --protocol n_queries="$pairs" \
         --protocol lr="$lr" $(cal) $(aligned "$v") --out "$OUT/mqar_state_size_pairs${pairs}_S-_$v.json"
     done
     for S in 8 16 32 64; do for v in triple_latent triple_slot; do
-      lr=$(best_lr "$(recall_prefix)" "$v")
+      lr=$(best_lr "$(recall_prefix "$v")" "$v")
       "${E[@]}" mqar --variants "$v" --seeds 0 1 2 --protocol n_pairs="$pairs" --protocol n_queries="$pairs" \
         --protocol lr="$lr" $(cal) --set state_dim="$S" --out "$OUT/mqar_state_size_pairs${pairs}_S${S}_$v.json"
     done; done
@@ -153,7 +157,7 @@ state_size() {  # item 2: MQAR with 4, 8 and 16 pairs; triple_latent and triple_
 }
 gather() {  # each variant's runs at its chosen lr, one file per task (studies/calibrated.py), in data/results/
   local G=("$PY" -m tl_minimal.experiments.studies.calibrated --folder "$OUT")
-  "${G[@]}" "$(recall_prefix)" --out data/results/recall_calibrated.json
+  "${G[@]}" "$(recall_prefix)" "$(recall_prefix gated_hybrid)" --out data/results/recall_calibrated.json
   "${G[@]}" "$(recall_prefix)" --suffix _decay4 --out data/results/recall_calibrated_decay4.json
   for pairs in 8 16; do "${G[@]}" "$(mqar_prefix "$pairs")" --out "data/results/mqar_calibrated_pairs$pairs.json"; done
 }

@@ -239,3 +239,25 @@ def test_recall_study_checks_its_output_path_first(capsys):
                      "/proc/study.json"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: cannot write the output /proc/study.json") and err.count("\n") == 1
+
+
+def test_two_processes_filling_one_file_keep_each_others_runs(tmp_path):
+    """Two queues with the same settings share a file: a write takes in what the other wrote since it opened;
+    a --fresh start replaces the file once, then merges again."""
+    from tl_minimal.experiments.suite import Suite
+
+    path, section = tmp_path / "shared.json", {"task": "recall", "lr": 1e-3, "environment": {}}
+    first = Suite.open(path, "recall", section, [("transformer", 1)])
+    second = Suite.open(path, "recall", section, [("triple_latent", 0)])  # opened before either wrote
+    second.add({"variant": "triple_latent", "seed": 0, "value": 0.3})
+    first.add({"variant": "transformer", "seed": 1, "value": 1.0})  # its write keeps triple_latent's run
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert {(r["variant"], r["seed"]) for r in data["runs"]} == {("transformer", 1), ("triple_latent", 0)}
+    assert data["complete"] and {tuple(p) for p in data["planned"]} == {("transformer", 1), ("triple_latent", 0)}
+    fresh = Suite.open(path, "recall", section, [("transformer", 2)], fresh=True)
+    fresh.add({"variant": "transformer", "seed": 2, "value": 0.9})
+    assert [r["seed"] for r in json.loads(path.read_text(encoding="utf-8"))["runs"]] == [2]
+    other = Suite.open(tmp_path / "other.json", "recall", {**section, "lr": 3e-3}, [("transformer", 0)])
+    other.path = path  # a file of other settings on disk is not merged from
+    other.add({"variant": "transformer", "seed": 0, "value": 0.2})
+    assert [r["seed"] for r in json.loads(path.read_text(encoding="utf-8"))["runs"]] == [0]

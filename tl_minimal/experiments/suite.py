@@ -14,6 +14,8 @@ of settings. Hours of runs must not be lost to a Ctrl-C, a crash or a closed lap
 - The file is rewritten after every run: a temporary file beside it, then ``os.replace``, so it
   is valid JSON at every moment (a killed process leaves the old or the new file, never half of
   one). It says ``"complete": false`` until every planned run is in it.
+- Two processes may fill one file of the same settings: every write first takes in the runs the
+  other added since (:meth:`Suite.write`), so neither loses the other's.
 - Reopening a file resumes it: runs already there (same task, protocol and settings: the whole
   ``protocol`` section except the seeds, the environment and notes) are skipped. A file written
   under other settings is refused, naming what differs; ``fresh=True`` starts it afresh.
@@ -109,6 +111,7 @@ class Suite:
 
     def __init__(self, path: Path, results: dict, planned: list, writer: bool = True):
         self.path, self.results, self.planned, self.writer = path, results, planned, writer
+        self.replace_disk = False  # True (a --fresh start): the first write replaces the file, merging nothing
 
     @classmethod
     def open(cls, path, task: str, protocol_section: dict, planned, fresh: bool = False,
@@ -126,7 +129,9 @@ class Suite:
         if fresh and writer:
             shutil.rmtree(cls.checkpoint_dir_of(path), ignore_errors=True)
         if fresh or not path.exists():
-            return cls(path, fresh_results, planned, writer)
+            suite = cls(path, fresh_results, planned, writer)
+            suite.replace_disk = fresh
+            return suite
         try:
             old = json.loads(path.read_text(encoding="utf-8"))
             if not isinstance(old, dict) or not isinstance(old.get("runs"), list) or "protocol" not in old:
@@ -182,10 +187,28 @@ class Suite:
     def write(self) -> None:
         if not self.writer:
             return
+        if not self.replace_disk:
+            self._merge_from_disk()
         runs = self.results["runs"]
         self.results["diverged"] = sum(1 for r in runs if r.get("value") is None)
         self.results["complete"] = all(self.has(v, s) for v, s in self.results["planned"])
         write_atomic(self.results, self.path)
+        self.replace_disk = False
+
+    def _merge_from_disk(self) -> None:
+        """Keep runs another process added to the file since it was opened (two queues may fill one file
+        of the same settings); a file of other settings, or none, is left to the write to replace."""
+        try:
+            disk = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if settings_of(disk.get("protocol", {})) != settings_of(self.results["protocol"]):
+            return
+        for run in disk.get("runs", []):
+            if not self.has(run.get("variant"), run.get("seed")):
+                self.results["runs"].append(run)
+        known = {tuple(p) for p in self.results["planned"]}
+        self.results["planned"] += [p for p in disk.get("planned", []) if tuple(p) not in known]
 
     def finish(self) -> dict:
         """The last write; removes the checkpoint folder when nothing is left in it."""

@@ -49,40 +49,45 @@ def best_lr(files: dict[str, dict], variant: str) -> str | None:
     return max(sorted(scores, key=float), key=lambda lr: scores[lr])  # max keeps the first (smaller) of ties
 
 
-def gather(folder, prefix: str, suffix: str = "", out=None) -> dict:
-    """Write (and return) the gathered file; ``out`` defaults to ``{prefix minus "_lr"}{suffix}.json``."""
+def gather(folder, prefix, suffix: str = "", out=None) -> dict:
+    """Write (and return) the gathered file; ``out`` defaults to ``{prefix minus "_lr"}{suffix}.json``.
+
+    ``prefix`` may be a list: sweeps whose files differ in a setting some variants need (the gated
+    hybrids' query alignment in Zoology's form) are gathered into one file, each variant from its own.
+    """
     folder = Path(folder)
-    paths = sweep_files(folder, prefix, suffix)
-    files = {lr: json.loads(path.read_text(encoding="utf-8")) for lr, path in paths.items()}
-    tasks = {data["task"] for data in files.values()}
-    if len(tasks) != 1:
-        raise ValueError(f"{prefix}*{suffix}.json hold different tasks: {sorted(tasks)}")
-    variants = list(dict.fromkeys(r["variant"] for data in files.values() for r in data["runs"]))
-    chosen, runs, sweep_runs = {}, [], []
-    for variant in variants:
-        lr = best_lr(files, variant)
-        if lr is None:
-            continue  # its sweep is not finished: left out until it is
-        chosen[variant] = float(lr)
-        for lr_text, data in files.items():
-            for r in data["runs"]:
-                if r["variant"] == variant:
-                    tagged = {**r, "lr": float(lr_text), "source": paths[lr_text].name}
-                    (runs if lr_text == lr else sweep_runs).append(tagged)
-    first = files[min(files, key=float)]
-    protocol = {**first["protocol"], "lr": LR_CHOICE, "lr_sweep": sorted(float(lr) for lr in files),
+    prefixes = [prefix] if isinstance(prefix, str) else list(prefix)
+    chosen, runs, sweep_runs, sources, first = {}, [], [], [], None
+    for one in prefixes:
+        paths = sweep_files(folder, one, suffix)
+        files = {lr: json.loads(path.read_text(encoding="utf-8")) for lr, path in paths.items()}
+        tasks = {data["task"] for data in files.values()} | ({first["task"]} if first else set())
+        if len(tasks) != 1:
+            raise ValueError(f"{', '.join(prefixes)}*{suffix}.json hold different tasks: {sorted(tasks)}")
+        first = first or files[min(files, key=float)]
+        sources += [paths[lr].name for lr in sorted(files, key=float)]
+        for variant in dict.fromkeys(r["variant"] for data in files.values() for r in data["runs"]):
+            lr = best_lr(files, variant)
+            if lr is None or variant in chosen:
+                continue  # its sweep is not finished (left out until it is), or an earlier prefix has it
+            chosen[variant] = float(lr)
+            for lr_text, data in files.items():
+                for r in data["runs"]:
+                    if r["variant"] == variant:
+                        tagged = {**r, "lr": float(lr_text), "source": paths[lr_text].name}
+                        (runs if lr_text == lr else sweep_runs).append(tagged)
+    protocol = {**first["protocol"], "lr": LR_CHOICE, "lr_sweep": sorted({r["lr"] for r in runs + sweep_runs}),
                 "lr_by_variant": chosen}
     result = {"task": first["task"], "study": "calibrated recall (issue 32), gathered from the lr sweep",
-              "protocol": protocol, "sources": [paths[lr].name for lr in sorted(files, key=float)],
-              "runs": runs, "sweep_runs": sweep_runs}
-    target = Path(out) if out else folder / f"{prefix.removesuffix('_lr')}{suffix}.json"
+              "protocol": protocol, "sources": sources, "runs": runs, "sweep_runs": sweep_runs}
+    target = Path(out) if out else folder / f"{prefixes[0].removesuffix('_lr')}{suffix}.json"
     write_atomic(result, target)
     return result
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("prefix", help="file name up to the lr, e.g. recall_calibrated_lr")
+    parser.add_argument("prefix", nargs="+", help="file name up to the lr, e.g. recall_calibrated_lr (several: one file)")
     parser.add_argument("--suffix", default="", help="after the lr, e.g. _decay4")
     parser.add_argument("--folder", default="data/results/issue32")
     parser.add_argument("--out", default=None)
