@@ -87,7 +87,7 @@ def gather(folder, prefix, suffix: str = "", out=None) -> dict:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("prefix", nargs="+", 
+    parser.add_argument("prefix", nargs="+",
                         help="file names up to the lr, e.g. recall_calibrated_lr (several: one file)")
     parser.add_argument("--suffix", default="", help="after the lr, e.g. _decay4")
     parser.add_argument("--folder", default="data/results/issue32")
