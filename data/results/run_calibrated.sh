@@ -2,7 +2,7 @@
 # Issue 32: recall measured where it means something. Two queues of runs, each resumable (rerun the same
 # command: finished runs are skipped, an interrupted run continues from its checkpoint every 100 steps).
 #
-#   bash data/results/run_calibrated.sh            # the whole queue below, in order (days on a shared 2-core CPU)
+#   bash data/results/run_calibrated.sh            # the whole queue, in order (about 20 CPU-hours at 1,000 steps)
 #   bash data/results/run_calibrated.sh calibrate  # only these stages
 #
 # 1. The calibrated recall protocol (item 1): multi-query recall in Zoology's form - every pair asked, every
@@ -83,12 +83,12 @@ for lr in lrs:
 print(max(sorted(scores, key=float), key=lambda lr: scores[lr]))  # max keeps the first of equals: the smaller lr
 EOF
 }
-sweep_row() {  # sweep_row VARIANT [-- --set ...]: seed 0 at every lr, then seeds 1-4 at the best one
+sweep_row() {  # sweep_row VARIANT [-- --set ...]: seed 0 at every lr, then seeds 1-4 (MORE_SEEDS) at the best one
   local v=$1; shift
   local suffix=""; [[ $# -gt 0 ]] && suffix="_decay4"
   for lr in "${LRS[@]}"; do recall4 "$lr" "$v" 0 "$@"; done
   local lr; lr=$(best_lr "$(recall_prefix "$v")" "$v" "$suffix")  # a failure stops the queue (set -e)
-  recall4 "$lr" "$v" 1 2 3 4 "$@"
+  recall4 "$lr" "$v" ${MORE_SEEDS:-1 2 3 4} "$@"
 }
 
 calibrate() {  # first guess, 2,000 x 128: the Transformer, seed 0, 4 pairs at both lrs. At 3e-3 it scored 52.5%,
@@ -137,6 +137,10 @@ transformer_seeds() {  # the Transformer's seeds 1-2 (MQAR) and 1-4 (4 pairs) at
 }
 decisive() { for v in triple_latent gated_hybrid_paper gated_hybrid; do sweep_row "$v"; done; }
 other_rows() { for v in triple_slot triple_hybrid gated_hybrid_printed transformer_plus_triple; do sweep_row "$v"; done; }
+family() {  # issue 33: the relatives, the key-source ablations and the rotary Transformer, 3 seeds each
+  local MORE_SEEDS="1 2"
+  for v in gla deltanet h3 triple_key_shift triple_key_current conv_only transformer_rope; do sweep_row "$v"; done
+}
 long_decay() { for v in triple_latent triple_slot; do sweep_row "$v" -- --set lam_bias=4 --set gam_bias=4; done; }
 state_size() {  # item 2: MQAR with 4, 8 and 16 pairs; triple_latent and triple_slot at S = 8, 16, 32, 64, the
   # Transformer (a KV cache) and gated_hybrid (its store grows with T); seeds 0-2, each model at the lr its
@@ -163,9 +167,11 @@ gather() {  # each variant's runs at its chosen lr, one file per task (studies/c
 }
 
 STAGES=("$@")
-# Default: the calibration and item 3's cheap runs. The sweep stages wait for a protocol chosen from the
-# calibration (CAL_STEPS=... CAL_SEQ=... bash data/results/run_calibrated.sh transformer_seeds decisive ...).
-[[ ${#STAGES[@]} -eq 0 ]] && STAGES=(calibrate calibrate_grid paper_ours paper_ours_arms)
+# Default: the calibrated protocol's queue, in order (two queues on two threads: decisive long_decay |
+# transformer_seeds other_rows, then family state_size, then gather). The first attempts (calibrate
+# calibrate_grid) and item 3's runs of ours (paper_ours paper_ours_arms) are stages to name.
+[[ ${#STAGES[@]} -eq 0 ]] && STAGES=(calibrate_zoology calibrate_levers transformer_seeds decisive other_rows long_decay
+                                     family state_size gather)
 for stage in "${STAGES[@]}"; do
   echo "== $stage ($(date -u +%H:%M:%S) UTC)"
   "$stage"
