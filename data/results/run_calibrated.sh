@@ -127,9 +127,12 @@ paper_ours_arms() {  # the reference's symmetric convolution; 2,000 steps; 500 s
   "${E[@]}" recall --variants gated_hybrid_paper --seeds 7 19 29 --steps 500 --protocol lr=1e-3 --no-progress \
     --out "$OUT/recall_reference_seeds_ours_lr1e-3.json"
 }
-transformer_seeds() {  # the Transformer's seeds 1-2 (MQAR) and 1-4 (4 pairs) at its best lr
+transformer_seeds() {  # the Transformer's seeds 1-4 on 4 pairs at its best lr
   local lr; lr=$(best_lr "$(recall_prefix)" transformer)
   recall4 "$lr" transformer 1 2 3 4
+}
+transformer_mqar_seeds() {  # its seeds 1-2 on MQAR 8 and 16 at the better lr (once seed 0 recalls there)
+  local lr pairs
   for pairs in 8 16; do
     lr=$(best_lr "$(mqar_prefix "$pairs" transformer)" transformer)
     mqar "$pairs" "$lr" transformer 1 2
@@ -170,7 +173,7 @@ STAGES=("$@")
 # Default: the calibrated protocol's queue, in order (two queues on two threads: decisive long_decay |
 # transformer_seeds other_rows, then family state_size, then gather). The first attempts (calibrate
 # calibrate_grid) and item 3's runs of ours (paper_ours paper_ours_arms) are stages to name.
-[[ ${#STAGES[@]} -eq 0 ]] && STAGES=(calibrate_zoology calibrate_levers transformer_seeds decisive other_rows long_decay
+[[ ${#STAGES[@]} -eq 0 ]] && STAGES=(calibrate_zoology calibrate_levers transformer_seeds transformer_mqar_seeds decisive other_rows long_decay
                                      family state_size gather)
 for stage in "${STAGES[@]}"; do
   echo "== $stage ($(date -u +%H:%M:%S) UTC)"
