@@ -142,13 +142,16 @@ transformer_mqar_seeds() {  # its seeds 1-2 on MQAR 8 and 16 at the better lr (o
     mqar "$pairs" "$lr" transformer 1 2
   done
 }
-decisive() { for v in triple_latent gated_hybrid_paper gated_hybrid; do sweep_row "$v"; done; }
-other_rows() { for v in triple_slot triple_hybrid gated_hybrid_printed transformer_plus_triple; do sweep_row "$v"; done; }
+# each stage's variants, in order; a queue may name fewer (e.g. DECISIVE=triple_latent LONG=triple_latent)
+decisive() { for v in ${DECISIVE:-triple_latent gated_hybrid_paper gated_hybrid}; do sweep_row "$v"; done; }
+other_rows() {
+  for v in ${OTHER:-triple_slot triple_hybrid gated_hybrid_printed transformer_plus_triple}; do sweep_row "$v"; done
+}
 family() {  # issue 33: the relatives, the key-source ablations and the rotary Transformer, 3 seeds each
   local MORE_SEEDS="1 2"
   for v in gla deltanet h3 triple_key_shift triple_key_current conv_only transformer_rope; do sweep_row "$v"; done
 }
-long_decay() { for v in triple_latent triple_slot; do sweep_row "$v" -- --set lam_bias=4 --set gam_bias=4; done; }
+long_decay() { for v in ${LONG:-triple_latent triple_slot}; do sweep_row "$v" -- --set lam_bias=4 --set gam_bias=4; done; }
 state_size() {  # item 2: MQAR with 4, 8 and 16 pairs; triple_latent and triple_slot at S = 8, 16, 32, 64, the
   # Transformer (a KV cache) and gated_hybrid (its store grows with T); seeds 0-2, each model at the lr its
   # 4-pair sweep chose. Then: python -m tl_minimal.experiments.studies.state_size gather
