@@ -63,3 +63,25 @@ def test_the_calibrated_table_gives_wins_intervals_and_paired_differences(tmp_pa
     assert "| `triple_latent` | 0.001 | 3 | 31.7% | 30.0 / 25.0 / 40.0 | 0 of 3 [0.00, 0.71] | -68.0 [" in table
     assert ct.budget("recall_calibrated.json", root=tmp_path) == (
         "1,000 steps x 32 sequences of 128 tokens, 4 pairs, 4 questions each")
+
+
+def test_gather_joins_sweeps_of_other_settings_and_waits_for_unfinished_ones(tmp_path):
+    """The gated hybrids' sweep has its own files: gathered into the same table; a sweep without any file yet,
+    or without seed 0 at every lr, is left out; nothing finished at all is an error, not an empty table."""
+    for name, lr, runs in (("recall_z_lr1e-3.json", 1e-3, [_run("transformer", 0, 1.0)]),
+                           ("recall_z_lr3e-3.json", 3e-3, [_run("transformer", 0, 0.25)]),
+                           ("recall_za_lr1e-3.json", 1e-3, [_run("gated_hybrid", 0, 0.4)]),
+                           ("recall_za_lr3e-3.json", 3e-3,
+                            [_run("gated_hybrid", 0, 0.6), _run("gated_hybrid", 1, 0.7)])):
+        _suite(tmp_path, name, lr, runs)
+    result = calibrated.gather(tmp_path, ["recall_z_lr", "recall_za_lr", "recall_zb_lr"])
+    assert result["protocol"]["lr_by_variant"] == {"transformer": 1e-3, "gated_hybrid": 3e-3}
+    assert [(r["variant"], r["seed"], r["source"]) for r in result["runs"]] == [
+        ("transformer", 0, "recall_z_lr1e-3.json"), ("gated_hybrid", 0, "recall_za_lr3e-3.json"),
+        ("gated_hybrid", 1, "recall_za_lr3e-3.json")]
+    _suite(tmp_path, "recall_y_lr1e-3.json", 1e-3, [_run("triple_latent", 0, 0.1)])
+    _suite(tmp_path, "recall_y_lr3e-3.json", 3e-3, [])
+    with pytest.raises(ValueError, match="no variant has seed 0 at every lr yet"):
+        calibrated.gather(tmp_path, "recall_y_lr")
+    with pytest.raises(FileNotFoundError, match=r"no recall_x_lr<lr>\.json"):
+        calibrated.gather(tmp_path, "recall_x_lr")

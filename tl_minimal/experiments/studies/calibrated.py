@@ -28,12 +28,13 @@ from ..suite import write_atomic
 LR_CHOICE = "per variant, the lr of the sweep with the better seed-0 accuracy (a tie: the smaller lr)"
 
 
-def sweep_files(folder: Path, prefix: str, suffix: str = "") -> dict[str, Path]:
-    """{lr text: path} of ``{prefix}{lr}{suffix}.json`` in ``folder`` (e.g. "1e-3" -> ..._lr1e-3.json)."""
+def sweep_files(folder: Path, prefix: str, suffix: str = "", missing_ok: bool = False) -> dict[str, Path]:
+    """{lr text: path} of ``{prefix}{lr}{suffix}.json`` in ``folder`` (e.g. "1e-3" -> ..._lr1e-3.json);
+    none is an error unless ``missing_ok`` (then {})."""
     lr = r"(\d+(?:\.\d+)?e-?\d+|\d*\.\d+)"  # 1e-3, 3e-3, 0.001
     pattern = re.compile(re.escape(prefix) + lr + re.escape(suffix) + r"\.json")
     files = {m[1]: path for path in sorted(folder.glob("*.json")) if (m := pattern.fullmatch(path.name))}
-    if not files:
+    if not files and not missing_ok:
         raise FileNotFoundError(f"no {prefix}<lr>{suffix}.json in {folder}")
     return files
 
@@ -58,8 +59,10 @@ def gather(folder, prefix, suffix: str = "", out=None) -> dict:
     folder = Path(folder)
     prefixes = [prefix] if isinstance(prefix, str) else list(prefix)
     chosen, runs, sweep_runs, sources, first = {}, [], [], [], None
-    for one in prefixes:
-        paths = sweep_files(folder, one, suffix)
+    found = [files for one in prefixes if (files := sweep_files(folder, one, suffix, missing_ok=True))]
+    if not found:
+        raise FileNotFoundError(f"no {' or '.join(prefixes)}<lr>{suffix}.json in {folder}")
+    for paths in found:  # a sweep not started yet is left out until it is
         files = {lr: json.loads(path.read_text(encoding="utf-8")) for lr, path in paths.items()}
         tasks = {data["task"] for data in files.values()} | ({first["task"]} if first else set())
         if len(tasks) != 1:
@@ -76,6 +79,9 @@ def gather(folder, prefix, suffix: str = "", out=None) -> dict:
                     if r["variant"] == variant:
                         tagged = {**r, "lr": float(lr_text), "source": paths[lr_text].name}
                         (runs if lr_text == lr else sweep_runs).append(tagged)
+    if not runs:
+        raise ValueError(f"{' and '.join(prefixes)}*{suffix}.json: no variant has seed 0 at every lr yet, "
+                         "nothing gathered")
     protocol = {**first["protocol"], "lr": LR_CHOICE, "lr_sweep": sorted({r["lr"] for r in runs + sweep_runs}),
                 "lr_by_variant": chosen}
     result = {"task": first["task"], "study": "calibrated recall (issue 32), gathered from the lr sweep",
