@@ -106,6 +106,12 @@ STUDY, NB06, NB07 = WRITE_UPS[2:5]
 NOT_06 = tuple(name for name in WRITE_UPS[:5] if name != NB06)  # the required ones
 
 
+def calibrated_mean(variant: str) -> tuple[str, str]:
+    """(mean accuracy in %, seeds) of ``variant`` in the gathered calibrated table, at its chosen lr."""
+    accuracies = runs(RESULTS / "recall_calibrated.json", variant)
+    return pct(statistics.fmean(accuracies.values())), str(len(accuracies))
+
+
 def paper_seeds() -> tuple[str]:
     accuracies = PAPER["recall_seeds"]["gated_hybrid_paper"]
     return (interval(sum(a >= WIN for a in accuracies), len(accuracies)),)
@@ -140,6 +146,11 @@ CLAIMS = {
                                lambda: (pct(statistics.fmean(runs(RESULTS / "recall_calibrated.json",
                                                                   "transformer").values())),),
                                ("docs/paper.md",)),
+    "calibrated, the Transformer's seeds": (
+        r"where the Transformer recalls 4 pairs \((\d+\.\d)% over (\d+) seeds, `recall_calibrated\.json`",
+        lambda: calibrated_mean("transformer"), ("README.md", NB07)),
+    "calibrated, triple_latent": (r"`triple_latent` scores (\d+\.\d)% over (\d+) seeds there",
+                                  lambda: calibrated_mean("triple_latent"), ("README.md", "docs/paper.md", NB07)),
     "0.05 BPB": (r"([+-]\d\.\d{3}) BPB \(paired over (\d+) seeds, 95% interval \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\]\)",
                  bpb_difference, ("docs/paper.md", NB07)),
 }
@@ -173,3 +184,19 @@ def test_the_wordings_find_what_they_should():
     other = text.replace(f"of {n} seeds", f"of {int(n) + 1} seeds")
     assert re.search(CLAIMS["reference code"][0], other).groups() != (k, n, ci)
     assert interval(0, 7) == "[0.00, 0.41]" and interval(1, 3) == "[0.01, 0.91]"
+
+
+def test_the_calibrated_table_of_the_study_is_the_gathered_files():
+    """RECALL_STUDY.md section 12 prints recall_calibrated.json's table as calibrated_table makes it, and names
+    the budget the file's protocol has."""
+    from tl_minimal.experiments.results.calibrated_table import budget, calibrated_markdown
+
+    text = (ROOT / STUDY).read_text(encoding="utf-8")
+    assert calibrated_markdown("recall_calibrated.json") in text, (
+        "RECALL_STUDY.md section 12: paste `python -m tl_minimal.experiments.results.calibrated_table`'s table")
+    p = json.loads((RESULTS / "recall_calibrated.json").read_text(encoding="utf-8"))["protocol"]
+    assert (p["steps"], p["seq_len"], p["n_pairs"], p["n_queries"]) == (1000, 128, 4, 4)
+    assert p["hide_answers"] and p["answer_at_key"] and p["model_config"]["init"] == "fan_in"
+    assert budget("recall_calibrated.json").startswith("1,000 steps x 32 sequences of 128 tokens")
+    if (RESULTS / "recall_calibrated_decay4.json").exists():  # the long-decay arm, once gathered
+        assert calibrated_markdown("recall_calibrated_decay4.json") in text
