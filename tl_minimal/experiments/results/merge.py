@@ -37,9 +37,10 @@ ALWAYS = {"mqar": ("n_pairs", "seq_len")}  # the axes of a task's table: always 
 
 
 def mergeable(data: dict) -> bool:
-    """A suite's results file (runs of one task under one protocol), not a diagnosis or a benchmark."""
+    """A suite's results file (runs of one task under one protocol), not a diagnosis, a benchmark or a
+    gathered lr sweep (studies/calibrated.py: its runs come from several suite files, at each model's lr)."""
     return (isinstance(data.get("runs"), list) and bool(data["runs"]) and "protocol" in data
-            and "task" in data and "mean_over_seeds" not in data)
+            and "task" in data and "mean_over_seeds" not in data and "sweep_runs" not in data)
 
 
 def is_merged(data: dict) -> bool:
