@@ -30,11 +30,12 @@ def test_gather_measures_each_runs_state(tmp_path):
                                    {"state_dim": 8}),
                                   ("mqar_state_size_pairs8_S-_transformer.json", "transformer", {})):
         run = {"variant": variant, "seed": 0, "value": 0.5, "params": 1, "config": {"max_seq_len": 128, **config}}
-        (tmp_path / name).write_text(json.dumps({"task": "mqar", "protocol": protocol, "runs": [run]}))
+        data = {"task": "mqar", "protocol": protocol, "runs": [run]}
+        (tmp_path / name).write_text(json.dumps(data), encoding="utf-8")
     result = state_size.gather(tmp_path, out=tmp_path / "recall_state_size.json")
     rows = {r["variant"]: r for r in result["runs"]}
     assert rows["triple_latent"]["state_bytes"] == 3 * 4 * (8 + 64) * 4 and rows["triple_latent"]["state_dim"] == 8
     assert rows["transformer"]["state_bytes"] == 196_608 and rows["transformer"]["state_dim"] is None
-    assert json.loads((tmp_path / "recall_state_size.json").read_text())["runs"] == result["runs"]
+    assert json.loads((tmp_path / "recall_state_size.json").read_text(encoding="utf-8"))["runs"] == result["runs"]
     with pytest.raises(FileNotFoundError, match=r"run_calibrated\.sh state_size"):
         state_size.gather(tmp_path / "empty")
