@@ -78,6 +78,7 @@ def _figures():
         "loss_curves": lambda: plots.loss_curves({"a": [3.0, 2.5, 2.0], "b": [3.1, 2.2, 1.9]}, bits=True),
         "metric_bars": lambda: plots.metric_bars({"transformer": 2.4, "triple_latent": 2.5}, {"transformer": 2.3}),
         "recall_vs_pairs": lambda: plots_capacity.recall_vs_pairs({8: torch.linspace(1, 0.4, 20), 16: torch.ones(20)}),
+        "recall_vs_state_bytes": lambda: plots_capacity.recall_vs_state_bytes(_state_rows()),
         "slot_usage": lambda: plots_slots.slot_usage(torch.rand(T, 4, 8).softmax(-1), labels),
         "spectra": lambda: plots_slots.spectra({"P": torch.randn(S, S), "M": torch.randn(S, S)}),
         "influence_maps": lambda: plots_conv.influence_maps({"causal": torch.rand(12, 12).tril(),
@@ -93,6 +94,15 @@ def _figures():
         "chunk_diagram": lambda: diagrams.chunk_diagram(),
         "recall_widget": lambda: widgets.recall_widget({"gated_hybrid": _tiny_gated()}, static=True),
     }
+
+
+def _state_rows():
+    """Rows of recall_state_size.json: the Transformer's cache and triple_latent at four S, 2 pair counts."""
+    rows = [{"variant": "transformer", "n_pairs": n, "state_dim": None, "accuracy": 1.0, "state_bytes": 196_608}
+            for n in (4, 8)]
+    rows += [{"variant": "triple_latent", "n_pairs": n, "state_dim": S, "accuracy": S / 64,
+              "state_bytes": 48 * (S + S * S)} for n in (4, 8) for S in (8, 16, 32, 64)]
+    return rows
 
 
 @pytest.fixture(autouse=True)

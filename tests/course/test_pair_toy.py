@@ -64,3 +64,18 @@ def test_recall_vs_pairs_draws_one_line_per_size():
     ax = fig.axes[0]
     assert len(ax.get_legend().get_texts()) == 2 and ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
     plt.close(fig)
+
+
+def test_recall_vs_state_bytes_draws_a_panel_per_pair_count_and_a_line_per_model():
+    rows = [{"variant": v, "n_pairs": n, "accuracy": a, "state_bytes": b}
+            for n in (4, 8) for v, a, b in (("transformer", 1.0, 196_608), ("triple_latent", 0.125, 13_056),
+                                            ("triple_latent", 0.25, 199_680))]
+    fig = plots_capacity.recall_vs_state_bytes(rows)
+    assert len(fig.axes) == 2 and fig.axes[0].get_xscale() == "log"
+    lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
+    assert set(lines) == {"transformer", "triple_latent"}
+    assert list(lines["triple_latent"].get_xdata()) == [13_056, 199_680]  # S grows along the line
+    assert list(lines["triple_latent"].get_ydata()) == [12.5, 25.0]
+    plt.close(fig)
+    with pytest.raises(ValueError, match="rows is empty"):
+        plots_capacity.recall_vs_state_bytes([])

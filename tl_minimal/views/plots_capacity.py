@@ -3,7 +3,8 @@
 Like ``plots.py``, the function draws one picture with labelled axes and a title and returns the
 matplotlib ``Figure``; the numbers come from ``tl_minimal.course.pair_toy.recall_curve``.
 
-    recall_vs_pairs   recall against the number of pairs stored, one line per state size S
+    recall_vs_pairs         recall against the number of pairs stored, one line per state size S
+    recall_vs_state_bytes   trained recall against the bytes of state a model keeps (issue 32's study)
 """
 
 from __future__ import annotations
@@ -30,5 +31,33 @@ def recall_vs_pairs(curves: dict, title: str = "pair memory: recall against pair
     ax.set_ylim(0, 105)
     ax.set_title(title)
     ax.legend(fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def recall_vs_state_bytes(rows: list[dict], title: str = "recall against the state a model keeps"):
+    """Based/Zoology's picture: rows of ``data/results/recall_state_size.json`` (variant, n_pairs,
+    state_dim, accuracy, state_bytes) -> mean accuracy over seeds against state bytes (log scale),
+    one panel per pair count, one line per variant (S grows along a recurrent model's line)."""
+    if not rows:
+        raise ValueError("rows is empty: expected the runs of recall_state_size.json")
+    pairs = sorted({r["n_pairs"] for r in rows})
+    fig, axes = plt.subplots(1, len(pairs), figsize=(3.4 * len(pairs), 3.2), sharey=True, squeeze=False)
+    for ax, n in zip(axes[0], pairs, strict=True):
+        for variant in dict.fromkeys(r["variant"] for r in rows):
+            points: dict[int, list[float]] = {}
+            for r in rows:
+                if r["variant"] == variant and r["n_pairs"] == n:
+                    points.setdefault(r["state_bytes"], []).append(r["accuracy"])
+            if points:
+                x = sorted(points)
+                ax.plot(x, [100 * sum(points[b]) / len(points[b]) for b in x], marker="o", ms=4, label=variant)
+        ax.set_xscale("log")
+        ax.set_xlabel("state bytes after T tokens (log)")
+        ax.set_title(f"{n} pairs", fontsize=10)
+    axes[0][0].set_ylabel("accuracy (%, mean over seeds)")
+    axes[0][0].set_ylim(0, 105)
+    axes[0][-1].legend(fontsize=8)
+    fig.suptitle(title)
     fig.tight_layout()
     return fig
