@@ -106,9 +106,9 @@ STUDY, NB06, NB07 = WRITE_UPS[2:5]
 NOT_06 = tuple(name for name in WRITE_UPS[:5] if name != NB06)  # the required ones
 
 
-def calibrated_mean(variant: str) -> tuple[str, str]:
-    """(mean accuracy in %, seeds) of ``variant`` in the gathered calibrated table, at its chosen lr."""
-    accuracies = runs(RESULTS / "recall_calibrated.json", variant)
+def calibrated_mean(variant: str, name: str = "recall_calibrated.json") -> tuple[str, str]:
+    """(mean accuracy in %, seeds) of ``variant`` in a gathered calibrated table, at its chosen lr."""
+    accuracies = runs(RESULTS / name, variant)
     return pct(statistics.fmean(accuracies.values())), str(len(accuracies))
 
 
@@ -151,6 +151,10 @@ CLAIMS = {
         lambda: calibrated_mean("transformer"), ("README.md", NB07)),
     "calibrated, triple_latent": (r"`triple_latent` scores (\d+\.\d)% over (\d+) seeds there",
                                   lambda: calibrated_mean("triple_latent"), ("README.md", "docs/paper.md", NB07)),
+    "calibrated, gated_hybrid_paper": (r"`gated_hybrid_paper` scores (\d+\.\d)% over (\d+) seeds there",
+                                       lambda: calibrated_mean("gated_hybrid_paper"), ("README.md", STUDY, NB07)),
+    "calibrated, long decay": (r"`triple_latent` reaches (\d+\.\d)% over (\d+) seeds in the long-decay arm",
+                               lambda: calibrated_mean("triple_latent", "recall_calibrated_decay4.json"), (STUDY,)),
     "0.05 BPB": (r"([+-]\d\.\d{3}) BPB \(paired over (\d+) seeds, 95% interval \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\]\)",
                  bpb_difference, ("docs/paper.md", NB07)),
 }
