@@ -34,6 +34,7 @@ from pathlib import Path
 import torch
 
 from ...registry import build_model, setting_names
+from ...training.evaluate import evaluating
 from ..results.files import load, results_dir
 from ..suite import write_atomic
 
@@ -51,16 +52,11 @@ def tensor_bytes(obj) -> int:
     return 0
 
 
-@torch.no_grad()
 def state_bytes(model, seq_len: int) -> int:
     """Bytes of the state ``model`` carries after reading one sequence of ``seq_len`` tokens (batch 1)."""
-    was_training = model.training
-    model.eval()
-    try:
+    with evaluating(model):
         device = next(model.parameters()).device
         _, state = model.run(torch.zeros(1, seq_len, dtype=torch.long, device=device))
-    finally:
-        model.train(was_training)
     return tensor_bytes(state)
 
 
