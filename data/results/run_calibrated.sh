@@ -73,15 +73,7 @@ mqar() {  # mqar PAIRS LR VARIANT SEEDS...: every pair asked
     --protocol lr="$lr" $(cal) $(aligned "$v") --out "$OUT/$(mqar_prefix "$pairs" "$v")${lr}.json"
 }
 best_lr() {  # best_lr FILE_PREFIX VARIANT [SUFFIX]: the lr whose file holds the better seed-0 value (ties: smaller)
-  "$PY" - "$OUT/$1" "$2" "${3:-}" "${LRS[@]}" <<'EOF'
-import json, sys
-prefix, variant, suffix, *lrs = sys.argv[1:]
-scores = {}
-for lr in lrs:
-    runs = json.load(open(f"{prefix}{lr}{suffix}.json"))["runs"]
-    scores[lr] = max(r["value"] or 0.0 for r in runs if r["variant"] == variant and r["seed"] == 0)
-print(max(sorted(scores, key=float), key=lambda lr: scores[lr]))  # max keeps the first of equals: the smaller lr
-EOF
+  "$PY" -m tl_minimal.experiments.studies.calibrated --folder "$OUT" "$1" --suffix "${3:-}" --best-lr "$2"
 }
 sweep_row() {  # sweep_row VARIANT [-- --set ...]: seed 0 at every lr, then seeds 1-4 (MORE_SEEDS) at the best one
   local v=$1; shift

@@ -1,6 +1,7 @@
 """Gathering the calibrated protocol's lr sweep (studies/calibrated.py) from small stand-in suite files."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -34,6 +35,23 @@ def test_gather_keeps_each_variants_best_lr(tmp_path):
     assert swept == [("transformer", 1e-3), ("triple_latent", 3e-3)]
     assert json.loads((tmp_path / "recall_calibrated.json").read_text(encoding="utf-8")) == result
     assert result["sources"] == ["recall_calibrated_lr1e-3.json", "recall_calibrated_lr3e-3.json"]
+
+
+def test_the_queue_asks_the_module_for_each_variants_lr(tmp_path, capsys):
+    """run_calibrated.sh's best_lr calls the CLI: it prints the chosen lr text, and stops a queue (exit
+    message, no lr) while a sweep file lacks the variant's seed 0."""
+    _suite(tmp_path, "recall_z_lr1e-3.json", 1e-3, [_run("transformer", 0, 1.0), _run("h3", 0, 0.4)])
+    _suite(tmp_path, "recall_z_lr3e-3.json", 3e-3, [_run("transformer", 0, 0.25)])
+    _suite(tmp_path, "recall_z_lr1e-3_decay4.json", 1e-3, [_run("transformer", 0, 0.5)])
+    _suite(tmp_path, "recall_z_lr3e-3_decay4.json", 3e-3, [_run("transformer", 0, 0.5)])
+    cli = ["--folder", str(tmp_path), "recall_z_lr", "--best-lr"]
+    calibrated.main([*cli, "transformer"])
+    calibrated.main([*cli, "transformer", "--suffix", "_decay4"])  # a tie: the smaller lr
+    assert capsys.readouterr().out.split() == ["1e-3", "1e-3"]
+    with pytest.raises(SystemExit, match=r"best-lr: h3 lacks seed 0 in one of \['recall_z_lr1e-3.json'"):
+        calibrated.main([*cli, "h3"])
+    script = (Path(__file__).parents[2] / "data/results/run_calibrated.sh").read_text(encoding="utf-8")
+    assert "studies.calibrated --folder \"$OUT\" \"$1\" --suffix \"${3:-}\" --best-lr \"$2\"" in script
 
 
 def test_gather_needs_its_files(tmp_path):

@@ -14,6 +14,7 @@ as the queue's ``best_lr``): the higher seed-0 accuracy; a tie goes to the small
 
     python -m tl_minimal.experiments.studies.calibrated recall_calibrated_lr
     python -m tl_minimal.experiments.studies.calibrated recall_calibrated_lr --suffix _decay4
+    python -m tl_minimal.experiments.studies.calibrated recall_calibrated_lr --best-lr transformer  # prints 1e-3
 """
 
 from __future__ import annotations
@@ -48,6 +49,17 @@ def best_lr(files: dict[str, dict], variant: str) -> str | None:
             return None
         scores[lr] = max(values)
     return max(sorted(scores, key=float), key=lambda lr: scores[lr])  # max keeps the first (smaller) of ties
+
+
+def chosen_lr(folder, prefix: str, variant: str, suffix: str = "") -> str:
+    """The lr text :func:`best_lr` picks from the sweep files on disk; an error while a file lacks seed 0
+    (a queue must not go on to seeds 1-4 at a guess)."""
+    paths = sweep_files(Path(folder), prefix, suffix)
+    files = {lr: json.loads(path.read_text(encoding="utf-8")) for lr, path in paths.items()}
+    lr = best_lr(files, variant)
+    if lr is None:
+        raise ValueError(f"{variant} lacks seed 0 in one of {sorted(p.name for p in paths.values())}")
+    return lr
 
 
 def gather(folder, prefix, suffix: str = "", out=None) -> dict:
@@ -98,7 +110,15 @@ def main(argv=None) -> None:
     parser.add_argument("--suffix", default="", help="after the lr, e.g. _decay4")
     parser.add_argument("--folder", default="data/results/issue32")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--best-lr", metavar="VARIANT", default=None,
+                        help="print the lr this variant's seed 0 chose (the queue's rule) and write nothing")
     args = parser.parse_args(argv)
+    if args.best_lr:
+        try:
+            print(chosen_lr(args.folder, args.prefix[0], args.best_lr, args.suffix))
+        except (FileNotFoundError, ValueError) as error:  # a queue stops here (set -e) and says why
+            raise SystemExit(f"best-lr: {error}") from None
+        return
     result = gather(args.folder, args.prefix, args.suffix, args.out)
     print(f"{len(result['runs'])} runs at the chosen lr, {len(result['sweep_runs'])} sweep runs; "
           f"lr by variant {result['protocol']['lr_by_variant']}")
