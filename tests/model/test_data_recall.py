@@ -139,6 +139,21 @@ def test_answer_at_key_is_a_protocol_option_of_recall_tasks_only():
         protocol("alias", answer_at_key=True)
 
 
+def test_a_protocols_eval_set_is_its_sizes_layout_and_switches():
+    """RecallProtocol.eval_set (what every recall task scores) = data/recall.eval_set with the protocol's
+    fields, the pairs' layout (a wider vocabulary past 8 pairs) and its sequence switches."""
+    from tl_minimal.experiments.protocols import protocol
+
+    for p in (protocol("recall", eval_examples=64), protocol("mqar", n_pairs=16, n_queries=16, eval_examples=64,
+                                                             answer_at_key=True, hide_answers=True)):
+        x, y = p.eval_set(3)
+        ex, ey = dr.eval_set(64, 3, p.n_queries, p.n_pairs, p.seq_len, dr.layout_for(p.n_pairs),
+                             hide_answers=bool(p.hide_answers), answer_at_key=bool(p.answer_at_key))
+        assert torch.equal(x, ex) and torch.equal(y, ey) and x.shape == (64, p.seq_len)
+        assert p.layout() == dr.layout_for(p.n_pairs)
+    assert p.layout().n_keys == 16 != L.n_keys and int(x.max()) > L.first_filler + L.n_filler  # 16 keys, 16 values
+
+
 def test_single_query_mqar_is_the_recall_task():
     assert torch.equal(
         dr.mqar_batch(8, n_queries=1, generator=_g(3))[0], dr.recall_batch(8, generator=_g(3))[0]

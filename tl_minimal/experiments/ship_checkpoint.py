@@ -46,7 +46,6 @@ import sys
 import torch
 
 from ..course.shipped import RECALL_STEPS, SHIPPED, SHIPPED_RECALL, TASKS, remake_command, save_shipped
-from ..data import recall as data_recall
 from ..registry import VARIANTS
 from ..training.evaluate import bits_per_byte, in_batches, recall_accuracy
 from ..training.recipes import count_parameters, fit
@@ -91,8 +90,7 @@ def committed_recall(variant: str, seed: int, steps: int) -> dict | None:
 
 def recall_eval_set(p, seed: int):
     """The recall protocol's fresh evaluation examples for ``seed`` (what the recall task scores)."""
-    return data_recall.eval_set(p.eval_examples, seed, n_queries=p.n_queries, n_pairs=p.n_pairs, seq_len=p.seq_len,
-                                layout=data_recall.layout_for(p.n_pairs), **p.sequence_options())
+    return p.eval_set(seed)
 
 
 def make_recall(variant: str, seed: int = 0, steps: int = RECALL_STEPS, folder=None, progress: bool = False) -> dict:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 
 from ..data import text as data_text
-from ..data.recall import LengthCurriculum, min_seq_len
+from ..data.recall import LengthCurriculum, RecallLayout, eval_set, layout_for, min_seq_len
 from .train import LR_SCHEDULES, TrainConfig
 
 MODEL_KEYS = ("d_model", "n_layers", "n_heads", "dropout")  # + max_seq_len = seq_len
@@ -165,6 +165,16 @@ class RecallProtocol(Protocol):
     def sequence_options(self) -> dict:
         """How the recall sequences are drawn beyond their sizes (data/recall.py: mqar_batch's switches)."""
         return {"hide_answers": bool(self.hide_answers), "answer_at_key": bool(self.answer_at_key)}
+
+    def layout(self) -> RecallLayout:
+        """Where keys, values and filler live in the vocabulary for this many pairs (data/recall.py)."""
+        return layout_for(self.n_pairs)
+
+    def eval_set(self, seed: int):
+        """The fresh examples that score training seed ``seed``: ``eval_examples`` sequences of this
+        protocol's sizes, layout and switches, drawn from the seed's evaluation stream -> (x, y) [N, T]."""
+        return eval_set(self.eval_examples, seed, n_queries=self.n_queries, n_pairs=self.n_pairs,
+                        seq_len=self.seq_len, layout=self.layout(), **self.sequence_options())
 
     def curriculum(self) -> LengthCurriculum | None:
         """The training batches' :class:`~tl_minimal.data.recall.LengthCurriculum`, or None."""

@@ -41,7 +41,6 @@ from pathlib import Path
 
 import torch
 
-from ...data import recall as data_recall
 from ...training.evaluate import recall_accuracy
 from ...training.recipes import count_parameters, fit, seeded_model
 from ...training.train import TrainConfig, loss_curve
@@ -66,7 +65,7 @@ def study_protocol(task: str = "recall", seq_len=None, n_pairs=None, n_queries=N
     """
     named = {"seq_len": seq_len, "n_pairs": n_pairs, "n_queries": n_queries, "eval_examples": eval_examples}
     p = protocol(task, **{**(changes or {}), **{k: v for k, v in named.items() if v is not None}})
-    return p.replace(vocab_size=data_recall.layout_for(p.n_pairs).vocab_size)
+    return p.replace(vocab_size=p.layout().vocab_size)
 
 
 def advance(p, variant: str, seed: int, steps: int, overrides: dict | None, config: TrainConfig,
@@ -76,10 +75,9 @@ def advance(p, variant: str, seed: int, steps: int, overrides: dict | None, conf
     ``run`` is the record of the earlier evaluations of this (variant, seed) (None the first time);
     the updated record is returned and the checkpoint is left at ``steps`` for the next call.
     """
-    layout = data_recall.layout_for(p.n_pairs)
+    layout = p.layout()
     t0 = time.perf_counter()
-    x, y = data_recall.eval_set(p.eval_examples, seed, n_queries=p.n_queries, n_pairs=p.n_pairs, seq_len=p.seq_len,
-                                layout=layout, **p.sequence_options())
+    x, y = p.eval_set(seed)
     probe = (x[:PROBE_EXAMPLES], y[:PROBE_EXAMPLES])
     if run is None:
         start = seeded_model(variant, p, seed, overrides).to(config.device)  # the model at step 0
@@ -132,8 +130,8 @@ def study_train(p, variants, seeds, eval_at, overrides: dict | None, config: Tra
 
 
 def _train_results(p, seeds, eval_at, overrides, env, runs) -> dict:
-    layout = data_recall.layout_for(p.n_pairs)
-    _, y0 = data_recall.eval_set(p.eval_examples, seeds[0], p.n_queries, p.n_pairs, p.seq_len, layout)
+    layout = p.layout()
+    _, y0 = p.eval_set(seeds[0])  # its labels' values: the same with or without the sequence switches
     return {
         "task": p.task,
         "study": "recall_study train",
@@ -235,7 +233,7 @@ def study_baseline(seeds, out=None) -> dict:
     p = protocol("recall")
     rows = {}
     for seed in seeds:
-        _, y = data_recall.eval_set(p.eval_examples, seed, p.n_queries, p.n_pairs, p.seq_len)
+        _, y = p.eval_set(seed)
         rows[seed] = constant_guess(y, n_pairs=p.n_pairs)
         print(f"  seed {seed}: best constant {100 * rows[seed]['best_on_set']:.2f}% "
               f"(always v{rows[seed]['most_frequent']}), expected {100 * rows[seed]['expected']:.1f}%")

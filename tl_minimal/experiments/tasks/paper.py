@@ -10,7 +10,6 @@ import math
 import time
 from types import SimpleNamespace
 
-from ...data import recall as data_recall
 from ...data import text as data_text
 from ...data import tokenized as data_tokenized
 from ...training import distributed
@@ -71,8 +70,7 @@ def run_recall(p, data, variant: str, seed: int, overrides: dict | None, config:
     (the training loss every 10 steps is kept too: did the run flatten, or was it still learning?)."""
     t0 = time.perf_counter()
     model, history = fit(variant, p, seed, overrides=overrides, config=config)
-    x, y = data_recall.eval_set(p.eval_examples, seed, n_queries=p.n_queries, n_pairs=p.n_pairs, seq_len=p.seq_len,
-                                layout=data_recall.layout_for(p.n_pairs), **p.sequence_options())
+    x, y = p.eval_set(seed)
     result = recall_accuracy(model, x, y)
     return run_record(variant, seed, model, p, result["accuracy"], history, time.perf_counter() - t0, config.device,
                       per_query=result["per_query"], eval_examples=result["n"],
