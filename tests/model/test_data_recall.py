@@ -154,6 +154,31 @@ def test_a_protocols_eval_set_is_its_sizes_layout_and_switches():
     assert p.layout().n_keys == 16 != L.n_keys and int(x.max()) > L.first_filler + L.n_filler  # 16 keys, 16 values
 
 
+def test_key_ids_draw_the_pairs_from_a_wider_vocabulary():
+    """--protocol key_ids=16: 8 pairs among 16 keys and 16 values (Zoology's few-pairs-of-many), so the
+    values in context are not all the value ids; off by default (old result files keep their settings)."""
+    from tl_minimal.experiments.protocols import protocol
+    from tl_minimal.training.recipes import make_sampler
+
+    assert dr.layout_for(8, 8) == dr.layout_for(8) == L and dr.layout_for(4, 16).n_keys == 16
+    p = protocol("mqar", n_pairs=8, n_queries=8, key_ids=16, hide_answers=True, answer_at_key=True)
+    assert p.layout() == dr.RecallLayout(n_keys=16, n_values=16, n_filler=10, vocab_size=64)
+    x, y = make_sampler(p, seed=0)(0)
+    values = x[(x >= 21) & (x < 37)]  # the 16 value ids
+    assert values.unique().numel() == 16 and (y[y != IGNORE] >= 21).all() and (y[y != IGNORE] < 37).all()
+    per_sequence = [((row >= 21) & (row < 37)).sum().item() for row in x]
+    assert set(per_sequence) == {8}  # 8 values in each context, hidden answers add none
+    assert "key_ids" not in protocol("mqar").to_dict()
+    with pytest.raises(ValueError, match="key_ids must be a whole number >= n_pairs = 8"):
+        protocol("mqar", n_pairs=8, key_ids=4)
+    with pytest.raises(ValueError, match="applies to recall and mqar"):
+        protocol("alias", key_ids=16)
+    with pytest.raises(ValueError, match="vocabulary of 128 ids, the protocol has 64: --protocol vocab_size=128"):
+        make_sampler(protocol("mqar", n_pairs=16, n_queries=16, key_ids=32), seed=0)
+    x, _ = make_sampler(protocol("mqar", n_pairs=16, n_queries=16, key_ids=32, vocab_size=128), seed=0)(0)
+    assert int(x.max()) < 128
+
+
 def test_single_query_mqar_is_the_recall_task():
     assert torch.equal(
         dr.mqar_batch(8, n_queries=1, generator=_g(3))[0], dr.recall_batch(8, generator=_g(3))[0]

@@ -129,6 +129,9 @@ class RecallProtocol(Protocol):
     hide_answers: bool | None = None
     # True: each label sits on the asked key instead of the ANSWER token after it (Zoology's labels)
     answer_at_key: bool | None = None
+    # how many key ids (and as many value ids) the pairs are drawn from; None: max(8, n_pairs), the
+    # paper's layout (data/recall.py layout_for). More ids than pairs leave values out of each context
+    key_ids: int | None = None
     assumed: tuple = (
         "grad clip 1.0 and dropout 0.1 as in the byte-level protocol",
         "model d=64, 3 layers, 4 heads, registry defaults otherwise (the byte-level model)",
@@ -146,6 +149,12 @@ class RecallProtocol(Protocol):
             if self.task not in CURRICULUM_TASKS:
                 raise ValueError(f"{name}: the {self.task} task has its own sequences; hiding the answers or "
                                  f"moving the labels applies to {' and '.join(CURRICULUM_TASKS)}")
+        if self.key_ids is not None:
+            if self.task not in CURRICULUM_TASKS:
+                raise ValueError(f"key_ids: the {self.task} task has its own layout; drawing the pairs from more "
+                                 f"ids applies to {' and '.join(CURRICULUM_TASKS)}")
+            if isinstance(self.key_ids, bool) or not isinstance(self.key_ids, int) or self.key_ids < self.n_pairs:
+                raise ValueError(f"key_ids must be a whole number >= n_pairs = {self.n_pairs}, got {self.key_ids!r}")
         if self.length_curriculum is None:
             return
         if self.task not in CURRICULUM_TASKS:
@@ -168,7 +177,7 @@ class RecallProtocol(Protocol):
 
     def layout(self) -> RecallLayout:
         """Where keys, values and filler live in the vocabulary for this many pairs (data/recall.py)."""
-        return layout_for(self.n_pairs)
+        return layout_for(self.n_pairs, self.key_ids)
 
     def eval_set(self, seed: int):
         """The fresh examples that score training seed ``seed``: ``eval_examples`` sequences of this
@@ -183,7 +192,7 @@ class RecallProtocol(Protocol):
 
 CURRICULUM_TASKS = ("recall", "mqar")  # the tasks whose sequences may follow a length curriculum or hide answers
 # optional fields left out of to_dict() while None
-UNSET_OMITTED = ("length_curriculum", "lr_schedule", "hide_answers", "answer_at_key")
+UNSET_OMITTED = ("length_curriculum", "lr_schedule", "hide_answers", "answer_at_key", "key_ids")
 
 PAPER_PROTOCOLS = {p.task: p for p in (LMProtocol(), RecallProtocol())}
 

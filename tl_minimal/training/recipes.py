@@ -60,7 +60,7 @@ def make_sampler(protocol, seed: int, data=None, stream: int = 0):
 
     lm / tokenized / induction: random windows of ``data`` (a token tensor [N]; for lm and
     induction, None loads the WikiText-2 train split); recall / mqar: fresh synthetic examples in
-    the layout for the protocol's number of pairs (:func:`~tl_minimal.data.recall.layout_for`),
+    the protocol's layout (:func:`~tl_minimal.data.recall.layout_for`: its pairs and key ids),
     shorter at first when the protocol has a ``length_curriculum`` (the paper's retrain recipe).
     ``stream`` separates the batches of several processes (distributed training).
     """
@@ -72,9 +72,13 @@ def make_sampler(protocol, seed: int, data=None, stream: int = 0):
             data = data_text.load_split("train").tokens
         return data_text.WindowSampler(data, protocol.batch_size, protocol.seq_len, seed, stream=stream)
     if task in ("recall", "mqar"):
+        layout = protocol.layout()
+        if layout.vocab_size > protocol.vocab_size:
+            raise ValueError(f"{protocol.n_pairs} pairs among {layout.n_keys} key ids need a vocabulary of "
+                             f"{layout.vocab_size} ids, the protocol has {protocol.vocab_size}: "
+                             f"--protocol vocab_size={layout.vocab_size}")
         return data_recall.RecallSampler(protocol.batch_size, seed, n_queries=protocol.n_queries,
-                                         n_pairs=protocol.n_pairs, seq_len=protocol.seq_len,
-                                         layout=data_recall.layout_for(protocol.n_pairs),
+                                         n_pairs=protocol.n_pairs, seq_len=protocol.seq_len, layout=layout,
                                          curriculum=protocol.curriculum(), **protocol.sequence_options())
     raise ValueError(f"no training data for task {task!r}: expected {', '.join(TEXT_TASKS)}, recall or mqar "
                      "(other tasks pass their own sampler)")
