@@ -36,6 +36,14 @@ LRS=(3e-3 1e-3)
 # STEPS steps of length SEQ (CAL_STEPS, CAL_SEQ), in Zoology's form (ZOO=1). The old stages set ZOO=0 and
 # their own sizes; their files carry the sizes in the name unless they are 2,000 x 128 (TAG).
 STEPS="${CAL_STEPS:-1000}" SEQ="${CAL_SEQ:-128}" ZOO=1
+# MQAR draws its P pairs from 2P key ids and 2P value ids (IDS=1, --protocol key_ids): with the paper's 8 keys
+# every value id is in the context of 8-pair MQAR, the Transformer's first step (pick a value in context) teaches
+# nothing, and it stayed at chance for 3,000 steps (calibrate_zoology, calibrate_mqar_longer: IDS=0). It needs
+# MQAR_STEPS (3,000) steps to leave the plateau (seed 0 left it near step 1,000 at lr 1e-3), and the shortest
+# length that holds the task, a multiple of 64 (8 pairs: 64 tokens, 16 pairs: 128; 1 + 3P + 4P - 1 = 7P
+# tokens of content): with 72 filler tokens in 128 the Transformer's seed 0 stayed at 12.8% after 3,000 steps.
+IDS=0 MQAR_STEPS="${MQAR_STEPS:-3000}"
+mqar_seq() { ((IDS)) && echo $(((7 * $1 + 63) / 64 * 64)) || echo "$SEQ"; }  # mqar_seq PAIRS
 size_tag() { [[ $STEPS == 2000 && $SEQ == 128 ]] && echo "" || echo "_seq${SEQ}_steps${STEPS}"; }
 form() {  # form VARIANT: "_zoology", or "_zoology_aligned" for a gated hybrid (its own setting, its own files)
   [[ ${1:-} == gated_hybrid* ]] && echo _zoology_aligned || echo _zoology
@@ -44,8 +52,16 @@ recall_prefix() {  # recall_prefix [VARIANT]: the file name up to the lr (recall
   ((ZOO)) && echo "recall$(form "${1:-}")_seq${SEQ}_steps${STEPS}_lr" || echo "recall_calibrated$(size_tag)_lr"
 }
 mqar_prefix() {  # mqar_prefix PAIRS [VARIANT]
-  ((ZOO)) && echo "mqar$(form "${2:-}")_pairs$1_seq${SEQ}_steps${STEPS}_lr" \
+  local ids=""; ((IDS)) && ids="_ids$((2 * $1))"
+  ((ZOO)) && echo "mqar$(form "${2:-}")_pairs$1${ids}_seq$(mqar_seq "$1")_steps${STEPS}_lr" \
     || echo "mqar_calibrated_pairs$1$(size_tag)_lr"
+}
+key_ids() {  # key_ids PAIRS: 2P key ids (IDS=1), and the vocabulary they need (64 ids up to 24 keys, then 128)
+  ((IDS)) || return 0
+  local ids=$((2 * $1))
+  echo --protocol key_ids=$ids
+  ((ids > 24)) && echo --protocol vocab_size=128
+  return 0
 }
 cal() {  # the calibrated protocol's options at the current STEPS, SEQ and ZOO (warmup: the first tenth)
   echo --steps "$STEPS" --protocol seq_len="$SEQ" --protocol warmup_steps=$((STEPS / 10)) \
@@ -69,8 +85,9 @@ recall4() {  # recall4 LR VARIANT SEEDS... [-- --set ...]: 4 pairs, 4 questions
 }
 mqar() {  # mqar PAIRS LR VARIANT SEEDS...: every pair asked
   local pairs=$1 lr=$2 v=$3; shift 3
+  local SEQ; SEQ=$(mqar_seq "$pairs")
   "${E[@]}" mqar --variants "$v" --seeds "$@" --protocol n_pairs="$pairs" --protocol n_queries="$pairs" \
-    --protocol lr="$lr" $(cal) $(aligned "$v") --out "$OUT/$(mqar_prefix "$pairs" "$v")${lr}.json"
+    --protocol lr="$lr" $(cal) $(key_ids "$pairs") $(aligned "$v") --out "$OUT/$(mqar_prefix "$pairs" "$v")${lr}.json"
 }
 best_lr() {  # best_lr FILE_PREFIX VARIANT [SUFFIX]: the lr whose file holds the better seed-0 value (ties: smaller)
   "$PY" -m tl_minimal.experiments.studies.calibrated --folder "$OUT" "$1" --suffix "${3:-}" --best-lr "$2"
@@ -127,11 +144,15 @@ transformer_seeds() {  # the Transformer's seeds 1-4 on 4 pairs at its best lr
   local lr; lr=$(best_lr "$(recall_prefix)" transformer)
   recall4 "$lr" transformer 1 2 3 4
 }
-transformer_mqar_seeds() {  # its seeds 1-2 on MQAR 8 and 16 at the better lr (once seed 0 recalls there)
-  local lr pairs
+calibrate_mqar() {  # MQAR 8 and 16 with 2P key ids, MQAR_STEPS steps: the Transformer's seed 0 at both lrs
+  local STEPS=$MQAR_STEPS IDS=1
+  for pairs in 8 16; do for lr in 1e-3 3e-3; do mqar "$pairs" "$lr" transformer 0; done; done
+}
+transformer_mqar_seeds() {  # its seeds 1-4 (MORE_SEEDS) on MQAR 8 and 16 at the better lr
+  local STEPS=$MQAR_STEPS IDS=1 lr pairs
   for pairs in 8 16; do
     lr=$(best_lr "$(mqar_prefix "$pairs" transformer)" transformer)
-    mqar "$pairs" "$lr" transformer 1 2
+    mqar "$pairs" "$lr" transformer ${MORE_SEEDS:-1 2 3 4}
   done
 }
 # each stage's variants, in order; a queue may name fewer (e.g. DECISIVE=triple_latent LONG=triple_latent)
@@ -144,33 +165,40 @@ family() {  # issue 33: the relatives, the key-source ablations and the rotary T
   for v in gla deltanet h3 triple_key_shift triple_key_current conv_only transformer_rope; do sweep_row "$v"; done
 }
 long_decay() { for v in ${LONG:-triple_latent triple_slot}; do sweep_row "$v" -- --set lam_bias=4 --set gam_bias=4; done; }
+lr4() {  # lr4 VARIANT: the lr the variant's 4-pair sweep chose (the calibrated budget, whatever STEPS and SEQ are now)
+  local STEPS="${CAL_STEPS:-1000}" SEQ="${CAL_SEQ:-128}" IDS=0
+  best_lr "$(recall_prefix "$1")" "$1"
+}
 state_size() {  # item 2: MQAR with 4, 8 and 16 pairs; triple_latent and triple_slot at S = 8, 16, 32, 64, the
   # Transformer (a KV cache) and gated_hybrid (its store grows with T); seeds 0-2, each model at the lr its
-  # 4-pair sweep chose. Then: python -m tl_minimal.experiments.studies.state_size gather
-  local pairs v S lr
+  # 4-pair sweep chose, MQAR's budget (MQAR_STEPS, 2P key ids). Then: python -m
+  # tl_minimal.experiments.studies.state_size gather
+  local STEPS=$MQAR_STEPS IDS=1 pairs v S lr SEQ
   for pairs in 8 16 4; do
+    SEQ=$(mqar_seq "$pairs")
     for v in transformer gated_hybrid; do
-      lr=$(best_lr "$(recall_prefix "$v")" "$v")
+      lr=$(lr4 "$v")
       "${E[@]}" mqar --variants "$v" --seeds 0 1 2 --protocol n_pairs="$pairs" --protocol n_queries="$pairs" \
-        --protocol lr="$lr" $(cal) $(aligned "$v") --out "$OUT/mqar_state_size_pairs${pairs}_S-_$v.json"
+        --protocol lr="$lr" $(cal) $(key_ids "$pairs") $(aligned "$v") \
+        --out "$OUT/mqar_state_size_pairs${pairs}_S-_$v.json"
     done
     for S in 8 16 32 64; do for v in triple_latent triple_slot; do
-      lr=$(best_lr "$(recall_prefix "$v")" "$v")
+      lr=$(lr4 "$v")
       "${E[@]}" mqar --variants "$v" --seeds 0 1 2 --protocol n_pairs="$pairs" --protocol n_queries="$pairs" \
-        --protocol lr="$lr" $(cal) --set state_dim="$S" --out "$OUT/mqar_state_size_pairs${pairs}_S${S}_$v.json"
+        --protocol lr="$lr" $(cal) $(key_ids "$pairs") --set state_dim="$S" \
+        --out "$OUT/mqar_state_size_pairs${pairs}_S${S}_$v.json"
     done; done
   done
 }
 gather() {  # each variant's runs at its chosen lr, one file per task (studies/calibrated.py), in data/results/
   local G=("$PY" -m tl_minimal.experiments.studies.calibrated --folder "$OUT")
   "${G[@]}" "$(recall_prefix)" "$(recall_prefix gated_hybrid)" --out data/results/recall_calibrated.json
-  # the long-decay arm once its files exist; MQAR once the Transformer recalls there (GATHER_MQAR=1): at
-  # 1,000 and 3,000 steps it does not, and a table of MQAR rows at chance would name no calibrated budget
+  # the long-decay arm and MQAR (2P key ids, MQAR_STEPS) once their files exist
   "${G[@]}" "$(recall_prefix)" --suffix _decay4 --out data/results/recall_calibrated_decay4.json || true
-  ((${GATHER_MQAR:-0})) || return 0
+  local STEPS=$MQAR_STEPS IDS=1 pairs
   for pairs in 8 16; do
     "${G[@]}" "$(mqar_prefix "$pairs")" "$(mqar_prefix "$pairs" gated_hybrid)" \
-      --out "data/results/mqar_calibrated_pairs$pairs.json"
+      --out "data/results/mqar_calibrated_pairs$pairs.json" || true
   done
 }
 
@@ -178,7 +206,7 @@ STAGES=("$@")
 # Default: the calibrated protocol's queue, in order (two queues on two threads: decisive long_decay |
 # transformer_seeds other_rows, then family state_size, then gather). The first attempts (calibrate
 # calibrate_grid) and item 3's runs of ours (paper_ours paper_ours_arms) are stages to name.
-[[ ${#STAGES[@]} -eq 0 ]] && STAGES=(calibrate_zoology calibrate_levers transformer_seeds transformer_mqar_seeds decisive other_rows long_decay
+[[ ${#STAGES[@]} -eq 0 ]] && STAGES=(calibrate_zoology calibrate_levers transformer_seeds calibrate_mqar transformer_mqar_seeds decisive other_rows long_decay
                                      family state_size gather)
 for stage in "${STAGES[@]}"; do
   echo "== $stage ($(date -u +%H:%M:%S) UTC)"

@@ -81,6 +81,11 @@ def test_the_calibrated_table_gives_wins_intervals_and_paired_differences(tmp_pa
     assert "| `triple_latent` | 0.001 | 3 | 31.7% | 30.0 / 25.0 / 40.0 | 0 of 3 [0.00, 0.71] | -68.0 [" in table
     assert ct.budget("recall_calibrated.json", root=tmp_path) == (
         "1,000 steps x 32 sequences of 128 tokens, 4 pairs, 4 questions each")
+    data = json.loads((tmp_path / "recall_calibrated.json").read_text(encoding="utf-8"))
+    data["protocol"].update(key_ids=16, n_pairs=8, n_queries=8, seq_len=64, steps=3000)  # MQAR's form
+    (tmp_path / "mqar_calibrated_pairs8.json").write_text(json.dumps(data), encoding="utf-8")
+    assert ct.budget("mqar_calibrated_pairs8.json", root=tmp_path) == (
+        "3,000 steps x 32 sequences of 64 tokens, 8 pairs among 16 key ids, 8 questions each")
 
 
 def test_gather_joins_sweeps_of_other_settings_and_waits_for_unfinished_ones(tmp_path):

@@ -7,8 +7,8 @@ are gathered into one file (``studies/calibrated.py``):
 
     recall_calibrated.json          4 pairs, 4 questions: table 4's rows
     recall_calibrated_decay4.json   the latent-only models with gates that start at sigma(4) ~ 0.98
-    mqar_calibrated_pairs8.json     8 pairs, 8 questions (the Transformer; more rows as they finish)
-    mqar_calibrated_pairs16.json    16 pairs, 16 questions
+    mqar_calibrated_pairs8.json     8 pairs among 16 key ids, 8 questions, 64 tokens, 3,000 steps
+    mqar_calibrated_pairs16.json    16 pairs among 32 key ids, 16 questions, 128 tokens, 3,000 steps
 
 Glossary (statistics -> code name)
     a_i            accuracy of a variant's seed i (2,048 fresh examples, every question counted)
@@ -78,8 +78,9 @@ def calibrated_rows(name: str, root=None) -> list[CalibratedRow]:
 def budget(name: str, root=None) -> str:
     """The budget a verdict from ``name`` names: steps x batch, length, pairs and questions."""
     p = load(Path(root or results_dir()) / name)["protocol"]
-    return (f"{p['steps']:,} steps x {p['batch_size']} sequences of {p['seq_len']} tokens, {p['n_pairs']} pairs, "
-            f"{p['n_queries']} questions each")
+    among = f" among {p['key_ids']} key ids" if p.get("key_ids") else ""
+    return (f"{p['steps']:,} steps x {p['batch_size']} sequences of {p['seq_len']} tokens, {p['n_pairs']} pairs"
+            f"{among}, {p['n_queries']} questions each")
 
 
 def calibrated_markdown(name: str, root=None) -> str:
