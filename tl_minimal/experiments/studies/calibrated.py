@@ -113,13 +113,13 @@ def main(argv=None) -> None:
     parser.add_argument("--best-lr", metavar="VARIANT", default=None,
                         help="print the lr this variant's seed 0 chose (the queue's rule) and write nothing")
     args = parser.parse_args(argv)
-    if args.best_lr:
-        try:
+    try:  # a missing or unfinished sweep: one line that says so (a queue stops on it, set -e), no traceback
+        if args.best_lr:
             print(chosen_lr(args.folder, args.prefix[0], args.best_lr, args.suffix))
-        except (FileNotFoundError, ValueError) as error:  # a queue stops here (set -e) and says why
-            raise SystemExit(f"best-lr: {error}") from None
-        return
-    result = gather(args.folder, args.prefix, args.suffix, args.out)
+            return
+        result = gather(args.folder, args.prefix, args.suffix, args.out)
+    except (FileNotFoundError, ValueError) as error:
+        raise SystemExit(f"{'best-lr' if args.best_lr else 'gather'}: {error}") from None
     print(f"{len(result['runs'])} runs at the chosen lr, {len(result['sweep_runs'])} sweep runs; "
           f"lr by variant {result['protocol']['lr_by_variant']}")
 
