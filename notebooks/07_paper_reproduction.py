@@ -110,7 +110,7 @@ print(f"unigram baseline on the tables' validation chunks: {UNIGRAM:.3f} BPB   (
 # | the gated hybrid recalls (41.9%, one seed at 100%) | did not reproduce: the paper's own code won 0 of 25 seeds (95% Clopper-Pearson interval [0.00, 0.14]); our re-implementation won 0 of 30 seeds (95% Clopper-Pearson interval [0.00, 0.12]) | 500 steps x 32, one supervised token, constant lr 3e-4 | `recall_reference_code.json` (the paper's code, CPU), `recall_gated_hybrid_paper.json`, `issue32/recall_reference_seeds_ours.json` |
 # | recall is non-monotonic in width (100 / 67.2 / 11.96%) | not supported: one run per width; 0 wins in 15 of our runs | 500 steps x 32 | `recall_gated_hybrid_paper.json`, `recall_d80.json`, `recall_d96.json`, 5 seeds per width |
 # | the retrain recipe collapses (12.7%) | agrees (5 seeds, coded and printed) | 500 steps, warm-up 50, lengths 32-128, gate bias -2 | `recall_warmup50_lengths32-128-150_gatebias-2.json` |
-# | exact recall needs a separate retrieval path | not decided. At the paper's budget the Transformer itself reaches only 24.8% (mean of 3 seeds), and the first calibration attempts stalled at 51.9-52.5%. At a calibrated budget where the Transformer recalls 4 pairs (100.0% over 5 seeds, `recall_calibrated.json`), `triple_latent` scores 12.4% over 5 seeds there and `gated_hybrid_paper` scores 49.3% over 2 seeds there | 500 steps x 32 (paper); Zoology's form, fan-in init, 1,000 steps x 32, warm-up and cosine, lr 1e-3 or 3e-3 (calibrated) | `recall.json`; `recall_calibrated.json` (`RECALL_STUDY.md` section 12) |
+# | exact recall needs a separate retrieval path | not decided. At the paper's budget the Transformer itself reaches only 24.8% (mean of 3 seeds), and the first calibration attempts stalled at 51.9-52.5%. At a calibrated budget where the Transformer recalls 4 pairs (100.0% over 5 seeds, `recall_calibrated.json`), `triple_latent` scores 12.4% over 5 seeds there and `gated_hybrid_paper` scores 43.1% over 5 seeds there | 500 steps x 32 (paper); Zoology's form, fan-in init, 1,000 steps x 32, warm-up and cosine, lr 1e-3 or 3e-3 (calibrated) | `recall.json`; `recall_calibrated.json` (`RECALL_STUDY.md` section 12) |
 # | (ours) a tied $W_{qk}$ with $\beta = 10$ fixes the read | on exact repeats: 100% on 5 of 5 seeds, solved at initialization; an exact-match cache that grows with T; fails on aliases (notebook 07c, section 2) | 500 steps x 32 | `recall_eval100-200-500.json`, `recall_init_diagnosis.json` |
 # | the layer is 32.7-106.5x slower than attention | the Python loop's cost, not the model's | CPU, one thread | `speed_cpu*.json` (notebook 08) |
 
@@ -344,7 +344,7 @@ plt.show()
 #   budget where the Transformer recalls 4 pairs (100.0% over 5 seeds, `recall_calibrated.json`:
 #   Zoology's form of the task, each label on the asked key, fan-in initialization, 1,000 steps),
 #   `triple_latent` scores 12.4% over 5 seeds there, chance among the eight value ids, and
-#   `gated_hybrid_paper` scores 49.3% over 2 seeds there (`RECALL_STUDY.md` section 12).
+#   `gated_hybrid_paper` scores 43.1% over 5 seeds there (`RECALL_STUDY.md` section 12).
 # - *MQAR (table 5)*, 4 questions per sequence, 3 seeds (the table and plot above): at this budget
 #   every model without an exact-match read, the Transformer included, is at or near chance from
 #   the smallest setting, so the rows measure the budget, not where each architecture breaks. With 8 pairs in 128 tokens the

@@ -155,6 +155,12 @@ CLAIMS = {
                                        lambda: calibrated_mean("gated_hybrid_paper"), ("README.md", STUDY, NB07)),
     "calibrated, long decay": (r"`triple_latent` reaches (\d+\.\d)% over (\d+) seeds in the long-decay arm",
                                lambda: calibrated_mean("triple_latent", "recall_calibrated_decay4.json"), (STUDY,)),
+    "calibrated, MQAR 8": (r"the Transformer recalls 8 pairs \((\d+\.\d)% over (\d+) seeds, "
+                           r"`mqar_calibrated_pairs8\.json`",
+                           lambda: calibrated_mean("transformer", "mqar_calibrated_pairs8.json"),
+                           ("README.md", "docs/paper.md", STUDY)),
+    "calibrated, gated_hybrid": (r"`gated_hybrid` \(tied query and key projections, score scale 10\) scores "
+                                 r"(\d+\.\d)% over (\d+) seeds", lambda: calibrated_mean("gated_hybrid"), (STUDY,)),
     "0.05 BPB": (r"([+-]\d\.\d{3}) BPB \(paired over (\d+) seeds, 95% interval \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\]\)",
                  bpb_difference, ("docs/paper.md", NB07)),
 }
@@ -202,5 +208,6 @@ def test_the_calibrated_table_of_the_study_is_the_gathered_files():
     assert (p["steps"], p["seq_len"], p["n_pairs"], p["n_queries"]) == (1000, 128, 4, 4)
     assert p["hide_answers"] and p["answer_at_key"] and p["model_config"]["init"] == "fan_in"
     assert budget("recall_calibrated.json").startswith("1,000 steps x 32 sequences of 128 tokens")
-    if (RESULTS / "recall_calibrated_decay4.json").exists():  # the long-decay arm, once gathered
-        assert calibrated_markdown("recall_calibrated_decay4.json") in text
+    for name in ("recall_calibrated_decay4.json", "mqar_calibrated_pairs8.json", "mqar_calibrated_pairs16.json"):
+        if (RESULTS / name).exists():  # the long-decay arm and MQAR, once gathered
+            assert calibrated_markdown(name) in text, f"RECALL_STUDY.md section 12: paste {name}'s table"

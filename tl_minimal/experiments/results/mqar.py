@@ -28,10 +28,15 @@ class RecallRow:
 
 
 def mqar_rows(paths=None) -> list[RecallRow]:
-    """Every ``mqar*.json`` run, grouped by (variant, pairs, seq_len), in pairs / length / ORDER order."""
+    """Every ``mqar*.json`` run, grouped by (variant, pairs, seq_len), in pairs / length / ORDER order.
+
+    The calibrated protocol's gathered files (``mqar_calibrated_pairs*.json``, with ``sweep_runs``) are
+    another budget and another form of the task: their table is ``calibrated_table``'s, not table 5."""
     rows: dict[tuple, RecallRow] = {}
     for path in expand(paths if paths is not None else results_dir() / "mqar*.json"):
         data = load(path)
+        if "sweep_runs" in data:
+            continue
         p = data["protocol"]
         for run in data["runs"]:
             key = (run["variant"], p["n_pairs"], p["seq_len"])
