@@ -43,6 +43,12 @@ def expand(paths) -> list[Path]:
     return out
 
 
+def is_gathered(data: dict) -> bool:
+    """A gathered lr sweep (studies/calibrated.py: runs from several suite files, each model at its lr,
+    the lrs not chosen kept in ``sweep_runs``), not one suite's file: merge and table 5 leave it alone."""
+    return "sweep_runs" in data
+
+
 def load(path) -> dict:
     """One results file as a dict; a clear error when it is missing or not a results file."""
     path = Path(path)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ..protocols import PROTOCOLS
 from ..suite import VOLATILE, settings_of
-from .files import SHORT
+from .files import SHORT, is_gathered
 
 TOP = ("task", "study", "protocol", "planned", "complete", "runs", "diverged", "constant_guess")
 WORDS = {"same_alias": "same_alias", "same_alias_share": "curriculum", "eval_at": "eval",  # protocol key -> word
@@ -40,7 +40,7 @@ def mergeable(data: dict) -> bool:
     """A suite's results file (runs of one task under one protocol), not a diagnosis, a benchmark or a
     gathered lr sweep (studies/calibrated.py: its runs come from several suite files, at each model's lr)."""
     return (isinstance(data.get("runs"), list) and bool(data["runs"]) and "protocol" in data
-            and "task" in data and "mean_over_seeds" not in data and "sweep_runs" not in data)
+            and "task" in data and "mean_over_seeds" not in data and not is_gathered(data))
 
 
 def is_merged(data: dict) -> bool:

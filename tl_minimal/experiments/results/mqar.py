@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .files import expand, load, results_dir
+from .files import expand, is_gathered, load, results_dir
 from .stats import fmt, markdown, same_params, spread, variant_rank
 
 
@@ -35,7 +35,7 @@ def mqar_rows(paths=None) -> list[RecallRow]:
     rows: dict[tuple, RecallRow] = {}
     for path in expand(paths if paths is not None else results_dir() / "mqar*.json"):
         data = load(path)
-        if "sweep_runs" in data:
+        if is_gathered(data):
             continue
         p = data["protocol"]
         for run in data["runs"]:
