@@ -56,12 +56,11 @@ mqar_prefix() {  # mqar_prefix PAIRS [VARIANT]
   ((ZOO)) && echo "mqar$(form "${2:-}")_pairs$1${ids}_seq$(mqar_seq "$1")_steps${STEPS}_lr" \
     || echo "mqar_calibrated_pairs$1$(size_tag)_lr"
 }
-key_ids() {  # key_ids PAIRS: 2P key ids (IDS=1), and the vocabulary they need (64 ids up to 24 keys, then 128)
+key_ids() {  # key_ids PAIRS: 2P key ids (IDS=1), and the vocabulary their layout needs (data/recall.py layout_for)
   ((IDS)) || return 0
   local ids=$((2 * $1))
-  echo --protocol key_ids=$ids
-  ((ids > 24)) && echo --protocol vocab_size=128
-  return 0
+  echo --protocol key_ids=$ids --protocol vocab_size="$("$PY" -c \
+    "from tl_minimal.data.recall import layout_for; print(layout_for($1, $ids).vocab_size)")"
 }
 cal() {  # the calibrated protocol's options at the current STEPS, SEQ and ZOO (warmup: the first tenth)
   echo --steps "$STEPS" --protocol seq_len="$SEQ" --protocol warmup_steps=$((STEPS / 10)) \
