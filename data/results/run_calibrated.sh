@@ -189,6 +189,15 @@ state_size() {  # item 2: MQAR with 4, 8 and 16 pairs; triple_latent and triple_
     done; done
   done
 }
+state_size_recall4() {  # item 2 at table 4's budget (4 pairs, 1,000 steps x 128 tokens): triple_latent at S = 64, 8
+  # and 32, seeds 0-2, at the lr its sweep chose; S = 16, the Transformer, gated_hybrid and triple_slot are
+  # table 4's own rows (recall_calibrated.json). Then: python -m tl_minimal.experiments.studies.state_size gather
+  local lr S; lr=$(best_lr "$(recall_prefix triple_latent)" triple_latent)
+  for S in 64 8 32; do
+    "${E[@]}" recall --variants triple_latent --seeds 0 1 2 --protocol n_queries=4 --protocol lr="$lr" $(cal) \
+      --set state_dim="$S" --out "$OUT/recall_state_size_S${S}_triple_latent.json"
+  done
+}
 gather() {  # each variant's runs at its chosen lr, one file per task (studies/calibrated.py), in data/results/
   local G=("$PY" -m tl_minimal.experiments.studies.calibrated --folder "$OUT")
   "${G[@]}" "$(recall_prefix)" "$(recall_prefix gated_hybrid)" --out data/results/recall_calibrated.json
@@ -199,6 +208,7 @@ gather() {  # each variant's runs at its chosen lr, one file per task (studies/c
     "${G[@]}" "$(mqar_prefix "$pairs")" "$(mqar_prefix "$pairs" gated_hybrid)" \
       --out "data/results/mqar_calibrated_pairs$pairs.json" || true
   done
+  "$PY" -m tl_minimal.experiments.studies.state_size gather || true  # recall_state_size.json, once runs exist
 }
 
 STAGES=("$@")
@@ -206,7 +216,7 @@ STAGES=("$@")
 # transformer_seeds other_rows, then family state_size, then gather). The first attempts (calibrate
 # calibrate_grid) and item 3's runs of ours (paper_ours paper_ours_arms) are stages to name.
 [[ ${#STAGES[@]} -eq 0 ]] && STAGES=(calibrate_zoology calibrate_levers transformer_seeds calibrate_mqar transformer_mqar_seeds decisive other_rows long_decay
-                                     family state_size gather)
+                                     family state_size_recall4 state_size gather)
 for stage in "${STAGES[@]}"; do
   echo "== $stage ($(date -u +%H:%M:%S) UTC)"
   "$stage"

@@ -76,6 +76,18 @@ def test_recall_vs_state_bytes_draws_a_panel_per_pair_count_and_a_line_per_model
     assert set(lines) == {"transformer", "triple_latent"}
     assert list(lines["triple_latent"].get_xdata()) == [13_056, 199_680]  # S grows along the line
     assert list(lines["triple_latent"].get_ydata()) == [12.5, 25.0]
+    assert fig.axes[0].get_title() == "MQAR, 4 pairs"  # a row without a task is MQAR
+    plt.close(fig)
+    # a task is a panel of its own: 4-pair recall beside MQAR with 4 pairs; each seed a dot, the line their mean
+    transformer = {"variant": "transformer", "n_pairs": 4, "state_bytes": 196_608}
+    recall = [{**r, "task": "recall"} for r in rows if r["n_pairs"] == 4]
+    recall.append({**transformer, "task": "recall", "accuracy": 0.5})
+    fig = plots_capacity.recall_vs_state_bytes([*recall, {**transformer, "accuracy": 1.0}])
+    assert [ax.get_title() for ax in fig.axes] == ["4-pair recall", "MQAR, 4 pairs"]
+    lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
+    assert list(lines["transformer"].get_ydata()) == [75.0]
+    dots = fig.axes[0].collections[0].get_offsets()  # the Transformer's two seeds
+    assert sorted(map(tuple, dots.tolist())) == [(196_608, 50.0), (196_608, 100.0)]
     plt.close(fig)
     with pytest.raises(ValueError, match="rows is empty"):
         plots_capacity.recall_vs_state_bytes([])

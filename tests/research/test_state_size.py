@@ -39,3 +39,40 @@ def test_gather_measures_each_runs_state(tmp_path):
     assert json.loads((tmp_path / "recall_state_size.json").read_text(encoding="utf-8"))["runs"] == result["runs"]
     with pytest.raises(FileNotFoundError, match=r"run_calibrated\.sh state_size"):
         state_size.gather(tmp_path / "empty")
+
+
+def test_gather_adds_table_4s_rows_to_the_recall_files(tmp_path):
+    protocol = {"task": "recall", "vocab_size": 64, "seq_len": 128, "n_pairs": 4, "n_queries": 4, "lr": 3e-3,
+                "steps": 1000, "seeds": [0]}
+    run = {"variant": "triple_latent", "seed": 0, "value": 0.25, "params": 1,
+           "config": {"max_seq_len": 128, "state_dim": 64}}
+    (tmp_path / "recall_state_size_S64_triple_latent.json").write_text(
+        json.dumps({"task": "recall", "protocol": protocol, "runs": [run, {**run, "seed": 1, "value": None}]}),
+        encoding="utf-8")
+    table_runs = [{"variant": v, "seed": 0, "value": a, "params": 1, "lr": 1e-3, "config": {"max_seq_len": 128}}
+                  for v, a in (("transformer", 1.0), ("gated_hybrid_paper", 0.4))]  # the paper's form is no point
+    table = tmp_path / "table.json"
+    table.write_text(json.dumps({"protocol": {**protocol, "lr": "per variant"}, "runs": table_runs}),
+                     encoding="utf-8")
+    result = state_size.gather(tmp_path, out=tmp_path / "out.json", table=table)
+    rows = [(r["task"], r["variant"], r["state_dim"], r["accuracy"], r["state_bytes"], r["lr"]) for r in result["runs"]]
+    # table 4's row at its own lr, then the suite file's finished seed (the unfinished one has no row)
+    assert rows == [("recall", "transformer", None, 1.0, 196_608, 1e-3),
+                    ("recall", "triple_latent", 64, 0.25, 3 * 4 * (64 + 64 * 64) * 4, 3e-3)]
+    assert result["sources"] == ["table.json", "recall_state_size_S64_triple_latent.json"]
+    assert result["tasks"] == ["recall"] and result["protocol"]["n_pairs"] == 4 and result["task"] == "state_size"
+    (point, ) = [q for q in state_size.points(result) if q["variant"] == "triple_latent"]
+    assert point["seeds"] == [0] and point["accuracies"] == [0.25] and point["state_dim"] == 64
+    table = state_size.markdown(result).splitlines()
+    assert table[2:] == ["| 4-pair recall | `transformer` | - | 196,608 | 1 | 100.0% | 100.0 |",  # smallest state first
+                         "| 4-pair recall | `triple_latent` | 64 | 199,680 | 1 | 25.0% | 25.0 |"]
+
+
+def test_points_average_the_seeds_of_one_state_and_refuse_two_sizes():
+    run = {"task": "recall", "variant": "triple_latent", "n_pairs": 4, "state_dim": 8, "state_bytes": 100}
+    result = {"runs": [{**run, "seed": 0, "accuracy": 0.5}, {**run, "seed": 1, "accuracy": 0.25}]}
+    (point, ) = state_size.points(result)
+    assert point["mean"] == 0.375 and point["seeds"] == [0, 1]
+    result["runs"].append({**run, "seed": 2, "accuracy": 0.5, "state_bytes": 200})
+    with pytest.raises(ValueError, match="expected one state size per point"):
+        state_size.points(result)

@@ -36,25 +36,29 @@ def recall_vs_pairs(curves: dict, title: str = "pair memory: recall against pair
 
 
 def recall_vs_state_bytes(rows: list[dict], title: str = "recall against the state a model keeps"):
-    """Based/Zoology's picture: rows of ``data/results/recall_state_size.json`` (variant, n_pairs,
-    state_dim, accuracy, state_bytes) -> mean accuracy over seeds against state bytes (log scale),
-    one panel per pair count, one line per variant (S grows along a recurrent model's line)."""
+    """Based/Zoology's picture: rows of ``data/results/recall_state_size.json`` (task, variant, n_pairs,
+    state_dim, accuracy, state_bytes) -> mean accuracy over seeds against state bytes (log scale), each seed
+    a faint dot, one panel per task and pair count, one line per variant (S grows along a recurrent
+    model's line). A row without ``task`` is an MQAR run."""
     if not rows:
         raise ValueError("rows is empty: expected the runs of recall_state_size.json")
-    pairs = sorted({r["n_pairs"] for r in rows})
-    fig, axes = plt.subplots(1, len(pairs), figsize=(3.4 * len(pairs), 3.2), sharey=True, squeeze=False)
-    for ax, n in zip(axes[0], pairs, strict=True):
+    panels = sorted({(r.get("task", "mqar"), r["n_pairs"]) for r in rows}, key=lambda k: (k[0] != "recall", k))
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.4 * len(panels), 3.2), sharey=True, squeeze=False)
+    for ax, (task, n) in zip(axes[0], panels, strict=True):
         for variant in dict.fromkeys(r["variant"] for r in rows):
             points: dict[int, list[float]] = {}
             for r in rows:
-                if r["variant"] == variant and r["n_pairs"] == n:
+                if r["variant"] == variant and (r.get("task", "mqar"), r["n_pairs"]) == (task, n):
                     points.setdefault(r["state_bytes"], []).append(r["accuracy"])
             if points:
                 x = sorted(points)
-                ax.plot(x, [100 * sum(points[b]) / len(points[b]) for b in x], marker="o", ms=4, label=variant)
+                line, = ax.plot(x, [100 * sum(points[b]) / len(points[b]) for b in x], marker="o", ms=4,
+                                label=variant)
+                seeds = [(b, 100 * a) for b in x for a in points[b]]
+                ax.scatter(*zip(*seeds, strict=True), s=8, color=line.get_color(), alpha=0.35, zorder=1)
         ax.set_xscale("log")
         ax.set_xlabel("state bytes after T tokens (log)")
-        ax.set_title(f"{n} pairs", fontsize=10)
+        ax.set_title(f"{n}-pair recall" if task == "recall" else f"MQAR, {n} pairs", fontsize=10)
     axes[0][0].set_ylabel("accuracy (%, mean over seeds)")
     axes[0][0].set_ylim(0, 105)
     axes[0][-1].legend(fontsize=8)

@@ -22,6 +22,7 @@ TASK_BACKS = {  # what a file of each task backs when no table of TABLES reads i
     "lm": "3c (learning rate)", "recall": "4 (recall)", "mqar": "5 (MQAR)", "overwrite": "07c section 1 (overwrite)",
     "alias": "07c section 2 (aliases)", "distance": "07c section 3 (distance)",
     "induction": "07c section 4 (induction)", "tokenized": "6",
+    "state_size": "07 section 6 (recall against state size)",
 }
 
 

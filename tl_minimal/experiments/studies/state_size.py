@@ -15,14 +15,22 @@ state it returns (what generation would carry to the next token).
 At d = 64, 3 layers and T = 128: the Transformer's cache is 196,608 bytes, `triple_latent` keeps 13,056
 at S = 16 and 199,680 at S = 64.
 
-The runs are MQAR files of the calibrated protocol (``data/results/run_calibrated.sh state_size``: one
-suite file per pair count, state size S and variant, ``issue32/mqar_state_size_pairs{P}_S{S}_{variant}.json``;
-the Transformer and ``gated_hybrid`` have ``_S-``: their state has no S). :func:`gather`
-writes ``data/results/recall_state_size.json``: one row per run with its pair count, S, accuracy and
-measured state bytes.
+Two kinds of runs feed it, each row tagged with its ``task``:
+
+* ``recall``: 4-pair recall at table 4's calibrated budget (``data/results/run_calibrated.sh state_size_recall4``).
+  Table 4's own rows (``recall_calibrated.json``: the Transformer, ``gated_hybrid``, and ``triple_latent`` and
+  ``triple_slot`` at their default S = 16) plus ``triple_latent`` at S = 8, 32 and 64, one suite file per S,
+  ``issue32/recall_state_size_S{S}_{variant}.json``, at the lr table 4 chose for it.
+* ``mqar``: MQAR files of the calibrated protocol (``run_calibrated.sh state_size``: one suite file per pair
+  count, S and variant, ``issue32/mqar_state_size_pairs{P}_S{S}_{variant}.json``; the Transformer and
+  ``gated_hybrid`` have ``_S-``: their state has no S).
+
+:func:`gather` writes ``data/results/recall_state_size.json``: one row per run with its task, pair count,
+S, accuracy and measured state bytes.
 
     python -m tl_minimal.experiments.studies.state_size bytes transformer triple_latent --set state_dim=64
     python -m tl_minimal.experiments.studies.state_size gather
+    python -m tl_minimal.experiments.studies.state_size table    # the points of recall_state_size.json
 """
 
 from __future__ import annotations
@@ -39,6 +47,9 @@ from ..results.files import load, results_dir
 from ..suite import write_atomic
 
 PATTERN = re.compile(r"mqar_state_size_pairs(\d+)_S(\d+|-)_(\w+)\.json")  # pairs, S, variant
+RECALL_PATTERN = re.compile(r"recall_state_size_S(\d+)_(\w+)\.json")  # S, variant
+# table 4's rows that are points of the picture: a KV cache, a growing key-value store, two fixed states
+TABLE_VARIANTS = ("transformer", "gated_hybrid", "triple_latent", "triple_slot")
 
 
 def tensor_bytes(obj) -> int:
@@ -60,33 +71,74 @@ def state_bytes(model, seq_len: int) -> int:
     return tensor_bytes(state)
 
 
-def gather(folder=None, out=None) -> dict:
-    """Every run of the state-size suite files in ``folder`` as rows of ``recall_state_size.json``."""
+def _row(task: str, run: dict, protocol: dict, source: str) -> dict:
+    """One point of the picture: a finished run and the bytes its model keeps after the task's length."""
+    config = run["config"]
+    model = build_model(run["variant"], protocol["vocab_size"], **config)
+    return {"task": task, "variant": run["variant"], "seed": run["seed"], "n_pairs": protocol["n_pairs"],
+            "state_dim": config.get("state_dim"), "lr": run.get("lr", protocol["lr"]), "accuracy": run["value"],
+            "state_bytes": state_bytes(model, protocol["seq_len"]), "params": run["params"], "source": source}
+
+
+def gather(folder=None, out=None, table=None) -> dict:
+    """Every finished run of the state-size suite files in ``folder`` (and table 4's rows from ``table``,
+    ``recall_calibrated.json``, when the folder has 4-pair recall files) as rows of ``recall_state_size.json``."""
     folder = Path(folder or results_dir() / "issue32")
-    rows, sources, protocol = [], [], None
-    for path in sorted(folder.glob("mqar_state_size_pairs*_S*.json")):
-        match = PATTERN.fullmatch(path.name)
-        if match is None:
+    rows, sources, protocols = [], [], {}
+    recall_files = [p for p in sorted(folder.glob("recall_state_size_S*.json")) if RECALL_PATTERN.fullmatch(p.name)]
+    if recall_files:
+        table = Path(table or results_dir() / "recall_calibrated.json")
+        data = load(table)
+        sources.append(table.name)
+        protocols["recall"] = {k: v for k, v in data["protocol"].items() if k not in ("seeds", "lr_by_variant")}
+        rows += [_row("recall", r, data["protocol"], table.name) for r in data["runs"]
+                 if r["variant"] in TABLE_VARIANTS and r.get("value") is not None]
+    for path in recall_files + sorted(folder.glob("mqar_state_size_pairs*_S*.json")):
+        task = "recall" if path in recall_files else "mqar"
+        if task == "mqar" and PATTERN.fullmatch(path.name) is None:
             continue
         data = load(path)
         p = data["protocol"]
-        protocol = protocol or {k: v for k, v in p.items() if k not in ("n_pairs", "n_queries", "seeds", "lr")}
+        protocols.setdefault(task, {k: v for k, v in p.items() if k not in ("n_pairs", "n_queries", "seeds", "lr")})
         sources.append(path.name)
-        for r in data["runs"]:
-            if r.get("value") is None:
-                continue
-            config = r["config"]
-            model = build_model(r["variant"], p["vocab_size"], **config)
-            rows.append({"variant": r["variant"], "seed": r["seed"], "n_pairs": p["n_pairs"],
-                         "state_dim": config.get("state_dim"), "lr": p["lr"], "accuracy": r["value"],
-                         "state_bytes": state_bytes(model, p["seq_len"]), "params": r["params"], "source": path.name})
+        rows += [_row(task, r, p, path.name) for r in data["runs"] if r.get("value") is not None]
     if not rows:
-        raise FileNotFoundError(f"no finished run in {folder}/mqar_state_size_pairs*_S*.json "
-                                "(bash data/results/run_calibrated.sh state_size)")
-    result = {"task": "mqar", "study": "recall against state size (issue 32, item 2)", "protocol": protocol,
-              "sources": sources, "runs": rows}
+        raise FileNotFoundError(f"no finished run in {folder}/mqar_state_size_pairs*_S*.json or "
+                                "recall_state_size_S*.json (bash data/results/run_calibrated.sh state_size_recall4)")
+    tasks = sorted(protocols, key=lambda t: t != "recall")  # recall first
+    result = {"task": "state_size", "study": "recall against state size (issue 32, item 2)", "tasks": tasks,
+              "protocol": protocols[tasks[0]], "protocols": protocols, "sources": sources, "runs": rows}
     write_atomic(result, Path(out) if out else results_dir() / "recall_state_size.json")
     return result
+
+
+def points(result: dict) -> list[dict]:
+    """The picture's points: runs grouped by (task, pair count, variant, S), in the order they were gathered,
+    each with its state bytes, seeds and accuracies (one per seed) and their mean."""
+    groups: dict[tuple, dict] = {}
+    for r in result["runs"]:
+        key = (r.get("task", "mqar"), r["n_pairs"], r["variant"], r["state_dim"])
+        point = groups.setdefault(key, {"task": key[0], "n_pairs": key[1], "variant": key[2], "state_dim": key[3],
+                                        "state_bytes": r["state_bytes"], "seeds": [], "accuracies": []})
+        if r["state_bytes"] != point["state_bytes"]:
+            raise ValueError(f"{key}: runs keep {point['state_bytes']} and {r['state_bytes']} bytes; "
+                             "expected one state size per point")
+        point["seeds"].append(r["seed"])
+        point["accuracies"].append(r["accuracy"])
+    for point in groups.values():
+        point["mean"] = sum(point["accuracies"]) / len(point["accuracies"])
+    return sorted(groups.values(), key=lambda q: (q["task"] != "recall", q["n_pairs"], q["state_bytes"]))
+
+
+def markdown(result: dict) -> str:
+    """The points as a Markdown table, smallest state first within each task and pair count."""
+    lines = ["| task | variant | S | state bytes | seeds | mean | per seed |", "|---|---|---|---|---|---|---|"]
+    for q in points(result):
+        task = f"{q['n_pairs']}-pair recall" if q["task"] == "recall" else f"MQAR, {q['n_pairs']} pairs"
+        per_seed = " / ".join(f"{100 * a:.1f}" for a in q["accuracies"])
+        lines.append(f"| {task} | `{q['variant']}` | {q['state_dim'] or '-'} | {q['state_bytes']:,} | "
+                     f"{len(q['seeds'])} | {100 * q['mean']:.1f}% | {per_seed} |")
+    return "\n".join(lines)
 
 
 def main(argv=None) -> None:
@@ -100,10 +152,17 @@ def main(argv=None) -> None:
     g = sub.add_parser("gather", help="write data/results/recall_state_size.json from the suite files")
     g.add_argument("--folder", default=None)
     g.add_argument("--out", default=None)
+    g.add_argument("--table", default=None, help="table 4's gathered rows (default: recall_calibrated.json)")
+    t = sub.add_parser("table", help="print the points of a gathered file as a Markdown table")
+    t.add_argument("file", nargs="?", default=str(results_dir() / "recall_state_size.json"))
     args = parser.parse_args(argv)
     if args.command == "gather":
-        result = gather(args.folder, args.out)
+        result = gather(args.folder, args.out, args.table)
         print(f"{len(result['runs'])} runs from {len(result['sources'])} files")
+        print(markdown(result))
+        return
+    if args.command == "table":
+        print(markdown(load(args.file)))
         return
     settings = {k: int(v) for k, v in (item.split("=", 1) for item in args.set)}
     for v in args.variants:
