@@ -159,6 +159,9 @@ CLAIMS = {
                            r"`mqar_calibrated_pairs8\.json`",
                            lambda: calibrated_mean("transformer", "mqar_calibrated_pairs8.json"),
                            ("README.md", "docs/paper.md", STUDY)),
+    "calibrated, MQAR 16": (r"scores (\d+\.\d)% on 16 pairs, chance",
+                            lambda: (pct(runs(ISSUE32 / "mqar_zoology_pairs16_ids32_seq128_steps3000_lr3e-3.json",
+                                              "transformer")[0]),), (STUDY,)),
     "calibrated, gated_hybrid": (r"`gated_hybrid` \(tied query and key projections, score scale 10\) scores "
                                  r"(\d+\.\d)% over (\d+) seeds", lambda: calibrated_mean("gated_hybrid"), (STUDY,)),
     "0.05 BPB": (r"([+-]\d\.\d{3}) BPB \(paired over (\d+) seeds, 95% interval \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\]\)",
