@@ -78,8 +78,9 @@ from IPython.display import Markdown, display
 from tl_minimal import views
 from tl_minimal.experiments import results
 from tl_minimal.experiments.protocols import protocol
+from tl_minimal.experiments.studies import state_size
 from tl_minimal.training import config
-from tl_minimal.views import plots_reproduction
+from tl_minimal.views import plots_capacity, plots_reproduction
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
@@ -110,7 +111,7 @@ print(f"unigram baseline on the tables' validation chunks: {UNIGRAM:.3f} BPB   (
 # | the gated hybrid recalls (41.9%, one seed at 100%) | did not reproduce: the paper's own code won 0 of 25 seeds (95% Clopper-Pearson interval [0.00, 0.14]); our re-implementation won 0 of 30 seeds (95% Clopper-Pearson interval [0.00, 0.12]) | 500 steps x 32, one supervised token, constant lr 3e-4 | `recall_reference_code.json` (the paper's code, CPU), `recall_gated_hybrid_paper.json`, `issue32/recall_reference_seeds_ours.json` |
 # | recall is non-monotonic in width (100 / 67.2 / 11.96%) | not supported: one run per width; 0 wins in 15 of our runs | 500 steps x 32 | `recall_gated_hybrid_paper.json`, `recall_d80.json`, `recall_d96.json`, 5 seeds per width |
 # | the retrain recipe collapses (12.7%) | agrees (5 seeds, coded and printed) | 500 steps, warm-up 50, lengths 32-128, gate bias -2 | `recall_warmup50_lengths32-128-150_gatebias-2.json` |
-# | exact recall needs a separate retrieval path | not decided. At the paper's budget the Transformer itself reaches only 24.8% (mean of 3 seeds), and the first calibration attempts stalled at 51.9-52.5%. At a calibrated budget where the Transformer recalls 4 pairs (100.0% over 5 seeds, `recall_calibrated.json`), `triple_latent` scores 12.4% over 5 seeds there and `gated_hybrid_paper` scores 43.1% over 5 seeds there | 500 steps x 32 (paper); Zoology's form, fan-in init, 1,000 steps x 32, warm-up and cosine, lr 1e-3 or 3e-3 (calibrated) | `recall.json`; `recall_calibrated.json` (`RECALL_STUDY.md` section 12) |
+# | exact recall needs a separate retrieval path | supported for the triple-latent models at the calibrated 4-pair budget, not shown in general. At the paper's budget the Transformer itself reaches only 24.8% (mean of 3 seeds), and the first calibration attempts stalled at 51.9-52.5%. At a calibrated budget where the Transformer recalls 4 pairs (100.0% over 5 seeds, `recall_calibrated.json`), `triple_latent` scores 12.4% over 5 seeds there, chance, whatever its state size (section 6), `gated_hybrid_paper` scores 43.1% over 5 seeds there, and the tied read of `gated_hybrid` 100%. Not tested: longer training, fixed-size states of other designs (Zoology and Based find that linear attention recalls once its state is large enough), MQAR with 16 pairs (no budget yet) | 500 steps x 32 (paper); Zoology's form, fan-in init, 1,000 steps x 32, warm-up and cosine, lr 1e-3 or 3e-3 (calibrated) | `recall.json`; `recall_calibrated.json`, `recall_state_size.json` (`RECALL_STUDY.md` section 12) |
 # | (ours) a tied $W_{qk}$ with $\beta = 10$ fixes the read | on exact repeats: 100% on 5 of 5 seeds, solved at initialization; an exact-match cache that grows with T; fails on aliases (notebook 07c, section 2) | 500 steps x 32 | `recall_eval100-200-500.json`, `recall_init_diagnosis.json` |
 # | the layer is 32.7-106.5x slower than attention | the Python loop's cost, not the model's | CPU, one thread | `speed_cpu*.json` (notebook 08) |
 
@@ -339,28 +340,36 @@ plt.show()
 #   section 2) and it keeps every earlier
 #   token to match against, a cache that grows with the sequence: it shows that this task is
 #   solved by exact token matching, not that a separate path is necessary, nor that it beats the
-#   fixed-size states. The first calibration attempts stalled at 51.9-52.5% for the Transformer
-#   (elimination among the values not yet answered, `RECALL_STUDY.md` section 0). At a calibrated
-#   budget where the Transformer recalls 4 pairs (100.0% over 5 seeds, `recall_calibrated.json`:
-#   Zoology's form of the task, each label on the asked key, fan-in initialization, 1,000 steps),
-#   `triple_latent` scores 12.4% over 5 seeds there, chance among the eight value ids, and
-#   `gated_hybrid_paper` scores 43.1% over 5 seeds there (`RECALL_STUDY.md` section 12).
-# - *MQAR (table 5)*, 4 questions per sequence, 3 seeds (the table and plot above): at this budget
-#   every model without an exact-match read, the Transformer included, is at or near chance from
-#   the smallest setting, so the rows measure the budget, not where each architecture breaks. With 8 pairs in 128 tokens the
+#   fixed-size states; the figure below sets them side by side.
+# - *MQAR (table 5)*, 4 questions per sequence, 3 seeds: at this budget every model without an
+#   exact-match read, the Transformer included, is at or near chance from the smallest setting,
+#   so the rows measure the budget. With 8 pairs in 128 tokens the
 #   Transformer is at chance after 500 steps (12.5% ± 0.3) and the recurrent rows reach
 #   15.6-15.9%, which is not recall: their per-question accuracy is close to 1/8, 1/7, 1/6, 1/5,
 #   a guess among the values not yet given as an answer earlier in the sequence. With 16 pairs
 #   (6.2-6.5% against 6.25%) and 32 pairs (length 128 or 256; 3.0-3.3% against 3.1%) all four
 #   sit on the chance line. The exact-match `gated_hybrid` does not break up to
 #   128 pairs in 512 tokens (99.7% ± 0.4 after 200 steps; 100% at the last evaluated step of
-#   every other setting): more pairs slow
-#   its learning (92.6% at 100 steps with 128 pairs) but its read stays exact from step 0; what
-#   takes longer is learning to map the read to one of 128 value ids.
+#   every other setting): its read is exact from step 0.
 # - Five rows have identical per-seed numbers at 500 steps (11.8, 13.2, 12.0% on seeds 0-2:
 #   `triple_latent`, `triple_slot`, `triple_hybrid`, `gated_hybrid_paper` and, on the same seeds,
 #   `gated_hybrid_printed`). Each of these models answers one constant value for every example,
 #   the same one for a given seed.
+
+# %% [markdown]
+# **Recall against state size** (Based and Zoology's picture): accuracy at the calibrated 4-pair
+# budget against the bytes a model keeps after 128 tokens (`recall_state_size.json`). Attention's
+# KV cache and `gated_hybrid`'s store grow with the sequence; `triple_latent`'s state does not, and
+# it stays at chance at every S tried (S = 16 to 64: 12.4-12.6% on average): `triple_latent` at S = 64 keeps
+# 199,680 bytes and scores 12.6% over 1 seeds, more than the Transformer's cache, which answers
+# every question. At this budget what the compressed state lacks is not bytes.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+sizes = results.load(RESULTS / "recall_state_size.json")
+display(Markdown(state_size.markdown(sizes)))
+plots_capacity.recall_vs_state_bytes(sizes["runs"])
+plt.show()
 
 # %% [markdown]
 # **Why the paper's gated hybrid fails, seed by seed (notebook 07b).** Notebook 07b, section 2, sets
@@ -463,10 +472,11 @@ plt.show()
 #   entry out of the top-8 at initialization. One tied $W_{qk}$ and a learnable $\beta$ recall 100%
 #   on every seed and up to 128 pairs in MQAR, because the read is solved at initialization: an
 #   exact-match cache that grows with the sequence, not a better fixed-size state. At that budget
-#   the Transformer fails too, so which architecture recalls is not decided yet.
-# * Every number comes from a file in `data/results` with its protocol and command (notebook 07b's
-#   three small models excepted: it trains them itself), which also reruns the pipeline. Where the repaired
-#   read breaks, and whether any model copies text: notebook 07c.
+#   the Transformer fails too; at a calibrated budget where it recalls 4 pairs, `triple_latent`
+#   stays at chance whatever its state size, and the paper's gated hybrid lands in between.
+# * Every number comes from a file in `data/results` with its protocol and command (except
+#   notebook 07b's three small models). Where the repaired read breaks, and whether any model
+#   copies text: notebook 07c.
 #
 # Next: `08_speed.ipynb` (why this repository's triple-latent models are not 30-100 times slower
 # than attention, as the paper's were).

@@ -203,8 +203,10 @@ gather() {  # each variant's runs at its chosen lr, one file per task (studies/c
   "${G[@]}" "$(recall_prefix)" "$(recall_prefix gated_hybrid)" --out data/results/recall_calibrated.json
   # the long-decay arm and MQAR (2P key ids, MQAR_STEPS) once their files exist
   "${G[@]}" "$(recall_prefix)" --suffix _decay4 --out data/results/recall_calibrated_decay4.json || true
+  # MQAR 16 only once its budget is calibrated (MQAR_GATHER="8 16"): a gathered file is named "calibrated",
+  # and with 16 pairs the Transformer is still at chance (6.1% at lr 3e-3, RECALL_STUDY.md section 0)
   local STEPS=$MQAR_STEPS IDS=1 pairs
-  for pairs in 8 16; do
+  for pairs in ${MQAR_GATHER:-8}; do
     "${G[@]}" "$(mqar_prefix "$pairs")" "$(mqar_prefix "$pairs" gated_hybrid)" \
       --out "data/results/mqar_calibrated_pairs$pairs.json" || true
   done

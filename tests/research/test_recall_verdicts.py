@@ -122,6 +122,26 @@ def transformer_at_paper_budget() -> tuple[str, str]:
     return pct(statistics.fmean(accuracies.values())), str(len(accuracies))
 
 
+def latent_by_state() -> dict:
+    """{S: point} of ``triple_latent`` on 4-pair recall in ``recall_state_size.json`` (studies/state_size.py)."""
+    from tl_minimal.experiments.studies.state_size import points
+
+    result = json.loads((RESULTS / "recall_state_size.json").read_text(encoding="utf-8"))
+    return {q["state_dim"]: q for q in points(result) if q["task"] == "recall" and q["variant"] == "triple_latent"}
+
+
+def largest_latent_state() -> tuple[str, ...]:
+    S = max(latent_by_state())
+    q = latent_by_state()[S]
+    return str(S), f"{q['state_bytes']:,}", pct(q["mean"]), str(len(q["seeds"]))
+
+
+def latent_state_range() -> tuple[str, ...]:
+    by_state = latent_by_state()
+    means = [q["mean"] for q in by_state.values()]
+    return str(min(by_state)), str(max(by_state)), pct(min(means)), pct(max(means))
+
+
 # name -> (the fixed wording, the groups it must show now, the write-ups that must quote it)
 CLAIMS = {
     "reference code": (r"the paper's own code won (\d+) of (\d+) seeds " + CP,
@@ -162,6 +182,10 @@ CLAIMS = {
     "calibrated, MQAR 16": (r"scores (\d+\.\d)% on 16 pairs, chance",
                             lambda: (pct(runs(ISSUE32 / "mqar_zoology_pairs16_ids32_seq128_steps3000_lr3e-3.json",
                                               "transformer")[0]),), (STUDY,)),
+    "state size, the largest S": (r"`triple_latent` at S = (\d+) keeps ([\d,]+) bytes and scores (\d+\.\d)% over "
+                                  r"(\d+) seeds", largest_latent_state, (STUDY, NB07)),
+    "state size, every S": (r"at every S tried \(S = (\d+) to (\d+): (\d+\.\d)-(\d+\.\d)%", latent_state_range,
+                            (STUDY, NB07)),
     "calibrated, gated_hybrid": (r"`gated_hybrid` \(tied query and key projections, score scale 10\) scores "
                                  r"(\d+\.\d)% over (\d+) seeds", lambda: calibrated_mean("gated_hybrid"), (STUDY,)),
     "0.05 BPB": (r"([+-]\d\.\d{3}) BPB \(paired over (\d+) seeds, 95% interval \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\]\)",
@@ -214,3 +238,12 @@ def test_the_calibrated_table_of_the_study_is_the_gathered_files():
     for name in ("recall_calibrated_decay4.json", "mqar_calibrated_pairs8.json", "mqar_calibrated_pairs16.json"):
         if (RESULTS / name).exists():  # the long-decay arm and MQAR, once gathered
             assert calibrated_markdown(name) in text, f"RECALL_STUDY.md section 12: paste {name}'s table"
+
+
+def test_the_state_size_table_of_the_study_is_the_gathered_file():
+    """RECALL_STUDY.md section 12 prints recall_state_size.json's points as studies.state_size makes them."""
+    from tl_minimal.experiments.studies.state_size import markdown
+
+    result = json.loads((RESULTS / "recall_state_size.json").read_text(encoding="utf-8"))
+    assert markdown(result) in (ROOT / STUDY).read_text(encoding="utf-8"), (
+        "RECALL_STUDY.md section 12: paste `python -m tl_minimal.experiments.studies.state_size table`'s table")
