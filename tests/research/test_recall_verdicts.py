@@ -173,6 +173,11 @@ CLAIMS = {
                                   lambda: calibrated_mean("triple_latent"), ("README.md", "docs/paper.md", NB07)),
     "calibrated, gated_hybrid_paper": (r"`gated_hybrid_paper` scores (\d+\.\d)% over (\d+) seeds there",
                                        lambda: calibrated_mean("gated_hybrid_paper"), ("README.md", STUDY, NB07)),
+    "calibrated, gated_hybrid_printed": (r"`gated_hybrid_printed`, scores (\d+\.\d)% over (\d+) seeds there",
+                                         lambda: calibrated_mean("gated_hybrid_printed"), ("README.md",)),
+    "calibrated, printed in the study": (r"`gated_hybrid_printed` \(score scale 1/sqrt\(D_kv\) and a vector read gate "
+                                         r"on the query, section 4\.1\), scores (\d+\.\d)% over (\d+) seeds there",
+                                         lambda: calibrated_mean("gated_hybrid_printed"), (STUDY,)),
     "calibrated, long decay": (r"`triple_latent` reaches (\d+\.\d)% over (\d+) seeds in the long-decay arm",
                                lambda: calibrated_mean("triple_latent", "recall_calibrated_decay4.json"), (STUDY,)),
     "calibrated, MQAR 8": (r"the Transformer recalls 8 pairs \((\d+\.\d)% over (\d+) seeds, "
