@@ -360,8 +360,8 @@ plt.show()
 # **Recall against state size** (Based and Zoology's picture): accuracy at the calibrated 4-pair
 # budget against the bytes a model keeps after 128 tokens (`recall_state_size.json`). Attention's
 # KV cache and `gated_hybrid`'s store grow with the sequence; `triple_latent`'s state does not, and
-# it stays at chance at every S tried (S = 16 to 64: 12.4-12.6% on average): `triple_latent` at S = 64 keeps
-# 199,680 bytes and scores 12.6% over 1 seeds, more than the Transformer's cache, which answers
+# it stays at chance at every S tried (S = 8 to 64: 12.4-12.7% on average): `triple_latent` at S = 64 keeps
+# 199,680 bytes and scores 12.7% over 3 seeds, more than the Transformer's cache, which answers
 # every question. At this budget what the compressed state lacks is not bytes.
 
 # %%
