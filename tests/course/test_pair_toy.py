@@ -67,9 +67,10 @@ def test_recall_vs_pairs_draws_one_line_per_size():
 
 
 def test_recall_vs_state_bytes_draws_a_panel_per_pair_count_and_a_line_per_model():
-    rows = [{"variant": v, "n_pairs": n, "accuracy": a, "state_bytes": b}
-            for n in (4, 8) for v, a, b in (("transformer", 1.0, 196_608), ("triple_latent", 0.125, 13_056),
-                                            ("triple_latent", 0.25, 199_680))]
+    rows = [{"variant": v, "n_pairs": n, "accuracy": a, "state_bytes": b, "state_dim": S}
+            for n in (4, 8) for v, a, b, S in (("transformer", 1.0, 196_608, None),
+                                               ("triple_latent", 0.125, 13_056, 16),
+                                               ("triple_latent", 0.25, 199_680, 64))]
     fig = plots_capacity.recall_vs_state_bytes(rows)
     assert len(fig.axes) == 2 and fig.axes[0].get_xscale() == "log"
     lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
@@ -77,6 +78,7 @@ def test_recall_vs_state_bytes_draws_a_panel_per_pair_count_and_a_line_per_model
     assert list(lines["triple_latent"].get_xdata()) == [13_056, 199_680]  # S grows along the line
     assert list(lines["triple_latent"].get_ydata()) == [12.5, 25.0]
     assert fig.axes[0].get_title() == "MQAR, 4 pairs"  # a row without a task is MQAR
+    assert [t.get_text() for t in fig.axes[0].texts] == ["S=16", "S=64"]  # S named along a line of several
     plt.close(fig)
     # a task is a panel of its own: 4-pair recall beside MQAR with 4 pairs; each seed a dot, the line their mean
     transformer = {"variant": "transformer", "n_pairs": 4, "state_bytes": 196_608}

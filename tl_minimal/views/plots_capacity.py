@@ -10,7 +10,7 @@ matplotlib ``Figure``; the numbers come from ``tl_minimal.course.pair_toy.recall
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import MaxNLocator, NullFormatter
 
 from .plots import as_numpy
 
@@ -43,7 +43,7 @@ def recall_vs_state_bytes(rows: list[dict], title: str = "recall against the sta
     if not rows:
         raise ValueError("rows is empty: expected the runs of recall_state_size.json")
     panels = sorted({(r.get("task", "mqar"), r["n_pairs"]) for r in rows}, key=lambda k: (k[0] != "recall", k))
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.4 * len(panels), 3.2), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(max(6.5, 3.4 * len(panels)), 3.2), sharey=True, squeeze=False)
     for ax, (task, n) in zip(axes[0], panels, strict=True):
         for variant in dict.fromkeys(r["variant"] for r in rows):
             points: dict[int, list[float]] = {}
@@ -56,12 +56,18 @@ def recall_vs_state_bytes(rows: list[dict], title: str = "recall against the sta
                                 label=variant)
                 seeds = [(b, 100 * a) for b in x for a in points[b]]
                 ax.scatter(*zip(*seeds, strict=True), s=8, color=line.get_color(), alpha=0.35, zorder=1)
+                sizes = {r["state_bytes"]: r.get("state_dim") for r in rows if r["variant"] == variant}
+                for b in x if len(x) > 1 else []:  # name S along a line that has several
+                    if sizes[b] is not None:
+                            ax.annotate(f"S={sizes[b]}", (b, line.get_ydata()[x.index(b)]), textcoords="offset points",
+                                    xytext=(0, 6), ha="center", fontsize=8, color=line.get_color())
         ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())  # decades only: the minor labels overlap
         ax.set_xlabel("state bytes after T tokens (log)")
         ax.set_title(f"{n}-pair recall" if task == "recall" else f"MQAR, {n} pairs", fontsize=10)
     axes[0][0].set_ylabel("accuracy (%, mean over seeds)")
     axes[0][0].set_ylim(0, 105)
-    axes[0][-1].legend(fontsize=8)
+    axes[0][-1].legend(fontsize=8, loc="center left")
     fig.suptitle(title)
     fig.tight_layout()
     return fig
