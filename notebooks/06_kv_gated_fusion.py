@@ -58,7 +58,7 @@
 # the gated hybrid is `triple_hybrid` plus this memory), the associative-recall task of notebook
 # 00, and softmax attention (queries, keys, values). The symbols are in the table above.
 #
-# **Time.** About 55 minutes: 53 of reading (2221 words at 100 a minute, 116 lines of code at 4, 3
+# **Time.** About 55 minutes: 53 of reading (2270 words at 100 a minute, 116 lines of code at 4, 3
 # figures at half a minute each) and a run of every cell in default mode, measured at 27 s (CPU 5 s,
 # peak 395 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 

@@ -40,7 +40,7 @@
 # and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
 # is in the course's glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 60 minutes: 57 of reading (4356 words at 100 a minute, 49 lines of code at 4, 3
+# **Time.** About 60 minutes: 60 of reading (4405 words at 100 a minute, 54 lines of code at 4, 4
 # figures at half a minute each) and a run of every cell in default mode, measured at 14 s (CPU 4 s,
 # peak 389 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #

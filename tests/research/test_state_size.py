@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from tl_minimal import build_model
+from tl_minimal.experiments.results import files, merge
 from tl_minimal.experiments.studies import state_size
 
 
@@ -61,6 +62,7 @@ def test_gather_adds_table_4s_rows_to_the_recall_files(tmp_path):
                     ("recall", "triple_latent", 64, 0.25, 3 * 4 * (64 + 64 * 64) * 4, 3e-3)]
     assert result["sources"] == ["table.json", "recall_state_size_S64_triple_latent.json"]
     assert result["tasks"] == ["recall"] and result["protocol"]["n_pairs"] == 4 and result["task"] == "state_size"
+    assert files.is_gathered(result) and not merge.mergeable(result)  # `results merge` leaves it alone
     (point, ) = [q for q in state_size.points(result) if q["variant"] == "triple_latent"]
     assert point["seeds"] == [0] and point["accuracies"] == [0.25] and point["state_dim"] == 64
     table = state_size.markdown(result).splitlines()
