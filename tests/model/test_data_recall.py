@@ -179,6 +179,63 @@ def test_key_ids_draw_the_pairs_from_a_wider_vocabulary():
     assert int(x.max()) < 128
 
 
+def test_pairs_mix_cycles_the_pair_counts_of_the_training_batches():
+    """--protocol pairs_mix=4:8:16: batch k writes (4, 8, 16)[k % 3] pairs and asks each of them (Zoology
+    trains MQAR on a pool of pair counts); every batch keeps the length and the layout, and the
+    evaluation keeps n_pairs. Off by default; a bad pool says what is expected."""
+    from tl_minimal.experiments.protocols import protocol
+    from tl_minimal.training.recipes import make_sampler
+
+    p = protocol("mqar", n_pairs=16, n_queries=16, key_ids=32, vocab_size=128, hide_answers=True,
+                 answer_at_key=True, pairs_mix="4:8:16")
+    assert p.pairs_mix == (4, 8, 16) and p.to_dict()["pairs_mix"] == (4, 8, 16)
+    sampler = make_sampler(p, seed=0)
+    for step, pairs in enumerate([4, 8, 16, 4]):
+        x, y = sampler(step)
+        assert x.shape == (32, 128) and int(x.max()) < 128
+        assert ((y != IGNORE).sum(dim=1) == pairs).all()  # every pair asked
+        for row in range(2):
+            for q in dr.locate(x[row], _labels_at_answer(y[row]), p.layout()):
+                assert x[row, q["value_pos"]] == q["value"]
+    x, y = p.eval_set(0)
+    assert ((y != IGNORE).sum(dim=1) == 16).all()
+    assert "pairs_mix" not in protocol("mqar").to_dict()
+    for bad in ("4:8:17", "four", "0:8", ""):
+        with pytest.raises(ValueError, match=r"pairs_mix: expected pair counts in 1\.\.n_pairs = 16"):
+            protocol("mqar", n_pairs=16, n_queries=16, key_ids=32, vocab_size=128, pairs_mix=bad)
+    with pytest.raises(ValueError, match="applies to recall and mqar"):
+        protocol("alias", pairs_mix="1:2")
+    with pytest.raises(ValueError, match="choose one"):
+        protocol("mqar", pairs_mix="4:8", length_curriculum="64:128:10")
+
+
+def test_scaled_mix_lengths_keep_the_density_of_pairs():
+    """--protocol mix_lengths=scaled: a pooled batch of P of the task's 16 pairs in 128 tokens is 128 * P / 16
+    tokens long (32, 64, 128), as Zoology's pool puts fewer pairs in shorter sequences; the evaluation keeps 128."""
+    from tl_minimal.experiments.protocols import protocol
+    from tl_minimal.training.recipes import make_sampler
+
+    p = protocol("mqar", n_pairs=16, n_queries=16, key_ids=32, vocab_size=128, hide_answers=True,
+                 answer_at_key=True, pairs_mix="4:8:16", mix_lengths="scaled")
+    sampler = make_sampler(p, seed=0)
+    assert [tuple(sampler(step)[0].shape) for step in range(4)] == [(32, 32), (32, 64), (32, 128), (32, 32)]
+    assert [int((sampler(step)[1] != IGNORE).sum(dim=1).max()) for step in range(3)] == [4, 8, 16]
+    assert p.eval_set(0)[0].shape == (2048, 128)
+    assert "mix_lengths" not in protocol("mqar", pairs_mix="4:8").to_dict()
+    with pytest.raises(ValueError, match="mix_lengths must be full or scaled, with a pairs_mix"):
+        protocol("mqar", mix_lengths="scaled")
+    with pytest.raises(ValueError, match="mix_lengths must be full or scaled"):
+        protocol("mqar", pairs_mix="4:8", mix_lengths="half")
+    with pytest.raises(ValueError, match="4 pairs in 16 tokens do not fit; the shortest sequence for them is 28"):
+        protocol("mqar", n_pairs=16, n_queries=4, key_ids=32, vocab_size=128, seq_len=64, pairs_mix="4:16",
+                 mix_lengths="scaled")
+
+
+def _labels_at_answer(y):
+    """answer_at_key labels sit one position left of the ANSWER token: move them back for locate()."""
+    return torch.cat([torch.full((1,), IGNORE), y[:-1]])
+
+
 def test_single_query_mqar_is_the_recall_task():
     assert torch.equal(
         dr.mqar_batch(8, n_queries=1, generator=_g(3))[0], dr.recall_batch(8, generator=_g(3))[0]

@@ -279,6 +279,14 @@ class RecallSampler:
 
     ``curriculum`` (a :class:`LengthCurriculum`): batch ``step`` is ``curriculum.length(step)``
     tokens long instead of ``seq_len``; without one every batch is ``seq_len`` long.
+
+    ``pairs_mix`` (pair counts, e.g. ``(4, 8, 16)``): batch ``step`` writes
+    P = pairs_mix[step % len(pairs_mix)] pairs and asks min(n_queries, P) of them, in ``seq_len``
+    tokens (the rest is filler), as Zoology trains MQAR on a pool of pair counts; without it every
+    batch has ``n_pairs`` pairs. The layout (the key and value ids) is the same for every batch.
+    ``mix_lengths="scaled"``: a batch of P pairs is ceil(seq_len * P / n_pairs) tokens long instead,
+    the same density of pairs as the evaluated task (Zoology's pool also puts fewer pairs in shorter
+    sequences: 4 pairs in 64 tokens, 16 in 256), e.g. 32, 64 and 128 tokens for 4, 8 and 16 of 16 pairs.
     """
 
     def __init__(
@@ -292,10 +300,18 @@ class RecallSampler:
         curriculum: LengthCurriculum | None = None,
         hide_answers: bool = False,
         answer_at_key: bool = False,
+        pairs_mix: tuple | None = None,
+        mix_lengths: str = "full",
     ):
         self.batch_size, self.seed, self.curriculum = batch_size, seed, curriculum
+        self.pairs_mix = None if pairs_mix is None else tuple(pairs_mix)
         self.kw = {"n_queries": n_queries, "n_pairs": n_pairs, "seq_len": seq_len, "layout": layout,
                    "hide_answers": hide_answers, "answer_at_key": answer_at_key}
+        if self.pairs_mix is not None and curriculum is not None:
+            raise ValueError("pairs_mix and a length curriculum together are not supported: choose one")
+        if mix_lengths not in ("full", "scaled"):
+            raise ValueError(f"mix_lengths must be 'full' or 'scaled', got {mix_lengths!r}")
+        self.mix_lengths = mix_lengths
         if curriculum is not None and curriculum.start < min_seq_len(n_pairs, n_queries):
             raise ValueError(f"length curriculum: start {curriculum.start} is too short for {n_pairs} pairs and "
                              f"{n_queries} question(s); the shortest is {min_seq_len(n_pairs, n_queries)}")
@@ -303,6 +319,11 @@ class RecallSampler:
     def __call__(self, step: int):
         g = torch.Generator().manual_seed(self.seed * 1_000_003 + step)
         kw = self.kw if self.curriculum is None else {**self.kw, "seq_len": self.curriculum.length(step)}
+        if self.pairs_mix is not None:
+            pairs = self.pairs_mix[step % len(self.pairs_mix)]
+            kw = {**kw, "n_pairs": pairs, "n_queries": min(kw["n_queries"], pairs)}
+            if self.mix_lengths == "scaled":  # the evaluated density of pairs: T_P = ceil(T * P / n_pairs)
+                kw["seq_len"] = math.ceil(self.kw["seq_len"] * pairs / self.kw["n_pairs"])
         return mqar_batch(self.batch_size, generator=g, **kw)
 
 

@@ -11,6 +11,7 @@ listed in the protocol's ``assumed`` field, so a reader of the results sees whic
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 import torch
@@ -132,6 +133,12 @@ class RecallProtocol(Protocol):
     # how many key ids (and as many value ids) the pairs are drawn from; None: max(8, n_pairs), the
     # paper's layout (data/recall.py layout_for). More ids than pairs leave values out of each context
     key_ids: int | None = None
+    # pair counts cycled over the training batches (Zoology trains MQAR on such a pool), e.g. 4:8:16;
+    # each batch asks min(n_queries, P) of its P pairs; the evaluation keeps n_pairs. None: n_pairs always
+    pairs_mix: tuple | None = None
+    # "scaled": a pooled batch of P pairs is ceil(seq_len * P / n_pairs) tokens long (the evaluated
+    # density of pairs, as Zoology's pool puts fewer pairs in shorter sequences); None: seq_len long
+    mix_lengths: str | None = None
     assumed: tuple = (
         "grad clip 1.0 and dropout 0.1 as in the byte-level protocol",
         "model d=64, 3 layers, 4 heads, registry defaults otherwise (the byte-level model)",
@@ -155,8 +162,16 @@ class RecallProtocol(Protocol):
                                  f"ids applies to {' and '.join(CURRICULUM_TASKS)}")
             if isinstance(self.key_ids, bool) or not isinstance(self.key_ids, int) or self.key_ids < self.n_pairs:
                 raise ValueError(f"key_ids must be a whole number >= n_pairs = {self.n_pairs}, got {self.key_ids!r}")
+        if self.pairs_mix is not None:
+            self.pairs_mix = self.parse_pairs_mix(self.pairs_mix)
+        if self.mix_lengths is not None:
+            if self.pairs_mix is None or self.mix_lengths not in ("full", "scaled"):
+                raise ValueError(f"mix_lengths must be full or scaled, with a pairs_mix; got {self.mix_lengths!r}"
+                                 f"{'' if self.pairs_mix else ' without a pairs_mix'}")
         if self.length_curriculum is None:
             return
+        if self.pairs_mix is not None:
+            raise ValueError("pairs_mix and length_curriculum together are not supported: choose one")
         if self.task not in CURRICULUM_TASKS:
             raise ValueError(f"length_curriculum: the {self.task} task has its own sequences; "
                              f"a length curriculum applies to {' and '.join(CURRICULUM_TASKS)}")
@@ -170,6 +185,27 @@ class RecallProtocol(Protocol):
             raise ValueError(f"length_curriculum: start {c.start} is too short for {self.n_pairs} pairs and "
                              f"{self.n_queries} question(s); the shortest sequence is {shortest}")
         self.length_curriculum = c.as_tuple()
+
+    def parse_pairs_mix(self, value) -> tuple:
+        """``"4:8:16"`` or ``(4, 8, 16)`` -> (4, 8, 16), each a pair count the layout and length hold."""
+        if self.task not in CURRICULUM_TASKS:
+            raise ValueError(f"pairs_mix: the {self.task} task has its own sequences; a pool of pair counts "
+                             f"applies to {' and '.join(CURRICULUM_TASKS)}")
+        parts = value.split(":") if isinstance(value, str) else value
+        try:
+            mix = tuple(int(w) if isinstance(w, str) else w for w in parts)
+        except (TypeError, ValueError):
+            mix = ()
+        ok = mix and all(isinstance(p, int) and not isinstance(p, bool) for p in mix)
+        if not ok or not all(1 <= p <= self.n_pairs for p in mix):
+            raise ValueError(f"pairs_mix: expected pair counts in 1..n_pairs = {self.n_pairs} separated by colons, "
+                             f"e.g. 4:8:{self.n_pairs}, got {value!r}")
+        for p in mix:  # the shortest batch of each pool entry must hold its pairs and questions
+            length = math.ceil(self.seq_len * p / self.n_pairs) if self.mix_lengths == "scaled" else self.seq_len
+            if length < min_seq_len(p, min(self.n_queries, p)):
+                raise ValueError(f"pairs_mix: {p} pairs in {length} tokens do not fit; the shortest sequence for "
+                                 f"them is {min_seq_len(p, min(self.n_queries, p))}")
+        return mix
 
     def sequence_options(self) -> dict:
         """How the recall sequences are drawn beyond their sizes (data/recall.py: mqar_batch's switches)."""
@@ -192,7 +228,8 @@ class RecallProtocol(Protocol):
 
 CURRICULUM_TASKS = ("recall", "mqar")  # the tasks whose sequences may follow a length curriculum or hide answers
 # optional fields left out of to_dict() while None
-UNSET_OMITTED = ("length_curriculum", "lr_schedule", "hide_answers", "answer_at_key", "key_ids")
+UNSET_OMITTED = ("length_curriculum", "lr_schedule", "hide_answers", "answer_at_key", "key_ids", "pairs_mix",
+                 "mix_lengths")
 
 PAPER_PROTOCOLS = {p.task: p for p in (LMProtocol(), RecallProtocol())}
 

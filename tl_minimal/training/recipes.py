@@ -79,7 +79,9 @@ def make_sampler(protocol, seed: int, data=None, stream: int = 0):
                              f"--protocol vocab_size={layout.vocab_size}")
         return data_recall.RecallSampler(protocol.batch_size, seed, n_queries=protocol.n_queries,
                                          n_pairs=protocol.n_pairs, seq_len=protocol.seq_len, layout=layout,
-                                         curriculum=protocol.curriculum(), **protocol.sequence_options())
+                                         curriculum=protocol.curriculum(), pairs_mix=protocol.pairs_mix,
+                                         mix_lengths=protocol.mix_lengths or "full",
+                                         **protocol.sequence_options())
     raise ValueError(f"no training data for task {task!r}: expected {', '.join(TEXT_TASKS)}, recall or mqar "
                      "(other tasks pass their own sampler)")
 
