@@ -43,6 +43,12 @@ STEPS="${CAL_STEPS:-1000}" SEQ="${CAL_SEQ:-128}" ZOO=1
 # length that holds the task, a multiple of 64 (8 pairs: 64 tokens, 16 pairs: 128; 1 + 3P + 4P - 1 = 7P
 # tokens of content): with 72 filler tokens in 128 the Transformer's seed 0 stayed at 12.8% after 3,000 steps.
 IDS=0 MQAR_STEPS="${MQAR_STEPS:-3000}"
+# 16 pairs among 32 ids in 128 tokens: 3,000 steps left the Transformer on the ln 16 plateau at lr 1e-3 and 3e-3,
+# with one or four heads, with or without a pool of pair counts, and with 24 ids (issue32/mqar_zoology_pairs16_*).
+# Zoology's pool (MIX16: batches of 4, 8 and 16 pairs in turn, fewer pairs in shorter sequences, 32/64/128
+# tokens) over MQAR16_STEPS (10,000) steps left it: seed 0 near step 5,000 (stage calibrate_mqar16)
+MIX16=(--protocol pairs_mix=4:8:16 --protocol mix_lengths=scaled) MIX16_TAG=_mix4-8-16_scaled
+MQAR16_STEPS="${MQAR16_STEPS:-10000}"
 mqar_seq() { ((IDS)) && echo $(((7 * $1 + 63) / 64 * 64)) || echo "$SEQ"; }  # mqar_seq PAIRS
 size_tag() { [[ $STEPS == 2000 && $SEQ == 128 ]] && echo "" || echo "_seq${SEQ}_steps${STEPS}"; }
 form() {  # form VARIANT: "_zoology", or "_zoology_aligned" for a gated hybrid (its own setting, its own files)
@@ -134,10 +140,16 @@ paper_ours_arms() {  # the reference's symmetric convolution; 2,000 steps; 500 s
   "${E[@]}" recall --variants gated_hybrid_paper --set conv_causal=false --seeds 7 19 29 5 6 8 9 10 11 12 13 14 15 \
     16 17 18 20 21 22 23 24 25 26 27 28 0 1 2 3 4 --steps 500 --no-progress \
     --out "$OUT/recall_reference_seeds_ours_noncausal.json"
-  "${E[@]}" recall --variants gated_hybrid_paper --seeds 7 19 29 --steps 2000 --checkpoint-every 100 --no-progress \
-    --out "$OUT/recall_reference_seeds_ours_2000steps.json"
+  paper_ours_lr
+  paper_ours_long
+}
+paper_ours_lr() {  # item 3's lr 1e-3 arm of ours: the paper's protocol at 500 steps, the reference code's seeds
   "${E[@]}" recall --variants gated_hybrid_paper --seeds 7 19 29 --steps 500 --protocol lr=1e-3 --no-progress \
     --out "$OUT/recall_reference_seeds_ours_lr1e-3.json"
+}
+paper_ours_long() {  # item 3's 2,000-step arm of ours, the same seeds
+  "${E[@]}" recall --variants gated_hybrid_paper --seeds 7 19 29 --steps 2000 --checkpoint-every 100 --no-progress \
+    --out "$OUT/recall_reference_seeds_ours_2000steps.json"
 }
 transformer_seeds() {  # the Transformer's seeds 1-4 on 4 pairs at its best lr
   local lr; lr=$(best_lr "$(recall_prefix)" transformer)
@@ -147,9 +159,16 @@ calibrate_mqar() {  # MQAR 8 and 16 with 2P key ids, MQAR_STEPS steps: the Trans
   local STEPS=$MQAR_STEPS IDS=1
   for pairs in 8 16; do for lr in 1e-3 3e-3; do mqar "$pairs" "$lr" transformer 0; done; done
 }
-transformer_mqar_seeds() {  # its seeds 1-4 (MORE_SEEDS) on MQAR 8 and 16 at the better lr
+mqar16() {  # mqar16 LR VARIANT SEEDS...: 16 pairs among 32 ids, trained on the pool MIX16 for MQAR16_STEPS steps
+  local lr=$1 v=$2; shift 2
+  local STEPS=$MQAR16_STEPS IDS=1 SEQ; SEQ=$(mqar_seq 16)
+  "${E[@]}" mqar --variants "$v" --seeds "$@" --protocol n_pairs=16 --protocol n_queries=16 --protocol lr="$lr" \
+    $(cal) $(key_ids 16) "${MIX16[@]}" $(aligned "$v") --out "$OUT/$(mqar_prefix 16 "$v")${lr}${MIX16_TAG}.json"
+}
+calibrate_mqar16() { mqar16 1e-3 transformer ${MQAR16_SEEDS:-0 1 2 3 4}; }  # lr 1e-3, MQAR 8's (not swept here)
+transformer_mqar_seeds() {  # its seeds 1-4 (MORE_SEEDS) on MQAR 8 at the better lr (16 pairs: calibrate_mqar16)
   local STEPS=$MQAR_STEPS IDS=1 lr pairs
-  for pairs in 8 16; do
+  for pairs in 8; do
     lr=$(best_lr "$(mqar_prefix "$pairs" transformer)" transformer)
     mqar "$pairs" "$lr" transformer ${MORE_SEEDS:-1 2 3 4}
   done
@@ -203,13 +222,16 @@ gather() {  # each variant's runs at its chosen lr, one file per task (studies/c
   "${G[@]}" "$(recall_prefix)" "$(recall_prefix gated_hybrid)" --out data/results/recall_calibrated.json
   # the long-decay arm and MQAR (2P key ids, MQAR_STEPS) once their files exist
   "${G[@]}" "$(recall_prefix)" --suffix _decay4 --out data/results/recall_calibrated_decay4.json || true
-  # MQAR 16 only once its budget is calibrated (MQAR_GATHER="8 16"): a gathered file is named "calibrated",
-  # and with 16 pairs the Transformer is still at chance (6.1% at lr 3e-3, RECALL_STUDY.md section 0)
+  # MQAR 8 at MQAR_STEPS (MQAR_GATHER="8 16" would also gather 16 pairs at 3,000 steps, where the Transformer
+  # is at chance: 6.1% at lr 3e-3, RECALL_STUDY.md section 0), then 16 pairs at their own budget
   local STEPS=$MQAR_STEPS IDS=1 pairs
   for pairs in ${MQAR_GATHER:-8}; do
     "${G[@]}" "$(mqar_prefix "$pairs")" "$(mqar_prefix "$pairs" gated_hybrid)" \
       --out "data/results/mqar_calibrated_pairs$pairs.json" || true
   done
+  STEPS=$MQAR16_STEPS
+  "${G[@]}" "$(mqar_prefix 16)" "$(mqar_prefix 16 gated_hybrid)" --suffix "$MIX16_TAG" \
+    --out data/results/mqar_calibrated_pairs16.json || true
   "$PY" -m tl_minimal.experiments.studies.state_size gather || true  # recall_state_size.json, once runs exist
 }
 
@@ -217,7 +239,7 @@ STAGES=("$@")
 # Default: the calibrated protocol's queue, in order (two queues on two threads: decisive long_decay |
 # transformer_seeds other_rows, then family state_size, then gather). The first attempts (calibrate
 # calibrate_grid) and item 3's runs of ours (paper_ours paper_ours_arms) are stages to name.
-[[ ${#STAGES[@]} -eq 0 ]] && STAGES=(calibrate_zoology calibrate_levers transformer_seeds calibrate_mqar transformer_mqar_seeds decisive other_rows long_decay
+[[ ${#STAGES[@]} -eq 0 ]] && STAGES=(calibrate_zoology calibrate_levers transformer_seeds calibrate_mqar transformer_mqar_seeds calibrate_mqar16 decisive other_rows long_decay
                                      family state_size_recall4 state_size gather)
 for stage in "${STAGES[@]}"; do
   echo "== $stage ($(date -u +%H:%M:%S) UTC)"

@@ -86,6 +86,12 @@ def test_the_calibrated_table_gives_wins_intervals_and_paired_differences(tmp_pa
     (tmp_path / "mqar_calibrated_pairs8.json").write_text(json.dumps(data), encoding="utf-8")
     assert ct.budget("mqar_calibrated_pairs8.json", root=tmp_path) == (
         "3,000 steps x 32 sequences of 64 tokens, 8 pairs among 16 key ids, 8 questions each")
+    data["protocol"].update(key_ids=32, n_pairs=16, n_queries=16, seq_len=128, steps=10000, pairs_mix=[4, 8, 16],
+                            mix_lengths="scaled")  # 16 pairs, trained on Zoology's pool
+    (tmp_path / "mqar_calibrated_pairs16.json").write_text(json.dumps(data), encoding="utf-8")
+    assert ct.budget("mqar_calibrated_pairs16.json", root=tmp_path) == (
+        "10,000 steps x 32 sequences of 128 tokens, 16 pairs among 32 key ids, 16 questions each; "
+        "trained on batches of 4, 8, 16 pairs in turn, fewer pairs in shorter sequences")
 
 
 def test_gather_joins_sweeps_of_other_settings_and_waits_for_unfinished_ones(tmp_path):

@@ -79,8 +79,13 @@ def budget(name: str, root=None) -> str:
     """The budget a verdict from ``name`` names: steps x batch, length, pairs and questions."""
     p = load(Path(root or results_dir()) / name)["protocol"]
     among = f" among {p['key_ids']} key ids" if p.get("key_ids") else ""
+    pool = ""
+    if p.get("pairs_mix"):  # the training batches' pool of pair counts (data/recall.py RecallSampler)
+        counts = ", ".join(str(n) for n in p["pairs_mix"])
+        shorter = ", fewer pairs in shorter sequences" if p.get("mix_lengths") == "scaled" else ""
+        pool = f"; trained on batches of {counts} pairs in turn{shorter}"
     return (f"{p['steps']:,} steps x {p['batch_size']} sequences of {p['seq_len']} tokens, {p['n_pairs']} pairs"
-            f"{among}, {p['n_queries']} questions each")
+            f"{among}, {p['n_queries']} questions each{pool}")
 
 
 def calibrated_markdown(name: str, root=None) -> str:
