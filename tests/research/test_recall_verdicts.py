@@ -149,6 +149,12 @@ def mqar16_short_tries() -> tuple[str, str, str]:
     return str(len(values)), pct(min(values)), pct(max(values))
 
 
+def paper_seeds_in(name: str) -> tuple[str, str, str]:
+    """Accuracy in % of the paper's seeds 7, 19 and 29 in an arm of ours (``issue32/NAME``)."""
+    accuracies = runs(ISSUE32 / name)
+    return tuple(pct(accuracies[seed]) for seed in (7, 19, 29))
+
+
 # name -> (the fixed wording, the groups it must show now, the write-ups that must quote it)
 CLAIMS = {
     "reference code": (r"the paper's own code won (\d+) of (\d+) seeds " + CP,
@@ -159,6 +165,22 @@ CLAIMS = {
                 lambda: (pct(reference()[19]), pct(ours()[19])), NOT_06[1:]),
     "non-causal arm": (r"with the reference's symmetric convolution, (\d+) of (\d+) seeds won",
                        lambda: wins(list(runs(ISSUE32 / "recall_reference_seeds_ours_noncausal.json").values()))[:2],
+                       (STUDY,)),
+    "lr 1e-3 arm": (r"At lr 1e-3 instead of 3e-4, ours won (\d+) of (\d+) seeds " + CP,
+                    lambda: wins(list(runs(ISSUE32 / "recall_reference_seeds_ours_lr1e-3.json").values())),
+                    (STUDY, "docs/paper.md")),
+    "lr 1e-3 arm, short": (r"at lr 1e-3 it won (\d+) of (\d+)",
+                           lambda: wins(list(runs(ISSUE32 / "recall_reference_seeds_ours_lr1e-3.json").values()))[:2],
+                           ("README.md", NB07)),
+    "lr 1e-3 arm, the paper's seeds": (r"the paper's seeds 7 / 19 / 29 give (\d+\.\d) / (\d+\.\d) / (\d+\.\d)% "
+                                       r"at lr 1e-3", lambda: paper_seeds_in("recall_reference_seeds_ours_lr1e-3.json"),
+                                       (STUDY,)),
+    "2,000-step arm, the paper's seeds": (r"the paper's seeds 7 / 19 / 29 give (\d+\.\d) / (\d+\.\d) / (\d+\.\d)% over "
+                                          r"2,000 steps",
+                                          lambda: paper_seeds_in("recall_reference_seeds_ours_2000steps.json"),
+                                          (STUDY,)),
+    "2,000-step arm": (r"Over 2,000 steps instead of 500, it won (\d+) of (\d+) seeds",
+                       lambda: wins(list(runs(ISSUE32 / "recall_reference_seeds_ours_2000steps.json").values()))[:2],
                        (STUDY,)),
     "the paper's seeds": (r"one win in 3 " + CP, paper_seeds, ("docs/paper.md", STUDY)),
     "transformer at the paper's budget": (r"the Transformer itself reaches only (\d+\.\d)% \(mean of (\d+) seeds\)",
@@ -189,6 +211,9 @@ CLAIMS = {
                                             lambda: calibrated_mean("transformer_plus_triple"), ("README.md", STUDY)),
     "calibrated, long decay": (r"`triple_latent` reaches (\d+\.\d)% over (\d+) seeds in the long-decay arm",
                                lambda: calibrated_mean("triple_latent", "recall_calibrated_decay4.json"), (STUDY,)),
+    "calibrated, long decay, triple_slot": (r"`triple_slot` reaches (\d+\.\d)% over (\d+) seeds in the long-decay arm",
+                                            lambda: calibrated_mean("triple_slot", "recall_calibrated_decay4.json"),
+                                            (STUDY,)),
     "calibrated, MQAR 8": (r"the Transformer recalls 8 pairs \((\d+\.\d)% over (\d+) seeds, "
                            r"`mqar_calibrated_pairs8\.json`",
                            lambda: calibrated_mean("transformer", "mqar_calibrated_pairs8.json"),
