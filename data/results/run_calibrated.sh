@@ -153,6 +153,11 @@ paper_ours_long() {  # item 3's 2,000-step arm of ours, the same seeds
   "${E[@]}" recall --variants gated_hybrid_paper --seeds 7 19 29 --steps 2000 --checkpoint-every 100 --no-progress \
     --out "$OUT/recall_reference_seeds_ours_2000steps.json"
 }
+reference_lr() {  # item 3: the paper's own code (a checkout at REFERENCE, default ./reference, ignored) at lr 1e-3,
+  # the paper's seeds (REF_SEEDS): did the paper's seed-19 win need a larger step? About 53 min of a thread a run
+  "$PY" -m tl_minimal.experiments.studies.reference_code --checkout "${REFERENCE:-reference}" --lr 1e-3 \
+    --seeds ${REF_SEEDS:-7 19 29} --out "$OUT/recall_reference_code_lr1e-3.json"
+}
 transformer_seeds() {  # the Transformer's seeds 1-4 on 4 pairs at its best lr
   local lr; lr=$(best_lr "$(recall_prefix)" transformer)
   recall4 "$lr" transformer 1 2 3 4
@@ -240,7 +245,7 @@ gather() {  # each variant's runs at its chosen lr, one file per task (studies/c
 STAGES=("$@")
 # Default: the calibrated protocol's queue, in order (two queues on two threads: decisive long_decay |
 # transformer_seeds other_rows, then family state_size, then gather). The first attempts (calibrate
-# calibrate_grid) and item 3's runs of ours (paper_ours paper_ours_arms) are stages to name.
+# calibrate_grid) and item 3's runs of ours (paper_ours paper_ours_arms) and of the reference code (reference_lr) are stages to name.
 [[ ${#STAGES[@]} -eq 0 ]] && STAGES=(calibrate_zoology calibrate_levers transformer_seeds calibrate_mqar transformer_mqar_seeds calibrate_mqar16 decisive other_rows long_decay
                                      family state_size_recall4 state_size gather)
 for stage in "${STAGES[@]}"; do

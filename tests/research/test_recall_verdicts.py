@@ -62,6 +62,11 @@ def runs(path: Path, variant: str = "gated_hybrid_paper") -> dict:
             if r["variant"] == variant and r.get("value") is not None}
 
 
+def arm_wins(name: str) -> tuple[str, str, str]:
+    """(k, n, "[lo, hi]") of our gated_hybrid_paper in one of item 3's arm files (issue32/NAME)."""
+    return wins(list(runs(ISSUE32 / name).values()))
+
+
 def reference() -> dict:
     """{seed: accuracy} of the paper's own code."""
     data = json.loads((RESULTS / "recall_reference_code.json").read_text(encoding="utf-8"))
@@ -164,13 +169,13 @@ CLAIMS = {
                 r"and (\d+\.\d)% with ours",
                 lambda: (pct(reference()[19]), pct(ours()[19])), NOT_06[1:]),
     "non-causal arm": (r"with the reference's symmetric convolution, (\d+) of (\d+) seeds won",
-                       lambda: wins(list(runs(ISSUE32 / "recall_reference_seeds_ours_noncausal.json").values()))[:2],
+                       lambda: arm_wins("recall_reference_seeds_ours_noncausal.json")[:2],
                        (STUDY,)),
     "lr 1e-3 arm": (r"At lr 1e-3 instead of 3e-4, ours won (\d+) of (\d+) seeds " + CP,
-                    lambda: wins(list(runs(ISSUE32 / "recall_reference_seeds_ours_lr1e-3.json").values())),
+                    lambda: arm_wins("recall_reference_seeds_ours_lr1e-3.json"),
                     (STUDY, "docs/paper.md")),
     "lr 1e-3 arm, short": (r"at lr 1e-3 it won (\d+) of (\d+)",
-                           lambda: wins(list(runs(ISSUE32 / "recall_reference_seeds_ours_lr1e-3.json").values()))[:2],
+                           lambda: arm_wins("recall_reference_seeds_ours_lr1e-3.json")[:2],
                            ("README.md", NB07)),
     "lr 1e-3 arm, the paper's seeds": (r"the paper's seeds 7 / 19 / 29 give (\d+\.\d) / (\d+\.\d) / (\d+\.\d)% "
                                        r"at lr 1e-3", lambda: paper_seeds_in("recall_reference_seeds_ours_lr1e-3.json"),
@@ -180,7 +185,7 @@ CLAIMS = {
                                           lambda: paper_seeds_in("recall_reference_seeds_ours_2000steps.json"),
                                           (STUDY,)),
     "2,000-step arm": (r"Over 2,000 steps instead of 500, it won (\d+) of (\d+) seeds",
-                       lambda: wins(list(runs(ISSUE32 / "recall_reference_seeds_ours_2000steps.json").values()))[:2],
+                       lambda: arm_wins("recall_reference_seeds_ours_2000steps.json")[:2],
                        (STUDY,)),
     "the paper's seeds": (r"one win in 3 " + CP, paper_seeds, ("docs/paper.md", STUDY)),
     "transformer at the paper's budget": (r"the Transformer itself reaches only (\d+\.\d)% \(mean of (\d+) seeds\)",

@@ -67,3 +67,29 @@ def test_summary_counts_wins_with_an_exact_interval(tmp_path):
     text = rc.summary(data)
     assert text.startswith("1/3 wins") and "[0.008, 0.906]" in text
     assert text.endswith("per seed 7: 25.0%, 19: 100.0%, 29: 12.0%")
+
+
+def fake_checkout(tmp_path):
+    for relative in (rc.REFERENCE_SCRIPT, "model/triple_latent.py", "experiments/train_lm.py"):
+        (tmp_path / "ref" / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "ref" / relative).write_text("", encoding="utf-8")
+    return tmp_path / "ref"
+
+
+def test_lr_arm_passes_the_flag_and_keeps_its_own_file(tmp_path, monkeypatch):
+    calls = []
+
+    def fake_run(checkout, seed, extra=(), timeout_s=None):
+        calls.append((seed, extra))
+        return {"seed": seed, "eval_accuracy": 0.25, "win": False, "wall_seconds": 1.0}
+
+    monkeypatch.setattr(rc, "run_one", fake_run)
+    checkout, out = fake_checkout(tmp_path), tmp_path / "lr.json"
+    rc.main(["--checkout", str(checkout), "--lr", "1e-3", "--seeds", "7", "19", "--out", str(out)])
+    assert calls == [(7, ("--lr", "0.001")), (19, ("--lr", "0.001"))]
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["reference_args"] == [*rc.GATED_ARGS, "--lr", "0.001"] and len(data["runs"]) == 2
+    rc.main(["--checkout", str(checkout), "--lr", "1e-3", "--seeds", "7", "--out", str(out)])  # resumed: skipped
+    assert len(calls) == 2
+    with pytest.raises(ValueError, match="a file of its own"):  # the default lr must not join the lr arm's file
+        rc.main(["--checkout", str(checkout), "--seeds", "29", "--out", str(out)])

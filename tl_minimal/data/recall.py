@@ -323,8 +323,13 @@ class RecallSampler:
             pairs = self.pairs_mix[step % len(self.pairs_mix)]
             kw = {**kw, "n_pairs": pairs, "n_queries": min(kw["n_queries"], pairs)}
             if self.mix_lengths == "scaled":  # the evaluated density of pairs: T_P = ceil(T * P / n_pairs)
-                kw["seq_len"] = math.ceil(self.kw["seq_len"] * pairs / self.kw["n_pairs"])
+                kw["seq_len"] = scaled_length(self.kw["seq_len"], pairs, self.kw["n_pairs"])
         return mqar_batch(self.batch_size, generator=g, **kw)
+
+
+def scaled_length(seq_len: int, pairs: int, n_pairs: int) -> int:
+    """The length of a pooled batch of ``pairs`` pairs at the evaluated density: ceil(T * P / n_pairs)."""
+    return math.ceil(seq_len * pairs / n_pairs)
 
 
 def eval_set(

@@ -11,13 +11,12 @@ listed in the protocol's ``assumed`` field, so a reader of the results sees whic
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 
 import torch
 
 from ..data import text as data_text
-from ..data.recall import LengthCurriculum, RecallLayout, eval_set, layout_for, min_seq_len
+from ..data.recall import LengthCurriculum, RecallLayout, eval_set, layout_for, min_seq_len, scaled_length
 from .train import LR_SCHEDULES, TrainConfig
 
 MODEL_KEYS = ("d_model", "n_layers", "n_heads", "dropout")  # + max_seq_len = seq_len
@@ -201,7 +200,7 @@ class RecallProtocol(Protocol):
             raise ValueError(f"pairs_mix: expected pair counts in 1..n_pairs = {self.n_pairs} separated by colons, "
                              f"e.g. 4:8:{self.n_pairs}, got {value!r}")
         for p in mix:  # the shortest batch of each pool entry must hold its pairs and questions
-            length = math.ceil(self.seq_len * p / self.n_pairs) if self.mix_lengths == "scaled" else self.seq_len
+            length = scaled_length(self.seq_len, p, self.n_pairs) if self.mix_lengths == "scaled" else self.seq_len
             if length < min_seq_len(p, min(self.n_queries, p)):
                 raise ValueError(f"pairs_mix: {p} pairs in {length} tokens do not fit; the shortest sequence for "
                                  f"them is {min_seq_len(p, min(self.n_queries, p))}")

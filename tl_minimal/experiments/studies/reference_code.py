@@ -27,6 +27,8 @@ skipped. Usage:
 
     python -m tl_minimal.experiments.studies.reference_code --checkout PATH/TO/Autoresearch_ideas \\
         --seeds 7 19 29 0-6 8-18 20-28 --out data/results/recall_reference_code.json
+    python -m tl_minimal.experiments.studies.reference_code --checkout PATH --lr 1e-3 --seeds 7 19 29 \\
+        --out data/results/recall_reference_code_lr1e-3.json          # an arm: one flag changed, its own file
     python -m tl_minimal.experiments.studies.reference_code --summary   # wins so far, with a 95% interval
 """
 
@@ -175,8 +177,8 @@ def run_one(checkout: Path, seed: int, extra: tuple[str, ...] = (), timeout_s: f
     }
 
 
-def load(out: Path) -> dict:
-    """The result file, or a fresh one naming the reference and the configuration."""
+def load(out: Path, extra: tuple[str, ...] = ()) -> dict:
+    """The result file, or a fresh one naming the reference and the configuration (``extra``: changed flags)."""
     if out.exists():
         return json.loads(out.read_text(encoding="utf-8"))
     return {
@@ -188,7 +190,7 @@ def load(out: Path) -> dict:
         "reference_repo": REFERENCE_REPO,
         "reference_commit": REFERENCE_COMMIT,
         "reference_model": REFERENCE_MODEL,
-        "reference_args": list(GATED_ARGS),
+        "reference_args": [*GATED_ARGS, *extra],
         "win_accuracy": WIN_ACCURACY,
         "runs": [],
     }
@@ -219,6 +221,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--checkout", type=Path, help="root of the reference repository (to run seeds)")
     parser.add_argument("--seeds", nargs="+", default=["7", "19", "29"], help="numbers or ranges (0-6)")
     parser.add_argument("--out", type=Path, default=Path("data/results/recall_reference_code.json"))
+    parser.add_argument("--lr", type=float, default=None,
+                        help="pass --lr to the reference script (an arm; default: the script's 3e-4)")
     parser.add_argument("--timeout-s", type=float, default=None, help="give up on one run after this")
     parser.add_argument("--summary", action="store_true", help="print the wins in --out and stop")
     args = parser.parse_args(argv)
@@ -229,14 +233,18 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--checkout is needed to run seeds (or pass --summary)")
     check_checkout(args.checkout)
     seeds = parse_seeds(args.seeds)
+    extra = () if args.lr is None else ("--lr", f"{args.lr:g}")
     for seed in seeds:
-        data = load(args.out)
+        data = load(args.out, extra)
+        if data["reference_args"] != [*GATED_ARGS, *extra]:
+            raise ValueError(f"{args.out} holds runs with {data['reference_args']}, not {[*GATED_ARGS, *extra]}: "
+                             "give this arm a file of its own")
         if any(run["seed"] == seed for run in data["runs"]):
             print(f"seed {seed}: already in {args.out}, skipped", flush=True)
             continue
         print(f"seed {seed}: running ({dt.datetime.now(dt.timezone.utc):%H:%M:%S} UTC)", flush=True)
-        record = run_one(args.checkout, seed, timeout_s=args.timeout_s)
-        data = load(args.out)  # re-read: never drop a record another writer added meanwhile
+        record = run_one(args.checkout, seed, extra, timeout_s=args.timeout_s)
+        data = load(args.out, extra)  # re-read: never drop a record another writer added meanwhile
         data["runs"].append(record)
         save(args.out, data)
         wins = sum(run["win"] for run in data["runs"])
