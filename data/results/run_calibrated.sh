@@ -180,14 +180,19 @@ transformer_mqar_seeds() {  # its seeds 1-4 (MORE_SEEDS) on MQAR 8 at the better
     mqar "$pairs" "$lr" transformer ${MORE_SEEDS:-1 2 3 4}
   done
 }
+TABLE4=(transformer triple_latent triple_slot triple_hybrid gated_hybrid_paper gated_hybrid_printed gated_hybrid
+        transformer_plus_triple)  # the rows of table 4 (recall_calibrated.json)
+FAMILY_ROWS=(gla deltanet h3 triple_key_shift triple_key_current conv_only transformer_rope)  # issue 33's
 # each stage's variants, in order; a queue may name fewer (e.g. DECISIVE=triple_latent LONG=triple_latent)
 decisive() { for v in ${DECISIVE:-triple_latent gated_hybrid_paper gated_hybrid}; do sweep_row "$v"; done; }
 other_rows() {
   for v in ${OTHER:-triple_slot triple_hybrid gated_hybrid_printed transformer_plus_triple}; do sweep_row "$v"; done
 }
 family() {  # issue 33: the relatives, the key-source ablations and the rotary Transformer, 3 seeds each
-  local MORE_SEEDS="1 2"
-  for v in gla deltanet h3 triple_key_shift triple_key_current conv_only transformer_rope; do sweep_row "$v"; done
+  local MORE_SEEDS="1 2" v  # FAMILY: a queue may name fewer (two queues: FAMILY="gla deltanet h3" | the rest)
+  for v in ${FAMILY:-${FAMILY_ROWS[*]}}; do
+    sweep_row "$v"
+  done
 }
 long_decay() { for v in ${LONG:-triple_latent triple_slot}; do sweep_row "$v" -- --set lam_bias=4 --set gam_bias=4; done; }
 lr4() {  # lr4 VARIANT: the lr the variant's 4-pair sweep chose (the calibrated budget, whatever STEPS and SEQ are now)
@@ -226,7 +231,11 @@ state_size_recall4() {  # item 2 at table 4's budget (4 pairs, 1,000 steps x 128
 }
 gather() {  # each variant's runs at its chosen lr, one file per task (studies/calibrated.py), in data/results/
   local G=("$PY" -m tl_minimal.experiments.studies.calibrated --folder "$OUT")
-  "${G[@]}" "$(recall_prefix)" "$(recall_prefix gated_hybrid)" --out data/results/recall_calibrated.json
+  "${G[@]}" "$(recall_prefix)" "$(recall_prefix gated_hybrid)" --out data/results/recall_calibrated.json \
+    --variants "${TABLE4[@]}"
+  # issue 33's relatives, beside the two rows they are read against, once a relative's sweep has seed 0
+  "${G[@]}" "$(recall_prefix)" --out data/results/recall_calibrated_family.json \
+    --variants transformer triple_latent "${FAMILY_ROWS[@]}" || true
   # the long-decay arm and MQAR (2P key ids, MQAR_STEPS) once their files exist
   "${G[@]}" "$(recall_prefix)" --suffix _decay4 --out data/results/recall_calibrated_decay4.json || true
   # MQAR 8 at MQAR_STEPS (MQAR_GATHER="8 16" would also gather 16 pairs at 3,000 steps, where the Transformer

@@ -114,3 +114,27 @@ def test_gather_joins_sweeps_of_other_settings_and_waits_for_unfinished_ones(tmp
         calibrated.gather(tmp_path, "recall_y_lr")
     with pytest.raises(FileNotFoundError, match=r"no recall_x_lr<lr>\.json"):
         calibrated.gather(tmp_path, "recall_x_lr")
+
+
+def test_a_family_file_keeps_only_its_variants_and_reads_them_against_triple_latent_too(tmp_path):
+    """The sweep files hold table 4's rows and issue 33's: --variants gathers one table's rows; the family file
+    has a second paired difference, minus triple_latent, beside the Transformer's."""
+    from tl_minimal.experiments.results import calibrated_table as ct
+
+    accs = {"transformer": [1.0, 1.0, 1.0], "triple_latent": [0.125, 0.12, 0.13], "gla": [0.5, 0.3, 0.4],
+            "gated_hybrid": [1.0, 1.0, 1.0]}
+    for lr in (1e-3, 3e-3):
+        _suite(tmp_path, f"recall_z_lr{lr:g}.json", lr,
+               [_run(v, s, a) for v, values in accs.items() for s, a in enumerate(values)])
+    family = tmp_path / ct.FAMILY_FILE
+    result = calibrated.gather(tmp_path, "recall_z_lr", out=family, variants=["transformer", "triple_latent", "gla"])
+    assert {r["variant"] for r in result["runs"]} == {"transformer", "triple_latent", "gla"}
+    rows = {r.variant: r for r in ct.calibrated_rows(ct.FAMILY_FILE, root=tmp_path)}
+    assert list(rows) == ["transformer", "triple_latent", "gla"]
+    assert rows["gla"].vs_second.differences == pytest.approx((0.375, 0.18, 0.27))
+    assert rows["triple_latent"].vs_second is None and rows["transformer"].vs_second is not None
+    table = ct.calibrated_markdown(ct.FAMILY_FILE, root=tmp_path)
+    assert "| minus transformer (95% interval) | minus triple_latent (95% interval) |" in table
+    assert "| `gla` | 0.001 | 3 | 40.0% | 50.0 / 30.0 / 40.0 | 0 of 3 [0.00, 0.71] | -60.0 [" in table
+    calibrated.gather(tmp_path, "recall_z_lr", out=tmp_path / "recall_calibrated.json")  # table 4: one difference
+    assert "minus triple_latent" not in ct.calibrated_markdown("recall_calibrated.json", root=tmp_path)

@@ -8,12 +8,15 @@ are gathered into one file (``studies/calibrated.py``):
     recall_calibrated.json          4 pairs, 4 questions: table 4's rows
     recall_calibrated_decay4.json   the latent-only models with gates that start at sigma(4) ~ 0.98
     mqar_calibrated_pairs8.json     8 pairs among 16 key ids, 8 questions, 64 tokens, 3,000 steps
-    mqar_calibrated_pairs16.json    16 pairs among 32 key ids, 16 questions, 128 tokens, 3,000 steps
+    mqar_calibrated_pairs16.json    16 pairs among 32 key ids, 16 questions, 128 tokens, 10,000 steps
+    recall_calibrated_family.json   issue 33's relatives and ablations on table 4's task, beside the
+                                    Transformer and triple_latent (a second difference: minus triple_latent)
 
 Glossary (statistics -> code name)
     a_i            accuracy of a variant's seed i (2,048 fresh examples, every question counted)
     win            a_i >= 0.95 (WIN); k wins of n seeds with the Clopper-Pearson 95% interval
     d_i            a_i - (the Transformer's a_i): paired over the seeds both have (same batches)
+    e_i            a_i - (triple_latent's a_i), the family file's second difference
     row            CalibratedRow: variant, lr, seeds, accuracies, mean, wins, and the paired difference
 
     python -m tl_minimal.experiments.results.calibrated_table      # every gathered file's table
@@ -32,11 +35,15 @@ from .stats import markdown
 
 WIN = 0.95
 YARDSTICK = "transformer"
+FAMILY_FILE = "recall_calibrated_family.json"
 FILES = ("recall_calibrated.json", "recall_calibrated_decay4.json", "mqar_calibrated_pairs8.json",
-         "mqar_calibrated_pairs16.json")
-# table 4's rows in the paper's order, then the rest of what a file may hold
+         "mqar_calibrated_pairs16.json", FAMILY_FILE)
+# table 4's rows in the paper's order, then issue 33's family (as notebook 06b orders it)
 ORDER = ("transformer", "triple_latent", "triple_slot", "triple_hybrid", "gated_hybrid_paper",
-         "gated_hybrid_printed", "gated_hybrid", "transformer_plus_triple")
+         "gated_hybrid_printed", "gated_hybrid", "transformer_plus_triple", "transformer_rope", "triple_key_shift",
+         "triple_key_current", "gla", "deltanet", "h3", "conv_only")
+# the second yardstick of a file: the family is read against the layer it is related to as well
+SECOND = {FAMILY_FILE: "triple_latent"}
 
 
 @dataclass(frozen=True)
@@ -51,6 +58,7 @@ class CalibratedRow:
     wins: int
     win_interval: tuple  # Clopper-Pearson 95%
     vs_transformer: PairedDifference | None  # None for the Transformer itself or with < 2 shared seeds
+    vs_second: PairedDifference | None = None  # minus SECOND[file], where the file has a second yardstick
 
 
 def calibrated_rows(name: str, root=None) -> list[CalibratedRow]:
@@ -62,6 +70,7 @@ def calibrated_rows(name: str, root=None) -> list[CalibratedRow]:
             by_variant.setdefault(r["variant"], {})[r["seed"]] = r["value"]
     lrs = data["protocol"]["lr_by_variant"]
     yardstick = by_variant.get(YARDSTICK, {})
+    second = SECOND.get(Path(name).name)
     rows = []
     for v in sorted(by_variant, key=lambda v: (ORDER.index(v) if v in ORDER else len(ORDER), v)):
         acc = by_variant[v]
@@ -70,8 +79,10 @@ def calibrated_rows(name: str, root=None) -> list[CalibratedRow]:
         k = sum(a >= WIN for a in values)
         shared = set(acc) & set(yardstick)
         vs = paired_difference(acc, yardstick) if v != YARDSTICK and len(shared) >= 2 else None
+        other = by_variant.get(second, {}) if second else {}
+        vs2 = paired_difference(acc, other) if v != second and len(set(acc) & set(other)) >= 2 else None
         rows.append(CalibratedRow(v, lrs[v], seeds, values, statistics.fmean(values), k,
-                                  clopper_pearson(k, len(values)), vs))
+                                  clopper_pearson(k, len(values)), vs, vs2))
     return rows
 
 
@@ -89,15 +100,19 @@ def budget(name: str, root=None) -> str:
 
 
 def calibrated_markdown(name: str, root=None) -> str:
-    """One gathered file as a Markdown table (accuracies in %; a difference in points, against the Transformer)."""
+    """One gathered file as a Markdown table (accuracies in %; a difference in points, against the Transformer
+    and, in a file with a second yardstick, against it too)."""
+    second = SECOND.get(Path(name).name)
     head = ["variant", "lr", "seeds", "mean", "per seed", "wins (>= 95%)", "minus transformer (95% interval)"]
+    head += [f"minus {second} (95% interval)"] if second else []
     rows = []
     for r in calibrated_rows(name, root):
-        d = r.vs_transformer
-        rows.append([f"`{r.variant}`", f"{r.lr:g}", str(len(r.seeds)), f"{100 * r.mean:.1f}%",
-                     " / ".join(f"{100 * a:.1f}" for a in r.accuracies),
-                     f"{r.wins} of {len(r.seeds)} [{r.win_interval[0]:.2f}, {r.win_interval[1]:.2f}]",
-                     "-" if d is None else f"{100 * d.mean:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}]"])
+        row = [f"`{r.variant}`", f"{r.lr:g}", str(len(r.seeds)), f"{100 * r.mean:.1f}%",
+               " / ".join(f"{100 * a:.1f}" for a in r.accuracies),
+               f"{r.wins} of {len(r.seeds)} [{r.win_interval[0]:.2f}, {r.win_interval[1]:.2f}]"]
+        for d in (r.vs_transformer, r.vs_second)[: 2 if second else 1]:
+            row.append("-" if d is None else f"{100 * d.mean:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}]")
+        rows.append(row)
     return markdown(head, rows)
 
 

@@ -15,6 +15,8 @@ as the queue's ``best_lr``): the higher seed-0 accuracy; a tie goes to the small
     python -m tl_minimal.experiments.studies.calibrated recall_calibrated_lr
     python -m tl_minimal.experiments.studies.calibrated recall_calibrated_lr --suffix _decay4
     python -m tl_minimal.experiments.studies.calibrated recall_calibrated_lr --best-lr transformer  # prints 1e-3
+    python -m tl_minimal.experiments.studies.calibrated recall_calibrated_lr --variants transformer gla \\
+        --out recall_calibrated_family.json                   # only these rows (another table's file)
 """
 
 from __future__ import annotations
@@ -62,8 +64,9 @@ def chosen_lr(folder, prefix: str, variant: str, suffix: str = "") -> str:
     return lr
 
 
-def gather(folder, prefix, suffix: str = "", out=None) -> dict:
-    """Write (and return) the gathered file; ``out`` defaults to ``{prefix minus "_lr"}{suffix}.json``.
+def gather(folder, prefix, suffix: str = "", out=None, variants=None) -> dict:
+    """Write (and return) the gathered file; ``out`` defaults to ``{prefix minus "_lr"}{suffix}.json``;
+    ``variants``: only these (the sweep files also hold other tables' rows), all when None.
 
     ``prefix`` may be a list: sweeps whose files differ in a setting some variants need (the gated
     hybrids' query alignment in Zoology's form) are gathered into one file, each variant from its own.
@@ -82,6 +85,8 @@ def gather(folder, prefix, suffix: str = "", out=None) -> dict:
         first = first or files[min(files, key=float)]
         sources += [paths[lr].name for lr in sorted(files, key=float)]
         for variant in dict.fromkeys(r["variant"] for data in files.values() for r in data["runs"]):
+            if variants is not None and variant not in variants:
+                continue
             lr = best_lr(files, variant)
             if lr is None or variant in chosen:
                 continue  # its sweep is not finished (left out until it is), or an earlier prefix has it
@@ -110,6 +115,7 @@ def main(argv=None) -> None:
     parser.add_argument("--suffix", default="", help="after the lr, e.g. _decay4")
     parser.add_argument("--folder", default="data/results/issue32")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--variants", nargs="+", default=None, help="gather only these (default: every variant)")
     parser.add_argument("--best-lr", metavar="VARIANT", default=None,
                         help="print the lr this variant's seed 0 chose (the queue's rule) and write nothing")
     args = parser.parse_args(argv)
@@ -117,7 +123,7 @@ def main(argv=None) -> None:
         if args.best_lr:
             print(chosen_lr(args.folder, args.prefix[0], args.best_lr, args.suffix))
             return
-        result = gather(args.folder, args.prefix, args.suffix, args.out)
+        result = gather(args.folder, args.prefix, args.suffix, args.out, args.variants)
     except (FileNotFoundError, ValueError) as error:
         raise SystemExit(f"{'best-lr' if args.best_lr else 'gather'}: {error}") from None
     print(f"{len(result['runs'])} runs at the chosen lr, {len(result['sweep_runs'])} sweep runs; "
