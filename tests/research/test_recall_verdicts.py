@@ -67,9 +67,10 @@ def arm_wins(name: str) -> tuple[str, str, str]:
     return wins(list(runs(ISSUE32 / name).values()))
 
 
-def reference() -> dict:
-    """{seed: accuracy} of the paper's own code."""
-    data = json.loads((RESULTS / "recall_reference_code.json").read_text(encoding="utf-8"))
+def reference(name: str = "") -> dict:
+    """{seed: accuracy} of the paper's own code: at its defaults, or in an arm's file (``issue32/NAME``)."""
+    path = ISSUE32 / name if name else RESULTS / "recall_reference_code.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
     return {r["seed"]: r["eval_accuracy"] for r in data["runs"]}
 
 
@@ -180,6 +181,16 @@ CLAIMS = {
     "lr 1e-3 arm, the paper's seeds": (r"the paper's seeds 7 / 19 / 29 give (\d+\.\d) / (\d+\.\d) / (\d+\.\d)% "
                                        r"at lr 1e-3", lambda: paper_seeds_in("recall_reference_seeds_ours_lr1e-3.json"),
                                        (STUDY,)),
+    "reference code, lr 1e-3 arm": (r"at lr 1e-3 the reference code won (\d+) of (\d+) seeds " + CP,
+                                    lambda: wins(list(reference("recall_reference_code_lr1e-3.json").values())),
+                                    (STUDY, "docs/paper.md")),
+    "reference code, lr 1e-3 arm, short": (r"the paper's own code at lr 1e-3 won (\d+) of (\d+)",
+                                           lambda: wins(list(reference("recall_reference_code_lr1e-3.json")
+                                                             .values()))[:2], ("README.md", NB07)),
+    "reference code, lr 1e-3 arm, the paper's seeds": (
+        r"the reference code's seeds 7 / 19 / 29 give (\d+\.\d) / (\d+\.\d) / (\d+\.\d)% at lr 1e-3",
+        lambda: tuple(pct(reference("recall_reference_code_lr1e-3.json")[seed]) for seed in (7, 19, 29)),
+        (STUDY, "docs/paper.md")),
     "2,000-step arm, the paper's seeds": (r"the paper's seeds 7 / 19 / 29 give (\d+\.\d) / (\d+\.\d) / (\d+\.\d)% over "
                                           r"2,000 steps",
                                           lambda: paper_seeds_in("recall_reference_seeds_ours_2000steps.json"),

@@ -45,6 +45,8 @@ PAPER: dict[str, dict] = {
     # the same runs per seed 7 / 19 / 29 (the paper's result file; its text: "one seed exact")
     "recall_seeds": {"transformer": (0.256, 0.239, 0.253), "triple_hybrid": (0.114, 0.120, 0.116),
                      "gated_hybrid_paper": (0.142, 1.000, 0.116)},
+    # their last training loss (the result file's train_loss_last), seeds 7 / 19 / 29
+    "recall_seeds_train_loss_last": {"gated_hybrid_paper": (2.1223, 0.3468, 2.1045)},
     # 200 steps, one run, matched width S=16 (main table); 13.4% = 274 / 2,048, a constant guess
     "recall_200": {"transformer": 0.254, "triple_latent": 0.134, "triple_slot": 0.134, "triple_hybrid": 0.134},
     # the gated hybrid's width sweep: one seed, 500 steps ("non-monotonic in width")
