@@ -81,3 +81,37 @@ def test_the_first_2000_step_rows_quoted_are_the_files_seed_0():
                                                  sentence))
     assert quoted == {v: f"{x:.3f}" for v, x in seed0.items()}, "update the 2,000-step sentence of 06b"
     assert f"only seed 0 of {len(seed0)} rows" in prose
+
+
+RECALL_FILE = ROOT / "data" / "results" / "recall_calibrated_family.json"
+RECALL_MEAN = re.compile(r"`(\w+)` recalls (\d+\.\d)% over (\d+) seeds")
+RECALL_DIFF = re.compile(rf"`(\w+)` minus `(\w+)`:\s+([+-]\d+\.\d)\s+points\s+\[([+-]\d+\.\d),\s+([+-]\d+\.\d)\]")
+
+
+def _recall_rows() -> dict:
+    from tl_minimal.experiments.results.calibrated_table import FAMILY_FILE, calibrated_rows
+
+    return {r.variant: r for r in calibrated_rows(FAMILY_FILE, root=RECALL_FILE.parent)}
+
+
+def test_section_5_quotes_every_recall_row_as_the_file_gives_it():
+    """Section 5's verdict ("`gla` recalls 19.0% over 3 seeds") names every row of recall_calibrated_family.json
+    with the file's mean and seed count, and its budget."""
+    rows = _recall_rows()
+    prose = " ".join(_prose().split())
+    quoted = {v: (mean, n) for v, mean, n in RECALL_MEAN.findall(prose)}
+    assert quoted == {v: (f"{100 * r.mean:.1f}", str(len(r.seeds))) for v, r in rows.items()}, (
+        "update section 5 of 06b: `python -m tl_minimal.experiments.results.calibrated_table`")
+    assert "**The verdict on recall, at 1,000 steps of the calibrated task.**" in prose
+    assert "RECALL_VERDICT" not in prose
+
+
+def test_section_5_differences_are_the_files():
+    """Each "`A` minus `B`: +6.5 points [-9.4, +22.5]" is the paired difference of the file (B: a yardstick)."""
+    rows = _recall_rows()
+    found = RECALL_DIFF.findall(" ".join(_prose().split()))
+    assert found, "section 5 quotes no paired difference in points"
+    for a, b, mean, low, high in found:
+        d = {"transformer": rows[a].vs_transformer, "triple_latent": rows[a].vs_second}[b]
+        assert (f"{100 * d.mean:+.1f}", f"{100 * d.low:+.1f}", f"{100 * d.high:+.1f}") == (mean, low, high), (
+            f"06b says `{a}` minus `{b}`: {mean} points [{low}, {high}]")

@@ -78,3 +78,34 @@ def test_points_average_the_seeds_of_one_state_and_refuse_two_sizes():
     result["runs"].append({**run, "seed": 2, "accuracy": 0.5, "state_bytes": 200})
     with pytest.raises(ValueError, match="expected one state size per point"):
         state_size.points(result)
+
+
+def test_gather_adds_the_relatives_from_the_family_file(tmp_path):
+    """recall_calibrated_family.json beside table 4's file gives GLA, DeltaNet and H3 their points; its Transformer
+    and triple_latent rows are table 4's own and are not counted twice."""
+    protocol = {"task": "recall", "vocab_size": 64, "seq_len": 128, "n_pairs": 4, "n_queries": 4, "lr": "per variant",
+                "steps": 1000, "seeds": [0]}
+    run = {"seed": 0, "params": 1, "lr": 1e-3, "config": {"max_seq_len": 128}}
+    (tmp_path / "recall_state_size_S8_triple_latent.json").write_text(json.dumps(
+        {"task": "recall", "protocol": protocol, "runs": [{**run, "variant": "triple_latent", "value": 0.12,
+                                                           "config": {"max_seq_len": 128, "state_dim": 8}}]}),
+        encoding="utf-8")
+    table = tmp_path / "recall_calibrated.json"
+    table.write_text(json.dumps({"protocol": protocol, "runs": [{**run, "variant": "transformer", "value": 1.0}]}),
+                     encoding="utf-8")
+    family = [{**run, "variant": v, "value": a} for v, a in (("transformer", 1.0), ("deltanet", 1.0), ("gla", 0.2),
+                                                             ("triple_key_shift", 0.12))]
+    (tmp_path / "recall_calibrated_family.json").write_text(json.dumps({"protocol": protocol, "runs": family}),
+                                                            encoding="utf-8")
+    result = state_size.gather(tmp_path, out=tmp_path / "out.json", table=table)
+    rows = [(r["variant"], r["accuracy"], r["source"]) for r in result["runs"]]
+    assert rows == [("transformer", 1.0, "recall_calibrated.json"),
+                    ("deltanet", 1.0, "recall_calibrated_family.json"), ("gla", 0.2, "recall_calibrated_family.json"),
+                    ("triple_latent", 0.12, "recall_state_size_S8_triple_latent.json")]
+    by_variant = {r["variant"]: r["state_bytes"] for r in result["runs"]}
+    # measured from the model the registry builds: a 16 x 16 matrix per layer and head, and the short
+    # convolutions' windows (3 earlier tokens of q, k and v: 3 x 3 x 64 numbers per layer), in float32
+    assert by_variant["deltanet"] == state_size.state_bytes(build_model("deltanet", 64), 128) == 19_200
+    assert 19_200 == 3 * (4 * 16 * 16 + 3 * 3 * 64) * 4
+    assert result["sources"] == ["recall_calibrated.json", "recall_calibrated_family.json",
+                                 "recall_state_size_S8_triple_latent.json"]

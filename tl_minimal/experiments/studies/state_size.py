@@ -11,6 +11,8 @@ state it returns (what generation would carry to the next token).
     triple_latent, S           per layer and head, the running state (S) and the pair memory (S x S)
     triple_slot, S             the running state and K slots of S numbers on each side
     gated_hybrid               the triple_hybrid state plus its key-value store of every earlier token
+    gla, deltanet              per layer and head, one d_k x d_v matrix (and the short convolutions' windows)
+    h3                         its shift filter's window and a sum of constant-decay d_k x d_v memories
 
 At d = 64, 3 layers and T = 128: the Transformer's cache is 196,608 bytes, `triple_latent` keeps 13,056
 at S = 16 and 199,680 at S = 64.
@@ -20,7 +22,9 @@ Two kinds of runs feed it, each row tagged with its ``task``:
 * ``recall``: 4-pair recall at table 4's calibrated budget (``data/results/run_calibrated.sh state_size_recall4``).
   Table 4's own rows (``recall_calibrated.json``: the Transformer, ``gated_hybrid``, and ``triple_latent`` and
   ``triple_slot`` at their default S = 16) plus ``triple_latent`` at S = 8, 32 and 64, one suite file per S,
-  ``issue32/recall_state_size_S{S}_{variant}.json``, at the lr table 4 chose for it.
+  ``issue32/recall_state_size_S{S}_{variant}.json``, at the lr table 4 chose for it. Issue 33's relatives
+  (``RELATIVES``: GLA, DeltaNet, H3) from ``recall_calibrated_family.json`` at their default sizes, once
+  gathered: fixed states of other write rules on the same task.
 * ``mqar``: MQAR files of the calibrated protocol (``run_calibrated.sh state_size``: one suite file per pair
   count, S and variant, ``issue32/mqar_state_size_pairs{P}_S{S}_{variant}.json``; the Transformer and
   ``gated_hybrid`` have ``_S-``: their state has no S).
@@ -50,6 +54,8 @@ PATTERN = re.compile(r"mqar_state_size_pairs(\d+)_S(\d+|-)_(\w+)\.json")  # pair
 RECALL_PATTERN = re.compile(r"recall_state_size_S(\d+)_(\w+)\.json")  # S, variant
 # table 4's rows that are points of the picture: a KV cache, a growing key-value store, two fixed states
 TABLE_VARIANTS = ("transformer", "gated_hybrid", "triple_latent", "triple_slot")
+# issue 33's relatives on the same task (recall_calibrated_family.json): fixed states with other write rules
+RELATIVES = ("gla", "deltanet", "h3")
 
 
 def tensor_bytes(obj) -> int:
@@ -93,6 +99,12 @@ def gather(folder=None, out=None, table=None) -> dict:
         protocols["recall"] = {k: v for k, v in data["protocol"].items() if k not in ("seeds", "lr_by_variant")}
         rows += [_row("recall", r, data["protocol"], table.name) for r in data["runs"]
                  if r["variant"] in TABLE_VARIANTS and r.get("value") is not None]
+        family = table.with_name("recall_calibrated_family.json")
+        if family.exists():
+            data = load(family)
+            sources.append(family.name)
+            rows += [_row("recall", r, data["protocol"], family.name) for r in data["runs"]
+                     if r["variant"] in RELATIVES and r.get("value") is not None]
     for path in recall_files + sorted(folder.glob("mqar_state_size_pairs*_S*.json")):
         task = "recall" if path in recall_files else "mqar"
         if task == "mqar" and PATTERN.fullmatch(path.name) is None:
