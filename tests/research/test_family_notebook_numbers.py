@@ -85,7 +85,7 @@ def test_the_first_2000_step_rows_quoted_are_the_files_seed_0():
 
 RECALL_FILE = ROOT / "data" / "results" / "recall_calibrated_family.json"
 RECALL_MEAN = re.compile(r"`(\w+)` recalls (\d+\.\d)% over (\d+) seeds")
-RECALL_DIFF = re.compile(rf"`(\w+)` minus `(\w+)`:\s+([+-]\d+\.\d)\s+points\s+\[([+-]\d+\.\d),\s+([+-]\d+\.\d)\]")
+RECALL_DIFF = re.compile(r"`(\w+)` minus `(\w+)`:\s+([+-]\d+\.\d)\s+points\s+\[([+-]\d+\.\d),\s+([+-]\d+\.\d)\]")
 
 
 def _recall_rows() -> dict:
