@@ -40,7 +40,7 @@
 # and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
 # is in the course's glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 60 minutes: 60 of reading (4415 words at 100 a minute, 54 lines of code at 4, 4
+# **Time.** About 60 minutes: 60 of reading (4420 words at 100 a minute, 54 lines of code at 4, 4
 # figures at half a minute each) and a run of every cell in default mode, measured at 14 s (CPU 4 s,
 # peak 389 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -108,10 +108,10 @@ print(f"unigram baseline on the tables' validation chunks: {UNIGRAM:.3f} BPB   (
 # | conv-free triple-latent layers beat the Transformer on bytes (80 steps) | not shown: Transformer minus `triple_latent` +0.054 BPB (paired over 3 seeds, 95% interval [-0.073, +0.180]) | 80 steps x 16 x 128 bytes, constant lr 3e-4 | `lm.json`, 3 seeds (table 1) |
 # | the compressed latent helps language modelling | holds after longer training: every triple-latent variant ahead of the Transformer at 2,000 steps, and at each model's best of three learning rates | 2,000 steps; lr 3e-4, 1e-3, 3e-3 | `lm_2000steps*.json`: 3 seeds at 3e-4; table 3c mixes 1-seed and 3-seed cells (marked there) |
 # | the hybrid's convolution gives its lead (4.766 BPB) | the lead is the symmetric convolution's leak; causal, `triple_hybrid` is level with the Transformer | 80 steps | `lm.json`, `lm_noncausal.json`, 3 seeds (tables 1, 1b) |
-# | the gated hybrid recalls (41.9%, one seed at 100%) | did not reproduce: the paper's own code won 0 of 25 seeds (95% Clopper-Pearson interval [0.00, 0.14]); our re-implementation won 0 of 30 seeds (95% Clopper-Pearson interval [0.00, 0.12]), and at lr 1e-3 it won 4 of 12, and the paper's own code at lr 1e-3 won 1 of 3 (seed 19, as in the paper's run) | 500 steps x 32, one supervised token, constant lr 3e-4 | `recall_reference_code.json` (the paper's code, CPU), `recall_gated_hybrid_paper.json`, `issue32/recall_reference_seeds_ours.json`, `issue32/recall_reference_code_lr1e-3.json` |
+# | the gated hybrid recalls (41.9%, one seed at 100%) | did not reproduce: the paper's own code won 0 of 25 seeds (95% Clopper-Pearson interval [0.00, 0.14]); our re-implementation won 0 of 30 seeds (95% Clopper-Pearson interval [0.00, 0.12]), and at lr 1e-3 it won 4 of 12, and the paper's own code at lr 1e-3 won 2 of 4, seed 19 among them as in the paper's run | 500 steps x 32, one supervised token, constant lr 3e-4 | `recall_reference_code.json` (the paper's code, CPU), `recall_gated_hybrid_paper.json`, `issue32/recall_reference_seeds_ours.json`, `issue32/recall_reference_code_lr1e-3.json` |
 # | recall is non-monotonic in width (100 / 67.2 / 11.96%) | not supported: one run per width; 0 wins in 15 of our runs | 500 steps x 32 | `recall_gated_hybrid_paper.json`, `recall_d80.json`, `recall_d96.json`, 5 seeds per width |
 # | the retrain recipe collapses (12.7%) | agrees (5 seeds, coded and printed) | 500 steps, warm-up 50, lengths 32-128, gate bias -2 | `recall_warmup50_lengths32-128-150_gatebias-2.json` |
-# | exact recall needs a separate retrieval path | supported for the triple-latent models at the calibrated 4-pair budget, not shown in general. At the paper's budget the Transformer itself reaches only 24.8% (mean of 3 seeds), and the first calibration attempts stalled at 51.9-52.5%. At a calibrated budget where the Transformer recalls 4 pairs (100.0% over 5 seeds, `recall_calibrated.json`), `triple_latent` scores 12.4% over 5 seeds there, chance, whatever its state size (section 6), `gated_hybrid_paper` scores 43.1% over 5 seeds there, and the tied read of `gated_hybrid` 100%. Not tested: longer training, fixed-size states of other designs (Zoology and Based find that linear attention recalls once its state is large enough), MQAR with 16 pairs (only the Transformer ran) | 500 steps x 32 (paper); Zoology's form, fan-in init, 1,000 steps x 32, warm-up and cosine, lr 1e-3 or 3e-3 (calibrated) | `recall.json`; `recall_calibrated.json`, `recall_state_size.json` (`RECALL_STUDY.md` section 12) |
+# | exact recall needs a separate retrieval path | holds for the triple-latent models at the calibrated 4-pair budget, not in general: `deltanet`, a fixed state of 19,200 bytes, recalls 100.0% over 3 seeds there (notebook 06b, section 5). At the paper's budget the Transformer itself reaches only 24.8% (mean of 3 seeds), and the first calibration attempts stalled at 51.9-52.5%. At a calibrated budget where the Transformer recalls 4 pairs (100.0% over 5 seeds, `recall_calibrated.json`), `triple_latent` scores 12.4% over 5 seeds there, chance, whatever its state size (section 6), `gated_hybrid_paper` scores 43.1% over 5 seeds there, and the tied read of `gated_hybrid` 100%. Not tested: longer training, MQAR for the fixed states (16 pairs: only the Transformer ran) | 500 steps x 32 (paper); Zoology's form, fan-in init, 1,000 steps x 32, warm-up and cosine, lr 1e-3 or 3e-3 (calibrated) | `recall.json`; `recall_calibrated.json`, `recall_state_size.json` (`RECALL_STUDY.md` section 12), `recall_calibrated_family.json` |
 # | (ours) a tied $W_{qk}$ with $\beta = 10$ fixes the read | on exact repeats: 100% on 5 of 5 seeds, solved at initialization; an exact-match cache that grows with T; fails on aliases (notebook 07c, section 2) | 500 steps x 32 | `recall_eval100-200-500.json`, `recall_init_diagnosis.json` |
 # | the layer is 32.7-106.5x slower than attention | the Python loop's cost, not the model's | CPU, one thread | `speed_cpu*.json` (notebook 08) |
 
@@ -318,7 +318,7 @@ plt.show()
 # verdict here is for the paper's budget: 500 steps x 32 sequences, one supervised token per
 # sequence, AdamW at a constant lr of 3e-4 (MQAR: 100-500 steps of the same). At that budget the
 # Transformer itself reaches only 24.8% (mean of 3 seeds), so these tables measure the budget as
-# much as the models; `RECALL_STUDY.md` section 0 says what is decided and what is not.
+# much as the models.
 #
 # - *Transformer:* 24.8% ± 0.6 (3 seeds), the paper's 25.0%: it learns to pick one of the four
 #   values in context at random, not to recall. Agrees. At 200 steps ours is 21.9% ± 1.4, the
@@ -328,14 +328,12 @@ plt.show()
 #   `triple_hybrid` 12.3% ± 0.8 (paper 11.6%), `triple_latent` 12.3% ± 0.8. Agrees.
 # - *The paper's gated hybrid* (`gated_hybrid_paper`): 12.3% ± 0.8 over 3 seeds and 12.3% ± 0.9 over
 #   5 seeds, every seed on the constant-guess line. The paper's 41.9% is the mean of 14.2, 100 and
-#   11.6% (its result file; its text says one seed exact, two failing): one win in 3 runs on Apple
+#   11.6% (its result file): one win in 3 runs on Apple
 #   MPS. That win did not reproduce: the paper's own code won 0 of 25 seeds (95% Clopper-Pearson
 #   interval [0.00, 0.14]) on our CPU (`recall_reference_code.json`), and our re-implementation won 0 of 30 seeds (95%
 #   Clopper-Pearson interval [0.00, 0.12]); seed 19 (100% in the paper's run) gives 12.0% with the
 #   paper's own code and 12.4% with ours (a win: accuracy >= 95%). Does not agree with the paper's
-#   mean, which one run makes; agrees with its other two seeds. With one setting changed, lr 1e-3
-#   instead of 3e-4, the paper's own code at lr 1e-3 won 1 of 3, seed 19 among them, as in the
-#   paper's run (`issue32/recall_reference_code_lr1e-3.json`; `RECALL_STUDY.md` section 0 reads it).
+#   mean, which one run makes; agrees with its other two seeds.
 # - *The library's `gated_hybrid` default* (tied query/key projection, learnable score scale
 #   β starting at 10): 100.0% on all 5 seeds, already after 100 steps. Its read is solved at
 #   initialization (0.99 of the weight on the answer at step 0 in `recall_init_diagnosis.json`, notebook 07b
@@ -359,12 +357,13 @@ plt.show()
 #   the same one for a given seed.
 
 # %% [markdown]
-# **Recall against state size** (Based and Zoology's picture): accuracy at the calibrated 4-pair
+# **Recall against state size**: accuracy at the calibrated 4-pair
 # budget against the bytes a model keeps after 128 tokens (`recall_state_size.json`). Attention's
 # KV cache and `gated_hybrid`'s store grow with the sequence; `triple_latent`'s state does not, and
 # it stays at chance at every S tried (S = 8 to 64: 12.4-12.7% on average): `triple_latent` at S = 64 keeps
 # 199,680 bytes and scores 12.7% over 3 seeds, more than the Transformer's cache, which answers
-# every question. At this budget what the compressed state lacks is not bytes.
+# every question. At this budget what the compressed state lacks is not bytes: `deltanet`, a fixed
+# state of 19,200 bytes, recalls 100.0% over 3 seeds (notebook 06b, section 5).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -470,12 +469,12 @@ plt.show()
 #   100% (on Apple MPS) and two collapsed. At the paper's budget (500 steps x 32 sequences, one
 #   supervised token, constant lr 3e-4) the paper's own code won 0 of 25 seeds (95% Clopper-Pearson
 #   interval [0.00, 0.14]) on our CPU (`recall_reference_code.json`), and our re-implementation won 0 of 30 seeds (95%
-#   Clopper-Pearson interval [0.00, 0.12]). Independent query and key projections leave the right
-#   entry out of the top-8 at initialization. One tied $W_{qk}$ and a learnable $\beta$ recall 100%
+#   Clopper-Pearson interval [0.00, 0.12]). One tied $W_{qk}$ and a learnable $\beta$ recall 100%
 #   on every seed and up to 128 pairs in MQAR, because the read is solved at initialization: an
 #   exact-match cache that grows with the sequence, not a better fixed-size state. At that budget
 #   the Transformer fails too; at a calibrated budget where it recalls 4 pairs, `triple_latent`
-#   stays at chance whatever its state size, and the paper's gated hybrid lands in between.
+#   stays at chance whatever its state size, the paper's gated hybrid lands in between, and
+#   DeltaNet's fixed state recalls.
 # * Every number comes from a file in `data/results` with its protocol and command (except
 #   notebook 07b's three small models). Where the repaired read breaks, and whether any model
 #   copies text: notebook 07c.

@@ -148,6 +148,18 @@ def latent_state_range() -> tuple[str, ...]:
     return str(min(by_state)), str(max(by_state)), pct(min(means)), pct(max(means))
 
 
+def deltanet_point() -> tuple[str, str, str]:
+    """(state bytes, mean accuracy in %, seeds) of issue 33's DeltaNet on the calibrated 4-pair task: its bytes
+    from recall_state_size.json, its runs from recall_calibrated_family.json (they must agree)."""
+    from tl_minimal.experiments.studies.state_size import points
+
+    result = json.loads((RESULTS / "recall_state_size.json").read_text(encoding="utf-8"))
+    (q,) = [q for q in points(result) if q["task"] == "recall" and q["variant"] == "deltanet"]
+    mean, n = calibrated_mean("deltanet", "recall_calibrated_family.json")
+    assert (pct(q["mean"]), str(len(q["seeds"]))) == (mean, n), "regather recall_state_size.json"
+    return f"{q['state_bytes']:,}", mean, n
+
+
 def mqar16_short_tries() -> tuple[str, str, str]:
     """(tries, lowest, highest accuracy in %) of the Transformer's 3,000-step tries at 16-pair MQAR (seed 0 each)."""
     values = [a for path in sorted(ISSUE32.glob("mqar_zoology_pairs16_*_steps3000_*.json"))
@@ -247,6 +259,8 @@ CLAIMS = {
                                   r"(\d+) seeds", largest_latent_state, (STUDY, NB07)),
     "state size, every S": (r"at every S tried \(S = (\d+) to (\d+): (\d+\.\d)-(\d+\.\d)%", latent_state_range,
                             (STUDY, NB07)),
+    "calibrated, deltanet": (r"`deltanet`, a fixed state of ([\d,]+) bytes, recalls (\d+\.\d)% over (\d+) seeds",
+                             deltanet_point, ("README.md", "docs/paper.md", STUDY, NB07)),
     "calibrated, gated_hybrid": (r"`gated_hybrid` \(tied query and key projections, score scale 10\) scores "
                                  r"(\d+\.\d)% over (\d+) seeds", lambda: calibrated_mean("gated_hybrid"), (STUDY,)),
     "0.05 BPB": (r"([+-]\d\.\d{3}) BPB \(paired over (\d+) seeds, 95% interval \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\]\)",
