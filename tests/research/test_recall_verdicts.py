@@ -160,6 +160,14 @@ def deltanet_point() -> tuple[str, str, str]:
     return f"{q['state_bytes']:,}", mean, n
 
 
+def lr_arms_on_shared_seeds() -> tuple[str, str, str]:
+    """(seeds, wins of the reference code, wins of ours) at lr 1e-3, on the seeds both arms ran."""
+    theirs = reference("recall_reference_code_lr1e-3.json")
+    ours_lr = runs(ISSUE32 / "recall_reference_seeds_ours_lr1e-3.json")
+    shared = sorted(set(theirs) & set(ours_lr))
+    return (str(len(shared)), str(sum(theirs[s] >= WIN for s in shared)), str(sum(ours_lr[s] >= WIN for s in shared)))
+
+
 def mqar16_short_tries() -> tuple[str, str, str]:
     """(tries, lowest, highest accuracy in %) of the Transformer's 3,000-step tries at 16-pair MQAR (seed 0 each)."""
     values = [a for path in sorted(ISSUE32.glob("mqar_zoology_pairs16_*_steps3000_*.json"))
@@ -203,6 +211,8 @@ CLAIMS = {
         r"the reference code's seeds 7 / 19 / 29 give (\d+\.\d) / (\d+\.\d) / (\d+\.\d)% at lr 1e-3",
         lambda: tuple(pct(reference("recall_reference_code_lr1e-3.json")[seed]) for seed in (7, 19, 29)),
         (STUDY, "docs/paper.md")),
+    "lr 1e-3, both codes on shared seeds": (r"On the (\d+) seeds both codes ran at lr 1e-3, the reference code won "
+                                            r"(\d+) and ours won (\d+)", lr_arms_on_shared_seeds, (STUDY,)),
     "2,000-step arm, the paper's seeds": (r"the paper's seeds 7 / 19 / 29 give (\d+\.\d) / (\d+\.\d) / (\d+\.\d)% over "
                                           r"2,000 steps",
                                           lambda: paper_seeds_in("recall_reference_seeds_ours_2000steps.json"),
