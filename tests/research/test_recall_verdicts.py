@@ -217,7 +217,7 @@ CLAIMS = {
                                           r"2,000 steps",
                                           lambda: paper_seeds_in("recall_reference_seeds_ours_2000steps.json"),
                                           (STUDY,)),
-    "2,000-step arm": (r"Over 2,000 steps instead of 500, it won (\d+) of (\d+) seeds",
+    "2,000-step arm": (r"over 2,000 steps instead of 500, ours won (\d+) of (\d+) seeds",
                        lambda: arm_wins("recall_reference_seeds_ours_2000steps.json")[:2],
                        (STUDY,)),
     "the paper's seeds": (r"one win in 3 " + CP, paper_seeds, ("docs/paper.md", STUDY)),
