@@ -31,7 +31,7 @@
 # here in one paragraph. Every symbol is in the course's glossary (`docs/glossary.md`), except
 # the few this notebook defines where it uses them.
 #
-# **Time.** About 50 minutes: 50 of reading (3129 words at 100 a minute, 74 lines of code at 4, 1
+# **Time.** About 50 minutes: 50 of reading (3135 words at 100 a minute, 74 lines of code at 4, 1
 # figures at half a minute each) and a run of every cell in default mode, measured at 12 s (CPU 4 s,
 # peak 374 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -349,10 +349,11 @@ display(Markdown(calibrated_markdown(FAMILY_RECALL)))
 # [+87.0, +88.0]. `gla` recalls 19.0% over 3 seeds, with a state of the same size whose write only
 # adds: `gla` minus `triple_latent`: +6.5 points [-9.4, +22.5], not resolved. And
 # `triple_latent` recalls 12.4% over 5 seeds, the constant-guess line, while `transformer` recalls
-# 100.0% over 5 seeds. What separates the two fixed states of one size is the write rule: the
-# delta rule first removes what the memory returns for the new key, then stores the new value, so
-# reading a key later gives back its own value; an additive or convex write leaves the earlier
-# values under it, and the read returns their mixture. H3 recalls too: `h3` recalls 100.0% over 3
+# 100.0% over 5 seeds. What separates DeltaNet from GLA, two fixed states of one size, is not
+# isolated here: they differ in the write (the delta rule first removes what the memory returns
+# for the new key, then stores the new value; GLA only adds) and in the decay (GLA's depends on the
+# token, DeltaNet has none), and GLA's decay initialization was not varied. H3 recalls too, with an
+# additive write: `h3` recalls 100.0% over 3
 # seeds, with a fixed state of 51,456 bytes. Its key
 # is the previous token's (a shift), its memory keeps constant decays, some of them long, and the
 # query is the current token: the textbook way to bind a key to the value after it. The
