@@ -67,11 +67,19 @@ def arm_wins(name: str) -> tuple[str, str, str]:
     return wins(list(runs(ISSUE32 / name).values()))
 
 
+REFERENCE_LR = "recall_reference_code_lr1e-3.json"  # the paper's own code at lr 1e-3 (issue32/)
+
+
 def reference(name: str = "") -> dict:
     """{seed: accuracy} of the paper's own code: at its defaults, or in an arm's file (``issue32/NAME``)."""
     path = ISSUE32 / name if name else RESULTS / "recall_reference_code.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     return {r["seed"]: r["eval_accuracy"] for r in data["runs"]}
+
+
+def reference_wins(name: str = "") -> tuple[str, str, str]:
+    """(k, n, "[lo, hi]") of the paper's own code: at its defaults, or in an arm's file."""
+    return wins(list(reference(name).values()))
 
 
 def ours() -> dict:
@@ -162,7 +170,7 @@ def deltanet_point() -> tuple[str, str, str]:
 
 def lr_arms_on_shared_seeds() -> tuple[str, str, str]:
     """(seeds, wins of the reference code, wins of ours) at lr 1e-3, on the seeds both arms ran."""
-    theirs = reference("recall_reference_code_lr1e-3.json")
+    theirs = reference(REFERENCE_LR)
     ours_lr = runs(ISSUE32 / "recall_reference_seeds_ours_lr1e-3.json")
     shared = sorted(set(theirs) & set(ours_lr))
     return (str(len(shared)), str(sum(theirs[s] >= WIN for s in shared)), str(sum(ours_lr[s] >= WIN for s in shared)))
@@ -184,7 +192,7 @@ def paper_seeds_in(name: str) -> tuple[str, str, str]:
 # name -> (the fixed wording, the groups it must show now, the write-ups that must quote it)
 CLAIMS = {
     "reference code": (r"the paper's own code won (\d+) of (\d+) seeds " + CP,
-                       lambda: wins(list(reference().values())), WRITE_UPS[:5]),
+                       reference_wins, WRITE_UPS[:5]),
     "ours": (r"our re-implementation won (\d+) of (\d+) seeds " + CP, lambda: wins(list(ours().values())), NOT_06),
     "seed 19": (r"seed 19 \(100% in the paper's run\) gives (\d+\.\d)% with the paper's own code "
                 r"and (\d+\.\d)% with ours",
@@ -202,14 +210,13 @@ CLAIMS = {
                                        r"at lr 1e-3", lambda: paper_seeds_in("recall_reference_seeds_ours_lr1e-3.json"),
                                        (STUDY,)),
     "reference code, lr 1e-3 arm": (r"at lr 1e-3 the reference code won (\d+) of (\d+) seeds " + CP,
-                                    lambda: wins(list(reference("recall_reference_code_lr1e-3.json").values())),
+                                    lambda: reference_wins(REFERENCE_LR),
                                     (STUDY, "docs/paper.md")),
     "reference code, lr 1e-3 arm, short": (r"the paper's own code at lr 1e-3 won (\d+) of (\d+)",
-                                           lambda: wins(list(reference("recall_reference_code_lr1e-3.json")
-                                                             .values()))[:2], ("README.md", NB07)),
+                                           lambda: reference_wins(REFERENCE_LR)[:2], ("README.md", NB07)),
     "reference code, lr 1e-3 arm, the paper's seeds": (
         r"the reference code's seeds 7 / 19 / 29 give (\d+\.\d) / (\d+\.\d) / (\d+\.\d)% at lr 1e-3",
-        lambda: tuple(pct(reference("recall_reference_code_lr1e-3.json")[seed]) for seed in (7, 19, 29)),
+        lambda: tuple(pct(reference(REFERENCE_LR)[seed]) for seed in (7, 19, 29)),
         (STUDY, "docs/paper.md")),
     "lr 1e-3, both codes on shared seeds": (r"On the (\d+) seeds both codes ran at lr 1e-3, the reference code won "
                                             r"(\d+) and ours won (\d+)", lr_arms_on_shared_seeds, (STUDY,)),
@@ -291,7 +298,7 @@ def test_every_quote_matches_the_result_files(claim):
 
 
 def test_no_lottery_unless_the_reference_rate_is_strictly_between_0_and_1():
-    k, n, _ = wins(list(reference().values()))
+    k, n, _ = reference_wins()
     if 0 < int(k) < int(n):
         pytest.skip(f"the reference code won {k} of {n}: a rate strictly between 0 and 1 was measured")
     for name in (*WRITE_UPS, "data/results/README.md"):
@@ -300,7 +307,7 @@ def test_no_lottery_unless_the_reference_rate_is_strictly_between_0_and_1():
 
 def test_the_wordings_find_what_they_should():
     """The patterns are not vacuous: the wording with today's numbers matches, another count does not."""
-    k, n, ci = wins(list(reference().values()))
+    k, n, ci = reference_wins()
     text = f"the paper's own code won {k} of {n} seeds (95% Clopper-Pearson interval {ci})"
     assert re.search(CLAIMS["reference code"][0], text).groups() == (k, n, ci)
     other = text.replace(f"of {n} seeds", f"of {int(n) + 1} seeds")

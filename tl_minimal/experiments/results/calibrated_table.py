@@ -69,20 +69,22 @@ def calibrated_rows(name: str, root=None) -> list[CalibratedRow]:
         if r.get("value") is not None:
             by_variant.setdefault(r["variant"], {})[r["seed"]] = r["value"]
     lrs = data["protocol"]["lr_by_variant"]
-    yardstick = by_variant.get(YARDSTICK, {})
     second = SECOND.get(Path(name).name)
+
+    def minus(v: str, yardstick: str | None) -> PairedDifference | None:
+        """v minus the yardstick, paired over their shared seeds; None for the yardstick itself or < 2 shared."""
+        other = by_variant.get(yardstick, {}) if yardstick else {}
+        shared = set(by_variant[v]) & set(other)
+        return paired_difference(by_variant[v], other) if v != yardstick and len(shared) >= 2 else None
+
     rows = []
     for v in sorted(by_variant, key=lambda v: (ORDER.index(v) if v in ORDER else len(ORDER), v)):
         acc = by_variant[v]
         seeds = tuple(sorted(acc))
         values = tuple(acc[s] for s in seeds)
         k = sum(a >= WIN for a in values)
-        shared = set(acc) & set(yardstick)
-        vs = paired_difference(acc, yardstick) if v != YARDSTICK and len(shared) >= 2 else None
-        other = by_variant.get(second, {}) if second else {}
-        vs2 = paired_difference(acc, other) if v != second and len(set(acc) & set(other)) >= 2 else None
         rows.append(CalibratedRow(v, lrs[v], seeds, values, statistics.fmean(values), k,
-                                  clopper_pearson(k, len(values)), vs, vs2))
+                                  clopper_pearson(k, len(values)), minus(v, YARDSTICK), minus(v, second)))
     return rows
 
 

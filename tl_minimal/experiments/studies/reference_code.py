@@ -237,8 +237,8 @@ def main(argv: list[str] | None = None) -> None:
     for seed in seeds:
         data = load(args.out, extra)
         if data["reference_args"] != [*GATED_ARGS, *extra]:
-            raise ValueError(f"{args.out} holds runs with {data['reference_args']}, not {[*GATED_ARGS, *extra]}: "
-                             "give this arm a file of its own")
+            raise ValueError(f"{args.out} holds runs with {data['reference_args']}, not these flags "
+                             f"({' '.join(extra) or 'the defaults'}): give this arm a file of its own")
         if any(run["seed"] == seed for run in data["runs"]):
             print(f"seed {seed}: already in {args.out}, skipped", flush=True)
             continue

@@ -47,6 +47,7 @@ import torch
 
 from ...registry import build_model, setting_names
 from ...training.evaluate import evaluating
+from ..results.calibrated_table import FAMILY_FILE
 from ..results.files import load, results_dir
 from ..suite import write_atomic
 
@@ -99,7 +100,7 @@ def gather(folder=None, out=None, table=None) -> dict:
         protocols["recall"] = {k: v for k, v in data["protocol"].items() if k not in ("seeds", "lr_by_variant")}
         rows += [_row("recall", r, data["protocol"], table.name) for r in data["runs"]
                  if r["variant"] in TABLE_VARIANTS and r.get("value") is not None]
-        family = table.with_name("recall_calibrated_family.json")
+        family = table.with_name(FAMILY_FILE)
         if family.exists():
             data = load(family)
             sources.append(family.name)
