@@ -199,6 +199,15 @@ lr4() {  # lr4 VARIANT: the lr the variant's 4-pair sweep chose (the calibrated 
   local STEPS="${CAL_STEPS:-1000}" SEQ="${CAL_SEQ:-128}" IDS=0
   best_lr "$(recall_prefix "$1")" "$1"
 }
+mqar_rows() {  # MQAR 8 (MQAR_STEPS, 2P key ids) for the rows that are points of the state-size picture, seeds
+  # 0-2, each at the lr its 4-pair sweep chose (the Transformer's MQAR sweep chose the same 1e-3; not swept again
+  # here). The files are the sweep's own (mqar_zoology*_pairs8_*_lr*.json), so gather puts the rows beside the
+  # Transformer's in mqar_calibrated_pairs8.json, and the state-size study reads them from there.
+  local STEPS=$MQAR_STEPS IDS=1 v
+  for v in ${MQAR_ROWS:-deltanet gated_hybrid triple_latent h3 gla triple_slot}; do
+    mqar 8 "$(lr4 "$v")" "$v" ${MQAR_SEEDS:-0 1 2}
+  done
+}
 state_size() {  # item 2: MQAR with 4, 8 and 16 pairs; triple_latent and triple_slot at S = 8, 16, 32, 64, the
   # Transformer (a KV cache) and gated_hybrid (its store grows with T); seeds 0-2, each model at the lr its
   # 4-pair sweep chose, MQAR's budget (MQAR_STEPS, 2P key ids). Then: python -m
@@ -256,7 +265,7 @@ STAGES=("$@")
 # transformer_seeds other_rows, then family state_size, then gather). The first attempts (calibrate
 # calibrate_grid) and item 3's runs of ours (paper_ours paper_ours_arms) and of the reference code (reference_lr) are stages to name.
 [[ ${#STAGES[@]} -eq 0 ]] && STAGES=(calibrate_zoology calibrate_levers transformer_seeds calibrate_mqar transformer_mqar_seeds calibrate_mqar16 decisive other_rows long_decay
-                                     family state_size_recall4 state_size gather)
+                                     family mqar_rows state_size_recall4 state_size gather)
 for stage in "${STAGES[@]}"; do
   echo "== $stage ($(date -u +%H:%M:%S) UTC)"
   "$stage"

@@ -90,6 +90,10 @@ def test_recall_vs_state_bytes_draws_a_panel_per_pair_count_and_a_line_per_model
     assert list(lines["transformer"].get_ydata()) == [75.0]
     dots = fig.axes[0].collections[0].get_offsets()  # the Transformer's two seeds
     assert sorted(map(tuple, dots.tolist())) == [(196_608, 50.0), (196_608, 100.0)]
+    # a variant keeps its colour in every panel; the legend names every variant (triple_latent: no MQAR here)
+    mqar_lines = {line.get_label(): line for line in fig.axes[1].get_lines()}
+    assert mqar_lines["transformer"].get_color() == lines["transformer"].get_color()
+    assert [t.get_text() for t in fig.axes[1].get_legend().get_texts()] == ["transformer", "triple_latent"]
     plt.close(fig)
     with pytest.raises(ValueError, match="rows is empty"):
         plots_capacity.recall_vs_state_bytes([])

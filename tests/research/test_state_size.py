@@ -33,13 +33,14 @@ def test_gather_measures_each_runs_state(tmp_path):
         run = {"variant": variant, "seed": 0, "value": 0.5, "params": 1, "config": {"max_seq_len": 128, **config}}
         data = {"task": "mqar", "protocol": protocol, "runs": [run]}
         (tmp_path / name).write_text(json.dumps(data), encoding="utf-8")
-    result = state_size.gather(tmp_path, out=tmp_path / "recall_state_size.json")
+    table = tmp_path / "recall_calibrated.json"  # none: no gathered file beside it either
+    result = state_size.gather(tmp_path, out=tmp_path / "recall_state_size.json", table=table)
     rows = {r["variant"]: r for r in result["runs"]}
     assert rows["triple_latent"]["state_bytes"] == 3 * 4 * (8 + 64) * 4 and rows["triple_latent"]["state_dim"] == 8
     assert rows["transformer"]["state_bytes"] == 196_608 and rows["transformer"]["state_dim"] is None
     assert json.loads((tmp_path / "recall_state_size.json").read_text(encoding="utf-8"))["runs"] == result["runs"]
     with pytest.raises(FileNotFoundError, match=r"run_calibrated\.sh state_size"):
-        state_size.gather(tmp_path / "empty")
+        state_size.gather(tmp_path / "empty", table=table)
 
 
 def test_gather_adds_table_4s_rows_to_the_recall_files(tmp_path):
@@ -109,3 +110,24 @@ def test_gather_adds_the_relatives_from_the_family_file(tmp_path):
     assert 19_200 == 3 * (4 * 16 * 16 + 3 * 3 * 64) * 4
     assert result["sources"] == ["recall_calibrated.json", "recall_calibrated_family.json",
                                  "recall_state_size_S8_triple_latent.json"]
+
+
+def test_gather_adds_mqars_gathered_rows_beside_the_recall_table(tmp_path):
+    """mqar_calibrated_pairs8.json (run_calibrated.sh mqar_rows, then gather) beside table 4's file gives MQAR
+    points to the picture's rows and relatives at their default sizes; other variants are no points."""
+    protocol = {"task": "mqar", "vocab_size": 64, "seq_len": 64, "n_pairs": 8, "n_queries": 8, "steps": 3000,
+                "lr": "per variant", "lr_by_variant": {"transformer": 1e-3}, "seeds": [0]}
+    run = {"seed": 0, "params": 1, "lr": 1e-3, "config": {"max_seq_len": 64}}
+    runs = [{**run, "variant": v, "value": a} for v, a in (("transformer", 1.0), ("deltanet", 0.9),
+                                                           ("triple_key_shift", 0.1), ("gla", None))]
+    (tmp_path / "mqar_calibrated_pairs8.json").write_text(json.dumps({"protocol": protocol, "runs": runs}),
+                                                          encoding="utf-8")
+    result = state_size.gather(tmp_path / "issue32", out=tmp_path / "out.json",
+                               table=tmp_path / "recall_calibrated.json")
+    rows = [(r["task"], r["n_pairs"], r["variant"], r["accuracy"], r["state_bytes"]) for r in result["runs"]]
+    # a KV cache of 64 tokens; DeltaNet's fixed state (19,200 bytes at any length); a diverged run has no row
+    assert rows == [("mqar", 8, "transformer", 1.0, 2 * 3 * 64 * 64 * 4), ("mqar", 8, "deltanet", 0.9, 19_200)]
+    assert result["tasks"] == ["mqar"] and result["sources"] == ["mqar_calibrated_pairs8.json"]
+    assert "lr_by_variant" not in result["protocols"]["mqar"] and result["protocols"]["mqar"]["steps"] == 3000
+    row = state_size.markdown(result).splitlines()[2]
+    assert row == "| MQAR, 8 pairs | `deltanet` | - | 19,200 | 1 | 90.0% | 90.0 |"

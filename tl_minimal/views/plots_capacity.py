@@ -44,8 +44,10 @@ def recall_vs_state_bytes(rows: list[dict], title: str = "recall against the sta
         raise ValueError("rows is empty: expected the runs of recall_state_size.json")
     panels = sorted({(r.get("task", "mqar"), r["n_pairs"]) for r in rows}, key=lambda k: (k[0] != "recall", k))
     fig, axes = plt.subplots(1, len(panels), figsize=(max(6.5, 3.4 * len(panels)), 3.2), sharey=True, squeeze=False)
+    variants = list(dict.fromkeys(r["variant"] for r in rows))
+    colors = {v: f"C{i % 10}" for i, v in enumerate(variants)}  # one colour per variant in every panel
     for ax, (task, n) in zip(axes[0], panels, strict=True):
-        for variant in dict.fromkeys(r["variant"] for r in rows):
+        for variant in variants:
             points: dict[int, list[float]] = {}
             for r in rows:
                 if r["variant"] == variant and (r.get("task", "mqar"), r["n_pairs"]) == (task, n):
@@ -53,21 +55,22 @@ def recall_vs_state_bytes(rows: list[dict], title: str = "recall against the sta
             if points:
                 x = sorted(points)
                 line, = ax.plot(x, [100 * sum(points[b]) / len(points[b]) for b in x], marker="o", ms=4,
-                                label=variant)
+                                label=variant, color=colors[variant])
                 seeds = [(b, 100 * a) for b in x for a in points[b]]
                 ax.scatter(*zip(*seeds, strict=True), s=8, color=line.get_color(), alpha=0.35, zorder=1)
                 sizes = {r["state_bytes"]: r.get("state_dim") for r in rows if r["variant"] == variant}
                 for b in x if len(x) > 1 else []:  # name S along a line that has several
                     if sizes[b] is not None:
-                            ax.annotate(f"S={sizes[b]}", (b, line.get_ydata()[x.index(b)]), textcoords="offset points",
-                                    xytext=(0, 6), ha="center", fontsize=8, color=line.get_color())
+                        ax.annotate(f"S={sizes[b]}", (b, line.get_ydata()[x.index(b)]), textcoords="offset points",
+                                xytext=(0, 6), ha="center", fontsize=8, color=line.get_color())
         ax.set_xscale("log")
         ax.xaxis.set_minor_formatter(NullFormatter())  # decades only: the minor labels overlap
         ax.set_xlabel("state bytes after T tokens (log)")
         ax.set_title(f"{n}-pair recall" if task == "recall" else f"MQAR, {n} pairs", fontsize=10)
     axes[0][0].set_ylabel("accuracy (%, mean over seeds)")
     axes[0][0].set_ylim(0, 105)
-    axes[0][-1].legend(fontsize=8, loc="center left")
+    handles = {h.get_label(): h for ax in axes[0] for h in ax.get_lines()}  # every variant, from whichever panel
+    axes[0][-1].legend([handles[v] for v in variants], variants, fontsize=8, loc="center left")
     fig.suptitle(title)
     fig.tight_layout()
     return fig

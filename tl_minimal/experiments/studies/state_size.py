@@ -25,7 +25,9 @@ Two kinds of runs feed it, each row tagged with its ``task``:
   ``issue32/recall_state_size_S{S}_{variant}.json``, at the lr table 4 chose for it. Issue 33's relatives
   (``RELATIVES``: GLA, DeltaNet, H3) from ``recall_calibrated_family.json`` at their default sizes, once
   gathered: fixed states of other write rules on the same task.
-* ``mqar``: MQAR files of the calibrated protocol (``run_calibrated.sh state_size``: one suite file per pair
+* ``mqar``: MQAR with 8 pairs at its calibrated budget, gathered (``MQAR_TABLE``, ``mqar_calibrated_pairs8.json``:
+  the rows above that ``run_calibrated.sh mqar_rows`` trained, at their default sizes and 4-pair lr); and the
+  MQAR files of the calibrated protocol (``run_calibrated.sh state_size``: one suite file per pair
   count, S and variant, ``issue32/mqar_state_size_pairs{P}_S{S}_{variant}.json``; the Transformer and
   ``gated_hybrid`` have ``_S-``: their state has no S).
 
@@ -57,6 +59,10 @@ RECALL_PATTERN = re.compile(r"recall_state_size_S(\d+)_(\w+)\.json")  # S, varia
 TABLE_VARIANTS = ("transformer", "gated_hybrid", "triple_latent", "triple_slot")
 # issue 33's relatives on the same task (recall_calibrated_family.json): fixed states with other write rules
 RELATIVES = ("gla", "deltanet", "h3")
+# MQAR with 8 pairs, gathered (run_calibrated.sh mqar_rows): the same rows at the lr of their 4-pair sweep; what
+# differs between pair counts or runs is left out of the picture's protocol
+MQAR_TABLE = "mqar_calibrated_pairs8.json"
+MQAR_VOLATILE = ("n_pairs", "n_queries", "seeds", "lr", "lr_by_variant")
 
 
 def tensor_bytes(obj) -> int:
@@ -89,12 +95,13 @@ def _row(task: str, run: dict, protocol: dict, source: str) -> dict:
 
 def gather(folder=None, out=None, table=None) -> dict:
     """Every finished run of the state-size suite files in ``folder`` (and table 4's rows from ``table``,
-    ``recall_calibrated.json``, when the folder has 4-pair recall files) as rows of ``recall_state_size.json``."""
+    ``recall_calibrated.json``, when the folder has 4-pair recall files; MQAR's gathered rows from ``MQAR_TABLE``
+    in the same folder as ``table``, when it exists) as rows of ``recall_state_size.json``."""
     folder = Path(folder or results_dir() / "issue32")
+    table = Path(table or results_dir() / "recall_calibrated.json")  # the gathered files are read from its folder
     rows, sources, protocols = [], [], {}
     recall_files = [p for p in sorted(folder.glob("recall_state_size_S*.json")) if RECALL_PATTERN.fullmatch(p.name)]
     if recall_files:
-        table = Path(table or results_dir() / "recall_calibrated.json")
         data = load(table)
         sources.append(table.name)
         protocols["recall"] = {k: v for k, v in data["protocol"].items() if k not in ("seeds", "lr_by_variant")}
@@ -106,13 +113,20 @@ def gather(folder=None, out=None, table=None) -> dict:
             sources.append(family.name)
             rows += [_row("recall", r, data["protocol"], family.name) for r in data["runs"]
                      if r["variant"] in RELATIVES and r.get("value") is not None]
+    mqar_table = table.with_name(MQAR_TABLE)
+    if mqar_table.exists():  # MQAR's gathered rows (run_calibrated.sh mqar_rows, then gather), at their default sizes
+        data = load(mqar_table)
+        sources.append(mqar_table.name)
+        protocols["mqar"] = {k: v for k, v in data["protocol"].items() if k not in MQAR_VOLATILE}
+        rows += [_row("mqar", r, data["protocol"], mqar_table.name) for r in data["runs"]
+                 if r["variant"] in TABLE_VARIANTS + RELATIVES and r.get("value") is not None]
     for path in recall_files + sorted(folder.glob("mqar_state_size_pairs*_S*.json")):
         task = "recall" if path in recall_files else "mqar"
         if task == "mqar" and PATTERN.fullmatch(path.name) is None:
             continue
         data = load(path)
         p = data["protocol"]
-        protocols.setdefault(task, {k: v for k, v in p.items() if k not in ("n_pairs", "n_queries", "seeds", "lr")})
+        protocols.setdefault(task, {k: v for k, v in p.items() if k not in MQAR_VOLATILE})
         sources.append(path.name)
         rows += [_row(task, r, p, path.name) for r in data["runs"] if r.get("value") is not None]
     if not rows:
