@@ -31,7 +31,7 @@
 # here in one paragraph. Every symbol is in the course's glossary (`docs/glossary.md`), except
 # the few this notebook defines where it uses them.
 #
-# **Time.** About 50 minutes: 50 of reading (3135 words at 100 a minute, 74 lines of code at 4, 1
+# **Time.** About 50 minutes: 52 of reading (3276 words at 100 a minute, 74 lines of code at 4, 1
 # figures at half a minute each) and a run of every cell in default mode, measured at 12 s (CPU 4 s,
 # peak 374 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -353,17 +353,24 @@ display(Markdown(calibrated_markdown(FAMILY_RECALL)))
 # isolated here: they differ in the write (the delta rule first removes what the memory returns
 # for the new key, then stores the new value; GLA only adds) and in the decay (GLA's depends on the
 # token, DeltaNet has none), and GLA's decay initialization was not varied. H3 recalls too, with an
-# additive write: `h3` recalls 100.0% over 3
-# seeds, with a fixed state of 51,456 bytes. Its key
-# is the previous token's (a shift), its memory keeps constant decays, some of them long, and the
-# query is the current token: the textbook way to bind a key to the value after it. The
-# triple-latent layer's key is a gated running state whose gates start at a half-life of one
-# token; whether that key is what fails here is for the key-source ablations to say
-# (`triple_key_shift`, `triple_key_current`), and they, like the convolution-only model, are
-# queued on this protocol (`run_calibrated.sh family`) and were not trained at this edition. The
-# verdict at this budget: the triple structure buys no recall over its nearest relatives, and the
-# relatives that recall do so with fixed states, so a separate retrieval path is not what recall
-# needs here.
+# additive write: `h3` recalls 100.0% over 3 seeds, with a fixed state of 51,456 bytes. Its key is
+# the previous token's (a shift), its memory keeps constant decays, some of them long, and the
+# query is the current token: the textbook way to bind a key to the value after it.
+#
+# The key-source ablations say that the triple-latent layer's key is not what fails. With a token
+# shift as its key (H3's kind of key), `triple_key_shift` recalls 12.6% over 3 seeds; with the
+# current token's key (GLA's), `triple_key_current` recalls 12.7% over 3 seeds: `triple_key_shift`
+# minus `triple_latent`: +0.1 points [-0.9, +1.1], and `triple_key_current` minus `triple_latent`:
+# +0.2 points [-0.2, +0.5]. What fails lies in the rest of the layer the three share: its convex
+# write, its gates' start at a half-life of one token, or its read with a second query, for
+# instance; which of them is not isolated. A long start alone (keep gates near 0.98 at step 0, `recall_calibrated_decay4.json`,
+# notebook 07 section 6) lifts `triple_latent` to 25.2%, a guess among the values in context, not
+# recall. With no memory at all, `conv_only` recalls 12.6% over 3 seeds; with rotary positions,
+# `transformer_rope` recalls 100.0% over 3 seeds, as the Transformer with learned positions does.
+# The verdict at this budget: the triple structure buys no recall over its nearest relatives, its
+# key is not what loses it, and the relatives that recall do so with fixed states, so a separate
+# retrieval path is not what recall needs here. On MQAR with 8 pairs (notebook 07, section 6)
+# DeltaNet recalls too and the triple-latent layer stays at chance.
 #
 # ## Summary
 #
@@ -378,6 +385,7 @@ display(Markdown(calibrated_markdown(FAMILY_RECALL)))
 # * At 80 steps and 5 seeds, the triple-latent layer's lead over the Transformer is shared by GLA
 #   and DeltaNet, and no difference from its nearest relatives is resolved.
 # * On 4-pair recall at a budget where the Transformer recalls, DeltaNet and H3 recall with fixed
-#   states and the triple-latent layer and GLA do not: the state's size does not decide it.
+#   states and the triple-latent layer and GLA do not: the state's size does not decide it, and
+#   neither does the triple-latent layer's key (a token shift or the current token's key fail too).
 #
 # Next: `07_paper_reproduction.ipynb`, every variant on every protocol of the paper.

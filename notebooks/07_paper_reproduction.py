@@ -40,7 +40,7 @@
 # and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
 # is in the course's glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 60 minutes: 60 of reading (4420 words at 100 a minute, 54 lines of code at 4, 4
+# **Time.** About 60 minutes: 60 of reading (4422 words at 100 a minute, 54 lines of code at 4, 4
 # figures at half a minute each) and a run of every cell in default mode, measured at 14 s (CPU 4 s,
 # peak 389 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -111,7 +111,7 @@ print(f"unigram baseline on the tables' validation chunks: {UNIGRAM:.3f} BPB   (
 # | the gated hybrid recalls (41.9%, one seed at 100%) | did not reproduce: the paper's own code won 0 of 25 seeds (95% Clopper-Pearson interval [0.00, 0.14]); our re-implementation won 0 of 30 seeds (95% Clopper-Pearson interval [0.00, 0.12]), and at lr 1e-3 it won 4 of 12, and the paper's own code at lr 1e-3 won 2 of 5, seed 19 among them as in the paper's run | 500 steps x 32, one supervised token, constant lr 3e-4 | `recall_reference_code.json` (the paper's code, CPU), `recall_gated_hybrid_paper.json`, `issue32/recall_reference_seeds_ours.json`, `issue32/recall_reference_code_lr1e-3.json` |
 # | recall is non-monotonic in width (100 / 67.2 / 11.96%) | not supported: one run per width; 0 wins in 15 of our runs | 500 steps x 32 | `recall_gated_hybrid_paper.json`, `recall_d80.json`, `recall_d96.json`, 5 seeds per width |
 # | the retrain recipe collapses (12.7%) | agrees (5 seeds, coded and printed) | 500 steps, warm-up 50, lengths 32-128, gate bias -2 | `recall_warmup50_lengths32-128-150_gatebias-2.json` |
-# | exact recall needs a separate retrieval path | holds for the triple-latent models at the calibrated 4-pair budget, not in general: `deltanet`, a fixed state of 19,200 bytes, recalls 100.0% over 3 seeds there (notebook 06b, section 5). At the paper's budget the Transformer itself reaches only 24.8% (mean of 3 seeds), and the first calibration attempts stalled at 51.9-52.5%. At a calibrated budget where the Transformer recalls 4 pairs (100.0% over 5 seeds, `recall_calibrated.json`), `triple_latent` scores 12.4% over 5 seeds there, chance, whatever its state size (section 6), `gated_hybrid_paper` scores 43.1% over 5 seeds there, and the tied read of `gated_hybrid` 100%. Not tested: longer training, MQAR for the fixed states (16 pairs: only the Transformer ran) | 500 steps x 32 (paper); Zoology's form, fan-in init, 1,000 steps x 32, warm-up and cosine, lr 1e-3 or 3e-3 (calibrated) | `recall.json`; `recall_calibrated.json`, `recall_state_size.json` (`RECALL_STUDY.md` section 12), `recall_calibrated_family.json` |
+# | exact recall needs a separate retrieval path | holds for the triple-latent models at the calibrated 4-pair budget, not in general: `deltanet`, a fixed state of 19,200 bytes, recalls 100.0% over 3 seeds there (notebook 06b, section 5). At the paper's budget the Transformer itself reaches only 24.8% (mean of 3 seeds), and the first calibration attempts stalled at 51.9-52.5%. At a calibrated budget where the Transformer recalls 4 pairs (100.0% over 5 seeds, `recall_calibrated.json`), `triple_latent` scores 12.4% over 5 seeds there, chance, whatever its state size (section 6), `gated_hybrid_paper` scores 43.1% over 5 seeds there, and the tied read of `gated_hybrid` 100%. Not tested: longer training, MQAR with 16 pairs for the fixed states (only the Transformer ran) | 500 steps x 32 (paper); Zoology's form, fan-in init, 1,000 steps x 32, warm-up and cosine, lr 1e-3 or 3e-3 (calibrated) | `recall.json`; `recall_calibrated.json`, `recall_state_size.json` (`RECALL_STUDY.md` section 12), `recall_calibrated_family.json` |
 # | (ours) a tied $W_{qk}$ with $\beta = 10$ fixes the read | on exact repeats: 100% on 5 of 5 seeds, solved at initialization; an exact-match cache that grows with T; fails on aliases (notebook 07c, section 2) | 500 steps x 32 | `recall_eval100-200-500.json`, `recall_init_diagnosis.json` |
 # | the layer is 32.7-106.5x slower than attention | the Python loop's cost, not the model's | CPU, one thread | `speed_cpu*.json` (notebook 08) |
 
@@ -313,8 +313,8 @@ plots_reproduction.mqar_accuracy(mqar, results.ORDER)
 plt.show()
 
 # %% [markdown]
-# **What agrees, what does not** (numbers from `recall.json` and the two 5-seed files,
-# after 500 steps, mean ± std over seeds; details and the diagnosis in `RECALL_STUDY.md`). Every
+# **What agrees, what does not** (`recall.json` and the two 5-seed files, 500 steps, mean ± std
+# over seeds; details in `RECALL_STUDY.md`). Every
 # verdict here is for the paper's budget: 500 steps x 32 sequences, one supervised token per
 # sequence, AdamW at a constant lr of 3e-4 (MQAR: 100-500 steps of the same). At that budget the
 # Transformer itself reaches only 24.8% (mean of 3 seeds), so these tables measure the budget as
@@ -340,7 +340,7 @@ plt.show()
 #   section 2) and it keeps every earlier
 #   token to match against, a cache that grows with the sequence: it shows that this task is
 #   solved by exact token matching, not that a separate path is necessary, nor that it beats the
-#   fixed-size states; the figure below sets them side by side.
+#   fixed-size states.
 # - *MQAR (table 5)*, 4 questions per sequence, 3 seeds: at this budget every model without an
 #   exact-match read, the Transformer included, is at or near chance from the smallest setting,
 #   so the rows measure the budget. With 8 pairs in 128 tokens the
@@ -357,13 +357,14 @@ plt.show()
 #   the same one for a given seed.
 
 # %% [markdown]
-# **Recall against state size**: accuracy at the calibrated 4-pair
-# budget against the bytes a model keeps after 128 tokens (`recall_state_size.json`). Attention's
-# KV cache and `gated_hybrid`'s store grow with the sequence; `triple_latent`'s state does not, and
-# it stays at chance at every S tried (S = 8 to 64: 12.4-12.7% on average): `triple_latent` at S = 64 keeps
-# 199,680 bytes and scores 12.7% over 3 seeds, more than the Transformer's cache, which answers
-# every question. At this budget what the compressed state lacks is not bytes: `deltanet`, a fixed
-# state of 19,200 bytes, recalls 100.0% over 3 seeds (notebook 06b, section 5).
+# **Recall against state size**: accuracy at the calibrated budgets against the bytes a model keeps
+# (`recall_state_size.json`). Attention's KV cache and `gated_hybrid`'s store grow with the
+# sequence; `triple_latent`'s state does not, and on 4 pairs it stays at chance at every S tried (S
+# = 8 to 64: 12.4-12.7% on average): `triple_latent` at S = 64 keeps 199,680 bytes and scores 12.7%
+# over 3 seeds, more than the Transformer's cache, which answers every question. What the compressed
+# state lacks is not bytes: `deltanet`, a fixed state of 19,200 bytes, recalls 100.0% over 3 seeds
+# (06b). On MQAR with 8 pairs, `deltanet` recalls 100.0% over 3 seeds, while `triple_latent` stays at
+# 8.1% over 3 seeds (MQAR, 8 pairs).
 
 # %%
 # NBVAL_IGNORE_OUTPUT

@@ -199,12 +199,13 @@ lr4() {  # lr4 VARIANT: the lr the variant's 4-pair sweep chose (the calibrated 
   local STEPS="${CAL_STEPS:-1000}" SEQ="${CAL_SEQ:-128}" IDS=0
   best_lr "$(recall_prefix "$1")" "$1"
 }
+MQAR_ROW_VARIANTS=(deltanet gated_hybrid triple_latent h3 gla triple_slot)  # mqar_rows' order; a queue may name fewer
 mqar_rows() {  # MQAR 8 (MQAR_STEPS, 2P key ids) for the rows that are points of the state-size picture, seeds
   # 0-2, each at the lr its 4-pair sweep chose (the Transformer's MQAR sweep chose the same 1e-3; not swept again
   # here). The files are the sweep's own (mqar_zoology*_pairs8_*_lr*.json), so gather puts the rows beside the
   # Transformer's in mqar_calibrated_pairs8.json, and the state-size study reads them from there.
   local STEPS=$MQAR_STEPS IDS=1 v
-  for v in ${MQAR_ROWS:-deltanet gated_hybrid triple_latent h3 gla triple_slot}; do
+  for v in ${MQAR_ROWS:-${MQAR_ROW_VARIANTS[*]}}; do
     mqar 8 "$(lr4 "$v")" "$v" ${MQAR_SEEDS:-0 1 2}
   done
 }
@@ -252,7 +253,7 @@ gather() {  # each variant's runs at its chosen lr, one file per task (studies/c
   local STEPS=$MQAR_STEPS IDS=1 pairs
   for pairs in ${MQAR_GATHER:-8}; do
     "${G[@]}" "$(mqar_prefix "$pairs")" "$(mqar_prefix "$pairs" gated_hybrid)" \
-      --out "data/results/mqar_calibrated_pairs$pairs.json" || true
+      --unswept "${MQAR_ROW_VARIANTS[@]}" --out "data/results/mqar_calibrated_pairs$pairs.json" || true
   done
   STEPS=$MQAR16_STEPS
   "${G[@]}" "$(mqar_prefix 16)" "$(mqar_prefix 16 gated_hybrid)" --suffix "$MIX16_TAG" \

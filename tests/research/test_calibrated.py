@@ -138,3 +138,20 @@ def test_a_family_file_keeps_only_its_variants_and_reads_them_against_triple_lat
     assert "| `gla` | 0.001 | 3 | 40.0% | 50.0 / 30.0 / 40.0 | 0 of 3 [0.00, 0.71] | -60.0 [" in table
     calibrated.gather(tmp_path, "recall_z_lr", out=tmp_path / "recall_calibrated.json")  # table 4: one difference
     assert "minus triple_latent" not in ct.calibrated_markdown("recall_calibrated.json", root=tmp_path)
+
+
+def test_a_variant_run_at_one_lr_chosen_elsewhere_is_gathered_only_when_named_unswept(tmp_path):
+    """MQAR's rows beside the Transformer's ran at the lr of their 4-pair sweep (run_calibrated.sh mqar_rows):
+    named ``unswept``, each is gathered at the one lr it has and listed in the protocol; unnamed, it waits
+    for a sweep like any other; a variant with seed 0 at every lr is swept whatever the list says."""
+    _suite(tmp_path, "mqar_lr1e-3.json", 1e-3, [_run("transformer", 0, 1.0), _run("deltanet", 0, 1.0),
+                                                _run("deltanet", 1, 0.9)])
+    _suite(tmp_path, "mqar_lr3e-3.json", 3e-3, [_run("transformer", 0, 0.5), _run("triple_latent", 0, 0.06)])
+    plain = calibrated.gather(tmp_path, "mqar_lr", out=tmp_path / "plain.json")
+    assert plain["protocol"]["lr_by_variant"] == {"transformer": 1e-3} and "lr_unswept" not in plain["protocol"]
+    result = calibrated.gather(tmp_path, "mqar_lr", unswept=("deltanet", "triple_latent", "transformer", "gla"))
+    assert result["protocol"]["lr_by_variant"] == {"transformer": 1e-3, "deltanet": 1e-3, "triple_latent": 3e-3}
+    assert result["protocol"]["lr_unswept"]["variants"] == {"deltanet": 1e-3, "triple_latent": 3e-3}
+    assert [(r["variant"], r["seed"], r["lr"]) for r in result["runs"]] == [
+        ("transformer", 0, 1e-3), ("deltanet", 0, 1e-3), ("deltanet", 1, 1e-3), ("triple_latent", 0, 3e-3)]
+    assert [(r["variant"], r["lr"]) for r in result["sweep_runs"]] == [("transformer", 3e-3)]

@@ -280,6 +280,11 @@ CLAIMS = {
                              deltanet_point, ("README.md", "docs/paper.md", STUDY, NB07)),
     "calibrated, gated_hybrid": (r"`gated_hybrid` \(tied query and key projections, score scale 10\) scores "
                                  r"(\d+\.\d)% over (\d+) seeds", lambda: calibrated_mean("gated_hybrid"), (STUDY,)),
+    # MQAR with 8 pairs at its calibrated budget: the rows beside the Transformer's (run_calibrated.sh mqar_rows)
+    "MQAR 8, deltanet": (r"[Oo]n MQAR with 8 pairs, `deltanet` recalls (\d+\.\d)% over (\d+) seeds",
+                         lambda: calibrated_mean("deltanet", "mqar_calibrated_pairs8.json"), (STUDY, NB07)),
+    "MQAR 8, triple_latent": (r"`triple_latent` stays at (\d+\.\d)% over (\d+) seeds \(MQAR, 8 pairs",
+                              lambda: calibrated_mean("triple_latent", "mqar_calibrated_pairs8.json"), (STUDY, NB07)),
     "0.05 BPB": (r"([+-]\d\.\d{3}) BPB \(paired over (\d+) seeds, 95% interval \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\]\)",
                  bpb_difference, ("docs/paper.md", NB07)),
 }

@@ -29,6 +29,7 @@ from pathlib import Path
 from ..suite import write_atomic
 
 LR_CHOICE = "per variant, the lr of the sweep with the better seed-0 accuracy (a tie: the smaller lr)"
+UNSWEPT = "run at one lr chosen on another task (run_calibrated.sh mqar_rows: its 4-pair sweep's), not swept here"
 
 
 def sweep_files(folder: Path, prefix: str, suffix: str = "", missing_ok: bool = False) -> dict[str, Path]:
@@ -64,16 +65,25 @@ def chosen_lr(folder, prefix: str, variant: str, suffix: str = "") -> str:
     return lr
 
 
-def gather(folder, prefix, suffix: str = "", out=None, variants=None) -> dict:
+def one_lr(files: dict[str, dict], variant: str) -> str | None:
+    """The lr text of the only file holding seed 0 of ``variant`` (a variant run at one lr, not swept); None
+    when no file or several do (then it is a sweep, for :func:`best_lr`)."""
+    held = [lr for lr, data in files.items() if any(r["variant"] == variant and r["seed"] == 0 for r in data["runs"])]
+    return held[0] if len(held) == 1 else None
+
+
+def gather(folder, prefix, suffix: str = "", out=None, variants=None, unswept=()) -> dict:
     """Write (and return) the gathered file; ``out`` defaults to ``{prefix minus "_lr"}{suffix}.json``;
     ``variants``: only these (the sweep files also hold other tables' rows), all when None.
 
     ``prefix`` may be a list: sweeps whose files differ in a setting some variants need (the gated
     hybrids' query alignment in Zoology's form) are gathered into one file, each variant from its own.
+    ``unswept``: variants run at one lr chosen elsewhere (``UNSWEPT``); each is gathered at the one lr it has,
+    and the protocol lists them in ``lr_unswept``.
     """
     folder = Path(folder)
     prefixes = [prefix] if isinstance(prefix, str) else list(prefix)
-    chosen, runs, sweep_runs, sources, first = {}, [], [], [], None
+    chosen, runs, sweep_runs, sources, first, given = {}, [], [], [], None, {}
     found = [files for one in prefixes if (files := sweep_files(folder, one, suffix, missing_ok=True))]
     if not found:
         raise FileNotFoundError(f"no {' or '.join(prefixes)}<lr>{suffix}.json in {folder}")
@@ -88,6 +98,8 @@ def gather(folder, prefix, suffix: str = "", out=None, variants=None) -> dict:
             if variants is not None and variant not in variants:
                 continue
             lr = best_lr(files, variant)
+            if lr is None and variant in unswept and (lr := one_lr(files, variant)) is not None:
+                given[variant] = float(lr)
             if lr is None or variant in chosen:
                 continue  # its sweep is not finished (left out until it is), or an earlier prefix has it
             chosen[variant] = float(lr)
@@ -100,7 +112,7 @@ def gather(folder, prefix, suffix: str = "", out=None, variants=None) -> dict:
         raise ValueError(f"{' and '.join(prefixes)}*{suffix}.json: no variant has seed 0 at every lr yet, "
                          "nothing gathered")
     protocol = {**first["protocol"], "lr": LR_CHOICE, "lr_sweep": sorted({r["lr"] for r in runs + sweep_runs}),
-                "lr_by_variant": chosen}
+                "lr_by_variant": chosen, **({"lr_unswept": {"variants": given, "note": UNSWEPT}} if given else {})}
     result = {"task": first["task"], "study": "calibrated recall (issue 32), gathered from the lr sweep",
               "protocol": protocol, "sources": sources, "runs": runs, "sweep_runs": sweep_runs}
     target = Path(out) if out else folder / f"{prefixes[0].removesuffix('_lr')}{suffix}.json"
@@ -116,6 +128,8 @@ def main(argv=None) -> None:
     parser.add_argument("--folder", default="data/results/issue32")
     parser.add_argument("--out", default=None)
     parser.add_argument("--variants", nargs="+", default=None, help="gather only these (default: every variant)")
+    parser.add_argument("--unswept", nargs="+", default=(), metavar="VARIANT",
+                        help="variants run at one lr chosen on another task: gathered at the one lr they have")
     parser.add_argument("--best-lr", metavar="VARIANT", default=None,
                         help="print the lr this variant's seed 0 chose (the queue's rule) and write nothing")
     args = parser.parse_args(argv)
@@ -123,7 +137,7 @@ def main(argv=None) -> None:
         if args.best_lr:
             print(chosen_lr(args.folder, args.prefix[0], args.best_lr, args.suffix))
             return
-        result = gather(args.folder, args.prefix, args.suffix, args.out, args.variants)
+        result = gather(args.folder, args.prefix, args.suffix, args.out, args.variants, args.unswept)
     except (FileNotFoundError, ValueError) as error:
         raise SystemExit(f"{'best-lr' if args.best_lr else 'gather'}: {error}") from None
     print(f"{len(result['runs'])} runs at the chosen lr, {len(result['sweep_runs'])} sweep runs; "
