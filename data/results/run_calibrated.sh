@@ -211,18 +211,21 @@ mqar_rows() {  # MQAR 8 (MQAR_STEPS, 2P key ids) for the rows that are points of
 }
 state_size() {  # item 2: MQAR with 4, 8 and 16 pairs; triple_latent and triple_slot at S = 8, 16, 32, 64, the
   # Transformer (a KV cache) and gated_hybrid (its store grows with T); seeds 0-2, each model at the lr its
-  # 4-pair sweep chose, MQAR's budget (MQAR_STEPS, 2P key ids). Then: python -m
+  # 4-pair sweep chose, MQAR's budget (MQAR_STEPS, 2P key ids); at 8 pairs, not the rows mqar_rows trains (the
+  # whole states and the default S = 16: the same runs, gathered in mqar_calibrated_pairs8.json). Then: python -m
   # tl_minimal.experiments.studies.state_size gather
   local STEPS=$MQAR_STEPS IDS=1 pairs v S lr SEQ
   for pairs in 8 16 4; do
     SEQ=$(mqar_seq "$pairs")
     for v in transformer gated_hybrid; do
+      [[ $pairs == 8 ]] && continue
       lr=$(lr4 "$v")
       "${E[@]}" mqar --variants "$v" --seeds 0 1 2 --protocol n_pairs="$pairs" --protocol n_queries="$pairs" \
         --protocol lr="$lr" $(cal) $(key_ids "$pairs") $(aligned "$v") \
         --out "$OUT/mqar_state_size_pairs${pairs}_S-_$v.json"
     done
     for S in 8 16 32 64; do for v in triple_latent triple_slot; do
+      [[ $pairs == 8 && $S == 16 ]] && continue
       lr=$(lr4 "$v")
       "${E[@]}" mqar --variants "$v" --seeds 0 1 2 --protocol n_pairs="$pairs" --protocol n_queries="$pairs" \
         --protocol lr="$lr" $(cal) $(key_ids "$pairs") --set state_dim="$S" \

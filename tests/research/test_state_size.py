@@ -79,6 +79,9 @@ def test_points_average_the_seeds_of_one_state_and_refuse_two_sizes():
     result["runs"].append({**run, "seed": 2, "accuracy": 0.5, "state_bytes": 200})
     with pytest.raises(ValueError, match="expected one state size per point"):
         state_size.points(result)
+    result["runs"][-1] = {**run, "seed": 1, "accuracy": 0.5, "source": "a.json"}  # the same seed from two files
+    with pytest.raises(ValueError, match=r"seed 1 twice \(a\.json\); expected one run per seed"):
+        state_size.points(result)
 
 
 def test_gather_adds_the_relatives_from_the_family_file(tmp_path):

@@ -98,11 +98,14 @@ def gather(folder, prefix, suffix: str = "", out=None, variants=None, unswept=()
             if variants is not None and variant not in variants:
                 continue
             lr = best_lr(files, variant)
-            if lr is None and variant in unswept and (lr := one_lr(files, variant)) is not None:
-                given[variant] = float(lr)
+            at_one_lr = lr is None and variant in unswept
+            if at_one_lr:
+                lr = one_lr(files, variant)
             if lr is None or variant in chosen:
                 continue  # its sweep is not finished (left out until it is), or an earlier prefix has it
             chosen[variant] = float(lr)
+            if at_one_lr:
+                given[variant] = float(lr)
             for lr_text, data in files.items():
                 for r in data["runs"]:
                     if r["variant"] == variant:

@@ -59,10 +59,9 @@ RECALL_PATTERN = re.compile(r"recall_state_size_S(\d+)_(\w+)\.json")  # S, varia
 TABLE_VARIANTS = ("transformer", "gated_hybrid", "triple_latent", "triple_slot")
 # issue 33's relatives on the same task (recall_calibrated_family.json): fixed states with other write rules
 RELATIVES = ("gla", "deltanet", "h3")
-# MQAR with 8 pairs, gathered (run_calibrated.sh mqar_rows): the same rows at the lr of their 4-pair sweep; what
-# differs between pair counts or runs is left out of the picture's protocol
+# MQAR with 8 pairs, gathered (run_calibrated.sh mqar_rows): the same rows at the lr of their 4-pair sweep
 MQAR_TABLE = "mqar_calibrated_pairs8.json"
-MQAR_VOLATILE = ("n_pairs", "n_queries", "seeds", "lr", "lr_by_variant")
+PER_POINT = ("n_pairs", "n_queries", "seeds", "lr", "lr_by_variant")  # what differs between points: not in a protocol
 
 
 def tensor_bytes(obj) -> int:
@@ -117,7 +116,7 @@ def gather(folder=None, out=None, table=None) -> dict:
     if mqar_table.exists():  # MQAR's gathered rows (run_calibrated.sh mqar_rows, then gather), at their default sizes
         data = load(mqar_table)
         sources.append(mqar_table.name)
-        protocols["mqar"] = {k: v for k, v in data["protocol"].items() if k not in MQAR_VOLATILE}
+        protocols["mqar"] = {k: v for k, v in data["protocol"].items() if k not in PER_POINT}
         rows += [_row("mqar", r, data["protocol"], mqar_table.name) for r in data["runs"]
                  if r["variant"] in TABLE_VARIANTS + RELATIVES and r.get("value") is not None]
     for path in recall_files + sorted(folder.glob("mqar_state_size_pairs*_S*.json")):
@@ -126,7 +125,7 @@ def gather(folder=None, out=None, table=None) -> dict:
             continue
         data = load(path)
         p = data["protocol"]
-        protocols.setdefault(task, {k: v for k, v in p.items() if k not in MQAR_VOLATILE})
+        protocols.setdefault(task, {k: v for k, v in p.items() if k not in PER_POINT})
         sources.append(path.name)
         rows += [_row(task, r, p, path.name) for r in data["runs"] if r.get("value") is not None]
     if not rows:
@@ -150,6 +149,8 @@ def points(result: dict) -> list[dict]:
         if r["state_bytes"] != point["state_bytes"]:
             raise ValueError(f"{key}: runs keep {point['state_bytes']} and {r['state_bytes']} bytes; "
                              "expected one state size per point")
+        if r["seed"] in point["seeds"]:  # e.g. a state-size file repeating a gathered table's run
+            raise ValueError(f"{key}: seed {r['seed']} twice ({r.get('source')}); expected one run per seed")
         point["seeds"].append(r["seed"])
         point["accuracies"].append(r["accuracy"])
     for point in groups.values():
