@@ -40,7 +40,7 @@
 # and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
 # is in the course's glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 60 minutes: 60 of reading (4422 words at 100 a minute, 54 lines of code at 4, 4
+# **Time.** About 60 minutes: 60 of reading (4427 words at 100 a minute, 54 lines of code at 4, 4
 # figures at half a minute each) and a run of every cell in default mode, measured at 14 s (CPU 4 s,
 # peak 389 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -363,8 +363,8 @@ plt.show()
 # = 8 to 64: 12.4-12.7% on average): `triple_latent` at S = 64 keeps 199,680 bytes and scores 12.7%
 # over 3 seeds, more than the Transformer's cache, which answers every question. What the compressed
 # state lacks is not bytes: `deltanet`, a fixed state of 19,200 bytes, recalls 100.0% over 3 seeds
-# (06b). On MQAR with 8 pairs, `deltanet` recalls 100.0% over 3 seeds, while `triple_latent` stays at
-# 8.1% over 3 seeds (MQAR, 8 pairs).
+# (06b). On MQAR with 8 pairs, `deltanet` recalls 100.0% over 3 seeds, as GLA and H3 do, while
+# `triple_latent` stays at 8.1% over 3 seeds (MQAR, 8 pairs).
 
 # %%
 # NBVAL_IGNORE_OUTPUT

@@ -97,3 +97,22 @@ def test_recall_vs_state_bytes_draws_a_panel_per_pair_count_and_a_line_per_model
     plt.close(fig)
     with pytest.raises(ValueError, match="rows is empty"):
         plots_capacity.recall_vs_state_bytes([])
+
+
+def test_two_variants_on_one_point_both_show():
+    """DeltaNet and GLA on MQAR: the same bytes, both at 100%. The first is drawn larger and below the second, so
+    the point shows both colours; a variant alone keeps the usual size."""
+    rows = [{"variant": v, "n_pairs": 8, "accuracy": a, "state_bytes": b, "state_dim": None}
+            for v, a, b in (("deltanet", 1.0, 19_200), ("gla", 1.0, 19_200), ("transformer", 1.0, 98_304))]
+    fig = plots_capacity.recall_vs_state_bytes(rows)
+    ax = fig.axes[0]
+    lines = {line.get_label(): line for line in ax.get_lines() if not line.get_label().startswith("_")}
+    assert {line.get_markersize() for line in lines.values()} == {4}  # every variant's own line: the usual size
+    discs = [line for line in ax.get_lines() if line.get_label().startswith("_")]  # under the shared point only
+    assert [(list(d.get_xdata()), d.get_color(), d.get_markersize() > 4) for d in discs] == [
+        ([19_200], lines["deltanet"].get_color(), True)]
+    assert lines["gla"].get_zorder() > discs[0].get_zorder()
+    legend = fig.axes[0].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["deltanet", "gla", "transformer"]
+    assert len({h.get_markersize() for h in legend.legend_handles}) == 1  # the legend's markers: one size
+    plt.close(fig)

@@ -285,6 +285,9 @@ CLAIMS = {
                          lambda: calibrated_mean("deltanet", "mqar_calibrated_pairs8.json"), (STUDY, NB07)),
     "MQAR 8, triple_latent": (r"`triple_latent` stays at (\d+\.\d)% over (\d+) seeds \(MQAR, 8 pairs",
                               lambda: calibrated_mean("triple_latent", "mqar_calibrated_pairs8.json"), (STUDY, NB07)),
+    **{f"MQAR 8, {v}": (rf"`{v}` (?:at|stays at) (\d+\.\d)% over (\d+) seeds \(MQAR, 8 pairs\)",
+                         lambda v=v: calibrated_mean(v, "mqar_calibrated_pairs8.json"), (STUDY,))
+       for v in ("gla", "h3", "triple_slot")},
     "0.05 BPB": (r"([+-]\d\.\d{3}) BPB \(paired over (\d+) seeds, 95% interval \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\]\)",
                  bpb_difference, ("docs/paper.md", NB07)),
 }

@@ -10,6 +10,7 @@ matplotlib ``Figure``; the numbers come from ``tl_minimal.course.pair_toy.recall
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator, NullFormatter
 
 from .plots import as_numpy
@@ -35,6 +36,20 @@ def recall_vs_pairs(curves: dict, title: str = "pair memory: recall against pair
     return fig
 
 
+def _points(rows, variant: str, task: str, n_pairs: int) -> dict:
+    """{state bytes: [accuracy of each seed]} of one variant in one panel (a row without ``task`` is MQAR)."""
+    points: dict[int, list[float]] = {}
+    for r in rows:
+        if r["variant"] == variant and (r.get("task", "mqar"), r["n_pairs"]) == (task, n_pairs):
+            points.setdefault(r["state_bytes"], []).append(r["accuracy"])
+    return points
+
+
+def _same(a: dict, b: dict) -> bool:
+    """Whether two variants' means ({bytes: %}) share a point: the same bytes, within a point of accuracy."""
+    return any(x in b and abs(b[x] - y) < 1.0 for x, y in a.items())
+
+
 def recall_vs_state_bytes(rows: list[dict], title: str = "recall against the state a model keeps"):
     """Based/Zoology's picture: rows of ``data/results/recall_state_size.json`` (task, variant, n_pairs,
     state_dim, accuracy, state_bytes) -> mean accuracy over seeds against state bytes (log scale), each seed
@@ -47,21 +62,28 @@ def recall_vs_state_bytes(rows: list[dict], title: str = "recall against the sta
     variants = list(dict.fromkeys(r["variant"] for r in rows))
     colors = {v: f"C{i % 10}" for i, v in enumerate(variants)}  # one colour per variant in every panel
     for ax, (task, n) in zip(axes[0], panels, strict=True):
-        for variant in variants:
-            points: dict[int, list[float]] = {}
-            for r in rows:
-                if r["variant"] == variant and (r.get("task", "mqar"), r["n_pairs"]) == (task, n):
-                    points.setdefault(r["state_bytes"], []).append(r["accuracy"])
-            if points:
-                x = sorted(points)
-                line, = ax.plot(x, [100 * sum(points[b]) / len(points[b]) for b in x], marker="o", ms=4,
-                                label=variant, color=colors[variant])
-                seeds = [(b, 100 * a) for b in x for a in points[b]]
-                ax.scatter(*zip(*seeds, strict=True), s=8, color=line.get_color(), alpha=0.35, zorder=1)
-                sizes = {r["state_bytes"]: r.get("state_dim") for r in rows if r["variant"] == variant}
-                for b in x if len(x) > 1 else []:  # name S along a line that has several
-                    if sizes[b] is not None:
-                        ax.annotate(f"S={sizes[b]}", (b, line.get_ydata()[x.index(b)]), textcoords="offset points",
+        panel = {v: _points(rows, v, task, n) for v in variants}  # variant -> {bytes: [accuracy per seed]}
+        panel = {v: points for v, points in panel.items() if points}
+        means = {v: {b: 100 * sum(a) / len(a) for b, a in points.items()} for v, points in panel.items()}
+        order = list(panel)
+        for k, (variant, points) in enumerate(panel.items()):
+            x = sorted(points)
+            y = [means[variant][b] for b in x]
+            below = sum(_same(means[variant], means[v]) for v in order[:k])  # drawn under this one
+            line, = ax.plot(x, y, marker="o", ms=4, label=variant, color=colors[variant], zorder=2 + below)
+            # two variants on one point (DeltaNet and GLA on MQAR: the same bytes, both at 100%) would hide one:
+            # under a point that later variants also take, a larger disc, so it shows as rings of both colours
+            for b, a in zip(x, y, strict=True):
+                above = sum(_same({b: a}, means[v]) for v in order[k + 1:])
+                if above:
+                    ax.plot([b], [a], marker="o", ms=4 + 3 * above, ls="none", color=colors[variant],
+                            zorder=2 + below)
+            seeds = [(b, 100 * a) for b in x for a in points[b]]
+            ax.scatter(*zip(*seeds, strict=True), s=8, color=line.get_color(), alpha=0.35, zorder=1)
+            sizes = {r["state_bytes"]: r.get("state_dim") for r in rows if r["variant"] == variant}
+            for b in x if len(x) > 1 else []:  # name S along a line that has several
+                if sizes[b] is not None:
+                    ax.annotate(f"S={sizes[b]}", (b, line.get_ydata()[x.index(b)]), textcoords="offset points",
                                 xytext=(0, 6), ha="center", fontsize=8, color=line.get_color())
         ax.set_xscale("log")
         ax.xaxis.set_minor_formatter(NullFormatter())  # decades only: the minor labels overlap
@@ -69,8 +91,8 @@ def recall_vs_state_bytes(rows: list[dict], title: str = "recall against the sta
         ax.set_title(f"{n}-pair recall" if task == "recall" else f"MQAR, {n} pairs", fontsize=10)
     axes[0][0].set_ylabel("accuracy (%, mean over seeds)")
     axes[0][0].set_ylim(0, 105)
-    handles = {h.get_label(): h for ax in axes[0] for h in ax.get_lines()}  # every variant, from whichever panel
-    axes[0][-1].legend([handles[v] for v in variants], variants, fontsize=8, loc="center left")
+    handles = [Line2D([], [], color=colors[v], marker="o", ms=4) for v in variants]  # every variant, one size
+    axes[0][-1].legend(handles, variants, fontsize=8, loc="center left")
     fig.suptitle(title)
     fig.tight_layout()
     return fig
