@@ -234,10 +234,13 @@ family() {  # issue 33: the relatives and the ablations beside triple_latent and
     conv_only transformer_rope --seeds 0 1 2 3 4 --no-progress --out $OUT/issue33/lm_family.json  # kept out of `results merge`, which would fold it into lm.json
 }
 family_2000() {  # issue 33: the same rows (and transformer_rope, rotary positions) at 2,000 steps, seed by seed so
-  # that an interrupted queue leaves whole seeds; each run checkpoints every 100 steps and resumes
-  for seed in 0 1 2 3 4; do
-    "${E[@]}" lm "${F[@]}" --variants triple_latent transformer transformer_rope gla deltanet h3 triple_key_shift \
-      triple_key_current conv_only --seeds "$seed" --steps 2000 --checkpoint-every 100 --no-progress \
+  # that an interrupted queue leaves whole seeds; each run checkpoints every 100 steps and resumes. FAMILY_2000 and
+  # FAMILY_2000_SEEDS: a queue may name fewer (seeds 1-4 ran first for the verdict's five rows: FAMILY_2000="triple_latent
+  # transformer_rope gla triple_key_shift transformer" FAMILY_2000_SEEDS="1 2 3 4")
+  local rows=(${FAMILY_2000:-triple_latent transformer transformer_rope gla deltanet h3 triple_key_shift
+              triple_key_current conv_only}) seed
+  for seed in ${FAMILY_2000_SEEDS:-0 1 2 3 4}; do
+    "${E[@]}" lm "${F[@]}" --variants "${rows[@]}" --seeds "$seed" --steps 2000 --checkpoint-every 100 --no-progress \
       --out $OUT/issue33/lm_family_2000steps.json
   done
 }

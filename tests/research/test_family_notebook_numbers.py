@@ -9,20 +9,23 @@ the file's.
 
 from __future__ import annotations
 
-import json
 import re
+import statistics
 from pathlib import Path
 
 import pytest
 
-from tl_minimal.experiments.results.family_table import budget, rows_file
+from tl_minimal.experiments.results.family_table import budget, paired_variants, rows_file, seeds_by_variant
 from tl_minimal.experiments.results.intervals import paired_difference, values_by_seed
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "06b_family.py"
 RESULTS = ROOT / "data" / "results" / "issue33" / "lm_family.json"
+RESULTS_2000 = RESULTS.with_name("lm_family_2000steps.json")
 NUMBER = r"([+-]?\d+\.\d+)"
 QUOTE = re.compile(rf"`(\w+)` minus `(\w+)`:\s+{NUMBER}\s+BPB\s+\[{NUMBER},\s+{NUMBER}\]")
+# the 2,000-step verdict's quotes name their budget: "`gla` minus `triple_latent` at 2,000 steps: +0.009 BPB [...]"
+QUOTE_2000 = re.compile(rf"`(\w+)` minus `(\w+)` at 2,000 steps:\s+{NUMBER}\s+BPB\s+\[{NUMBER},\s+{NUMBER}\]")
 
 
 def _prose() -> str:
@@ -65,22 +68,37 @@ def test_the_budget_named_is_the_files():
     assert f"**The verdict, at {steps} training steps and {len(seeds)} seeds.**" in prose
     named_steps = {int(s.replace(",", "")) for s in re.findall(r"([\d,]+) training steps", prose)}
     assert named_steps <= {steps}, f"the prose names {named_steps} training steps; the file has {steps}"
-    assert "2,000 steps are not yet measured" in prose, "the verdict must say the 2,000-step rows are missing"
 
 
-def test_the_first_2000_step_rows_quoted_are_the_files_seed_0():
-    """The 2,000-step sentence ("... 2.695 BPB for `triple_latent`, 2.850 for `transformer_rope`, ...") and its
-    count of rows ("only seed 0 of 7 rows") follow lm_family_2000steps.json until its rows have 5 seeds."""
-    path = RESULTS.with_name("lm_family_2000steps.json")
-    runs = json.loads(path.read_text(encoding="utf-8"))["runs"]
-    seed0 = {r["variant"]: r["value"] for r in runs if r["seed"] == 0 and r.get("value") is not None}
+def test_the_2000_step_verdict_names_its_seeds_and_quotes_the_file():
+    """The 2,000-step verdict names the seed count of the paired rows, quotes their differences as the file gives
+    them, and names every row not yet paired with the seeds it has (lm_family_2000steps.json fills seed by seed)."""
     prose = " ".join(_prose().split())
-    sentence = prose[prose.index("The first 2,000-step runs"):]
-    sentence = sentence[: sentence.index("(one seed: no interval yet)")]
-    quoted = dict((v, x) for x, v in re.findall(r"(\d\.\d{3})(?: BPB)? for (?:the [\w-]+ (?:key )?)?`(\w+)`",
-                                                 sentence))
-    assert quoted == {v: f"{x:.3f}" for v, x in seed0.items()}, "update the 2,000-step sentence of 06b"
-    assert f"only seed 0 of {len(seed0)} rows" in prose
+    found = seeds_by_variant(RESULTS_2000)
+    paired = paired_variants(RESULTS_2000)
+    n = len(found[paired[0]])
+    assert f"**The verdict at 2,000 steps and {n} seeds.**" in prose, "update the 2,000-step verdict of 06b"
+    assert "VERDICT_2000" not in prose
+    quotes = QUOTE_2000.findall(prose)
+    assert {("triple_latent", "transformer_rope"), ("gla", "triple_latent")} <= {(a, b) for a, b, *_ in quotes}
+    for a, b, mean, low, high in quotes:
+        d = paired_difference(values_by_seed(RESULTS_2000, a), values_by_seed(RESULTS_2000, b))
+        assert len(d.seeds) == n and (f"{d.mean:+.3f}", f"{d.low:+.3f}", f"{d.high:+.3f}") == (mean, low, high), (
+            f"06b says `{a}` minus `{b}` at 2,000 steps: {mean} [{low}, {high}]; {RESULTS_2000.name} gives "
+            f"{d.mean:+.3f} [{d.low:+.3f}, {d.high:+.3f}] over {len(d.seeds)} seeds")
+    unpaired = [v for v in found if v not in paired]
+    if n < 5 or unpaired:  # until every row has 5 seeds, the verdict says which rows wait
+        verdict = prose[prose.index("**The verdict at 2,000 steps"):]
+        for v in unpaired:  # "`h3` (seed 0 only, 2.726 BPB" or "`h3` (3 seeds, 2.730 BPB": the mean of its seeds
+            seeds, mean = found[v], statistics.fmean(values_by_seed(RESULTS_2000, v).values())
+            named = f"`{v}` ({'seed 0 only' if seeds == (0,) else f'{len(seeds)} seeds'}, {mean:.3f} BPB"
+            assert named in verdict, f"the 2,000-step verdict must name `{v}` and its seeds ({named}...)"
+    for v in paired:  # a row in the table is not also named as waiting
+        assert f"`{v}` (seed 0 only" not in prose and f"`{v}` (not run yet" not in prose, v
+    missing = [v for v in ("triple_latent", "transformer", "transformer_rope", "gla", "deltanet", "h3",
+                           "triple_key_shift", "triple_key_current", "conv_only") if v not in found]
+    for v in missing:
+        assert f"`{v}` (not run yet" in prose, f"the 2,000-step verdict must say `{v}` has no run yet"
 
 
 RECALL_FILE = ROOT / "data" / "results" / "recall_calibrated_family.json"

@@ -12,6 +12,7 @@ The rows come from one results file, ``data/results/issue33/lm_family.json`` (th
 means the variant's BPB is higher, i.e. worse, than the yardstick's.
 
     rows = family_rows()                   # FAMILY_ORDER, read from the file
+    family_rows(FAMILY_2000_FILE, paired_variants(FAMILY_2000_FILE))   # 2,000 steps: the rows with every seed
     budget(rows_file())                    # (steps, seeds) the verdict must name
 """
 
@@ -25,6 +26,7 @@ from .files import load, results_dir
 from .intervals import PairedDifference, paired_difference, values_by_seed
 
 FAMILY_FILE = Path("issue33") / "lm_family.json"
+FAMILY_2000_FILE = Path("issue33") / "lm_family_2000steps.json"  # the same protocol at 2,000 steps (family_2000)
 # the yardsticks first, then the triple-latent layer's ablations, its relatives, no memory at all
 FAMILY_ORDER = ("transformer", "transformer_rope", "triple_latent", "triple_key_shift", "triple_key_current", "gla",
                 "deltanet", "h3", "conv_only")
@@ -45,14 +47,45 @@ class FamilyRow:
 
 
 def rows_file(path=None) -> Path:
-    """The family's results file: ``path``, or the committed one under ``results_dir()``."""
-    return Path(path) if path is not None else results_dir() / FAMILY_FILE
+    """The family's results file: ``path`` (one that does not exist as given, such as ``FAMILY_2000_FILE``, is
+    read under ``results_dir()``), or the committed 80-step one."""
+    if path is None:
+        return results_dir() / FAMILY_FILE
+    path = Path(path)
+    return path if path.is_absolute() or path.exists() else results_dir() / path
 
 
 def budget(path=None) -> tuple[int, tuple]:
     """(training steps, seeds) of the file's protocol: the budget every verdict from it names."""
     protocol = load(rows_file(path))["protocol"]
     return protocol["steps"], tuple(protocol["seeds"])
+
+
+def seeds_by_variant(path=None, variants=FAMILY_ORDER) -> dict:
+    """{variant: (seeds with a finished run)} for the variants of ``variants`` that have one, in that order: a
+    file still filling (the 2,000-step one runs seed by seed) has rows with fewer seeds than others."""
+    runs = load(rows_file(path))["runs"]
+    found = {v: tuple(sorted({r["seed"] for r in runs if r["variant"] == v and r.get("value") is not None}))
+             for v in variants}
+    return {v: seeds for v, seeds in found.items() if seeds}
+
+
+def seed_means(path=None, variants=FAMILY_ORDER) -> dict:
+    """{variant: (number of seeds, mean BPB over them)}, as ``seeds_by_variant`` finds them: what a file still
+    filling holds for the rows its paired table leaves out."""
+    path = rows_file(path)
+    return {v: (len(seeds), statistics.fmean(values_by_seed(path, v).values()))
+            for v, seeds in seeds_by_variant(path, variants).items()}
+
+
+def paired_variants(path=None, variants=FAMILY_ORDER) -> tuple:
+    """The variants of ``variants`` with the file's largest seed set (at least 2 seeds): the rows a paired table
+    can hold with one seed count. The others are named with their seeds beside it, not mixed into it."""
+    found = seeds_by_variant(path, variants)
+    most = max(found.values(), key=len, default=())
+    if len(most) < 2:
+        raise ValueError(f"{rows_file(path)}: no variant has 2 finished seeds yet; a paired table needs them")
+    return tuple(v for v, seeds in found.items() if set(most) <= set(seeds))
 
 
 def family_rows(path=None, variants=FAMILY_ORDER, yardsticks=YARDSTICKS) -> list[FamilyRow]:
