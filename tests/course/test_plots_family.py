@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import json
+
 import matplotlib.pyplot as plt
 import pytest
 
-from tl_minimal.experiments.results.family_table import FAMILY_ORDER, YARDSTICKS, family_rows
+from tl_minimal.experiments.results.family_table import (
+    FAMILY_ORDER,
+    YARDSTICKS,
+    family_rows,
+    paired_variants,
+    seed_means,
+    seeds_by_variant,
+)
 from tl_minimal.views.plots_family import family_figure, family_markdown
 
 
@@ -39,8 +48,6 @@ def test_no_rows_is_a_clear_error():
 
 def _runs_file(tmp_path, seeds: dict):
     """A results file with one finished run per (variant, seed) of ``seeds`` ({variant: [seed, ...]})."""
-    import json
-
     runs = [{"variant": v, "seed": s, "value": 2.0 + 0.01 * s + 0.1 * i, "params": 1000}
             for i, (v, ss) in enumerate(seeds.items()) for s in ss]
     path = tmp_path / "lm_family_partial.json"
@@ -50,14 +57,10 @@ def _runs_file(tmp_path, seeds: dict):
 
 
 def test_a_file_still_filling_pairs_only_the_rows_with_every_seed(tmp_path):
-    from tl_minimal.experiments.results.family_table import paired_variants, seeds_by_variant
-
     path = _runs_file(tmp_path, {"transformer": [0, 1, 2], "h3": [0], "triple_latent": [0, 1, 2],
                                  "gla": [1, 2, 0], "deltanet": [0, 1]})
     assert seeds_by_variant(path) == {"transformer": (0, 1, 2), "triple_latent": (0, 1, 2), "gla": (0, 1, 2),
                                       "deltanet": (0, 1), "h3": (0,)}  # FAMILY_ORDER, not the file's order
-    from tl_minimal.experiments.results.family_table import seed_means
-
     assert seed_means(path)["deltanet"] == (2, pytest.approx(2.0 + 0.005 + 0.4))  # seeds 0-1 of the 5th variant
     paired = paired_variants(path)
     assert paired == ("transformer", "triple_latent", "gla")
@@ -69,7 +72,5 @@ def test_a_file_still_filling_pairs_only_the_rows_with_every_seed(tmp_path):
 
 
 def test_a_file_with_one_seed_has_no_paired_rows_and_says_so(tmp_path):
-    from tl_minimal.experiments.results.family_table import paired_variants
-
     with pytest.raises(ValueError, match="no variant has 2 finished seeds"):
         paired_variants(_runs_file(tmp_path, {"transformer": [0], "triple_latent": [0]}))

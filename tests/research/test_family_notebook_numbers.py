@@ -15,7 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from tl_minimal.experiments.results.family_table import budget, paired_variants, rows_file, seeds_by_variant
+from tl_minimal.experiments.results.family_table import (
+    FAMILY_ORDER,
+    budget,
+    paired_variants,
+    rows_file,
+    seeds_by_variant,
+)
 from tl_minimal.experiments.results.intervals import paired_difference, values_by_seed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,9 +101,7 @@ def test_the_2000_step_verdict_names_its_seeds_and_quotes_the_file():
             assert named in verdict, f"the 2,000-step verdict must name `{v}` and its seeds ({named}...)"
     for v in paired:  # a row in the table is not also named as waiting
         assert f"`{v}` (seed 0 only" not in prose and f"`{v}` (not run yet" not in prose, v
-    missing = [v for v in ("triple_latent", "transformer", "transformer_rope", "gla", "deltanet", "h3",
-                           "triple_key_shift", "triple_key_current", "conv_only") if v not in found]
-    for v in missing:
+    for v in (v for v in FAMILY_ORDER if v not in found):
         assert f"`{v}` (not run yet" in prose, f"the 2,000-step verdict must say `{v}` has no run yet"
 
 

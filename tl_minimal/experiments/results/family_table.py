@@ -61,21 +61,24 @@ def budget(path=None) -> tuple[int, tuple]:
     return protocol["steps"], tuple(protocol["seeds"])
 
 
+def _finished(path, variants) -> dict:
+    """{variant: {seed: BPB}} of the finished runs of ``variants`` that have one, in that order; one read."""
+    runs = load(rows_file(path))["runs"]
+    found = {v: {r["seed"]: r["value"] for r in runs if r["variant"] == v and r.get("value") is not None}
+             for v in variants}
+    return {v: values for v, values in found.items() if values}
+
+
 def seeds_by_variant(path=None, variants=FAMILY_ORDER) -> dict:
     """{variant: (seeds with a finished run)} for the variants of ``variants`` that have one, in that order: a
     file still filling (the 2,000-step one runs seed by seed) has rows with fewer seeds than others."""
-    runs = load(rows_file(path))["runs"]
-    found = {v: tuple(sorted({r["seed"] for r in runs if r["variant"] == v and r.get("value") is not None}))
-             for v in variants}
-    return {v: seeds for v, seeds in found.items() if seeds}
+    return {v: tuple(sorted(values)) for v, values in _finished(path, variants).items()}
 
 
 def seed_means(path=None, variants=FAMILY_ORDER) -> dict:
     """{variant: (number of seeds, mean BPB over them)}, as ``seeds_by_variant`` finds them: what a file still
     filling holds for the rows its paired table leaves out."""
-    path = rows_file(path)
-    return {v: (len(seeds), statistics.fmean(values_by_seed(path, v).values()))
-            for v, seeds in seeds_by_variant(path, variants).items()}
+    return {v: (len(values), statistics.fmean(values.values())) for v, values in _finished(path, variants).items()}
 
 
 def paired_variants(path=None, variants=FAMILY_ORDER) -> tuple:
