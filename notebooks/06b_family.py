@@ -31,7 +31,7 @@
 # here in one paragraph. Every symbol is in the course's glossary (`docs/glossary.md`), except
 # the few this notebook defines where it uses them.
 #
-# **Time.** About 60 minutes: 58 of reading (3748 words at 100 a minute, 80 lines of code at 4, 1
+# **Time.** About 60 minutes: 60 of reading (3922 words at 100 a minute, 80 lines of code at 4, 1
 # figures at half a minute each) and a run of every cell in default mode, measured at 12 s (CPU 4 s,
 # peak 374 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -84,6 +84,7 @@ close = lambda a, b: (a - b).abs().max().item() < 1e-12  # noqa: E731  (equal up
 # | simple GLA / Mamba-2 (`gla`, `gla.py`) | $k_t$ of the current token, after a short causal convolution (4 taps) | $M$, by $\alpha_t$: one number per head and token, from $n_t$ | additive: $k_t v_t^\top$ | $M_t^\top q_t$, normalised, times an output gate | $D^2$ + the convolution's 3 inputs |
 # | H3 (`h3`, `h3.py`) | $\bar k_t$: a learned 4-tap filter of the last keys (the "shift SSM") | $N = 4$ copies of $M$, each by a constant $a_{h,n}$: the same at every token | additive, into every copy | $\sum_n c_{h,n} (M^{(n)}_t)^\top q_t$ | $N D^2$ + 3 keys |
 # | DeltaNet (`deltanet`, `deltanet.py`) | $k_t$ (length 1), after the short convolution | no scalar decay: the write erases what $k_t$ reads | delta: $(I - \eta_t k_t k_t^\top) M_{t-1} + \eta_t k_t v_t^\top$ | like GLA | $D^2$ + 3 inputs |
+# | the hybrid (`triple_hybrid`, notebook 05) | $s_{t-1}$, as in the triple-latent layer | $P$, by $\gamma_t$ | convex | like the triple-latent layer; the block keeps a 5-tap causal convolution | $S^2 + S$ + the convolution's window |
 # | no memory (`conv_only`, `key_source.py`) | $a_{t-1}$ | everything, at once: $\lambda = \gamma = 0$ | $P_t = a_{t-1} b_t^\top$ (tokens $t-1$ and $t$ only) | like the triple-latent layer; the block keeps the hybrid's 5-tap convolution | $S$ + the convolution's window |
 # | Transformer (`transformer`) | every earlier token's $k_\tau$ | nothing | appended (the KV cache) | softmax attention | grows with $t$ |
 #
@@ -303,18 +304,24 @@ plt.show()
 #   the layer's own idea, buys nothing measurable here over a token shift or the current token's
 #   key. The intervals are wider than the differences: a gain of a few hundredths of a bit would
 #   not show at this budget.
-# - What is resolved is smaller: the memory itself. With none (`conv_only`), BPB is higher:
-#   `conv_only` minus `triple_latent`: +0.020 BPB [+0.005, +0.035]. And H3, whose decays do not
-#   depend on the token, is behind: `h3` minus `triple_latent`: +0.048 BPB [+0.002, +0.095].
+# - The memory is not what helps. `conv_only` differs from `triple_latent` twice (the hybrid's
+#   convolution, no memory) and is behind:
+#   `conv_only` minus `triple_latent`: +0.020 BPB [+0.005, +0.035]. The pair that differs only in
+#   the memory is notebook 05's hybrid with it (`triple_hybrid`, the same convolution; 208,472
+#   parameters to 206,912) and without it:
+#   `conv_only` minus `triple_hybrid`: -0.008 BPB [-0.011, -0.006], lower without. What 80 steps
+#   punish is the convolution: `triple_hybrid` minus `triple_latent`: +0.028 BPB [+0.012, +0.044].
+#   And H3, whose decays do not depend on the token, is behind:
+#   `h3` minus `triple_latent`: +0.048 BPB [+0.002, +0.095].
 # - The yardstick itself can be stronger. With rotary positions instead of a learned table
 #   (`transformer_rope`, the same blocks), `transformer_rope` minus `transformer`: -0.008 BPB
 #   [-0.016, -0.000], and `transformer_rope` minus `triple_latent`: +0.055 BPB [-0.000, +0.111]: at
 #   80 steps the triple-latent layer's lead over a rotary Transformer is not resolved.
 #
 # So, at this budget, the triple-latent layer is as good as simple GLA and as good as its own
-# ablations with a plainer key, better than a model without a memory and better than a
-# constant-decay H3 by a few hundredths of a bit; no claim that the triple structure is needed
-# follows from these rows. Recall, where a key built from earlier tokens should matter most, is
+# ablations with a plainer key, better than a constant-decay H3 by a few hundredths of a bit, and
+# its memory buys nothing over the same block without one; no claim that the triple structure is
+# needed follows from these rows. Recall, where a key built from earlier tokens should matter most, is
 # the subject of the recall study (notebook 07, tables 4 and 5, and notebook 07c on where recall
 # breaks). On the paper's recall protocol (`recall_family.json`, seeds 0-2, evaluated at 200 of
 # its 500 steps so far) every relative and ablation sits on the constant-guess line, 11.8-13.5%,
@@ -356,15 +363,22 @@ display(Markdown(family_markdown(rows_2000)))
 #   token shift instead of the gated running state (H3's kind of key):
 #   `triple_key_shift` minus `triple_latent` at 2,000 steps: -0.013 BPB [-0.019, -0.008], lower on
 #   each of the 5 seeds.
+# - The lowest row is notebook 05's hybrid, and mostly for its convolution. `triple_hybrid` (the
+#   triple-latent layer after a 5-tap causal convolution):
+#   `triple_hybrid` minus `triple_latent` at 2,000 steps: -0.047 BPB [-0.063, -0.032], and
+#   `triple_hybrid` minus `gla` at 2,000 steps: -0.040 BPB [-0.050, -0.030]. The same block without
+#   its memory (`conv_only`) keeps most of that lead:
+#   `conv_only` minus `triple_latent` at 2,000 steps: -0.034 BPB [-0.050, -0.017]. What the memory
+#   adds on top of the convolution is
+#   `triple_hybrid` minus `conv_only` at 2,000 steps: -0.014 BPB [-0.024, -0.004], lower on each of
+#   the 5 seeds (at 80 steps it cost a little, above). The two blocks with the convolution have
+#   about a tenth more parameters than the rest (the table), so their lead over GLA is not at
+#   matched size; the memory's own pair is.
 #
-# One row has fewer seeds so far (the queue continues it; the table takes it in once it has all
-# five): `conv_only` (seed 0 only, 2.662 BPB), the model with no memory at all (the hybrid's 5-tap
-# convolution and a product of two neighbouring tokens, with more parameters than `triple_latent`).
-# On its one seed it is below every row of the table, while at 80 steps it was behind: whether the
-# memory still helps at 2,000 steps is open until its other four seeds are in. So far 25 times the
-# training sharpens the 80-step verdict: the lead belongs to the family, the triple structure buys
-# nothing measurable over GLA or DeltaNet, and its running-state key loses about a hundredth of a
-# bit to a token shift.
+# So 25 times the training sharpens the 80-step verdict: the lead over the Transformers belongs to
+# the family, and here most of it to local mixing; a memory adds about a hundredth of a bit on top
+# of a convolution; the triple structure buys nothing measurable over GLA or DeltaNet, and its
+# running-state key loses about a hundredth of a bit to a token shift.
 #
 # ## 5. Recall at a budget where attention recalls
 #
@@ -428,8 +442,9 @@ display(Markdown(calibrated_markdown(FAMILY_RECALL)))
 # * At 80 steps and 5 seeds, the triple-latent layer's lead over the Transformer is shared by GLA
 #   and DeltaNet, and no difference from its nearest relatives is resolved. At 2,000 steps the
 #   family's lead over a rotary Transformer is resolved, GLA and DeltaNet stay level, a
-#   token-shift key is a little ahead of the layer's running-state key, and the model without a
-#   memory (one seed so far) is ahead of them all: open until its other seeds are in.
+#   token-shift key is a little ahead of the layer's running-state key, and the hybrid's
+#   convolution is worth more than any memory: without one it is ahead of every relative, and the
+#   memory adds about a hundredth of a bit to it.
 # * On 4-pair recall at a budget where the Transformer recalls, DeltaNet and H3 recall with fixed
 #   states and the triple-latent layer and GLA do not: the state's size does not decide it, and
 #   neither does the triple-latent layer's key (a token shift or the current token's key fail too).

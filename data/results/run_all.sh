@@ -229,16 +229,20 @@ shipped() {  # the trained models notebooks 01-04 look inside (data/checkpoints/
   "$PY" -m tl_minimal.experiments.ship_checkpoint triple_latent triple_slot --seed 0 --steps 2000
 }
 family() {  # issue 33: the relatives and the ablations beside triple_latent and the Transformer, 80 steps, 5 seeds
-  # (not in the default list); compare with python -m tl_minimal.experiments.results.intervals paired FILE A B
-  "${E[@]}" lm "${F[@]}" --variants gla deltanet h3 triple_latent transformer triple_key_shift triple_key_current \
-    conv_only transformer_rope --seeds 0 1 2 3 4 --no-progress --out $OUT/issue33/lm_family.json  # kept out of `results merge`, which would fold it into lm.json
+  # (not in the default list); compare with python -m tl_minimal.experiments.results.intervals paired FILE A B.
+  # triple_hybrid: conv_only's convolution with the memory, so the pair isolates the memory. FAMILY: a queue may
+  # name fewer rows
+  local rows=(${FAMILY:-gla deltanet h3 triple_latent transformer triple_key_shift triple_key_current conv_only
+              transformer_rope triple_hybrid})
+  "${E[@]}" lm "${F[@]}" --variants "${rows[@]}" --seeds 0 1 2 3 4 --no-progress \
+    --out $OUT/issue33/lm_family.json  # kept out of `results merge`, which would fold it into lm.json
 }
 family_2000() {  # issue 33: the same rows (and transformer_rope, rotary positions) at 2,000 steps, seed by seed so
   # that an interrupted queue leaves whole seeds; each run checkpoints every 100 steps and resumes. FAMILY_2000 and
   # FAMILY_2000_SEEDS: a queue may name fewer (seeds 1-4 ran first for the verdict's five rows: FAMILY_2000="triple_latent
   # transformer_rope gla triple_key_shift transformer" FAMILY_2000_SEEDS="1 2 3 4")
   local rows=(${FAMILY_2000:-triple_latent transformer transformer_rope gla deltanet h3 triple_key_shift
-              triple_key_current conv_only}) seed
+              triple_key_current conv_only triple_hybrid}) seed
   for seed in ${FAMILY_2000_SEEDS:-0 1 2 3 4}; do
     "${E[@]}" lm "${F[@]}" --variants "${rows[@]}" --seeds "$seed" --steps 2000 --checkpoint-every 100 --no-progress \
       --out $OUT/issue33/lm_family_2000steps.json

@@ -53,9 +53,10 @@ def test_the_notebook_reads_the_committed_file():
 
 def test_the_verdict_quotes_enough_differences():
     quoted = {(a, b) for a, b, *_ in _quotes()}
-    # the verdict's three claims: against the Transformer, against the nearest relatives, the memory itself
+    # the verdict's three claims: against the Transformer, against the nearest relatives, the memory itself (the
+    # hybrid with and without it: the pair that differs only there)
     for pair in [("triple_latent", "transformer"), ("gla", "triple_latent"), ("triple_key_shift", "triple_latent"),
-                 ("conv_only", "triple_latent")]:
+                 ("conv_only", "triple_latent"), ("conv_only", "triple_hybrid")]:
         assert pair in quoted, f"the verdict no longer quotes `{pair[0]}` minus `{pair[1]}`"
 
 

@@ -27,9 +27,10 @@ from .intervals import PairedDifference, paired_difference, values_by_seed
 
 FAMILY_FILE = Path("issue33") / "lm_family.json"
 FAMILY_2000_FILE = Path("issue33") / "lm_family_2000steps.json"  # the same protocol at 2,000 steps (family_2000)
-# the yardsticks first, then the triple-latent layer's ablations, its relatives, no memory at all
+# the yardsticks first, then the triple-latent layer's ablations, its relatives, and the hybrid's convolution with
+# its memory (triple_hybrid) and without (conv_only): the pair that isolates the memory
 FAMILY_ORDER = ("transformer", "transformer_rope", "triple_latent", "triple_key_shift", "triple_key_current", "gla",
-                "deltanet", "h3", "conv_only")
+                "deltanet", "h3", "triple_hybrid", "conv_only")
 YARDSTICKS = ("triple_latent", "transformer")
 
 
