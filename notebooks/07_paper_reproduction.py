@@ -40,7 +40,7 @@
 # and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
 # is in the course's glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 60 minutes: 60 of reading (4427 words at 100 a minute, 54 lines of code at 4, 4
+# **Time.** About 60 minutes: 60 of reading (4425 words at 100 a minute, 54 lines of code at 4, 4
 # figures at half a minute each) and a run of every cell in default mode, measured at 14 s (CPU 4 s,
 # peak 389 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -357,14 +357,14 @@ plt.show()
 #   the same one for a given seed.
 
 # %% [markdown]
-# **Recall against state size**: accuracy at the calibrated budgets against the bytes a model keeps
-# (`recall_state_size.json`). Attention's KV cache and `gated_hybrid`'s store grow with the
-# sequence; `triple_latent`'s state does not, and on 4 pairs it stays at chance at every S tried (S
-# = 8 to 64: 12.4-12.7% on average): `triple_latent` at S = 64 keeps 199,680 bytes and scores 12.7%
-# over 3 seeds, more than the Transformer's cache, which answers every question. What the compressed
-# state lacks is not bytes: `deltanet`, a fixed state of 19,200 bytes, recalls 100.0% over 3 seeds
-# (06b). On MQAR with 8 pairs, `deltanet` recalls 100.0% over 3 seeds, as GLA and H3 do, while
-# `triple_latent` stays at 8.1% over 3 seeds (MQAR, 8 pairs).
+# **Recall against state size** (`recall_state_size.json`): attention's KV cache and
+# `gated_hybrid`'s store grow with the sequence, `triple_latent`'s state does not, and on 4 pairs
+# it stays at chance at every S tried (S = 8 to 64: 12.4-12.7% on average): `triple_latent` at S =
+# 64 keeps 199,680 bytes and scores 12.7% over 3 seeds, more than the Transformer's cache, which
+# answers every question; `triple_slot` too, from S = 8 to 64 (12.4-12.7% on average). Bytes are
+# not what it lacks: `deltanet`, a fixed state of 19,200 bytes, recalls 100.0% over 3 seeds (06b).
+# On MQAR with 8 pairs, `deltanet` recalls 100.0% over 3 seeds, as GLA and H3 do, while
+# `triple_latent` stays at 8.1% over 3 seeds (MQAR, 8 pairs), and at chance at every S tried.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -375,8 +375,8 @@ plt.show()
 
 # %% [markdown]
 # **Why the paper's gated hybrid fails, seed by seed (notebook 07b).** Notebook 07b, section 2, sets
-# every seed beside the paper's three (its own code on our CPU, our `gated_hybrid_paper`, the tied
-# read of `gated_hybrid`) and measures the read before any training: with independent query and key
+# the paper's own code, ours and the tied read side by side and measures the read before any
+# training: with independent query and key
 # projections the right entry is rarely among the 8 kept, so no gradient tells them to align; one
 # tied projection ranks it first on every example. Section 3 there runs the paper's other recall
 # experiments (the width sweep, the retrain recipe, table 4's other rows) with 5 seeds each.

@@ -215,36 +215,37 @@ state_size() {  # item 2: MQAR with 4, 8 and 16 pairs; triple_latent and triple_
   # 4-pair sweep chose, MQAR's budget (MQAR_STEPS, 2P key ids); at 8 pairs, not the rows mqar_rows trains (the
   # whole states and the default S = 16: the same runs, gathered in mqar_calibrated_pairs8.json). Then: python -m
   # tl_minimal.experiments.studies.state_size gather
-  # STATE_PAIRS and STATE_S: a queue may name fewer (e.g. STATE_PAIRS=8 STATE_S="64 8 32"); STATE_WHOLE=0 skips
-  # the Transformer and gated_hybrid
+  # STATE_PAIRS, STATE_S, STATE_VARIANTS and STATE_SEEDS: a queue may name fewer (e.g. STATE_PAIRS=8 STATE_S=64
+  # STATE_VARIANTS=triple_slot STATE_SEEDS=1: one run); STATE_WHOLE=0 skips the Transformer and gated_hybrid
   local STEPS=$MQAR_STEPS IDS=1 pairs v S lr SEQ
   for pairs in ${STATE_PAIRS:-8 16 4}; do
     SEQ=$(mqar_seq "$pairs")
     for v in transformer gated_hybrid; do
       [[ $pairs == 8 || ${STATE_WHOLE:-1} == 0 ]] && continue
       lr=$(lr4 "$v")
-      "${E[@]}" mqar --variants "$v" --seeds 0 1 2 --protocol n_pairs="$pairs" --protocol n_queries="$pairs" \
-        --protocol lr="$lr" $(cal) $(key_ids "$pairs") $(aligned "$v") \
+      "${E[@]}" mqar --variants "$v" --seeds ${STATE_SEEDS:-0 1 2} --protocol n_pairs="$pairs" \
+        --protocol n_queries="$pairs" --protocol lr="$lr" $(cal) $(key_ids "$pairs") $(aligned "$v") \
         --out "$OUT/mqar_state_size_pairs${pairs}_S-_$v.json"
     done
-    for S in ${STATE_S:-8 16 32 64}; do for v in triple_latent triple_slot; do
+    for S in ${STATE_S:-8 16 32 64}; do for v in ${STATE_VARIANTS:-triple_latent triple_slot}; do
       [[ $pairs == 8 && $S == 16 ]] && continue
       lr=$(lr4 "$v")
-      "${E[@]}" mqar --variants "$v" --seeds 0 1 2 --protocol n_pairs="$pairs" --protocol n_queries="$pairs" \
+      "${E[@]}" mqar --variants "$v" --seeds ${STATE_SEEDS:-0 1 2} --protocol n_pairs="$pairs" --protocol n_queries="$pairs" \
         --protocol lr="$lr" $(cal) $(key_ids "$pairs") --set state_dim="$S" \
         --out "$OUT/mqar_state_size_pairs${pairs}_S${S}_$v.json"
     done; done
   done
 }
 state_size_recall4() {  # item 2 at table 4's budget (4 pairs, 1,000 steps x 128 tokens): triple_latent and
-  # triple_slot (STATE_RECALL: a queue may name fewer) at S = 64, 8 and 32, seeds 0-2, each at the lr its sweep chose;
+  # triple_slot at S = 64, 8 and 32, seeds 0-2 (STATE_RECALL, STATE_S, STATE_SEEDS: a queue may name fewer), each
+  # at the lr its sweep chose;
   # S = 16, the Transformer and gated_hybrid are table 4's own rows (recall_calibrated.json). Then: python -m
   # tl_minimal.experiments.studies.state_size gather
   local lr S v
   for v in ${STATE_RECALL:-triple_latent triple_slot}; do
     lr=$(best_lr "$(recall_prefix "$v")" "$v")
-    for S in 64 8 32; do
-      "${E[@]}" recall --variants "$v" --seeds 0 1 2 --protocol n_queries=4 --protocol lr="$lr" $(cal) \
+    for S in ${STATE_S:-64 8 32}; do
+      "${E[@]}" recall --variants "$v" --seeds ${STATE_SEEDS:-0 1 2} --protocol n_queries=4 --protocol lr="$lr" $(cal) \
         --set state_dim="$S" --out "$OUT/recall_state_size_S${S}_$v.json"
     done
   done

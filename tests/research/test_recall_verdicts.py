@@ -136,12 +136,13 @@ def transformer_at_paper_budget() -> tuple[str, str]:
     return pct(statistics.fmean(accuracies.values())), str(len(accuracies))
 
 
-def latent_by_state() -> dict:
-    """{S: point} of ``triple_latent`` on 4-pair recall in ``recall_state_size.json`` (studies/state_size.py)."""
+def latent_by_state(variant: str = "triple_latent", task: str = "recall") -> dict:
+    """{S: point} of ``variant`` on 4-pair recall (or MQAR with 8 pairs) in ``recall_state_size.json``
+    (studies/state_size.py)."""
     from tl_minimal.experiments.studies.state_size import points
 
     result = json.loads((RESULTS / "recall_state_size.json").read_text(encoding="utf-8"))
-    return {q["state_dim"]: q for q in points(result) if q["task"] == "recall" and q["variant"] == "triple_latent"}
+    return {q["state_dim"]: q for q in points(result) if q["task"] == task and q["variant"] == variant}
 
 
 def largest_latent_state() -> tuple[str, ...]:
@@ -150,8 +151,8 @@ def largest_latent_state() -> tuple[str, ...]:
     return str(S), f"{q['state_bytes']:,}", pct(q["mean"]), str(len(q["seeds"]))
 
 
-def latent_state_range() -> tuple[str, ...]:
-    by_state = latent_by_state()
+def latent_state_range(variant: str = "triple_latent", task: str = "recall") -> tuple[str, ...]:
+    by_state = latent_by_state(variant, task)
     means = [q["mean"] for q in by_state.values()]
     return str(min(by_state)), str(max(by_state)), pct(min(means)), pct(max(means))
 
@@ -276,6 +277,13 @@ CLAIMS = {
                                   r"(\d+) seeds", largest_latent_state, (STUDY, NB07)),
     "state size, every S": (r"at every S tried \(S = (\d+) to (\d+): (\d+\.\d)-(\d+\.\d)%", latent_state_range,
                             (STUDY, NB07)),
+    "state size, every S of the slots": (r"`triple_slot` too, from S = (\d+) to (\d+) "
+                                         r"\((\d+\.\d)-(\d+\.\d)% on average\)",
+                                         lambda: latent_state_range("triple_slot"), (STUDY, NB07)),
+    **{f"state size, MQAR 8, {v}": (rf"on MQAR with 8 pairs `{v}` stays at chance from S = (\d+) to (\d+) "
+                                    r"\((\d+\.\d)-(\d+\.\d)% on average\)",
+                                    lambda v=v: latent_state_range(v, "mqar"), (STUDY,))
+       for v in ("triple_latent", "triple_slot")},
     "calibrated, deltanet": (r"`deltanet`, a fixed state of ([\d,]+) bytes, recalls (\d+\.\d)% over (\d+) seeds",
                              deltanet_point, ("README.md", "docs/paper.md", STUDY, NB07)),
     "calibrated, gated_hybrid": (r"`gated_hybrid` \(tied query and key projections, score scale 10\) scores "
