@@ -7,9 +7,9 @@ expected partial marks, code that raises or never ends loses only its cells; exp
 
 nbgrader executes every submission, so this test runs one exercise (01, whose tasks build on
 each other, so a broken task 1 also shows what happens to task 2): four graded submissions and
-two refused ones. Measured: 5 min 37 s on a 2-core machine shared with other work (load about
-10; each submission 43-45 s, plus 60 s for the cell that never ends). Skipped
-without nbgrader (the ``course`` extra).
+two refused ones. Measured: 118 s in a full CI run on a quiet 2-core machine (2026-12-04), 5 min
+37 s on one shared with other work (load about 10; each submission 43-45 s, plus 60 s for the cell
+that never ends). Skipped without nbgrader (the ``course`` extra).
 """
 
 from __future__ import annotations
