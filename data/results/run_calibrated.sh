@@ -230,23 +230,23 @@ state_size() {  # item 2: MQAR with 4, 8 and 16 pairs; triple_latent and triple_
     for S in ${STATE_S:-8 16 32 64}; do for v in ${STATE_VARIANTS:-triple_latent triple_slot}; do
       [[ $pairs == 8 && $S == 16 ]] && continue
       lr=$(lr4 "$v")
-      "${E[@]}" mqar --variants "$v" --seeds ${STATE_SEEDS:-0 1 2} --protocol n_pairs="$pairs" --protocol n_queries="$pairs" \
-        --protocol lr="$lr" $(cal) $(key_ids "$pairs") --set state_dim="$S" \
+      "${E[@]}" mqar --variants "$v" --seeds ${STATE_SEEDS:-0 1 2} --protocol n_pairs="$pairs" \
+        --protocol n_queries="$pairs" --protocol lr="$lr" $(cal) $(key_ids "$pairs") --set state_dim="$S" \
         --out "$OUT/mqar_state_size_pairs${pairs}_S${S}_$v.json"
     done; done
   done
 }
 state_size_recall4() {  # item 2 at table 4's budget (4 pairs, 1,000 steps x 128 tokens): triple_latent and
   # triple_slot at S = 64, 8 and 32, seeds 0-2 (STATE_RECALL, STATE_S, STATE_SEEDS: a queue may name fewer), each
-  # at the lr its sweep chose;
-  # S = 16, the Transformer and gated_hybrid are table 4's own rows (recall_calibrated.json). Then: python -m
+  # at the lr its sweep chose; S = 16, the Transformer and gated_hybrid are table 4's own rows
+  # (recall_calibrated.json). Then: python -m
   # tl_minimal.experiments.studies.state_size gather
   local lr S v
   for v in ${STATE_RECALL:-triple_latent triple_slot}; do
     lr=$(best_lr "$(recall_prefix "$v")" "$v")
     for S in ${STATE_S:-64 8 32}; do
-      "${E[@]}" recall --variants "$v" --seeds ${STATE_SEEDS:-0 1 2} --protocol n_queries=4 --protocol lr="$lr" $(cal) \
-        --set state_dim="$S" --out "$OUT/recall_state_size_S${S}_$v.json"
+      "${E[@]}" recall --variants "$v" --seeds ${STATE_SEEDS:-0 1 2} --protocol n_queries=4 --protocol lr="$lr" \
+        $(cal) --set state_dim="$S" --out "$OUT/recall_state_size_S${S}_$v.json"
     done
   done
 }

@@ -136,7 +136,7 @@ def transformer_at_paper_budget() -> tuple[str, str]:
     return pct(statistics.fmean(accuracies.values())), str(len(accuracies))
 
 
-def latent_by_state(variant: str = "triple_latent", task: str = "recall") -> dict:
+def points_by_state(variant: str = "triple_latent", task: str = "recall") -> dict:
     """{S: point} of ``variant`` on 4-pair recall (or MQAR with 8 pairs) in ``recall_state_size.json``
     (studies/state_size.py)."""
     from tl_minimal.experiments.studies.state_size import points
@@ -146,13 +146,14 @@ def latent_by_state(variant: str = "triple_latent", task: str = "recall") -> dic
 
 
 def largest_latent_state() -> tuple[str, ...]:
-    S = max(latent_by_state())
-    q = latent_by_state()[S]
+    by_state = points_by_state()
+    S = max(by_state)
+    q = by_state[S]
     return str(S), f"{q['state_bytes']:,}", pct(q["mean"]), str(len(q["seeds"]))
 
 
-def latent_state_range(variant: str = "triple_latent", task: str = "recall") -> tuple[str, ...]:
-    by_state = latent_by_state(variant, task)
+def state_range(variant: str = "triple_latent", task: str = "recall") -> tuple[str, ...]:
+    by_state = points_by_state(variant, task)
     means = [q["mean"] for q in by_state.values()]
     return str(min(by_state)), str(max(by_state)), pct(min(means)), pct(max(means))
 
@@ -275,14 +276,14 @@ CLAIMS = {
                                               "transformer")[0]),), (STUDY,)),
     "state size, the largest S": (r"`triple_latent` at S = (\d+) keeps ([\d,]+) bytes and scores (\d+\.\d)% over "
                                   r"(\d+) seeds", largest_latent_state, (STUDY, NB07)),
-    "state size, every S": (r"at every S tried \(S = (\d+) to (\d+): (\d+\.\d)-(\d+\.\d)%", latent_state_range,
+    "state size, every S": (r"at every S tried \(S = (\d+) to (\d+): (\d+\.\d)-(\d+\.\d)%", state_range,
                             (STUDY, NB07)),
     "state size, every S of the slots": (r"`triple_slot` too, from S = (\d+) to (\d+) "
                                          r"\((\d+\.\d)-(\d+\.\d)% on average\)",
-                                         lambda: latent_state_range("triple_slot"), (STUDY, NB07)),
+                                         lambda: state_range("triple_slot"), (STUDY, NB07)),
     **{f"state size, MQAR 8, {v}": (rf"on MQAR with 8 pairs `{v}` stays at chance from S = (\d+) to (\d+) "
                                     r"\((\d+\.\d)-(\d+\.\d)% on average\)",
-                                    lambda v=v: latent_state_range(v, "mqar"), (STUDY,))
+                                    lambda v=v: state_range(v, "mqar"), (STUDY,))
        for v in ("triple_latent", "triple_slot")},
     "calibrated, deltanet": (r"`deltanet`, a fixed state of ([\d,]+) bytes, recalls (\d+\.\d)% over (\d+) seeds",
                              deltanet_point, ("README.md", "docs/paper.md", STUDY, NB07)),
