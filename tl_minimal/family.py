@@ -13,6 +13,9 @@ and names its settings; the registry adds both tables to its own (``DEFAULTS``, 
     triple_key_current  the triple-latent layer, key a_tau (the written token)  state_dim, mode, gam_bias
     conv_only           triple_hybrid with lambda = gamma = 0 (no memory)       state_dim, mode, the conv
     transformer_rope    the Transformer with rotary positions, no learned table  (none)
+    ladder              LadderMixer: the triple-latent layer with GLA's choices  state_dim, mode, gam_bias,
+                        as settings (rung 0: the triple-latent layer)           lam_bias, the ladder's 6
+    ladder_1 .. ladder_7, gla_short_start   presets of ladder (FAMILY_PRESETS): the rungs and the reverse arm
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from .deltanet import DeltaNetMixer
 from .gla import GLAMixer
 from .h3 import H3Mixer
 from .key_source import KeySourceMixer
+from .ladder import GLA_SHORT_START, RUNGS, LadderMixer
 from .model_config import ModelConfig
 from .models import LanguageModel, TransformerLM, TripleHybridLM
 from .transformer import CausalSelfAttention
@@ -38,7 +42,11 @@ FAMILY_SETTINGS: dict[str, dict] = {
     "triple_key_current": {**ABLATION, "gam_bias": 0.0},
     "conv_only": {**ABLATION, "conv_kernel": 5, "conv_causal": True},  # the hybrid's convolution
     "transformer_rope": {},
+    "ladder": {"state_dim": 16, "mode": "fast", "lam_bias": 0.0, "conv_kernel": 4, **RUNGS[0]},
 }
+# the ladder's rungs and its reverse arm, as presets of ``ladder`` (the registry adds them to its own)
+FAMILY_PRESETS: dict[str, tuple[str, dict]] = {f"ladder_{i}": ("ladder", RUNGS[i]) for i in range(1, len(RUNGS))}
+FAMILY_PRESETS["gla_short_start"] = ("ladder", GLA_SHORT_START)
 
 
 def relative_mixer(config: ModelConfig, mixer_class):
@@ -94,6 +102,17 @@ class ConvOnlyLM(TripleHybridLM):
         return key_source_mixer(config, "shift", memory=False)
 
 
+class LadderLM(LanguageModel):
+    """ladder (and its presets): LadderMixer blocks, one rung of the ladder from triple_latent to gla."""
+
+    def make_mixer(self, config):
+        c = config
+        return LadderMixer(c.d_model, c.n_heads, c.state_dim, mode=c.mode, gam_bias=c.gam_bias,
+                           lam_bias=c.lam_bias, key_source=c.key_source, write=c.write,
+                           right_query=c.right_query, out_norm=c.out_norm, features=c.features,
+                           gate_norm=c.gate_norm, conv_kernel=c.conv_kernel)
+
+
 class NoPositions(nn.Module):
     """Stands in for the learned position table where attention rotates q and k instead: pos_t = 0."""
 
@@ -118,4 +137,4 @@ class TransformerRoPELM(TransformerLM):
 
 FAMILY_CLASSES = {"gla": GLALM, "h3": H3LM, "deltanet": DeltaNetLM, "triple_key_shift": TripleKeyShiftLM,
                   "triple_key_current": TripleKeyCurrentLM, "conv_only": ConvOnlyLM,
-                  "transformer_rope": TransformerRoPELM}
+                  "transformer_rope": TransformerRoPELM, "ladder": LadderLM}

@@ -41,6 +41,12 @@ class ModelConfig:
     conv_causal: bool | None = None
     kv: KVConfig | None = None     # the key-value memory (gated hybrids only)
     init: str | None = None        # None / "paper": N(0, 0.02) as the reference; "fan_in" (models.py)
+    key_source: str | None = None  # the ladder's six choices (ladder.py's table): "state" or "current"
+    write: str | None = None       # "convex" or "additive"
+    right_query: bool | None = None
+    out_norm: bool | None = None
+    features: str | None = None    # "tanh" or "conv"
+    gate_norm: float | None = None  # gamma = exp(logsigmoid(.) / gate_norm)
 
     @classmethod
     def from_settings(cls, variant: str, vocab_size: int, settings: dict) -> ModelConfig:

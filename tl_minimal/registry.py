@@ -13,15 +13,13 @@ Variants (docs/paper.md section 3)
     triple_slot              the same with K = num_slots learnable slots instead of the S x S memory
     triple_hybrid            a causal local convolution once before a triple_latent stack
     transformer_plus_triple  the Transformer plus one triple-latent layer on the token stream
-    gated_hybrid             triple_hybrid plus the gated key-value memory fused at the logits,
-                             with this repository's defaults (GATED below): one tied W_qk and a
-                             learnable beta starting at 10, from the recall study
-    gated_hybrid_paper       a preset (PRESETS below) of gated_hybrid: the paper's configuration as
-                             coded (GATED_PAPER), kept fixed so the paper's numbers can be rerun
-    gated_hybrid_printed     a preset: the score and read gate the paper's text prints (GATED_PRINTED):
-                             beta = 1/sqrt(D_kv), g_t = sigmoid(W_g q_t)
+    gated_hybrid             triple_hybrid plus the gated key-value memory fused at the logits, with
+                             this repository's defaults (GATED below: a tied W_qk, beta from 10)
+    gated_hybrid_paper       a preset (PRESETS) of gated_hybrid: the paper's configuration as coded
+    gated_hybrid_printed     a preset: the paper's printed beta = 1/sqrt(D_kv), g_t = sigmoid(W_g q_t)
     gla, h3, deltanet, triple_key_shift, triple_key_current, conv_only, transformer_rope
                              the family, the ablations and the rotary Transformer (family.py: their settings and models)
+    ladder, ladder_1 .. 7    the ladder from triple_latent to gla, one choice a rung, gla_short_start (ladder.py)
 
 Settings
     d_model, n_layers, n_heads, max_seq_len   sizes (positive ints; d_model % n_heads == 0)
@@ -30,14 +28,14 @@ Settings
     state_dim, num_slots                      S and K of the triple-latent / slot memories
     mode                                      "fast" (default) or "loop" (the specification)
     lam_bias, gam_bias                        initial bias of the keep / pair gates (0: ~0.5)
+    key_source, write, right_query, out_norm, features, gate_norm: the ladder's choices (ladder.py)
     conv_kernel, conv_causal                  the hybrid's convolution (False: the paper's leak)
     assoc_dim, top_k, score_scale, learnable_score_scale, query_align, write_gate,
     gate_outside_norm, tie_qk, supersede,     the key-value memory (kv_fusion.KVConfig): D_kv,
     read_gate, read_gate_bias                 top_k, beta (the score scale: it multiplies the
-                                              cosine scores, so larger is sharper; a number > 0
-                                              or "printed" = 1/sqrt(assoc_dim)), ..., the read
-                                              gate's form ("scalar" or "query_vector") and its
-                                              initial bias (0; the paper's retrain recipe -2)
+                                              cosine scores: larger is sharper; > 0 or "printed"
+                                              = 1/sqrt(assoc_dim)), ..., the read gate's form
+                                              ("scalar" or "query_vector") and initial bias
 
 :func:`is_gated_hybrid` is the one test for "does this model have the key-value memory".
 """
@@ -48,8 +46,9 @@ import dataclasses
 import numbers
 
 from .checks import check_choice, check_conv_kernel, check_kv_settings, check_mode, check_read_gate, check_setting_types
-from .family import FAMILY_CLASSES, FAMILY_SETTINGS
+from .family import FAMILY_CLASSES, FAMILY_PRESETS, FAMILY_SETTINGS
 from .kv_fusion import QUERY_ALIGNS, READ_GATES, KVConfig
+from .ladder import CHOICES
 from .model_config import ModelConfig
 from .models import MODEL_CLASSES, GatedHybridLM, LanguageModel
 
@@ -83,11 +82,14 @@ PRESETS: dict[str, tuple[str, dict]] = {"gated_hybrid_paper": ("gated_hybrid", G
                                         "gated_hybrid_printed": ("gated_hybrid", GATED_PRINTED)}
 DEFAULTS.update({name: {**DEFAULTS[base], **fixed} for name, (base, fixed) in PRESETS.items()})
 DEFAULTS.update({name: {**COMMON, **settings} for name, settings in FAMILY_SETTINGS.items()})  # family.py
+PRESETS.update(FAMILY_PRESETS)  # the ladder's rungs (family.py, ladder.py)
+DEFAULTS.update({name: {**DEFAULTS[base], **fixed} for name, (base, fixed) in FAMILY_PRESETS.items()})
 VARIANTS: tuple[str, ...] = tuple(DEFAULTS)  # the variants, the presets, then the family
 _POSITIVE_INTS = ("d_model", "n_layers", "n_heads", "max_seq_len", "state_dim", "num_slots",
                   "conv_kernel", "assoc_dim")
-_BOOLS = ("conv_causal", "learnable_score_scale", "write_gate", "gate_outside_norm", "tie_qk", "supersede")
-_REALS = ("lam_bias", "gam_bias", "read_gate_bias")
+_BOOLS = ("conv_causal", "learnable_score_scale", "write_gate", "gate_outside_norm", "tie_qk", "supersede",
+          "right_query", "out_norm")
+_REALS = ("lam_bias", "gam_bias", "read_gate_bias", "gate_norm")
 # settings of every variant absent from its defaults (older results keep their settings): the values allowed
 OPTIONAL = {"init": ("paper", "fan_in")}
 
@@ -126,6 +128,8 @@ def resolve_config(variant: str, **config) -> dict:
         raise ValueError(f"d_model ({cfg['d_model']}) must be divisible by n_heads ({cfg['n_heads']})")
     if "mode" in cfg:
         check_mode(cfg["mode"])
+    for name in set(CHOICES) & set(cfg):
+        check_choice(name, cfg[name], CHOICES[name])  # the ladder's forms
     if "conv_kernel" in cfg:
         check_conv_kernel(cfg["conv_kernel"], cfg.get("conv_causal", True))  # the family: always causal
     if "score_scale" in cfg:

@@ -46,7 +46,7 @@ def test_variant_list():
     assert VARIANTS == ("transformer", "triple_latent", "triple_slot", "triple_hybrid",
                         "transformer_plus_triple", "gated_hybrid", "gated_hybrid_paper", "gated_hybrid_printed",
                         *FAMILY, "triple_key_shift", "triple_key_current", "conv_only",
-                        "transformer_rope")
+                        "transformer_rope", "ladder", *(f"ladder_{i}" for i in range(1, 8)), "gla_short_start")
     assert tl_minimal.get_device("cpu").type == "cpu"
 
 
@@ -121,6 +121,8 @@ def test_internals(variant):
         assert layer["attn"].shape == (2, 4, 9, 9)
     elif variant in FAMILY:  # the relatives record their own gates (tests/model/test_family.py)
         assert set(layer) == FAMILY[variant]
+    elif default_config(variant).get("key_source") == "current":  # a ladder rung without lambda
+        assert set(layer) == {"gam"} and layer["gam"].shape == (2, 9, 4)
     else:
         assert layer["lam"].shape == (2, 9, 4) and layer["gam"].shape == (2, 9, 4)
     if variant == "triple_latent":
@@ -264,10 +266,11 @@ def test_is_gated_hybrid_answers_for_every_variant_and_model():
 
 
 def test_the_paper_configurations_are_named_presets_of_gated_hybrid():
+    from tl_minimal.family import FAMILY_PRESETS
     from tl_minimal.registry import GATED_PAPER, GATED_PRINTED, PRESETS, model_class, model_config
 
     assert PRESETS == {"gated_hybrid_paper": ("gated_hybrid", GATED_PAPER),
-                       "gated_hybrid_printed": ("gated_hybrid", GATED_PRINTED)}
+                       "gated_hybrid_printed": ("gated_hybrid", GATED_PRINTED), **FAMILY_PRESETS}
     for name, (base, fixed) in PRESETS.items():
         config = model_config(name, 64)
         assert isinstance(config, ModelConfig) and config.variant == name

@@ -1,0 +1,173 @@
+"""The ladder: from the triple-latent layer to GLA, one change at a time.
+
+The triple-latent layer (readout.py) and simple GLA (gla.py) are the same memory read the same
+way - M_t = gamma_t M_{t-1} + outer(k_t, v_t), o_t = M_t^T q_t - and differ in seven choices.
+This layer makes each choice a setting, so a model can be changed one choice at a time and
+trained after each change: which of the seven decides whether it learns to recall?
+
+Glossary (paper symbol -> code name -> shape)
+    n_t              n         [B, T, d]        LayerNormed input of the layer
+    q_t, a_t, b_t    q, a, b   [B, T, H, S]     query (the paper's q^l), the key's input, the value's input
+    q^r_t            q_right   [B, T, H, S]     right query (only with right_query=True)
+    lambda_t         lam       [B, T, H]        keep gate of the running state (only with key="state")
+    gamma_t          gam       [B, T, H]        keep gate of the memory (GLA's alpha)
+    k_t, v_t         k, v      [B, T, H, S]     the key and value written at t
+    M_t              M         [B, H, S, S]     the memory (the paper's P_t)
+    o_t              o         [B, T, H, S]     the read, then W_o
+
+    setting       the triple-latent layer (rung 0)         GLA (rung 7)
+    gam_bias      0: gamma starts at 0.5                    0 (with gate_norm 16: 0.958)
+    key           "state": k_t = s_{t-1}                    "current": k_t = a_t
+    write         "convex": v_t = (1 - gamma_t) b_t         "additive": v_t = b_t
+    right_query   True: o_t = (M_t^T q_t) * q^r_t           False: o_t = M_t^T q_t
+    out_norm      False: W_o o_t                            True: q_t / sqrt(S), W_o (RMSNorm(o_t) * SiLU(W_g n_t))
+    features      "tanh": (q, a, b) = tanh(W n_t)           "conv": SiLU(short causal conv of W n_t)
+    gate_norm     1: gamma_t = sigmoid(w n_t + c)           16: gamma_t = exp(logsigmoid(w n_t + c) / 16)
+
+The rungs (:data:`RUNGS`, registered as the variants ``ladder_1`` .. ``ladder_7`` and the reverse
+arm ``gla_short_start``) change one row at a time, from the top: rung 1 sets gam_bias = 4
+(gamma starts at sigmoid(4) = 0.982, a half-life of 38 tokens instead of 1), rung 2 the key,
+rung 3 the write, rung 4 drops q^r, rung 5 adds GLA's scale, norm and output gate, rung 6 its
+short convolution, and rung 7 its gate: the same layer as gla.py (tests/model/test_ladder.py holds
+rung 0 equal to readout.TripleLatentMixer, rung 2 to key_source.KeySourceMixer and rung 7 to
+gla.GLAMixer, each given the same weights). The reverse arm is GLA with the gate normaliser 1:
+GLA at the paper's start.
+
+Forms: ``mode="loop"`` and ``mode="fast"`` (gla.gla: a loop over time, or chunks of
+readout.decayed_attention) and a T = 1 call (one token, gla.gla_step), held equal by the tests.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .checks import check_choice, check_form, check_layer_input, check_positive_ints, check_state
+from .gla import gla, gla_step, next_past, short_conv, short_conv_step
+from .readout import normal_init
+from .recording import Recorder
+from .running_state import DEFAULT_CHUNK, previous_states, running_state, running_state_step
+
+KEYS, WRITES, FEATURES = ("state", "current"), ("convex", "additive"), ("tanh", "conv")
+CHOICES = {"key_source": KEYS, "write": WRITES, "features": FEATURES}  # the settings that name a form
+# rung 0 is the triple-latent layer as the paper builds it; each rung changes one setting of the last
+START = {"gam_bias": 0.0, "key_source": "state", "write": "convex", "right_query": True, "out_norm": False,
+         "features": "tanh", "gate_norm": 1.0}
+CHANGES = [("the pair gate starts long", {"gam_bias": 4.0}),
+           ("the key is the written token's", {"key_source": "current"}),
+           ("an additive write", {"write": "additive"}),
+           ("no right query", {"right_query": False}),
+           ("GLA's scale, RMSNorm and output gate", {"out_norm": True}),
+           ("GLA's short convolution and SiLU", {"features": "conv"}),
+           ("GLA's gate: exp(logsigmoid / 16), bias 0", {"gate_norm": 16.0, "gam_bias": 0.0})]
+RUNGS: list[dict] = [dict(START)]
+for _, change in CHANGES:
+    RUNGS.append({**RUNGS[-1], **change})
+# the reverse arm: GLA (rung 7) with its gate normaliser 1, so its gate starts at 0.5 like the paper's
+GLA_SHORT_START = {**RUNGS[7], "gate_norm": 1.0}
+
+
+class LadderMixer(Recorder, nn.Module):
+    """One rung of the ladder: ``forward(n, state=None) -> (o, state)``, n, o [B, T, d].
+
+    state = {"M": [B, H, S, S]}, plus "s": [B, H, S] with key="state" and "conv": [B, k-1, P*H*S]
+    with features="conv". While recording, record = {"gam": [B, T, H]}.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, state_dim: int, mode: str = "fast", gam_bias: float = 0.0,
+                 lam_bias: float = 0.0, key_source: str = "state", write: str = "convex", right_query: bool = True,
+                 out_norm: bool = False, features: str = "tanh", gate_norm: float = 1.0, conv_kernel: int = 4,
+                 chunk_size: int = DEFAULT_CHUNK):
+        super().__init__()
+        check_positive_ints(d_model=d_model, n_heads=n_heads, state_dim=state_dim, conv_kernel=conv_kernel)
+        for name, value in (("key_source", key_source), ("write", write), ("features", features)):
+            check_choice(name, value, CHOICES[name])
+        self.key, self.write, self.features = key_source, write, features
+        if not gate_norm > 0:
+            raise ValueError(f"gate_norm must be > 0 (1: a sigmoid gate, 16: GLA's), got {gate_norm!r}")
+        self.d_model, self.n_heads, self.state_dim = d_model, n_heads, state_dim
+        self.mode, self.chunk_size = check_form(mode, chunk_size)
+        self.right_query, self.out_norm, self.gate_norm, self.kernel = right_query, out_norm, gate_norm, conv_kernel
+        HS = n_heads * state_dim
+        # (q, a, b[, q^r]) = features(W n): one Linear(d -> P*H*S), P = 3 or 4, laid out [P, H, S]
+        self.pieces = 4 if right_query else 3
+        self.proj = nn.Linear(d_model, self.pieces * HS, bias=False)
+        if features == "conv":  # one short kernel per channel, as gla.py's
+            self.conv_weight = nn.Parameter(nn.Conv1d(self.pieces * HS, self.pieces * HS, conv_kernel,
+                                                      groups=self.pieces * HS, bias=False).weight.detach().squeeze(1))
+        # gamma's logit, and lambda's before it when the key is the running state: Linear(d -> 1 or 2 H)
+        self.gates = ("lam", "gam") if key_source == "state" else ("gam",)
+        self.to_gates = nn.Linear(d_model, len(self.gates) * n_heads)
+        if out_norm:  # GLA's output gate SiLU(W_g n) and per-head RMSNorm
+            self.to_out_gate = nn.Linear(d_model, HS, bias=False)
+            self.norm = nn.RMSNorm(state_dim, eps=1e-5)
+        self.out = nn.Linear(HS, d_model, bias=False)
+        for layer in (self.proj, self.to_gates, self.out, getattr(self, "to_out_gate", None)):
+            if layer is not None:
+                normal_init(layer)
+        with torch.no_grad():  # the gates' start: lambda's bias first, gamma's last
+            for i, name in enumerate(self.gates):
+                self.to_gates.bias[i * n_heads:(i + 1) * n_heads] = {"lam": lam_bias, "gam": gam_bias}[name]
+
+    def state_shapes(self, B: int) -> dict:
+        H, S = self.n_heads, self.state_dim
+        shapes = {"M": (B, H, S, S)}
+        if self.key == "state":
+            shapes["s"] = (B, H, S)
+        if self.features == "conv":
+            shapes["conv"] = (B, self.kernel - 1, self.pieces * H * S)
+        return shapes
+
+    def forward(self, n: torch.Tensor, state=None):
+        check_layer_input(n, self.d_model)                          # input checks (checks.py)
+        B, T, _ = n.shape
+        H, S = self.n_heads, self.state_dim
+        x = self.proj(n)                                            # [B, T, P*H*S]
+        carried = dict(zip(self.state_shapes(B), check_state(state, self.state_shapes(B), x), strict=True))
+        # the features: tanh(W n), or GLA's SiLU(short causal conv(W n))
+        if self.features == "tanh":
+            z = torch.tanh(x)                                       # [B, T, P*H*S]
+        elif T == 1 and self.mode == "fast":
+            z = short_conv_step(x[:, 0], next_past(x[:, :0], carried.get("conv"), self.kernel),
+                                self.conv_weight)[0].unsqueeze(1)   # [B, 1, P*H*S]
+        else:
+            z = short_conv(x, self.conv_weight, carried.get("conv"), mode=self.mode)  # [B, T, P*H*S]
+        q, a, b, *q_right = z.view(B, T, self.pieces, H, S).unbind(2)  # [B, T, H, S] each
+        # lambda_t = sigmoid(W_lambda n_t + c_lambda); gamma_t = exp(logsigmoid(W_gamma n_t + c_gamma) / gate_norm)
+        logits = self.to_gates(n).view(B, T, len(self.gates), H)    # [B, T, 1 or 2, H]
+        gam = torch.exp(F.logsigmoid(logits[:, :, -1]) / self.gate_norm)  # [B, T, H]
+        new_state = {}
+        # the key: s_{t-1}, the running state before t (s_t = lambda_t s_{t-1} + (1 - lambda_t) a_t), or a_t
+        if self.key == "state":
+            lam = torch.sigmoid(logits[:, :, 0])                    # [B, T, H]
+            s0 = carried["s"]
+            if T == 1:
+                s = running_state_step(a[:, 0], lam[:, 0], torch.zeros_like(a[:, 0]) if s0 is None else s0)
+                s = s.unsqueeze(1)                                  # [B, 1, H, S]
+            else:
+                s = running_state(a, lam, s0, mode=self.mode, chunk_size=self.chunk_size)  # [B, T, H, S]
+            k = previous_states(s, s0)                              # [B, T, H, S]: k_t = s_{t-1}
+            new_state["s"] = s[:, -1]
+        else:
+            k = a                                                   # [B, T, H, S]: k_t = a_t
+        # the value: (1 - gamma_t) b_t (a convex mix with the memory) or b_t (added)
+        v = b * (1 - gam).unsqueeze(-1) if self.write == "convex" else b  # [B, T, H, S]
+        if self.out_norm:
+            q = q * S ** -0.5                                       # scaled as in attention
+        # M_t = gamma_t M_{t-1} + outer(k_t, v_t), o_t = M_t^T q_t (gla.py's memory, loop or chunked)
+        if T == 1:
+            o, M = gla_step(carried["M"], q[:, 0], k[:, 0], v[:, 0], gam[:, 0])
+            o = o.unsqueeze(1)                                      # [B, 1, H, S]
+        else:
+            o, M = gla(q, k, v, gam, carried["M"], self.mode, self.chunk_size)  # [B, T, H, S]
+        if self.right_query:
+            o = o * q_right[0]                                      # r_t = (M_t^T q_t) * q^r_t
+        o = o.reshape(B, T, H * S)                                  # [B, T, H*S]
+        if self.out_norm:  # W_o (RMSNorm(o_t) * SiLU(W_g n_t)), the norm per head
+            o = self.norm(o.view(B, T, H, S)).reshape(B, T, H * S) * F.silu(self.to_out_gate(n))
+        self.save_record(gam=gam, **({"lam": lam} if self.key == "state" else {}))
+        new_state["M"] = M
+        if self.features == "conv":
+            new_state["conv"] = next_past(x, carried.get("conv"), self.kernel)
+        return self.out(o), {key: new_state[key] for key in self.state_shapes(B)}
