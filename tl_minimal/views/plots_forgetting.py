@@ -6,6 +6,7 @@ read from ``model.internals``, products over the gap in log space).
 
     gates_along_recall   lambda_t and gamma_t of every layer and head along a recall sequence
     kept_across_gap      log10 of the fraction of a stored pair kept after the gap, per layer and head
+    gradient_reach       the gradient of the question loss that reaches k tokens back, per variant (issue 50)
 """
 
 from __future__ import annotations
@@ -62,5 +63,36 @@ def kept_across_gap(kept: dict, gap_length: int, title: str | None = None):
     ax.set_ylabel("log10 of the fraction kept")
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)  # below: the bars fill the axes
     ax.set_title(title or f"what is left of a stored pair after {gap_length} filler tokens", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def gradient_reach(rows: list[dict], floor: float = 1e-40, title: str | None = None):
+    """How much of the question loss's gradient reaches a token k places back, at initialization.
+
+    rows: ``tl_minimal.course.gradient_reach.measure`` results (``label`` or ``variant``, ``reach``: [K + 1],
+    reach[0] = 1). Left: reach against distance, log scale; a float32 0 (the gradient rounded away) is drawn
+    at ``floor``. Right: each row's pair reach (the pairs' tokens against the questions'), 0 drawn at the floor.
+    """
+    fig, (ax, bars) = plt.subplots(1, 2, figsize=(MAX_WIDTH, 4.2), gridspec_kw={"width_ratios": [3, 2]})
+    for row in rows:
+        reach = np.maximum(np.asarray(row["reach"], dtype=float), floor)
+        ax.plot(np.arange(len(reach)), reach, lw=1.4, label=row.get("label", row["variant"]))
+    ax.set_yscale("log")
+    ax.set_ylim(floor / 3, 3)
+    ax.axhline(floor, color=INK, lw=0.8, ls=":")
+    ax.set_xlabel("distance k back from the question (tokens)")
+    ax.set_ylabel("gradient at t - k / gradient at t")
+    ax.set_title(f"reach by distance (dotted: exactly 0 in float32, drawn at {floor:g})", fontsize=9)
+    ax.legend(fontsize=7, ncol=2, loc="lower left")
+    order = sorted(rows, key=lambda r: r["pair_reach"])
+    values = [max(r["pair_reach"], floor) for r in order]
+    bars.barh(np.arange(len(order)), np.log10(values) - np.log10(floor / 3), left=np.log10(floor / 3),
+              color=[VERMILLION if r["pair_reach"] == 0 else tint(INK, 0.4) for r in order])
+    bars.set_yticks(np.arange(len(order)), [r.get("label", r["variant"]) for r in order], fontsize=8)
+    bars.set_xlabel("log10 pair reach (red: exactly 0)")
+    bars.set_title("the pairs' gradient / the questions'", fontsize=9)
+    fig.suptitle(title or "what reaches the pairs before any training (calibrated 4-pair recall, 128 tokens)",
+                 fontsize=11)
     fig.tight_layout()
     return fig

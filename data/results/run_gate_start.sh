@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Issue 50: recall, round 2. The pair gate's start, the ladder from triple_latent to gla, on the calibrated
+# 4-pair recall task (MQAR in Zoology's form, 4 pairs, 1,000 steps x 32 sequences of 128 tokens, warm-up 100
+# + cosine, dropout 0, fan-in init, answers hidden, labels on the asked key: run_calibrated.sh's protocol).
+# Every run is resumable: rerun the same command, finished seeds are skipped, a run stopped midway continues
+# from its checkpoint (every 100 steps). One file per (variant, setting, lr) in data/results/issue50/.
+#
+#   bash data/results/run_gate_start.sh gate_sweep        # seed 0 of each row at each lr (GATE_VARIANTS, GATE_BIASES, LRS)
+#   bash data/results/run_gate_start.sh gate_seeds        # seeds 1-4 (MORE_SEEDS) at each row's best lr
+#   DRY=1 bash data/results/run_gate_start.sh ...         # print the commands
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}" PYTHONUNBUFFERED=1
+PY="${PYTHON:-.venv/bin/python}"
+E=(${DRY:+echo} nice -n "${NICE:-19}" "$PY" -m tl_minimal.experiments)
+OUT=data/results/issue50
+read -r -a LRS <<< "${LRS:-3e-3 1e-3 1e-2}"
+STEPS=1000 SEQ=128
+cal() {
+  echo --steps "$STEPS" --protocol seq_len="$SEQ" --protocol warmup_steps=$((STEPS / 10)) \
+    --protocol lr_schedule=cosine --protocol dropout=0.0 --checkpoint-every 100 --no-progress \
+    --protocol hide_answers=true --protocol answer_at_key=true --set init=fan_in
+}
+aligned() { [[ $1 == gated_hybrid* ]] && echo --set query_align=current; return 0; }
+name() { echo "recall4_$1_gam$2_lr$3.json"; }  # name VARIANT GAM_BIAS LR
+recall4() {  # recall4 VARIANT GAM_BIAS LR SEEDS...
+  local v=$1 g=$2 lr=$3; shift 3
+  "${E[@]}" recall --variants "$v" --seeds "$@" --protocol n_queries=4 --protocol lr="$lr" $(cal) $(aligned "$v") \
+    --set gam_bias="$g" --out "$OUT/$(name "$v" "$g" "$lr")"
+}
+GATE_VARIANTS_ALL=(triple_latent triple_key_shift triple_slot triple_hybrid triple_key_current gated_hybrid_paper)
+gate_sweep() {
+  local v g lr
+  for g in ${GATE_BIASES:-4 2 0}; do for v in ${GATE_VARIANTS:-${GATE_VARIANTS_ALL[*]}}; do for lr in "${LRS[@]}"; do
+    recall4 "$v" "$g" "$lr" 0
+  done; done; done
+}
+gate_seeds() {  # seeds 1-4 (MORE_SEEDS) at GATE_LR (default: the best seed-0 lr of the sweep's files)
+  local v g lr
+  for g in ${GATE_BIASES:-4}; do for v in ${GATE_VARIANTS:-triple_latent}; do
+    lr=${GATE_LR:-$(best_lr "$v" "$g")}
+    recall4 "$v" "$g" "$lr" ${MORE_SEEDS:-1 2 3 4}
+  done; done
+}
+best_lr() {  # best_lr VARIANT GAM_BIAS: the lr whose seed-0 file scores best (ties: the smaller lr)
+  "$PY" -m tl_minimal.experiments.studies.gate_start best-lr --folder "$OUT" "$1" "$2"
+}
+# the ladder (tl_minimal/ladder.py): rungs 0-2 are the gate study's rows (triple_latent at gam_bias 0 and 4,
+# triple_key_current at 4: the same layers, tests/model/test_ladder.py), rung 7 is gla (the family's rows);
+# these are the rungs between and the reverse arm, each a registered preset with its own gate start
+LADDER_ROWS=(ladder_3 ladder_4 ladder_5 ladder_6 gla_short_start)
+ladder_name() { echo "recall4_$1_lr$2.json"; }
+ladder() {  # seed 0 of each rung at each lr in LRS (LADDER: a queue may name fewer), then LADDER_SEEDS at LADDER_LR
+  local v lr
+  for v in ${LADDER:-${LADDER_ROWS[*]}}; do for lr in "${LRS[@]}"; do
+    "${E[@]}" recall --variants "$v" --seeds ${LADDER_SEEDS:-0} --protocol n_queries=4 --protocol lr="$lr" $(cal) \
+      --out "$OUT/$(ladder_name "$v" "$lr")"
+  done; done
+}
+
+STAGES=("$@")
+[[ ${#STAGES[@]} -eq 0 ]] && STAGES=(gate_sweep)
+for stage in "${STAGES[@]}"; do
+  echo "== $stage ($(date -u +%H:%M:%S) UTC)"
+  "$stage"
+done

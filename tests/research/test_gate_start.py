@@ -1,0 +1,53 @@
+"""studies/gate_start.py: the gate-start study and the ladder gathered from their run files, the paper's
+start taken from issue 32's gathered files, and the queue's lr rule."""
+
+import json
+
+import pytest
+
+from tl_minimal.experiments.studies import gate_start
+
+
+def run(variant, seed, value):
+    return {"variant": variant, "seed": seed, "value": value}
+
+
+def write(folder, name, runs):
+    (folder / name).write_text(json.dumps({"task": "recall", "runs": runs}), encoding="utf-8")
+
+
+@pytest.fixture
+def folders(tmp_path):
+    runs, results = tmp_path / "issue50", tmp_path
+    runs.mkdir()
+    write(runs, "recall4_triple_latent_gam4_lr3e-3.json", [run("triple_latent", s, 1.0) for s in range(5)])
+    write(runs, "recall4_triple_latent_gam4_lr1e-3.json", [run("triple_latent", 0, 0.2)])
+    write(runs, "recall4_ladder_3_lr3e-3.json", [run("ladder_3", 0, 0.96), run("ladder_3", 1, 0.5)])
+    write(results, "recall_calibrated.json", [{**run("triple_latent", s, 0.125), "lr": 0.003} for s in range(5)])
+    write(results, "recall_calibrated_family.json", [{**run("gla", s, 0.2), "lr": 0.003} for s in range(3)])
+    return runs, results
+
+
+def test_rows_take_the_best_lr_on_seed_0_and_count_the_seeds_that_recall(folders):
+    runs, results = folders
+    gate, ladder = gate_start.gather(runs, results)
+    rows = {(r["variant"], r["gam_bias"]): r for r in gate["rows"]}
+    long = rows[("triple_latent", 4.0)]
+    assert long["lr_text"] == "3e-3" and long["seed0_by_lr"] == {"3e-3": 1.0, "1e-3": 0.2}
+    assert long["values"] == [1.0] * 5 and long["recall"] == 5 and long["recall_interval"][1] == 1.0
+    paper = rows[("triple_latent", 0.0)]                                # issue 32's file: the paper's start
+    assert paper["recall"] == 0 and paper["sources"] == ["recall_calibrated.json"]
+    assert rows[("triple_slot", 2.0)]["note"] == "not run yet"
+    rungs = {r["rung"]: r for r in ladder["rows"]}
+    assert rungs[0]["mean"] == pytest.approx(0.125) and rungs[1]["values"] == [1.0] * 5
+    assert rungs[3]["recall"] == 1 and rungs[7]["variant"] == "gla" and rungs[7]["sources"] == [
+        "recall_calibrated_family.json"]
+    assert json.loads((results / "recall_ladder.json").read_text("utf-8")) == ladder
+
+
+def test_best_lr_prints_the_file_names_lr(folders, capsys):
+    runs, _ = folders
+    gate_start.main(["best-lr", "triple_latent", "4", "--folder", str(runs)])
+    assert capsys.readouterr().out.strip() == "3e-3"
+    with pytest.raises(SystemExit, match="no seed 0 yet"):
+        gate_start.main(["best-lr", "triple_slot", "4", "--folder", str(runs)])

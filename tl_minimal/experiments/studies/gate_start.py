@@ -1,0 +1,165 @@
+"""Issue 50: the pair gate's start, the ladder from triple_latent to gla, and the gradient that reaches the pairs.
+
+``data/results/run_gate_start.sh`` trains on the calibrated 4-pair recall task (run_calibrated.sh's protocol),
+one resumable file per row and lr in data/results/issue50/:
+
+    recall4_{variant}_gam{bias}_lr{lr}.json    the gate-start study: --set gam_bias=bias (lambda's bias 0)
+    recall4_{rung}_lr{lr}.json                  the ladder's rungs 3-6 and the reverse arm (presets of ``ladder``)
+
+This module gathers them with issue 32's rows at the paper's start (gam_bias 0: recall_calibrated.json and
+recall_calibrated_family.json, each variant at its chosen lr) and measures the gradient at initialization:
+
+    python -m tl_minimal.experiments.studies.gate_start gather      # recall_gate_start.json, recall_ladder.json
+    python -m tl_minimal.experiments.studies.gate_start gradient    # gradient_reach.json (about a minute)
+    python -m tl_minimal.experiments.studies.gate_start best-lr triple_latent 4   # the queue's lr rule
+
+A row: its seeds' accuracies at the lr best on seed 0 (ties: the smaller lr; calibrated.best_lr), their
+mean, and the seeds that recall (accuracy >= WIN, 0.95) with the Clopper-Pearson 95% interval of that rate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ...course.gradient_reach import measure
+from ...ladder import CHANGES
+from ..results.intervals import clopper_pearson
+from ..suite import write_atomic
+from .calibrated import best_lr, sweep_files
+
+WIN = 0.95
+RESULTS = Path("data/results")
+FOLDER = RESULTS / "issue50"
+# the gate study's rows (variant, gamma's start); gam_bias 0 is the paper's start (issue 32's files)
+GATE_VARIANTS = ("triple_latent", "triple_key_shift", "triple_slot", "triple_hybrid", "triple_key_current",
+                 "gated_hybrid_paper")
+GATE_BIASES = (0.0, 2.0, 4.0)
+PAPER_START_FILES = ("recall_calibrated.json", "recall_calibrated_family.json")
+# the ladder: (rung, what changed, where its runs are); rungs 0-2 and 7 are rows of other studies
+LADDER = [(0, "the triple-latent layer (the paper's start)", ("paper_start", "triple_latent")),
+          (1, CHANGES[0][0], ("gate", "triple_latent", 4.0)),
+          (2, CHANGES[1][0], ("gate", "triple_key_current", 4.0)),
+          *[(i, CHANGES[i - 1][0], ("ladder", f"ladder_{i}")) for i in range(3, 7)],
+          (7, CHANGES[6][0] + ": gla", ("paper_start", "gla")),
+          ("reverse", "gla with its gate normaliser 1 (gamma starts at 0.5)", ("ladder", "gla_short_start"))]
+# the rows of the gradient figure: (label, variant, settings)
+REACH_ROWS = [("transformer", "transformer", {}), ("transformer_rope", "transformer_rope", {}),
+              *[(f"triple_latent, gam_bias {b:g}", "triple_latent", {"gam_bias": b}) for b in GATE_BIASES],
+              ("triple_key_shift", "triple_key_shift", {}), ("triple_slot", "triple_slot", {}),
+              ("gated_hybrid_paper", "gated_hybrid_paper", {}), ("gla", "gla", {}), ("h3", "h3", {}),
+              ("deltanet", "deltanet", {}), ("gla_short_start", "gla_short_start", {}),
+              *[(f"ladder_{i}", f"ladder_{i}", {}) for i in range(3, 7)]]
+
+
+def _row(runs: list[dict], **keys) -> dict:
+    values = [r["value"] for r in sorted(runs, key=lambda r: r["seed"]) if r.get("value") is not None]
+    wins = sum(v >= WIN for v in values)
+    lo, hi = clopper_pearson(wins, len(values)) if values else (None, None)
+    return {**keys, "seeds": sorted(r["seed"] for r in runs if r.get("value") is not None), "values": values,
+            "mean": sum(values) / len(values) if values else None, "recall": wins, "recall_interval": [lo, hi]}
+
+
+def _swept(prefix: str, variant: str, folder: Path = FOLDER) -> dict | None:
+    """The row of one sweep (files ``{prefix}{lr}.json``): its runs at the chosen lr and every lr's seed 0."""
+    paths = sweep_files(folder, prefix, missing_ok=True)
+    if not paths:
+        return None
+    files = {lr: json.loads(p.read_text(encoding="utf-8")) for lr, p in paths.items()}
+    seed0 = {lr: next((r["value"] for r in d["runs"] if r["variant"] == variant and r["seed"] == 0), None)
+             for lr, d in files.items()}
+    lr = best_lr({k: v for k, v in files.items() if seed0[k] is not None}, variant) if any(
+        v is not None for v in seed0.values()) else None
+    runs = [r for r in files[lr]["runs"] if r["variant"] == variant] if lr else []
+    return {**_row(runs, lr=float(lr) if lr else None), "lr_text": lr, "seed0_by_lr": seed0,
+            "sources": sorted(p.name for p in paths.values())}
+
+
+def _paper_start(variant: str, results: Path = RESULTS) -> dict | None:
+    for name in PAPER_START_FILES:
+        data = json.loads((results / name).read_text(encoding="utf-8"))
+        runs = [r for r in data["runs"] if r["variant"] == variant]
+        if runs:
+            return {**_row(runs, lr=runs[0]["lr"]), "sources": [name]}
+    return None
+
+
+def gate_rows(folder: Path = FOLDER, results: Path = RESULTS) -> list[dict]:
+    rows = []
+    for variant in GATE_VARIANTS:
+        for bias in GATE_BIASES:
+            row = _swept(f"recall4_{variant}_gam{bias:g}_lr", variant, folder)
+            if row is None and bias == 0:
+                row = _paper_start(variant, results)
+            rows.append({"variant": variant, "gam_bias": bias, "lam_bias": 0.0,
+                         **(row or {"seeds": [], "values": [], "mean": None, "note": "not run yet"})})
+    return rows
+
+
+def ladder_rows(folder: Path = FOLDER, results: Path = RESULTS) -> list[dict]:
+    rows = []
+    for rung, change, (kind, variant, *bias) in LADDER:
+        if kind == "paper_start":
+            row = _paper_start(variant, results)
+        elif kind == "gate":
+            row = _swept(f"recall4_{variant}_gam{bias[0]:g}_lr", variant, folder)
+        else:
+            row = _swept(f"recall4_{variant}_lr", variant, folder)
+        rows.append({"rung": rung, "change": change, "variant": variant,
+                     **(row or {"seeds": [], "values": [], "mean": None, "note": "not run yet"})})
+    return rows
+
+
+PROTOCOL = ("calibrated 4-pair recall (run_calibrated.sh's protocol): MQAR in Zoology's form, 4 pairs, 4 questions, "
+            "1,000 steps x 32 sequences of 128 tokens, warm-up 100 + cosine, dropout 0, init fan_in; lr swept on "
+            "seed 0 over {1e-3, 3e-3, 1e-2} where seed0_by_lr lists them; a seed recalls at accuracy >= 0.95")
+
+
+def gather(folder: Path = FOLDER, results: Path = RESULTS) -> tuple[dict, dict]:
+    gate = {"study": "the pair gate's start (issue 50, item 1)", "protocol": PROTOCOL,
+            "rows": gate_rows(folder, results)}
+    ladder = {"study": "the ladder from triple_latent to gla, one change per rung (issue 50, item 3)",
+              "protocol": PROTOCOL, "rows": ladder_rows(folder, results)}
+    write_atomic(gate, results / "recall_gate_start.json")
+    write_atomic(ladder, results / "recall_ladder.json")
+    return gate, ladder
+
+
+def gradient(results: Path = RESULTS, seeds=(0, 1, 2)) -> dict:
+    rows = [{"label": label, **measure(variant, seeds=seeds, **settings)} for label, variant, settings in REACH_ROWS]
+    out = {"study": "the gradient that reaches the pairs at initialization (issue 50, item 2)",
+           "measure": "tl_minimal.course.gradient_reach.measure: the calibrated task's batch of 16, float32, "
+                      "mean over the seeds; pair_reach = mean |dL/de| at the pairs' tokens over that at the "
+                      "labelled question tokens; reach[k] = the same k tokens before the last label",
+           "rows": rows}
+    write_atomic(out, results / "gradient_reach.json")
+    return out
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("gather", help="recall_gate_start.json and recall_ladder.json from the run files")
+    sub.add_parser("gradient", help="gradient_reach.json: every row of the figure at initialization")
+    best = sub.add_parser("best-lr", help="print the lr a row's seed 0 chose (the queue's rule)")
+    best.add_argument("variant")
+    best.add_argument("gam_bias", type=float)
+    best.add_argument("--folder", default=str(FOLDER))
+    args = parser.parse_args(argv)
+    if args.command == "gather":
+        gate, ladder = gather()
+        for row in gate["rows"] + ladder["rows"]:
+            print(row.get("rung", ""), row["variant"], row.get("gam_bias", ""), row.get("lr"), row["values"])
+    elif args.command == "gradient":
+        for row in gradient()["rows"]:
+            print(f"{row['label']:<28} pair reach {row['pair_reach']:.3g}")
+    else:
+        row = _swept(f"recall4_{args.variant}_gam{args.gam_bias:g}_lr", args.variant, Path(args.folder))
+        if row is None or row["lr"] is None:
+            raise SystemExit(f"best-lr: {args.variant} at gam_bias {args.gam_bias:g} has no seed 0 yet")
+        print(row["lr_text"])
+
+
+if __name__ == "__main__":
+    main()
