@@ -40,7 +40,7 @@ class ModelConfig:
     conv_kernel: int | None = None
     conv_causal: bool | None = None
     kv: KVConfig | None = None     # the key-value memory (gated hybrids only)
-    init: str | None = None        # None / "paper": N(0, 0.02) as the reference; "fan_in" (models.py)
+    init: str | None = None        # None / "paper": N(0, 0.02); "fan_in", "fan_in_all" (models.py)
     key_source: str | None = None  # the ladder's six choices (ladder.py's table): "state" or "current"
     write: str | None = None       # "convex" or "additive"
     right_query: bool | None = None
@@ -56,8 +56,7 @@ class ModelConfig:
         return cls(variant=variant, vocab_size=vocab_size, kv=KVConfig(**kv) if kv else None, **plain)
 
     def settings(self) -> dict:
-        """The variant's settings as ``build_model`` takes them: unused (None) ones left out, the
-        key-value memory's flattened in."""
+        """The settings as ``build_model`` takes them: None ones left out, the key-value memory's flattened in."""
         out = {}
         for field in dataclasses.fields(self)[2:]:  # after variant and vocab_size
             value = getattr(self, field.name)

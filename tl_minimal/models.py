@@ -10,8 +10,7 @@ Every variant reads the same way (docs/paper.md sections 2.2 and 3):
     h_t <- h_t + after_stack(e)_t                 (late fusion: kv memory or side triple layer)
     logits_t = W_vocab h_t                        head tied to E, no bias
 
-Late fusion "logits = W_vocab h_t + W_vocab z_t" is computed as W_vocab (h_t + z_t): the
-head is linear, so the two are the same numbers with one vocabulary matmul instead of two.
+Late fusion "logits = W_vocab h_t + W_vocab z_t" is computed as W_vocab (h_t + z_t) (one matmul).
 
 Glossary (symbol -> code name -> shape)
     E, W_vocab   embed.weight (= head.weight)   [V, d]
@@ -47,12 +46,14 @@ from .transformer import CausalSelfAttention
 
 def _reference_init(*modules: nn.Module, init: str | None = None) -> None:
     """GPT-style init, as in the reference: Linear / Embedding weights N(0, 0.02), biases 0. The setting
-    init="fan_in" keeps PyTorch's Linear default, U(+-1/sqrt(fan_in)), and draws embeddings N(0, 1/d)."""
+    init="fan_in" keeps PyTorch's Linear default, U(+-1/sqrt(fan_in)), and draws embeddings N(0, 1/d);
+    "fan_in_all" also gives the mixers' Linear weights that scale (their gate biases kept: LanguageModel)."""
+    fan_in = init in ("fan_in", "fan_in_all")
     for m in (m for root in modules for m in root.modules() if isinstance(m, (nn.Linear, nn.Embedding))):
-        if init == "fan_in" and isinstance(m, nn.Linear):
+        if fan_in and isinstance(m, nn.Linear):
             m.reset_parameters()
         else:
-            nn.init.normal_(m.weight, mean=0.0, std=m.weight.shape[1] ** -0.5 if init == "fan_in" else 0.02)
+            nn.init.normal_(m.weight, mean=0.0, std=m.weight.shape[1] ** -0.5 if fan_in else 0.02)
             if getattr(m, "bias", None) is not None:
                 nn.init.zeros_(m.bias)
 
@@ -72,6 +73,9 @@ class LanguageModel(nn.Module):
         self.norm = nn.LayerNorm(d)
         self.head = nn.Linear(d, self.vocab_size, bias=False)
         _reference_init(self.embed, self.pos, *(b.ffn for b in self.blocks), init=config.init)
+        for m in (m for b in self.blocks for m in b.mixer.modules() if config.init == "fan_in_all"):
+            if isinstance(m, nn.Linear):  # PyTorch's default weight scale, as attention's projections have
+                nn.init.kaiming_uniform_(m.weight, a=5 ** 0.5)
         self.head.weight = self.embed.weight  # tied: W_vocab = E
 
     # --- what a variant chooses ------------------------------------------------------------
@@ -142,11 +146,9 @@ class LanguageModel(nn.Module):
     def internals(self, tokens, snapshot_at=(), attention: bool = False):
         """The same forward pass with recording on: (logits, {"layers": [one dict per block], ...}).
 
-        Runs in eval mode (no dropout: the internals as used at test time) and restores the
-        model's mode. snapshot_at: positions t at which triple-latent layers keep P_t;
-        attention=True asks attention layers for their weights record["attn"] [B, H, T, T].
-        Variants add the records of their other parts under :attr:`extra_records`' keys ("conv",
-        "retrieval", "side").
+        Runs in eval mode (no dropout), then restores the mode. snapshot_at: positions t at which
+        triple-latent layers keep P_t; attention=True: attention's weights record["attn"] [B, H, T, T].
+        Variants add their other parts' records under :attr:`extra_records`' keys.
         """
         was_training = self.training
         self.eval()

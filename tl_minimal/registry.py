@@ -22,9 +22,8 @@ Variants (docs/paper.md section 3)
     ladder, ladder_1 .. 7    the ladder from triple_latent to gla, one choice a rung, gla_short_start (ladder.py)
 
 Settings
-    d_model, n_layers, n_heads, max_seq_len   sizes (positive ints; d_model % n_heads == 0)
-    dropout                                   in [0, 1)
-    init                                      any variant, optional: "paper" (when absent) or "fan_in"
+    d_model, n_layers, n_heads, max_seq_len   sizes (positive ints; d_model % n_heads == 0); dropout in [0, 1)
+    init                                      optional: "paper" (when absent), "fan_in" or "fan_in_all"
     state_dim, num_slots                      S and K of the triple-latent / slot memories
     mode                                      "fast" (default) or "loop" (the specification)
     lam_bias, gam_bias                        initial bias of the keep / pair gates (0: ~0.5)
@@ -91,7 +90,7 @@ _BOOLS = ("conv_causal", "learnable_score_scale", "write_gate", "gate_outside_no
           "right_query", "out_norm")
 _REALS = ("lam_bias", "gam_bias", "read_gate_bias", "gate_norm")
 # settings of every variant absent from its defaults (older results keep their settings): the values allowed
-OPTIONAL = {"init": ("paper", "fan_in")}
+OPTIONAL = {"init": ("paper", "fan_in", "fan_in_all")}
 
 
 def _check_variant(variant) -> str:

@@ -57,6 +57,35 @@ ladder() {  # seed 0 of each rung at each lr in LRS (LADDER: a queue may name fe
       --out "$OUT/$(ladder_name "$v" "$lr")"
   done; done
 }
+# item 4: the fan-in scale for the recurrent mixers' projections too (init=fan_in_all; attention's already have
+# it), gate biases kept: INIT_ROWS "VARIANT:GAM_BIAS|-" pairs, seed 0 at INIT_LR (3e-3)
+init_arm() {
+  local row v g set tag
+  for row in ${INIT_ROWS:-triple_latent:4 gla:-}; do
+    IFS=: read -r v g <<< "$row"
+    set=(); tag=""; [[ $g == - ]] || { set=(--set gam_bias="$g"); tag="_gam$g"; }
+    "${E[@]}" recall --variants "$v" --seeds ${INIT_SEEDS:-0} --protocol n_queries=4 --protocol lr="${INIT_LR:-3e-3}" \
+      $(cal) --set init=fan_in_all "${set[@]}" --out "$OUT/recall4_${v}${tag}_fanall_lr${INIT_LR:-3e-3}.json"
+  done
+}
+# MQAR with 8 pairs at its calibrated budget (run_calibrated.sh's mqar_rows: 3,000 steps of 64 tokens, 8 pairs
+# drawn from 16 key ids, each row at its 4-pair lr): MQAR_VARIANT at MQAR_BIAS (a preset of the ladder takes none)
+mqar8() {  # mqar8 VARIANT GAM_BIAS|- LR SEEDS...
+  local v=$1 g=$2 lr=$3; shift 3
+  local set=() tag="_gam$g"; [[ $g == - ]] && tag="" || set=(--set gam_bias="$g")
+  local STEPS=3000 SEQ=64
+  "${E[@]}" mqar --variants "$v" --seeds "$@" --protocol n_pairs=8 --protocol n_queries=8 --protocol lr="$lr" $(cal) \
+    --protocol key_ids=16 --protocol vocab_size="$("$PY" -c \
+      "from tl_minimal.data.recall import layout_for; print(layout_for(8, 16).vocab_size)")" "${set[@]}" \
+    --out "$OUT/mqar8_${v}${tag}_lr$lr.json"
+}
+mqar_rows() {  # MQAR_ROWS: "VARIANT:GAM_BIAS:LR" triples (GAM_BIAS - for a ladder preset), seeds MQAR_SEEDS (0 1 2)
+  local row v g lr
+  for row in ${MQAR_ROWS:-triple_latent:4:3e-3}; do
+    IFS=: read -r v g lr <<< "$row"
+    mqar8 "$v" "$g" "$lr" ${MQAR_SEEDS:-0 1 2}
+  done
+}
 
 STAGES=("$@")
 [[ ${#STAGES[@]} -eq 0 ]] && STAGES=(gate_sweep)

@@ -301,3 +301,18 @@ def test_init_fan_in_reaches_the_transformer_attention():
     torch.manual_seed(0)
     qkv = build_model("transformer", V, init="fan_in").blocks[0].mixer.qkv
     assert qkv.weight.std() > 0.05 and qkv.bias.abs().max() > 0  # the default, not N(0, 0.02) and zero bias
+
+
+def test_fan_in_all_gives_the_mixers_pytorchs_scale_and_keeps_the_gate_start():
+    torch.manual_seed(0)
+    paper = build_model("triple_latent", V, init="fan_in", gam_bias=4.0)
+    torch.manual_seed(0)
+    every = build_model("triple_latent", V, init="fan_in_all", gam_bias=4.0)
+    w_paper, w_every = paper.blocks[0].mixer.proj.weight, every.blocks[0].mixer.proj.weight
+    assert abs(w_paper.std().item() - 0.02) < 0.002                 # the reference's N(0, 0.02)
+    bound = w_every.shape[1] ** -0.5                                 # U(+-1/sqrt(fan_in)): std bound / sqrt(3)
+    assert w_every.abs().max() <= bound and abs(w_every.std().item() - bound / 3 ** 0.5) < 0.01
+    gates = every.blocks[0].mixer.to_gates.bias
+    assert torch.equal(gates[4:], torch.full((4,), 4.0)) and torch.equal(gates[:4], torch.zeros(4))
+    with pytest.raises(ValueError, match="init must be one of 'paper', 'fan_in', 'fan_in_all'"):
+        build_model("triple_latent", V, init="xavier")

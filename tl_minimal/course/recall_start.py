@@ -1,0 +1,67 @@
+"""The recall runs of the gate-start study and the ladder, read from the committed result files.
+
+Notebooks 06a and 06b show what ``data/results/run_gate_start.sh`` trained (issue 50): the calibrated 4-pair
+recall task (MQAR in Zoology's form: 4 pairs, 4 questions, 1,000 steps of 32 sequences of 128 tokens), each
+row at the lr its seed 0 chose. Two files, gathered by ``python -m tl_minimal.experiments.studies.gate_start
+gather``:
+
+    recall_gate_start.json   rows (variant, gam_bias): the pair gate's bias at initialization, lambda's at 0
+    recall_ladder.json       rows (rung, change, variant): from triple_latent (rung 0) to gla (rung 7)
+
+Each row has ``values`` (accuracy per seed, over 2,048 fresh sequences x 4 questions), ``mean``, ``recall``
+(seeds at >= 95%) and ``recall_interval`` (Clopper-Pearson 95% of that rate). A constant guess scores 1/8.
+
+    rows = gate_start_rows()            # [{variant, gam_bias, values, mean, recall, ...}, ...]
+    print(rate(rows[0]))                 # "0 of 5 seeds (95% interval 0-52%)"
+    display(Markdown(markdown(rows, ("variant", "gam_bias"))))
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from .files import results_dir
+
+CHANCE = 1 / 8  # a constant guess among the 8 value ids
+
+
+def _rows(name: str) -> list[dict]:
+    return json.loads((results_dir() / name).read_text(encoding="utf-8"))["rows"]
+
+
+def gate_start_rows(variants=None) -> list[dict]:
+    """The gate-start study's rows (all, or only ``variants``, in the file's order)."""
+    return [r for r in _rows("recall_gate_start.json") if variants is None or r["variant"] in variants]
+
+
+def ladder_rows() -> list[dict]:
+    """The ladder's rungs 0-7 and the reverse arm, in order."""
+    return _rows("recall_ladder.json")
+
+
+def gate_start(bias: float) -> str:
+    """The pair gate's value at initialization for a bias: sigmoid(bias), and its half-life in tokens."""
+    gamma = 1 / (1 + math.exp(-bias))
+    return f"{gamma:.3f} (half-life {math.log(0.5) / math.log(gamma):.0f} tokens)"
+
+
+def rate(row: dict) -> str:
+    """'k of n seeds (95% interval lo-hi%)': the seeds that recall (>= 95%), with Clopper-Pearson's interval."""
+    if not row["values"]:
+        return "not run yet"
+    lo, hi = row["recall_interval"]
+    return f"{row['recall']} of {len(row['values'])} seeds (95% interval {100 * lo:.0f}-{100 * hi:.0f}%)"
+
+
+def markdown(rows: list[dict], keys=("variant", "gam_bias")) -> str:
+    """A Markdown table: the row's keys, the lr, the accuracy per seed and their mean, and the rate that recall."""
+    head = [*keys, "lr", "accuracy per seed", "mean", "seeds that recall"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        per_seed = " / ".join(f"{100 * v:.1f}" for v in r["values"]) or "-"
+        mean = f"{100 * r['mean']:.1f}%" if r["mean"] is not None else "-"
+        lr = f"{r['lr']:g}" if r.get("lr") else "-"
+        cells = [f"`{r[k]}`" if k == "variant" else str(r[k]) for k in keys]
+        lines.append("| " + " | ".join([*cells, lr, per_seed, mean, rate(r)]) + " |")
+    return "\n".join(lines)
