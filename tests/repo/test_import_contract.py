@@ -111,7 +111,7 @@ def test_a_new_module_needs_no_edit_of_the_contract(tmp_path):
     (package / "training" / "scratch.py").write_text("from ..registry import build_model\n", encoding="utf-8")
     out = lint_imports(tmp_path)
     assert out.returncode == 0 and "2 kept, 0 broken" in out.stdout, out.stdout + out.stderr
-    assert unlisted(tmp_path) == ["scratch_concept", "scratch_relative"]
+    assert set(unlisted(tmp_path)) - set(unlisted()) == {"scratch_concept", "scratch_relative"}
     assert reaching_up(tmp_path) == []
     # what import-linter no longer sees in an unnamed file, the test does: a "concept" that builds a model
     (package / "scratch_concept.py").write_text("from .models import TransformerLM\n", encoding="utf-8")
