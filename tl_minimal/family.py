@@ -31,6 +31,7 @@ from .key_source import KeySourceMixer
 from .ladder import GLA_SHORT_START, RUNGS, LadderMixer
 from .model_config import ModelConfig
 from .models import LanguageModel, TransformerLM, TripleHybridLM
+from .retnet import RetNetMixer
 from .transformer import CausalSelfAttention
 
 # the relatives: a mode, and the kernel of their short causal convolution (4, as in Mamba-2 and
@@ -43,6 +44,7 @@ RELATIVES: dict[str, tuple[type[nn.Module], dict]] = {
     "gla": (GLAMixer, RELATIVE),
     "h3": (H3Mixer, RELATIVE),
     "deltanet": (DeltaNetMixer, RELATIVE),
+    "retnet": (RetNetMixer, {"mode": "fast"}),
 }
 ABLATION = {"state_dim": 16, "mode": "fast"}
 FAMILY_SETTINGS: dict[str, dict] = {
