@@ -1,15 +1,17 @@
 """The family's models: the same stack as models.py with a relative's layer as the mixer.
 
-The relatives are concept files of their own - gla.py (simple GLA / Mamba-2), h3.py (H3) and
-deltanet.py (the delta rule) - and key_source.py holds the ablations of the triple-latent layer:
-where its key comes from, and no memory at all. This file only wires each into a language model
-and names its settings; the registry adds both tables to its own (``DEFAULTS``, the classes).
+The relatives are concept files of their own - gla.py (simple GLA / Mamba-2), h3.py (H3),
+deltanet.py (the delta rule) and retnet.py (RetNet's retention) - and key_source.py holds the
+ablations of the triple-latent layer: where its key comes from, and no memory at all. This file
+only wires each into a language model and names its settings; the registry adds both tables to
+its own (``DEFAULTS``, the classes).
 A relative is one line of :data:`RELATIVES` (docs/add_a_relative.md): its mixer class and settings.
 
     variant             mixer in every block                                   settings beyond COMMON
     gla                 GLAMixer: q, k, v of the token, scalar decay per head  mode, conv_kernel 4
     h3                  H3Mixer: shifted keys, diagonal decayed K v^T, gated q  mode, conv_kernel 4
     deltanet            DeltaNetMixer: S_t = S_{t-1}(I - beta k k^T) + beta v k^T  mode, conv_kernel 4
+    retnet              RetNetMixer: M_t = gamma_h M_{t-1} + k v^T, fixed gamma_h  mode
     triple_key_shift    the triple-latent layer, key a_{tau-1} (a token shift)  state_dim, mode, gam_bias
     triple_key_current  the triple-latent layer, key a_tau (the written token)  state_dim, mode, gam_bias
     conv_only           triple_hybrid with lambda = gamma = 0 (no memory)       state_dim, mode, the conv
