@@ -39,9 +39,9 @@ from .transformer import CausalSelfAttention
 # the relatives: a mode, and the kernel of their short causal convolution (4, as in Mamba-2 and
 # flash-linear-attention); always causal, so they take no conv_causal
 RELATIVE = {"mode": "fast", "conv_kernel": 4}
-# variant -> (its mixer class, its settings beyond COMMON with their defaults). The model is the shared
-# stack with mixer(d_model, n_heads, **settings) in every block, each setting read from the ModelConfig
-# by name; adding a relative is one line here (and the import of its mixer)
+# variant -> (its mixer class, its settings beyond COMMON with their defaults). Its model is RelativeLM:
+# the shared stack with mixer(d_model, n_heads, **settings) in every block, each setting read from the
+# ModelConfig by name; adding a relative is one line here (and the import of its mixer)
 RELATIVES: dict[str, tuple[type[nn.Module], dict]] = {
     "gla": (GLAMixer, RELATIVE),
     "h3": (H3Mixer, RELATIVE),
@@ -62,18 +62,13 @@ FAMILY_PRESETS: dict[str, tuple[str, dict]] = {f"ladder_{i}": ("ladder", RUNGS[i
 FAMILY_PRESETS["gla_short_start"] = ("ladder", GLA_SHORT_START)
 
 
-def relative_model(variant: str, mixer_class: type[nn.Module], settings: dict) -> type[LanguageModel]:
-    """The language model of a relative: GLAMixer -> GLALM, whose every block's mixer is
-    ``mixer_class(d_model, n_heads, **{name: config.name for name in settings})``."""
-    names = tuple(settings)
+class RelativeLM(LanguageModel):
+    """A relative's model (:data:`RELATIVES`): the shared stack with the relative's mixer in every
+    block, ``mixer_class(d_model, n_heads, **{name: config.name for name in settings})``."""
 
     def make_mixer(self, config: ModelConfig) -> nn.Module:
-        return mixer_class(config.d_model, config.n_heads, **{name: getattr(config, name) for name in names})
-
-    name = mixer_class.__name__.removesuffix("Mixer") + "LM"
-    return type(name, (LanguageModel,), {"make_mixer": make_mixer, "__module__": __name__, "__qualname__": name,
-                                         "__doc__": f"{variant}: {mixer_class.__name__} blocks "
-                                                    f"({mixer_class.__module__})."})
+        mixer_class, settings = RELATIVES[FAMILY_PRESETS.get(config.variant, (config.variant,))[0]]
+        return mixer_class(config.d_model, config.n_heads, **{name: getattr(config, name) for name in settings})
 
 
 def key_source_mixer(config: ModelConfig, key_source: str, memory: bool = True) -> KeySourceMixer:
@@ -136,6 +131,6 @@ class TransformerRoPELM(TransformerLM):
         self.pos = NoPositions(config.d_model)
 
 
-FAMILY_CLASSES = {**{name: relative_model(name, *entry) for name, entry in RELATIVES.items()},
+FAMILY_CLASSES = {**dict.fromkeys(RELATIVES, RelativeLM),
                   "triple_key_shift": TripleKeyShiftLM, "triple_key_current": TripleKeyCurrentLM,
                   "conv_only": ConvOnlyLM, "transformer_rope": TransformerRoPELM, "ladder": LadderLM}

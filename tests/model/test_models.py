@@ -1,5 +1,7 @@
 """Every variant: causal, step-by-step equals the whole pass, generation, internals, errors."""
 
+import pickle
+
 import pytest
 import torch
 
@@ -89,6 +91,14 @@ def test_loop_mode_equals_chunked(variant):
     loop.load_state_dict(fast.state_dict())
     x = _distinct_tokens(T=20) if is_gated_hybrid(variant) else _tokens(T=20)
     assert _rel(loop(x), fast(x)) < 1e-10
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_model_pickles(variant):
+    # a model class is a module-level name (pickle finds it by name: a spawned process, torch.save(model))
+    model = tiny(variant)
+    x = _tokens(T=6)
+    assert torch.equal(pickle.loads(pickle.dumps(model))(x), model(x))
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
