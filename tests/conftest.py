@@ -1,5 +1,7 @@
 """Small helpers shared by the unit tests (kept generic on purpose)."""
 
+import importlib.metadata
+import importlib.util
 import os
 import shutil
 from pathlib import Path
@@ -91,6 +93,25 @@ def recorded(module, *args, **options):
         out = module(*args)
     return out, module.record
 
+
+
+def fla_naive(op: str):
+    """flash-linear-attention's ``fla/ops/<op>/naive.py`` (the peer reference of a relative: simple_gla,
+    delta_rule, retention, ...), loaded from the installed fla-core (the dev extra) by path.
+
+    Importing it as ``fla.ops.<op>.naive`` runs ``fla/ops/__init__.py``, which imports fla's Triton
+    kernels and fails on a machine without triton; the naive file itself needs only torch and einops.
+    """
+    try:
+        dist = importlib.metadata.distribution("fla-core")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("flash-linear-attention (fla-core) is not installed: pip install -e '.[dev]' brings it")
+    pytest.importorskip("einops", reason="fla-core's naive references import einops (fla-core's dependency)")
+    path = dist.locate_file(f"fla/ops/{op}/naive.py")
+    spec = importlib.util.spec_from_file_location(f"fla_naive_{op}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 # --- data: the committed fixture, and the real directory when TL_MINIMAL_DATA is set ----------
 FIXTURE_DATA = Path(__file__).resolve().parent / "fixtures" / "data"  # see its README.md

@@ -73,7 +73,7 @@ def check_sequence(name: str, x, ndim: int, like: torch.Tensor | None = None, sh
         raise ValueError(f"{name} is on {x.device} but the other inputs are on {like.device}")
     if shape is not None and tuple(x.shape) != tuple(shape):
         raise ValueError(f"{name} must have shape {tuple(shape)}, got {tuple(x.shape)}")
-    if x.shape[1] == 0 and ndim >= 3:
+    if ndim >= 3 and x.shape[1] == 0:
         raise ValueError(f"{name} has an empty time axis: need T >= 1")
     return x
 

@@ -1,14 +1,17 @@
 """The family's models: the same stack as models.py with a relative's layer as the mixer.
 
-The relatives are concept files of their own - gla.py (simple GLA / Mamba-2), h3.py (H3) and
-deltanet.py (the delta rule) - and key_source.py holds the ablations of the triple-latent layer:
-where its key comes from, and no memory at all. This file only wires each into a language model
-and names its settings; the registry adds both tables to its own (``DEFAULTS``, the classes).
+The relatives are concept files of their own - gla.py (simple GLA / Mamba-2), h3.py (H3),
+deltanet.py (the delta rule) and retnet.py (RetNet's retention) - and key_source.py holds the
+ablations of the triple-latent layer: where its key comes from, and no memory at all. This file
+only wires each into a language model and names its settings; the registry adds both tables to
+its own (``DEFAULTS``, the classes).
+A relative is one line of :data:`RELATIVES` (docs/add_a_relative.md): its mixer class and settings.
 
     variant             mixer in every block                                   settings beyond COMMON
     gla                 GLAMixer: q, k, v of the token, scalar decay per head  mode, conv_kernel 4
     h3                  H3Mixer: shifted keys, diagonal decayed K v^T, gated q  mode, conv_kernel 4
     deltanet            DeltaNetMixer: S_t = S_{t-1}(I - beta k k^T) + beta v k^T  mode, conv_kernel 4
+    retnet              RetNetMixer: M_t = gamma_h M_{t-1} + k v^T, fixed gamma_h  mode
     triple_key_shift    the triple-latent layer, key a_{tau-1} (a token shift)  state_dim, mode, gam_bias
     triple_key_current  the triple-latent layer, key a_tau (the written token)  state_dim, mode, gam_bias
     conv_only           triple_hybrid with lambda = gamma = 0 (no memory)       state_dim, mode, the conv
@@ -30,14 +33,24 @@ from .key_source import KeySourceMixer
 from .ladder import GLA_SHORT_START, RUNGS, LadderMixer
 from .model_config import ModelConfig
 from .models import LanguageModel, TransformerLM, TripleHybridLM
+from .retnet import RetNetMixer
 from .transformer import CausalSelfAttention
 
 # the relatives: a mode, and the kernel of their short causal convolution (4, as in Mamba-2 and
 # flash-linear-attention); always causal, so they take no conv_causal
 RELATIVE = {"mode": "fast", "conv_kernel": 4}
+# variant -> (its mixer class, its settings beyond COMMON with their defaults). Its model is RelativeLM:
+# the shared stack with mixer(d_model, n_heads, **settings) in every block, each setting read from the
+# ModelConfig by name; adding a relative is one line here (and the import of its mixer)
+RELATIVES: dict[str, tuple[type[nn.Module], dict]] = {
+    "gla": (GLAMixer, RELATIVE),
+    "h3": (H3Mixer, RELATIVE),
+    "deltanet": (DeltaNetMixer, RELATIVE),
+    "retnet": (RetNetMixer, {"mode": "fast"}),
+}
 ABLATION = {"state_dim": 16, "mode": "fast"}
 FAMILY_SETTINGS: dict[str, dict] = {
-    "gla": RELATIVE, "h3": RELATIVE, "deltanet": RELATIVE,
+    **{name: settings for name, (_, settings) in RELATIVES.items()},
     "triple_key_shift": {**ABLATION, "gam_bias": 0.0},  # no lambda to learn: the key is a_{tau-1}
     "triple_key_current": {**ABLATION, "gam_bias": 0.0},
     "conv_only": {**ABLATION, "conv_kernel": 5, "conv_causal": True},  # the hybrid's convolution
@@ -49,36 +62,19 @@ FAMILY_PRESETS: dict[str, tuple[str, dict]] = {f"ladder_{i}": ("ladder", RUNGS[i
 FAMILY_PRESETS["gla_short_start"] = ("ladder", GLA_SHORT_START)
 
 
-def relative_mixer(config: ModelConfig, mixer_class):
-    c = config
-    return mixer_class(c.d_model, c.n_heads, conv_kernel=c.conv_kernel, mode=c.mode)
+class RelativeLM(LanguageModel):
+    """A relative's model (:data:`RELATIVES`): the shared stack with the relative's mixer in every
+    block, ``mixer_class(d_model, n_heads, **{name: config.name for name in settings})``."""
+
+    def make_mixer(self, config: ModelConfig) -> nn.Module:
+        mixer_class, settings = RELATIVES[FAMILY_PRESETS.get(config.variant, (config.variant,))[0]]
+        return mixer_class(config.d_model, config.n_heads, **{name: getattr(config, name) for name in settings})
 
 
 def key_source_mixer(config: ModelConfig, key_source: str, memory: bool = True) -> KeySourceMixer:
     c = config  # a gate the form does not learn has no bias setting (None)
     return KeySourceMixer(c.d_model, c.n_heads, c.state_dim, key_source=key_source, memory=memory,
                           mode=c.mode, lam_bias=c.lam_bias or 0.0, gam_bias=c.gam_bias or 0.0)
-
-
-class GLALM(LanguageModel):
-    """gla: simple gated linear attention / Mamba-2 blocks (gla.py)."""
-
-    def make_mixer(self, config):
-        return relative_mixer(config, GLAMixer)
-
-
-class H3LM(LanguageModel):
-    """h3: H3 blocks (h3.py)."""
-
-    def make_mixer(self, config):
-        return relative_mixer(config, H3Mixer)
-
-
-class DeltaNetLM(LanguageModel):
-    """deltanet: DeltaNet blocks (deltanet.py)."""
-
-    def make_mixer(self, config):
-        return relative_mixer(config, DeltaNetMixer)
 
 
 class TripleKeyShiftLM(LanguageModel):
@@ -135,6 +131,6 @@ class TransformerRoPELM(TransformerLM):
         self.pos = NoPositions(config.d_model)
 
 
-FAMILY_CLASSES = {"gla": GLALM, "h3": H3LM, "deltanet": DeltaNetLM, "triple_key_shift": TripleKeyShiftLM,
-                  "triple_key_current": TripleKeyCurrentLM, "conv_only": ConvOnlyLM,
-                  "transformer_rope": TransformerRoPELM, "ladder": LadderLM}
+FAMILY_CLASSES = {**dict.fromkeys(RELATIVES, RelativeLM),
+                  "triple_key_shift": TripleKeyShiftLM, "triple_key_current": TripleKeyCurrentLM,
+                  "conv_only": ConvOnlyLM, "transformer_rope": TransformerRoPELM, "ladder": LadderLM}

@@ -17,7 +17,7 @@ Variants (docs/paper.md section 3)
                              this repository's defaults (GATED below: a tied W_qk, beta from 10)
     gated_hybrid_paper       a preset (PRESETS) of gated_hybrid: the paper's configuration as coded
     gated_hybrid_printed     a preset: the paper's printed beta = 1/sqrt(D_kv), g_t = sigmoid(W_g q_t)
-    gla, h3, deltanet, triple_key_shift, triple_key_current, conv_only, transformer_rope
+    gla, h3, deltanet, retnet, triple_key_shift, triple_key_current, conv_only, transformer_rope
                              the family, the ablations and the rotary Transformer (family.py: their settings and models)
     ladder, ladder_1 .. 7    the ladder from triple_latent to gla, one choice a rung, gla_short_start (ladder.py)
 

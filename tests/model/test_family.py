@@ -3,13 +3,10 @@ token = in pieces, loop = fast with gradients, clear errors, parameter counts; a
 held equal to flash-linear-attention's pure-PyTorch references where fla has the same recurrence
 (simple GLA, the delta rule; fla has no H3 op)."""
 
-import importlib.metadata
-import importlib.util
-
 import pytest
 import torch
 
-from conftest import accelerators, randn, relative_error
+from conftest import accelerators, fla_naive, randn, relative_error
 from tl_minimal import build_model
 from tl_minimal.deltanet import DeltaNetMixer, delta_rule
 from tl_minimal.gla import GLAMixer, gla, short_conv
@@ -125,24 +122,6 @@ def test_parameter_counts_at_the_default_config():
 
 
 # --- flash-linear-attention's naive references ---------------------------------------------------
-
-def fla_naive(op: str):
-    """fla's ``fla/ops/<op>/naive.py``, loaded from the installed fla-core (the dev extra) by path.
-
-    Importing it as ``fla.ops.<op>.naive`` runs ``fla/ops/__init__.py``, which imports fla's Triton
-    kernels and fails on a machine without triton; the naive file itself needs only torch and einops.
-    """
-    try:
-        dist = importlib.metadata.distribution("fla-core")
-    except importlib.metadata.PackageNotFoundError:
-        pytest.skip("flash-linear-attention (fla-core) is not installed: pip install -e '.[dev]' brings it")
-    pytest.importorskip("einops", reason="fla-core's naive references import einops (fla-core's dependency)")
-    path = dist.locate_file(f"fla/ops/{op}/naive.py")
-    spec = importlib.util.spec_from_file_location(f"fla_naive_{op}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 def fla_inputs(T, seed=0, B=2, H=3, D=8):
     gen = torch.Generator().manual_seed(seed)
