@@ -43,8 +43,8 @@ def _probe(host: str, port: int, seconds: float) -> str | None:
         try:
             socket.create_connection((host, port), timeout=seconds).close()
             outcome.append(None)
-        except OSError as exc:
-            outcome.append(f"{host} cannot be reached ({exc.strerror or type(exc).__name__})")
+        except Exception as exc:  # OSError for every network failure; anything else is no answer either
+            outcome.append(f"{host} cannot be reached ({getattr(exc, 'strerror', None) or type(exc).__name__})")
 
     worker = threading.Thread(target=connect, daemon=True)
     worker.start()
