@@ -28,7 +28,7 @@
 # (queries, keys, values) as in a small Transformer; matrix-vector and outer products. Nothing
 # about linear attention or state-space models: the course builds it.
 #
-# **Time.** About 60 minutes: 58 of reading (3819 words at 100 a minute, 67 lines of code at 4, 7
+# **Time.** About 60 minutes: 58 of reading (3820 words at 100 a minute, 67 lines of code at 4, 7
 # figures at half a minute each) and a run of every cell in default mode, measured at 17 s (CPU 6 s,
 # peak 447 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -240,10 +240,10 @@ plt.show()
 # |---|---|---|---|
 # | `00_start_here` | why a fixed-size state; the layer and model drawn; glossary; set-up | - | 60 min (runs in 17 s) |
 # | `01_running_state` | the gated moving average, by hand and as one matrix; half-lives; the training loop; a trained model's gates | 00 | 60 min (runs in 55 s) |
-# | `01b_chunked_running_state` | the fast form: the chunked algorithm, its cost, the associative scan; the three forms checked | 01 | 55 min (runs in 16 s) |
+# | `01b_chunked_running_state` | the fast form: the chunked algorithm, its cost, the associative scan; the three forms checked | 01 | 60 min (runs in 9 s) |
 # | `02_pair_memory` | outer products as a memory of pairs; the unrolled weights; a trained model's $P_t$ | 01 | 60 min (runs in 79 s) |
 # | `03_readout` | the readout as linear attention, in both directions; why the design; the whole layer; related work | 02 | 55 min (runs in 19 s) |
-# | `03b_chunked_readout` | the readout's fast form: chunks with the pair memory carried between them; its cost, term by term; its speed, measured | 03 | 40 min (runs in 16 s) |
+# | `03b_chunked_readout` | the readout's fast form: chunks with the pair memory carried between them; its cost, term by term; its speed, measured | 03 | 45 min (runs in 9 s) |
 # | `03c_trained_model` | trained against a Transformer; what a trained layer reads; the whole model in a page | 03 | 40 min (runs in 146 s) |
 # | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 60 min (runs in 99 s) |
 # | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 55 min (runs in 48 s) |
@@ -253,7 +253,7 @@ plt.show()
 # | `07_paper_reproduction` | which of the paper's claims hold: one verdict per claim with the runs that decide it; our numbers beside the paper's, paired over seeds | 03-06 | 60 min (runs in 14 s) |
 # | `07b_diagnoses` | optional: what `transformer_plus_triple`'s 80-step lead measures; why the paper's gated hybrid does not recall, seed by seed | 07 | 55 min (runs in 53 s) |
 # | `07c_recall_breaks` | optional: where the repaired read breaks (overwritten keys, aliases, distance) and induction on real text | 07 | 45 min (runs in 10 s) |
-# | `08_speed` | loop, fast and step forms timed; the cost of the next token | 01-03 | 80 min (runs in 44 s) |
+# | `08_speed` | optional: loop, fast and step forms timed; the cost of the next token | 01-03 | 80 min (runs in 44 s) |
 #
 # Exercises 01-06 (`notebooks/exercises/`) follow the notebook of the same number; each takes
 # about 25-35 minutes (each states its own). Their worked solutions are in `notebooks/exercises/solutions/`.

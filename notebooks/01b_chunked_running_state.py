@@ -28,9 +28,9 @@
 # **Prerequisites.** Notebook 01, sections 1-3 (the recurrence, `causal_decay`, the matrix $W$).
 # PyTorch: `torch.cumprod`, batched matrix products.
 #
-# **Time.** About 55 minutes: 56 of reading (1802 words at 100 a minute, 150 lines of code at 4, 1
-# figures at half a minute each) and a run of every cell in default mode, measured at 16 s (CPU 4 s,
-# peak 341 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 60 minutes: 60 of reading (1971 words at 100 a minute, 157 lines of code at 4, 1
+# figures at half a minute each) and a run of every cell in default mode, measured at 9 s (CPU 4 s,
+# peak 468 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
 # | symbol | code | shape | meaning |
 # |---|---|---|---|
@@ -53,8 +53,10 @@ import time
 
 import matplotlib.pyplot as plt
 import torch
+from torch.utils.flop_counter import FlopCounterMode
 
 from tl_minimal import views
+from tl_minimal.course.cost import matmul_total, running_state_cost
 from tl_minimal.running_state import DEFAULT_CHUNK, causal_decay, log_gate, running_state, running_state_step
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device, synchronize
@@ -139,31 +141,48 @@ print(f"T = {8 * C}, C = {C}: the chunked toy equals the library's loop:", torch
 #   to keep a GPU (or a CPU's vector units) busy;
 # - the **full matrix** of notebook 01, section 3: $T^2 S$, all in parallel, but quadratic;
 # - the **chunked** form: $T C S$ inside chunks (each of the $T/C$ chunks costs $C^2 S$), plus
-#   $T S$ to add the entering states, plus $(T/C) S$ for the carry; and the **decay mask** itself.
+#   $T S$ to add the entering states; and the **decay mask** itself.
 #   `causal_decay` builds each chunk's $C \times C$ matrix of segment sums
 #   $\sum_{u=\tau+1}^{t} \log\lambda_u$ as one matmul of the chunk's $C$ log-gates with a constant
 #   0/1 matrix of shape $[C, C^2]$ (column $(t, \tau)$ has a 1 in each row $\tau + 1, \dots, t$): $C \cdot C^2 = C^3$
 #   per chunk, $T C^2$ in all. With $C = S$ that term is as large as the $T C S$ of the chunks'
-#   products, so it doubles the chunked count. Linear in $T$ all the same, with only $T/C$ sequential
-#   steps.
+#   products, so it doubles the chunked count;
+# - and the **carry**: the states at the chunk ends are a running state of their own, $T/C$ steps
+#   long. The library does not walk them one by one ($(T/C) S$ multiply-adds): it calls the same
+#   chunked function on them (the end of this section shows the calls), which costs the same three
+#   terms for $T/C$ tokens, $1/C$ of the above, and that call carries its own chunk ends the same way.
+#   In all the chunked form costs about $(T C S + T C^2 + T S)(1 + 1/C + 1/C^2 + \dots)$, a factor
+#   $C/(C-1)$ on the first level.
+#
+# The cell counts every term the way the library's code computes it (`tl_minimal.course.cost`, padding
+# included), then lets PyTorch's own flop counter count the matmuls of `running_state(mode="fast")`.
+# Linear in $T$ all the same, with only $T/C$ sequential steps.
 
 # %%
 S_paper = 16
 print(f"multiply-adds per head, S = {S_paper}, C = {C}")
-print(f"{'T':>6s} {'loop':>10s} {'full matrix':>14s} {'chunked':>10s} {'of it, mask':>12s}   "
+print(f"{'T':>6s} {'loop':>10s} {'full matrix':>14s} {'chunked':>10s} {'of it, mask':>12s} {'carry':>8s}   "
       f"sequential steps: loop, chunked")
 for T in (128, 2048, 8192):
     loop_cost = T * S_paper
     full_cost = T * T * S_paper
-    mask_cost = (T // C) * C**3  # causal_decay: [C] log-gates @ [C, C^2] 0/1 matrix, per chunk
-    chunk_cost = T * C * S_paper + T * S_paper + (T // C) * S_paper + mask_cost
-    print(f"{T:>6,} {loop_cost:>10,} {full_cost:>14,} {chunk_cost:>10,} {mask_cost:>12,}   {T:>6,}, {T // C:>4,}")
+    terms = running_state_cost(T, S_paper, C)  # mask C^3 and within C^2 S per chunk, entering S a token, carry
+    chunk_cost = sum(terms.values())
+    print(f"{T:>6,} {loop_cost:>10,} {full_cost:>14,} {chunk_cost:>10,} {terms['mask']:>12,} {terms['carry']:>8,}   "
+          f"{T:>6,}, {T // C:>4,}")
 print(f"chunked / loop: {chunk_cost / loop_cost:.1f}; without the mask term it would be "
-      f"{(chunk_cost - mask_cost) / loop_cost:.1f}")
+      f"{(chunk_cost - terms['mask']) / loop_cost:.1f}")
+with FlopCounterMode(display=False) as flops:  # counts matmuls: a multiply and an add each
+    running_state(torch.randn(1, 2048, 1, S_paper), torch.rand(1, 2048, 1), mode="fast")
+print(f"T = 2,048, matmuls of running_state(mode='fast') by torch's flop counter: {flops.get_total_flops() // 2:,} "
+      f"multiply-adds; the count's matmul terms: {matmul_total(running_state_cost, 2048, S_paper, C):,}")
 
 # %% [markdown]
-# The chunked form does about $C + C^2/S$ times the loop's arithmetic ($2C$ when $C = S$: the ratio
-# printed last), in $C$ times fewer sequential steps, and far less than the full matrix.
+# The chunked form does about $(C + C^2/S + 1)\,C/(C-1)$ times the loop's arithmetic (a little over $2C$
+# when $C = S$: the ratio printed), in $C$ times fewer sequential steps, and far less than the full
+# matrix. The last line checks the count: PyTorch's flop counter, run on the library's own forward,
+# finds exactly the multiply-adds of the count's matmul terms (the entering states' $T S$ are
+# elementwise, which it does not count; `tests/course/test_cost.py` holds the two equal at other sizes).
 #
 # **Why the mask is built with a $C^3$ matmul.** There is a cheaper way to get every segment sum:
 # take the running sum of the log-gates once ($C$ additions) and subtract: the sum from

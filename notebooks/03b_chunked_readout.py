@@ -24,9 +24,9 @@
 # notebook 03 (the readout; its attention view: the scores $A_{t\tau}$ and weights $w_{t,\tau}$ of
 # section 3.1, the memory $M$ of section 3.2).
 #
-# **Time.** About 40 minutes: 39 of reading (1515 words at 100 a minute, 96 lines of code at 4, 0
-# figures at half a minute each) and a run of every cell in default mode, measured at 16 s (CPU 5 s,
-# peak 457 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 45 minutes: 43 of reading (1686 words at 100 a minute, 103 lines of code at 4, 0
+# figures at half a minute each) and a run of every cell in default mode, measured at 9 s (CPU 4 s,
+# peak 622 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
 # | symbol | code | shape | meaning |
 # |---|---|---|---|
@@ -48,8 +48,10 @@ except ModuleNotFoundError:  # the clone: the first folder above this one with a
 from functools import partial
 
 import torch
+from torch.utils.flop_counter import FlopCounterMode
 
 from tl_minimal import views
+from tl_minimal.course.cost import matmul_total, readout_cost
 from tl_minimal.readout import pair_readout
 from tl_minimal.running_state import DEFAULT_CHUNK, causal_decay, log_gate
 from tl_minimal.training import config
@@ -179,31 +181,46 @@ for T_check in (1, 7, 129):
 #   too); the decay mask those scores are multiplied by is built by `causal_decay` as in notebook 01b,
 #   a matmul of the chunk's $C$ log-gates with a constant $[C, C^2]$ 0/1 matrix, $C^3$ per chunk or
 #   $TC^2$ in all; term (ii) reads the entering memory once per token, $TS^2$; equation (iii) builds
-#   each chunk's addition, $CS^2$ per chunk or $TS^2$ in all, and carries the memory (scaling it and
-#   adding, the chunk's counterpart of the loop's $\gamma_t P_{t-1}$), $S^2$ per chunk or $TS^2/C$.
+#   each chunk's addition, $CS^2$ per chunk or $TS^2$ in all, and carries the memory from chunk to
+#   chunk. Walked one chunk at a time (the toy's loop) the carry would cost $S^2$ per chunk, $TS^2/C$;
+#   the library instead hands the $T/C$ chunk-end memories to the running state's chunked function
+#   (`decayed_cumsum`, notebook 01b), each memory as $S^2$ numbers. Its products within chunks cost
+#   $C S^2$ per chunk-end memory, $TS^2$ in all, plus its own mask ($TC$) and entering memories
+#   ($TS^2/C$), and $1/C$ of all that again for its own carry. So the carry buys few sequential
+#   steps with as much arithmetic as the loop's per-token scaling of $P$.
 #
-# So the chunked form costs $2TCS + TC^2 + 2TS^2 + TS^2/C$ against the loop's $3TS^2$: it saves the
-# loop's per-token scaling of $P$ (it scales once per chunk) and pays $2TCS + TC^2$ for the chunks'
-# scores and mask. With the paper's $S = 16$ and the library's $C$:
+# So the chunked form costs about $TC^2 + 2TCS + 3TS^2 + TC + TS^2/C$ (plus a few percent for the
+# carry's own carry) against the loop's $3TS^2$: the $TC^2 + 2TCS$ of the chunks' mask and scores and
+# the $TC + TS^2/C$ of the chunked carry are extra. The cell counts every term the way the library's
+# code computes it (`tl_minimal.course.cost`), with the paper's $S = 16$ and the library's $C$, then
+# lets PyTorch's flop counter count the matmuls of `pair_readout(mode="fast")` itself:
 
 # %%
 S_paper = 16
 print(f"multiply-adds per head, S = {S_paper}, C = {C}")
-print(f"{'T':>6s} {'loop 3TS^2':>12s} {'chunked':>12s} {'of it, mask':>12s} {'ratio':>6s}   "
+print(f"{'T':>6s} {'loop 3TS^2':>12s} {'chunked':>12s} {'of it, mask':>12s} {'carry':>10s} {'ratio':>6s}   "
       f"sequential steps: loop, chunked (T/C)")
 for T_cost in (128, 2048, 8192):
     loop_cost = 3 * T_cost * S_paper**2  # scale P, add the outer product, read: S^2 each, per token
-    mask_cost = (T_cost // C) * C**3  # causal_decay: [C] log-gates @ [C, C^2] 0/1 matrix, per chunk
-    chunk_cost = 2 * T_cost * C * S_paper + mask_cost + 2 * T_cost * S_paper**2 + (T_cost // C) * S_paper**2
-    print(f"{T_cost:>6,} {loop_cost:>12,} {chunk_cost:>12,} {mask_cost:>12,} {chunk_cost / loop_cost:>6.2f}   "
-          f"{T_cost:>6,}, {T_cost // C:>4,}")
-print(f"chunked / loop without the mask term: {(chunk_cost - mask_cost) / loop_cost:.2f}")
+    terms = readout_cost(T_cost, S_paper, C)  # mask, scores, weighted, added, carry, across
+    chunk_cost = sum(terms.values())
+    print(f"{T_cost:>6,} {loop_cost:>12,} {chunk_cost:>12,} {terms['mask']:>12,} {terms['carry']:>10,} "
+          f"{chunk_cost / loop_cost:>6.2f}   {T_cost:>6,}, {T_cost // C:>4,}")
+print(f"chunked / loop without the mask term: {(chunk_cost - terms['mask']) / loop_cost:.2f}")
+with FlopCounterMode(display=False) as flops:  # counts matmuls: a multiply and an add each
+    xs = [torch.randn(1, 2048, 1, S_paper) for _ in range(4)]
+    pair_readout(xs[0], xs[1], torch.rand(1, 2048, 1), xs[2], xs[3], mode="fast")
+print(f"T = 2,048, matmuls of pair_readout(mode='fast') by torch's flop counter: {flops.get_total_flops() // 2:,} "
+      f"multiply-adds; the count's matmul terms: {matmul_total(readout_cost, 2048, S_paper, C):,}")
 
 # %% [markdown]
 # Read the ratio column: the chunked form does more arithmetic than the loop, at every length. The
-# mask column is the mask's share of it, and the last line gives the ratio without it. Notebook 01b
-# says why the mask is built this way anyway: summed directly, the segments keep float32 gate
-# gradients accurate.
+# mask column is the mask's share of it, the carry column the chunked carry's, and the line below the
+# table gives the ratio without the mask. Notebook 01b says why the mask is built this way anyway:
+# summed directly, the segments keep float32 gate gradients accurate. The last line checks the count:
+# PyTorch's flop counter, run on the library's own forward, finds exactly the multiply-adds of the
+# count's matmul terms (the carry's entering memories are elementwise, which it does not count;
+# `tests/course/test_cost.py` holds the two equal at other sizes).
 
 # %% [markdown]
 # ## 4. Where the speed comes from, measured
@@ -282,9 +299,10 @@ for T_time in config.pick((128, 512, 2048), (64, 128)):
 #
 # - The fast form is the chunked algorithm of notebook 01b with an $S \times S$ carried memory
 #   $P_{c-1}$ and $C \times C$ scores inside chunks: three equations (within, across, carried).
-# - It does *more* arithmetic than the loop ($2TCS + TC^2 + 2TS^2 + TS^2/C$, the $TC^2$ for the
-#   decay mask, against the loop's $3TS^2$); its speed comes from $T/C$ sequential steps of large
-#   matrix products instead of $T$ small ones, and from never storing $P_t$ for every token.
+# - It does *more* arithmetic than the loop (about $TC^2 + 2TCS + 3TS^2 + TC + TS^2/C$, the $TC^2$ for
+#   the decay mask and a $TS^2$ for the chunked carry, against the loop's $3TS^2$); its speed comes
+#   from $T/C$ sequential steps of large matrix products instead of $T$ small ones, and from never
+#   storing $P_t$ for every token.
 #
 # **Next:** [`03c_trained_model.ipynb`](03c_trained_model.ipynb), the layer trained and the whole model in
 # one page.

@@ -40,7 +40,7 @@
 # and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
 # is in the course's glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 60 minutes: 60 of reading (4425 words at 100 a minute, 54 lines of code at 4, 4
+# **Time.** About 60 minutes: 60 of reading (4426 words at 100 a minute, 54 lines of code at 4, 4
 # figures at half a minute each) and a run of every cell in default mode, measured at 14 s (CPU 4 s,
 # peak 389 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -480,6 +480,6 @@ plt.show()
 #   notebook 07b's three small models). Where the repaired read breaks, and whether any model
 #   copies text: notebook 07c.
 #
-# Next: `08_speed.ipynb` (why this repository's triple-latent models are not 30-100 times slower
-# than attention, as the paper's were).
+# Next (optional): `08_speed.ipynb` (why this repository's triple-latent models are not 30-100 times
+# slower than attention, as the paper's were).
 

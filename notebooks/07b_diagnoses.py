@@ -31,7 +31,7 @@
 # memory and late fusion). Every symbol is in the course's glossary,
 # [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 55 minutes: 53 of reading (2177 words at 100 a minute, 116 lines of code at 4, 4
+# **Time.** About 55 minutes: 53 of reading (2180 words at 100 a minute, 116 lines of code at 4, 4
 # figures at half a minute each) and a run of every cell in default mode, measured at 53 s (CPU
 # 24 s, peak 858 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -384,4 +384,4 @@ else:
 #   tiny run of section 4.
 #
 # Next: [`07c_recall_breaks`](07c_recall_breaks.ipynb) (optional: where the repaired read breaks,
-# and induction on text), or `08_speed.ipynb`.
+# and induction on text), or the optional `08_speed.ipynb` (speed).

@@ -32,7 +32,7 @@
 # top-8; induction heads in 06a, section 3). Every symbol is in the course's glossary,
 # [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 45 minutes: 47 of reading (2913 words at 100 a minute, 59 lines of code at 4, 6
+# **Time.** About 45 minutes: 47 of reading (2914 words at 100 a minute, 59 lines of code at 4, 6
 # figures at half a minute each) and a run of every cell in default mode, measured at 10 s (CPU 4 s,
 # peak 327 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -379,5 +379,5 @@ display(Markdown(results.read_off_markdown(ind_rows)))
 #   copies a little only when it asks with the current byte, and none of our models, the
 #   Transformer included, forms an induction head in 2,000 steps.
 #
-# Next: `08_speed.ipynb` (why this repository's triple-latent models are not 30-100 times slower
-# than attention, as the paper's were).
+# Next (optional): `08_speed.ipynb` (why this repository's triple-latent models are not 30-100 times
+# slower than attention, as the paper's were).

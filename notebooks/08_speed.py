@@ -9,6 +9,9 @@
 # %% [markdown]
 # # 08 · Speed: the loop, the chunked form, the one-token step, and a read that stays linear
 #
+# **Optional.** Outside the 00-07 path, and nothing there depends on it: it measures why the course's
+# triple-latent models are not 30-100 times slower than attention, as the paper's were.
+#
 # The paper reports its models running **32.7x** (triple_hybrid) and **106.5x** (gated hybrid)
 # slower than its Transformer (T = 64, Apple MPS). Its FLOP count says the opposite should
 # happen: triple_hybrid does about 0.80x the Transformer's work at T = 128. The reason is the
@@ -26,7 +29,7 @@
 # **Prerequisites:** notebooks 01-03b (the recurrences and their chunked form) and 06 (the
 # key-value read).
 #
-# **Time.** About 80 minutes: 81 of reading (2390 words at 100 a minute, 220 lines of code at 4, 5
+# **Time.** About 80 minutes: 82 of reading (2419 words at 100 a minute, 220 lines of code at 4, 5
 # figures at half a minute each) and a run of every cell in default mode, measured at 44 s (CPU
 # 42 s, peak 952 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #

@@ -91,7 +91,9 @@ ex.check_pair_memory_from_states(pair_memory_from_states)
 # - (c) the zero matrix
 # - (d) $\gamma_0\, s_0 \otimes b_0$
 #
-# Write the letter in `my_prediction`; the heatmaps below show $P_0, \dots, P_3$ for random inputs.
+# Write the letter in `my_prediction` and run the check: working on your own, it tells you at once
+# whether you are right and why (in a graded course, your answer is marked when the notebook is graded).
+# The heatmaps below show $P_0, \dots, P_3$ for random inputs.
 
 # %% nbgrader={"grade": false, "grade_id": "task3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 my_prediction = None  # "a", "b", "c" or "d"
@@ -116,8 +118,9 @@ plt.show()
 # ## Task 4 · How far back does a trained memory reach?
 #
 # **Derive, then code.** Unrolled, $P_t = \sum_{\tau \le t} w_{t,\tau}\, s_{\tau-1} \otimes b_\tau$: every
-# pair written so far, each with its own weight. This page does not give $w_{t,\tau}$: write $P_1$ and
-# $P_2$ out from equation (1) by hand, see which factors multiply each pair, and generalise.
+# pair written so far, each with its own weight. Notebook `02_pair_memory`, section 3, prints $w_{t,\tau}$;
+# derive it before you look: write $P_1$ and $P_2$ out from equation (1) by hand, see which factors
+# multiply each pair, generalise, and only then compare with section 3.
 # Write `unrolled_weights_row(gam, t)`
 # for ONE head: `gam [T]` -> `w [T]`, with `w[tau]` $= w_{t,\tau}$ for $\tau \le t$ and 0 after $t$.
 # The check also runs it on the pair gates of a small trained model.

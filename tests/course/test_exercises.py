@@ -579,12 +579,16 @@ def test_no_prediction_answer_in_the_package_or_the_blanks():
 
 def test_predictions_without_a_key_or_graded_are_not_judged(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)  # a course release: no answer key beside the notebook
+    for name in ("JPY_SESSION_NAME", "TL_ANSWER_KEY"):
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(ex.harness, "GRADED", False)
     for letter in "abc":
         result = ex.check_leak_prediction(letter)
         assert result.message.startswith("answered: ") and "EACH side" not in result.message
+        assert "TL_ANSWER_KEY" in result.message  # self-study: how to get the verdict now
     assert "answer with one letter (a, b, c, d)" in ex.check_leak_prediction("z").message
     monkeypatch.chdir(FOLDER)  # the key is here, but graded mode never judges in the visible check
+    monkeypatch.setenv("TL_ANSWER_KEY", str(FOLDER / "solutions" / KEY_FILE))  # nor when named outright
     monkeypatch.setattr(ex.harness, "GRADED", True)
     assert {ex.check_leak_prediction(x).message for x in "abcd"} == {f"answered: {x!r} is recorded; it is marked "
                                                                     "when your notebook is graded" for x in "abcd"}
@@ -594,6 +598,25 @@ def test_predictions_without_a_key_or_graded_are_not_judged(tmp_path, monkeypatc
     with pytest.raises(AssertionError, match="EACH side"):  # the hidden test: judged, with the hint
         ex.mark_prediction("a", **key)
     assert ex.mark_prediction(key["correct"], **key).passed
+
+
+@pytest.mark.parametrize("where", ["clone root", "notebooks", "elsewhere, JupyterLab", "elsewhere, TL_ANSWER_KEY"])
+def test_self_study_judges_at_once_wherever_the_kernel_starts(tmp_path, monkeypatch, where):
+    """Issue 52: a prediction got no verdict until grading when the kernel's folder was not the notebook's
+    (VS Code starts it at the clone's root; a hub may start it anywhere). Self-study finds the key anyway."""
+    for name in ("JPY_SESSION_NAME", "TL_ANSWER_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(ex.harness, "GRADED", False)
+    monkeypatch.chdir({"clone root": FOLDER.parents[1], "notebooks": FOLDER.parent}.get(where, tmp_path))
+    if where == "elsewhere, JupyterLab":  # the notebook's path, as JupyterLab gives it to the kernel
+        monkeypatch.setenv("JPY_SESSION_NAME", str(FOLDER / "02_pair_memory.ipynb"))
+    if where == "elsewhere, TL_ANSWER_KEY":
+        monkeypatch.setenv("TL_ANSWER_KEY", str(FOLDER / "solutions" / KEY_FILE))
+    key = _keys()["02.3"]
+    wrong = next(letter for letter in "abcd" if letter != key["correct"])
+    assert ex.check_first_memory_prediction(key["correct"]).passed
+    result = ex.check_first_memory_prediction(wrong)
+    assert not result.passed and result.message.startswith("not quite: ")
 
 
 def _nbgrader_cells(path: Path) -> list[dict]:

@@ -58,6 +58,13 @@ def test_explicit_directory_without_files_is_an_error(tmp_path):
         data_text.load_split("dev", tmp_path)
 
 
+def _online(monkeypatch):
+    """Take the hub as reachable without the probe (data/offline.py), so the mocked hub below is what answers."""
+    for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TL_OFFLINE", "0")
+
+
 def _broken_datasets(monkeypatch):
     def load_dataset(*args, **kwargs):
         raise ConnectionError("no internet here")
@@ -67,6 +74,7 @@ def _broken_datasets(monkeypatch):
 
 def test_neither_local_nor_hub_names_both_ways(monkeypatch):
     monkeypatch.delenv("TL_MINIMAL_DATA", raising=False)
+    _online(monkeypatch)
     _broken_datasets(monkeypatch)
     with pytest.raises(DataUnavailable) as err:
         data_text.load_split("train")
@@ -76,6 +84,7 @@ def test_neither_local_nor_hub_names_both_ways(monkeypatch):
 
 def test_hub_is_used_when_no_local_directory(monkeypatch):
     monkeypatch.delenv("TL_MINIMAL_DATA", raising=False)
+    _online(monkeypatch)
     calls = []
 
     def load_dataset(name, config, split):
@@ -167,6 +176,7 @@ def test_missing_tokenizer_names_both_ways(monkeypatch, tmp_path):
     import tokenizers
 
     monkeypatch.delenv("TL_MINIMAL_DATA", raising=False)
+    _online(monkeypatch)
 
     def offline(*args, **kwargs):
         raise OSError("hub unreachable")

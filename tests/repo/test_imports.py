@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[2] / PACKAGE
 ALLOWED_LOCAL_IMPORTS = {
     "datasets": "Hugging Face datasets: a slow import, needed only to download a data set",
     "tokenizers": "the MiniMind tokenizer: needed only by the tokenized task",
+    "huggingface_hub": "the hub client datasets brings: needed only to read its cache offline (data/offline.py)",
     "jupytext": "only when the blank exercise notebooks are generated",
     "nbclient": "notebook execution: only the notebook-cost benchmark runs notebooks (a dev tool)",
     "nbformat": "notebook execution: only the notebook-cost benchmark runs notebooks (a dev tool)",

@@ -19,8 +19,11 @@ Where the text comes from, in this order:
    that sentence into their output and results). The source names a file under
    ``TL_MINIMAL_DATA`` as ``$TL_MINIMAL_DATA/...``, so results do not record a machine's paths;
 2. Hugging Face ``datasets`` (``wikitext`` / ``wikitext-2-raw-v1``, cached where ``datasets``
-   caches, usually ``~/.cache/huggingface/datasets``);
-3. otherwise :class:`DataUnavailable`, whose message names both ways.
+   caches, usually ``~/.cache/huggingface/datasets``). Offline (``offline.offline_reason``: an
+   offline variable such as ``TL_OFFLINE=1``, or huggingface.co not answering within a second) it
+   reads that cache only, and makes no request at all when the cache holds no copy;
+3. otherwise :class:`DataUnavailable`, whose message names both ways (:class:`Offline` when it
+   was decided offline, within about a second and without the hub's retries).
 
 A local file that is there but unusable (unreadable, not UTF-8, empty, or too short for one
 window of the protocol, :func:`require_tokens`) is a :class:`BadDataFile` naming the file and
@@ -39,6 +42,8 @@ from pathlib import Path
 
 import torch
 
+from . import offline as _offline
+
 PAD, BOS, EOS = 256, 257, 258
 VOCAB_SIZE = 259
 
@@ -53,6 +58,16 @@ _LOCAL_FILES = {  # split -> candidate file names inside <dir>/wikitext-2-raw, f
 
 class DataUnavailable(RuntimeError):
     """Neither a local copy nor the Hugging Face hub could provide a data set."""
+
+
+class Offline(DataUnavailable):
+    """Offline (see ``offline.py``) and nothing on this machine holds the data: no request was made.
+
+    ``reason`` says why it was decided offline, in a few words ("TL_OFFLINE=1 is set")."""
+
+    def __init__(self, message: str, reason: str = ""):
+        super().__init__(message)
+        self.reason = reason
 
 
 class BadDataFile(DataUnavailable):
@@ -130,11 +145,18 @@ def _read_local(root: Path, split: str, label: str | None = None) -> tuple[str, 
 
 
 def _read_hub(split: str) -> tuple[str, str, bool, None]:
+    why = _offline.offline_reason()  # decided before any request: no 30 s of retries without a network
+    if why is not None and not _offline.in_hub_cache("datasets", HF_NAME):
+        raise Offline(f"offline ({why}) and no Hugging Face cache of {HF_NAME}: nothing was requested", why)
     import datasets  # imported lazily: slow to import, and not needed with a local directory
 
-    rows = datasets.load_dataset(HF_NAME, HF_CONFIG, split=split)
-    raw = "".join(rows["text"])
-    return raw, f"Hugging Face datasets {HF_NAME}/{HF_CONFIG} ({split}, full split)", False, None
+    if why is None:
+        rows = datasets.load_dataset(HF_NAME, HF_CONFIG, split=split)
+        return "".join(rows["text"]), f"Hugging Face datasets {HF_NAME}/{HF_CONFIG} ({split}, full split)", False, None
+    with _offline.hub_offline():  # the cache only, no request
+        rows = datasets.load_dataset(HF_NAME, HF_CONFIG, split=split)
+    source = f"Hugging Face datasets cache of {HF_NAME}/{HF_CONFIG} ({split}, full split; offline: {why})"
+    return "".join(rows["text"]), source, False, None
 
 
 def load_split(split: str = "train", data_dir: str | os.PathLike | None = None) -> TextSplit:
@@ -164,13 +186,14 @@ def load_split(split: str = "train", data_dir: str | os.PathLike | None = None) 
                 if root
                 else "TL_MINIMAL_DATA is unset"
             )
-            raise DataUnavailable(
+            message = (
                 f"WikiText-2 {split} is not available. Either point TL_MINIMAL_DATA (or data_dir=) at a "
                 f"local directory holding wikitext-2-raw/{_LOCAL_FILES[split][0]} ({tried}), or let Hugging "
                 f"Face datasets download {HF_NAME}/{HF_CONFIG} once with internet "
                 f"(`python data/prepare_wikitext2.py`). The datasets attempt failed with: "
                 f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-            ) from exc
+            )
+            raise (Offline(message, exc.reason) if isinstance(exc, Offline) else DataUnavailable(message)) from exc
     raw, source, partial, path = found
     text = preprocess(raw)
     return TextSplit(split, text, encode(text), source, partial, path)

@@ -8,10 +8,11 @@ Glossary
 
 Where things come from:
 - tokenizer: ``<dir>/minimind/tokenizer.json`` (or ``<dir>/tokenizer.json``) under
-  ``tokenizer_dir=`` / ``TL_MINIMAL_DATA``, else the Hugging Face hub (``jingyaogong/MiniMind2``),
-  else :class:`DataUnavailable`. :func:`load_corpus` accepts MiniMind's tokenizer or one laid
-  out like it (at most 6,400 ids, ``<|im_start|>`` = 1, ``<|im_end|>`` = 2), such as the tests'
-  tiny stand-in, and its source sentence says which;
+  ``tokenizer_dir=`` / ``TL_MINIMAL_DATA``, else the Hugging Face hub (``jingyaogong/MiniMind2``;
+  offline, as ``offline.py`` decides before any request, its cache only), else
+  :class:`DataUnavailable`. :func:`load_corpus` accepts MiniMind's tokenizer or one laid out like it
+  (at most 6,400 ids, ``<|im_start|>`` = 1, ``<|im_end|>`` = 2), such as the tests' tiny stand-in,
+  and its source sentence says which;
 - corpus: a MiniMind pretraining jsonl when the user has one (``jsonl=`` argument,
   ``TL_MINIMAL_MINIMIND_JSONL``, or ``<dir>/minimind/pretrain_hq.jsonl``), read up to
   ``max_docs`` documents; otherwise the WikiText-2 train split (lines after the paper's
@@ -32,7 +33,8 @@ from pathlib import Path
 
 import torch
 
-from .text import BadDataFile, DataUnavailable, load_split, local_root
+from . import offline as _offline
+from .text import BadDataFile, DataUnavailable, Offline, load_split, local_root
 
 HUB_REPO = "jingyaogong/MiniMind2"
 VOCAB_SIZE = 6400
@@ -79,15 +81,23 @@ def load_tokenizer(tokenizer_dir: str | os.PathLike | None = None):
     tokenizer, _ = _local_tokenizer(tokenizer_dir)
     if tokenizer is not None:
         return tokenizer
+    why = _offline.offline_reason()  # decided before any request: no retries without a network
     try:
-        return Tokenizer.from_pretrained(HUB_REPO)
+        if why is None:
+            return Tokenizer.from_pretrained(HUB_REPO)
+        if not _offline.in_hub_cache("models", HUB_REPO):
+            raise Offline(f"offline ({why}) and no Hugging Face cache of {HUB_REPO}: nothing was requested", why)
+        from huggingface_hub import hf_hub_download
+
+        return read_tokenizer(Path(hf_hub_download(HUB_REPO, "tokenizer.json", local_files_only=True)))
     except Exception as exc:
-        raise DataUnavailable(
+        message = (
             "The MiniMind tokenizer is not available. Either point TL_MINIMAL_DATA (or tokenizer_dir=) at a "
             "directory holding minimind/tokenizer.json, or let the Hugging Face hub download "
             f"{HUB_REPO} once with internet (`python data/prepare_minimind.py`). The hub attempt failed: "
             f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-        ) from exc
+        )
+        raise (Offline(message, exc.reason) if isinstance(exc, Offline) else DataUnavailable(message)) from exc
 
 
 def _find_jsonl(jsonl, data_dir) -> Path | None:

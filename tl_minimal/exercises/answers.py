@@ -17,11 +17,15 @@ self-study clone has anyway; not in the students' folder, not in the installed p
 each possible answer's verdict is stored under a hash of that answer and encrypted with a key made
 from it, so the file names no answer, and a verdict (with the explanation or the hint) opens only
 once a student has recorded that answer. The visible check
-(``ex.check_impulse_prediction(my_prediction)``) looks for the file in ``solutions/`` below the
-running notebook's folder, or in that folder itself:
+(``ex.check_impulse_prediction(my_prediction)``) looks for the file (:func:`find_key`) in
+``solutions/`` beside the running notebook (the path JupyterLab or VS Code gives the kernel), then
+below the kernel's working folder or one of the three above it, also as ``exercises/solutions`` or
+``notebooks/exercises/solutions`` (a kernel started at the clone's root or in ``notebooks/``, as VS
+Code and some hubs do); ``TL_ANSWER_KEY`` may name the file itself:
 
     self-study, key found      correct / not quite + the wrong letter's hint (as before)
-    self-study, no key         "answered: ..." (a course release: marked after submission)
+    self-study, no key         "answered: ..." and how to get the verdict now (a course release:
+                               marked after submission)
     graded mode (TL_GRADED=1)  only the form is checked (a number, one of the letters); the
                                hidden test marks it, and its hint reaches the feedback
 
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 from .harness import Result, graded, report
@@ -40,12 +45,35 @@ from .harness import Result, graded, report
 KEY_FILE = "answer_key.json"
 
 
+KEY_PLACES = ("solutions", ".", "exercises/solutions", "notebooks/exercises/solutions")  # below a folder
+NO_KEY_HINT = ("working on your own? The verdict comes at once when the kernel can find the clone's "
+               "notebooks/exercises/solutions/answer_key.json: open this notebook from notebooks/exercises/, "
+               "or set TL_ANSWER_KEY to that file")
+
+
+def _running_notebook() -> Path | None:
+    """The running notebook's path where the front end tells the kernel (JupyterLab, Notebook 7, VS Code)."""
+    name = os.environ.get("JPY_SESSION_NAME", "").strip()
+    if not name:
+        try:
+            from IPython import get_ipython
+
+            shell = get_ipython()
+            name = str(shell.user_ns.get("__vsc_ipynb_file__", "")) if shell is not None else ""
+        except ImportError:
+            name = ""
+    return Path(name) if name.endswith(".ipynb") else None
+
+
 def find_key(start: Path | None = None) -> dict:
-    """The sealed answer key in ``solutions/`` below the running notebook's folder, or in that
-    folder (the solutions' own), or {} if none."""
+    """The sealed answer key (the module docstring says where it is looked for), or {} if none."""
+    explicit = os.environ.get("TL_ANSWER_KEY", "").strip()
+    candidates = [Path(explicit).expanduser()] if explicit else []
+    notebook = _running_notebook() if start is None else None
     start = Path.cwd() if start is None else Path(start)
-    for folder in (start / "solutions", start):
-        path = folder / KEY_FILE
+    folders = ([notebook.parent] if notebook else []) + [start, *list(start.parents)[:3]]
+    candidates += [folder / place / KEY_FILE for folder in folders for place in KEY_PLACES]
+    for path in candidates:
         if path.is_file():
             return json.loads(path.read_text(encoding="utf-8"))
     return {}
@@ -130,10 +158,12 @@ def check_prediction(task_id: str, answer, todo: str, choices: str | None = None
     problem = _form_problem(answer, choices)
     if problem:
         return report(task, False, f"not quite: {problem}")
-    entry = {} if graded() else find_key().get(task_id)
+    if graded():  # graded mode never judges in the visible check: the hidden test marks it
+        return report(task, True, f"answered: {answer!r} is recorded; it is marked when your notebook is graded")
+    entry = find_key().get(task_id)
     if not entry:
-        return report(task, True,
-                      f"answered: {answer!r} is recorded; it is marked when your notebook is graded")
+        return report(task, True, f"answered: {answer!r} is recorded; it is marked when your notebook is graded "
+                                  f"({NO_KEY_HINT})")
     passed, message = _open(task_id, entry, answer)
     return report(entry["task"], passed, message)
 

@@ -30,7 +30,7 @@ import torch
 
 from .. import build_model
 from ..data.recall import PAPER_LAYOUT, RecallSampler
-from ..data.text import VOCAB_SIZE, DataUnavailable, WindowSampler, load_split
+from ..data.text import VOCAB_SIZE, DataUnavailable, Offline, WindowSampler, load_split
 from ..training.config import pick
 from ..training.evaluate import unigram_bits
 from ..training.protocols import protocol
@@ -43,10 +43,13 @@ LR = 3e-3  # 10x the notebooks' protocol("lm").lr = 3e-4: 150 steps must do in s
 
 
 def _text_tokens():
+    """(tokens of the validation split, None) or (None, why not, in a few words)."""
     try:
-        return load_split("validation").tokens
+        return load_split("validation").tokens, None
+    except Offline as exc:  # decided before any request (data/offline.py), so this takes about a second
+        return None, f"offline: {exc.reason}; no local or cached copy"
     except DataUnavailable:
-        return None
+        return None, "see README, Data"
 
 
 def tiny_model(variant: str, task: str = "text", steps: int | None = None, seed: int = 0, **config):
@@ -56,9 +59,9 @@ def tiny_model(variant: str, task: str = "text", steps: int | None = None, seed:
     "loss_bits", "unit", "baseline", "baseline_bits", "tokens" (text only)}.
     """
     steps = steps or pick(150, 8)
-    tokens = _text_tokens() if task == "text" else None
+    tokens, why = _text_tokens() if task == "text" else (None, None)
     if task == "text" and tokens is None:
-        print("WikiText-2 is not available here (see README, Data): training on the recall task instead")
+        print(f"WikiText-2 is not available here ({why}): training on the recall task instead")
         task = "recall"
     sizes = {**TINY, **({"state_dim": 8} if variant != "transformer" else {}), **config}
     seed_everything(seed)

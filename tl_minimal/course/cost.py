@@ -1,0 +1,75 @@
+"""What the fast forms cost, counted term by term as the library computes them (notebooks 01b and 03b).
+
+Multiply-adds per head and per sequence; a matmul [m, k] @ [k, n] counts m k n. Each count follows
+the code line by line, padding of a length that is not a multiple of C included, so that
+``torch.utils.flop_counter.FlopCounterMode`` on the library's forward gives twice the sum of the
+matmul terms (it counts a multiply and an add; tests/course/test_cost.py holds them equal).
+
+    running_state_cost(T, S, C)   running_state(mode="fast"): running_state.decayed_cumsum on [T, S]
+    readout_cost(T, S, C)         pair_readout(mode="fast"): readout.decayed_attention, keys and values of size S
+
+Each returns a dict of terms. ``carry`` is the recursion: the chunk-end states (or memories) are a
+recurrence of the same kind, solved by the same chunked function over T/C of them, so it costs about
+1/C of the level above, and that level recurses again while more than one chunk is left.
+``ELEMENTWISE`` names the terms that are elementwise work (no matmul; the flop counter does not see
+them); ``matmul_total`` sums the rest, the carry's own elementwise work left out.
+"""
+
+from __future__ import annotations
+
+from ..kernels import DEFAULT_CHUNK
+
+ELEMENTWISE = ("entering",)  # adding the decayed entering state, S numbers a token: not a matmul
+
+
+def _chunks(T: int, C: int) -> tuple[int, int]:
+    """(C used, number of chunks) as decayed_cumsum and decayed_attention choose them."""
+    if T < 1 or C < 1:
+        raise ValueError(f"T and C are at least 1; got T = {T}, C = {C}")
+    C = min(C, T)
+    return C, -(-T // C)
+
+
+def decayed_cumsum_cost(T: int, D: int, C: int = DEFAULT_CHUNK, elementwise: bool = True) -> dict[str, int]:
+    """running_state.decayed_cumsum over T steps of D numbers (chunk size C), per head.
+
+    mask      causal_decay: [C] log-gates @ [C, C^2] 0/1 matrix, C^3 per chunk
+    within    W @ x: [C, C] @ [C, D], C^2 D per chunk
+    entering  h_local + decay * h_enter, D per token (elementwise)
+    carry     the same function on the N chunk-end states (N > 1), all its terms
+    """
+    C_used, N = _chunks(T, C)
+    terms = {"mask": N * C_used**3, "within": N * C_used * C_used * D,
+             "entering": N * C_used * D if elementwise else 0, "carry": 0}
+    if N > 1:
+        terms["carry"] = sum(decayed_cumsum_cost(N, D, C, elementwise).values())
+    return terms
+
+
+def running_state_cost(T: int, S: int, C: int = DEFAULT_CHUNK, elementwise: bool = True) -> dict[str, int]:
+    """running_state(mode="fast") for T tokens and a state of size S: decayed_cumsum with D = S."""
+    return decayed_cumsum_cost(T, S, C, elementwise)
+
+
+def readout_cost(T: int, S: int, C: int = DEFAULT_CHUNK, elementwise: bool = True) -> dict[str, int]:
+    """pair_readout(mode="fast") for T tokens, S x S memory, P0 = None (readout.decayed_attention), per head.
+
+    mask      causal_decay over the T tokens' gates, C^3 per chunk
+    scores    q @ k^T within each chunk, C^2 S per chunk
+    weighted  scores @ values, C^2 S per chunk
+    added     each chunk's addition U = (k * decay)^T @ v, C S^2 per chunk
+    carry     decayed_cumsum over the N chunk-end memories of S^2 numbers (the running state's chunked
+              form, so ~T S^2 + T C, not the T S^2 / C of a sequential carry)
+    across    q @ M_enter, reading the entering memory, S^2 per token (only when N > 1)
+    """
+    C_used, N = _chunks(T, C)
+    carried = decayed_cumsum_cost(N, S * S, C, elementwise)
+    return {"mask": N * C_used**3, "scores": N * C_used * C_used * S, "weighted": N * C_used * C_used * S,
+            "added": N * C_used * S * S, "carry": sum(carried.values()),
+            "across": N * C_used * S * S if N > 1 else 0}
+
+
+def matmul_total(cost_fn, T: int, S: int, C: int = DEFAULT_CHUNK) -> int:
+    """The matmul multiply-adds of ``cost_fn`` (running_state_cost or readout_cost): what a flop counter sees / 2."""
+    terms = cost_fn(T, S, C, elementwise=False)
+    return sum(v for k, v in terms.items() if k not in ELEMENTWISE)

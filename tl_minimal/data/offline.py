@@ -1,0 +1,115 @@
+"""Whether the Hugging Face hub can be reached, decided before any request is made (issue 52).
+
+Without a network, ``datasets`` and ``huggingface_hub`` retry each request for about 30 seconds
+before they give up, printing "Name or service not known" lines that look like a crash. The
+loaders of this package ask first, and when the answer is "offline" they read only what is on
+this machine (a local directory, then the Hugging Face cache) and say in one line what they used:
+
+    offline_reason() -> str | None     why no request should be tried, or None when the hub answers
+    in_hub_cache(kind, repo) -> bool   whether the Hugging Face cache may hold a repo (a folder check, no import)
+    hub_offline()                      a context in which datasets and huggingface_hub read their cache only
+
+The answer, in this order:
+1. ``TL_OFFLINE``, ``HF_HUB_OFFLINE`` or ``HF_DATASETS_OFFLINE`` set to a true value (1, true, yes,
+   on): offline, nothing is tried. ``TL_OFFLINE=0`` (or false, no, off) says online without a probe,
+   for a network slower than the probe's limit;
+2. otherwise one TCP connection to huggingface.co:443, the name lookup included, which must succeed
+   within ``PROBE_SECONDS``; it runs in a daemon thread, so a name lookup that hangs cannot hold
+   the caller longer. Its answer is kept for the life of the process.
+
+A local directory (``TL_MINIMAL_DATA``) is read before any of this is asked: with one, no probe is made.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import threading
+from pathlib import Path
+
+HUB_HOST, HUB_PORT = "huggingface.co", 443
+PROBE_SECONDS = 1.0  # the longest the probe may take; a hub that answers later counts as offline
+OFFLINE_VARIABLES = ("TL_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
+_TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
+_probed: list[str | None] = []  # the probe's answer, once made: [reason or None]
+
+
+def _probe(host: str, port: int, seconds: float) -> str | None:
+    """None when a TCP connection to host:port opens within ``seconds``, else why not (one short phrase)."""
+    outcome: list[str | None] = []
+
+    def connect():
+        try:
+            socket.create_connection((host, port), timeout=seconds).close()
+            outcome.append(None)
+        except Exception as exc:  # OSError for every network failure; anything else is no answer either
+            outcome.append(f"{host} cannot be reached ({getattr(exc, 'strerror', None) or type(exc).__name__})")
+
+    worker = threading.Thread(target=connect, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    return outcome[0] if outcome else f"{host} did not answer within {seconds:g} s"
+
+
+def offline_reason() -> str | None:
+    """Why the hub should not be asked (a phrase such as "TL_OFFLINE=1 is set"), or None to go ahead."""
+    for name in OFFLINE_VARIABLES:
+        value = os.environ.get(name, "").strip().lower()
+        if value in _TRUE:
+            return f"{name}={os.environ[name].strip()} is set"
+    if os.environ.get("TL_OFFLINE", "").strip().lower() in _FALSE:
+        return None
+    if not _probed:
+        _probed.append(_probe(HUB_HOST, HUB_PORT, PROBE_SECONDS))
+    return _probed[0]
+
+
+def _cache_roots() -> list[Path]:
+    """Where huggingface_hub and datasets keep their caches, read from the same variables they read."""
+    home = os.environ.get("HF_HOME") or os.path.join(os.environ.get("XDG_CACHE_HOME") or "~/.cache", "huggingface")
+    hub = os.environ.get("HF_HUB_CACHE") or os.environ.get("HUGGINGFACE_HUB_CACHE") or os.path.join(home, "hub")
+    data = os.environ.get("HF_DATASETS_CACHE") or os.path.join(home, "datasets")
+    return [Path(hub).expanduser(), Path(data).expanduser()]
+
+
+def in_hub_cache(kind: str, repo: str) -> bool:
+    """True when a cache folder of ``repo`` (kind "datasets" or "models") exists: worth a cache-only load.
+
+    Only folder names are looked at (``datasets--wikitext``, ``wikitext``), so the answer is instant and
+    may be a false yes (a partial download); the cache-only load then fails fast, with no request.
+    """
+    names = [f"{kind}--{repo.replace('/', '--')}", repo.replace("/", "___"), repo.split("/")[-1]]
+    return any((root / name).exists() for root in _cache_roots() for name in names)
+
+
+@contextlib.contextmanager
+def hub_offline():
+    """Inside, ``datasets`` and ``huggingface_hub`` use their cache only and make no request.
+
+    Both read HF_HUB_OFFLINE / HF_DATASETS_OFFLINE once, at their first import, into module flags
+    that every request checks: they are imported first (with the user's environment, so the flags
+    keep their own values afterwards), then the flags and the variables are set, and all are put back
+    on leaving. Without ``datasets`` installed this raises ImportError, as the load itself would.
+    """
+    import datasets.config as datasets_config
+    import huggingface_hub.constants as hub_constants
+
+    saved_env = {name: os.environ.get(name) for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")}
+    flags = [(module, name, getattr(module, name))
+             for module, names in ((hub_constants, ("HF_HUB_OFFLINE",)),
+                                   (datasets_config, ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")))
+             for name in names if hasattr(module, name)]
+    try:
+        os.environ.update({name: "1" for name in saved_env})
+        for module, name, _ in flags:
+            setattr(module, name, True)
+        yield
+    finally:
+        for module, name, old in flags:
+            setattr(module, name, old)
+        for name, old in saved_env.items():
+            if old is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = old
