@@ -49,6 +49,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+import site_phone
 from browser_support import system_chromium, with_scrollbars
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -784,6 +785,7 @@ def test_every_page_in_the_browser(site, server, browser):
             problems += [f"{where}: console: {e}" for e in tabs[width].errors]
             if info["scroll"] > 1:
                 problems.append(f"{where}: scrolls sideways by {info['scroll']} px ({info['wide']})")
+            problems += site_phone.page_problems(tabs[width].page, width, where)  # targets, search, scroll cues
             if name in SHOTS:
                 shot = REPORT_DIR / f"{name.replace('/', '_').replace('.html', '')}-{width}.png"
                 tabs[width].page.screenshot(path=str(shot))
@@ -827,6 +829,8 @@ def test_search_finds(term, site, server, browser):
         assert pages[0].endswith(expected), f"{term!r}: first result {pages[0]}, not {expected} (then {pages[1:4]})"
     chrome = [s for s in snippets if re.search(r"System Settings|Light Dark", s)]
     assert not chrome, f"theme button text in the search snippets: {chrome[:3]}"
+    tex = [s for s in snippets if re.search(r"\\[A-Za-z]{2,}|\\[()\[\]]", s)]
+    assert not tex, f"raw TeX in the search snippets: {tex[:3]}"
 
 
 # every word (split at spaces and hyphens, where a line may end) of every table cell that lies on two lines
@@ -843,6 +847,10 @@ JS_SPLIT_WORDS = """() => {
         if (tops.size > 1) split.push(m[0]);
       }
     }
+    for (const piece of cell.querySelectorAll('code, mjx-container')) {  // a code name or formula: one line
+      const tops = new Set([...piece.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+      if (tops.size > 1) split.push(piece.textContent.trim().slice(0, 40));
+    }
   }
   return split;
 }"""
@@ -854,7 +862,7 @@ def test_no_word_is_broken_inside_a_table_cell(site, server, chromium, request):
     """The pages whose tables read "sym/bol" and "projectio/ns" when the CSS broke words anywhere;
     in the headless browser and again with scrollbars shown (they take room from a scrolling table)."""
     browser = request.getfixturevalue(chromium)
-    pages = ["notebooks/03_readout.html", "docs/paper.html",
+    pages = ["index.html", "notebooks/03_readout.html", "notebooks/06b_family.html", "docs/paper.html",
              *sorted(p.relative_to(site).as_posix() for p in (site / "notebooks" / "exercises").glob("02_*.html"))]
     broken = []
     for width in WIDTHS:
