@@ -148,6 +148,7 @@ def site(tmp_path_factory) -> Path:
     assert result.returncode == 0, f"the site build failed:\n{result.stdout}\n{result.stderr[-6000:]}"
     print(f"\nsite built in {time.perf_counter() - started:.0f} s")
     assert (where / upload / "index.html").is_file(), f"pages.yml uploads {upload}, where the build wrote no site"
+    assert not list((where / upload).rglob("*.map")), "the site ships source maps"
     _BUILT["html"] = where / upload
     return where / upload
 

@@ -159,3 +159,25 @@ def test_a_text_box_shown_as_a_menu_has_a_menu_hint(site):
     hints = re.findall(r'<span class="widget-hint">\(([^)]*)\)</span>', page)
     assert hints and not [h for h in hints if "then Enter" in h], hints
     assert any(h.startswith("texts from this page") for h in hints), hints
+
+
+@pytest.mark.browser
+def test_a_widget_says_which_controls_went_back_to_a_drawn_setting(site, server, browser):
+    """06a's recall widget draws some combinations only: a change of "pairs" that moves "filler" back
+    says so on screen (widget_frames.js), and a move that keeps the others says nothing."""
+    tab = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        tab.goto(server + "notebooks/06a_kv_recall.html", wait_until="load")
+        figure = tab.locator("figure.widget-frames:has(select[data-control=pairs])")
+        note = figure.locator(".widget-reset")
+        assert note.inner_text() == ""
+        start = figure.locator("input[data-control=filler]").input_value()
+        figure.locator("input[data-control=filler]").focus()
+        tab.keyboard.press("ArrowLeft")
+        moved = figure.locator("input[data-control=filler]").input_value()
+        figure.locator("select[data-control=pairs]").select_option(index=1)
+        text = note.inner_text()
+    finally:
+        tab.close()
+    assert moved != start, "ArrowLeft did not move the filler slider"
+    assert "filler went back to" in text, text
