@@ -181,3 +181,37 @@ def test_a_widget_says_which_controls_went_back_to_a_drawn_setting(site, server,
         tab.close()
     assert moved != start, "ArrowLeft did not move the filler slider"
     assert "filler went back to" in text, text
+
+
+WEIGHED = ("index.html", "notebooks/01_running_state.html", "notebooks/06a_kv_recall.html")
+HOME_MOST_BYTES = 1_300_000  # the home page's first load, uncompressed (2.6 MB with the theme's icon script)
+
+
+JS_ICON = """() => { const i = document.querySelector('.bd-header-article .primary-toggle [class*="fa-"]');
+  return i ? [getComputedStyle(i, '::before').fontFamily, i.getBoundingClientRect().width] : null; }"""
+
+
+@pytest.mark.browser
+def test_page_weight_is_printed_and_the_icon_script_is_gone(site, server, browser):
+    """What a first visit downloads (uncompressed, as a plain static server sends it), printed for three
+    pages; the theme's 1.56 MB icon script is replaced by a stub (static/scripts/fontawesome.js) and the
+    icons still show, drawn from the theme's web font."""
+    rows, icons = [], None
+    for name in WEIGHED:
+        tab = browser.new_page(viewport={"width": 390, "height": 844})
+        loaded: list[tuple[str, int]] = []
+        tab.on("requestfinished", lambda req, into=loaded: into.append((req.url, req.sizes()["responseBodySize"])))
+        try:
+            tab.goto(server + name, wait_until="load")
+            tab.wait_for_timeout(500)
+            if icons is None:  # the header's menu icon is drawn (a glyph of the web font, some pixels wide)
+                icons = tab.evaluate(JS_ICON)
+        finally:
+            tab.close()
+        total = sum(size for _, size in loaded)
+        script = sum(size for url, size in loaded if "fontawesome.js" in url)
+        rows.append((name, len(loaded), total, script))
+    print("\nfirst load at 390 px: " + "; ".join(f"{n} {k} requests {t / 1e6:.2f} MB" for n, k, t, _ in rows))
+    assert all(script < 1000 for *_, script in rows), f"the icon script is served: {rows}"
+    assert icons and "Font Awesome" in icons[0] and icons[1] > 8, f"the header icon is not drawn: {icons}"
+    assert rows[0][2] <= HOME_MOST_BYTES, f"the home page weighs {rows[0][2] / 1e6:.2f} MB"
