@@ -72,6 +72,7 @@ def _set_alt(app, doctree) -> None:
     alt = json.loads((Path(app.srcdir) / "alt_text.json").read_text(encoding="utf-8")).get(app.env.docname, {})
     zoom = json.loads((Path(app.srcdir) / "figure_zoom.json").read_text(encoding="utf-8")).get(app.env.docname, {})
     for image in doctree.findall(nodes.image):
+        image["loading"] = "lazy"  # a figure far down the page is fetched when the reader nears it (issue 54)
         key = Path(image.get("uri", "")).stem
         if key in zoom:  # its size on a phone (figure_scale.py)
             image["classes"].append(zoom[key])

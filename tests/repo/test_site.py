@@ -538,6 +538,14 @@ JS_PAGE = """() => {
     wide: wide,
   };
 }"""
+# every picture fetched now, lazy ones too (the site marks figures loading="lazy": a reader gets them
+# on scrolling near), then every one loaded or failed
+JS_ALL_IMAGES = """async () => {
+  document.querySelectorAll('img[loading="lazy"]').forEach(img => { img.loading = 'eager'; });
+  await Promise.all([...document.images].map(img => img.complete ? null
+    : new Promise(done => { img.addEventListener('load', done); img.addEventListener('error', done); })));
+  return true;
+}"""
 # MathJax 3 has typeset the page (or the page has no math)
 JS_MATH_DONE = """async () => {
   if (!document.querySelector('span.math, div.math')) return true;
@@ -562,6 +570,7 @@ class Tab:
     def visit(self, url: str) -> dict:
         self.errors.clear()
         self.page.goto(url, wait_until="load")
+        self.page.evaluate(JS_ALL_IMAGES)
         self.page.evaluate(JS_MATH_DONE)
         return self.page.evaluate(JS_PAGE)
 

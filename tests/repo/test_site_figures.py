@@ -86,7 +86,7 @@ def test_every_figure_keeps_its_smallest_text_readable(site, server, browser, wi
         for path in COURSE:
             page = path.relative_to(ROOT).with_suffix(".html").as_posix()
             tab.goto(server + page, wait_until="load")
-            tab.wait_for_function("() => [...document.images].every(i => i.complete)", timeout=30_000)
+            tab.evaluate(test_site.JS_ALL_IMAGES)  # the lazy ones too
             for img in tab.evaluate(JS_FIGURES):
                 parts = img["src"].split("/")
                 name = "/".join(parts[-2:]) if "widget_frames" in parts else parts[-1]  # a frame: key/n.png
