@@ -15,6 +15,7 @@ page by test_site.py's test_every_page_in_the_browser (site_phone.py). Uses test
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
@@ -215,3 +216,26 @@ def test_page_weight_is_printed_and_the_icon_script_is_gone(site, server, browse
     assert all(script < 1000 for *_, script in rows), f"the icon script is served: {rows}"
     assert icons and "Font Awesome" in icons[0] and icons[1] > 8, f"the header icon is not drawn: {icons}"
     assert rows[0][2] <= HOME_MOST_BYTES, f"the home page weighs {rows[0][2] / 1e6:.2f} MB"
+
+
+@pytest.mark.browser
+def test_a_widget_fetches_a_controls_pictures_when_the_reader_reaches_for_it(site, server, browser):
+    """00's first slider: focusing it fetches the pictures of its other settings, so a step fetches none."""
+    tab = browser.new_page(viewport={"width": 390, "height": 844})
+    fetched: list[str] = []
+    tab.on("request", lambda req: fetched.append(req.url) if "/widget_frames/" in req.url else None)
+    try:
+        tab.goto(server + "notebooks/00_start_here.html", wait_until="load")
+        slider = tab.locator("figure.widget-frames input[type=range]").first
+        settings = len(json.loads(slider.get_attribute("data-values")))
+        before = len(fetched)
+        slider.focus()
+        tab.wait_for_timeout(500)
+        preloaded = len(fetched) - before
+        tab.keyboard.press("ArrowRight")
+        tab.wait_for_timeout(300)
+        stepped = len(fetched) - before - preloaded
+    finally:
+        tab.close()
+    assert preloaded >= settings - 1, f"focus fetched {preloaded} of the slider's {settings} pictures"
+    assert stepped == 0, f"a step fetched {stepped} more pictures"

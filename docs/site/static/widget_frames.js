@@ -71,6 +71,16 @@
       });
     }
     controls.forEach(c => c.addEventListener('input', () => show(c)));
+    // when a reader reaches for a control, fetch the pictures of its other settings (the others kept),
+    // so each step of a slider shows at once instead of after a round trip (issue 54, item 6)
+    const fetched = new Set();
+    function preload(control) {
+      const others = controls.filter(o => o !== control && o.dataset.follows !== nameOf(control));
+      frames.filter(f => others.every(o => same(f.values[nameOf(o)], valueOf(o))))
+        .forEach(f => { if (!fetched.has(f.src)) { fetched.add(f.src); new Image().src = f.src; } });
+    }
+    controls.forEach(c => ['focus', 'pointerdown', 'touchstart'].forEach(
+      kind => c.addEventListener(kind, () => preload(c), {passive: true})));
   }
 
   function all() { document.querySelectorAll('figure.widget-frames').forEach(setUp); }
