@@ -35,11 +35,14 @@ master_doc = "index"
 html_theme = "sphinx_book_theme"
 html_title = "tl-minimal: the triple-latent course"
 html_static_path: list[str] = []   # the staged tree's _static (site.css, MathJax), added below
-html_css_files = ["site.css", "predictions.css"]  # predictions: the exercises' checks
+html_css_files = ["site.css", "predictions.css",  # predictions: the exercises' checks
+                  "phone.css"]  # touch targets, one search box, tables and scroll cues (issue 54)
 html_js_files = ["search_snippets.js",  # theme chrome out of the search results' snippets
                  "math_scroll.js",      # a display formula that scrolls is a Tab stop
                  "predictions.js",      # the exercises' prediction checks, without a kernel (predictions.py)
-                 "landmarks.js"]        # the sidebar is a landmark (axe's "region" rule at desktop width)
+                 "landmarks.js",        # the sidebar is a landmark (axe's "region" rule at desktop width)
+                 "navigation.js",       # the menu and contents drawers open on a phone (the theme binds one toggle)
+                 "scroll_cues.js"]      # a table or figure that scrolls sideways shows that it does
 html_favicon = "static/favicon.svg"  # (without one a browser asks for /favicon.ico and logs a 404)
 html_theme_options = {
     # read at build time (staging.repository); a local build has none and shows no source button
@@ -69,6 +72,7 @@ def _set_alt(app, doctree) -> None:
     alt = json.loads((Path(app.srcdir) / "alt_text.json").read_text(encoding="utf-8")).get(app.env.docname, {})
     zoom = json.loads((Path(app.srcdir) / "figure_zoom.json").read_text(encoding="utf-8")).get(app.env.docname, {})
     for image in doctree.findall(nodes.image):
+        image["loading"] = "lazy"  # a figure far down the page is fetched when the reader nears it (issue 54)
         key = Path(image.get("uri", "")).stem
         if key in zoom:  # its size on a phone (figure_scale.py)
             image["classes"].append(zoom[key])

@@ -333,6 +333,7 @@ def stage_home(root: Path, out: Path, site_pages: set[str], staged: Staged, toc:
     text, cut = home_front_matter((root / "README.md").read_text(encoding="utf-8"))
     # the README's pointer to the website is no news on the website (an empty line keeps the numbering)
     text = READ_AS_WEBSITE.sub("", text)
+    text = link_notebook_names(text, site_pages)
     images: set[str] = set()
     text = rewrite_links(text, "README.md", root, site_pages, images, "README.md" if cut else None)
     if repo_url() is None:
@@ -340,6 +341,20 @@ def stage_home(root: Path, out: Path, site_pages: set[str], staged: Staged, toc:
     write(out / "index.md", text.rstrip("\n") + "\n\n" + toc)
     copy_images(images, root, out)
     staged.sources["index.md"] = "README.md"
+
+
+NOTEBOOK_CELL = re.compile(r"^\| `(\d\d\w*\.ipynb)` \|", re.MULTILINE)
+
+
+def link_notebook_names(text: str, site_pages: set[str]) -> str:
+    """The learning path's first column names each notebook as code; on the site each name is a
+    link to its page, so a reader on a phone moves by the table and not only by search. The link
+    reads as words ("01b chunked running state"), which wrap at a space on a phone."""
+    def link(match: re.Match) -> str:
+        page = f"notebooks/{match[1]}"
+        words = match[1].removesuffix(".ipynb").replace("_", " ")
+        return f"| [{words}]({page}) |" if page in site_pages else match[0]
+    return NOTEBOOK_CELL.sub(link, text)
 
 
 LOCAL_NOTE = (":::{note}\nThis is a **local build** of the site: it was built without a repository address "

@@ -29,6 +29,18 @@ from widget_frames import CALL, NOTEBOOK_MADE, SETUPS, STATIC_DIR, Widget
 STILL = re.compile(r"\s*A still of an interactive figure \(.*?\), shown at its first setting\.")
 
 
+
+TYPED = "any text, then Enter"  # a text box's hint in the notebook
+
+
+def shown_hint(control: dict) -> str:
+    """The hint beside a control: a text box the site shows as a menu of suggested texts says so,
+    not how to type (issue 54, item 4: the hint matches the control shown)."""
+    hint = control.get("hint") or ""
+    if control.get("typed") and hint.startswith(TYPED):
+        return "texts from this page; in the notebook, any text" + hint[len(TYPED):]
+    return hint
+
 def shown_value(control: dict, value) -> str:
     if control["kind"] == "menu":
         return control["labels"][control["values"].index(value)]
@@ -97,7 +109,8 @@ def page_html(widget: Widget, number: int, page: str, alt: str) -> str:
                               for i, (lab, v) in enumerate(pairs))
             control = (f'<select id="{cid}" data-control="{html.escape(name)}"{follows} '
                        f'data-values=\'{html.escape(json.dumps([v for _, v in pairs]))}\'>{options}</select>')
-        hint = f' <span class="widget-hint">({html.escape(c["hint"])})</span>' if c["hint"] else ""
+        hint = shown_hint(c)
+        hint = f' <span class="widget-hint">({html.escape(hint)})</span>' if hint else ""
         rows.append(f'<div class="widget-control" style="margin-bottom: 0.4em"><label for="{cid}" '
                     f'style="margin-right: 0.5em">{html.escape(c["label"])}</label> '
                     f'{control}{hint}</div>')

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("nbgrader")
+pytest.importorskip("nbgrader", reason='the course extra is missing: pip install -e ".[course]"')
 
 from tl_minimal.instructor import course
 

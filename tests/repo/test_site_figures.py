@@ -1,9 +1,10 @@
-"""Figures on a phone: every notebook figure on the site keeps its smallest text at 9 CSS px or more
-at 390 px (issue 36, item 2; docs/site/figure_scale.py, the zoom rules in static/site.css).
+"""Figures on a phone and a laptop: every notebook figure on the site keeps its smallest text at 9 CSS
+px or more at 390 and 1280 px (issue 36, item 2; issue 54, item 2; docs/site/figure_scale.py, the zoom
+rules in static/site.css, the readable widths of static/scroll_cues.js).
 
 A notebook saves each figure at twice its pixels with its own width and its smallest text size
 (``tl_minimal.views.alt_text``); the site's widget frames are drawn the same way
-(``widget_frames.draw_png``). In Chromium at 390 px this test reads, for every figure of every
+(``widget_frames.draw_png``). In Chromium at 390 and 1280 px this test reads, for every figure of every
 notebook page, the width it is shown at, and computes the size its smallest text is shown at:
 the saved text size times shown width over own width. Every figure must have a saved size and
 every smallest text must reach ``MIN_TEXT_PX``. The fast tests hold the CSS rules to the classes
@@ -74,14 +75,18 @@ JS_FIGURES = """() => [...document.querySelectorAll('div.cell_output img, figure
 
 @pytest.mark.slow  # a build of the whole course: minutes
 @pytest.mark.browser
-def test_every_figure_keeps_its_smallest_text_readable_at_390_px(site, server, browser):
+@pytest.mark.parametrize("width", [390, 1280])
+def test_every_figure_keeps_its_smallest_text_readable(site, server, browser, width):
+    """At 390 px by the zoom rules of site.css; at 1280 px a figure that the column would shrink below
+    that is shown at its readable width instead (scroll_cues.js), and its box scrolls with a cue."""
     sizes = saved_text_sizes(site)
-    tab = browser.new_page(viewport={"width": 390, "height": 844})
+    tab = browser.new_page(viewport={"width": width, "height": 844})
     problems, shown_sizes = [], []
     try:
         for path in COURSE:
             page = path.relative_to(ROOT).with_suffix(".html").as_posix()
             tab.goto(server + page, wait_until="load")
+            tab.evaluate(test_site.JS_ALL_IMAGES)  # the lazy ones too
             for img in tab.evaluate(JS_FIGURES):
                 parts = img["src"].split("/")
                 name = "/".join(parts[-2:]) if "widget_frames" in parts else parts[-1]  # a frame: key/n.png
@@ -92,11 +97,11 @@ def test_every_figure_keeps_its_smallest_text_readable_at_390_px(site, server, b
                 px = font * img["shown"] / img["own"]
                 shown_sizes.append((px, page, name))
                 if px < scale.MIN_TEXT_PX - 0.05:
-                    problems.append(f"{page} {name}: smallest text {px:.1f} px at 390 px ({img['cls']!r}, shown "
+                    problems.append(f"{page} {name}: smallest text {px:.1f} px at {width} px ({img['cls']!r}, shown "
                                     f"{img['shown']:.0f} of {img['own']} px)")
     finally:
         tab.close()
     assert shown_sizes, "no figure found on the notebook pages"
     assert not problems, f"{len(problems)} figures:\n" + "\n".join(problems[:30])
     smallest = min(shown_sizes)
-    print(f"\n{len(shown_sizes)} figures at 390 px: smallest text {smallest[0]:.1f} px ({smallest[1]})")
+    print(f"\n{len(shown_sizes)} figures at {width} px: smallest text {smallest[0]:.1f} px ({smallest[1]})")

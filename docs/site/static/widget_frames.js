@@ -14,6 +14,12 @@
     const img = figure.querySelector('img');
     const link = img.closest('a');
     const nameOf = c => c.dataset.control;
+    const labelOf = c => (figure.querySelector(`label[for="${c.id}"]`) || {}).textContent || nameOf(c);
+    const shownValue = c => (c.tagName === 'SELECT' ? c.options[c.selectedIndex].text : String(valueOf(c)));
+    const note = document.createElement('p');
+    note.className = 'widget-reset';
+    note.setAttribute('role', 'status');
+    (figure.querySelector('a.full-size') || img).before(note);
     function valueOf(control) { return JSON.parse(control.dataset.values)[Number(control.value)]; }
     function setTo(control, v) {
       control.value = String(Math.max(0, JSON.parse(control.dataset.values).findIndex(x => same(x, v))));
@@ -46,6 +52,11 @@
         }
       }
       if (!frame) return;
+      // a control that had to go back to a drawn setting says so on screen (and to a screen reader)
+      const reset = controls.filter(c => c !== moved && !c.dataset.follows && !same(valueOf(c), wanted[nameOf(c)]));
+      note.textContent = reset.length
+        ? 'Only some combinations were drawn: ' + reset.map(c => `${labelOf(c)} went back to ${shownValue(c)}`).join(', ') + '.'
+        : '';
       img.src = frame.src;
       img.alt = frame.alt;
       if (link) link.href = frame.src;
@@ -60,6 +71,16 @@
       });
     }
     controls.forEach(c => c.addEventListener('input', () => show(c)));
+    // when a reader reaches for a control, fetch the pictures of its other settings (the others kept),
+    // so each step of a slider shows at once instead of after a round trip (issue 54, item 6)
+    const fetched = new Set();
+    function preload(control) {
+      const others = controls.filter(o => o !== control && o.dataset.follows !== nameOf(control));
+      frames.filter(f => others.every(o => same(f.values[nameOf(o)], valueOf(o))))
+        .forEach(f => { if (!fetched.has(f.src)) { fetched.add(f.src); new Image().src = f.src; } });
+    }
+    controls.forEach(c => ['focus', 'pointerdown', 'touchstart'].forEach(
+      kind => c.addEventListener(kind, () => preload(c), {passive: true})));
   }
 
   function all() { document.querySelectorAll('figure.widget-frames').forEach(setUp); }
