@@ -75,11 +75,11 @@ def glossary_terms() -> list[str]:
     return terms
 
 
-def markdown_cells(path: Path) -> list[tuple[int, str]]:
+def markdown_cells(text: str) -> list[tuple[int, str]]:
     """(first line, text) of each markdown cell of a jupytext percent notebook, '# ' removed."""
     cells: list[tuple[int, list[str]]] = []
     in_markdown = False
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if line.startswith("# %%"):
             in_markdown = "[markdown]" in line
             if in_markdown:
@@ -133,12 +133,14 @@ def defines(term: str, sentence: str) -> bool:
     return False
 
 
-def first_use_problems() -> list[str]:
-    """'notebook:line: term used before it is defined' for every undefined first use."""
+def first_use_problems(texts: dict[str, str] | None = None) -> list[str]:
+    """'notebook:line: term used before it is defined' for every undefined first use; ``texts``
+    replaces a notebook's .py text by name (for the tests below)."""
     problems, defined = [], set()
     for name in REQUIRED:
         path = ROOT / "notebooks" / f"{name}.py"
-        for start, cell in markdown_cells(path):
+        text = (texts or {}).get(name) or path.read_text(encoding="utf-8")
+        for start, cell in markdown_cells(text):
             for offset, sentence in sentences(cell):
                 for term in TERMS:
                     if not uses(term, sentence) or term in defined:
@@ -199,3 +201,13 @@ def test_sentences_split_cells_and_keep_rows_apart():
     parts = [s for _, s in sentences(cell)]
     assert parts[:2] == ["Intro text.", "Second one uses MQAR."]
     assert "| MQAR | x |" in parts and "- item one continued." in parts
+
+
+def test_catches_a_definition_taken_away():
+    """Without 00's sentence that defines MQAR, its first use in a later notebook fails."""
+    text = (ROOT / "notebooks" / "00_start_here.py").read_text(encoding="utf-8")
+    assert "**MQAR** (multi-query" in text
+    problems = first_use_problems({"00_start_here": text.replace("**MQAR** (multi-query", "MQAR, multi-query")})
+    assert problems and all("'MQAR'" in p for p in problems)
+    assert problems[0].startswith("00_start_here.py:")  # the weakened sentence only names it
+    assert any(p.startswith(("06", "07")) for p in problems)  # and the later uses follow
