@@ -28,7 +28,7 @@
 # (queries, keys, values) as in a small Transformer; matrix-vector and outer products. Nothing
 # about linear attention or state-space models: the course builds it.
 #
-# **Time.** About 60 minutes: 58 of reading (3820 words at 100 a minute, 67 lines of code at 4, 7
+# **Time.** About 60 minutes: 59 of reading (3895 words at 100 a minute, 67 lines of code at 4, 7
 # figures at half a minute each) and a run of every cell in default mode, measured at 17 s (CPU 6 s,
 # peak 447 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -203,7 +203,7 @@ plt.show()
 # | $w_{t,\tau}$ | weight of the write at $\tau$ inside $P_t$ (the unrolled sum) | `w` | 02 §3 |
 # | $W_{t\tau}$ | weight of the write $a_\tau$ in the running state $s_t$: the lower-triangular $T \times T$ matrix ($C \times C$ inside a chunk) | `W` (`running_state.py`) | 01 §3 |
 # | $A$ | a $T \times T$ (or $C \times C$) matrix of attention scores, row $t$, column $\tau$ | `A`, `attn` | 03 §3.1 |
-# | $H_{1/2}$ | half-life of a keep gate $\lambda$: $\ln(1/2) / \ln \lambda$ tokens. "Memory length" always means the half-life; $1/(1-\lambda)$ is the mean lifetime and is called that | - | 01 §6 |
+# | $H_{1/2}$ | **half-life** of a keep gate $\lambda$: $\ln(1/2) / \ln \lambda$ tokens. "Memory length" always means the half-life; $1/(1-\lambda)$ is the mean lifetime and is called that | - | 01 §6 |
 # | $\delta_i$ | the unit vector with a 1 at entry $i$, zeros elsewhere | `torch.eye` | 02 §2 |
 #
 # **Attention and related layers** (notebook 03)
@@ -244,7 +244,7 @@ plt.show()
 # | `02_pair_memory` | outer products as a memory of pairs; the unrolled weights; a trained model's $P_t$ | 01 | 60 min (runs in 79 s) |
 # | `03_readout` | the readout as linear attention, in both directions; why the design; the whole layer; related work | 02 | 55 min (runs in 19 s) |
 # | `03b_chunked_readout` | the readout's fast form: chunks with the pair memory carried between them; its cost, term by term; its speed, measured | 03 | 45 min (runs in 9 s) |
-# | `03c_trained_model` | trained against a Transformer; what a trained layer reads; the whole model in a page | 03 | 40 min (runs in 146 s) |
+# | `03c_trained_model` | trained against a Transformer; what a trained layer reads; the whole model in a page | 03 | 45 min (runs in 146 s) |
 # | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 60 min (runs in 99 s) |
 # | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 55 min (runs in 48 s) |
 # | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state: its read gate, late fusion, what its read costs; why a tied query-key projection finds an exact repeat before training | 03, 05 | 55 min (runs in 27 s) |
@@ -413,6 +413,8 @@ plt.show()
 # %% [markdown]
 # A model that always answers the same value scores 1/8 (12.5%); one that picks one of the four
 # values in the context at random scores 1/4. Notebook 06 asks which models do better than that.
+# Notebooks 06b and 07 also use **MQAR** (multi-query associative recall, the form of the Zoology
+# study): several key-value pairs, then every key is asked in turn, and every answer is scored.
 #
 # ## 8. How to use the notebooks
 #
@@ -427,6 +429,9 @@ plt.show()
 #   input gets a message under the controls. Outside Jupyter a widget helper draws that picture.
 # - **Pairs.** Each notebook is a pair, `NN_name.ipynb` (with outputs, for reading) and
 #   `NN_name.py` (for diffs). JupyterLab with jupytext keeps them in step; otherwise run `python run.py sync`.
+# - **Results.** A comparison in notebooks 06-07 rests on several seeds; a rate of wins ("0 of 25
+#   seeds") comes with its **Clopper-Pearson interval**: the range of true win rates that such a
+#   count does not rule out (exact, at 95 in 100 confidence).
 # - **Tests.** `python run.py test` runs every notebook top to bottom in smoke mode (`pytest --nbval`) and
 #   compares the printed results of the cells that check math; cells marked `# NBVAL_IGNORE_OUTPUT`
 #   (training logs, timings, random samples) only have to run.

@@ -23,7 +23,7 @@
 # **Prerequisites.** Notebook 00 (the layer figure and the glossary). PyTorch: broadcasting,
 # matrix products.
 #
-# **Time.** About 60 minutes: 59 of reading (2147 words at 100 a minute, 129 lines of code at 4, 10
+# **Time.** About 60 minutes: 59 of reading (2150 words at 100 a minute, 129 lines of code at 4, 10
 # figures at half a minute each) and a run of every cell in default mode, measured at 55 s (CPU
 # 19 s, peak 612 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -209,7 +209,7 @@ plt.show()
 # Look at where each curve crosses half its starting height: after about one token for
 # $\lambda = 0.5$, far later for 0.95, which also starts lower (it writes only $1 - \lambda$).
 #
-# **At initialization every gate is about 0.5.** The model computes $\lambda_t = \sigma(W_\lambda
+# **At initialization every gate is about 0.5**, its **gate start**. The model computes $\lambda_t = \sigma(W_\lambda
 # n_t + c_\lambda)$ with small random $W_\lambda$ and $c_\lambda = 0$ (the reference code's
 # initialization), so $\lambda_t \approx \sigma(0) = 0.5$: a half-life of about **one token**.
 # Training has to move the gates a long way before the state remembers anything far back. Try it

@@ -31,7 +31,7 @@
 # [`03b_chunked_readout.ipynb`](03b_chunked_readout.ipynb); the layer trained against a Transformer,
 # and the whole model in one page, are [`03c_trained_model.ipynb`](03c_trained_model.ipynb).
 #
-# **Time.** About 55 minutes: 53 of reading (2583 words at 100 a minute, 103 lines of code at 4, 3
+# **Time.** About 55 minutes: 54 of reading (2640 words at 100 a minute, 103 lines of code at 4, 3
 # figures at half a minute each) and a run of every cell in default mode, measured at 19 s (CPU 4 s,
 # peak 425 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -331,10 +331,10 @@ print("final states equal:", torch.allclose(state["P"], state_all["P"]) and torc
 # |---|---|---|---|---|---|
 # | softmax attention (the `transformer` baseline) | every key and value: the KV cache, $2tD$ | never (a window, if any, drops old tokens) | softmax of $q \cdot k_\tau / \sqrt{D}$ over all $t$ keys, weighted sum of values | $O(tD)$ time and memory, growing | Vaswani et al. 2017, arXiv:1706.03762 |
 # | linear attention | $M = \sum_\tau \phi(k_\tau) v_\tau^\top$ ($D \times D$; $\phi$ a fixed positive feature map, e.g. $\operatorname{elu}(\cdot) + 1$) and a normalizer $\sum_\tau \phi(k_\tau)$ | never: a plain sum | $M^\top \phi(q)$ divided by $\phi(q) \cdot \sum_\tau \phi(k_\tau)$ | $O(D^2)$ | Katharopoulos et al. 2020, arXiv:2006.16236 |
-# | RetNet | $M$ ($D \times D$) | a fixed decay per head, the same for every token | $M^\top q$, with $q$ and $k$ rotated by their positions (xPos, a relative position encoding), then a normalization and a gate | $O(D^2)$ | Sun et al. 2023, arXiv:2307.08621; xPos: Sun et al. 2022, arXiv:2212.10554 |
+# | RetNet | $M$ ($D \times D$) | a fixed decay per head, the same for every token | $M^\top q$, with $q$ and $k$ rotated by their positions (xPos: each query and key rotated by an angle that grows with its position, as in rotary embeddings, and scaled so that far-apart tokens weigh less), then a normalization and a gate | $O(D^2)$ | Sun et al. 2023, arXiv:2307.08621; xPos: Sun et al. 2022, arXiv:2212.10554 |
 # | H3 | $N$ states of shifted keys times values, $\bar k_\tau v_\tau^\top$ (a diagonal state-space model) | a fixed decay per state, the same for every token | the states read with $q$ (a multiplicative read), summed | $O(N D^2)$ | Fu et al. 2023, arXiv:2212.14052 |
 # | GLA (gated linear attention) | $M$ ($D \times D$, or keys and values of different sizes) | a data-dependent decay per key dimension (a vector gate) | $M^\top q$, then an output gate | $O(D^2)$ | Yang et al. 2023, arXiv:2312.06635 |
-# | Mamba-2 / SSD | a state matrix per head (state size times head width, the same shape as $M$) | a data-dependent *scalar* decay per head (`exp(Δ A)`: a learned step size times a learned negative rate) | the state read with a query-like projection (Mamba-2's names: the query is `C`, the key `B`, the value `x`) | $O(D^2)$ | Dao and Gu 2024, arXiv:2405.21060; Mamba: Gu and Dao 2023, arXiv:2312.00752 |
+# | Mamba-2 / SSD (state-space duality: the same recurrence computed token by token as a state, or as one masked, attention-like matrix product) | a state matrix per head (state size times head width, the same shape as $M$) | a data-dependent *scalar* decay per head (`exp(Δ A)`: Mamba's discretized decay, e to the power of a learned, token-dependent step size `Δ` times a learned negative rate `A`, so always between 0 and 1) | the state read with a query-like projection (Mamba-2's names: the query is `C`, the key `B`, the value `x`) | $O(D^2)$ | Dao and Gu 2024, arXiv:2405.21060; Mamba: Gu and Dao 2023, arXiv:2312.00752 |
 # | DeltaNet | $M$ ($D \times D$) | no decay: a write *replaces* what is stored under its key (delta rule, $M \leftarrow M + \eta_t\, k_t (v_t - M^\top k_t)^\top$, with a write strength $\eta_t \in (0, 1)$) | $M^\top q$ | $O(D^2)$ | Yang et al. 2024, arXiv:2406.06484; fast weights: Schlag et al. 2021, arXiv:2102.11174 |
 # | **triple-latent** (this course) | $s$ ($S$) and $P$ ($S \times S$) | data-dependent scalar keep gates $\lambda_t, \gamma_t$ per head, convex writes | $(P^\top q^l) \odot q^r$ | $O(S^2)$ | arXiv:2606.05175; `docs/paper.md` |
 #

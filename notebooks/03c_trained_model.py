@@ -24,7 +24,7 @@
 # **Prerequisites.** Notebook 03 (the readout, its attention view of section 3.1, the layer of
 # section 7); `fit` from notebook 01.
 #
-# **Time.** About 40 minutes: 40 of reading (905 words at 100 a minute, 117 lines of code at 4, 3
+# **Time.** About 45 minutes: 40 of reading (970 words at 100 a minute, 117 lines of code at 4, 3
 # figures at half a minute each) and a run of every cell in default mode, measured at 146 s (CPU
 # 32 s, peak 791 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -75,6 +75,11 @@ print(f"smoke mode: {config.smoke()}   steps: {STEPS}   eval batches: {EVAL_BATC
 # tl_minimal.experiments lm --variants transformer triple_latent --seeds 0` gives the same numbers
 # on the same device. Beside them, the same triple_latent trained for 2,000 steps as in notebook 07,
 # shipped in `data/checkpoints/` (made by the command printed; `RETRAIN = True` retrains it here).
+#
+# Two words of notebooks 06b-07 name other recipes. **Warm-up and cosine**: a learning rate that
+# rises from 0 over the first tenth of training, then falls to 0 along half a cosine (the paper's
+# stays constant, as here). **Fan-in init**: weights drawn between minus and plus one over the square
+# root of the layer's number of inputs (PyTorch's default), not with the paper's fixed spread.
 
 # %%
 # NBVAL_IGNORE_OUTPUT

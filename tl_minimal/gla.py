@@ -6,10 +6,13 @@ Glossary (symbol -> code name -> shape)
     x_t            x              [B, T, 3*H*D]    W_qkv n_t, the input of the short convolution
     c_t            z              [B, T, 3*H*D]    x after the short convolution and SiLU: (q_t, k_t, v_t)
     q_t, k_t, v_t  q, k, v        [B, T, H, D]     query, key, value of the CURRENT token (D = d / H)
-    alpha_t        alpha          [B, T, H]        decay, one scalar per head and token, in (0, 1)
+    zeta_t         alpha          [B, T, H]        decay, one scalar per head and token, in (0, 1)
     M_t            M              [B, H, D, D]     memory after token t (M[i, j]: key i, value j)
     o_t            o              [B, T, H, D]     read-out, then RMSNorm, output gate, W_o
     w              conv_weight    [3*H*D, k]       depthwise kernel of the short convolution (k = 4)
+
+The decay keeps flash-linear-attention's code name ``alpha``; the course writes it zeta_t, since
+alpha_{t,j} is the key-value memory's retrieval weights (notebook 06, docs/glossary.md).
 
 The short convolution (Mamba-2 and flash-linear-attention's layers put one on q, k, v): each
 channel mixes its own last k inputs, nothing across channels,
@@ -18,11 +21,11 @@ channel mixes its own last k inputs, nothing across channels,
 
 The memory and its read (every head on its own):
 
-    M_t = alpha_t M_{t-1} + outer(k_t, v_t),        o_t = M_t^T q_t
+    M_t = zeta_t M_{t-1} + outer(k_t, v_t),        o_t = M_t^T q_t
 
 This is the pair readout of ``readout.py`` with key k_t instead of s_{t-1} and value v_t instead
 of (1 - gamma_t) b_t: exactly :func:`readout.decayed_attention`, which the fast form calls.
-The decay follows simple GLA: log alpha_t = logsigmoid(w_a . n_t + c_a) / GATE_NORMALIZER; q_t is
+The decay follows simple GLA: log zeta_t = logsigmoid(w_a . n_t + c_a) / GATE_NORMALIZER; q_t is
 scaled by D^-1/2 as in attention, and the layer's output is gated as in GLA:
 out_t = W_o (RMSNorm(o_t) * SiLU(W_g n_t)), the RMSNorm per head.
 
@@ -51,8 +54,8 @@ from .readout import decayed_attention, normal_init
 from .recording import Recorder
 from .running_state import DEFAULT_CHUNK, log_gate
 
-# flash-linear-attention's simple-GLA default: log alpha = logsigmoid(.) / 16, so at
-# initialization (logit 0) alpha = 2^(-1/16) ~ 0.958: a half-life of 16 tokens
+# flash-linear-attention's simple-GLA default: log zeta = logsigmoid(.) / 16, so at
+# initialization (logit 0) zeta = 2^(-1/16) ~ 0.958: a half-life of 16 tokens
 GATE_NORMALIZER = 16
 
 
@@ -90,11 +93,11 @@ def next_past(x, past, k: int):
     return torch.cat([past, x], dim=1)[:, x.shape[1]:]              # [B, k-1, C]
 
 
-# --- the memory: M_t = alpha_t M_{t-1} + outer(k_t, v_t), o_t = M_t^T q_t ----------------------
+# --- the memory: M_t = zeta_t M_{t-1} + outer(k_t, v_t), o_t = M_t^T q_t ----------------------
 
 def gla_step(M, q_t, k_t, v_t, alpha_t):
     """One token: M [B, H, D, D] (None = zeros), q_t, k_t, v_t [B, H, D], alpha_t [B, H] -> (o_t, M_t)."""
-    # M_t = alpha_t M_{t-1} + outer(k_t, v_t)
+    # M_t = zeta_t M_{t-1} + outer(k_t, v_t)
     M = k_t.unsqueeze(-1) * v_t.unsqueeze(-2) + (0 if M is None else alpha_t[..., None, None] * M)
     # o_t = M_t^T q_t
     return (q_t.unsqueeze(-1) * M).sum(dim=-2), M                   # [B, H, D], [B, H, D, D]
@@ -140,7 +143,7 @@ class GLAMixer(Recorder, nn.Module):
         # w [3*H*D, k]: one short kernel per channel (nn.Conv1d's default init, fan-in k)
         self.conv_weight = nn.Parameter(nn.Conv1d(3 * d_model, 3 * d_model, conv_kernel, groups=3 * d_model,
                                                   bias=False).weight.detach().squeeze(1))
-        # one logit per head and token, Linear(d -> H): here log alpha = logsigmoid(w_a n + c_a) /
+        # one logit per head and token, Linear(d -> H): here log zeta = logsigmoid(w_a n + c_a) /
         # GATE_NORMALIZER (DeltaNet, which reuses this layer, reads its beta from it)
         self.to_head_gate = nn.Linear(d_model, n_heads)
         # output gate g_t = SiLU(W_g n_t), per-head RMSNorm weight, W_o
@@ -170,7 +173,7 @@ class GLAMixer(Recorder, nn.Module):
 
     def memory(self, q, k, v, n, M0):
         """o [B, T, H, D] and M_last of the decayed memory (DeltaNet overrides this one method)."""
-        # alpha_t = exp(logsigmoid(w_a n_t + c_a) / GATE_NORMALIZER)
+        # zeta_t = exp(logsigmoid(w_a n_t + c_a) / GATE_NORMALIZER)
         alpha = torch.exp(F.logsigmoid(self.to_head_gate(n)) / GATE_NORMALIZER)  # [B, T, H]
         self.save_record(alpha=alpha)
         q = q * self.head_dim ** -0.5                               # scaled as in attention

@@ -287,6 +287,7 @@ SYMBOLS: list[Symbol] = [
     Symbol("\\rho", "retrieval score", 6),
     Symbol("\\beta", "score scale", 6, "both"),
     Symbol("\\alpha", "retrieval weights", 6),
+    Symbol("\\zeta", "GLA's decay (06b; gla.py's alpha), never alpha, the retrieval weights", 6, scope=(6,)),
     Symbol("m", "the key-value memory's read", 6, scope=(6,)),
     Symbol("g^{\\mathrm{read}}", "read gate of the key-value memory", 6, scope=(6,)),
     Symbol("w_g", "read-gate weights", 6), Symbol("b_g", "read-gate bias", 6),

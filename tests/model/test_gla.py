@@ -45,7 +45,7 @@ def test_gla_loop_chunked_step_agree(T, regime, with_init, dtype):
 
 
 def test_gla_is_the_decayed_memory_written_out():
-    # M_t = alpha_t M_{t-1} + outer(k_t, v_t), o_t = M_t^T q_t, as einsums over the whole sequence
+    # M_t = zeta_t M_{t-1} + outer(k_t, v_t), o_t = M_t^T q_t, as einsums over the whole sequence
     q, k, v, alpha, M0 = make_inputs(13, "mid", True)
     logs = torch.log(alpha).cumsum(dim=1)                           # [B, T, H]
     decay = torch.exp(logs.unsqueeze(2) - logs.unsqueeze(1))        # [B, t, tau, H]
