@@ -10,7 +10,7 @@ Glossary (paper symbol -> code name -> shape)
     q_t, a_t, b_t    q, a, b   [B, T, H, S]     query (the paper's q^l), the key's input, the value's input
     q^r_t            q_right   [B, T, H, S]     right query (only with right_query=True)
     lambda_t         lam       [B, T, H]        keep gate of the running state (only with key="state")
-    gamma_t          gam       [B, T, H]        keep gate of the memory (GLA's alpha)
+    gamma_t          gam       [B, T, H]        keep gate of the memory (GLA's decay zeta_t, code name alpha)
     k_t, v_t         k, v      [B, T, H, S]     the key and value written at t
     M_t              M         [B, H, S, S]     the memory (the paper's P_t)
     o_t              o         [B, T, H, S]     the read, then W_o

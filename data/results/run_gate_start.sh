@@ -86,6 +86,28 @@ mqar_rows() {  # MQAR_ROWS: "VARIANT:GAM_BIAS:LR" triples (GAM_BIAS - for a ladd
     mqar8 "$v" "$g" "$lr" ${MQAR_SEEDS:-0 1 2}
   done
 }
+# item 5: capacity, tested for real. MQAR in Zoology's form with 32 and 64 pairs drawn from 256 key ids (CAP_PAIRS,
+# CAP_IDS), the shortest multiple of 64 tokens that holds them (7P: 256 and 512), CAP_STEPS (3,000) steps; every
+# point at lr 1e-3 (the Transformer's MQAR choice), seeds CAP_SEEDS (0 1 2). CAP_ROWS "VARIANT:SETTINGS" with
+# SETTINGS "k=v,k=v" or "-": triple_latent at its working start and S in {8, 16, 32, 64}, gla, deltanet and h3 at
+# two head counts (state D x D per head, D = 64 / heads), the Transformer's cache, gated_hybrid's store. Long
+# runs (seq 512): meant for a GPU or a long CPU queue; each file resumes.
+CAP_ROWS_ALL=(transformer:- gated_hybrid:- triple_latent:gam_bias=4,state_dim=8 triple_latent:gam_bias=4,state_dim=16
+              triple_latent:gam_bias=4,state_dim=32 triple_latent:gam_bias=4,state_dim=64 gla:n_heads=4 gla:n_heads=2
+              deltanet:n_heads=4 deltanet:n_heads=2 h3:n_heads=4 h3:n_heads=2)
+cap_name() { echo "mqar_capacity_pairs$1_ids$2_$3_${4//[=,]/-}.json"; }  # PAIRS IDS VARIANT SETTINGS
+capacity() {
+  local pairs row v settings ids=${CAP_IDS:-256} set k
+  for pairs in ${CAP_PAIRS:-32 64}; do for row in ${CAP_ROWS:-${CAP_ROWS_ALL[*]}}; do
+    IFS=: read -r v settings <<< "$row"
+    set=(); [[ $settings == - ]] || for k in ${settings//,/ }; do set+=(--set "$k"); done
+    local STEPS=${CAP_STEPS:-3000} SEQ=$(((7 * pairs + 63) / 64 * 64))
+    "${E[@]}" mqar --variants "$v" --seeds ${CAP_SEEDS:-0 1 2} --protocol n_pairs="$pairs" --protocol n_queries="$pairs" \
+      --protocol lr=1e-3 $(cal) $(aligned "$v") --protocol key_ids="$ids" --protocol vocab_size="$("$PY" -c \
+        "from tl_minimal.data.recall import layout_for; print(layout_for($pairs, $ids).vocab_size)")" "${set[@]}" \
+      --out "$OUT/$(cap_name "$pairs" "$ids" "$v" "$settings")"
+  done; done
+}
 
 STAGES=("$@")
 [[ ${#STAGES[@]} -eq 0 ]] && STAGES=(gate_sweep)

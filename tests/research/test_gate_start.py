@@ -51,3 +51,20 @@ def test_best_lr_prints_the_file_names_lr(folders, capsys):
     assert capsys.readouterr().out.strip() == "3e-3"
     with pytest.raises(SystemExit, match="no seed 0 yet"):
         gate_start.main(["best-lr", "triple_slot", "4", "--folder", str(runs)])
+
+
+def test_the_capacity_file_lists_every_planned_point_with_its_bytes():
+    from pathlib import Path
+
+    result = json.loads((Path(__file__).resolve().parents[2] / "data" / "results" / "recall_capacity.json")
+                        .read_text("utf-8"))
+    points = {(q["n_pairs"], q["variant"], json.dumps(q["settings"], sort_keys=True)): q for q in result["points"]}
+    assert len(points) == 2 * len(gate_start.CAPACITY_ROWS) == len(result["points"])
+    for q in result["points"]:
+        assert q["seq_len"] >= 7 * q["n_pairs"] and q["seq_len"] % 64 == 0 and q["key_ids"] == 256
+        assert q["values"] or q["note"] == "not run yet"
+    # the recurrent states do not grow with the sequence; the Transformer's cache does
+    small = points[(32, "triple_latent", json.dumps({"gam_bias": 4, "state_dim": 16}, sort_keys=True))]
+    large = points[(64, "triple_latent", json.dumps({"gam_bias": 4, "state_dim": 16}, sort_keys=True))]
+    assert small["state_bytes"] == large["state_bytes"] == 13_056
+    assert points[(64, "transformer", "{}")]["state_bytes"] > points[(32, "transformer", "{}")]["state_bytes"]

@@ -11,6 +11,7 @@ recall_calibrated_family.json, each variant at its chosen lr) and measures the g
 
     python -m tl_minimal.experiments.studies.gate_start gather      # recall_gate_start.json, recall_ladder.json
     python -m tl_minimal.experiments.studies.gate_start gradient    # gradient_reach.json (about a minute)
+    python -m tl_minimal.experiments.studies.gate_start capacity    # recall_capacity.json (planned points, bytes)
     python -m tl_minimal.experiments.studies.gate_start best-lr triple_latent 4   # the queue's lr rule
 
 A row: its seeds' accuracies at the lr best on seed 0 (ties: the smaller lr; calibrated.best_lr), their
@@ -48,6 +49,9 @@ LADDER = [(0, "the triple-latent layer (the paper's start)", ("paper_start", "tr
 REACH_ROWS = [("transformer", "transformer", {}), ("transformer_rope", "transformer_rope", {}),
               *[(f"triple_latent, gam_bias {b:g}", "triple_latent", {"gam_bias": b}) for b in GATE_BIASES],
               ("triple_key_shift", "triple_key_shift", {}), ("triple_slot", "triple_slot", {}),
+              ("triple_key_current, gam_bias 4", "triple_key_current", {"gam_bias": 4.0}),
+              ("triple_latent, gam_bias 4, init fan_in_all", "triple_latent", {"gam_bias": 4.0, "init": "fan_in_all"}),
+              ("gla, init fan_in_all", "gla", {"init": "fan_in_all"}),
               ("gated_hybrid_paper", "gated_hybrid_paper", {}), ("gla", "gla", {}), ("h3", "h3", {}),
               ("deltanet", "deltanet", {}), ("gla_short_start", "gla_short_start", {}),
               *[(f"ladder_{i}", f"ladder_{i}", {}) for i in range(3, 7)]]
@@ -137,11 +141,48 @@ def gradient(results: Path = RESULTS, seeds=(0, 1, 2)) -> dict:
     return out
 
 
+# item 5: capacity (run_gate_start.sh stage capacity): MQAR with 32 and 64 pairs among 256 key ids
+CAPACITY_IDS = 256
+CAPACITY_ROWS = [("transformer", {}), ("gated_hybrid", {}),
+                 *[("triple_latent", {"gam_bias": 4, "state_dim": S}) for S in (8, 16, 32, 64)],
+                 *[(v, {"n_heads": h}) for v in ("gla", "deltanet", "h3") for h in (4, 2)]]
+
+
+def capacity(folder: Path = FOLDER, results: Path = RESULTS) -> dict:
+    """recall_capacity.json: every planned point with the bytes its model keeps after the sequence, and its
+    runs where they exist ("not run yet" where not)."""
+    from ...data.recall import layout_for
+    from ...registry import build_model
+    from .state_size import state_bytes
+
+    points = []
+    for pairs in (32, 64):
+        seq = (7 * pairs + 63) // 64 * 64
+        for variant, settings in CAPACITY_ROWS:
+            tag = ",".join(f"{k}={v}" for k, v in settings.items()) or "-"
+            flat = tag.replace("=", "-").replace(",", "-")
+            name = f"mqar_capacity_pairs{pairs}_ids{CAPACITY_IDS}_{variant}_{flat}.json"
+            model = build_model(variant, layout_for(pairs, CAPACITY_IDS).vocab_size, max_seq_len=seq, **settings)
+            path = folder / name
+            runs = json.loads(path.read_text(encoding="utf-8"))["runs"] if path.exists() else []
+            points.append({"n_pairs": pairs, "key_ids": CAPACITY_IDS, "seq_len": seq, "variant": variant,
+                           "settings": settings, "state_bytes": state_bytes(model, seq), "file": name,
+                           **(_row([r for r in runs if r["variant"] == variant]) if runs
+                              else {"seeds": [], "values": [], "mean": None, "note": "not run yet"})})
+    out = {"study": "capacity: MQAR in Zoology's form with 32 and 64 pairs among 256 key ids (issue 50, item 5)",
+           "protocol": "run_gate_start.sh stage capacity: 3,000 steps x 32, warm-up + cosine, lr 1e-3, fan-in init, "
+                       "answers hidden, labels on the asked key; the bytes a model keeps after the sequence "
+                       "(studies/state_size.state_bytes)", "points": points}
+    write_atomic(out, results / "recall_capacity.json")
+    return out
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("gather", help="recall_gate_start.json and recall_ladder.json from the run files")
     sub.add_parser("gradient", help="gradient_reach.json: every row of the figure at initialization")
+    sub.add_parser("capacity", help="recall_capacity.json: the capacity points, their bytes and runs so far")
     best = sub.add_parser("best-lr", help="print the lr a row's seed 0 chose (the queue's rule)")
     best.add_argument("variant")
     best.add_argument("gam_bias", type=float)
@@ -151,6 +192,10 @@ def main(argv=None) -> None:
         gate, ladder = gather()
         for row in gate["rows"] + ladder["rows"]:
             print(row.get("rung", ""), row["variant"], row.get("gam_bias", ""), row.get("lr"), row["values"])
+    elif args.command == "capacity":
+        for q in capacity()["points"]:
+            print(q["n_pairs"], q["variant"], q["settings"], f"{q['state_bytes']:,} bytes",
+                  q["values"] or "not run yet")
     elif args.command == "gradient":
         for row in gradient()["rows"]:
             print(f"{row['label']:<28} pair reach {row['pair_reach']:.3g}")
