@@ -15,8 +15,9 @@ Glossary (symbol -> code name -> shape)
 The recurrent layers pass a gradient back through their gates: in the pair memory a token tau's
 write is read at t with weight (1 - gamma_tau) prod_{u=tau+1..t} gamma_u, and the gradient to it
 carries the same product. With gamma = 0.5 over the 103-124 tokens between the last pair and the
-questions of the calibrated recall task that is 0.5^103 = 1e-31: far below what float32 keeps in a
-sum beside the gradient of the question's own token, so the pairs' gradient rounds to exactly 0.
+questions of the calibrated recall task that is 0.5^103 = 1e-31; multiplied by the other small
+factors on the way back (weights, gates, queries) it falls below float32's smallest numbers (about
+1e-38), so the pairs' gradient rounds to exactly 0 (float64 keeps about 1e-32 of it).
 
     grads = token_gradients(model, x, y)                  # [B, T]
     reach = reach_by_distance(model, x, y, max_distance)  # [max_distance + 1], reach[0] = 1

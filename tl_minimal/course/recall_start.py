@@ -51,7 +51,8 @@ def rate(row: dict) -> str:
     if not row["values"]:
         return "not run yet"
     lo, hi = row["recall_interval"]
-    return f"{row['recall']} of {len(row['values'])} seeds (95% interval {100 * lo:.0f}-{100 * hi:.0f}%)"
+    n = len(row["values"])
+    return f"{row['recall']} of {n} seed{'s' * (n != 1)} (95% interval {100 * lo:.0f}-{100 * hi:.0f}%)"
 
 
 def markdown(rows: list[dict], keys=("variant", "gam_bias")) -> str:
