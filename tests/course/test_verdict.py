@@ -55,3 +55,20 @@ def test_the_plan_reads_the_key_from_the_source_notebooks_hidden_test():
     tasks = plan({"cells": cells})
     assert tasks["task1_check"] == {"kind": "function", "check": "check_readout_step", "points": 2}
     assert tasks["task3_check"]["correct"] == "b" and tasks["task3_check"]["name"] == "my_prediction"
+
+
+def test_a_missing_or_foreign_record_is_a_test_that_did_not_run(tmp_path):
+    import json
+
+    import numpy as np
+
+    from tl_minimal.instructor.verdict import NOT_RUN, judge_student
+
+    tasks = {"task1_check": {"check": "check_readout_step", "seed": 1, "nonce": "aa"},
+             "task2_check": {"check": "check_readout_loop", "seed": 1, "nonce": "bb"}}
+    record = {"nonce": "cc", "check": "check_readout_loop", "shapes": [[], [], []]}  # another test's nonce
+    (tmp_path / "bb.json").write_text(json.dumps(record), encoding="utf-8")
+    np.savez(tmp_path / "bb.npz")
+    verdicts = judge_student(tmp_path, tasks)
+    assert {v["status"] for v in verdicts.values()} == {NOT_RUN}
+    assert not any(v["passed"] for v in verdicts.values())

@@ -57,7 +57,7 @@ def _answer_cell(release: dict, name: str) -> str:
                  and f"{name} =" in "".join(c["source"])), "")
 
 
-def _verdicts(jobs: dict, log) -> dict:
+def _verdicts(jobs: dict, log) -> dict | None:
     """Run verdict.py once for every student of ``jobs`` ({student: (tasks, {nonce: (json, npz)})})."""
     with tempfile.TemporaryDirectory(prefix="tl-verdict-") as tmp:
         folder = Path(tmp)
@@ -75,7 +75,7 @@ def _verdicts(jobs: dict, log) -> dict:
                               cwd=folder, env=env, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             log(f"the verdict process failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
-            return {}
+            return None
         return json.loads((folder / "out.json").read_text(encoding="utf-8"))
 
 
@@ -163,6 +163,8 @@ def grade_exercise(course: Path, name: str, students: list[str], why_not, log=pr
     for student in students:
         submitted, flags, why = ran[student]
         repairs = repaired.get(student, [])
+        if judged is None and not why:  # our failure, not the student's: no score rather than 0
+            why = "not graded: the verdict process failed (its error is in the grade command's output)"
         if why:
             status = IGNORED if IGNORED in why else why
             per_task = {g: {"status": status, "score": None, "points": t["points"], "reason": why}
@@ -193,6 +195,7 @@ def feedback(course: Path, name: str, entries: dict, run_feedback, log=print) ->
             if problem:
                 entries[student]["status"] = problem.replace("not graded:", "graded, but no feedback:")
     for student, entry in entries.items():  # after nbgrader's pages, which it may write for any student
-        why = "" if student in graded else f"This notebook could not be graded: {entry['status']}."
+        why = "" if student in graded else \
+            f"This notebook could not be graded: {entry['status'].removeprefix('not graded: ')}."
         _feedback_page(course, name, student, entry["tasks"], why=why)
     log(f"{name}: feedback {time.monotonic() - started:.0f} s")
