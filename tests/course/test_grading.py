@@ -15,13 +15,18 @@ at t >= 4; its task 4 test cell also edited, which collect restores) and three t
     transformer   an input transformer makes every later cell ``pass`` (plain in 03, hidden in
                   ``exec(bytes.fromhex(...))`` in 05 and 06)
 
-One perfect submission also had a check cell's metadata edited, and one notebook of exercise 05
-runs a loop that swallows the interrupt: "kernel ignored the interrupt", no score, a feedback
-page saying so, and everyone else graded. Tampering scores 0 on every task it touches; fetching
+One perfect submission also had a check cell's metadata edited, one notebook of exercise 06 ends
+its kernel (``os._exit``: "tests did not run", 0), and one of exercise 05 runs a loop that
+swallows the interrupt: "kernel ignored the interrupt", no score, a feedback page saying so, and
+everyone else graded. Tampering scores 0 on every task it touches; fetching
 a reference answer scores 0 or is flagged with the matched line; every student gets feedback.
 
-nbgrader executes every notebook (19 submissions, smoke mode), so the test is marked ``slow``;
-the grade step's time is printed (``-s``). Run it with ``--basetemp`` outside
+nbgrader executes every notebook (20 submissions, smoke mode), so the test is marked ``slow``;
+the grade step's time is printed (``-s``). Measured 2026-12-06 on a 2-core machine shared with
+other sessions (load 6-8), before the exiting notebook was added: grade step 486 s (autograde
+441 s, the three verdict processes 12 s, feedback 33 s), the whole test 556 s; the test of the
+commit before issue 53 (13 submissions of 02, 03, 05), right after: 400 s (load 3-6). CPU time,
+less sensitive to the load: 252 s against 236 s. Run it with ``--basetemp`` outside
 /tmp/pytest-of-<user> when other pytest runs share the machine. ``TL_TEST_EXERCISES=05_convolution``
 runs one exercise. Skipped without nbgrader (the ``course`` extra).
 """
@@ -202,6 +207,8 @@ def graded(tmp_path_factory):
         _write(inbox, "cheats", name, _cheats(release, source, name))
         _write(inbox, "finder", name, _tampering(release, FINDER))
         _write(inbox, "transformer", name, _tampering(release, _transformer(name)))
+    exits = _tampering(releases[EXERCISES[-1]], "import os\nos._exit(0)\n")  # a cell that ends the kernel
+    _write(inbox, "exits", EXERCISES[-1], exits)
     if "05_convolution" in EXERCISES:  # a loop that swallows the interrupt
         stuck = ("while True:\n    try:\n        while True:\n            pass\n"
                  "    except:  # noqa: E722\n        pass\n")
@@ -284,6 +291,14 @@ def test_tampering_with_the_kernel_scores_zero_and_says_the_tests_did_not_run(gr
         assert tasks[grade_id].startswith("tests did not run (0/2)"), tasks
     kind = "import system" if student == "finder" else "dynamic code" if name != "03_readout" else "ipython"
     assert f"task1_code: {kind}" in rows[(name, student)]["flags"]
+
+
+def test_a_kernel_that_exits_scores_zero_and_says_the_tests_did_not_run(graded):
+    row = graded["rows"][(EXERCISES[-1], "exits")]
+    assert row["status"].startswith("tests did not run: the kernel exited") and float(row["raw_score"]) == 0
+    assert all(row[g].startswith("tests did not run (0/") for g in POINTS), row
+    page = next((graded["dir"] / "feedback" / "exits" / EXERCISES[-1]).glob("*.html")).read_text(encoding="utf-8")
+    assert "the tests did not run" in page
 
 
 def test_a_stuck_notebook_is_not_graded_and_stops_no_one(graded):

@@ -96,6 +96,8 @@ def _nbgrader_logged(course: Path, log: Path, *args: str, graded: bool = False,
     text = log.read_text(encoding="utf-8", errors="replace")
     if "kernel ignored the interrupt" in text:
         return "not graded: kernel ignored the interrupt"
+    if "DeadKernelError" in text:  # a cell ended the kernel (os._exit, a crash): no hidden test after it ran
+        return "tests did not run: the kernel exited (a cell ended it)"
     if "checksum" in text.lower() and "inconsistent" in text.lower():
         return "not graded: test cells changed"
     return f"not graded: nbgrader {args[0]} failed (exit {code}); see {log}"
@@ -332,10 +334,10 @@ def export(course: Path, to: Path) -> Path:
             score = "" if task is None or task["score"] is None else task["score"]
             row[column] = NOT_SUBMITTED if entry["status"] == NOT_SUBMITTED else "" if task is None else \
                 f"{task['status']} ({score}/{task['points']}): {task['reason']}"
-        if not entry["status"].startswith("graded"):
+        if not entry["status"].startswith("graded"):  # no grade given: empty; tests that did not run: 0
             for column in ("raw_score", "score", "late_submission_penalty"):
                 if column in row:
-                    row[column] = ""
+                    row[column] = "0" if entry["status"].startswith("tests did not run") else ""
     with to.open("w", encoding="utf-8", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=[*fields, "status", "flags", "repairs", *columns])
         writer.writeheader()

@@ -166,8 +166,9 @@ def grade_exercise(course: Path, name: str, students: list[str], why_not, log=pr
         if judged is None and not why:  # our failure, not the student's: no score rather than 0
             why = "not graded: the verdict process failed (its error is in the grade command's output)"
         if why:
-            status = IGNORED if IGNORED in why else why
-            per_task = {g: {"status": status, "score": None, "points": t["points"], "reason": why}
+            status = IGNORED if IGNORED in why else NOT_RUN if why.startswith(NOT_RUN) else why
+            score = 0 if status == NOT_RUN else None
+            per_task = {g: {"status": status, "score": score, "points": t["points"], "reason": why}
                         for g, t in tasks.items()}
             entries[student] = {"status": why, "flags": flags, "repairs": repairs, "tasks": per_task}
             continue
@@ -197,5 +198,6 @@ def feedback(course: Path, name: str, entries: dict, run_feedback, log=print) ->
     for student, entry in entries.items():  # after nbgrader's pages, which it may write for any student
         why = "" if student in graded else \
             f"This notebook could not be graded: {entry['status'].removeprefix('not graded: ')}."
+        why = why.replace("could not be graded: tests did not run:", "scores 0, the tests did not run:")
         _feedback_page(course, name, student, entry["tasks"], why=why)
     log(f"{name}: feedback {time.monotonic() - started:.0f} s")
