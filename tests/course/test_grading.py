@@ -23,12 +23,11 @@ a reference answer scores 0 or is flagged with the matched line; every student g
 
 nbgrader executes every notebook (20 submissions, smoke mode), so the test is marked ``slow``;
 the grade step's time is printed (``-s``). Measured 2026-12-06 on a 2-core machine shared with
-other sessions (load 6-8), before the exiting notebook was added: grade step 486 s (autograde
-441 s, the three verdict processes 12 s, feedback 33 s), the whole test 556 s; the test of the
-commit before issue 53 (13 submissions of 02, 03, 05), right after: 400 s (load 3-6). CPU time,
-less sensitive to the load: 252 s against 236 s. Run it with ``--basetemp`` outside
-/tmp/pytest-of-<user> when other pytest runs share the machine. ``TL_TEST_EXERCISES=05_convolution``
-runs one exercise. Skipped without nbgrader (the ``course`` extra).
+other sessions (load about 4): grade step 263 s for the 20 notebooks (autograde 240 s, the three
+verdict processes 5 s, feedback 17 s), the whole test 288 s and 247 s of CPU; the test before
+issue 53 (13 notebooks of 02, 03, 05) right after it: 263 s and 229 s of CPU. Run it with
+``--basetemp`` outside /tmp/pytest-of-<user> when other pytest runs share the machine.
+``TL_TEST_EXERCISES=05_convolution`` runs one exercise. Skipped without nbgrader (the ``course`` extra).
 """
 
 from __future__ import annotations
