@@ -1,11 +1,11 @@
-"""Predictions graded from the submitted text (tl_minimal/instructor/verdict.py): the first answer
+"""Predictions graded from the submitted text (tl_minimal/instructor/predictions.py): the first answer
 written counts, a later change is noted, a computed value scores 0, the kernel is never asked."""
 
 from __future__ import annotations
 
 import pytest
 
-from tl_minimal.instructor.verdict import grade_prediction, plan
+from tl_minimal.instructor.predictions import grade_prediction, plan
 
 LETTER = {"kind": "prediction", "name": "my_prediction", "correct": "b", "choices": "abcd", "tolerance": None,
           "hints": {"c": "which state pairs with b_1?"}, "points": 1}
@@ -62,7 +62,8 @@ def test_a_missing_or_foreign_record_is_a_test_that_did_not_run(tmp_path):
 
     import numpy as np
 
-    from tl_minimal.instructor.verdict import NOT_RUN, judge_student
+    from tl_minimal.instructor.predictions import NOT_RUN
+    from tl_minimal.instructor.verdict import judge_student
 
     tasks = {"task1_check": {"check": "check_readout_step", "seed": 1, "nonce": "aa"},
              "task2_check": {"check": "check_readout_loop", "seed": 1, "nonce": "bb"}}

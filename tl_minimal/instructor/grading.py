@@ -11,7 +11,7 @@ For each exercise and each collected student:
    finds nothing to read or change;
 3. once every notebook of the exercise ran, one ``python -m tl_minimal.instructor.verdict`` (a
    process that never ran student code, started in an empty folder) compares the records with
-   the library's references; predictions are read from the submitted source (verdict.py);
+   the library's references; predictions are read from the submitted source (predictions.py);
 4. those verdicts replace nbgrader's scores of the test cells (``manual_score`` in the gradebook),
    nbgrader writes the feedback, and a table of the course's verdicts is added to it. A notebook
    nbgrader could not grade gets a feedback page saying why.
@@ -38,8 +38,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from nbgrader.api import Gradebook
+
+from .predictions import GRADED, NOT_RUN, grade_prediction, plan
 from .scan import scan
-from .verdict import GRADED, NOT_RUN, grade_prediction, plan
 
 RECORD_ENV = "TL_GRADE_RECORD"  # = tl_minimal.exercises.record.RECORD_ENV (importing it would import torch)
 
@@ -72,7 +74,7 @@ def _verdicts(jobs: dict, log) -> dict | None:
         (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
         env = {k: v for k, v in os.environ.items() if k not in (RECORD_ENV, "TL_GRADED", "PYTHONSTARTUP")}
         done = subprocess.run([sys.executable, "-m", "tl_minimal.instructor.verdict", "job.json", "out.json"],
-                              cwd=folder, env=env, capture_output=True, text=True, check=False)
+                              cwd=folder, env=env, capture_output=True, text=True, encoding="utf-8", check=False)
         if done.returncode != 0:
             log(f"the verdict process failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
             return None
@@ -90,8 +92,6 @@ def _take_records(folder: Path, tasks: dict) -> dict:
 
 
 def _set_scores(course: Path, name: str, student: str, scores: dict) -> None:
-    from nbgrader.api import Gradebook
-
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         for grade_id, score in scores.items():
             gb.find_grade(grade_id, name, name, student).manual_score = score

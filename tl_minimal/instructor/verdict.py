@@ -1,149 +1,35 @@
-"""What a grade records, decided where no student code ran (issue 53).
+"""What a grade records for a function task, decided in a process that never ran student code.
 
-Two kinds of task, two ways of grading, neither trusting a value the student's kernel computed:
+    python -m tl_minimal.instructor.verdict JOB.json OUT.json
 
-* a **function** task's hidden test (``_ex.hidden_check(_ex.check_readout_step, readout_step)`` in
-  the instructor's source notebook) recorded the student's outputs for the grader's hidden inputs
-  (``tl_minimal.exercises.record``); this module, run as its own process by the instructor's
-  ``grade``, replays them through the check against the library's references:
-
-      python -m tl_minimal.instructor.verdict JOB.json OUT.json
-
-  JOB.json: {student: {grade_id: {"check", "seed", "nonce"}}}, the records in ``<student>/`` beside
-  it; OUT.json: {student: {grade_id: {"status", "passed", "reason"}}}. A task whose record (named
-  by its nonce) is missing is "tests did not run": 0 points.
-* a **prediction** is read from the submitted notebook's source (:func:`grade_prediction`): the
-  first answer the answer cell writes, a literal letter or number; a later change is noted, not
-  scored. Its key is the instructor's source notebook's hidden test (:func:`plan`), which the
-  release and the installed package do not hold.
-
-Glossary
-    plan     {grade_id: {"kind": "function", "check", "points"} | {"kind": "prediction", "name",
-             "correct", "choices", "tolerance", "hints", "points"}} from the source notebook
+The instructor's ``grade`` (grading.py) starts this once per exercise, in an empty folder, after
+every notebook of the exercise ran. Each hidden test cell recorded what the student's function
+returned for the grader's hidden inputs (``tl_minimal.exercises.record``); here the records are
+replayed through the same check against the library's references, on inputs made afresh from the
+seeds. JOB.json: {student: {grade_id: {"check", "seed", "nonce"}}}, the records in ``<n>/`` beside
+it (the n-th student in sorted order); OUT.json: {student: {grade_id: {"status", "passed",
+"reason"}}}. A task whose record (named by its nonce) is missing or bears another nonce is
+"tests did not run": 0 points. Predictions are read statically (predictions.py).
 """
 
 from __future__ import annotations
 
-import ast
 import io
 import json
-import re
 import sys
 from pathlib import Path
 
-HIDDEN = re.compile(r"_ex\.hidden_check\(\s*_ex\.(check_\w+)\s*,")
-GRADED, NOT_RUN = "graded", "tests did not run"
+import numpy as np
+import torch
 
+from tl_minimal import exercises
+from tl_minimal.exercises.record import judge
 
-def _text(cell: dict) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else source
-
-
-def plan(source: dict) -> dict:
-    """The tasks of an exercise from its source notebook's grade cells (see the glossary)."""
-    tasks = {}
-    for cell in source.get("cells", []):
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if not meta.get("grade") or cell.get("cell_type") != "code":
-            continue
-        text, points = _text(cell), meta.get("points", 0)
-        found = HIDDEN.search(text)
-        if found:
-            tasks[meta["grade_id"]] = {"kind": "function", "check": found.group(1), "points": points}
-            continue
-        call = next((n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Call)
-                     and getattr(n.func, "attr", getattr(n.func, "id", "")) == "mark_prediction"), None)
-        if call is not None:
-            keys = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
-            tasks[meta["grade_id"]] = {"kind": "prediction", "name": call.args[0].id, "points": points,
-                                       **{k: keys.get(k) for k in ("correct", "choices", "tolerance", "hints")}}
-    return tasks
-
-
-def _assignments(tree: ast.AST, name: str) -> list[ast.AST]:
-    found = []
-    for node in ast.walk(tree):
-        targets = node.targets if isinstance(node, ast.Assign) else \
-            [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) else []
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-            found.append(node)
-    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
-
-
-_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-        ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b if abs(b) <= 64 else None}
-
-
-def _written(node):
-    """The value of an answer written in the cell: a literal, or arithmetic on numbers ("0.9 ** 5 * 0.1");
-    None for anything computed from names or calls."""
-    if isinstance(node, ast.Constant) and type(node.value) in (str, int, float):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        value = _written(node.operand)
-        return None if not isinstance(value, (int, float)) else -value if isinstance(node.op, ast.USub) else value
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-        left, right = _written(node.left), _written(node.right)
-        if isinstance(left, (int, float)) and isinstance(right, (int, float)):
-            try:
-                return _OPS[type(node.op)](left, right)
-            except (ZeroDivisionError, OverflowError):
-                return None
-    return None
-
-
-def _normal(answer, tolerance) -> str:
-    if tolerance is None:
-        return str(answer).strip().lower().strip("()")
-    return str(round(float(answer) / tolerance))
-
-
-def grade_prediction(task: dict, submission: dict, answer_cell: str) -> dict:
-    """{"status", "passed", "reason"} for a prediction, from the submitted notebook's text only."""
-    name, first, later = task["name"], None, 0
-    for cell in submission.get("cells", []):
-        if cell.get("cell_type") != "code":
-            continue
-        try:
-            tree = ast.parse(_text(cell))
-        except SyntaxError:
-            continue
-        is_answer = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == answer_cell
-        for node in _assignments(tree, name):
-            value = getattr(node, "value", None)
-            if is_answer and first is None:
-                if isinstance(value, ast.Constant) and value.value is None:
-                    continue  # the release's placeholder, left above the answer
-                first = value
-            else:
-                later += 1
-    note = f"; {later} later change(s) of {name} recorded, not scored" if later else ""
-    if first is None:
-        return {"status": GRADED, "passed": False, "reason": f"no answer: {name} is still None{note}"}
-    answer, tolerance = _written(first), task.get("tolerance")
-    if answer is None:
-        return {"status": GRADED, "passed": False,
-                "reason": f"the answer must be written in the cell as a letter or number, not computed{note}"}
-    try:
-        got, want = _normal(answer, tolerance), _normal(task["correct"], tolerance)
-    except (TypeError, ValueError):
-        return {"status": GRADED, "passed": False, "reason": f"answered {answer!r}: not a number{note}"}
-    close = got == want if tolerance is None else abs(int(got) - int(want)) <= 1
-    if close:
-        return {"status": GRADED, "passed": True, "reason": f"answered {answer!r}: correct{note}"}
-    hint = (task.get("hints") or {}).get(got if tolerance is None else "number", "")
-    reason = f"answered {answer!r}: not quite" + (f": {hint}" if hint else "") + note
-    return {"status": GRADED, "passed": False, "reason": reason}
+from .predictions import GRADED, NOT_RUN
 
 
 def judge_student(folder: Path, tasks: dict) -> dict:
     """Every function task of one student, from the records in ``folder`` (this process only)."""
-    import numpy as np
-
-    from tl_minimal import exercises
-    from tl_minimal.exercises.record import judge
-
     verdicts = {}
     for grade_id, task in tasks.items():
         stem = folder / task["nonce"]
@@ -169,8 +55,6 @@ def judge_student(folder: Path, tasks: dict) -> dict:
 def main(argv: list[str]) -> int:
     job_path, out_path = Path(argv[0]), Path(argv[1])
     job = json.loads(job_path.read_text(encoding="utf-8"))
-    import torch
-
     torch.set_num_threads(1)
     out = {student: judge_student(job_path.parent / str(number), tasks)
            for number, (student, tasks) in enumerate(sorted(job.items()))}
