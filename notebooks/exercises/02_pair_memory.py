@@ -18,7 +18,7 @@
 #
 # **Passing:** a check runs your function on float64 inputs and passes when the result's shape is right
 # and its relative error against the library's is below $10^{-5}$; the graded hidden tests use other
-# sizes too (including $B = H = 1$), so do not rely on the visible checks' sizes.
+# sizes too (one with $B = 1$, one with $H = 1$), so do not rely on the visible checks' sizes.
 #
 # ## Recap
 #

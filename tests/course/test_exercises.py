@@ -381,7 +381,9 @@ def _printed(ipynb: Path) -> list[str]:
 
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=_stem)
 def test_committed_solutions_show_their_outputs(solution):
-    n_checks = 2 * (len(TASKS[_stem(solution)]) + 1)  # each check cell: the visible check, then the hidden one
+    # each function's check cell: the visible check, then the hidden one on each of the three hidden
+    # shapes; the prediction's: the visible check and its hidden test
+    n_checks = 4 * len(TASKS[_stem(solution)]) + 2
     solved = _printed(solution.with_suffix(".ipynb"))
     assert sum(line.startswith("correct: ") for line in solved) == n_checks, solved
 
@@ -484,7 +486,12 @@ def test_hidden_tests_raise_in_any_mode_and_use_other_sizes(monkeypatch):
     with ex.hidden_tests():
         ex.check_readout_step(
             lambda P, ql, qr: shapes.append(tuple(P.shape)) or (ql.unsqueeze(-2) @ P).squeeze(-2) * qr)
-    assert shapes[0] == (1, 1, 5, 5)  # B = H = 1 and another S
+    assert shapes[0] == (1, 3, 5, 5)  # B = 1 with H > 1, and another S
+    shapes.clear()
+    with ex.hidden_tests(shape=1):
+        ex.check_readout_step(
+            lambda P, ql, qr: shapes.append(tuple(P.shape)) or (ql.unsqueeze(-2) @ P).squeeze(-2) * qr)
+    assert shapes[0] == (3, 1, 3, 3)  # B > 1 with H = 1
     def squeezed(P, ql, qr):  # no dim given to squeeze: wrong if B or H is 1
         return ((ql.unsqueeze(-2) @ P) * qr.unsqueeze(-2)).squeeze()
 

@@ -44,6 +44,14 @@ def test_an_honest_answer_is_not_flagged():
     ("import pathlib, tl_minimal\np = pathlib.Path(tl_minimal.__file__)", "key file"),
     ("open('answer_key.json')", "key file"),
     ("def f(:\n", "not python"),
+    ("exec(bytes.fromhex('7061737320'))", "dynamic code"),
+    ("f = eval('lambda x: x')", "dynamic code"),
+    ("code = compile('x = 1', 'c', 'exec')", "dynamic code"),
+    ("check = getattr(torch, 'all' + 'close')", "computed name"),
+    ("globals()['e' + 'x'] = None", "computed name"),
+    ("import sys\nsys.meta_path.insert(0, object())", "import system"),
+    ("import importlib.util", "import system"),
+    ("import subprocess\nsubprocess.Popen(['sleep', '1'])", "process"),
 ])
 def test_each_kind_of_reach_is_flagged(source, kind):
     flags = scan(_notebook(source), RELEASE)
@@ -54,3 +62,8 @@ def test_a_changed_setup_cell_is_scanned_and_an_unchanged_one_is_not():
     assert scan(_notebook("x = 1"), RELEASE) == []  # the release's own setup imports the checker
     flags = scan(_notebook("x = 1", setup=SETUP + "import os\nos.environ['TL_GRADED'] = '0'\n"), RELEASE)
     assert any(f.startswith("cell 0: environment") for f in flags), flags
+
+
+def test_a_flag_names_the_line_it_matched():
+    flags = scan(_notebook("x = 1\nexec(bytes.fromhex('00'))\n"), RELEASE)
+    assert any("line 2: exec(bytes.fromhex('00'))" in f for f in flags), flags

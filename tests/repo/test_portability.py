@@ -203,8 +203,9 @@ def test_the_library_starts_no_process_pool_of_its_own():
     """So `spawn` versus `fork` matters only where processes are started: torchrun (above) and the
     subprocess calls, which start a fresh interpreter on every system."""
     pattern = re.compile(r"multiprocessing|ProcessPoolExecutor|num_workers\s*=\s*[1-9]|os\.fork")
+    scanner = ROOT / "tl_minimal" / "instructor" / "scan.py"  # names them only to flag them in submissions
     hits = [f"{p.relative_to(ROOT)}" for p in (ROOT / "tl_minimal").rglob("*.py")
-            if pattern.search(p.read_text(encoding="utf-8"))]
+            if p != scanner and pattern.search(p.read_text(encoding="utf-8"))]
     assert not hits, f"start processes; add a spawn test for them: {hits}"
 
 

@@ -6,8 +6,10 @@ yet: ...`` or ``not quite: <a specific hint>``, and returns a :class:`Result` (`
 ``message``). In self-study a checker never raises and never shows a traceback; in graded mode
 (``TL_GRADED=1`` when the kernel starts, nbgrader's autograder) a failed check raises
 ``AssertionError`` with the same hint. ``hidden_tests()`` reruns checks on other inputs and sizes,
-raising on a failure in any mode (the graded edition's hidden tests, which import this package
-afresh first); ``mark_prediction`` judges a prediction from the key its hidden test carries.
+raising on a failure in any mode; ``hidden_check`` runs one on every hidden shape (the graded
+edition's hidden tests, which import this package afresh first; under the instructor's ``grade``
+they record the outputs for a clean process to judge, see ``record``); ``mark_prediction`` judges a
+prediction from the key its hidden test carries.
 
 One module per concept, in the order of the notebooks (notebooks/exercises/):
     running_state   01   s_t = lam_t s_{t-1} + (1 - lam_t) a_t
@@ -38,6 +40,7 @@ from .readout import (
     check_readout_scores,
     check_readout_step,
 )
+from .record import hidden_check
 from .running_state import (
     check_half_life,
     check_impulse_prediction,
@@ -62,7 +65,8 @@ __all__ = [  # noqa: RUF022  (grouped by notebook, in task order)
     # 06 key-value memory
     "check_cosine_scores", "check_topk_read", "check_visible_prediction", "check_top_entry",
     # shared
-    "Result", "graded", "hidden_tests", "more_cases", "mark_prediction", "layer_inputs", "sample_tokens", "tiny_model",
+    "Result", "graded", "hidden_tests", "hidden_check", "more_cases", "mark_prediction", "layer_inputs",
+    "sample_tokens", "tiny_model",
     "training_note",
     "conv", "kv_fusion", "pair_memory", "readout", "running_state", "slots",
 ]

@@ -48,10 +48,16 @@ GRADED_ENV = "TL_GRADED"  # "1": failed checks raise (nbgrader's autograder); un
 _SEED_SHIFT = [0]  # added to every case's seed; more_cases() changes it for the hidden tests
 _HIDDEN = [False]  # inside hidden_tests(): other shapes, and failures raise in any mode
 
-# the sizes of the visible checks (distinct, so a wrong axis is an error) and of the hidden tests
-# (B = H = 1 exposes a squeeze() without its dim; other S, d and kernel sizes expose hard-coded ones)
+# the sizes of the visible checks (distinct, so a wrong axis is an error) and the hidden tests' three
+# shapes, each run in turn: B = 1 with H > 1, B > 1 with H = 1 (a squeeze() without its dim, a
+# broadcast that only works at size 1), both > 1 and equal (a transposed pair of equal-size dims
+# gives wrong values, not an error); every other size odd and unlike the visible ones
 SIZES = {"B": 2, "H": 3, "S": 4, "K": 5, "D": 3, "D_KV": 6}
-HIDDEN_SIZES = {"B": 1, "H": 1, "S": 5, "K": 3, "D": 2, "D_KV": 5}
+HIDDEN_SHAPES = ({"B": 1, "H": 3, "S": 5, "K": 3, "D": 5, "D_KV": 5},
+                 {"B": 3, "H": 1, "S": 3, "K": 5, "D": 1, "D_KV": 3},
+                 {"B": 2, "H": 2, "S": 7, "K": 3, "D": 7, "D_KV": 7})
+HIDDEN_SIZES = HIDDEN_SHAPES[0]  # the first shape (older name)
+_SHAPE = [0]  # which of HIDDEN_SHAPES the hidden tests use now
 
 
 def _graded_at_start() -> bool:
@@ -59,6 +65,9 @@ def _graded_at_start() -> bool:
 
 
 GRADED = _graded_at_start()  # read once, at the first import: a cell writing os.environ later changes nothing
+# a grade run that records the hidden tests' outputs (record.py): a visible check that fails does not
+# raise, so the hidden test after it in the same cell still runs and records; the hidden test raises
+RECORDING = bool(os.environ.get("TL_GRADE_RECORD"))
 
 
 def graded() -> bool:
@@ -73,7 +82,7 @@ def hidden() -> bool:
 
 def sizes(*names: str) -> tuple[int, ...]:
     """The sizes of the inputs ("B", "H", "S", "D" ...): the visible ones, or the hidden tests' own."""
-    table = HIDDEN_SIZES if _HIDDEN[0] else SIZES
+    table = HIDDEN_SHAPES[_SHAPE[0]] if _HIDDEN[0] else SIZES
     return tuple(table[n] for n in names)
 
 
@@ -92,17 +101,18 @@ def more_cases(shift: int = 1000):
 
 
 @contextlib.contextmanager
-def hidden_tests(shift: int = 1000):
-    """The graded edition's hidden tests: other random inputs, other sizes (:data:`HIDDEN_SIZES`),
-    and a failed check raises whatever the mode. A hidden test cell imports the checkers afresh
-    first (so nothing an answer cell did to the imported ones reaches it), then runs inside this."""
-    before = _HIDDEN[0]
-    _HIDDEN[0] = True
+def hidden_tests(shift: int = 1000, shape: int = 0):
+    """The graded edition's hidden tests: other random inputs, the sizes of ``HIDDEN_SHAPES[shape]``,
+    and a failed check raises whatever the mode. The hidden test cells run every shape in turn
+    (``record.hidden_check``); under the instructor's ``grade`` they only record the outputs, and
+    a process that never ran student code compares them (``tl_minimal.instructor.verdict``)."""
+    before = _HIDDEN[0], _SHAPE[0]
+    _HIDDEN[0], _SHAPE[0] = True, shape
     try:
         with more_cases(shift):
             yield
     finally:
-        _HIDDEN[0] = before
+        _HIDDEN[0], _SHAPE[0] = before
 
 
 @dataclass
@@ -176,7 +186,7 @@ def report(task: str, passed: bool, message: str) -> Result:
     shows it to the student as the reason the test cell scored zero.
     """
     print(message)
-    if graded() and not passed:
+    if graded() and not passed and (hidden() or not RECORDING):
         raise AssertionError(f"{task}: {message}")
     return Result(task, passed, message)
 

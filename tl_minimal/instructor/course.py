@@ -17,13 +17,13 @@ top; every line the instructor added (``course_id``, ``Exchange.root``) stays.
 collect``) fills the same folder. Every grade cell is compared with the release: a test cell whose
 metadata, type or text was changed is restored from the release, and the student is named.
 
-``grade`` grades each student on their own (one ``nbgrader autograde --student`` each, with
-``TL_GRADED=1`` in the grading kernel's environment), then writes their feedback: a student whose
-notebook cannot be graded (a kernel that ignores the interrupt, test cells nbgrader rejects) is
-marked "not graded" with the reason, and the others are graded as usual. It also flags cells that
-reach for the checker, the environment or frames (scan.py). ``export`` writes nbgrader's grades
-table with two more columns, ``status`` and ``flags``; a grade that was not given is left empty,
-never 0. docs/instructors.md walks through a term. Needs the ``course`` extra (nbgrader).
+``grade`` runs each student's notebook on its own (one ``nbgrader autograde --student`` each, with
+``TL_GRADED=1``), where the hidden tests only record outputs; a clean process judges them and its
+verdict is the score (grading.py, verdict.py); then the feedback. A notebook that cannot be graded
+(a kernel that ignores the interrupt) is "not graded" with the reason and a feedback page. It also
+flags cells that reach for what grades them (scan.py). ``export`` writes nbgrader's grades table
+with our columns: ``status``, ``flags``, ``repairs`` and one status per test cell; a grade that was
+not given is left empty, never 0. docs/instructors.md walks through a term. Needs nbgrader.
 
 Bad input stops with a message naming it and a non-zero exit: a missing course directory, an
 unknown exercise, a submission that is not a notebook or lacks cells of the release (the other
@@ -41,12 +41,13 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 from pathlib import Path
 
 from .blanks import blank_path
+from .grading import REPAIRS, feedback, grade_exercise
 from .nbgrader_config import DEFAULT_GRACE, DEFAULT_TIMEOUT
-from .scan import scan
 
 OURS = "from tl_minimal.instructor.nbgrader_config import configure"
 CONFIG = f"# added by python -m tl_minimal.instructor release (lines of your own go below)\n{OURS}\n\n" \
@@ -60,8 +61,8 @@ class CourseError(Exception):
     """Bad input: the message says what and where."""
 
 
-def _env(graded: bool) -> dict:
-    env = dict(os.environ, **({"TL_GRADED": "1"} if graded else {}))
+def _env(graded: bool, extra: dict | None = None) -> dict:
+    env = dict(os.environ, **({"TL_GRADED": "1"} if graded else {}), **(extra or {}))
     # nbgrader runs the `alembic` script of its environment: find it even when no venv is activated
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     return env
@@ -76,14 +77,14 @@ def _nbgrader(course: Path, *args: str, graded: bool = False) -> None:
 
 
 def _nbgrader_logged(course: Path, log: Path, *args: str, graded: bool = False,
-                     limit: float | None = None) -> str:
+                     limit: float | None = None, env: dict | None = None) -> str:
     """Run one nbgrader step with its output in ``log``; return "" when it worked, else why not.
 
     ``limit`` (seconds) ends a run that hangs, with everything it started (its own process group)."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w", encoding="utf-8") as out:
         child = subprocess.Popen([sys.executable, "-m", "nbgrader", *args, "--force"], cwd=course,
-                                 env=_env(graded), stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                                 env=_env(graded, env), stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             code = child.wait(timeout=limit)
         except subprocess.TimeoutExpired:
@@ -95,6 +96,8 @@ def _nbgrader_logged(course: Path, log: Path, *args: str, graded: bool = False,
     text = log.read_text(encoding="utf-8", errors="replace")
     if "kernel ignored the interrupt" in text:
         return "not graded: kernel ignored the interrupt"
+    if "DeadKernelError" in text:  # a cell ended the kernel (os._exit, a crash): no hidden test after it ran
+        return "tests did not run: the kernel exited (a cell ended it)"
     if "checksum" in text.lower() and "inconsistent" in text.lower():
         return "not graded: test cells changed"
     return f"not graded: nbgrader {args[0]} failed (exit {code}); see {log}"
@@ -250,6 +253,9 @@ def collect(course: Path, submissions: Path) -> tuple[list[Path], list[str], lis
                 problems.append(str(problem))
                 continue
             changes = repair(notebook, release_nb)
+            record = json.loads((course / REPAIRS).read_text(encoding="utf-8")) if (course / REPAIRS).is_file() else {}
+            record.setdefault(name, {})[student] = changes  # grade puts them in the CSV
+            (course / REPAIRS).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             if changes:
                 repairs.append(f"{student} ({name}): grade cells changed, restored from the release: "
                                + "; ".join(changes))
@@ -269,29 +275,38 @@ def _limit(notebook: Path) -> float:
 
 
 def grade(course: Path, exercises: list[str] | None = None, log=print) -> dict:
-    """Grade each collected submission on its own, then write its feedback; record and return
-    ``{exercise: {student: {"status": "graded" or "not graded: <why>", "flags": [...]}}}``."""
+    """Grade each collected submission (grading.py: nbgrader runs the notebook, a clean process judges
+    the hidden tests' records), then write the feedback; record and return ``{exercise: {student:
+    {"status": "graded" or "not graded: <why>", "flags": [...], "tasks": {test cell: {"status",
+    "score", "points", "reason"}}}}}``."""
     names = _pick(exercises, released(_course(course)), "released")
     record = json.loads((course / STATUS).read_text(encoding="utf-8")) if (course / STATUS).is_file() else {}
+    started = time.monotonic()
     for name in names:
         release_path = course / "release" / name / f"{name}.ipynb"
         students = sorted(p.parent.name for p in (course / "submitted").glob(f"*/{name}") if p.is_dir())
-        record[name] = {}
-        for student in students:
-            submitted = course / "submitted" / student / name / f"{name}.ipynb"
-            flags = scan(_read_notebook(submitted), _read_notebook(release_path))
+
+        def autograde(student, env, name=name, release_path=release_path):
             logs = course / "logs" / name / student
-            why = _nbgrader_logged(course, logs / "autograde.log", "autograde", name, f"--student={student}",
-                                   graded=True, limit=_limit(release_path))
-            if not why:
-                why = _nbgrader_logged(course, logs / "feedback.log", "generate_feedback", name,
-                                       f"--student={student}", limit=600)
-                why = why.replace("not graded:", "graded, but no feedback:")
-            record[name][student] = {"status": why or GRADED, "flags": flags}
-            review = f"; flagged for review: {'; '.join(flags)}" if flags else ""
-            log(f"{name} {student}: {why or GRADED}{review}")
+            return _nbgrader_logged(course, logs / "autograde.log", "autograde", name, f"--student={student}",
+                                    graded=True, limit=_limit(release_path), env=env)
+
+        def run_feedback(student, name=name):
+            who = [f"--student={student}"] if student else []
+            logs = course / "logs" / name / (student or "")
+            return _nbgrader_logged(course, logs / "feedback.log", "generate_feedback", name, *who, limit=600)
+
+        record[name] = grade_exercise(course, name, students, autograde, log=log)
+        feedback(course, name, record[name], run_feedback, log=log)
+        for student, entry in record[name].items():
+            review = f"; flagged for review: {'; '.join(entry['flags'])}" if entry["flags"] else ""
+            tasks = "; ".join(f"{g} {e['status']}" + ("" if e["score"] is None else f" {e['score']}/{e['points']}")
+                              for g, e in entry["tasks"].items())
+            log(f"{name} {student}: {entry['status']} ({tasks}){review}")
         text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
         (course / STATUS).write_text(text, encoding="utf-8")
+    log(f"grade step: {time.monotonic() - started:.0f} s for "
+        f"{sum(len(record[n]) for n in names)} notebook(s) of {len(names)} exercise(s)")
     return {n: record.get(n, {}) for n in names}
 
 
@@ -306,18 +321,25 @@ def export(course: Path, to: Path) -> Path:
             rows = list(csv.DictReader(f))
     record = json.loads((course / STATUS).read_text(encoding="utf-8")) if (course / STATUS).is_file() else {}
     fields = list(rows[0]) if rows else ["assignment", "student_id", "score", "max_score"]
+    columns = sorted({g for per in record.values() for e in per.values() for g in e.get("tasks", {})})
     for row in rows:
         entry = record.get(row["assignment"], {}).get(row["student_id"])
         if entry is None and not (course / "submitted" / row["student_id"] / row["assignment"]).is_dir():
             entry = {"status": NOT_SUBMITTED, "flags": []}
         entry = entry or {"status": "not graded yet (run grade)", "flags": []}
         row["status"], row["flags"] = entry["status"], "; ".join(entry["flags"])
-        if not entry["status"].startswith("graded"):
+        row["repairs"] = "; ".join(entry.get("repairs", []))
+        for column in columns:  # one status per test cell: "<status> (<score>/<points>): <why>"
+            task = entry.get("tasks", {}).get(column)
+            score = "" if task is None or task["score"] is None else task["score"]
+            row[column] = NOT_SUBMITTED if entry["status"] == NOT_SUBMITTED else "" if task is None else \
+                f"{task['status']} ({score}/{task['points']}): {task['reason']}"
+        if not entry["status"].startswith("graded"):  # no grade given: empty; tests that did not run: 0
             for column in ("raw_score", "score", "late_submission_penalty"):
                 if column in row:
-                    row[column] = ""
+                    row[column] = "0" if entry["status"].startswith("tests did not run") else ""
     with to.open("w", encoding="utf-8", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=[*fields, "status", "flags"])
+        writer = csv.DictWriter(f, fieldnames=[*fields, "status", "flags", "repairs", *columns])
         writer.writeheader()
         writer.writerows(rows)
     return to
@@ -362,6 +384,8 @@ def _run(args) -> int:
         graded = sum(e["status"] == GRADED for per in done.values() for e in per.values())
         every = [(n, s, e) for n, per in done.items() for s, e in per.items()]
         failed = [f"{n} {s}: {e['status']}" for n, s, e in every if e["status"] != GRADED]
+        failed += [f"{n} {s} {g}: {t['status']}: {t['reason']}" for n, s, e in every if e["status"] == GRADED
+                   for g, t in e["tasks"].items() if t["status"] not in (GRADED, "flagged")]
         flagged = [f"{n} {s}: {'; '.join(e['flags'])}" for n, s, e in every if e["flags"]]
         print(f"graded {graded} submission(s) of {', '.join(done) or 'nothing (collect submissions first)'}")
         for line in failed:

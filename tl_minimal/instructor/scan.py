@@ -14,10 +14,19 @@ cell whose text differs from the release (a student may edit an unlocked cell). 
                      builtins, importlib
     ipython          get_ipython (and every %magic or !shell line, which becomes a get_ipython call)
     key file         answer_key, __file__, solutions (paths to the clone's answers)
+    dynamic code     exec, eval, compile, bytes.fromhex / base64 / codecs (code hidden in data)
+    computed name    getattr / setattr / hasattr with a name built at run time ("a" + "b"),
+                     globals(), vars(), locals()
+    import system    sys.meta_path, path_hooks, importlib, __import__, a finder or loader
+    process          subprocess, os.system, os.fork, multiprocessing (work that outlives the kernel)
     not python       a cell that does not parse
 
+Every flag names the line it matched. The grade does not rest on the flags (the hidden tests'
+outputs are judged outside the kernel, see verdict.py): a flag marks code that could have fetched
+a reference answer, which only a person can tell from a student's own work.
+
 Glossary
-    flag     "<grade id or cell number>: <kind> (<what was seen>)"
+    flag     "<grade id or cell number>: <kind> (<what was seen>) line <n>: <the line>"
 """
 
 from __future__ import annotations
@@ -31,6 +40,14 @@ MONKEY_ATTRIBUTES = MONKEY | {"modules", "meta_path", "path_hooks", "__dict__", 
                               "__closure__"}
 KEY = {"answer_key", "__file__", "solutions", "answer_key.json"}
 ENV = {"environ", "putenv", "getenv", "unsetenv", "environb"}
+DYNAMIC = {"exec", "eval", "compile", "fromhex", "b64decode", "a85decode", "b85decode", "decodebytes", "unhexlify",
+           "marshal", "codecs", "base64", "binascii", "pickle"}
+COMPUTED = {"getattr", "setattr", "hasattr", "delattr"}
+NAMESPACES = {"globals", "vars", "locals"}
+IMPORTS = {"meta_path", "path_hooks", "path_importer_cache", "importlib", "__import__", "find_spec", "exec_module",
+           "MetaPathFinder", "Loader", "module_from_spec", "spec_from_loader"}
+PROCESS = {"subprocess", "system", "fork", "Popen", "multiprocessing", "spawnv", "execv", "posix_spawn", "threading",
+           "Thread"}
 
 
 def _python(source: str) -> str:
@@ -61,18 +78,40 @@ def _imported(tree: ast.AST) -> tuple[set[str], set[str]]:
 
 
 def _cell_flags(source: str, modules: set[str], ours: set[str]) -> list[str]:
+    python = _python(source)
     try:
-        tree = ast.parse(_python(source))
+        tree = ast.parse(python)
     except SyntaxError:
         return ["not python (the cell does not parse)"]
-    found = []
+    found, seen, lines = [], set(), python.splitlines()
+    node = tree
 
     def add(kind, what):
-        text = f"{kind} ({what})"
-        if text not in found:
-            found.append(text)
+        if (kind, what) in seen:
+            return
+        seen.add((kind, what))
+        number = getattr(node, "lineno", 0)
+        line = lines[number - 1].strip()[:100] if 0 < number <= len(lines) else ""
+        found.append(f"{kind} ({what}) line {number}: {line}")
 
     for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+            if name in COMPUTED and len(node.args) > 1 and not isinstance(node.args[1], ast.Constant):
+                add("computed name", f"{name} with a name made at run time")
+            elif name in NAMESPACES:
+                add("computed name", f"{name}()")
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            word = node.id if isinstance(node, ast.Name) else node.attr
+            for kind, words in (("dynamic code", DYNAMIC), ("import system", IMPORTS), ("process", PROCESS)):
+                if word in words:
+                    add(kind, word)
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                top = (alias.name if isinstance(node, ast.Import) else (node.module or "")).split(".")[0]
+                for kind, words in (("dynamic code", DYNAMIC), ("import system", IMPORTS), ("process", PROCESS)):
+                    if top in words or alias.name in words:
+                        add(kind, f"imports {alias.name if isinstance(node, ast.Import) else node.module}")
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             for name in names:

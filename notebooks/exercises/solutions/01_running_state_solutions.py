@@ -21,7 +21,7 @@
 #
 # **Passing:** a check runs your function on float64 inputs and passes when the result's shape is right
 # and its relative error against the library's is below $10^{-5}$; the graded hidden tests use other
-# sizes too (including $B = H = 1$), so do not rely on the visible checks' sizes.
+# sizes too (one with $B = 1$, one with $H = 1$), so do not rely on the visible checks' sizes.
 #
 # ## Recap
 #
@@ -79,8 +79,9 @@ import sys
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
-with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
-    _ex.check_running_state_step(running_state_step)
+# every hidden shape (B = 1, H = 1, both > 1); in a grade run the outputs are only recorded,
+# and a process that never ran this notebook judges them
+_ex.hidden_check(_ex.check_running_state_step, running_state_step)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -113,8 +114,9 @@ import sys
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
-with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
-    _ex.check_running_state(running_state_loop)
+# every hidden shape (B = 1, H = 1, both > 1); in a grade run the outputs are only recorded,
+# and a process that never ran this notebook judges them
+_ex.hidden_check(_ex.check_running_state, running_state_loop)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -206,8 +208,9 @@ import sys
 for _name in [n for n in sys.modules if n.split(".")[0] == "tl_minimal"]:
     del sys.modules[_name]
 _ex = importlib.import_module("tl_minimal.exercises")
-with _ex.hidden_tests():  # other random inputs and sizes; a failure raises in any mode
-    _ex.check_half_life(half_life, lam=lam)
+# every hidden shape (B = 1, H = 1, both > 1); in a grade run the outputs are only recorded,
+# and a process that never ran this notebook judges them
+_ex.hidden_check(_ex.check_half_life, half_life)
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -1,0 +1,170 @@
+"""The hidden tests' two halves: the student's kernel records outputs, a clean process judges them.
+
+A hidden test cell of the graded edition is one call, ``hidden_check(check_readout_step,
+readout_step)``. It runs the check on every hidden shape (:data:`harness.HIDDEN_SHAPES`: B = 1 with
+H > 1, B > 1 with H = 1, both > 1) and raises on a failure, so the student's feedback shows the
+hint. That verdict is for the student only. Under the instructor's ``grade`` command the grade
+comes from elsewhere:
+
+1. the command writes ``tasks.json`` into a fresh folder named by the environment variable
+   ``TL_GRADE_RECORD``: for each check, the seed of its hidden inputs and a nonce, both drawn for
+   this student and this run;
+2. in the kernel, ``hidden_check`` wraps the student's function in a :class:`Recorder` and writes
+   what it returned (or raised) for every hidden input as plain arrays, ``<nonce>.npz`` (read back
+   with ``allow_pickle=False``) and ``<nonce>.json``; a missing file is the evidence that the test
+   did not run (an input transformer, a kernel that exited, a faked checker module);
+3. ``python -m tl_minimal.instructor.verdict``, a process that never ran student code, replays the
+   recorded outputs through the same check (:func:`judge`), against the library's references on
+   inputs it makes itself from the seed. A kernel that patched torch, the import system or the
+   checkers only recorded wrong data.
+
+Glossary
+    record   {"nonce", "check", "shapes": [[call, ...] per shape]}, a call {"value": plain} or
+             {"raised": exception name, "message": text}; arrays in the .npz under "a<number>"
+    plain    {"tensor": "a3"} | {"bool": b} | {"int": i} | {"float": x} | {"none": true}
+             | {"seq": [plain, ...], "tuple": bool} | {"other": type name}
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .harness import HIDDEN_SHAPES, hidden_tests
+
+RECORD_ENV = "TL_GRADE_RECORD"  # the folder of tasks.json and the records, set by the instructor's grade
+SHAPE_STEP = 1000  # the seed shift moves by this much from one hidden shape to the next
+
+
+def _plain(value, arrays: dict):
+    if type(value) is torch.Tensor:  # a plain tensor, never a subclass
+        key = f"a{len(arrays)}"
+        data = value.detach().cpu()
+        arrays[key] = (data if data.dtype in (torch.bool, torch.int64, torch.float64)
+                       else data.to(torch.float64 if data.is_floating_point() else torch.int64)).numpy()
+        return {"tensor": key}
+    if type(value) is bool:
+        return {"bool": value}
+    if type(value) is int:
+        return {"int": value}
+    if type(value) is float:
+        return {"float": value}
+    if value is None:
+        return {"none": True}
+    if type(value) in (tuple, list):
+        return {"seq": [_plain(v, arrays) for v in value], "tuple": type(value) is tuple}
+    return {"other": type(value).__name__}
+
+
+class _Other:
+    """What replay hands back for a value that was neither a plain tensor nor a number."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self):
+        return f"<a {self.name}>"
+
+
+def _value(plain: dict, arrays):
+    if "tensor" in plain:
+        return torch.from_numpy(np.array(arrays[plain["tensor"]]))
+    for kind in ("bool", "int", "float"):
+        if kind in plain:
+            return {"bool": bool, "int": int, "float": float}[kind](plain[kind])
+    if "seq" in plain:
+        items = [_value(p, arrays) for p in plain["seq"]]
+        return tuple(items) if plain.get("tuple") else items
+    return None if "none" in plain else _Other(str(plain.get("other", "object")))
+
+
+class Recorder:
+    """The student's function, recording what each call returned or raised into ``calls``."""
+
+    def __init__(self, fn, calls: list, arrays: dict):
+        self.fn, self.calls, self.arrays = fn, calls, arrays
+
+    def __call__(self, *args, **kwargs):
+        try:
+            out = self.fn(*args, **kwargs)
+        except Exception as exc:
+            self.calls.append({"raised": type(exc).__name__, "message": str(exc).splitlines()[0][:200]
+                               if str(exc).strip() else ""})
+            raise
+        self.calls.append({"value": _plain(out, self.arrays)})
+        return out
+
+
+class Replay:
+    """Stands in for the student's function in the clean process: returns the recorded calls in order."""
+
+    def __init__(self, calls: list, arrays):
+        self.calls, self.arrays, self.used = list(calls), arrays, 0
+
+    def __call__(self, *args, **kwargs):
+        if self.used >= len(self.calls):
+            raise RuntimeError("no recorded output for this input (the hidden test stopped early)")
+        call = self.calls[self.used]
+        self.used += 1
+        if "raised" in call:
+            kind = NotImplementedError if call["raised"] == "NotImplementedError" else RuntimeError
+            raise kind(f"{call['raised']}: {call['message']}" if kind is RuntimeError else call["message"])
+        return _value(call["value"], self.arrays)
+
+
+def _task(check_name: str):
+    folder = os.environ.get(RECORD_ENV)
+    if not folder:
+        return None, None
+    tasks = json.loads((Path(folder) / "tasks.json").read_text(encoding="utf-8"))
+    return Path(folder), tasks.get(check_name)
+
+
+def hidden_check(check, student, seed: int = 1000) -> None:
+    """The hidden test of one task: ``check`` on every hidden shape; raises on a failure.
+
+    In a grade run (see the top) the seed and the nonce come from the grader and every output is
+    recorded for the clean process that grades it."""
+    name = getattr(check, "__name__", str(check))
+    folder, task = _task(name)
+    shapes, arrays, failures = [], {}, []
+    try:
+        for shape in range(len(HIDDEN_SHAPES)):
+            calls = []
+            shapes.append(calls)
+            fn = Recorder(student, calls, arrays) if task else student
+            with hidden_tests(shift=(task["seed"] if task else seed) + SHAPE_STEP * shape, shape=shape):
+                try:
+                    check(fn)
+                except AssertionError as exc:
+                    failures.append(str(exc))
+    finally:
+        if task:
+            np.savez(folder / f"{task['nonce']}.npz", **arrays)
+            record = {"nonce": task["nonce"], "check": name, "shapes": shapes}
+            (folder / f"{task['nonce']}.json").write_text(json.dumps(record), encoding="utf-8")
+    if failures:
+        raise AssertionError(failures[0])
+
+
+def judge(check, seed: int, record: dict, arrays) -> tuple[bool, str]:
+    """(passed, message): ``check`` on every hidden shape, the student's outputs replayed from ``record``."""
+    for shape, calls in enumerate(record["shapes"][:len(HIDDEN_SHAPES)]):
+        sizes = ", ".join(f"{k} = {v}" for k, v in HIDDEN_SHAPES[shape].items())
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed), hidden_tests(shift=seed + SHAPE_STEP * shape, shape=shape):
+            try:
+                passed = bool(check(Replay(calls, arrays)))
+            except AssertionError as exc:
+                passed, printed = False, io.StringIO(str(exc))
+        if not passed:
+            return False, f"hidden inputs with {sizes}: {printed.getvalue().strip()}"
+    if len(record["shapes"]) < len(HIDDEN_SHAPES):
+        return False, "the hidden test stopped before every shape ran"
+    return True, f"correct on the hidden inputs of all {len(HIDDEN_SHAPES)} shapes"
