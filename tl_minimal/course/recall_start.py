@@ -40,10 +40,12 @@ def ladder_rows() -> list[dict]:
     return _rows("recall_ladder.json")
 
 
-def gate_start(bias: float) -> str:
-    """The pair gate's value at initialization for a bias: sigmoid(bias), and its half-life in tokens."""
-    gamma = 1 / (1 + math.exp(-bias))
-    return f"{gamma:.3f} (half-life {math.log(0.5) / math.log(gamma):.0f} tokens)"
+def gate_start(bias: float, gate_norm: float = 1.0) -> str:
+    """The pair gate's value at initialization, exp(logsigmoid(bias) / gate_norm) (a sigmoid when gate_norm
+    is 1, GLA's gate when it is 16), and its half-life in tokens."""
+    gamma = (1 / (1 + math.exp(-bias))) ** (1 / gate_norm)
+    half_life = math.log(0.5) / math.log(gamma)
+    return f"{gamma:.3f} (half-life {half_life:.0f} token{'s' * (round(half_life) != 1)})"
 
 
 def rate(row: dict) -> str:
