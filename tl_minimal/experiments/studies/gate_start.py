@@ -25,10 +25,13 @@ import json
 from pathlib import Path
 
 from ...course.gradient_reach import measure
+from ...data.recall import layout_for
 from ...ladder import CHANGES
+from ...registry import build_model
 from ..results.intervals import clopper_pearson
 from ..suite import write_atomic
 from .calibrated import best_lr, sweep_files
+from .state_size import state_bytes
 
 WIN = 0.95
 RESULTS = Path("data/results")
@@ -115,9 +118,10 @@ def ladder_rows(folder: Path = FOLDER, results: Path = RESULTS) -> list[dict]:
     return rows
 
 
-PROTOCOL = ("calibrated 4-pair recall (run_calibrated.sh's protocol): MQAR in Zoology's form, 4 pairs, 4 questions, "
-            "1,000 steps x 32 sequences of 128 tokens, warm-up 100 + cosine, dropout 0, init fan_in; lr swept on "
-            "seed 0 over {1e-3, 3e-3, 1e-2} where seed0_by_lr lists them; a seed recalls at accuracy >= 0.95")
+PROTOCOL = {"description": "calibrated 4-pair recall (run_calibrated.sh's protocol): MQAR in Zoology's form, "
+            "4 pairs, 4 questions, 1,000 steps x 32 sequences of 128 tokens, warm-up 100 + cosine, dropout 0, "
+            "init fan_in; lr swept on seed 0 over {1e-3, 3e-3, 1e-2} where seed0_by_lr lists them; a seed "
+            "recalls at accuracy >= 0.95"}
 
 
 def gather(folder: Path = FOLDER, results: Path = RESULTS) -> tuple[dict, dict]:
@@ -151,10 +155,6 @@ CAPACITY_ROWS = [("transformer", {}), ("gated_hybrid", {}),
 def capacity(folder: Path = FOLDER, results: Path = RESULTS) -> dict:
     """recall_capacity.json: every planned point with the bytes its model keeps after the sequence, and its
     runs where they exist ("not run yet" where not)."""
-    from ...data.recall import layout_for
-    from ...registry import build_model
-    from .state_size import state_bytes
-
     points = []
     for pairs in (32, 64):
         seq = (7 * pairs + 63) // 64 * 64
@@ -170,9 +170,10 @@ def capacity(folder: Path = FOLDER, results: Path = RESULTS) -> dict:
                            **(_row([r for r in runs if r["variant"] == variant]) if runs
                               else {"seeds": [], "values": [], "mean": None, "note": "not run yet"})})
     out = {"study": "capacity: MQAR in Zoology's form with 32 and 64 pairs among 256 key ids (issue 50, item 5)",
-           "protocol": "run_gate_start.sh stage capacity: 3,000 steps x 32, warm-up + cosine, lr 1e-3, fan-in init, "
-                       "answers hidden, labels on the asked key; the bytes a model keeps after the sequence "
-                       "(studies/state_size.state_bytes)", "points": points}
+           "protocol": {"description": "run_gate_start.sh stage capacity: 3,000 steps x 32, warm-up + cosine, "
+                                       "lr 1e-3, fan-in init, answers hidden, labels on the asked key; the bytes a "
+                                       "model keeps after the sequence (studies/state_size.state_bytes)"},
+           "points": points}
     write_atomic(out, results / "recall_capacity.json")
     return out
 
