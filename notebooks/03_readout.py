@@ -31,7 +31,7 @@
 # [`03b_chunked_readout.ipynb`](03b_chunked_readout.ipynb); the layer trained against a Transformer,
 # and the whole model in one page, are [`03c_trained_model.ipynb`](03c_trained_model.ipynb).
 #
-# **Time.** About 55 minutes: 54 of reading (2640 words at 100 a minute, 103 lines of code at 4, 3
+# **Time.** About 55 minutes: 54 of reading (2718 words at 100 a minute, 103 lines of code at 4, 3
 # figures at half a minute each) and a run of every cell in default mode, measured at 19 s (CPU 4 s,
 # peak 425 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -355,8 +355,13 @@ print("final states equal:", torch.allclose(state["P"], state_all["P"]) and torc
 #   per-dimension gate, unlike RetNet's and H3's fixed decays. Scalar gates are what make the
 #   chunked form of notebook 01b so simple.
 # - *Writes accumulate, nothing is overwritten*: two writes under similar keys are averaged, not
-#   replaced as in DeltaNet, so exact recall of one earlier token is hard; notebook 06 adds an
-#   exact key-value memory for that (`docs/paper.md` section 1).
+#   replaced as in DeltaNet; notebook 06 adds an exact key-value memory (`docs/paper.md` section 1).
+# - *Where the gates start.* The paper starts both gates at $\sigma(0) = 0.5$, a half-life of one
+#   token. Its relatives start long: GLA divides its log-gate by 16 (a half-life of 16 tokens at
+#   the start), RetNet fixes one decay per head between 1 - 1/32 and nearly 1, Mamba draws its
+#   step size so that its decay starts near 1, HGRN bounds its forget gates from below, and Gated
+#   DeltaNet (Yang et al. 2024, arXiv:2412.06464) takes Mamba-2's decay with its start. Notebook
+#   06a measures why that matters.
 # - *An elementwise right query* $q^r$ gates the read (section 4), like GLA's output gate.
 #
 # All of them share the two properties this course cares about: a chunked, parallel form for

@@ -9,13 +9,13 @@
 # %% [markdown]
 # # 06 · The key-value memory, the read gate and late fusion
 #
-# The triple-latent state compresses the past into a fixed-size matrix per head: it cannot hand
-# back one exact earlier token. For exact recall the paper's **gated hybrid** puts a second, plain
-# memory beside the compressed stack. This notebook takes that memory apart as a concept: what it
-# stores, how it reads, what it costs, and why one tied projection finds an exact repeat before
-# any training. Its second half, notebook 06a, trains it on the associative-recall task beside a
-# Transformer, looks at where it reads, and measures, from the gates of a `triple_latent` trained
-# on the same task, why the stack alone forgets the pairs.
+# The triple-latent state compresses the past into a fixed-size matrix per head. The paper's
+# **gated hybrid** puts a second, plain memory beside that stack: one entry per token, read by
+# matching. This notebook takes that memory apart as a concept: what it stores, how it reads, what
+# it costs, and why one tied projection finds an exact repeat before any training. Its second
+# half, notebook 06a, trains it on associative recall beside a Transformer, and asks why the
+# compressed stack alone, started as the paper starts it, does not learn the task, and what start
+# lets it.
 #
 # **Symbols of this notebook** (section 1 derives them; code in `tl_minimal/kv_fusion.py`). From
 # notebooks 01-03 it uses the keep gates $\lambda_t$ (running state) and $\gamma_t$ (pair memory),
@@ -58,7 +58,7 @@
 # the gated hybrid is `triple_hybrid` plus this memory), the associative-recall task of notebook
 # 00, and softmax attention (queries, keys, values). The symbols are in the table above.
 #
-# **Time.** About 55 minutes: 53 of reading (2270 words at 100 a minute, 116 lines of code at 4, 3
+# **Time.** About 55 minutes: 53 of reading (2261 words at 100 a minute, 116 lines of code at 4, 3
 # figures at half a minute each) and a run of every cell in default mode, measured at 27 s (CPU 5 s,
 # peak 395 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -333,20 +333,20 @@ plt.show()
 # token, constant lr 3e-4) the paper's own code won 0 of 25 seeds (95% Clopper-Pearson interval
 # [0.00, 0.14]) on our CPU (`recall_reference_code.json`), its one winning seed of the paper's run included, and none of our runs
 # of that configuration won either. At a calibrated budget where the Transformer recalls 4 pairs
-# (notebook 07, section 6; `recall_calibrated.json`) the untied read learns part of the task:
-# `gated_hybrid_paper` scores 43.1% over 5 seeds there, and the paper's printed form,
-# `gated_hybrid_printed`, scores 54.6% over 5 seeds there, one of its seeds recalling every question.
-# The tied read's success says that this task is solved by matching tokens exactly
-# (a cache that grows with the sequence), not that it recalls better than a fixed-size state.
+# (notebook 07, section 6) the untied read learns part of the task: `gated_hybrid_paper` scores
+# 43.1% over 5 seeds there (`recall_calibrated.json`). The tied read's success says that this task
+# is solved by matching tokens exactly (a cache that grows with the sequence), not that a
+# fixed-size state cannot learn it: notebook 06a shows one that does, once its gate starts long.
 
 # %% [markdown]
 # ## 6. Trained on recall: notebook 06a
 #
 # The second sitting of this lesson, [`06a_kv_recall`](06a_kv_recall.ipynb), trains the library's
 # `gated_hybrid` (tied $W_{qk}$, $\beta$ learnable from 10) and a Transformer on associative
-# recall, shows where the memory reads before and after training, measures from the keep gates of
-# a trained `triple_latent` how much of a stored pair survives the filler (section 1 there), lets
-# you write your own pairs (section 2), and, optionally, meets induction heads (section 3).
+# recall, shows where the memory reads before and after training, measures how much of a stored
+# pair a trained `triple_latent` keeps across the filler and how much of the loss's gradient
+# reaches the pairs before training (section 1 there), lets you write your own pairs (section 2),
+# and, optionally, meets induction heads (section 3).
 #
 # ## Summary
 #

@@ -13,14 +13,17 @@
 # stores (key of token $j$, value of token $j+1$) from raw embeddings, reads them with a hard top-k
 # over $\beta \cos(q_t, k_j)$, and with one tied projection $W_{qk}$ finds an exact repeat before any
 # training. Here it is trained on the associative-recall task beside a Transformer; its retrieval
-# weights show which entry it looks up; and the gates of a `triple_latent` trained on the same task
-# say why the compressed stack alone forgets the pairs.
+# weights show which entry it looks up; the gates of a `triple_latent` trained on the same task
+# show the compressed stack forgetting the pairs, and its gradient at initialization says why:
+# at the paper's start nothing of the loss reaches them, and a long start fixes it.
 #
 # **Learning goals.** After this notebook you can
 # - train the gated hybrid on associative recall and read, from its retrieval weights, which
 #   entry it looked up and why a fresh model that already looks there still answers wrong;
 # - compute, from the keep gates of a `triple_latent` trained on recall, how much of a stored pair
-#   is left after the filler, and so say why recall needs this second memory;
+#   is left after the filler;
+# - measure, before any training, how much of the question's gradient reaches the pairs, and so
+#   say why the paper's gate start cannot learn recall and what start can;
 # - (optional, section 3) define an induction head, say which query alignment of the memory is
 #   one, and see it at initialization (notebook 07c measures what training keeps of it).
 #
@@ -28,9 +31,9 @@
 # table has every symbol used here), notebook 02 (the pair memory's decay), the associative-recall
 # task of notebook 00.
 #
-# **Time.** About 55 minutes: 49 of reading (1728 words at 100 a minute, 108 lines of code at 4, 9
-# figures at half a minute each) and a run of every cell in default mode, measured at 233 s (CPU
-# 73 s, peak 955 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 55 minutes: 56 of reading (2015 words at 100 a minute, 124 lines of code at 4, 10
+# figures at half a minute each) and a run of every cell in default mode, measured at 73 s (CPU
+# 68 s, peak 1025 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
 # %%
 try:  # set-up check: without the library in this kernel, one line says how to install it
@@ -46,9 +49,10 @@ import math
 
 import matplotlib.pyplot as plt
 import torch
+from IPython.display import Markdown, display
 
 from tl_minimal import views
-from tl_minimal.course import forgetting
+from tl_minimal.course import forgetting, gradient_reach, recall_start
 from tl_minimal.course.shipped import shipped_or_retrained
 from tl_minimal.data import recall as data_recall
 from tl_minimal.training import config
@@ -79,9 +83,9 @@ print(f"smoke mode: {config.smoke()}   recall steps: {RECALL_STEPS}   eval examp
 #
 # The task (notebook 00): four key-value pairs, filler, then `QUERY key ANSWER`; the target is the
 # asked key's value at the last position only. A constant guess scores 1/8 (3 bits per answer
-# token), a random pick among the four values in context 1/4. Two models, each trained with the
-# recall protocol (`protocol("recall")`, `RECALL_STEPS` steps, seed 0) by `fit`: the library's
-# `gated_hybrid` (tied $W_{qk}$, $\beta$ learnable from 10) and, for contrast, the Transformer.
+# token), a random pick among the four values in context 1/4. Two models, trained with the recall
+# protocol (`RECALL_STEPS` steps, seed 0): `gated_hybrid` (tied $W_{qk}$, $\beta$ from 10) and the
+# Transformer.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -141,14 +145,10 @@ for label, read in (("initialized", fresh_read), ("trained", trained_read)):
 # Before training the read already lands on the right entry with nearly all its weight (tied
 # $W_{qk}$, $\beta = 10$), yet the fresh model answers wrong: the value it reads, $W_v e_{j+1}$,
 # still has to be mapped to the right logit, through the LayerNorm and the tied head. That is what
-# training learns here, quickly, because the read itself is right from the first step. The read
-# gate barely moves from its initial 0.5: it sits inside the LayerNorm, $\operatorname{LN}(g^{\mathrm{read}}_t m_t)$,
-# where a factor that multiplies a grown read changes little (the exercise's optional part
-# measures how little, on a trained model).
+# training learns here, quickly, because the read itself is right from the first step.
 #
-# For contrast, the Transformer has no separate memory: its "retrieval" is attention. Its last
-# layer's attention at the answer position, per head, on the first evaluation example (green: the
-# value it should copy):
+# The Transformer's "retrieval" is attention: its last layer's attention at the answer position,
+# per head, on the first evaluation example (green: the value it should copy):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -166,23 +166,18 @@ plt.show()
 #
 # ### Without the memory: what a trained `triple_latent` keeps across the gap
 #
-# `triple_latent` alone, trained with the same protocol, does not learn this task (its accuracy at
-# 200 steps is printed below; notebook 07 has every seed). Its keep gates say why. The four pairs
-# end at position 12, the question starts at position 125, and between them sit 112 filler tokens.
-# A pair enters the pair memory as the outer product written when its value arrives, and from then
-# on every token multiplies the memory by its $\gamma_u$ (notebook 02, section 3: the write at
-# $\tau$ carries the weight $w_{t,\tau} = (1 - \gamma_\tau) \prod_{u=\tau+1}^{t} \gamma_u$ in $P_t$).
-# Of what the memory held when the filler began, the filler leaves
+# `triple_latent` alone, trained with the same protocol, does not learn this task (its accuracy is
+# printed below). The pairs end at position 12, the question starts at 125, and every token in
+# between multiplies the pair memory by its $\gamma_u$ (notebook 02, section 3: the write at $\tau$
+# has the weight $w_{t,\tau} = (1 - \gamma_\tau) \prod_{u=\tau+1}^{t} \gamma_u$ in $P_t$). The filler leaves
 #
 # $$
 # \prod_{u=13}^{124} \gamma_u \qquad \text{(} \gamma^{112} \text{ for a constant gate } \gamma \text{)},
 # $$
 #
-# and likewise $\prod_u \lambda_u$ of what the running state held. The repository ships a
-# `triple_latent` trained on this task (the recall protocol, 200 steps, seed 0, made by the command
-# printed below); `shipped_or_retrained` loads it, or trains it here with `RETRAIN = True` (about
-# a minute and a half of training on a CPU core). Its gates along the sequence, averaged over 256
-# fresh examples (`forgetting.recall_gates` reads them from `model.internals`):
+# of what the memory held, and $\prod_u \lambda_u$ of the running state. `shipped_or_retrained`
+# loads a `triple_latent` trained on this task (200 steps, seed 0; `RETRAIN = True` trains it here
+# in about a minute and a half). Its gates along the sequence, averaged over 256 fresh examples:
 
 # %%
 RETRAIN = False  # True: train the 200-step recall model here instead of loading the shipped one
@@ -198,11 +193,9 @@ plots_forgetting.gates_along_recall(gates, gap)
 plt.show()
 
 # %% [markdown]
-# Look at the level of the lines in the shaded filler: every head of every layer keeps about half
-# of its state per token, the value the gates start at (bias 0, $\sigma(0) = 1/2$), and 200 steps
-# have not moved them far. Multiplied over the gap, in log space (`forgetting.kept_fraction`
-# sums $\log_{10}$ of the gates: some of the products fall below $10^{-38}$, the smallest normal
-# float32):
+# In the shaded filler every head keeps about half of its state per token, the gates' start
+# ($\sigma(0) = 1/2$): 200 steps have not moved them far. Multiplied over the gap, in log space
+# (some products fall below $10^{-38}$, the smallest normal float32):
 
 # %%
 kept = {key: forgetting.kept_fraction(g, *gap) for key, g in gates.items()}  # log10 of the fraction: [256, L, H]
@@ -223,14 +216,67 @@ plt.show()
 
 # %% [markdown]
 # Each bar is one head's share of a stored pair that reaches the question; look at how far below
-# zero even the tallest bar ends. No head keeps a measurable trace: what the question finds in the
-# running states and pair memories was written by the filler, so the model can only guess, and it
-# answers at the level of a constant guess. To carry a pair across 112 tokens, a gate would have to
-# stay near 1 on every filler token. The gates depend on the token, so a model could learn that
-# (keep on filler, overwrite on pairs), but training has to find it through one supervised token
-# per sequence, and in 200 steps it has not: the gates sit near where they started. The key-value
-# memory needs no such gate: its entries never decay, and the read above finds the asked key's
-# entry after the same 112 tokens.
+# zero even the tallest bar ends. No head keeps a measurable trace: what the question finds was
+# written by the filler, so the model can only guess. The gates depend on the token, so a model
+# could learn to keep on filler and overwrite on pairs. Why has training not found that?
+#
+# ### Before any training: does a gradient reach the pairs?
+#
+# A weight moves only if the loss has a gradient with respect to it, and the gradient that reaches
+# a pair's tokens passes back through the same gates as the pair: $w_{t,\tau}$ again. At the start every gate is
+# $\sigma(0) = 0.5$, so over the roughly 110 tokens from the pairs to the questions it carries
+# $0.5^{110} \approx 10^{-33}$ of what it carries at the question. In float32 that is not small but
+# **exactly 0**: multiplied by the other small factors on the way back (weights, gates, queries),
+# it falls below the smallest number float32 holds, about $10^{-38}$, and rounds to 0 (in float64 a
+# trace of about $10^{-32}$ survives, `tests/course/test_gradient_reach.py`).
+#
+# `gradient_reach.pair_reach` measures it at initialization: the loss's gradient at the pairs'
+# embeddings over that at the questions' tokens, for `triple_latent` at the paper's start, with the
+# pair gate's bias at 4 ($\gamma = \sigma(4) = 0.982$: a half-life of 38 tokens instead of 1), and
+# for relatives. It takes seconds; nothing is trained.
+
+# %%
+REACH_ROWS = [("triple_latent, gamma starts at 0.5", "triple_latent", {}),
+              ("triple_latent, gamma starts at 0.982", "triple_latent", {"gam_bias": 4.0}),
+              ("gla (gamma starts at 0.958)", "gla", {}), ("deltanet", "deltanet", {}),
+              ("transformer", "transformer", {}), ("gated_hybrid_paper (key-value memory)", "gated_hybrid_paper", {})]
+reach = [{**gradient_reach.measure(variant, seeds=(0,), **settings), "label": label}
+         for label, variant, settings in REACH_ROWS]
+for row in reach:
+    print(f"{row['label']:40s} gradient at the pairs / at the questions: {row['pair_reach']:.1e}")
+plots_forgetting.gradient_reach(reach)
+plt.show()
+
+# %% [markdown]
+# Read the right panel from the bottom: at the paper's start nothing of the question's gradient
+# reaches the pairs, so no number of steps can teach this model to store them. A long start lets
+# a little through; GLA (its gate starts at 0.958) more; the Transformer reads every token
+# directly, and `gated_hybrid_paper` through its key-value memory, whose entries never decay. The left panel shows where the paper's start loses
+# it: the share halves with every token back and reaches float32's floor after about 75.
+#
+# ### What a long start does, trained
+#
+# The same task, trained: the calibrated 4-pair recall of notebook 07 (every pair asked, 1,000
+# steps of 32 sequences; `data/results/run_gate_start.sh`), each row at the learning rate its seed
+# 0 did best with among those run (the table says which). Only the pair gate's starting bias
+# differs between the rows. A seed "recalls" at 95% or more;
+# the interval is the exact (Clopper-Pearson) 95% interval of that rate over the seeds. A constant
+# guess scores 1/8 = 12.5%.
+
+# %%
+display(Markdown(recall_start.markdown(recall_start.gate_start_rows(["triple_latent"]))))
+start = {row["gam_bias"]: row for row in recall_start.gate_start_rows(["triple_latent"])}
+for bias, row in sorted((bias, row) for bias, row in start.items() if row["values"]):
+    print(f"gamma starts at {recall_start.gate_start(bias)}: mean accuracy {row['mean']:.1%}, "
+          f"{recall_start.rate(row)} recall")
+
+# %% [markdown]
+# The layer that sat at a constant guess recalls once its pair gate starts long, on most seeds:
+# what failed was the start, not the fixed-size state. One seed stays at a guess among the values
+# in context, so the long start makes recall learnable, not certain; $\sigma(2) = 0.88$ (a
+# half-life of 5 tokens) did not recall on its one seed. A gradient is needed, not sufficient
+# (notebook 06b, section 5). Every relative that recalls starts long (GLA, RetNet, Mamba, HGRN:
+# notebook 03, section 10) or, like DeltaNet, has no decay; the paper's code starts at 0.5.
 #
 # ## 2. Play
 #
@@ -252,11 +298,9 @@ for model_name in PLAY_MODELS:
 widgets.recall_widget(PLAY_MODELS, pairs="k5=v13 k6=v20 k7=v17 k8=v14", ask="k7", filler=60, max_len=RP.seq_len)
 
 # %% [markdown]
-# Pairs worth trying besides the starting ones (in a running notebook, type any pairs in the box;
-# on the course website, which has no kernel, the box is a menu of these, with the ask menu
-# following it): `k9=v15 k10=v19 k11=v13 k12=v18` (the other four keys), `k8=v14 k7=v17 k6=v20 k5=v13`
-# (the starting pairs in the opposite order: does the read follow the asked key's entry to its new
-# position?), and `k5=v13 k6=v14` (two pairs, where every training example had four).
+# Pairs worth trying (on the website the box is a menu of these): `k9=v15 k10=v19 k11=v13 k12=v18`
+# (the other four keys), `k8=v14 k7=v17 k6=v20 k5=v13` (reversed: does the read follow the asked
+# key?), and `k5=v13 k6=v14` (two pairs, where training had four).
 
 # %% [markdown]
 # ## 3. Optional: induction heads, and which token asks
@@ -313,9 +357,13 @@ for align, hits in right_next.items():
 #   the value it reads to the right logit, within the recall protocol's few hundred steps (batch
 #   32, constant lr 3e-4), a budget at which the Transformer does not find the look-up either, so
 #   it decides nothing about which architecture can learn to recall.
-# * A `triple_latent` trained on recall keeps about half of its state per token, so a stored pair
-#   is gone after the 112 filler tokens (the product of the trained gates over the gap); the
-#   key-value memory's entries do not decay.
+# * A `triple_latent` trained on recall at the paper's start keeps about half of its state per
+#   token, so a stored pair is gone after the 112 filler tokens. Training cannot fix that: at the
+#   start ($\gamma = 0.5$) the question's gradient at the pairs is exactly 0 in float32.
+# * With the pair gate starting long ($\gamma = \sigma(4)$) a gradient reaches the pairs and the same
+#   layer recalls on most seeds (the table of section 1). Recall needs a memory whose gradient
+#   reaches the pairs: a gate that starts long, or entries that never decay (the key-value memory,
+#   attention); reaching them is needed, not sufficient (notebook 06b, section 5).
 # * (Optional.) An induction head copies what followed an earlier occurrence of the current
 #   token; the memory with `query_align="current"` makes that look-up keyed on one byte at
 #   initialization; notebook 07c measures what training keeps of it.

@@ -11,9 +11,8 @@
 #
 # The triple-latent layer of notebooks 01-03 is one member of a large family of recurrent layers
 # with a matrix-valued state: gated linear attention (GLA) and Mamba-2, H3, DeltaNet, and more. This
-# notebook lays the members side by side, builds each one from the course's own library
-# functions, derives the one form that is new here (the delta rule's chunked form), and reads the
-# trained comparison: the same language-model protocol for every member, paired over seeds.
+# notebook builds each from the course's library functions, derives the delta rule's chunked form,
+# compares them trained, and climbs from the triple-latent layer to GLA one change at a time.
 #
 # **Learning goals.** After this notebook you can
 # - say, for each layer of the family, what its key is, what decays and how, how it writes
@@ -23,17 +22,17 @@
 #   running state with $\lambda = 0$;
 # - derive the chunked form of the delta rule (the WY / UT representation) and check it against
 #   the token-by-token loop;
-# - read a paired comparison with 95% intervals, and say what the triple structure buys over its
-#   nearest relatives at the budget that was measured.
+# - read a paired comparison with 95% intervals, and say which changes from the triple-latent
+#   layer to GLA decide recall.
 #
 # **Prerequisites.** Notebooks 01-03b (the running state, the pair memory, the readout and its
 # chunked form), 05 (the hybrid's convolution); the paired interval of notebook 07 is explained
 # here in one paragraph. Every symbol is in the course's glossary (`docs/glossary.md`), except
 # the few this notebook defines where it uses them.
 #
-# **Time.** About 60 minutes: 60 of reading (3922 words at 100 a minute, 80 lines of code at 4, 1
-# figures at half a minute each) and a run of every cell in default mode, measured at 12 s (CPU 4 s,
-# peak 374 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 60 minutes: 60 of reading (3653 words at 100 a minute, 89 lines of code at 4, 2
+# figures at half a minute each) and a run of every cell in default mode, measured at 5 s (CPU 4 s,
+# peak 457 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
 # %%
 try:  # set-up check: without the library in this kernel, one line says how to install it
@@ -51,13 +50,16 @@ import torch.nn.functional as F
 from IPython.display import Markdown, display
 
 from tl_minimal import deltanet, gla, h3, key_source, views
+from tl_minimal.course import recall_start
 from tl_minimal.experiments.results import family_table
 from tl_minimal.experiments.results.calibrated_table import FAMILY_FILE as FAMILY_RECALL
 from tl_minimal.experiments.results.calibrated_table import budget as recall_budget
 from tl_minimal.experiments.results.calibrated_table import calibrated_markdown
 from tl_minimal.experiments.results.family_table import budget, family_rows
+from tl_minimal.ladder import GLA_SHORT_START, RUNGS
 from tl_minimal.readout import TripleLatentMixer, pair_readout
 from tl_minimal.running_state import previous_states, running_state
+from tl_minimal.views import plots_gate_start
 from tl_minimal.views.plots_family import family_figure, family_markdown
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
@@ -81,7 +83,7 @@ close = lambda a, b: (a - b).abs().max().item() < 1e-12  # noqa: E731  (equal up
 # | triple-latent (`triple_latent`, `readout.py`) | $s_{t-1}$: a running state of the earlier writes $a_\tau$, kept by a learned gate $\lambda_t$ | $P$, by $\gamma_t$: one number per head and token, computed from $n_t$ | convex: $(1-\gamma_t)\, s_{t-1} b_t^\top$ | $(P_t^\top q^l_t) \odot q^r_t$ | $S^2 + S$ |
 # | token-shift key (`triple_key_shift`, `key_source.py`) | $a_{t-1}$: the previous token's write ($\lambda = 0$) | $P$, by $\gamma_t$ | convex | the same | $S^2 + S$ |
 # | current key (`triple_key_current`, `key_source.py`) | $a_t$: the written token's own | $P$, by $\gamma_t$ | convex | the same | $S^2$ |
-# | simple GLA / Mamba-2 (`gla`, `gla.py`) | $k_t$ of the current token, after a short causal convolution (4 taps) | $M$, by $\alpha_t$: one number per head and token, from $n_t$ | additive: $k_t v_t^\top$ | $M_t^\top q_t$, normalised, times an output gate | $D^2$ + the convolution's 3 inputs |
+# | simple GLA / Mamba-2 (`gla`, `gla.py`) | $k_t$ of the current token, after a short causal convolution (4 taps) | $M$, by $\zeta_t$: one number per head and token, from $n_t$ | additive: $k_t v_t^\top$ | $M_t^\top q_t$, normalised, times an output gate | $D^2$ + the convolution's 3 inputs |
 # | H3 (`h3`, `h3.py`) | $\bar k_t$: a learned 4-tap filter of the last keys (the "shift SSM") | $N = 4$ copies of $M$, each by a constant $a_{h,n}$: the same at every token | additive, into every copy | $\sum_n c_{h,n} (M^{(n)}_t)^\top q_t$ | $N D^2$ + 3 keys |
 # | DeltaNet (`deltanet`, `deltanet.py`) | $k_t$ (length 1), after the short convolution | no scalar decay: the write erases what $k_t$ reads | delta: $(I - \eta_t k_t k_t^\top) M_{t-1} + \eta_t k_t v_t^\top$ | like GLA | $D^2$ + 3 inputs |
 # | the hybrid (`triple_hybrid`, notebook 05) | $s_{t-1}$, as in the triple-latent layer | $P$, by $\gamma_t$ | convex | like the triple-latent layer; the block keeps a 5-tap causal convolution | $S^2 + S$ + the convolution's window |
@@ -95,7 +97,7 @@ close = lambda a, b: (a - b).abs().max().item() < 1e-12  # noqa: E731  (equal up
 # input is scaled in the same spirit; a **scalar decay per head** computed from the token is
 # Mamba-2's and simple GLA's. What is the layer's own is the combination: the key is a *gated
 # running state* (its length learned through $\lambda_t$) and the read has a second, elementwise
-# query $q^r_t$. ($\alpha_t$ here is GLA's decay, $\eta_t$ DeltaNet's write strength, `beta` in
+# query $q^r_t$. ($\zeta_t$ is GLA's decay, $\eta_t$ DeltaNet's write strength, `beta` in
 # the code; $\bar k_t$, $a_{h,n}$, $c_{h,n}$ and $N$ belong to H3; references in notebook 03,
 # section 10, and `docs/paper.md` section 7.)
 #
@@ -126,12 +128,12 @@ with torch.no_grad():  # one token through each mixer; its second output is the 
 #
 # ### 2.1 Simple GLA is the pair readout with another key and an additive write
 #
-# GLA (simple GLA, and Mamba-2's SSD form) keeps $M_t = \alpha_t M_{t-1} + k_t v_t^\top$ and reads
+# GLA (simple GLA, and Mamba-2's SSD form) keeps $M_t = \zeta_t M_{t-1} + k_t v_t^\top$ and reads
 # $o_t = M_t^\top q_t$. The pair readout of notebook 03 keeps
 # $P_t = \gamma_t P_{t-1} + (1-\gamma_t)\, s_{t-1} b_t^\top$ and reads
 # $(P_t^\top q^l_t) \odot q^r_t$. Hand the pair readout the key $k_t$ in place of $s_{t-1}$, the
-# value $v_t / (1-\alpha_t)$ in place of $b_t$ (undoing the convex factor), the decay
-# $\alpha_t$, the query $q_t$ and a right query of ones: it computes GLA.
+# value $v_t / (1-\zeta_t)$ in place of $b_t$ (undoing the convex factor), the decay
+# $\zeta_t$, the query $q_t$ and a right query of ones: it computes GLA.
 
 # %%
 B, T, D = 2, 37, 16  # an odd length: whole chunks and a remainder
@@ -271,9 +273,8 @@ print("prod_t (I - eta_t k_t k_t^T) == I - K^T W:", close(product, eye - Kc.T @ 
 # Every variant above was trained as a language model on the same protocol as the course's
 # tables: byte-level WikiText-2, width 64, 3 layers, 4 heads, the same batches for the same seed;
 # its validation bits per byte (BPB) are in `data/results/issue33/lm_family.json` (made by
-# `bash data/results/run_all.sh family`). The models have close but not equal parameter counts
-# (the figure's labels); all use the library's own default settings. Runs with the same seed
-# saw the same batches, so the honest comparison is per seed: the differences
+# `bash data/results/run_all.sh family`), with close but not equal parameter counts (the figure's
+# labels). Runs with the same seed saw the same batches, so compare per seed: the differences
 # $d_i = \mathrm{BPB}_{\mathrm{variant}, i} - \mathrm{BPB}_{\mathrm{yardstick}, i}$ and a Student
 # $t$ interval for their mean (95%, $n - 1$ degrees of freedom;
 # `tl_minimal.experiments.results.intervals`). An interval that contains 0 is not a difference
@@ -382,59 +383,55 @@ display(Markdown(family_markdown(rows_2000)))
 #
 # ## 5. Recall at a budget where attention recalls
 #
-# The recall study (notebook 07, section 6) found a budget at which the Transformer does recall 4
-# pairs: Zoology's form of the task (every pair asked, each label on the asked key, the answers
-# never shown), warm-up and cosine decay, 1,000 steps of 32 sequences of 128 tokens, and for each
-# model the better of two learning rates on its seed 0. The relatives and the key-source
-# ablations were trained there too (`bash data/results/run_calibrated.sh family`, then `gather`);
-# `data/results/recall_calibrated_family.json` holds their runs beside the two rows they are read
-# against, the Transformer and `triple_latent`. Accuracy counts every question of 2,048 fresh
-# sequences; a win is a seed at >= 95%; a difference is paired over the seeds both rows have, in
-# percentage points, with its 95% interval.
+# Notebook 07 (section 6) describes a budget at which the Transformer recalls 4 pairs: every pair
+# asked, warm-up and cosine decay, 1,000 steps of 32 sequences of 128 tokens, each model at the
+# better of two learning rates on its seed 0. The relatives were trained there too
+# (`data/results/recall_calibrated_family.json`); differences are paired over seeds (section 4).
 
 # %%
 print(f"budget: {recall_budget(FAMILY_RECALL)}")
 display(Markdown(calibrated_markdown(FAMILY_RECALL)))
 
 # %% [markdown]
-# **The verdict on recall, at 1,000 steps of the calibrated task.** The delta rule recalls:
-# `deltanet` recalls 100.0% over 3 seeds, every seed a win, with a fixed state of 19,200 bytes
-# per sequence (`recall_state_size.json`, notebook 07 section 6), about a tenth of what the
-# Transformer's cache holds at this length; `deltanet` minus `triple_latent`: +87.5 points
-# [+87.0, +88.0]. `gla` recalls 19.0% over 3 seeds, with a state of the same size whose write only
-# adds: `gla` minus `triple_latent`: +6.5 points [-9.4, +22.5], not resolved. And
-# `triple_latent` recalls 12.4% over 5 seeds, the constant-guess line, while `transformer` recalls
-# 100.0% over 5 seeds. What separates DeltaNet from GLA, two fixed states of one size, is not
-# isolated here: they differ in the write (the delta rule first removes what the memory returns
-# for the new key, then stores the new value; GLA only adds) and in the decay (GLA's depends on the
-# token, DeltaNet has none), and GLA's decay initialization was not varied. H3 recalls too, with an
-# additive write: `h3` recalls 100.0% over 3 seeds, with a fixed state of 51,456 bytes. Its key is
-# the previous token's (a shift), its memory keeps constant decays, some of them long, and the
-# query is the current token: the textbook way to bind a key to the value after it.
+# **The verdict on recall, at 1,000 steps of the calibrated task.** At the paper's gate start
+# `deltanet` recalls 100.0% over 3 seeds and `h3` recalls 100.0% over 3 seeds; `gla` recalls 19.0%
+# over 3 seeds (`gla` minus `triple_latent`: +6.5 points [-9.4, +22.5], not resolved) and
+# `triple_latent` recalls 12.4% over 5 seeds, a constant guess: its pair gate starts at 0.5, and
+# no gradient reaches the pairs (notebook 06a).
 #
-# The key-source ablations say that the triple-latent layer's key is not what fails. With a token
-# shift as its key (H3's kind of key), `triple_key_shift` recalls 12.6% over 3 seeds; with the
-# current token's key (GLA's), `triple_key_current` recalls 12.7% over 3 seeds: `triple_key_shift`
-# minus `triple_latent`: +0.1 points [-0.9, +1.1], and `triple_key_current` minus `triple_latent`:
-# +0.2 points [-0.2, +0.5]. What fails lies in the rest of the layer the three share: its convex
-# write, its gates' start at a half-life of one token, or its read with a second query, for
-# instance; which of them is not isolated. A long start alone (keep gates near 0.98 at step 0, `recall_calibrated_decay4.json`,
-# notebook 07 section 6) lifts `triple_latent` to 25.2%, a guess among the values in context, not
-# recall. With no memory at all, `conv_only` recalls 12.6% over 3 seeds; with rotary positions,
-# `transformer_rope` recalls 100.0% over 3 seeds, as the Transformer with learned positions does.
-# The verdict at this budget: the triple structure buys no recall over its nearest relatives, its
-# key is not what loses it, and the relatives that recall do so with fixed states, so a separate
-# retrieval path is not what recall needs here. On MQAR with 8 pairs (notebook 07, section 6; a
-# budget of its own: 3,000 steps of 64 tokens) DeltaNet, H3 and GLA all recall, so GLA's failure
-# on 4 pairs belongs to that budget, not to an additive write as such, while the triple-latent
-# layer stays at chance (`data/results/RECALL_STUDY.md`, section 12).
+# ### The ladder: from the triple-latent layer to GLA, one change at a time
+#
+# `tl_minimal/ladder.py` makes each of the seven choices that separate the two layers a setting;
+# each rung is a variant (`ladder_1` ... `ladder_7`; tests hold rung 0 equal to
+# `TripleLatentMixer`, rung 7 to `GLAMixer`). The reverse arm is GLA starting at 0.5. A constant
+# guess scores 1/8 = 12.5%.
+
+# %%
+ladder = recall_start.ladder_rows()
+display(Markdown(recall_start.markdown(ladder, ("rung", "change", "variant"))))
+for rung, settings in [*enumerate(RUNGS), ("reverse", GLA_SHORT_START)]:  # the pair gate's start per rung
+    print(f"rung {rung}: gamma starts at {recall_start.gate_start(settings['gam_bias'], settings['gate_norm'])}")
+plots_gate_start.ladder_figure(ladder)
+plt.show()
+
+# %% [markdown]
+# **What the ladder says** (rungs 2-6 and the reverse arm: one to three seeds, so hints, not
+# verdicts). Three changes matter, each about time. The start: rung 1 recalls on most seeds. The key: at rung 2
+# each value is paired with its own token's key instead of the running state before it, and
+# recall is gone; GLA's short convolution (rung 6), which hands the key the tokens before it,
+# brings most of it back (one of three seeds recalls, the others reach 67-78%). GLA's own gate
+# (rung 7) starts at 0.958, a half-life of 16 tokens instead of 38, and recall is gone again.
+# Rungs 3-5 stay near a guess on the key they inherit, though more gradient reaches their pairs
+# (`data/results/gradient_reach.json`). A token-shift key at the long start recalls too
+# (seed 0, `data/results/recall_gate_start.json`). So recall needs a long start and a key from the
+# tokens before the one written: the triple-latent layer's own idea.
 #
 # ## Summary
 #
 # * Every member keeps a fixed matrix per head; they differ in the key (the current token's, a
 #   filter or shift of earlier ones, a gated running state), the decay (a scalar from the token, a
 #   constant, none), the write (convex, additive, delta) and the read.
-# * With the library: GLA is `pair_readout` with the key $k_t$, the value $v_t/(1-\alpha_t)$ and a
+# * With the library: GLA is `pair_readout` with the key $k_t$, the value $v_t/(1-\zeta_t)$ and a
 #   right query of ones; a token shift is `running_state` with $\lambda = 0$; H3 is a sum of
 #   constant-decay GLA memories over a filtered key.
 # * The delta rule's chunk solves a unit lower-triangular system, $A U_c = \mathrm{diag}(\eta)(V - K M_{c-1})$;
@@ -446,8 +443,9 @@ display(Markdown(calibrated_markdown(FAMILY_RECALL)))
 #   convolution is worth more than any memory: without one it is ahead of every relative, and the
 #   memory adds about a hundredth of a bit to it.
 # * On 4-pair recall at a budget where the Transformer recalls, DeltaNet and H3 recall with fixed
-#   states and the triple-latent layer and GLA do not: the state's size does not decide it, and
-#   neither does the triple-latent layer's key (a token shift or the current token's key fail too).
-#   On MQAR with 8 pairs, at its own budget, GLA recalls as well; the triple-latent layer does not.
+#   states; at the paper's gate start the triple-latent layer does not, since no gradient reaches
+#   the pairs. The ladder to GLA says what matters once the start is long: a key from the tokens
+#   before the one written (the running state, a token shift, or GLA's short convolution), and a
+#   start long enough (GLA's own 16-token half-life loses recall at this budget).
 #
 # Next: `07_paper_reproduction.ipynb`, every variant on every protocol of the paper.

@@ -51,7 +51,6 @@ ALLOWED = {
     ("03_readout.py", "0.99"): "a gate value in a worked formula: 1/(1-gamma) = 100 at 0.99",
     ("03_readout.py", "98%"): "the keep gate the cell sets for its extreme inputs",
     ("04_slots.py", "2.08"): "ln 8 (K = 8 slots): the entropy of an even spread",
-    ("06b_family.py", "0.98"): "sigma(4) = 0.982: the keep gates of the long-decay start (lam_bias = gam_bias = 4)",
     ("07_paper_reproduction.py", "6.25%"): "the constant-guess line with 16 values: 1/16",
     ("paper.md", "0.999"): "AdamW's default beta_2, a setting",
     ("paper.md", "0.125"): "the printed score scale 1/sqrt(64)",

@@ -191,6 +191,18 @@ def paper_seeds_in(name: str) -> tuple[str, str, str]:
     return tuple(pct(accuracies[seed]) for seed in (7, 19, 29))
 
 
+def mean_and_seeds(path: Path, variant: str = "triple_latent") -> tuple[str, str]:
+    accuracies = runs(path, variant)
+    return pct(statistics.fmean(accuracies.values())), str(len(accuracies))
+
+
+def gate_start_wins(variant: str, bias: float) -> tuple[str, str, str]:
+    """(k, n, "[lo, hi]") of one row of recall_gate_start.json: seeds at >= 95% of those run."""
+    rows = json.loads((RESULTS / "recall_gate_start.json").read_text(encoding="utf-8"))["rows"]
+    (row,) = [r for r in rows if r["variant"] == variant and r["gam_bias"] == bias]
+    return wins(row["values"])
+
+
 # name -> (the fixed wording, the groups it must show now, the write-ups that must quote it)
 CLAIMS = {
     "reference code": (r"the paper's own code won (\d+) of (\d+) seeds " + CP,
@@ -207,7 +219,7 @@ CLAIMS = {
                     (STUDY, "docs/paper.md")),
     "lr 1e-3 arm, short": (r"at lr 1e-3 it won (\d+) of (\d+)",
                            lambda: arm_wins("recall_reference_seeds_ours_lr1e-3.json")[:2],
-                           ("README.md", NB07)),
+                           (NB07,)),
     "lr 1e-3 arm, the paper's seeds": (r"the paper's seeds 7 / 19 / 29 give (\d+\.\d) / (\d+\.\d) / (\d+\.\d)% "
                                        r"at lr 1e-3", lambda: paper_seeds_in("recall_reference_seeds_ours_lr1e-3.json"),
                                        (STUDY,)),
@@ -215,7 +227,7 @@ CLAIMS = {
                                     lambda: reference_wins(REFERENCE_LR),
                                     (STUDY, "docs/paper.md")),
     "reference code, lr 1e-3 arm, short": (r"the paper's own code at lr 1e-3 won (\d+) of (\d+)",
-                                           lambda: reference_wins(REFERENCE_LR)[:2], ("README.md", NB07)),
+                                           lambda: reference_wins(REFERENCE_LR)[:2], (NB07,)),
     "reference code, lr 1e-3 arm, the paper's seeds": (
         r"the reference code's seeds 7 / 19 / 29 give (\d+\.\d) / (\d+\.\d) / (\d+\.\d)% at lr 1e-3",
         lambda: tuple(pct(reference(REFERENCE_LR)[seed]) for seed in (7, 19, 29)),
@@ -248,14 +260,14 @@ CLAIMS = {
     "calibrated, triple_latent": (r"`triple_latent` scores (\d+\.\d)% over (\d+) seeds there",
                                   lambda: calibrated_mean("triple_latent"), ("README.md", "docs/paper.md", NB07)),
     "calibrated, gated_hybrid_paper": (r"`gated_hybrid_paper` scores (\d+\.\d)% over (\d+) seeds there",
-                                       lambda: calibrated_mean("gated_hybrid_paper"), ("README.md", STUDY, NB07)),
+                                       lambda: calibrated_mean("gated_hybrid_paper"), (STUDY, NB07)),
     "calibrated, gated_hybrid_printed": (r"`gated_hybrid_printed`, scores (\d+\.\d)% over (\d+) seeds there",
-                                         lambda: calibrated_mean("gated_hybrid_printed"), ("README.md",)),
+                                         lambda: calibrated_mean("gated_hybrid_printed"), ()),
     "calibrated, printed in the study": (r"`gated_hybrid_printed` \(score scale 1/sqrt\(D_kv\) and a vector read gate "
                                          r"on the query, section 4\.1\), scores (\d+\.\d)% over (\d+) seeds there",
                                          lambda: calibrated_mean("gated_hybrid_printed"), (STUDY,)),
     "calibrated, transformer_plus_triple": (r"`transformer_plus_triple` scores (\d+\.\d)% over (\d+) seeds there",
-                                            lambda: calibrated_mean("transformer_plus_triple"), ("README.md", STUDY)),
+                                            lambda: calibrated_mean("transformer_plus_triple"), (STUDY,)),
     "calibrated, long decay": (r"`triple_latent` reaches (\d+\.\d)% over (\d+) seeds in the long-decay arm",
                                lambda: calibrated_mean("triple_latent", "recall_calibrated_decay4.json"), (STUDY,)),
     "calibrated, long decay, triple_slot": (r"`triple_slot` reaches (\d+\.\d)% over (\d+) seeds in the long-decay arm",
@@ -264,11 +276,11 @@ CLAIMS = {
     "calibrated, MQAR 8": (r"the Transformer recalls 8 pairs \((\d+\.\d)% over (\d+) seeds, "
                            r"`mqar_calibrated_pairs8\.json`",
                            lambda: calibrated_mean("transformer", "mqar_calibrated_pairs8.json"),
-                           ("README.md", "docs/paper.md", STUDY)),
+                           ("docs/paper.md", STUDY)),
     "calibrated, MQAR 16": (r"the Transformer recalls 16 pairs \((\d+\.\d)% over (\d+) seeds, "
                             r"`mqar_calibrated_pairs16\.json`",
                             lambda: calibrated_mean("transformer", "mqar_calibrated_pairs16.json"),
-                            ("README.md", "docs/paper.md", STUDY)),
+                            ("docs/paper.md", STUDY)),
     "MQAR 16, every 3,000-step try": (r"(\d+) tries in all, between (\d+\.\d)% and (\d+\.\d)%", mqar16_short_tries,
                                       (STUDY,)),
     "MQAR 16 at 3,000 steps": (r"scores (\d+\.\d)% on 16 pairs, chance",
@@ -297,6 +309,12 @@ CLAIMS = {
     **{f"MQAR 8, {v}": (rf"`{v}` (?:at|stays at) (\d+\.\d)% over (\d+) seeds \(MQAR, 8 pairs\)",
                          lambda v=v: calibrated_mean(v, "mqar_calibrated_pairs8.json"), (STUDY,))
        for v in ("gla", "h3", "triple_slot")},
+    # issue 50: the pair gate's start (recall_gate_start.json, gathered by studies/gate_start.py)
+    "gate start": (r"with the pair gate's bias at 4 the same layer recalls on (\d+) of (\d+) seeds " + CP,
+                   lambda: gate_start_wins("triple_latent", 4.0), ("README.md", STUDY, NB07)),
+    "MQAR 8, long start": (r"started long, `triple_latent` recalls (\d+\.\d)% over (\d+) seeds? on MQAR with 8 pairs",
+                           lambda: mean_and_seeds(RESULTS / "issue50" / "mqar8_triple_latent_gam4_lr3e-3.json"),
+                           (STUDY, NB07)),
     "0.05 BPB": (r"([+-]\d\.\d{3}) BPB \(paired over (\d+) seeds, 95% interval \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\]\)",
                  bpb_difference, ("docs/paper.md", NB07)),
 }

@@ -31,7 +31,7 @@ def ladder_figure(rows: list[dict], chance: float = 1 / 8, title: str | None = N
                   ha="right", fontsize=8)
     ax.set_ylim(0, 105)
     ax.set_ylabel("recall accuracy (%)")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=8, loc="center right")
     ax.set_title(title or "from triple_latent (0) to gla (7), one change a rung: 4-pair recall, every seed",
                  fontsize=10)
     fig.tight_layout()
