@@ -77,6 +77,21 @@ def assert_forms_agree(forms: dict, reference, inputs, tol: float, grad_tol: flo
             assert relative_error(g, g_ref) < grad_tol, name
 
 
+def assert_steps_agree(mixer, n: torch.Tensor, split: int, tol: float = 1e-10) -> tuple:
+    """A mixer's whole pass over n [B, T, d] equals its token-by-token pass (T calls with T = 1, the state
+    carried) and two pieces split at ``split``, outputs and final state; returns the whole pass's (o, state)."""
+    o, state = mixer(n)
+    carried, outs = None, []
+    for t in range(n.shape[1]):
+        o_t, carried = mixer(n[:, t:t + 1], carried)
+        outs.append(o_t)
+    assert relative_error(torch.cat(outs, dim=1), o) < tol
+    assert all(relative_error(carried[key], state[key]) < tol for key in state)
+    o1, s1 = mixer(n[:, :split])
+    assert relative_error(torch.cat([o1, mixer(n[:, split:], s1)[0]], dim=1), o) < tol
+    return o, state
+
+
 def accelerators() -> list[str]:
     """Non-CPU devices present here ('cuda', 'mps'), for tests that also run on an accelerator."""
     found = []

@@ -5,7 +5,7 @@ written out, and whole pass = token by token = in pieces, loop = fast (gradients
 import pytest
 import torch
 
-from conftest import randn, relative_error
+from conftest import assert_steps_agree, randn, relative_error
 from tl_minimal import build_model
 from tl_minimal.key_source import KeySourceMixer
 from tl_minimal.pair_memory import unrolled_weights
@@ -65,15 +65,7 @@ def test_no_memory_with_the_shift_key_reads_two_tokens():
 @pytest.mark.parametrize("key_source, memory", FORMS)
 def test_whole_pass_equals_token_by_token_and_loop(key_source, memory):
     mixer, n = make_mixer(key_source, memory), inputs(T=19)
-    o, state = mixer(n)
-    carried, outs = None, []
-    for t in range(19):
-        o_t, carried = mixer(n[:, t:t + 1], carried)
-        outs.append(o_t)
-    assert relative_error(torch.cat(outs, dim=1), o) < 1e-10
-    assert all(relative_error(carried[key], state[key]) < 1e-10 for key in state)
-    o1, s1 = mixer(n[:, :6])
-    assert relative_error(torch.cat([o1, mixer(n[:, 6:], s1)[0]], dim=1), o) < 1e-10
+    o, _ = assert_steps_agree(mixer, n, split=6)
     loop = make_mixer(key_source, memory, mode="loop")
     w = randn(*o.shape, generator=torch.Generator().manual_seed(5))
     (o * w).sum().backward()

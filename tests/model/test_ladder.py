@@ -6,7 +6,7 @@ gradients too, at odd lengths and extreme gate starts, in float64."""
 import pytest
 import torch
 
-from conftest import randn, relative_error
+from conftest import assert_steps_agree, randn, relative_error
 from tl_minimal import build_model
 from tl_minimal.gla import GLAMixer
 from tl_minimal.key_source import KeySourceMixer
@@ -105,15 +105,7 @@ def test_loop_fast_step_and_pieces_agree(rung, gam_bias):
     settings = GLA_SHORT_START if rung == "reverse" else RUNGS[rung]
     extra = {} if gam_bias is None else {"gam_bias": gam_bias}
     mixer, n = make(settings, **extra), inputs(T=19)
-    o, state = mixer(n)
-    carried, outs = None, []
-    for t in range(19):
-        o_t, carried = mixer(n[:, t:t + 1], carried)
-        outs.append(o_t)
-    assert relative_error(torch.cat(outs, dim=1), o) < 1e-10
-    assert all(relative_error(carried[key], state[key]) < 1e-10 for key in state)
-    o1, s1 = mixer(n[:, :6])
-    assert relative_error(torch.cat([o1, mixer(n[:, 6:], s1)[0]], dim=1), o) < 1e-10
+    o, state = assert_steps_agree(mixer, n, split=6)
     loop = make(settings, mode="loop", **extra)
     o_loop, state_loop = loop(n)
     assert relative_error(o_loop, o) < 1e-10

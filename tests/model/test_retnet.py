@@ -6,7 +6,16 @@ in pieces, loop = fast with the parameters' gradients, clear errors, what it rec
 import pytest
 import torch
 
-from conftest import accelerators, assert_forms_agree, fla_naive, outputs_and_grads, randn, random_gates, relative_error
+from conftest import (
+    accelerators,
+    assert_forms_agree,
+    assert_steps_agree,
+    fla_naive,
+    outputs_and_grads,
+    randn,
+    random_gates,
+    relative_error,
+)
 from tl_minimal import build_model
 from tl_minimal.retnet import RetNetMixer, decays, retention, retention_step
 
@@ -76,17 +85,7 @@ def make_mixer(mode="fast"):
 
 def test_whole_pass_equals_token_by_token_and_pieces():
     mixer = make_mixer()
-    n = randn(3, 29, 16, generator=torch.Generator().manual_seed(1))
-    o, state = mixer(n)
-    carried, outs = None, []
-    for t in range(29):
-        o_t, carried = mixer(n[:, t:t + 1], carried)
-        outs.append(o_t)
-    assert relative_error(torch.cat(outs, dim=1), o) < 1e-10
-    assert relative_error(carried["M"], state["M"]) < 1e-10
-    o1, s1 = mixer(n[:, :11])
-    o2, _ = mixer(n[:, 11:], s1)
-    assert relative_error(torch.cat([o1, o2], dim=1), o) < 1e-10
+    assert_steps_agree(mixer, randn(3, 29, 16, generator=torch.Generator().manual_seed(1)), split=11)
 
 
 def test_loop_and_fast_mixers_agree_with_gradients():
