@@ -92,6 +92,21 @@ def assert_steps_agree(mixer, n: torch.Tensor, split: int, tol: float = 1e-10) -
     return o, state
 
 
+def assert_modes_agree(fast, loop, n: torch.Tensor, weight_seed: int, tol: float = 1e-10,
+                       grad_tol: float = 1e-9) -> None:
+    """Two copies of a mixer (same weights), ``mode="fast"`` and ``mode="loop"``, give the same outputs and
+    final state on n, and the same gradient for every parameter of a weighted sum of the outputs."""
+    o, state = fast(n)
+    o_loop, state_loop = loop(n)
+    assert relative_error(o_loop, o) < tol
+    assert all(relative_error(state_loop[key], state[key]) < tol for key in state)
+    w = randn(*o.shape, generator=torch.Generator().manual_seed(weight_seed))
+    (o * w).sum().backward()
+    (o_loop * w).sum().backward()
+    for (name, p), q in zip(fast.named_parameters(), loop.parameters(), strict=True):
+        assert p.grad is not None and relative_error(p.grad, q.grad) < grad_tol, name
+
+
 def accelerators() -> list[str]:
     """Non-CPU devices present here ('cuda', 'mps'), for tests that also run on an accelerator."""
     found = []

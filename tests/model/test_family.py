@@ -6,7 +6,7 @@ held equal to flash-linear-attention's pure-PyTorch references where fla has the
 import pytest
 import torch
 
-from conftest import accelerators, fla_naive, randn, relative_error
+from conftest import accelerators, assert_modes_agree, assert_steps_agree, fla_naive, randn, relative_error
 from tl_minimal import build_model
 from tl_minimal.deltanet import DeltaNetMixer, delta_rule
 from tl_minimal.gla import GLAMixer, gla, short_conv
@@ -23,33 +23,14 @@ def make_mixer(name, mode="fast"):
 
 @pytest.mark.parametrize("name", MIXERS)
 def test_whole_pass_equals_token_by_token_and_pieces(name):
-    mixer = make_mixer(name)
     n = randn(3, 29, 16, generator=torch.Generator().manual_seed(1))
-    o, state = mixer(n)
-    carried, outs = None, []
-    for t in range(29):
-        o_t, carried = mixer(n[:, t:t + 1], carried)
-        outs.append(o_t)
-    assert relative_error(torch.cat(outs, dim=1), o) < 1e-10
-    assert all(relative_error(carried[key], state[key]) < 1e-10 for key in state)
-    o1, s1 = mixer(n[:, :2])                                        # a piece shorter than the conv's past
-    o2, _ = mixer(n[:, 2:], s1)
-    assert relative_error(torch.cat([o1, o2], dim=1), o) < 1e-10
+    assert_steps_agree(make_mixer(name), n, split=2)                  # a piece shorter than the conv's past
 
 
 @pytest.mark.parametrize("name", MIXERS)
 def test_loop_and_fast_mixers_agree_with_gradients(name):
-    fast, loop = make_mixer(name), make_mixer(name, mode="loop")
     n = randn(2, 21, 16, generator=torch.Generator().manual_seed(2))
-    w = randn(2, 21, 16, generator=torch.Generator().manual_seed(3))
-    outs = []
-    for mixer in (fast, loop):
-        o, _ = mixer(n)
-        (o * w).sum().backward()
-        outs.append(o)
-    assert relative_error(outs[0], outs[1]) < 1e-10
-    for p_fast, p_loop in zip(fast.parameters(), loop.parameters(), strict=True):
-        assert relative_error(p_fast.grad, p_loop.grad) < 1e-9
+    assert_modes_agree(make_mixer(name), make_mixer(name, mode="loop"), n, weight_seed=3)
 
 
 @pytest.mark.parametrize("name", MIXERS)

@@ -9,6 +9,7 @@ import torch
 from conftest import (
     accelerators,
     assert_forms_agree,
+    assert_modes_agree,
     assert_steps_agree,
     fla_naive,
     outputs_and_grads,
@@ -89,17 +90,8 @@ def test_whole_pass_equals_token_by_token_and_pieces():
 
 
 def test_loop_and_fast_mixers_agree_with_gradients():
-    fast, loop = make_mixer(), make_mixer(mode="loop")
     n = randn(2, 21, 16, generator=torch.Generator().manual_seed(2))
-    w = randn(2, 21, 16, generator=torch.Generator().manual_seed(3))
-    outs = []
-    for mixer in (fast, loop):
-        o, _ = mixer(n)
-        (o * w).sum().backward()
-        outs.append(o)
-    assert relative_error(outs[0], outs[1]) < 1e-10
-    for p_fast, p_loop in zip(fast.parameters(), loop.parameters(), strict=True):
-        assert p_fast.grad is not None and relative_error(p_fast.grad, p_loop.grad) < 1e-9
+    assert_modes_agree(make_mixer(), make_mixer(mode="loop"), n, weight_seed=3)
 
 
 def test_errors_and_records():
