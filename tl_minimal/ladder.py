@@ -71,8 +71,8 @@ GLA_SHORT_START = {**RUNGS[7], "gate_norm": 1.0}
 class LadderMixer(Recorder, nn.Module):
     """One rung of the ladder: ``forward(n, state=None) -> (o, state)``, n, o [B, T, d].
 
-    state = {"M": [B, H, S, S]}, plus "s": [B, H, S] with key="state" and "conv": [B, k-1, P*H*S]
-    with features="conv". While recording, record = {"gam": [B, T, H]}.
+    state = {"M": [B, H, S, S]}, plus "s": [B, H, S] with key_source="state" and "conv": [B, k-1, P*H*S]
+    with features="conv". While recording, record = {"gam": [B, T, H]}, and "lam" with key_source="state".
     """
 
     def __init__(self, d_model: int, n_heads: int, state_dim: int, mode: str = "fast", gam_bias: float = 0.0,
@@ -124,7 +124,8 @@ class LadderMixer(Recorder, nn.Module):
         B, T, _ = n.shape
         H, S = self.n_heads, self.state_dim
         x = self.proj(n)                                            # [B, T, P*H*S]
-        carried = dict(zip(self.state_shapes(B), check_state(state, self.state_shapes(B), x), strict=True))
+        shapes = self.state_shapes(B)
+        carried = dict(zip(shapes, check_state(state, shapes, x), strict=True))
         # the features: tanh(W n), or GLA's SiLU(short causal conv(W n))
         if self.features == "tanh":
             z = torch.tanh(x)                                       # [B, T, P*H*S]
@@ -170,4 +171,4 @@ class LadderMixer(Recorder, nn.Module):
         new_state["M"] = M
         if self.features == "conv":
             new_state["conv"] = next_past(x, carried.get("conv"), self.kernel)
-        return self.out(o), {key: new_state[key] for key in self.state_shapes(B)}
+        return self.out(o), {key: new_state[key] for key in shapes}

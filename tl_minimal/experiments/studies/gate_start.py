@@ -83,32 +83,36 @@ def _swept(prefix: str, variant: str, folder: Path = FOLDER) -> dict | None:
             "sources": sorted(p.name for p in paths.values())}
 
 
-def _paper_start(variant: str, results: Path = RESULTS) -> dict | None:
-    for name in PAPER_START_FILES:
-        data = json.loads((results / name).read_text(encoding="utf-8"))
-        runs = [r for r in data["runs"] if r["variant"] == variant]
+def _paper_runs(results: Path) -> dict[str, list[dict]]:
+    """{file name: runs} of issue 32's gathered files, read once for every row at the paper's start."""
+    return {name: json.loads((results / name).read_text(encoding="utf-8"))["runs"] for name in PAPER_START_FILES}
+
+
+def _paper_start(variant: str, paper: dict[str, list[dict]]) -> dict | None:
+    for name, file_runs in paper.items():
+        runs = [r for r in file_runs if r["variant"] == variant]
         if runs:
             return {**_row(runs, lr=runs[0]["lr"]), "sources": [name]}
     return None
 
 
 def gate_rows(folder: Path = FOLDER, results: Path = RESULTS) -> list[dict]:
-    rows = []
+    rows, paper = [], _paper_runs(results)
     for variant in GATE_VARIANTS:
         for bias in GATE_BIASES:
             row = _swept(f"recall4_{variant}_gam{bias:g}_lr", variant, folder)
             if row is None and bias == 0:
-                row = _paper_start(variant, results)
+                row = _paper_start(variant, paper)
             rows.append({"variant": variant, "gam_bias": bias, "lam_bias": 0.0,
                          **(row or {"seeds": [], "values": [], "mean": None, "note": "not run yet"})})
     return rows
 
 
 def ladder_rows(folder: Path = FOLDER, results: Path = RESULTS) -> list[dict]:
-    rows = []
+    rows, paper = [], _paper_runs(results)
     for rung, change, (kind, variant, *bias) in LADDER:
         if kind == "paper_start":
-            row = _paper_start(variant, results)
+            row = _paper_start(variant, paper)
         elif kind == "gate":
             row = _swept(f"recall4_{variant}_gam{bias[0]:g}_lr", variant, folder)
         else:
