@@ -7,6 +7,7 @@
 #
 #   bash data/results/run_gate_start.sh gate_sweep        # seed 0 of each row at each lr (GATE_VARIANTS, GATE_BIASES, LRS)
 #   bash data/results/run_gate_start.sh gate_seeds        # seeds 1-4 (MORE_SEEDS) at each row's best lr
+#   bash data/results/run_gate_start.sh lm_yardstick      # the language-model yardstick (LM_VARIANTS, LM_LRS, LM_SEEDS)
 #   DRY=1 bash data/results/run_gate_start.sh ...         # print the commands
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -106,6 +107,18 @@ capacity() {
       --protocol lr=1e-3 $(cal) $(aligned "$v") --protocol key_ids="$ids" --protocol vocab_size="$("$PY" -c \
         "from tl_minimal.data.recall import layout_for; print(layout_for($pairs, $ids).vocab_size)")" "${set[@]}" \
       --out "$OUT/$(cap_name "$pairs" "$ids" "$v" "$settings")"
+  done; done
+}
+
+# item 6: a fair language-model yardstick. Byte-level WikiText-2 at 2,000 steps with warm-up (200) + cosine:
+# the Transformer with learned positions and with rotary ones, triple_latent at the paper's start and at the
+# working one (ladder_1, gam_bias 4); seed 0 at each lr of LM_LRS, then LM_SEEDS at LM_LR (a queue's choice)
+LM_ROWS=(transformer transformer_rope triple_latent ladder_1)
+lm_yardstick() {
+  local v lr
+  for v in ${LM_VARIANTS:-${LM_ROWS[*]}}; do for lr in ${LM_LRS:-1e-3 3e-3}; do
+    "${E[@]}" lm --variants "$v" --seeds ${LM_SEEDS:-0} --steps 2000 --protocol lr="$lr" --protocol warmup_steps=200 \
+      --protocol lr_schedule=cosine --checkpoint-every 500 --no-progress --out "$OUT/lm2000_cosine_${v}_lr$lr.json"
   done; done
 }
 
