@@ -15,8 +15,8 @@ Read the model in this order (each file one step, each with a notebook):
 
 Beside them, three small modules the concept files call, so that they read as the math:
 ``checks.py`` (input checks: clear errors for bad input), ``kernels.py`` (custom autograd
-functions that compute the plain formula faster) and ``recording.py`` (how a module hands
-back its internals for plots).
+functions that compute the plain formula faster; the triple-latent layer calls it once) and
+``recording.py`` (how a module hands back its internals for plots).
 
 Everything else is grouped by role, in three layers (docs/library.md; a lower layer never
 imports a higher one): the course library, this package's top level with ``data/`` (WikiText-2

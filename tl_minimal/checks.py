@@ -13,6 +13,7 @@ What is here
     check_positive_ints                     sizes given to a layer's constructor (also used by
                                             the registry for a model's settings)
     check_layer_input, check_state          a mixer's input [B, T, d] and its carried state
+    check_mixer_call                        both and the form, the one check of a triple-latent mixer's forward
     check_conv_input, check_conv_kernel     the convolution's input and kernel, and whether
     check_can_step                          it can continue from a carried state
     check_kv_settings, check_read_gate      the key-value memory's settings
@@ -85,13 +86,6 @@ def check_running_state_inputs(a, lam, s0=None, mode="fast", chunk_size=16):
     check_sequence("lam", lam, 3, like=a, shape=(B, T, H))
     if s0 is not None:
         check_sequence("s0", s0, 3, like=a, shape=(B, H, S))
-
-
-def check_states(s, s0=None):
-    check_sequence("s", s, 4)
-    if s0 is not None:
-        B, _, H, S = s.shape
-        check_sequence("s0", s0, 3, like=s, shape=(B, H, S))
 
 
 def check_pair_inputs(s_prev, b, gam, P0=None, mode="fast", chunk_size=16):
@@ -183,6 +177,16 @@ def check_state(state, shapes: dict, like: torch.Tensor, keys_text: str | None =
     for key, shape in shapes.items():
         check_sequence(f"state['{key}']", state[key], len(shape), like=like, shape=shape)
     return tuple(state[key] for key in shapes)
+
+
+def check_mixer_call(n, state, d_model: int, mode: str, chunk_size: int, shapes: dict,
+                     keys_text: str | None = None) -> tuple:
+    """Everything a triple-latent mixer's forward is given, at once: its input n [B, T, d_model],
+    its form (mode, chunk_size) and its carried state (check_state, with ``shapes`` the state's
+    shapes without the batch axis); returns the state's tensors (None where nothing is carried)."""
+    check_layer_input(n, d_model)
+    check_form(mode, chunk_size)
+    return check_state(state, {key: (n.shape[0], *shape) for key, shape in shapes.items()}, n, keys_text)
 
 
 def check_conv_kernel(kernel: int, causal: bool) -> int:

@@ -1,19 +1,21 @@
 """Speed kernels: custom autograd functions that compute the same numbers as a line of plain
-PyTorch, only faster on the CPU builds this repository was measured on, and the heads-first
-layout the chunked forms compute in (and :func:`top_k_sum`, the same numbers in less memory).
-They change no formula: replace each by the plain form its docstring names and the model is the
-same (:func:`decay_exp` differs from ``torch.exp`` only below ~1e-37). tests/model/test_kernels.py holds
-each autograd function equal to its plain form, gradients too.
+PyTorch, only faster on the CPU builds this repository was measured on (and :func:`top_k_sum`, the
+same numbers in less memory). They change no formula: replace each by the plain form its docstring
+names and the model is the same (:func:`decays` differs from ``torch.exp`` only below ~1e-37).
+tests/model/test_kernels.py holds each autograd function equal to its plain form, gradients too.
+
+This module is the seam a reader can skip: the triple-latent layer calls it in one place,
+``running_state.chunk_decays`` (``kernels.decays``: two exponentials), and
+tests/repo/layer_reach.py, which counts what the layer's reader reads, does not count it.
 
 What is here
-    DEFAULT_CHUNK       tokens per chunk of the chunked forms (any size gives the same numbers)
-    heads_first         [B, T, H, ...] -> [B, H, T, ...] (a view, no copy)
-    decay_exp           exp(x) for x <= 0, never on the CPU's slow path
+    heads_first         [B, T, H, ...] -> [B, H, T, ...] (a view, no copy; the relatives' chunked forms)
+    decays              exp of a chunk's segment sums (masked) and of its running sums, for x <= 0,
+                        never on the CPU's slow path; decay_exp: one such exponential
     tanh_heads          tanh of a projection, handed out heads-first; its backward writes dz
                         directly (no stack, no copy)
     times_to_tokens     o * q_r, written straight into token-major layout
     softmax             softmax over a short last axis (the slot weights)
-    causal_segments     running_state.causal_decay's constant 0/1 matrices, cached per size and device
     top_k_sum           blockwise_topk.top_k_read's weighted sum, saving O(T k) numbers for the backward
 """
 
@@ -22,9 +24,6 @@ from __future__ import annotations
 import math
 
 import torch
-
-# 16 tokens per chunk: fastest measured on a 2-core CPU for T = 128 and T = 2048 (S = 16)
-DEFAULT_CHUNK = 16
 
 
 def heads_first(x: torch.Tensor) -> torch.Tensor:
@@ -62,6 +61,36 @@ class _DecayExp(torch.autograd.Function):
 def decay_exp(x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
     """exp(x) for x <= 0 (times ``mask``), the same numbers as torch.exp down to ~1e-37, faster."""
     return _DecayExp.apply(x, mask)
+
+
+def _clamped_exp(x: torch.Tensor) -> torch.Tensor:
+    """exp(max(x, log(tiny) + 1)): _DecayExp's forward without the mask."""
+    return x.clamp_min(math.log(torch.finfo(x.dtype).tiny) + 1).exp_()
+
+
+class _Decays(torch.autograd.Function):
+    """(W, D) = (exp(seg) * lower, exp(G)): two _DecayExp in one call, for running_state.chunk_decays.
+
+    Same numbers and gradients as ``decay_exp(seg, lower), decay_exp(G)``; an output that no loss
+    reaches passes no gradient back (as if it had not been computed).
+    """
+
+    @staticmethod
+    def forward(ctx, seg, lower, G):
+        ctx.set_materialize_grads(False)
+        W, D = _clamped_exp(seg).mul_(lower), _clamped_exp(G)
+        ctx.save_for_backward(W, D)
+        return W, D
+
+    @staticmethod
+    def backward(ctx, dW, dD):
+        W, D = ctx.saved_tensors
+        return None if dW is None else dW * W, None, None if dD is None else dD * D
+
+
+def decays(seg: torch.Tensor, lower: torch.Tensor, G: torch.Tensor):
+    """(torch.exp(seg) * lower, torch.exp(G)) for seg, G <= 0: the same numbers down to ~1e-37, faster."""
+    return _Decays.apply(seg, lower, G)
 
 
 # --- layouts: one pass where autograd would make two --------------------------------------
@@ -159,26 +188,6 @@ class _Softmax(torch.autograd.Function):
 def softmax(x: torch.Tensor) -> torch.Tensor:
     """torch.softmax(x, dim=-1), faster when the last axis is short (see _Softmax)."""
     return _Softmax.apply(x)
-
-
-# --- the constant 0/1 matrices of running_state.causal_decay, built once per (C, dtype, device) ---
-_SEGMENTS: dict = {}
-
-
-def causal_segments(C: int, dtype: torch.dtype, device) -> tuple[torch.Tensor, torch.Tensor]:
-    """(Z [C, C*C], lower [C, C]) for running_state.causal_decay, built once per (C, dtype, device).
-
-    Z[u, (t, tau)] = 1 when tau < u <= t (log_decay_u lies in the segment that decays tau's
-    contribution by time t); lower[t, tau] = 1 when tau <= t. Only for speed: building them took a
-    dozen small kernels per call (~0.15 ms per chunked op on the CPU); the cache is a dictionary lookup.
-    """
-    key = (C, dtype, torch.device(device))
-    if key not in _SEGMENTS:
-        u = torch.arange(C, device=device)
-        t, tau, uu = u.view(1, C, 1), u.view(1, 1, C), u.view(C, 1, 1)
-        Z = ((tau < uu) & (uu <= t)).to(dtype).view(C, C * C)          # [C(u), C(t) * C(tau)]
-        _SEGMENTS[key] = (Z, (tau <= t).to(dtype).view(C, C))           # [C(t), C(tau)]
-    return _SEGMENTS[key]
 
 
 # --- the blockwise top-k read's sum: a backward that stores O(T k), not [T, k, A] ------------

@@ -31,7 +31,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .checks import check_mode, check_state
+from .checks import check_mixer_call
 from .kernels import tanh_heads
 from .readout import TripleLatentMixer, normal_init, pair_readout, pair_readout_step
 from .running_state import DEFAULT_CHUNK
@@ -73,11 +73,11 @@ class KeySourceMixer(TripleLatentMixer):
     def forward(self, n: torch.Tensor, state=None):
         if self.key_source != "current":  # "state", or "shift" = the same layer with lambda = 0
             return super().forward(n, state)
-        a, b, ql, qr, lam, gam = self.project(n)                    # [B, T, H, S] x4, [B, T, H] x2
-        B, T, H, S = a.shape
-        _, P0 = check_state(state, {"s": (B, H, S), "P": (B, H, S, S)}, a,
-                            "'s' [B, H, S] and 'P' [B, H, S, S]")      # s_{-1} is not read: the key is a_t
-        check_mode(self.mode)
+        H, S = self.n_heads, self.state_dim                         # s_{-1} is not read: the key is a_t
+        _, P0 = check_mixer_call(n, state, self.d_model, self.mode, self.chunk_size,
+                                 {"s": (H, S), "P": (H, S, S)}, "'s' [B, H, S] and 'P' [B, H, S, S]")
+        a, b, ql, qr, _, gam = self.project(n)                      # [B, T, H, S] x4, [B, T, H]
+        B, T = a.shape[:2]
         # P_t = gamma_t P_{t-1} + (1 - gamma_t) outer(a_t, b_t): the pair readout with key a_t
         if T == 1:  # generation: one step
             r_t, P_last = pair_readout_step(P0, a[:, 0], b[:, 0], gam[:, 0], ql[:, 0], qr[:, 0])
@@ -85,5 +85,12 @@ class KeySourceMixer(TripleLatentMixer):
         else:
             r, P_last = pair_readout(a, b, gam, ql, qr, P0, mode=self.mode, return_state=True,
                                      chunk_size=self.chunk_size)    # [B, T, H, S]
-        self.save_record(lam=lam, gam=gam, s=a)
         return self.out(r.reshape(B, T, H * S)), {"s": a[:, -1], "P": P_last}
+
+    @torch.no_grad()
+    def recorded(self, n: torch.Tensor, state=None) -> dict:
+        """As TripleLatentMixer.recorded; for key_source "current" {"lam", "gam", "s": a} (no P_t)."""
+        if self.key_source != "current":
+            return super().recorded(n, state)
+        a, _, _, _, lam, gam = self.project(n)
+        return {"lam": lam, "gam": gam, "s": a}

@@ -32,7 +32,10 @@ tokens starting at c, with G_t = sum_{u=c..t} log gamma_u:
 All exponents are <= 0: gates near 0 or near 1 and long sequences stay finite and accurate.
 
 Forms: ``mode="loop"`` (builds P_t one step at a time: the specification), ``mode="fast"``
-(default), :func:`pair_readout_step` (one token, O(S^2) work, for generation).
+(default, :func:`pair_readout_chunked`), :func:`pair_readout_step` (one token, O(S^2) work, for
+generation). The layer, :class:`TripleLatentMixer`, checks its inputs once (checks.py) and runs
+the three recurrences of :func:`triple_latent`: chunked, or one step per token for ``mode="loop"``
+and for a single token (generation, O(1) per token).
 """
 
 from __future__ import annotations
@@ -40,11 +43,18 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .checks import check_form, check_layer_input, check_positive_ints, check_readout_inputs, check_state
-from .kernels import DEFAULT_CHUNK, decay_exp, heads_first, tanh_heads, times_to_tokens
+from .checks import check_form, check_mixer_call, check_positive_ints, check_readout_inputs
 from .pair_memory import pair_memory_at, pair_memory_step
 from .recording import Recorder
-from .running_state import causal_decay, decayed_cumsum, log_gate, previous_states, running_state, running_state_step
+from .running_state import (
+    DEFAULT_CHUNK,
+    chunk_decays,
+    decayed_cumsum,
+    log_gate,
+    previous_states,
+    running_state_chunked,
+    running_state_step,
+)
 
 # --- gated linear attention with scalar decay, heads-first layout ---------------------------
 
@@ -66,12 +76,12 @@ def decayed_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_dec
     q, k = (x.reshape(B, H, N, C, Dk) for x in (q, k))             # [B, H, N, C, Dk]
     v = v.reshape(B, H, N, C, Dv)
     ld = log_decay.reshape(B, H, N, C)                              # [B, H, N, C]
-    # G_t = sum_{u=c..t} log gamma_u from the chunk start
-    G = torch.cumsum(ld, dim=-1)                                    # [B, H, N, C]
+    # G_t = sum_{u=c..t} log gamma_u from the chunk start, its exp(G_t),
+    # decay[t, tau] = exp(sum_{u=tau+1..t} ld_u) for tau <= t, else 0
+    G, decay, expG = chunk_decays(ld)                               # [B, H, N, C], [.., C, C], [.., C]
     G_end = G[..., -1:]                                             # [B, H, N, 1]
 
     # intra-chunk: A[t, tau] = (q_t . k_tau) exp(sum_{u=tau+1..t} ld_u) for tau <= t, then o = A v
-    decay = causal_decay(ld)                                        # [B, H, N, C, C]
     A = (q @ k.transpose(-1, -2)) * decay                           # [B, H, N, C, C]
     o = A @ v                                                       # [B, H, N, C, Dv]
 
@@ -86,7 +96,7 @@ def decayed_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_dec
         first = torch.zeros_like(M_end[:, :, :1]) if M0 is None else M0.unsqueeze(2)
         M_enter = torch.cat([first, M_end[:, :, :-1]], dim=2)       # [B, H, N, Dk, Dv]
         # inter-chunk: exp(G_t) M_enter^T q_t
-        o = o + decay_exp(G).unsqueeze(-1) * (q @ M_enter)          # [B, H, N, C, Dv]
+        o = o + expG.unsqueeze(-1) * (q @ M_enter)                  # [B, H, N, C, Dv]
     return o.reshape(B, H, N * C, Dv)[:, :, :T], M_end[:, :, -1]
 
 
@@ -101,6 +111,16 @@ def pair_readout_step(P, s_prev_t, b_t, gam_t, ql_t, qr_t):
     return r_t, P
 
 
+def pair_readout_chunked(s_prev, b, gam, q_left, q_right, P0=None, chunk_size: int = DEFAULT_CHUNK):
+    """The fast form of :func:`pair_readout` (inputs not checked): (r [B, T, H, S], P_last [B, H, S, S])."""
+    # value v_tau = (1 - gamma_tau) b_tau, key k_tau = s_{tau-1}, query q^l_t, decay gamma
+    v = b * (1 - gam).unsqueeze(-1)                                 # [B, T, H, S], b's memory layout
+    o, P = decayed_attention(q_left.transpose(1, 2), s_prev.transpose(1, 2), v.transpose(1, 2),
+                             log_gate(gam).transpose(1, 2), P0, chunk_size)  # [B, H, T, S] (heads first)
+    # r_t = (P_t^T q^l_t) * q^r_t
+    return o.transpose(1, 2) * q_right, P                           # [B, T, H, S], [B, H, S, S]
+
+
 def pair_readout(s_prev, b, gam, q_left, q_right, P0=None, mode: str = "fast",
                  return_state: bool = False, chunk_size: int = DEFAULT_CHUNK):
     """r [B, T, H, S] with r_t[j] = (sum_i P_t[i, j] q_left_t[i]) q_right_t[j].
@@ -109,36 +129,49 @@ def pair_readout(s_prev, b, gam, q_left, q_right, P0=None, mode: str = "fast",
     P0 [B, H, S, S] or None. With ``return_state=True`` returns (r, P_last [B, H, S, S]).
     """
     check_readout_inputs(s_prev, b, gam, q_left, q_right, P0, mode, chunk_size)  # checks.py
-    if mode == "loop":
+    if mode == "fast":
+        r, P = pair_readout_chunked(s_prev, b, gam, q_left, q_right, P0, chunk_size)
+    else:
         P, rs = P0, []
         for t in range(s_prev.shape[1]):
             r_t, P = pair_readout_step(P, s_prev[:, t], b[:, t], gam[:, t], q_left[:, t], q_right[:, t])
             rs.append(r_t)
         r = torch.stack(rs, dim=1)                                  # [B, T, H, S]
-    else:
-        # value v_tau = (1 - gamma_tau) b_tau, key k_tau = s_{tau-1}, query q^l_t, decay gamma
-        v = b * (1 - gam).unsqueeze(-1)                             # [B, T, H, S], b's memory layout
-        o, P = decayed_attention(heads_first(q_left), heads_first(s_prev), heads_first(v),
-                                 heads_first(log_gate(gam)), P0, chunk_size)  # [B, H, T, S]
-        # r_t = (P_t^T q^l_t) * q^r_t (kernels.times_to_tokens: stored token-major for W_o)
-        r = times_to_tokens(o, q_right)                             # [B, T, H, S]
     return (r, P) if return_state else r                            # P: P_last [B, H, S, S]
 
 
 # --- the layer as a function: gates and projections in, readout and state out ---------------
+
+def triple_latent_step(a_t, b_t, ql_t, qr_t, lam_t, gam_t, s_prev_t, P):
+    """One token of the layer: [B, H, S] x5 (s_prev_t = s_{t-1}), [B, H] x2, P [B, H, S, S] (None =
+    zeros) -> (r_t, s_t [B, H, S], P_t [B, H, S, S])."""
+    # s_t = lam_t s_{t-1} + (1 - lam_t) a_t
+    s_t = running_state_step(a_t, lam_t, s_prev_t)                  # [B, H, S]
+    # P_t = gam_t P_{t-1} + (1 - gam_t) outer(s_{t-1}, b_t);  r_t = (P_t^T q^l_t) * q^r_t
+    r_t, P = pair_readout_step(P, s_prev_t, b_t, gam_t, ql_t, qr_t)  # [B, H, S], [B, H, S, S]
+    return r_t, s_t, P
+
 
 def triple_latent(a, b, q_left, q_right, lam, gam, s0=None, P0=None, mode: str = "fast",
                   chunk_size: int = DEFAULT_CHUNK):
     """The layer's recurrences: returns (r [B, T, H, S], s [B, T, H, S], P_last [B, H, S, S]).
 
     s_t = lam_t s_{t-1} + (1 - lam_t) a_t;  P_t = gam_t P_{t-1} + (1 - gam_t) outer(s_{t-1}, b_t);
-    r_t = (P_t^T q^l_t) * q^r_t.
+    r_t = (P_t^T q^l_t) * q^r_t. Chunked for ``mode="fast"``; ``mode="loop"`` takes
+    :func:`triple_latent_step` once per token (the layer's generation path). Inputs not checked.
     """
-    s = running_state(a, lam, s0, mode=mode, chunk_size=chunk_size)  # [B, T, H, S]
-    s_prev = previous_states(s, s0)                                 # [B, T, H, S]
-    r, P_last = pair_readout(s_prev, b, gam, q_left, q_right, P0, mode=mode, return_state=True,
-                             chunk_size=chunk_size)
-    return r, s, P_last
+    if mode == "fast":
+        s = running_state_chunked(a, lam, s0, chunk_size)           # [B, T, H, S]
+        s_prev = previous_states(s, s0)                             # [B, T, H, S]
+        r, P_last = pair_readout_chunked(s_prev, b, gam, q_left, q_right, P0, chunk_size)
+        return r, s, P_last
+    s_t, P, rs, states = (torch.zeros_like(a[:, 0]) if s0 is None else s0), P0, [], []  # s_{-1} [B, H, S]
+    for t in range(a.shape[1]):
+        r_t, s_t, P = triple_latent_step(a[:, t], b[:, t], q_left[:, t], q_right[:, t], lam[:, t], gam[:, t],
+                                         s_t, P)
+        rs.append(r_t)
+        states.append(s_t)
+    return torch.stack(rs, dim=1), torch.stack(states, dim=1), P    # [B, T, H, S] x2, [B, H, S, S]
 
 
 def normal_init(linear: nn.Linear, bias: float = 0.0) -> None:
@@ -154,9 +187,9 @@ class TripleLatentMixer(Recorder, nn.Module):
     n [B, T, d] -> o [B, T, d]; state = {"s": [B, H, S], "P": [B, H, S, S]} after the last token.
     ``lam_bias`` / ``gam_bias`` set the gates' initial bias (0 = the reference: gates near 0.5,
     a half-life of one token). ``mode`` ("fast" or "loop") may be changed at any time.
-    A call with T = 1 uses the one-token step functions (the generation path).
+    A call with T = 1 takes one step (the generation path).
     While recording (recording.py), record = {"lam", "gam": [B, T, H], "s": [B, T, H, S],
-    "P": {t: [B, H, S, S]} for t in the recording's "snapshot_at" positions}.
+    "P": {t: [B, H, S, S]} for t in the recording's "snapshot_at" positions} (:meth:`recorded`).
     """
 
     def __init__(self, d_model: int, n_heads: int, state_dim: int, mode: str = "fast",
@@ -181,36 +214,36 @@ class TripleLatentMixer(Recorder, nn.Module):
 
     def project(self, n: torch.Tensor):
         """n [B, T, d] -> a, b, q_left, q_right [B, T, H, S] and lam, gam [B, T, H]."""
-        check_layer_input(n, self.d_model)                          # input check (checks.py)
-        # a, b, q^l, q^r = tanh(W n): four [B, T, H, S] views of one heads-first buffer, which the
-        # fast forms read without copying (kernels.tanh_heads: tanh into that layout in one pass)
-        a, b, ql, qr = tanh_heads(self.proj(n), 4, self.n_heads)    # 4 x [B, T, H, S]
+        B, T, H, S = *n.shape[:2], self.n_heads, self.state_dim
+        # a, b, q^l, q^r = tanh(W n), each held heads-first ([B, H, T, S] in memory, as the chunked
+        # forms read it) and handed out as [B, T, H, S]
+        z = torch.tanh(self.proj(n)).view(B, T, 4, H, S).permute(2, 0, 3, 1, 4).contiguous()  # [4, B, H, T, S]
+        a, b, ql, qr = z.transpose(2, 3).unbind(0)                  # 4 x [B, T, H, S]
         # lambda_t, gamma_t = sigmoid(W_lambda n_t + c_lambda), sigmoid(W_gamma n_t + c_gamma)
         lam, gam = torch.sigmoid(self.to_gates(n)).chunk(2, dim=-1)  # [B, T, H] each
         return a, b, ql, qr, lam, gam
 
     def forward(self, n: torch.Tensor, state=None):
+        H, S = self.n_heads, self.state_dim
+        # the one input check: n [B, T, d], the form, and the carried s_{-1}, P_{-1} (None = zeros)
+        s0, P0 = check_mixer_call(n, state, self.d_model, self.mode, self.chunk_size, {"s": (H, S), "P": (H, S, S)})
         a, b, ql, qr, lam, gam = self.project(n)                     # [B, T, H, S] x4, [B, T, H] x2
-        B, T, H, S = a.shape
-        # s_{-1}, P_{-1}: the carried state (None = zeros), its keys and shapes checked in checks.py
-        s0, P0 = check_state(state, {"s": (B, H, S), "P": (B, H, S, S)}, a)
-        if T == 1:  # generation: one step, O(1) per token (the mode is checked where it is used)
-            s0 = torch.zeros_like(a[:, 0]) if s0 is None else s0         # [B, H, S]
-            s = running_state_step(a[:, 0], lam[:, 0], s0).unsqueeze(1)  # [B, 1, H, S]
-            r_t, P_last = pair_readout_step(P0, s0, b[:, 0], gam[:, 0], ql[:, 0], qr[:, 0])
-            r = r_t.unsqueeze(1)                                    # [B, 1, H, S]
-        else:
-            r, s, P_last = triple_latent(a, b, ql, qr, lam, gam, s0, P0, self.mode, self.chunk_size)
-        o = self.out(r.reshape(B, T, self.n_heads * self.state_dim))  # [B, T, d]
-        if self.record_options is not None:
-            self._record(s, s0, b, gam, lam, P0)
+        mode = "loop" if n.shape[1] == 1 else self.mode              # one token (generation): one step
+        r, s, P_last = triple_latent(a, b, ql, qr, lam, gam, s0, P0, mode, self.chunk_size)
+        o = self.out(r.reshape(*n.shape[:2], H * S))                 # o_t = W_o vec(r_t)  [B, T, d]
         return o, {"s": s[:, -1], "P": P_last}
 
     @torch.no_grad()
-    def _record(self, s, s0, b, gam, lam, P0):
+    def recorded(self, n: torch.Tensor, state=None) -> dict:
+        """The record of a forward call (recording.py calls it after the call, with its inputs): the
+        same functions run again, and P_t at the recording's "snapshot_at" positions."""
+        a, b, ql, qr, lam, gam = self.project(n)
+        s0, P0 = (None, None) if state is None else (state["s"], state["P"])
+        mode = "loop" if n.shape[1] == 1 else self.mode              # as forward
+        _, s, _ = triple_latent(a, b, ql, qr, lam, gam, s0, P0, mode, self.chunk_size)
+        record = {"lam": lam, "gam": gam, "s": s}
         positions = list(self.record_options.get("snapshot_at", ()))
-        # P_t only at the positions asked for, from the unrolled sum (pair_memory_at)
-        P = pair_memory_at(previous_states(s, s0), b, gam, positions, P0) if positions else None
-        self.save_record(lam=lam, gam=gam, s=s)
-        if positions:
-            self.record["P"] = {t: P[:, k].detach() for k, t in enumerate(positions)}  # [B, H, S, S]
+        if positions:  # P_t only at the positions asked for, from the unrolled sum (pair_memory_at)
+            P = pair_memory_at(previous_states(s, s0), b, gam, positions, P0)  # [B, n, H, S, S]
+            record["P"] = {t: P[:, k] for k, t in enumerate(positions)}      # [B, H, S, S]
+        return record

@@ -13,6 +13,10 @@ One name per idea:
                           what a module calls at the end of its forward pass: stores the
                           tensors (detached) if recording, does nothing otherwise
     Recorder.record       what the module saved on its last forward pass while recording
+    Recorder.recorded(*inputs) -> dict
+                          instead of calling save_record in its forward pass, a module may define
+                          this: recording() then calls it after each forward call, with the same
+                          inputs, and saves what it returns (the forward pass has no recording code)
 
 ``LanguageModel.internals`` (models.py) switches recording on, runs the model once and
 collects the records.
@@ -36,6 +40,7 @@ class Recorder:
 
     record_options: dict | None = None
     record: dict | None = None
+    recorded = None  # or a method (inputs of forward) -> the record; see the module docstring
 
     def save_record(self, **internals) -> None:
         """Store ``internals`` (tensors detached) as this module's record, if recording."""
@@ -51,10 +56,20 @@ def recording(module: nn.Module, **options):
     records stay readable until the next recording.
     """
     recorders = [m for m in module.modules() if isinstance(m, Recorder)]
+    hooks = []
     for m in recorders:
         m.record_options, m.record = dict(options), None
+        if m.recorded is not None:  # it records from its inputs, after each forward call
+            hooks.append(m.register_forward_hook(_save_recorded, with_kwargs=True))
     try:
         yield recorders
     finally:
+        for hook in hooks:
+            hook.remove()
         for m in recorders:
             m.record_options = None
+
+
+def _save_recorded(module, args, kwargs, output) -> None:
+    """Forward hook of a Recorder with ``recorded``: save what it returns for this call's inputs."""
+    module.save_record(**module.recorded(*args, **kwargs))

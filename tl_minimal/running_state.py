@@ -7,7 +7,7 @@ Glossary (paper symbol -> code name -> shape)
     s_{-1}      s0         [B, H, S]      state before the first token (None means zeros)
     s_{t-1}     s_prev     [B, T, H, S]   the state each token *reads*: s_prev[:, t] = s_{t-1}
     B, T, H, S  -                         batch, time, heads, state size
-    C           chunk_size int            tokens per chunk of the fast form, DEFAULT_CHUNK (16, kernels.py)
+    C           chunk_size int            tokens per chunk of the fast form, DEFAULT_CHUNK (16)
 
 The recurrence (the paper's equation, applied to every head independently):
 
@@ -19,9 +19,11 @@ Memory length: with a constant keep gate lambda, a write's weight in the state h
 
 so a gate near 1 remembers long; near 0 the state is just a_t.
 
-Three forms, held equal by tests/model/test_running_state.py:
+Three forms, held equal by tests/model/test_running_state.py (:func:`running_state` picks the
+first two by ``mode``, after checking its inputs):
 - ``mode="loop"``: a for-loop over time, the specification.
-- ``mode="fast"`` (default): the same numbers with a few large matrix products.
+- ``mode="fast"`` (default, :func:`running_state_chunked`): the same numbers with a few large
+  matrix products.
   Unroll the recurrence from the start of a chunk c (write Lambda_t = prod_{u=c..t} lambda_u):
 
       s_t = Lambda_t s_{c-1} + sum_{tau=c..t} (Lambda_t / Lambda_tau) (1 - lambda_tau) a_tau
@@ -44,10 +46,16 @@ layout) is reused by the pair-memory readout in ``readout.py``.
 
 from __future__ import annotations
 
+import functools
+
 import torch
 
-from .checks import check_causal_decay_length, check_running_state_inputs, check_states
-from .kernels import DEFAULT_CHUNK, causal_segments, decay_exp  # the chunk size is a speed choice
+from . import kernels  # the speed kernels: the same numbers as plain torch (a reader can skip them)
+from .checks import check_causal_decay_length, check_running_state_inputs
+
+# tokens per chunk: fastest measured on a 2-core CPU for T = 128 and T = 2048 (S = 16); any size
+# gives the same numbers
+DEFAULT_CHUNK = 16
 
 
 def log_gate(gate: torch.Tensor) -> torch.Tensor:
@@ -57,23 +65,45 @@ def log_gate(gate: torch.Tensor) -> torch.Tensor:
 
 # --- the building block: h_t = exp(log_decay_t) * h_{t-1} + x_t ---------------------------
 
+@functools.cache  # built once per size, dtype and device: they are constants
+def segment_matrices(C: int, dtype: torch.dtype, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """Z [C, C*C] with Z[u, (t, tau)] = 1 when tau < u <= t, and lower [C, C] = [tau <= t]."""
+    u = torch.arange(C, device=device)
+    t, tau, uu = u.view(1, C, 1), u.view(1, 1, C), u.view(C, 1, 1)
+    return ((tau < uu) & (uu <= t)).to(dtype).view(C, C * C), (tau <= t).to(dtype).view(C, C)
+
+
+def chunk_decays(log_decay: torch.Tensor):
+    """A chunk's decays, log_decay [..., C] (<= 0) -> (G, W, expG):
+
+    G [..., C]     G_t = sum_{u=c..t} log_decay_u, the running sum from the chunk start c
+    W [..., C, C]  W[t, tau] = exp(sum_{u=tau+1..t} log_decay_u) for tau <= t, 0 for tau > t
+    expG [..., C]  exp(G_t), the decay of what entered the chunk
+
+    Each segment of W is summed directly, not as a difference G_t - G_tau: same numbers, but the
+    difference's gradient cancels large terms, and that rounding error, divided by a gate near 0
+    (the chain rule of log(gate)), swamps float32 gate gradients. All C x C sums are one matmul
+    with a constant 0/1 matrix Z [C, C*C] (C^3 entries, hence C <= checks.MAX_CHUNK), then exp.
+    W[t, t] = exp(empty sum) = 1.
+    """
+    C = log_decay.shape[-1]
+    Z, lower = segment_matrices(C, log_decay.dtype, log_decay.device)  # [C, C*C], [C, C]
+    G = torch.cumsum(log_decay, dim=-1)                             # [..., C]
+    # seg[t, tau] = sum_u log_decay_u Z[u, t, tau] = sum_{u=tau+1..t} log_decay_u
+    seg = (log_decay.reshape(-1, C) @ Z).view(*log_decay.shape, C)  # [..., C(t), C(tau)]
+    # W = exp(seg) below the diagonal, 0 above; exp(G) (kernels.decays: torch.exp without its slow
+    # path for results below ~1e-37, the layer's one call into the kernels)
+    W, expG = kernels.decays(seg, lower, G)                         # [..., C, C], [..., C]
+    return G, W, expG
+
+
 def causal_decay(log_decay: torch.Tensor) -> torch.Tensor:
     """W[..., t, tau] = exp(sum_{u=tau+1..t} log_decay_u) for tau <= t, 0 for tau > t.
 
-    log_decay [..., C] -> W [..., C, C]. Each segment is summed directly, not as a difference
-    G_t - G_tau of running sums: same numbers, but the difference's gradient cancels large terms,
-    and that rounding error, divided by a gate near 0 (the chain rule of log(gate)), swamps
-    float32 gate gradients. All C x C sums are one matmul with a constant 0/1 matrix Z [C, C*C]
-    (C^3 entries, hence C <= checks.MAX_CHUNK), then one exp. W[t, t] = exp(empty sum) = 1.
+    log_decay [..., C] -> W [..., C, C] (:func:`chunk_decays` says how it is computed).
     """
-    C = check_causal_decay_length(log_decay.shape[-1])             # C <= MAX_CHUNK (checks.py)
-    # Z[u, (t, tau)] = 1 when log_decay_u is in the segment tau < u <= t; lower[t, tau] = [tau <= t]
-    # (kernels.causal_segments builds them once per size and device; tests/model/test_kernels.py checks them)
-    Z, lower = causal_segments(C, log_decay.dtype, log_decay.device)  # [C, C*C], [C, C]
-    # seg[t, tau] = sum_u log_decay_u Z[u, t, tau] = sum_{u=tau+1..t} log_decay_u
-    seg = (log_decay.reshape(-1, C) @ Z).view(*log_decay.shape, C)  # [..., C(t), C(tau)]
-    # W = exp(seg) below the diagonal, 0 above (decay_exp: torch.exp without its slow path)
-    return decay_exp(seg, lower)                                    # [..., C(t), C(tau)]
+    check_causal_decay_length(log_decay.shape[-1])                 # C <= MAX_CHUNK (checks.py)
+    return chunk_decays(log_decay)[1]                               # [..., C(t), C(tau)]
 
 
 def decayed_cumsum(log_decay: torch.Tensor, x: torch.Tensor, h0: torch.Tensor | None = None,
@@ -93,10 +123,9 @@ def decayed_cumsum(log_decay: torch.Tensor, x: torch.Tensor, h0: torch.Tensor | 
     ld = log_decay.reshape(B, H, N, C)                              # [B, H, N, C]
     xc = x.reshape(B, H, N, C, D)                                   # [B, H, N, C, D]
 
-    # G_t = sum_{u=c..t} log lambda_u, counted from the start of each chunk
-    G = torch.cumsum(ld, dim=-1)                                    # [B, H, N, C]
+    # G_t = sum_{u=c..t} log lambda_u, counted from the start of each chunk; expG_t = Lambda_t;
     # W[t, tau] = Lambda_t / Lambda_tau = exp(sum_{u=tau+1..t} log lambda_u) for tau <= t, else 0
-    W = causal_decay(ld)                                            # [B, H, N, C, C]
+    G, W, expG = chunk_decays(ld)                                   # [B, H, N, C], [.., C, C], [.., C]
     # h_t (from a zero state at the chunk start) = sum_{tau=c..t} W[t, tau] x_tau
     h_local = W @ xc                                                # [B, H, N, C, D]
 
@@ -109,7 +138,7 @@ def decayed_cumsum(log_decay: torch.Tensor, x: torch.Tensor, h0: torch.Tensor | 
         first = torch.zeros_like(h_end[:, :, :1]) if h0 is None else h0.unsqueeze(2)
         h_enter = torch.cat([first, h_end[:, :, :-1]], dim=2)       # [B, H, N, D]
     # h_t = Lambda_t H_{n-1} + h_local_t
-    h = h_local + decay_exp(G).unsqueeze(-1) * h_enter.unsqueeze(3)  # [B, H, N, C, D]
+    h = h_local + expG.unsqueeze(-1) * h_enter.unsqueeze(3)         # [B, H, N, C, D]
     return h.reshape(B, H, N * C, D)[:, :, :T]
 
 
@@ -131,12 +160,18 @@ def running_state(a: torch.Tensor, lam: torch.Tensor, s0: torch.Tensor | None = 
     Gate values are not checked (that would need a device sync); log(0) is clamped to stay finite.
     """
     check_running_state_inputs(a, lam, s0, mode, chunk_size)       # input checks (checks.py)
-    if mode == "loop":
-        s_t, states = (torch.zeros_like(a[:, 0]) if s0 is None else s0), []  # s_{-1} [B, H, S]
-        for t in range(a.shape[1]):
-            s_t = running_state_step(a[:, t], lam[:, t], s_t)
-            states.append(s_t)
-        return torch.stack(states, dim=1)                           # [B, T, H, S]
+    if mode == "fast":
+        return running_state_chunked(a, lam, s0, chunk_size)
+    s_t, states = (torch.zeros_like(a[:, 0]) if s0 is None else s0), []  # s_{-1} [B, H, S]
+    for t in range(a.shape[1]):
+        s_t = running_state_step(a[:, t], lam[:, t], s_t)
+        states.append(s_t)
+    return torch.stack(states, dim=1)                               # [B, T, H, S]
+
+
+def running_state_chunked(a: torch.Tensor, lam: torch.Tensor, s0: torch.Tensor | None = None,
+                          chunk_size: int = DEFAULT_CHUNK) -> torch.Tensor:
+    """The fast form of :func:`running_state` (inputs not checked): s [B, T, H, S]."""
     # x_t = (1 - lambda_t) a_t, decay = lambda_t: then s_t = lambda_t s_{t-1} + x_t
     x = (a * (1 - lam).unsqueeze(-1)).transpose(1, 2)               # [B, H, T, S] (a's memory layout)
     s = decayed_cumsum(log_gate(lam).transpose(1, 2), x, s0, chunk_size)  # [B, H, T, S]
@@ -148,7 +183,6 @@ def previous_states(s: torch.Tensor, s0: torch.Tensor | None = None) -> torch.Te
 
     The pair memory pairs the state *before* token t with token t's write, so it reads s_prev.
     """
-    check_states(s, s0)                                             # input checks (checks.py)
     s0 = torch.zeros_like(s[:, 0]) if s0 is None else s0           # [B, H, S]
     # joined along time heads-first (the chunked forms' layout), so the readout reads it without a copy
     s_prev = torch.cat([s0.unsqueeze(2), s.transpose(1, 2)[:, :, :-1]], dim=2)  # [B, H, T, S]

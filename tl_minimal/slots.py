@@ -39,10 +39,10 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .checks import check_positive_ints, check_slot_inputs, check_slot_readout_inputs, check_state
-from .kernels import DEFAULT_CHUNK, heads_first, softmax, times_to_tokens
+from .checks import check_mixer_call, check_positive_ints, check_slot_inputs, check_slot_readout_inputs
+from .kernels import heads_first, softmax, times_to_tokens
 from .readout import TripleLatentMixer, decayed_attention, normal_init
-from .running_state import log_gate, previous_states, running_state, running_state_step
+from .running_state import DEFAULT_CHUNK, log_gate, previous_states, running_state, running_state_step
 
 
 def slot_readout_step(L, R, s_prev_t, b_t, g_t, gam_t, ql_t, qr_t):
@@ -124,14 +124,18 @@ class SlotMixer(TripleLatentMixer):
         normal_init(self.to_slots)
         normal_init(self.out)
 
+    recorded = None  # it saves its record in forward (recording.py)
+
     def forward(self, n: torch.Tensor, state=None):
-        a, b, ql, qr, lam, gam = self.project(n)                    # [B, T, H, S] x4, [B, T, H] x2
-        B, T, H, S = a.shape
         K = self.num_slots                                          # the glossary's K
+        # the input check: n [B, T, d], the form, the carried s_{-1}, L_{-1}, R_{-1} (None = zeros)
+        H, S = self.n_heads, self.state_dim
+        s0, L0, R0 = check_mixer_call(n, state, self.d_model, self.mode, self.chunk_size,
+                                      {"s": (H, S), "L": (H, K, S), "R": (H, K, S)})
+        a, b, ql, qr, lam, gam = self.project(n)                    # [B, T, H, S] x4, [B, T, H] x2
+        B, T = a.shape[:2]
         # g_t = softmax over the K slots, per head (kernels.softmax: faster over a short axis)
         g = softmax(self.to_slots(n).view(B, T, H, K))              # [B, T, H, K]
-        # s_{-1}, L_{-1}, R_{-1}: the carried state (None = zeros), checked in checks.py
-        s0, L0, R0 = check_state(state, {"s": (B, H, S), "L": (B, H, K, S), "R": (B, H, K, S)}, a)
         if T == 1:  # generation: one step, O(1) per token
             s0 = torch.zeros_like(a[:, 0]) if s0 is None else s0         # [B, H, S]
             s = running_state_step(a[:, 0], lam[:, 0], s0).unsqueeze(1)  # [B, 1, H, S]

@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import functools
 import importlib
 import io
 import os
@@ -333,10 +334,12 @@ class DeviceGuard(TorchFunctionMode):
                 return guard.device if self.standin else super().device
 
         self._patch(device_module, "available_devices", lambda: [kind, "cpu"])
-        # constants the library caches per device (kernels.causal_segments) were made on the CPU or
-        # under another guard, whose tags this one does not know: start with an empty cache
+        # constants the library caches per device (running_state.segment_matrices) were made on the CPU
+        # or under another guard, whose tags this one does not know: start with an empty cache
         # (the package's ``running_state`` is the function: import the module by its full name)
-        self._patch(importlib.import_module("tl_minimal.kernels"), "_SEGMENTS", {})
+        running_state_module = importlib.import_module("tl_minimal.running_state")
+        self._patch(running_state_module, "segment_matrices",
+                    functools.cache(running_state_module.segment_matrices.__wrapped__))
         self._patch(device_module, "cuda_device_count", lambda: 1 if kind == "cuda" else 0)
         self._patch(torch, "Generator", StandInGenerator)
         self._patch(torch._C, "_group_tensors_by_device_and_dtype",

@@ -53,12 +53,11 @@ def test_times_to_tokens_is_the_transposed_product_stored_token_major():
 
 
 def test_the_cached_segment_matrices_are_the_plain_ones_and_give_the_plain_decays():
-    from tl_minimal.kernels import causal_segments
-    from tl_minimal.running_state import causal_decay
+    from tl_minimal.running_state import causal_decay, chunk_decays, segment_matrices
 
     C = 7
-    Z, lower = causal_segments(C, torch.float64, "cpu")
-    assert causal_segments(C, torch.float64, "cpu")[0] is Z  # built once
+    Z, lower = segment_matrices(C, torch.float64, torch.device("cpu"))
+    assert segment_matrices(C, torch.float64, torch.device("cpu"))[0] is Z  # built once
     plain_Z = torch.tensor([[float(tau < u <= t) for t in range(C) for tau in range(C)] for u in range(C)],
                            dtype=torch.float64)
     assert torch.equal(Z, plain_Z) and torch.equal(lower, torch.ones(C, C, dtype=torch.float64).tril())
@@ -67,6 +66,24 @@ def test_the_cached_segment_matrices_are_the_plain_ones_and_give_the_plain_decay
     plain = torch.stack([torch.stack([ld[:, tau + 1:t + 1].sum(-1).exp() if tau <= t else zero for tau in range(C)], -1)
                          for t in range(C)], -2)  # [3, C(t), C(tau)]
     assert torch.allclose(causal_decay(ld), plain, rtol=1e-12, atol=0)
+    _, W, expG = chunk_decays(ld)
+    assert torch.equal(W, causal_decay(ld)) and torch.allclose(expG, ld.cumsum(-1).exp(), rtol=1e-12, atol=0)
+
+
+def test_decays_are_two_decay_exps_with_their_gradients():
+    # kernels.decays, the layer's one call into this module (tests/repo/layer_reach.py), against
+    # the plain (torch.exp(seg) * lower, torch.exp(G)); a D no loss reaches passes no gradient back
+    from tl_minimal.kernels import decays
+
+    seg, G = (-torch.rand(3, 6, 6, generator=gen, dtype=torch.float64) * 50 for _ in range(2))
+    lower = torch.ones(6, 6, dtype=torch.float64).tril()
+    got, grads = outputs_and_grads(lambda seg, G: decays(seg, lower, G), [seg, G])
+    want, gwant = outputs_and_grads(lambda seg, G: (torch.exp(seg) * lower, torch.exp(G)), [seg, G])
+    assert all(relative_error(g, w) < 1e-15 for g, w in zip(got + tuple(grads), want + tuple(gwant), strict=True))
+    assert torch.equal(decays(seg, lower, G)[0], decay_exp(seg, lower))
+    seg2, G2 = seg.clone().requires_grad_(True), G.clone().requires_grad_(True)
+    decays(seg2, lower, G2)[0].sum().backward()
+    assert G2.grad is None and torch.equal(seg2.grad, decay_exp(seg, lower))
 
 
 @pytest.mark.parametrize("dense_below", [0, 512])

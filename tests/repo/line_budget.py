@@ -2,8 +2,13 @@
 
     python tests/repo/line_budget.py            # the table; exit status 1 when a group is over its budget
 
-The budgets are issue 31's (item 2): what a reader needs for TripleLatentMixer, the six concept
-files with the blockwise top-k read, the model assembly, and each relative the family registers.
+The budgets are issue 31's (item 2): the six concept files with the blockwise top-k read, the model
+assembly, and each relative the family registers. What a reader needs for TripleLatentMixer is
+measured more finely by tests/repo/layer_reach.py (issue 51, item 2: the files and code lines its
+forward reaches), which replaced this file's whole-file budget for running_state, pair_memory and
+readout; the six concepts' budget grew from 1200 to 1300 lines with it (the chunk size, the segment
+matrices' cache and the named chunked forms moved into the concept files from kernels.py, which
+is not counted: nothing is hidden from a reader there any more).
 """
 
 from __future__ import annotations
@@ -15,8 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "tl_minimal"
 CONCEPTS = ("running_state", "pair_memory", "readout", "slots", "conv", "kv_fusion")
 # (group, its files, the most lines they may have together)
 BUDGETS = (
-    ("the triple-latent layer", ("running_state", "pair_memory", "readout"), 500),
-    ("the six concepts and the blockwise top-k read", (*CONCEPTS, "blockwise_topk"), 1200),
+    ("the six concepts and the blockwise top-k read", (*CONCEPTS, "blockwise_topk"), 1300),
     ("the model assembly", ("layers", "models", "model_config", "registry"), 600),
 )
 RELATIVE_BUDGET = 200  # each relative's concept file at most

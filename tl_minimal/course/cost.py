@@ -17,7 +17,7 @@ them); ``matmul_total`` sums the rest, the carry's own elementwise work left out
 
 from __future__ import annotations
 
-from ..kernels import DEFAULT_CHUNK
+from ..running_state import DEFAULT_CHUNK
 
 ELEMENTWISE = ("entering",)  # adding the decayed entering state, S numbers a token: not a matmul
 
