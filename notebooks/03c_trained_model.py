@@ -21,10 +21,10 @@
 # - assemble the whole `triple_latent` language model from the concept functions in a page, and
 #   check it against `build_model`.
 #
-# **Prerequisites.** Notebook 03 (the readout, its attention view of section 3.1, the layer of
-# section 7); `fit` from notebook 01.
+# **Prerequisites.** Notebook 03, sections 3.1 and 7 (the readout's attention view, the whole
+# layer); `fit` from notebook 01.
 #
-# **Time.** About 45 minutes: 40 of reading (970 words at 100 a minute, 117 lines of code at 4, 3
+# **Time.** About 45 minutes: 40 of reading (968 words at 100 a minute, 117 lines of code at 4, 3
 # figures at half a minute each) and a run of every cell in default mode, measured at 146 s (CPU
 # 32 s, peak 791 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
