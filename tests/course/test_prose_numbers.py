@@ -187,7 +187,7 @@ def put_back(tmp_path: Path, name: str, new: str, old: str) -> Path:
 
 
 def test_catches_the_old_constant_guess(tmp_path):
-    new = "# guess scores 12.5% in expectation and at best 13.4-15.0% on our evaluation sets (the first line"
+    new = "# guess, scores 1/8 = 12.5% in expectation and at best 13.4-15.0% on our evaluation sets (the first line"
     copy = put_back(tmp_path, "07_paper_reproduction.py", new + "\n# printed below)", "# guess scores 12.5-14.4%")
     assert "14.4%" in [f.number.text for f in findings(copy)]
 
