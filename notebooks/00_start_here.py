@@ -248,7 +248,7 @@ plt.show()
 # | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 60 min (runs in 99 s) |
 # | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 55 min (runs in 48 s) |
 # | `06_kv_gated_fusion` | an exact key-value memory beside the compressed state: its read gate, late fusion, what its read costs; why a tied query-key projection finds an exact repeat before training | 03, 05 | 55 min (runs in 27 s) |
-# | `06a_kv_recall` | the same memory trained on associative recall: where it reads; what a trained `triple_latent` keeps across the filler; optional: induction heads | 06 | 55 min (runs in 73 s) |
+# | `06a_kv_recall` | the same memory trained on associative recall: where it reads; what a trained `triple_latent` keeps across the filler; optional: induction heads | 06 | 60 min (runs in 73 s) |
 # | `06b_family` | the relatives (simple GLA / Mamba-2, H3, DeltaNet) and the key-source ablations beside the layer; the delta rule's chunked form; what the triple structure buys, paired over seeds | 03, 05 | 60 min (runs in 5 s) |
 # | `07_paper_reproduction` | which of the paper's claims hold: one verdict per claim with the runs that decide it; our numbers beside the paper's, paired over seeds | 03-06 | 60 min (runs in 5 s) |
 # | `07b_diagnoses` | optional: what `transformer_plus_triple`'s 80-step lead measures; why the paper's gated hybrid does not recall, seed by seed | 07 | 55 min (runs in 53 s) |

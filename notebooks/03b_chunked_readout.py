@@ -21,10 +21,10 @@
 # - say where its speed comes from: sequential steps, and what autograd keeps for the backward pass.
 #
 # **Prerequisites.** Notebook 01b (the running state's chunked algorithm, `causal_decay`) and
-# notebook 03 (the readout; its attention view: the scores $A_{t\tau}$ and weights $w_{t,\tau}$ of
-# section 3.1, the memory $M$ of section 3.2).
+# notebook 03, sections 3.1 and 3.2 (the readout's attention view: the scores $A_{t\tau}$ and
+# weights $w_{t,\tau}$, then the memory $M$).
 #
-# **Time.** About 45 minutes: 43 of reading (1686 words at 100 a minute, 103 lines of code at 4, 0
+# **Time.** About 45 minutes: 43 of reading (1684 words at 100 a minute, 103 lines of code at 4, 0
 # figures at half a minute each) and a run of every cell in default mode, measured at 9 s (CPU 4 s,
 # peak 622 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #

@@ -21,10 +21,10 @@
 # - assemble the whole `triple_latent` language model from the concept functions in a page, and
 #   check it against `build_model`.
 #
-# **Prerequisites.** Notebook 03 (the readout, its attention view of section 3.1, the layer of
-# section 7); `fit` from notebook 01.
+# **Prerequisites.** Notebook 03, sections 3.1 and 7 (the readout's attention view, the whole
+# layer); `fit` from notebook 01.
 #
-# **Time.** About 45 minutes: 40 of reading (970 words at 100 a minute, 117 lines of code at 4, 3
+# **Time.** About 45 minutes: 41 of reading (968 words at 100 a minute, 118 lines of code at 4, 3
 # figures at half a minute each) and a run of every cell in default mode, measured at 146 s (CPU
 # 32 s, peak 791 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -83,6 +83,7 @@ print(f"smoke mode: {config.smoke()}   steps: {STEPS}   eval batches: {EVAL_BATC
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+from tl_minimal.course.paper_bpb import paper_bpb
 from tl_minimal.course.shipped import shipped_or_retrained
 from tl_minimal.training.evaluate import bits_per_byte
 from tl_minimal.training.protocols import chunk_eval_set, protocol
@@ -111,7 +112,7 @@ print(f"{LONG} steps: made by {long_record['command']} ({long_record['train_seco
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-PAPER_BPB = {"transformer": 5.124, "triple_latent": 5.022}  # the paper's main table: docs/paper.md section 5.1
+PAPER_BPB = paper_bpb(["transformer", "triple_latent"])  # the paper's main table at d = 64: docs/paper.md section 5.1
 tables_training.print_bpb_table({v: count_parameters(m) for v, m in models.items()},
                                 {v: h["seconds"] for v, h in histories.items()}, bpb, PAPER_BPB, UNIGRAM_BPB,
                                 data_text.VOCAB_SIZE)

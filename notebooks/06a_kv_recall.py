@@ -31,7 +31,7 @@
 # table has every symbol used here), notebook 02 (the pair memory's decay), the associative-recall
 # task of notebook 00.
 #
-# **Time.** About 55 minutes: 56 of reading (2015 words at 100 a minute, 124 lines of code at 4, 10
+# **Time.** About 60 minutes: 56 of reading (2029 words at 100 a minute, 124 lines of code at 4, 10
 # figures at half a minute each) and a run of every cell in default mode, measured at 73 s (CPU
 # 68 s, peak 1025 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -102,7 +102,8 @@ for variant in ("transformer", "gated_hybrid"):
 
 # %% [markdown]
 # `fit` returns the training history in nats (the loss PyTorch computes); the plot divides by
-# $\ln 2$ to show bits per answer token.
+# $\ln 2$ to show bits per answer token. Chance, a constant guess among the 8 value ids, is
+# 1/8 = 12.5%.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -260,8 +261,8 @@ plt.show()
 # steps of 32 sequences; `data/results/run_gate_start.sh`), each row at the learning rate its seed
 # 0 did best with among those run (the table says which). Only the pair gate's starting bias
 # differs between the rows. A seed "recalls" at 95% or more;
-# the interval is the exact (Clopper-Pearson) 95% interval of that rate over the seeds. A constant
-# guess scores 1/8 = 12.5%.
+# the interval is the exact (Clopper-Pearson) 95% interval of that rate over the seeds. Chance, a
+# constant guess, scores 1/8 = 12.5%.
 
 # %%
 display(Markdown(recall_start.markdown(recall_start.gate_start_rows(["triple_latent"]))))

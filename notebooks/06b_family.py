@@ -30,7 +30,7 @@
 # here in one paragraph. Every symbol is in the course's glossary (`docs/glossary.md`), except
 # the few this notebook defines where it uses them.
 #
-# **Time.** About 60 minutes: 60 of reading (3653 words at 100 a minute, 89 lines of code at 4, 2
+# **Time.** About 60 minutes: 60 of reading (3667 words at 100 a minute, 89 lines of code at 4, 2
 # figures at half a minute each) and a run of every cell in default mode, measured at 5 s (CPU 4 s,
 # peak 457 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -387,6 +387,7 @@ display(Markdown(family_markdown(rows_2000)))
 # asked, warm-up and cosine decay, 1,000 steps of 32 sequences of 128 tokens, each model at the
 # better of two learning rates on its seed 0. The relatives were trained there too
 # (`data/results/recall_calibrated_family.json`); differences are paired over seeds (section 4).
+# Chance, a constant guess among the 8 value ids, is 1/8 = 12.5%.
 
 # %%
 print(f"budget: {recall_budget(FAMILY_RECALL)}")
@@ -403,8 +404,8 @@ display(Markdown(calibrated_markdown(FAMILY_RECALL)))
 #
 # `tl_minimal/ladder.py` makes each of the seven choices that separate the two layers a setting;
 # each rung is a variant (`ladder_1` ... `ladder_7`; tests hold rung 0 equal to
-# `TripleLatentMixer`, rung 7 to `GLAMixer`). The reverse arm is GLA starting at 0.5. A constant
-# guess scores 1/8 = 12.5%.
+# `TripleLatentMixer`, rung 7 to `GLAMixer`). The reverse arm is GLA starting at 0.5. Chance, a
+# constant guess, scores 1/8 = 12.5%.
 
 # %%
 ladder = recall_start.ladder_rows()

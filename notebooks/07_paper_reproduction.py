@@ -37,7 +37,7 @@
 # and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
 # is in the course's glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 60 minutes: 60 of reading (4353 words at 100 a minute, 56 lines of code at 4, 4
+# **Time.** About 60 minutes: 60 of reading (4386 words at 100 a minute, 56 lines of code at 4, 4
 # figures at half a minute each) and a run of every cell in default mode, measured at 5 s (CPU 4 s,
 # peak 460 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -284,8 +284,8 @@ display(Markdown("**3c. Learning rate, 2,000 steps (BPB; seed 0, or mean ± std 
 # ## 6. Associative recall and MQAR (tables 4 and 5)
 #
 # These files come from the recall study (`python -m tl_minimal.experiments study`, see
-# `data/results/RECALL_STUDY.md`). Accuracy is over 2,048 fresh examples per seed; a constant
-# guess scores 12.5% in expectation and at best 13.4-15.0% on our evaluation sets (the first line
+# `data/results/RECALL_STUDY.md`). Accuracy is over 2,048 fresh examples per seed; chance, a constant
+# guess, scores 1/8 = 12.5% in expectation and at best 13.4-15.0% on our evaluation sets (the first line
 # printed below), a random pick among the four values in context 25%.
 
 # %%
@@ -295,9 +295,10 @@ for kind, text in results.recall_file_reports():  # the constant guess's line, t
 
 # %% [markdown]
 # **Table 5, MQAR: where does each model's recall break?** Every `mqar*.json` file, one row per
-# model and setting (number of key-value pairs, sequence length), 4 questions per sequence,
+# model and setting (pairs, sequence length), 4 questions per sequence,
 # accuracy over all 4 x 2,048 questions per seed: mean ± std (minimum) over seeds after each
-# evaluated step. "chance" is a constant guess (one over the number of values).
+# evaluated step. "chance" is a constant guess, 1/N for N value ids: 1/8 = 12.5%, 1/16 = 6.25%,
+# 1/32 = 3.125%, 1/64 = 1.5625%, 1/128 = 0.78125%.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -360,13 +361,14 @@ plt.show()
 # over 5 seeds there and `gated_hybrid_paper` scores 43.1% over 5 seeds there, both at the
 # paper's gate start. Notebook 06a shows why: with the pair gate at 0.5 no gradient reaches the
 # pairs. Started long (`--set gam_bias=4`), with the pair gate's bias at 4 the same layer recalls on 6 of 7 seeds (95% Clopper-Pearson interval [0.42, 1.00]): a start that makes recall learnable
-# at this budget, not certain (`recall_gate_start.json`).
+# at this budget, not certain (`recall_gate_start.json`). Chance: 1/8 = 12.5%.
 
 # %%
 display(Markdown(recall_start.markdown(recall_start.gate_start_rows(["triple_latent", "gated_hybrid_paper"]))))
 
 # %% [markdown]
-# **Recall against state size** (`recall_state_size.json`, all at the paper's gate start):
+# **Recall against state size** (`recall_state_size.json`, all at the paper's gate start; chance
+# 1/8 = 12.5% on 4 pairs, 1/16 = 6.25% on MQAR's 16 value ids):
 # attention's KV cache and `gated_hybrid`'s store grow with the sequence, `triple_latent`'s state
 # does not, and on 4 pairs it stays at chance at every S tried (S = 8 to 64: 12.4-12.7% on
 # average): `triple_latent` at S = 64 keeps 199,680 bytes and scores 12.7% over 3 seeds;

@@ -187,7 +187,7 @@ def put_back(tmp_path: Path, name: str, new: str, old: str) -> Path:
 
 
 def test_catches_the_old_constant_guess(tmp_path):
-    new = "# guess scores 12.5% in expectation and at best 13.4-15.0% on our evaluation sets (the first line"
+    new = "# guess, scores 1/8 = 12.5% in expectation and at best 13.4-15.0% on our evaluation sets (the first line"
     copy = put_back(tmp_path, "07_paper_reproduction.py", new + "\n# printed below)", "# guess scores 12.5-14.4%")
     assert "14.4%" in [f.number.text for f in findings(copy)]
 
@@ -234,6 +234,8 @@ def test_catches_the_unexplained_leaky_question(tmp_path):
     ("A constant guess scores 1/16 = 6.25%.", None),  # the fraction it is written next to
     ("Seeds stop at 12.5-14.4% here.", "14.4%"),  # both ends of a range are checked
     ("See section 3.2, arXiv:2606.05175 and torch 2.13.0 with lr 3e-4.", None),  # references, not measurements
+    ("Notebook 03, sections 3.1 and 3.2, or sections 2.1, 2.2, 4.5.", None),  # a list of sections
+    ("Sections 3.1 and 5.5 dropped 4.5%.", "4.5%"),  # a list ends at its last section number
 ])
 def test_rule_on_single_sentences(sentence, number):
     found = pn.check_blocks("x", [(sentence, {0.125, 13.44})])

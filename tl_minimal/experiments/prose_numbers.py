@@ -56,7 +56,10 @@ NUMBER = re.compile(r"(?<![\w.,^_/\\])(?<![A-Za-z]-)(\d{1,3}(?:,\d{3})+|\d+)(\.\
 RANGE_PERCENT = re.compile(r"(\d+(?:\.\d+)?)(\s?(?:-|\u2013|to)\s?)(\d+(?:\.\d+)?)(\s?%)")  # 13.4-15.0%
 # a number right after one of these words is a reference, not a measurement
 REFERENCE = re.compile(r"(?:sections?|§|tables?|figures?|notebooks?|exercises?|items?|arXiv|eqs?\.?|l\.|"
-                       r"lines?|version|Python|torch|v|steps?|chapter)\s*[:(\[]?\s*$", re.IGNORECASE)
+                       r"lines?|version|Python|torch|v|steps?|chapter)\s*[:(\[]?\s*$"
+                       # the later numbers of a list of sections: "sections 3.1 and 3.2", "sections 2, 3 and 4"
+                       r"|sections\s+\d+(?:\.\d+)*(?:\s*,\s*\d+(?:\.\d+)*)*(?:\s*,)?\s+(?:and|or)\s+$"
+                       r"|sections\s+\d+(?:\.\d+)*(?:\s*,\s*\d+(?:\.\d+)*)*\s*,\s*$", re.IGNORECASE)
 INLINE_CODE = re.compile(r"`[^`]*`")
 LINK_TARGET = re.compile(r"\]\([^)]*\)|https?://\S+")
 JSON_NAME = re.compile(r"([\w.*-]+\.json)")
@@ -115,7 +118,7 @@ def prose_numbers(markdown: str) -> list[ProseNumber]:
     for sentence in SENTENCE_END.split(text):
         for m in NUMBER.finditer(sentence):
             whole, frac, percent = m.group(1), m.group(2) or "", bool(m.group(3))
-            if REFERENCE.search(sentence[max(0, m.start() - 12):m.start()]):
+            if REFERENCE.search(sentence[max(0, m.start() - 40):m.start()]):
                 continue
             digits = (whole.replace(",", "") + frac[1:]).lstrip("0")
             if not percent and (not frac or len(digits) < 2):

@@ -7,29 +7,25 @@ puts each beside ours. :data:`PAPER_PARAMS` holds the parameter counts the paper
 
 from __future__ import annotations
 
+from tl_minimal.course.paper_bpb import MATCHED_WIDTH, PARAM_MATCHED
+
 # The paper's numbers (docs/paper.md section 5). A string is a claim given in words, not a number.
 PAPER_SOURCE = "docs/paper.md section 5 (the paper's numbers)"
 PAPER: dict[str, dict] = {
     # Where each number is printed: docs/paper.md section 5 names the paper's table and line for each.
     "lm_matched_width": {  # byte WT2 BPB, matched width S=16, 80 steps, one run (the paper's main table)
-        "transformer": 5.124,
-        "triple_latent": 5.022,
-        "triple_slot": 5.041,
-        "triple_hybrid": 4.766,
+        **MATCHED_WIDTH,  # transformer, triple_latent, triple_slot, triple_hybrid (tl_minimal/course/paper_bpb.py)
         # the gated hybrid's 80-step BPB (recall table; one run, symmetric convolution)
         "gated_hybrid_paper": 3.595,
         "gated_hybrid (causal=False)": 3.595,
     },
     "lm_param_matched": {  # byte WT2 BPB, parameter-matched, one run (main table)
-        "transformer": 5.124,
-        "triple_latent": 5.114,  # d=60, S=16
-        "triple_slot": 5.126,  # d=60, S=16
-        "triple_hybrid": 5.067,  # d=56, S=16
+        "transformer": MATCHED_WIDTH["transformer"],
+        # by variant: the narrowed sizes (triple_latent and triple_slot at d=60, triple_hybrid at d=56; S=16)
+        **{label.split(" (")[0]: bpb for label, bpb in PARAM_MATCHED.items()},
         "triple_hybrid (S=8)": "4.806 (budget winner; its Transformer 5.143)",
         # the same numbers by the row labels of table 2 (which keys by label: its S=12 rows are ours)
-        "triple_latent (d=60, S=16)": 5.114,
-        "triple_slot (d=60, S=16)": 5.126,
-        "triple_hybrid (d=56, S=16)": 5.067,
+        **PARAM_MATCHED,
     },
     # d=64 S=8: 3 seeds (abstract, results text, main table); "pilot": the sweep's single run
     "lm_budget_winner": {"transformer": 5.143, "triple_hybrid": 4.806, "triple_hybrid (pilot)": 4.827},
