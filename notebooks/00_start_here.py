@@ -232,8 +232,8 @@ plt.show()
 #
 # Times are a measure, not a guess: reading at 100 words and 4 lines of code a minute and half a
 # minute per figure, plus the wall time of running every cell in default mode, measured on a 2-core
-# CPU and recorded in `docs/notebook_cost.json` (`python -m tl_minimal.experiments.notebook_cost notebooks`
-# remeasures, `python -m tl_minimal.experiments.notebook_time --write` rewrites these times). Each notebook's
+# CPU and recorded in `docs/notebook_cost.json` (`python -m tl_research.notebook_cost notebooks`
+# remeasures, `python -m tl_research.notebook_time --write` rewrites these times). Each notebook's
 # **Time** line gives its parts.
 #
 # | notebook | what you learn | needs | time |

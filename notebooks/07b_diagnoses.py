@@ -59,14 +59,16 @@ from IPython.display import Markdown, display
 
 from tl_minimal import views
 from tl_minimal.data import text as data_text
-from tl_minimal.experiments import results, run_experiment
-from tl_minimal.experiments.protocols import protocol
+from tl_minimal.results import lm_reports
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import bits_per_byte, evaluating, unigram_bits
 from tl_minimal.training.recipes import build, count_parameters, fit, make_sampler
 from tl_minimal.training.train import seed_everything, train
-from tl_minimal.views import plots_reproduction, plots_seeds
+from tl_minimal.views import plots_reproduction
+from tl_research import results, run_experiment
+from tl_research.protocols import protocol
+from tl_research.views import plots_seeds
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
@@ -265,7 +267,7 @@ plt.show()
 
 # %% [markdown]
 # Why does the paper's configuration fail? Measured before any training (`recall_init_diagnosis.json`: 5 seeds x
-# 256 examples, `python -m tl_minimal.experiments study init --ablations`), at the answer
+# 256 examples, `python -m tl_research study init --ablations`), at the answer
 # position, where the memory holds 126 entries and the right one is the entry whose key is the
 # asked key. One row per configuration: the paper's, then one change at a time.
 
@@ -348,7 +350,7 @@ plt.show()
 with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()) as log:
     tiny = run_experiment("lm", ["transformer", "triple_hybrid"], seeds=[0], steps=SMOKE_STEPS, device="cpu",
                           eval_batches=1, progress=False, out=Path(tmp) / "lm_tiny.json")
-print(results.lm_reports.LOCAL_PATH.sub("", log.getvalue()).replace(tmp, "<temporary folder>"))
+print(lm_reports.LOCAL_PATH.sub("", log.getvalue()).replace(tmp, "<temporary folder>"))
 print("runs:", len(tiny["runs"]), "  recorded protocol fields:", len(tiny["protocol"]))
 
 # %% [markdown]

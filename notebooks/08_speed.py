@@ -41,7 +41,7 @@
 # | `mode="fast"` (default) | a few large matrix products per chunk of tokens | training, scoring a text |
 # | `*_step` / `model.step` | one token with an explicit carried state | generation, O(1) per token |
 #
-# The benchmark command `python -m tl_minimal.experiments speed` measures whole models; its
+# The benchmark command `python -m tl_research speed` measures whole models; its
 # committed runs (this repository's CPU) are `data/results/speed_cpu*.json`, and
 # `data/results/SPEED.md` is the full write-up: the table over three runs, the method, the
 # per-op profiles and what bounds each number.
@@ -65,15 +65,15 @@ import torch.nn.functional as F
 
 from tl_minimal import build_model, views
 from tl_minimal.blockwise_topk import KEY_BLOCK, QUERY_BLOCK, top_k_read
-from tl_minimal.experiments.bench import speed
-from tl_minimal.experiments.bench.timing import TrainStep, interleaved, peak_step_memory_mb
-from tl_minimal.experiments.results import results_dir
 from tl_minimal.kv_fusion import kv_read, kv_read_loop, kv_read_step
 from tl_minimal.readout import pair_readout
+from tl_minimal.results import results_dir
 from tl_minimal.running_state import previous_states, running_state
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.views import palette
+from tl_research.bench import speed
+from tl_research.bench.timing import TrainStep, interleaved, peak_step_memory_mb
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
@@ -196,7 +196,7 @@ plt.show()
 # %% [markdown]
 # ## 2. Whole models: the benchmark
 #
-# `python -m tl_minimal.experiments speed` builds every variant at the paper's byte-level size
+# `python -m tl_research speed` builds every variant at the paper's byte-level size
 # (d = 64, 3 layers, 4 heads, S = 16; the gated hybrid S = 8) and measures, at each length T:
 #
 # - **train_ms**: the median time of a training step (forward, cross-entropy, backward, AdamW)
@@ -532,7 +532,7 @@ for name, times in mixer_times.items():
 #
 # The same benchmark on this machine, small (a few lengths, fewer repetitions): expect other
 # absolute numbers than the committed run; the ratios are what carries over. The committed runs
-# used `python -m tl_minimal.experiments speed --threads 1 --clock cpu --no-loop --fwd-seconds 3
+# used `python -m tl_research speed --threads 1 --clock cpu --no-loop --fwd-seconds 3
 # --variants transformer triple_latent triple_slot triple_hybrid gated_hybrid --seq-lens 128 2048
 # 4096 --device cpu --out data/results/speed_cpu.json`.
 

@@ -225,8 +225,8 @@ def test_a_checkpoint_resumes_bit_exactly_on_the_device(kind, tmp_path):
 
 @pytest.mark.slow
 def test_the_commands_run_on_the_device(tmp_path, capsys):
-    from tl_minimal.experiments import cli
-    from tl_minimal.experiments.studies.diagnose_recall import read_gate_gradient, retrieval_report
+    from tl_research import cli
+    from tl_research.studies.diagnose_recall import read_gate_gradient, retrieval_report
 
     with DeviceGuard("cuda"):
         out = tmp_path / "r.json"

@@ -13,9 +13,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
 
-from tl_minimal.experiments import results
-from tl_minimal.experiments.results import recall_reports
-from tl_minimal.views import plots_breaks, plots_reproduction, plots_seeds
+from tl_minimal import results
+from tl_minimal.results import recall_reports
+from tl_minimal.views import plots_reproduction
+from tl_research.views import plots_breaks, plots_seeds
 
 RESULTS = results.results_dir()
 
@@ -124,8 +125,7 @@ def test_tables_unigram_is_the_yardstick_notebook_07_prints():
 
     if not os.environ.get("TL_MINIMAL_DATA"):
         pytest.skip("needs the real WikiText-2 copy (TL_MINIMAL_DATA); CI sets it")
-    from tl_minimal.experiments import results
-    from tl_minimal.experiments.protocols import protocol
+    from tl_minimal.training.protocols import protocol
 
     ipynb = Path(__file__).resolve().parents[2] / "notebooks" / "07_paper_reproduction.ipynb"
     nb = json.loads(ipynb.read_text(encoding="utf-8"))

@@ -1,4 +1,4 @@
-"""``python -m tl_minimal.convert OLD.pt NEW.pt``: a model file saved by tl_minimal 1.x reads in 2.0, same
+"""``python -m tl_research.convert OLD.pt NEW.pt``: a model file saved by tl_minimal 1.x reads in 2.0, same
 weights.
 
 The fixture ``tests/fixtures/lm_triple_latent_1x.pt`` is the shipped triple_latent checkpoint as 1.0 wrote
@@ -16,8 +16,8 @@ import pytest
 import torch
 
 from tl_minimal import build_model
-from tl_minimal.convert import CHECKPOINT, SHIPPED, SHIPPED_1, convert
 from tl_minimal.course.shipped import load_shipped, shipped_paths
+from tl_research.convert import CHECKPOINT, SHIPPED, SHIPPED_1, convert
 
 ROOT = Path(__file__).resolve().parents[2]
 OLD = ROOT / "tests" / "fixtures" / "lm_triple_latent_1x.pt"
@@ -25,7 +25,7 @@ OLD = ROOT / "tests" / "fixtures" / "lm_triple_latent_1x.pt"
 
 def test_the_command_converts_a_real_1x_checkpoint_to_the_shipped_2_0_file(tmp_path):
     new = tmp_path / "new.pt"
-    out = subprocess.run([sys.executable, "-m", "tl_minimal.convert", str(OLD), str(new)], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-m", "tl_research.convert", str(OLD), str(new)], cwd=ROOT,
                          capture_output=True, text=True, encoding="utf-8", check=False)
     assert out.returncode == 0 and SHIPPED in out.stdout, out.stderr
     old, converted = torch.load(OLD, weights_only=True), torch.load(new, weights_only=True)

@@ -39,7 +39,7 @@ def test_two_cpu_processes_stay_in_step(tmp_path):
         "--master_addr=127.0.0.1",
         f"--master_port={_free_port()}",
         "-m",
-        "tl_minimal.experiments",
+        "tl_research",
         "lm",
         "--variants",
         "transformer",

@@ -129,7 +129,7 @@ def test_the_contract_fails_on_a_wrong_way_import(tmp_path):
     out = lint_imports(tmp_path)
     assert out.returncode != 0, out.stdout
     assert "BROKEN" in out.stdout, out.stdout
-    assert "tl_minimal.training.train -> tl_minimal.experiments" in out.stdout, out.stdout
+    assert "tl_minimal.training.train -> tl_research" in out.stdout, out.stdout
 
 
 IMPORT = re.compile(r"^\s*(?:from|import)\s+(tl_minimal(?:\.\w+)*)", re.MULTILINE)

@@ -175,7 +175,7 @@ def _train_rank(rank: int, port: int, out: str, data: str) -> None:
     """One rank of a two-process run, as torchrun would set it up, in a process started by `spawn`."""
     os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE="2", LOCAL_WORLD_SIZE="2",
                       MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), TL_MINIMAL_DATA=data, OMP_NUM_THREADS="1")
-    from tl_minimal.experiments.cli import main
+    from tl_research.cli import main
 
     code = main(["lm", "--variants", "transformer", "--seeds", "0", "--steps", "2", "--eval-batches", "1",
                  "--device", "cpu", "--no-progress", "--set", "d_model=16", "--set", "n_layers=1", "--out", out])

@@ -109,7 +109,7 @@ def installed(tmp_path_factory):
 @pytest.mark.repo
 def test_installed_package_finds_its_results_without_the_clone(installed):
     python, outside, env = installed
-    probe = ("import json, tl_minimal; from tl_minimal.experiments import results; "
+    probe = ("import json, tl_minimal; from tl_minimal import results; "
              "print(json.dumps([tl_minimal.__file__, str(results.results_dir()), "
              "results.TABLES['lm_matched_width'].rows()[0].label]))")
     package, folder, first = json.loads(_run([python, "-c", probe], outside, env))
@@ -120,7 +120,7 @@ def test_installed_package_finds_its_results_without_the_clone(installed):
     assert first == "transformer"
     copy = outside / "my results"  # the documented override: another folder of results files
     shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("__init__.py", "__pycache__"))
-    moved = _run([python, "-c", "from tl_minimal.experiments import results; print(results.results_dir())"], outside,
+    moved = _run([python, "-c", "from tl_minimal import results; print(results.results_dir())"], outside,
                  {**env, "TL_MINIMAL_RESULTS": str(copy)})
     assert Path(moved.strip()) == copy
 
