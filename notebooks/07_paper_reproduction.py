@@ -37,7 +37,7 @@
 # and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
 # is in the course's glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 60 minutes: 60 of reading (4353 words at 100 a minute, 56 lines of code at 4, 4
+# **Time.** About 60 minutes: 59 of reading (4353 words at 100 a minute, 55 lines of code at 4, 4
 # figures at half a minute each) and a run of every cell in default mode, measured at 5 s (CPU 4 s,
 # peak 460 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #

@@ -12,6 +12,8 @@
 # **Optional.** This notebook measures why two of notebook 07's verdicts come out as they do: where
 # `transformer_plus_triple`'s lead at 80 steps comes from, and why the paper's gated hybrid fails to
 # recall at the paper's budget.
+# It imports the research package `tl_research` (the repository's `research/` folder, installed beside
+# the course by `python run.py setup` in a clone; `pip install tl-minimal` alone does not bring it).
 #
 # Section 1 trains three small language models for the paper's 80 steps (about half a minute on a
 # CPU) and measures, with a control, what their lead is made of. Sections 2 and 3 read the recall
@@ -31,7 +33,7 @@
 # memory and late fusion). Every symbol is in the course's glossary,
 # [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 55 minutes: 53 of reading (2180 words at 100 a minute, 116 lines of code at 4, 4
+# **Time.** About 55 minutes: 54 of reading (2209 words at 100 a minute, 118 lines of code at 4, 4
 # figures at half a minute each) and a run of every cell in default mode, measured at 53 s (CPU
 # 24 s, peak 858 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 

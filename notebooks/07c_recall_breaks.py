@@ -11,6 +11,8 @@
 #
 # **Optional.** Beyond the paper: this notebook takes away, one at a time, what makes the recall
 # task easy for the repaired gated read of notebook 07, and asks whether any model copies text.
+# It imports the research package `tl_research` (the repository's `research/` folder, installed beside
+# the course by `python run.py setup` in a clone; `pip install tl-minimal` alone does not bring it).
 #
 # Tables 4 and 5 of notebook 07 are the easiest case for the library's `gated_hybrid`: every key is
 # written once, asked with the very same token, about 120 tokens later, and the answer is one value
@@ -32,7 +34,7 @@
 # top-8; induction heads in 06a, section 3). Every symbol is in the course's glossary,
 # [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 45 minutes: 47 of reading (2914 words at 100 a minute, 59 lines of code at 4, 6
+# **Time.** About 45 minutes: 47 of reading (2943 words at 100 a minute, 59 lines of code at 4, 6
 # figures at half a minute each) and a run of every cell in default mode, measured at 10 s (CPU 4 s,
 # peak 327 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 

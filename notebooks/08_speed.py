@@ -11,6 +11,8 @@
 #
 # **Optional.** Outside the 00-07 path, and nothing there depends on it: it measures why the course's
 # triple-latent models are not 30-100 times slower than attention, as the paper's were.
+# It imports the research package `tl_research` (the repository's `research/` folder, installed beside
+# the course by `python run.py setup` in a clone; `pip install tl-minimal` alone does not bring it).
 #
 # The paper reports its models running **32.7x** (triple_hybrid) and **106.5x** (gated hybrid)
 # slower than its Transformer (T = 64, Apple MPS). Its FLOP count says the opposite should
@@ -29,7 +31,7 @@
 # **Prerequisites:** notebooks 01-03b (the recurrences and their chunked form) and 06 (the
 # key-value read).
 #
-# **Time.** About 80 minutes: 82 of reading (2419 words at 100 a minute, 220 lines of code at 4, 5
+# **Time.** About 85 minutes: 82 of reading (2448 words at 100 a minute, 220 lines of code at 4, 5
 # figures at half a minute each) and a run of every cell in default mode, measured at 44 s (CPU
 # 42 s, peak 952 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
