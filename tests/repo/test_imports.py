@@ -1,7 +1,8 @@
 """The package's import structure, read from the source with ``ast`` (nothing is imported).
 
 What must hold, and why:
-- no import cycles between the modules of ``tl_minimal`` and of the research package ``tl_research`` (a cycle makes the import order matter
+- no import cycles between the modules of ``tl_minimal`` and of the research package ``tl_research``
+  (a cycle makes the import order matter
   and hides which module is the foundation of which);
 - no private name (``_something``) of one module used by another, neither imported
   (``from .x import _f``) nor reached through an imported module (``x._f``): a private name

@@ -188,7 +188,8 @@ def test_notebooks_run_from_a_copy_outside_the_clone(installed):
          "source": "import sys, tl_minimal\nprint(sys.executable)\nprint(tl_minimal.__file__)"}]}), encoding="utf-8")
     env = {**env, "TL_SMOKE": "1", "TL_MINIMAL_DATA": str(real_data_dir())}  # smoke mode: the fixture's text will do
     _run([python, "-m", "nbconvert", "--to", "notebook", "--execute", "--output-dir", outside / "ran",
-          "--ExecutePreprocessor.timeout=600", check, *(notebooks / n for n in NOTEBOOKS)], notebooks, env, timeout=1800)
+          "--ExecutePreprocessor.timeout=600", check, *(notebooks / n for n in NOTEBOOKS)], notebooks, env,
+         timeout=1800)
     probe = json.loads((outside / "ran" / check.name).read_text(encoding="utf-8"))
     kernel_python, package = "".join(probe["cells"][0]["outputs"][0]["text"]).split()
     venv_root = Path(python).parents[1].resolve()

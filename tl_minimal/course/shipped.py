@@ -115,7 +115,8 @@ def load_shipped(variant: str, seed: int = 0, steps: int = 2000, folder=None, de
     if not isinstance(saved, dict) or saved.get("format") != FORMAT:
         found = saved.get("format") if isinstance(saved, dict) else None
         raise ValueError(f"{weights_path} is not a shipped tl_minimal 2.0 model (format {found!r}, expected "
-                         f"{FORMAT!r}); a 1.x file converts in a clone with: python -m tl_research.convert OLD.pt NEW.pt")
+                         f"{FORMAT!r}); a 1.x file converts in a clone with: "
+                         "python -m tl_research.convert OLD.pt NEW.pt")
     if saved["variant"] != variant:
         raise ValueError(f"{weights_path} holds a {saved['variant']!r} model, not {variant!r}")
     model = build_model(variant, saved["vocab_size"], **saved["config"])
