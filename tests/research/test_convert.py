@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from tl_minimal import build_model
-from tl_minimal.course.shipped import load_shipped, shipped_paths
+from tl_minimal.course.shipped import FORMAT, load_shipped, shipped_paths
 from tl_research.convert import CHECKPOINT, SHIPPED, SHIPPED_1, convert
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,6 +31,7 @@ def test_the_command_converts_a_real_1x_checkpoint_to_the_shipped_2_0_file(tmp_p
     old, converted = torch.load(OLD, weights_only=True), torch.load(new, weights_only=True)
     shipped = torch.load(shipped_paths("triple_latent")[0], weights_only=True)
     assert old["format"] == SHIPPED_1 and converted["format"] == shipped["format"] == SHIPPED
+    assert FORMAT == SHIPPED  # the course's loader reads what the converter writes (each keeps the name)
     assert converted["config"] == shipped["config"] == old["config"]
     assert list(converted["model"]) == list(shipped["model"])
     assert all(torch.equal(converted["model"][k], shipped["model"][k]) for k in shipped["model"])
