@@ -30,7 +30,8 @@ def test_single_process_helpers_are_no_ops():
 def test_two_cpu_processes_stay_in_step(tmp_path):
     out = tmp_path / "ddp.json"
     data = real_data_dir()  # TL_MINIMAL_DATA when set, else the committed fixture
-    env = {**os.environ, "TL_MINIMAL_DATA": str(data), "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "TL_MINIMAL_DATA": str(data), "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "research")])}
     cmd = [
         sys.executable,
         "-m",

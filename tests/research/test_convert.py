@@ -41,7 +41,7 @@ def test_2_0_refuses_a_1x_file_and_names_the_command(tmp_path):
     weights, record = shipped_paths("triple_latent", folder=tmp_path)
     shutil.copy(OLD, weights)
     shutil.copy(shipped_paths("triple_latent")[1], record)
-    with pytest.raises(ValueError, match=r"python -m tl_minimal\.convert"):
+    with pytest.raises(ValueError, match=r"python -m tl_research\.convert"):
         load_shipped("triple_latent", folder=tmp_path)
 
 

@@ -243,7 +243,7 @@ def test_diverged_run_is_recorded_and_exits_1(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.slow
 def test_module_entry_point_from_a_terminal():
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "research")])}
     done = subprocess.run(
         [sys.executable, "-m", "tl_research", "recall", "--variants", "bogus"],
         cwd=ROOT,
@@ -285,7 +285,7 @@ def test_one_command_line_holds_the_tasks_speed_and_the_study(capsys):
 def test_recorded_command_names_the_module_not_this_machines_path(monkeypatch):
     from tl_research import provenance as runner
 
-    package = ROOT / "tl_minimal" / "experiments"
+    package = ROOT / "research" / "tl_research"
     monkeypatch.setattr(sys, "argv", [str(package / "__main__.py"), "lm", "--seeds", "0"])
     assert runner.command_line() == "python -m tl_research lm --seeds 0"
     monkeypatch.setattr(sys, "argv", [str(package / "studies" / "x.py"), "train", "--seeds", "1"])
@@ -303,7 +303,7 @@ def test_recorded_command_writes_paths_in_the_checkout_relative_to_it(monkeypatc
     assert runner.portable(f"--out={inside}") == "--out=data/results/x.json"
     assert runner.portable(str(outside)) == str(outside)  # elsewhere: kept, it is where the file is
     assert runner.portable("data/results/x.json") == "data/results/x.json" and runner.portable("7") == "7"
-    monkeypatch.setattr(sys, "argv", [str(ROOT / "tl_minimal" / "experiments" / "__main__.py"), "lm", "--out",
+    monkeypatch.setattr(sys, "argv", [str(ROOT / "research" / "tl_research" / "__main__.py"), "lm", "--out",
                                       str(inside)])
     assert runner.command_line() == "python -m tl_research lm --out data/results/x.json"
     assert cli.resume_command(["lm", "--fresh"], str(inside)) == (

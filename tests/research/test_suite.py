@@ -55,7 +55,7 @@ def uninterrupted(tmp_path_factory):
 
 
 def _start(out, *extra):
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "research")]), "OMP_NUM_THREADS": "1"}
     return subprocess.Popen([sys.executable, "-m", "tl_research", *SUITE, "--out", str(out), *extra],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             encoding="utf-8")
