@@ -5,7 +5,8 @@
     python run.py test        the same set-up, then the whole suite in smoke mode: pytest --nbval
     python run.py test-fast   the fast tier: tests/ without the tests marked slow, repo or browser
                               (no notebook runs, no wheel, no copy of the clone; minutes, not an hour)
-    python run.py setup       only create and install .venv/
+    python run.py setup       only create and install .venv/ (the course and, from research/, the
+                              research package tl_research: both editable)
     python run.py sync        after editing a notebook's .py (or .ipynb), bring its pair up to date
     python run.py site        build the course website into build/site/html (adds the site extra)
     python run.py clean       remove the virtual environment
@@ -50,6 +51,9 @@ ROOT = Path(__file__).resolve().parent
 COMMANDS = ("lab", "test", "test-fast", "setup", "sync", "site", "clean")
 DEFAULT_EXTRAS = "dev,lab"
 LOCK = Path("requirements") / "lock.txt"
+# the second package of the clone: the research code (tl_research), never in the course wheel; a clone
+# installs it beside the course (its studies, the experiments CLI, the speed bench, the repository tools)
+RESEARCH = Path("research")
 STAMP = ".tl-minimal-installed"
 TORCH_INDEX = "https://download.pytorch.org/whl/"
 # The portability proof of the suite: every text read or write must name its encoding (see
@@ -172,7 +176,8 @@ def venv_python(venv: Path, windows: bool | None = None) -> Path:
 
 def install_commands(args: argparse.Namespace, py: str) -> list[tuple[str, list[str]]]:
     """pip's commands, in order, each with what it installs: pip itself, torch (first, from its
-    index if one is chosen), then the course with its extras (under the lock file when there is one)."""
+    index if one is chosen), then the course with its extras and the research package beside it, both
+    editable, in one pip command (under the lock file when there is one)."""
     pip = [py, "-m", "pip", "install", "--quiet"]
     upgrade = ["--upgrade", "--upgrade-strategy", "eager"] if args.latest else []
     commands = [("pip", [*pip, "--upgrade", "pip"])]
@@ -183,7 +188,7 @@ def install_commands(args: argparse.Namespace, py: str) -> list[tuple[str, list[
     extras = check_extras(args.extras)
     project = "." + (f"[{','.join(extras)}]" if extras else "")
     lock = [] if args.no_lock or args.latest or not (ROOT / LOCK).is_file() else ["-c", LOCK.as_posix()]
-    commands.append(("the course", pip + upgrade + ["-e", project] + lock))
+    commands.append(("the course", pip + upgrade + ["-e", project, "-e", RESEARCH.as_posix()] + lock))
     return commands
 
 
@@ -200,11 +205,13 @@ def test_command(py: str, fast: bool, passthrough: list[str]) -> list[str]:
 
 
 def our_modules(root: Path) -> list[str]:
-    """The module names the course's own code runs under: the library, the tests, the data scripts,
-    this launcher, and `__main__` (notebook cells in a kernel, scripts run directly)."""
+    """The module names the course's own code runs under: the library, the research package, the tests,
+    the data scripts, this launcher, and `__main__` (notebook cells in a kernel, scripts run directly)."""
     names = ["__main__", "run", "conftest"]
-    for path in sorted(root.glob("tl_minimal/**/*.py")):
-        parts = path.relative_to(root).with_suffix("").parts
+    packages = [(root, p) for p in sorted(root.glob("tl_minimal/**/*.py"))]
+    packages += [(root / RESEARCH, p) for p in sorted((root / RESEARCH).glob("tl_research/**/*.py"))]
+    for top, path in packages:
+        parts = path.relative_to(top).with_suffix("").parts
         names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
     names += sorted({p.stem for pattern in ("tests/**/*.py", "data/*.py") for p in root.glob(pattern)})
     return names
@@ -251,7 +258,8 @@ def signature(args: argparse.Namespace, python_version: tuple) -> str:
 
     return json.dumps({"python": list(python_version), "torch": args.torch_spec, "index": args.torch_index,
                        "extras": check_extras(args.extras), "lock": "" if args.no_lock else digest(ROOT / LOCK),
-                       "pyproject": digest(ROOT / "pyproject.toml")}, sort_keys=True)
+                       "pyproject": digest(ROOT / "pyproject.toml"),
+                       "research": digest(ROOT / RESEARCH / "pyproject.toml")}, sort_keys=True)
 
 
 # --- running -------------------------------------------------------------------------------------

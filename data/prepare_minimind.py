@@ -65,7 +65,7 @@ def check_jsonl(path: Path, lines: int) -> int:
             n_docs += 1
     print(
         f"{path}: first {n_docs:,} documents ok ({n_chars:,} characters); "
-        f"use it with: python -m tl_minimal.experiments tokenized --jsonl {path}"
+        f"use it with: python -m tl_research tokenized --jsonl {path}"
     )
     return 0
 

@@ -232,8 +232,8 @@ plt.show()
 #
 # Times are a measure, not a guess: reading at 100 words and 4 lines of code a minute and half a
 # minute per figure, plus the wall time of running every cell in default mode, measured on a 2-core
-# CPU and recorded in `docs/notebook_cost.json` (`python -m tl_minimal.experiments.notebook_cost notebooks`
-# remeasures, `python -m tl_minimal.experiments.notebook_time --write` rewrites these times). Each notebook's
+# CPU and recorded in `docs/notebook_cost.json` (`python -m tl_research.notebook_cost notebooks`
+# remeasures, `python -m tl_research.notebook_time --write` rewrites these times). Each notebook's
 # **Time** line gives its parts.
 #
 # | notebook | what you learn | needs | time |
@@ -253,7 +253,7 @@ plt.show()
 # | `07_paper_reproduction` | which of the paper's claims hold: one verdict per claim with the runs that decide it; our numbers beside the paper's, paired over seeds | 03-06 | 60 min (runs in 5 s) |
 # | `07b_diagnoses` | optional: what `transformer_plus_triple`'s 80-step lead measures; why the paper's gated hybrid does not recall, seed by seed | 07 | 55 min (runs in 53 s) |
 # | `07c_recall_breaks` | optional: where the repaired read breaks (overwritten keys, aliases, distance) and induction on real text | 07 | 45 min (runs in 10 s) |
-# | `08_speed` | optional: loop, fast and step forms timed; the cost of the next token | 01-03 | 80 min (runs in 44 s) |
+# | `08_speed` | optional: loop, fast and step forms timed; the cost of the next token | 01-03 | 85 min (runs in 44 s) |
 #
 # Exercises 01-06 (`notebooks/exercises/`) follow the notebook of the same number; each takes
 # about 25-35 minutes (each states its own). Their worked solutions are in `notebooks/exercises/solutions/`.

@@ -72,7 +72,7 @@ print(f"smoke mode: {config.smoke()}   steps: {STEPS}   eval batches: {EVAL_BATC
 # layers, 4 heads ($S = 16$ for triple_latent, "matched width"). Evaluation: bits per byte (BPB) on
 # the first `EVAL_BATCHES` x 16 non-overlapping 128-byte chunks of the validation split, beside the
 # unigram baseline on the same bytes. `fit` is the recipe of notebook 01; `python -m
-# tl_minimal.experiments lm --variants transformer triple_latent --seeds 0` gives the same numbers
+# tl_research lm --variants transformer triple_latent --seeds 0` gives the same numbers
 # on the same device. Beside them, the same triple_latent trained for 2,000 steps as in notebook 07,
 # shipped in `data/checkpoints/` (made by the command printed; `RETRAIN = True` retrains it here).
 #

@@ -51,13 +51,13 @@ from IPython.display import Markdown, display
 
 from tl_minimal import deltanet, gla, h3, key_source, views
 from tl_minimal.course import recall_start
-from tl_minimal.experiments.results import family_table
-from tl_minimal.experiments.results.calibrated_table import FAMILY_FILE as FAMILY_RECALL
-from tl_minimal.experiments.results.calibrated_table import budget as recall_budget
-from tl_minimal.experiments.results.calibrated_table import calibrated_markdown
-from tl_minimal.experiments.results.family_table import budget, family_rows
 from tl_minimal.ladder import GLA_SHORT_START, RUNGS
 from tl_minimal.readout import TripleLatentMixer, pair_readout
+from tl_minimal.results import family_table
+from tl_minimal.results.calibrated_table import FAMILY_FILE as FAMILY_RECALL
+from tl_minimal.results.calibrated_table import budget as recall_budget
+from tl_minimal.results.calibrated_table import calibrated_markdown
+from tl_minimal.results.family_table import budget, family_rows
 from tl_minimal.running_state import previous_states, running_state
 from tl_minimal.views import plots_gate_start
 from tl_minimal.views.plots_family import family_figure, family_markdown
@@ -277,7 +277,7 @@ print("prod_t (I - eta_t k_t k_t^T) == I - K^T W:", close(product, eye - Kc.T @ 
 # labels). Runs with the same seed saw the same batches, so compare per seed: the differences
 # $d_i = \mathrm{BPB}_{\mathrm{variant}, i} - \mathrm{BPB}_{\mathrm{yardstick}, i}$ and a Student
 # $t$ interval for their mean (95%, $n - 1$ degrees of freedom;
-# `tl_minimal.experiments.results.intervals`). An interval that contains 0 is not a difference
+# `tl_minimal.results.intervals`). An interval that contains 0 is not a difference
 # this budget can resolve.
 
 # %%

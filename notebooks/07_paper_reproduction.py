@@ -37,7 +37,7 @@
 # and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
 # is in the course's glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 60 minutes: 60 of reading (4386 words at 100 a minute, 56 lines of code at 4, 4
+# **Time.** About 60 minutes: 60 of reading (4386 words at 100 a minute, 55 lines of code at 4, 4
 # figures at half a minute each) and a run of every cell in default mode, measured at 5 s (CPU 4 s,
 # peak 460 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -69,12 +69,11 @@ import math
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from tl_minimal import views
+from tl_minimal import results, views
 from tl_minimal.course import recall_start
-from tl_minimal.experiments import results
-from tl_minimal.experiments.protocols import protocol
-from tl_minimal.experiments.studies import state_size
+from tl_minimal.results import state_size_table
 from tl_minimal.training import config
+from tl_minimal.training.protocols import protocol
 from tl_minimal.views import plots_capacity, plots_reproduction
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
@@ -283,7 +282,7 @@ display(Markdown("**3c. Learning rate, 2,000 steps (BPB; seed 0, or mean ± std 
 # %% [markdown]
 # ## 6. Associative recall and MQAR (tables 4 and 5)
 #
-# These files come from the recall study (`python -m tl_minimal.experiments study`, see
+# These files come from the recall study (`python -m tl_research study`, see
 # `data/results/RECALL_STUDY.md`). Accuracy is over 2,048 fresh examples per seed; chance, a constant
 # guess, scores 1/8 = 12.5% in expectation and at best 13.4-15.0% on our evaluation sets (the first line
 # printed below), a random pick among the four values in context 25%.
@@ -382,7 +381,7 @@ display(Markdown(recall_start.markdown(recall_start.gate_start_rows(["triple_lat
 # %%
 # NBVAL_IGNORE_OUTPUT
 sizes = results.load(RESULTS / "recall_state_size.json")
-display(Markdown(state_size.markdown(sizes)))
+display(Markdown(state_size_table.markdown(sizes)))
 plots_capacity.recall_vs_state_bytes(sizes["runs"])
 plt.show()
 

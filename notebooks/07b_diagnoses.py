@@ -12,6 +12,8 @@
 # **Optional.** This notebook measures why two of notebook 07's verdicts come out as they do: where
 # `transformer_plus_triple`'s lead at 80 steps comes from, and why the paper's gated hybrid fails to
 # recall at the paper's budget.
+# It imports the research package `tl_research` (the repository's `research/` folder, installed beside
+# the course by `python run.py setup` in a clone; `pip install tl-minimal` alone does not bring it).
 #
 # Section 1 trains three small language models for the paper's 80 steps (about half a minute on a
 # CPU) and measures, with a control, what their lead is made of. Sections 2 and 3 read the recall
@@ -31,7 +33,7 @@
 # memory and late fusion). Every symbol is in the course's glossary,
 # [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 55 minutes: 53 of reading (2180 words at 100 a minute, 116 lines of code at 4, 4
+# **Time.** About 55 minutes: 54 of reading (2209 words at 100 a minute, 118 lines of code at 4, 4
 # figures at half a minute each) and a run of every cell in default mode, measured at 53 s (CPU
 # 24 s, peak 858 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -59,14 +61,16 @@ from IPython.display import Markdown, display
 
 from tl_minimal import views
 from tl_minimal.data import text as data_text
-from tl_minimal.experiments import results, run_experiment
-from tl_minimal.experiments.protocols import protocol
+from tl_minimal.results import lm_reports
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import bits_per_byte, evaluating, unigram_bits
 from tl_minimal.training.recipes import build, count_parameters, fit, make_sampler
 from tl_minimal.training.train import seed_everything, train
-from tl_minimal.views import plots_reproduction, plots_seeds
+from tl_minimal.views import plots_reproduction
+from tl_research import results, run_experiment
+from tl_research.protocols import protocol
+from tl_research.views import plots_seeds
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
@@ -265,7 +269,7 @@ plt.show()
 
 # %% [markdown]
 # Why does the paper's configuration fail? Measured before any training (`recall_init_diagnosis.json`: 5 seeds x
-# 256 examples, `python -m tl_minimal.experiments study init --ablations`), at the answer
+# 256 examples, `python -m tl_research study init --ablations`), at the answer
 # position, where the memory holds 126 entries and the right one is the entry whose key is the
 # asked key. One row per configuration: the paper's, then one change at a time.
 
@@ -348,7 +352,7 @@ plt.show()
 with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()) as log:
     tiny = run_experiment("lm", ["transformer", "triple_hybrid"], seeds=[0], steps=SMOKE_STEPS, device="cpu",
                           eval_batches=1, progress=False, out=Path(tmp) / "lm_tiny.json")
-print(results.lm_reports.LOCAL_PATH.sub("", log.getvalue()).replace(tmp, "<temporary folder>"))
+print(lm_reports.LOCAL_PATH.sub("", log.getvalue()).replace(tmp, "<temporary folder>"))
 print("runs:", len(tiny["runs"]), "  recorded protocol fields:", len(tiny["protocol"]))
 
 # %% [markdown]

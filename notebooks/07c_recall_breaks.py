@@ -11,6 +11,8 @@
 #
 # **Optional.** Beyond the paper: this notebook takes away, one at a time, what makes the recall
 # task easy for the repaired gated read of notebook 07, and asks whether any model copies text.
+# It imports the research package `tl_research` (the repository's `research/` folder, installed beside
+# the course by `python run.py setup` in a clone; `pip install tl-minimal` alone does not bring it).
 #
 # Tables 4 and 5 of notebook 07 are the easiest case for the library's `gated_hybrid`: every key is
 # written once, asked with the very same token, about 120 tokens later, and the answer is one value
@@ -18,7 +20,7 @@
 # Section 1 writes a key two or three times, section 2 asks it with another token of the same
 # meaning, section 3 moves the question thousands of tokens away, and section 4 leaves the recall
 # format for running text read twice. The sections are independent of each other. Like notebook 07
-# it trains nothing: it reads the files `python -m tl_minimal.experiments` wrote into
+# it trains nothing: it reads the files `python -m tl_research` wrote into
 # `data/results/` (`overwrite*.json`, `alias*.json`, `distance.json`, `induction*.json`; details in
 # `data/results/RECALL_STUDY.md` sections 8-11).
 #
@@ -32,7 +34,7 @@
 # top-8; induction heads in 06a, section 3). Every symbol is in the course's glossary,
 # [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 45 minutes: 47 of reading (2914 words at 100 a minute, 59 lines of code at 4, 6
+# **Time.** About 45 minutes: 47 of reading (2943 words at 100 a minute, 59 lines of code at 4, 6
 # figures at half a minute each) and a run of every cell in default mode, measured at 10 s (CPU 4 s,
 # peak 327 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -54,10 +56,10 @@ from IPython.display import Markdown, display
 
 from tl_minimal import views
 from tl_minimal.data import text as data_text
-from tl_minimal.experiments import results
-from tl_minimal.experiments.protocols import protocol
 from tl_minimal.training import config
-from tl_minimal.views import plots_breaks
+from tl_research import results
+from tl_research.protocols import protocol
+from tl_research.views import plots_breaks
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 print(f"smoke mode: {config.smoke()}   results folder: data/results")
@@ -81,8 +83,8 @@ print(f"unigram baseline on the tables' validation chunks: {UNIGRAM:.3f} BPB   (
 # new `gated_hybrid`: every key is written once and asked with the very same token, and its read
 # is an exact-match look-up (tied query/key projection, sharp softmax). This section changes one
 # thing: a key is **written two or three times with different values**, and the right answer is
-# the **latest** one (`python -m tl_minimal.experiments overwrite`, generator
-# `tl_minimal.experiments.tasks.recall_breaks.overwrite_batch`, 4 keys written 1-3 times each, the asked one
+# the **latest** one (`python -m tl_research overwrite`, generator
+# `tl_research.tasks.recall_breaks.overwrite_batch`, 4 keys written 1-3 times each, the asked one
 # 2-3 times, all values distinct, 16 value ids, 2,048 fresh examples per seed). Besides the accuracy,
 # the table shows how often a model answers an **earlier** value of the asked key.
 #
@@ -101,7 +103,7 @@ plt.show()
 
 # %% [markdown]
 # **The read at initialization** (no training, 5 seeds x 256 examples,
-# `python -m tl_minimal.experiments study overwrite-init`): where the read at the question
+# `python -m tl_research study overwrite-init`): where the read at the question
 # puts its weight, on the latest write of the asked key, on its earlier writes, or elsewhere.
 
 # %%
@@ -141,8 +143,8 @@ display(Markdown(results.overwrite_init_markdown()))
 # cos = 1 from the first step. This section takes that copy away. Every key has 2-4 **alias
 # tokens** (8 keys over 32 ids, the table fixed by the run's seed); a pair is written with one
 # alias and asked with **another**, so the question never repeats a written token and the alias
-# relation has to be learned (`python -m tl_minimal.experiments alias`, generator
-# `tl_minimal.experiments.tasks.recall_breaks.alias_batch`, 4 pairs in 128 tokens, 8 value ids, 2,048 fresh
+# relation has to be learned (`python -m tl_research alias`, generator
+# `tl_research.tasks.recall_breaks.alias_batch`, 4 pairs in 128 tokens, 8 value ids, 2,048 fresh
 # examples per seed). The **control** is the same task asked with the written token itself
 # (`--protocol same_alias=true`, rows marked "identical tokens"): same vocabulary, same alias
 # table, same training; only the exact match is back.
@@ -159,7 +161,7 @@ plt.show()
 
 # %% [markdown]
 # **The read at initialization** (no training, 5 seeds x 256 examples,
-# `python -m tl_minimal.experiments study alias-init`, with `--same-alias` for the control):
+# `python -m tl_research study alias-init`, with `--same-alias` for the control):
 # where the entry holding the answer (the written alias) ranks among the 126 memory entries at
 # the question, whether it survives the top-8, and the weight it gets.
 
@@ -186,7 +188,7 @@ plt.show()
 # %% [markdown]
 # **The read after training: what the top-8 cuts.** Why do seeds that learned the aliases stop at
 # 71-84% with the top-8 read and reach 100% when every entry is read?
-# `python -m tl_minimal.experiments study alias-trained --variants gated_hybrid --seeds 0 1`
+# `python -m tl_research study alias-trained --variants gated_hybrid --seeds 0 1`
 # (with `--share 0.25` for the curriculum) trains the alias command's run again, same seed and
 # settings, so the same model (its accuracy below reproduces the table's), and looks at its read
 # on 512 evaluation questions: was the entry holding the answer (the written alias) among the 8
@@ -236,8 +238,8 @@ display(Markdown(results.alias_read_markdown()))
 # *(Beyond the paper, like sections 1 and 2; independent of the others.)* The paper's task
 # asks its question about 120 tokens after the pairs. Here the four pairs stay at the start and
 # the question moves to the end of a sequence of **1,024, 2,048 or 4,096 tokens**, so thousands of
-# filler tokens separate a write from its question (`python -m tl_minimal.experiments distance`,
-# generator `tl_minimal.experiments.tasks.recall_breaks.distance_batch`: the paper's vocabulary of 64 and its
+# filler tokens separate a write from its question (`python -m tl_research distance`,
+# generator `tl_research.tasks.recall_breaks.distance_batch`: the paper's vocabulary of 64 and its
 # 8 keys, 8 values and 10 filler ids). Each run trains on all three lengths in turn (batch k has
 # length 1,024, 2,048 or 4,096 for k mod 3 = 0, 1, 2) and is evaluated on fresh sequences of each
 # length; the models' learned positions are sized for 4,096 tokens, which is why their parameter
@@ -278,9 +280,9 @@ plt.show()
 # *twice*. On the first copy it can only use what it knows about English; on the second copy every
 # byte was written 64 positions back, so a model that copies predicts it almost for free.
 #
-# `python -m tl_minimal.experiments induction` trains exactly as the byte-level LM (table 1's
+# `python -m tl_research induction` trains exactly as the byte-level LM (table 1's
 # protocol and recipe), then reads 512 random spans of 64 bytes of the **validation** split, each
-# followed by itself (generator `tl_minimal.experiments.tasks.induction_data.repeated_spans`, worked example in its
+# followed by itself (generator `tl_research.tasks.induction_data.repeated_spans`, worked example in its
 # docstring; two copies of 64 fill the context of 128), and as many spans of **uniform random
 # bytes** read twice, where knowing English does not help and only copying can. It reports the
 # loss in bits at every position of both copies, and the **ratio** mean(second copy) / mean(first
@@ -296,7 +298,7 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from tl_minimal.experiments.tasks import induction_data as data_induction
+from tl_research.tasks import induction_data as data_induction
 
 IP = protocol("induction")
 valid_text = data_text.load_split("validation")
@@ -334,7 +336,7 @@ plt.show()
 
 # %% [markdown]
 # **The key-value read switched off.** The same models and spans with the read returning nothing
-# (`tl_minimal.experiments.studies.induction.read_switched_off`: $m_t = 0$, so the fused vector is the
+# (`tl_research.studies.induction.read_switched_off`: $m_t = 0$, so the fused vector is the
 # LayerNorm's constant bias). If the ratio goes to 1 without the read, the copying went through it.
 
 # %%

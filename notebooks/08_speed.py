@@ -11,6 +11,8 @@
 #
 # **Optional.** Outside the 00-07 path, and nothing there depends on it: it measures why the course's
 # triple-latent models are not 30-100 times slower than attention, as the paper's were.
+# It imports the research package `tl_research` (the repository's `research/` folder, installed beside
+# the course by `python run.py setup` in a clone; `pip install tl-minimal` alone does not bring it).
 #
 # The paper reports its models running **32.7x** (triple_hybrid) and **106.5x** (gated hybrid)
 # slower than its Transformer (T = 64, Apple MPS). Its FLOP count says the opposite should
@@ -29,7 +31,7 @@
 # **Prerequisites:** notebooks 01-03b (the recurrences and their chunked form) and 06 (the
 # key-value read).
 #
-# **Time.** About 80 minutes: 82 of reading (2419 words at 100 a minute, 220 lines of code at 4, 5
+# **Time.** About 85 minutes: 82 of reading (2448 words at 100 a minute, 220 lines of code at 4, 5
 # figures at half a minute each) and a run of every cell in default mode, measured at 44 s (CPU
 # 42 s, peak 952 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -41,7 +43,7 @@
 # | `mode="fast"` (default) | a few large matrix products per chunk of tokens | training, scoring a text |
 # | `*_step` / `model.step` | one token with an explicit carried state | generation, O(1) per token |
 #
-# The benchmark command `python -m tl_minimal.experiments speed` measures whole models; its
+# The benchmark command `python -m tl_research speed` measures whole models; its
 # committed runs (this repository's CPU) are `data/results/speed_cpu*.json`, and
 # `data/results/SPEED.md` is the full write-up: the table over three runs, the method, the
 # per-op profiles and what bounds each number.
@@ -65,15 +67,15 @@ import torch.nn.functional as F
 
 from tl_minimal import build_model, views
 from tl_minimal.blockwise_topk import KEY_BLOCK, QUERY_BLOCK, top_k_read
-from tl_minimal.experiments.bench import speed
-from tl_minimal.experiments.bench.timing import TrainStep, interleaved, peak_step_memory_mb
-from tl_minimal.experiments.results import results_dir
 from tl_minimal.kv_fusion import kv_read, kv_read_loop, kv_read_step
 from tl_minimal.readout import pair_readout
+from tl_minimal.results import results_dir
 from tl_minimal.running_state import previous_states, running_state
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.views import palette
+from tl_research.bench import speed
+from tl_research.bench.timing import TrainStep, interleaved, peak_step_memory_mb
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
@@ -196,7 +198,7 @@ plt.show()
 # %% [markdown]
 # ## 2. Whole models: the benchmark
 #
-# `python -m tl_minimal.experiments speed` builds every variant at the paper's byte-level size
+# `python -m tl_research speed` builds every variant at the paper's byte-level size
 # (d = 64, 3 layers, 4 heads, S = 16; the gated hybrid S = 8) and measures, at each length T:
 #
 # - **train_ms**: the median time of a training step (forward, cross-entropy, backward, AdamW)
@@ -532,7 +534,7 @@ for name, times in mixer_times.items():
 #
 # The same benchmark on this machine, small (a few lengths, fewer repetitions): expect other
 # absolute numbers than the committed run; the ratios are what carries over. The committed runs
-# used `python -m tl_minimal.experiments speed --threads 1 --clock cpu --no-loop --fwd-seconds 3
+# used `python -m tl_research speed --threads 1 --clock cpu --no-loop --fwd-seconds 3
 # --variants transformer triple_latent triple_slot triple_hybrid gated_hybrid --seq-lens 128 2048
 # 4096 --device cpu --out data/results/speed_cpu.json`.
 

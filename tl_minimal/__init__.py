@@ -22,8 +22,11 @@ Everything else is grouped by role, in three layers (docs/library.md; a lower la
 imports a higher one): the course library, this package's top level with ``data/`` (WikiText-2
 bytes, MiniMind tokens, recall tasks) and ``training/`` (the paper's lm and recall protocols,
 device, smoke switch, the training loop, metrics); the course helpers ``views/`` (plots and
-widgets), ``exercises/`` (checkers) and ``course/`` (the shipped checkpoints); the research code
-``experiments/`` (the studies' protocols and tasks, speed, results, notebook cost and time).
+widgets), ``exercises/`` (checkers) and ``course/`` (the shipped checkpoints); at the top,
+``instructor/`` (the nbgrader course command) and ``results/`` (the committed results read back).
+The research code (the studies, the experiments command, speed, notebook cost and time) is a second
+package beside this one, ``tl_research`` in the repository's ``research/`` folder: it imports this
+package, this package never imports it, and the course wheel does not hold it.
 
 The stable contract is this package's top level; module paths may change.
 """

@@ -16,15 +16,15 @@
 # The result files are committed, and the experiments command resumes an existing file: a rerun
 # over a complete file recomputes nothing and prints its table. FRESH=1 recomputes from scratch
 # (passes --fresh); an interrupted run resumes where it stopped when rerun without it.
-# The recall and MQAR tables (recall*.json, mqar*.json) come from `python -m tl_minimal.experiments study`;
+# The recall and MQAR tables (recall*.json, mqar*.json) come from `python -m tl_research study`;
 # see RECALL_STUDY.md. overwrite*.json, alias*.json, distance.json and induction*.json (where recall
 # breaks) come from the overwrite, alias, distance and induction functions below. Files written by an older
-# layout (one per command) are merged into this one by `python -m tl_minimal.experiments.results merge`.
+# layout (one per command) are merged into this one by `python -m tl_research.results merge`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}" PYTHONUNBUFFERED=1
 PY="${PYTHON:-.venv/bin/python}"
-E=(nice -n 10 "$PY" -m tl_minimal.experiments)
+E=(nice -n 10 "$PY" -m tl_research)
 F=(${FRESH:+--fresh})  # FRESH=1: recompute instead of resuming the committed file
 OUT=data/results
 ALL=(transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid)
@@ -117,11 +117,11 @@ overwrite() {  # 9. where recall breaks: keys written 2-3 times, answer = the la
     --out $OUT/overwrite_supersede.json
   "${E[@]}" overwrite --variants gated_hybrid --seeds 0 --steps 500 --no-progress \
     --out $OUT/overwrite_500steps.json  # is the plain row converged at 200 steps?
-  nice -n 10 "$PY" -m tl_minimal.experiments study overwrite-init --variants gated_hybrid_paper gated_hybrid \
+  nice -n 10 "$PY" -m tl_research study overwrite-init --variants gated_hybrid_paper gated_hybrid \
     --seeds 0 1 2 3 4 --out $OUT/overwrite_init_diagnosis.json
-  nice -n 10 "$PY" -m tl_minimal.experiments study overwrite-init --variants gated_hybrid --set supersede=true \
+  nice -n 10 "$PY" -m tl_research study overwrite-init --variants gated_hybrid --set supersede=true \
     --seeds 0 1 2 3 4 --out $OUT/overwrite_init_diagnosis_supersede.json
-  nice -n 10 "$PY" -m tl_minimal.experiments study init --variants gated_hybrid --set supersede=true \
+  nice -n 10 "$PY" -m tl_research study init --variants gated_hybrid --set supersede=true \
     --seeds 0 1 2 3 4 --examples 256 --out $OUT/recall_init_diagnosis_supersede.json
 }
 alias_keys() {  # 10. where recall breaks: written with one alias, asked with another (RECALL_STUDY.md 9)
@@ -151,9 +151,9 @@ alias_keys() {  # 10. where recall breaks: written with one alias, asked with an
   "${E[@]}" alias "${F[@]}" --variants transformer --seeds 0 1 2 --protocol same_alias_share=0.25 \
     --checkpoint-every 200 --no-progress --out $OUT/alias_curriculum0.25.json  # attention, same curriculum
   # the read after training (RECALL_STUDY.md 9.3): the same runs again (seeds 0, 1), what the top-8 cuts
-  nice -n 10 "$PY" -m tl_minimal.experiments study alias-trained --variants gated_hybrid --seeds 0 1 \
+  nice -n 10 "$PY" -m tl_research study alias-trained --variants gated_hybrid --seeds 0 1 \
     --out $OUT/alias_trained_read.json
-  nice -n 10 "$PY" -m tl_minimal.experiments study alias-trained --variants gated_hybrid --seeds 0 1 \
+  nice -n 10 "$PY" -m tl_research study alias-trained --variants gated_hybrid --seeds 0 1 \
     --share 0.25 --out $OUT/alias_trained_read_curriculum.json
   # 200 steps, the first default: 4 of 5 gated_hybrid seeds still on the plateau
   for v in gated_hybrid transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
@@ -175,9 +175,9 @@ alias_keys() {  # 10. where recall breaks: written with one alias, asked with an
     --no-progress --out $OUT/alias_top_k-all.json
   "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 4 --checkpoint-every 200 \
     --no-progress --out $OUT/alias_top_k-all.json
-  nice -n 10 "$PY" -m tl_minimal.experiments study alias-init --variants gated_hybrid gated_hybrid_paper \
+  nice -n 10 "$PY" -m tl_research study alias-init --variants gated_hybrid gated_hybrid_paper \
     --seeds 0 1 2 3 4 --out $OUT/alias_init_diagnosis.json
-  nice -n 10 "$PY" -m tl_minimal.experiments study alias-init --variants gated_hybrid gated_hybrid_paper \
+  nice -n 10 "$PY" -m tl_research study alias-init --variants gated_hybrid gated_hybrid_paper \
     --seeds 0 1 2 3 4 --same-alias --out $OUT/alias_init_diagnosis_same_alias.json
 }
 distance() {  # 11. where recall breaks: the pairs at the start of 1,024 / 2,048 / 4,096 tokens (RECALL_STUDY.md 10)
@@ -226,10 +226,10 @@ recall_more_variants() {  # table 4's missing rows; the paper trains them on rec
 }
 shipped() {  # the trained models notebooks 01-04 look inside (data/checkpoints/; about 4 minutes each on a quiet CPU):
   # the lm protocol's 2,000-step runs of lm_2000steps.json, seed 0, kept with their record (not in the default list)
-  "$PY" -m tl_minimal.experiments.ship_checkpoint triple_latent triple_slot --seed 0 --steps 2000
+  "$PY" -m tl_research.ship_checkpoint triple_latent triple_slot --seed 0 --steps 2000
 }
 family() {  # issue 33: the relatives and the ablations beside triple_latent and the Transformer, 80 steps, 5 seeds
-  # (not in the default list); compare with python -m tl_minimal.experiments.results.intervals paired FILE A B.
+  # (not in the default list); compare with python -m tl_minimal.results.intervals paired FILE A B.
   # triple_hybrid: conv_only's convolution with the memory, so the pair isolates the memory. FAMILY: a queue may
   # name fewer rows
   local rows=(${FAMILY:-gla deltanet h3 triple_latent transformer triple_key_shift triple_key_current conv_only
@@ -257,7 +257,7 @@ paper_experiments() {  # issue 24 item 3: all three, then the extra files folded
   recall_width
   recall_retrain
   recall_more_variants
-  "$PY" -m tl_minimal.experiments.results merge
+  "$PY" -m tl_research.results merge
 }
 
 TABLES=("$@")

@@ -19,7 +19,7 @@
 #    The first attempts (stages calibrate, calibrate_grid: labels on the ANSWER token, answers shown, the
 #    reference's N(0, 0.02) init) never got the Transformer past elimination; their files stay in issue32/.
 # 2. The paper's protocol, ours (item 3): gated_hybrid_paper at 500 steps on the seeds of the reference code's
-#    queue (recall_reference_code.json, tl_minimal/experiments/studies/reference_code.py); seeds 0-4 at 500
+#    queue (recall_reference_code.json, research/tl_research/studies/reference_code.py); seeds 0-4 at 500
 #    steps are already in recall.json. Arms: the reference's symmetric (non-causal) convolution, all seeds;
 #    2,000 steps and lr 1e-3, seeds 7 19 29 first. Cheap (a few minutes a run), so queued right after the
 #    Transformer's calibration: with the reference code's own runs they decide item 3.
@@ -27,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}" PYTHONUNBUFFERED=1
 PY="${PYTHON:-.venv/bin/python}"
-E=(${DRY:+echo} nice -n "${NICE:-19}" "$PY" -m tl_minimal.experiments)  # DRY=1: print the commands
+E=(${DRY:+echo} nice -n "${NICE:-19}" "$PY" -m tl_research)  # DRY=1: print the commands
 # A subfolder: `results merge` and `results index` read only data/results/*.json, and these suite files are
 # written for days (merge renames and removes files by their settings: never run it on a live suite file).
 OUT=data/results/issue32
@@ -95,7 +95,7 @@ mqar() {  # mqar PAIRS LR VARIANT SEEDS...: every pair asked
     --protocol lr="$lr" $(cal) $(key_ids "$pairs") $(aligned "$v") --out "$OUT/$(mqar_prefix "$pairs" "$v")${lr}.json"
 }
 best_lr() {  # best_lr FILE_PREFIX VARIANT [SUFFIX]: the lr whose file holds the better seed-0 value (ties: smaller)
-  "$PY" -m tl_minimal.experiments.studies.calibrated --folder "$OUT" "$1" --suffix "${3:-}" --best-lr "$2"
+  "$PY" -m tl_research.studies.calibrated --folder "$OUT" "$1" --suffix "${3:-}" --best-lr "$2"
 }
 sweep_row() {  # sweep_row VARIANT [-- --set ...]: seed 0 at every lr, then seeds 1-4 (MORE_SEEDS) at the best one
   local v=$1; shift
@@ -155,7 +155,7 @@ paper_ours_long() {  # item 3's 2,000-step arm of ours, the same seeds
 }
 reference_lr() {  # item 3: the paper's own code (a checkout at REFERENCE, default ./reference, ignored) at lr 1e-3,
   # the paper's seeds (REF_SEEDS): did the paper's seed-19 win need a larger step? About 53 min of a thread a run
-  "$PY" -m tl_minimal.experiments.studies.reference_code --checkout "${REFERENCE:-reference}" --lr 1e-3 \
+  "$PY" -m tl_research.studies.reference_code --checkout "${REFERENCE:-reference}" --lr 1e-3 \
     --seeds ${REF_SEEDS:-7 19 29} --out "$OUT/recall_reference_code_lr1e-3.json"
 }
 transformer_seeds() {  # the Transformer's seeds 1-4 on 4 pairs at its best lr
@@ -214,7 +214,7 @@ state_size() {  # item 2: MQAR with 4, 8 and 16 pairs; triple_latent and triple_
   # Transformer (a KV cache) and gated_hybrid (its store grows with T); seeds 0-2, each model at the lr its
   # 4-pair sweep chose, MQAR's budget (MQAR_STEPS, 2P key ids); at 8 pairs, not the rows mqar_rows trains (the
   # whole states and the default S = 16: the same runs, gathered in mqar_calibrated_pairs8.json). Then: python -m
-  # tl_minimal.experiments.studies.state_size gather
+  # tl_research.studies.state_size gather
   # STATE_PAIRS, STATE_S, STATE_VARIANTS and STATE_SEEDS: a queue may name fewer (e.g. STATE_PAIRS=8 STATE_S=64
   # STATE_VARIANTS=triple_slot STATE_SEEDS=1: one run); STATE_WHOLE=0 skips the Transformer and gated_hybrid
   local STEPS=$MQAR_STEPS IDS=1 pairs v S lr SEQ
@@ -240,7 +240,7 @@ state_size_recall4() {  # item 2 at table 4's budget (4 pairs, 1,000 steps x 128
   # triple_slot at S = 64, 8 and 32, seeds 0-2 (STATE_RECALL, STATE_S, STATE_SEEDS: a queue may name fewer), each
   # at the lr its sweep chose; S = 16, the Transformer and gated_hybrid are table 4's own rows
   # (recall_calibrated.json). Then: python -m
-  # tl_minimal.experiments.studies.state_size gather
+  # tl_research.studies.state_size gather
   local lr S v
   for v in ${STATE_RECALL:-triple_latent triple_slot}; do
     lr=$(best_lr "$(recall_prefix "$v")" "$v")
@@ -251,7 +251,7 @@ state_size_recall4() {  # item 2 at table 4's budget (4 pairs, 1,000 steps x 128
   done
 }
 gather() {  # each variant's runs at its chosen lr, one file per task (studies/calibrated.py), in data/results/
-  local G=("$PY" -m tl_minimal.experiments.studies.calibrated --folder "$OUT")
+  local G=("$PY" -m tl_research.studies.calibrated --folder "$OUT")
   "${G[@]}" "$(recall_prefix)" "$(recall_prefix gated_hybrid)" --out data/results/recall_calibrated.json \
     --variants "${TABLE4[@]}"
   # issue 33's relatives, beside the two rows they are read against, once a relative's sweep has seed 0
@@ -269,7 +269,7 @@ gather() {  # each variant's runs at its chosen lr, one file per task (studies/c
   STEPS=$MQAR16_STEPS
   "${G[@]}" "$(mqar_prefix 16)" "$(mqar_prefix 16 gated_hybrid)" --suffix "$MIX16_TAG" \
     --out data/results/mqar_calibrated_pairs16.json || true
-  "$PY" -m tl_minimal.experiments.studies.state_size gather || true  # recall_state_size.json, once runs exist
+  "$PY" -m tl_research.studies.state_size gather || true  # recall_state_size.json, once runs exist
 }
 
 STAGES=("$@")

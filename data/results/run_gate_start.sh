@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}" PYTHONUNBUFFERED=1
 PY="${PYTHON:-.venv/bin/python}"
-E=(${DRY:+echo} nice -n "${NICE:-19}" "$PY" -m tl_minimal.experiments)
+E=(${DRY:+echo} nice -n "${NICE:-19}" "$PY" -m tl_research)
 OUT=data/results/issue50
 read -r -a LRS <<< "${LRS:-3e-3 1e-3 1e-2}"
 STEPS=1000 SEQ=128
@@ -44,7 +44,7 @@ gate_seeds() {  # seeds 1-4 (MORE_SEEDS) at GATE_LR (default: the best seed-0 lr
   done; done
 }
 best_lr() {  # best_lr VARIANT GAM_BIAS: the lr whose seed-0 file scores best (ties: the smaller lr)
-  "$PY" -m tl_minimal.experiments.studies.gate_start best-lr --folder "$OUT" "$1" "$2"
+  "$PY" -m tl_research.studies.gate_start best-lr --folder "$OUT" "$1" "$2"
 }
 # the ladder (tl_minimal/ladder.py): rungs 0-2 are the gate study's rows (triple_latent at gam_bias 0 and 4,
 # triple_key_current at 4: the same layers, tests/model/test_ladder.py), rung 7 is gla (the family's rows);

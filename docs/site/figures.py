@@ -4,7 +4,7 @@ Writes each figure as SVG (it scales on a slide) and PNG (150 dpi), and ``figure
 figure's title and text alternative. The site build runs it into the site's ``figures/`` folder
 and shows them on its "Figures for slides" page. Nothing is trained: the architecture figures are
 drawn by ``tl_minimal.views.diagrams``, the result plots read the committed results in
-``data/results`` (``tl_minimal.experiments.results``). The module lives beside the site rather
+``data/results`` (``tl_minimal.results``). The module lives beside the site rather
 than in ``tl_minimal.views`` because pictures never import the study code, and this one reads both.
 
     layer        one triple-latent layer (views/diagrams.py layer_diagram)
@@ -26,7 +26,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from tl_minimal.experiments import results
+from tl_minimal import results
 from tl_minimal.views import diagrams, plots
 
 MARKERS = "osD^vP*X"  # one marker per model: a series never differs from another by colour alone

@@ -4,7 +4,7 @@ A recall accuracy means nothing without the score of a guess: 6.0% is chance on 
 ids and far below it with 8. Chance here is a constant guess, one over the number of value ids the
 answer is drawn from: ``1 / layout.n_values``, where the layout is the task's
 (:func:`tl_minimal.data.recall.layout_for` of its pairs and key ids; the break tasks of 07c have
-their own layouts in ``tl_minimal.experiments.tasks.recall_breaks``).
+their own layouts in ``tl_research.tasks.recall_breaks``).
 
 Every recall table or figure of the required notebooks 06-07 and of ``RECALL_STUDY.md`` is listed
 below with the task it scores (read from its result files' protocols where it has them). Its caption
@@ -25,9 +25,9 @@ from pathlib import Path
 import pytest
 
 from tl_minimal.data.recall import RecallLayout, layout_for
-from tl_minimal.experiments.results.recall_reports import RECALL_FILES
-from tl_minimal.experiments.tasks import recall_breaks
+from tl_minimal.results.recall_reports import RECALL_FILES
 from tl_minimal.training.protocols import protocol
+from tl_research.tasks import recall_breaks
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "data" / "results"

@@ -225,8 +225,8 @@ def test_a_checkpoint_resumes_bit_exactly_on_the_device(kind, tmp_path):
 
 @pytest.mark.slow
 def test_the_commands_run_on_the_device(tmp_path, capsys):
-    from tl_minimal.experiments import cli
-    from tl_minimal.experiments.studies.diagnose_recall import read_gate_gradient, retrieval_report
+    from tl_research import cli
+    from tl_research.studies.diagnose_recall import read_gate_gradient, retrieval_report
 
     with DeviceGuard("cuda"):
         out = tmp_path / "r.json"
@@ -329,7 +329,8 @@ def test_every_notebook_and_exercise_solution_runs_on_the_stand_in():
     assert len(scripts) >= 15
     # the data: TL_MINIMAL_DATA when set, else the committed fixture, so that a fresh clone without
     # network runs notebooks 05-07 too (they train on text; smoke mode needs only a few KB of it)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TL_SMOKE": "1", "MPLBACKEND": "Agg", "TL_DEVICE": "",
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "research")]), "TL_SMOKE": "1",
+           "MPLBACKEND": "Agg", "TL_DEVICE": "",
            "OMP_NUM_THREADS": "1",  # tiny models: one thread is faster than two waiting on each other
            "TL_MINIMAL_DATA": str(real_data_dir())}
     done = subprocess.run([sys.executable, str(Path(__file__).with_name("device_guard.py")), *map(str, scripts)],

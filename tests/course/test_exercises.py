@@ -474,7 +474,7 @@ def test_graded_mode_is_fixed_when_the_kernel_starts():
     """A cell writing os.environ["TL_GRADED"] = "0" does not turn the checks print-only."""
     code = ("import os\nfrom tl_minimal import exercises as ex\nos.environ['TL_GRADED'] = '0'\n"
             "try:\n    ex.check_causal_pad(lambda x, k: x)\nexcept AssertionError:\n    print('RAISED')\n")
-    env = {**os.environ, "TL_GRADED": "1", "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "TL_GRADED": "1", "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "research")])}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, encoding="utf-8",
                           timeout=120, check=False)
     assert "RAISED" in done.stdout, done.stderr

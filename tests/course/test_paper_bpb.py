@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tl_minimal.course.paper_bpb import MATCHED_WIDTH, PARAM_MATCHED, paper_bpb
-from tl_minimal.experiments.results.paper_numbers import PAPER
+from tl_minimal.results.paper_numbers import PAPER
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,7 @@ import json
 import matplotlib.pyplot as plt
 import pytest
 
-from tl_minimal.experiments.results.family_table import (
+from tl_minimal.results.family_table import (
     FAMILY_ORDER,
     YARDSTICKS,
     family_rows,

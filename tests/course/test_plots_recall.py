@@ -111,7 +111,7 @@ def test_position_bars_checks_lengths():
 
 
 def test_seeds_beside_paper_draws_every_seed_and_the_papers_stars():
-    from tl_minimal.views import plots_seeds
+    from tl_research.views import plots_seeds
 
     panels = {"width": [plots_seeds.Group("d=64", [0.12, 0.13, 1.0], [1.0]),
                         plots_seeds.Group("d=96", [], [0.1196], colour_index=1)],

@@ -13,9 +13,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
 
-from tl_minimal.experiments import results
-from tl_minimal.experiments.results import recall_reports
-from tl_minimal.views import plots_breaks, plots_reproduction, plots_seeds
+from tl_minimal import results
+from tl_minimal.results import recall_reports
+from tl_minimal.views import plots_reproduction
+from tl_research import results as research
+from tl_research.views import plots_breaks, plots_seeds
 
 RESULTS = results.results_dir()
 
@@ -78,7 +80,7 @@ def test_recall_reports_hold_the_files_numbers():
 def test_init_and_read_tables_have_a_row_per_model_and_seed():
     diag = json.loads((RESULTS / "recall_init_diagnosis.json").read_text(encoding="utf-8"))["mean_over_seeds"]
     assert len(results.init_diagnosis_markdown().splitlines()) == 2 + len(diag)
-    for table in (results.overwrite_init_markdown(), results.alias_init_markdown(), results.alias_read_markdown()):
+    for table in (research.overwrite_init_markdown(), research.alias_init_markdown(), research.alias_read_markdown()):
         lines = table.splitlines()
         assert len(lines) > 2 and all(line.startswith("|") and line.endswith("|") for line in lines)
 
@@ -99,16 +101,16 @@ def test_the_reproduction_figures_draw():
 
 
 def test_the_break_figures_draw_and_return_none_without_rows():
-    rows = results.break_rows("overwrite")
-    assert plots_breaks.overwrite_answers(rows, results.break_chance("overwrite")) is not None
-    alias = results.break_rows("alias")
+    rows = research.break_rows("overwrite")
+    assert plots_breaks.overwrite_answers(rows, research.break_chance("overwrite")) is not None
+    alias = research.break_rows("alias")
     pairs = plots_breaks.alias_pairs(alias)
     assert pairs and all("alias" in pair for pair in pairs.values())
-    assert plots_breaks.alias_accuracy(alias, results.break_chance("alias")) is not None
-    assert plots_breaks.alias_training_curves(results.break_curves("alias")) is not None
-    distance = results.break_rows("distance")
+    assert plots_breaks.alias_accuracy(alias, research.break_chance("alias")) is not None
+    assert plots_breaks.alias_training_curves(research.break_curves("alias")) is not None
+    distance = research.break_rows("distance")
     assert plots_breaks.distance_accuracy(distance, {}, [1024, 2048, 4096]) is not None
-    induction = results.induction_rows()
+    induction = research.induction_rows()
     assert len(plots_breaks.induction_ratios(induction).axes) == 2
     assert plots_breaks.induction_curves(induction, span_len=64) is not None
     for empty in (plots_breaks.overwrite_answers([], {}), plots_breaks.alias_accuracy([], {}),
@@ -124,8 +126,7 @@ def test_tables_unigram_is_the_yardstick_notebook_07_prints():
 
     if not os.environ.get("TL_MINIMAL_DATA"):
         pytest.skip("needs the real WikiText-2 copy (TL_MINIMAL_DATA); CI sets it")
-    from tl_minimal.experiments import results
-    from tl_minimal.experiments.protocols import protocol
+    from tl_minimal.training.protocols import protocol
 
     ipynb = Path(__file__).resolve().parents[2] / "notebooks" / "07_paper_reproduction.ipynb"
     nb = json.loads(ipynb.read_text(encoding="utf-8"))

@@ -1,6 +1,6 @@
 """Every number in the prose is true (issue 35, item 2).
 
-The rule lives in :mod:`tl_minimal.experiments.prose_numbers` (its docstring says it in full). In
+The rule lives in :mod:`tl_research.prose_numbers` (its docstring says it in full). In
 short, a *measured-looking* number of the prose, a decimal with at least two significant digits or
 a percentage, must be matched by a value that rounds to it at the prose's precision: an output of
 the same notebook, a result file the same cell or section names (or a row's mean and std over the
@@ -36,8 +36,8 @@ from pathlib import Path
 
 import pytest
 
-from tl_minimal.experiments import prose_numbers as pn
-from tl_minimal.experiments import results
+from tl_research import prose_numbers as pn
+from tl_research import results
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.py"))  # 03b and 06b too

@@ -31,10 +31,10 @@ from tl_minimal.course.shipped import (
 )
 from tl_minimal.data import text as data_text
 from tl_minimal.exercises.harness import one_thread
-from tl_minimal.experiments.ship_checkpoint import SMALL_EVAL_CHUNKS, loss_log
 from tl_minimal.training.evaluate import in_batches, mean_token_loss
 from tl_minimal.training.protocols import chunk_eval_set, protocol
 from tl_minimal.training.recipes import count_parameters, fit
+from tl_research.ship_checkpoint import SMALL_EVAL_CHUNKS, loss_log
 
 RETRAIN_STEPS = 5
 WINDOWS = Path(__file__).resolve().parents[1] / "fixtures" / "shipped_windows.json"
@@ -84,7 +84,7 @@ def test_a_shipped_checkpoint_is_small_and_its_record_describes_it(variant):
     assert record["params"] == count_parameters(model)
     assert all(p.dtype == torch.float32 for p in model.parameters())
     assert record["loss_log"]["steps"][:RETRAIN_STEPS] == list(range(RETRAIN_STEPS))
-    assert record["command"].startswith("python -m tl_minimal.experiments.ship_checkpoint")
+    assert record["command"].startswith("python -m tl_research.ship_checkpoint")
     assert record["committed"]["matches"], "the shipped model should repeat the committed lm_2000steps.json run"
 
 
@@ -140,7 +140,7 @@ def test_the_loss_log_keeps_the_first_steps_every_tenth_and_the_last():
 
 
 def test_a_missing_shipped_checkpoint_names_the_command_that_makes_it(tmp_path):
-    command = "python -m tl_minimal.experiments.ship_checkpoint triple_slot --seed 3 --steps 2000"
+    command = "python -m tl_research.ship_checkpoint triple_slot --seed 3 --steps 2000"
     with pytest.raises(ShippedCheckpointMissing, match=re.escape(command)):
         load_shipped("triple_slot", seed=3, folder=tmp_path)
 
@@ -149,8 +149,8 @@ def test_a_missing_shipped_checkpoint_names_the_command_that_makes_it(tmp_path):
 
 def test_the_shipped_recall_model_repeats_the_committed_run_and_its_small_eval():
     from tl_minimal.course.shipped import RECALL_STEPS, SHIPPED_RECALL
-    from tl_minimal.experiments.ship_checkpoint import SMALL_EVAL_RECALL, recall_eval_set
     from tl_minimal.training.evaluate import recall_accuracy
+    from tl_research.ship_checkpoint import SMALL_EVAL_RECALL, recall_eval_set
 
     for variant in SHIPPED_RECALL:
         weights, _ = shipped_paths(variant, steps=RECALL_STEPS, task="recall")

@@ -87,7 +87,7 @@ def test_hidden_answers_give_nothing_away_and_keep_the_task():
 
 
 def test_hide_answers_is_a_protocol_option_of_recall_tasks_only():
-    from tl_minimal.experiments.protocols import protocol
+    from tl_research.protocols import protocol
 
     p = protocol("mqar", hide_answers=True)
     assert p.to_dict()["hide_answers"] is True
@@ -124,8 +124,8 @@ def test_answer_at_key_moves_each_label_onto_the_asked_key_and_nothing_else():
 
 
 def test_answer_at_key_is_a_protocol_option_of_recall_tasks_only():
-    from tl_minimal.experiments.protocols import protocol
     from tl_minimal.training.recipes import make_sampler
+    from tl_research.protocols import protocol
 
     p = protocol("mqar", answer_at_key=True, hide_answers=True)
     assert p.sequence_options() == {"hide_answers": True, "answer_at_key": True}
@@ -142,7 +142,7 @@ def test_answer_at_key_is_a_protocol_option_of_recall_tasks_only():
 def test_a_protocols_eval_set_is_its_sizes_layout_and_switches():
     """RecallProtocol.eval_set (what every recall task scores) = data/recall.eval_set with the protocol's
     fields, the pairs' layout (a wider vocabulary past 8 pairs) and its sequence switches."""
-    from tl_minimal.experiments.protocols import protocol
+    from tl_research.protocols import protocol
 
     for p in (protocol("recall", eval_examples=64), protocol("mqar", n_pairs=16, n_queries=16, eval_examples=64,
                                                              answer_at_key=True, hide_answers=True)):
@@ -157,8 +157,8 @@ def test_a_protocols_eval_set_is_its_sizes_layout_and_switches():
 def test_key_ids_draw_the_pairs_from_a_wider_vocabulary():
     """--protocol key_ids=16: 8 pairs among 16 keys and 16 values (Zoology's few-pairs-of-many), so the
     values in context are not all the value ids; off by default (old result files keep their settings)."""
-    from tl_minimal.experiments.protocols import protocol
     from tl_minimal.training.recipes import make_sampler
+    from tl_research.protocols import protocol
 
     assert dr.layout_for(8, 8) == dr.layout_for(8) == L and dr.layout_for(4, 16).n_keys == 16
     p = protocol("mqar", n_pairs=8, n_queries=8, key_ids=16, hide_answers=True, answer_at_key=True)
@@ -183,8 +183,8 @@ def test_pairs_mix_cycles_the_pair_counts_of_the_training_batches():
     """--protocol pairs_mix=4:8:16: batch k writes (4, 8, 16)[k % 3] pairs and asks each of them (Zoology
     trains MQAR on a pool of pair counts); every batch keeps the length and the layout, and the
     evaluation keeps n_pairs. Off by default; a bad pool says what is expected."""
-    from tl_minimal.experiments.protocols import protocol
     from tl_minimal.training.recipes import make_sampler
+    from tl_research.protocols import protocol
 
     p = protocol("mqar", n_pairs=16, n_queries=16, key_ids=32, vocab_size=128, hide_answers=True,
                  answer_at_key=True, pairs_mix="4:8:16")
@@ -212,8 +212,8 @@ def test_pairs_mix_cycles_the_pair_counts_of_the_training_batches():
 def test_scaled_mix_lengths_keep_the_density_of_pairs():
     """--protocol mix_lengths=scaled: a pooled batch of P of the task's 16 pairs in 128 tokens is 128 * P / 16
     tokens long (32, 64, 128), as Zoology's pool puts fewer pairs in shorter sequences; the evaluation keeps 128."""
-    from tl_minimal.experiments.protocols import protocol
     from tl_minimal.training.recipes import make_sampler
+    from tl_research.protocols import protocol
 
     p = protocol("mqar", n_pairs=16, n_queries=16, key_ids=32, vocab_size=128, hide_answers=True,
                  answer_at_key=True, pairs_mix="4:8:16", mix_lengths="scaled")

@@ -4,9 +4,9 @@ random states, each checked here on the CPU with the machine's devices monkeypat
 import pytest
 import torch
 
-from tl_minimal.experiments import cli
 from tl_minimal.training import device
 from tl_minimal.training.train import make_optimizer
+from tl_research import cli
 
 
 @pytest.fixture

@@ -30,7 +30,8 @@ def test_single_process_helpers_are_no_ops():
 def test_two_cpu_processes_stay_in_step(tmp_path):
     out = tmp_path / "ddp.json"
     data = real_data_dir()  # TL_MINIMAL_DATA when set, else the committed fixture
-    env = {**os.environ, "TL_MINIMAL_DATA": str(data), "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "TL_MINIMAL_DATA": str(data), "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "research")])}
     cmd = [
         sys.executable,
         "-m",
@@ -39,7 +40,7 @@ def test_two_cpu_processes_stay_in_step(tmp_path):
         "--master_addr=127.0.0.1",
         f"--master_port={_free_port()}",
         "-m",
-        "tl_minimal.experiments",
+        "tl_research",
         "lm",
         "--variants",
         "transformer",

@@ -384,7 +384,7 @@ def test_printed_gate_is_a_vector_from_the_query():
 
 def test_printed_settings_through_build_model_and_set():
     from tl_minimal import build_model, default_config
-    from tl_minimal.experiments.arguments import key_value
+    from tl_research.arguments import key_value
 
     paper, printed = default_config("gated_hybrid_paper"), default_config("gated_hybrid_printed")
     assert {k for k in printed if printed[k] != paper[k]} == {"score_scale", "read_gate"}
@@ -429,7 +429,7 @@ def test_bad_printed_settings(settings, words):
                                           ("score_scale=-2", "score_scale (beta) must be a number > 0"),
                                           ("score_scale=printd", "or 'printed'")])
 def test_bad_printed_set_values_are_one_line_errors(value, words, capsys):
-    from tl_minimal.experiments import cli
+    from tl_research import cli
 
     assert cli.main(["recall", "--variants", "gated_hybrid_printed", "--set", value, "--device", "cpu"]) == 2
     err = capsys.readouterr().err.strip()

@@ -263,7 +263,7 @@ def test_gated_options_stay_causal_and_steppable(extra):
 
 def test_the_old_setting_names_are_errors_since_2_0():
     # temperature / learnable_temperature became score_scale / learnable_score_scale in 1.x; 2.0 reads
-    # only the new names (python -m tl_minimal.convert renames them in a 1.x checkpoint)
+    # only the new names (python -m tl_research.convert renames them in a 1.x checkpoint)
     with pytest.raises(ValueError, match=r"no setting.*'temperature'"):
         build_model("gated_hybrid", V, temperature=3.0)
     assert "temperature" not in default_config("gated_hybrid")

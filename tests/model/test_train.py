@@ -101,7 +101,7 @@ def test_train_follows_the_cosine_schedule():
 
 
 def test_protocol_lr_schedule_is_omitted_while_constant():
-    from tl_minimal.experiments.protocols import protocol
+    from tl_research.protocols import protocol
 
     assert "lr_schedule" not in protocol("recall").to_dict()  # files written before the field still match
     assert "lr_schedule" not in protocol("recall", lr_schedule="constant").to_dict()
@@ -254,8 +254,8 @@ def test_metrics_leave_the_model_in_training_mode():
 
 @pytest.mark.slow
 def test_fit_is_the_recipe_and_reproduces_with_its_seed():
-    from tl_minimal.experiments import protocol
     from tl_minimal.training.recipes import count_parameters, fit
+    from tl_research import protocol
 
     p = protocol("recall", steps=3, batch_size=4)
     model, history = fit("triple_latent", p, seed=5, device="cpu", progress=False)
@@ -269,10 +269,10 @@ def test_fit_is_the_recipe_and_reproduces_with_its_seed():
 
 def test_the_protocols_betas_reach_adamw(monkeypatch):
     """Protocol.betas is recorded in every results file, so it must be what AdamW uses."""
-    from tl_minimal.experiments import protocol
-    from tl_minimal.experiments.protocols import PROTOCOLS
     from tl_minimal.training import train as train_module
     from tl_minimal.training.recipes import fit
+    from tl_research import protocol
+    from tl_research.protocols import PROTOCOLS
 
     assert {tuple(p.betas) for p in PROTOCOLS.values()} == {(0.9, 0.999)}  # torch's default: no number moves
     seen = []
@@ -290,8 +290,8 @@ def test_the_protocols_betas_reach_adamw(monkeypatch):
 
 
 def test_fit_takes_a_tasks_own_sampler_and_one_train_config(tmp_path):
-    from tl_minimal.experiments import protocol
     from tl_minimal.training.recipes import fit, make_sampler
+    from tl_research import protocol
 
     p = protocol("recall", steps=2, batch_size=2, d_model=16, n_layers=1)
     config = p.train_config(device="cpu", progress=False)

@@ -1,7 +1,8 @@
 """The package's import structure, read from the source with ``ast`` (nothing is imported).
 
 What must hold, and why:
-- no import cycles between the modules of ``tl_minimal`` (a cycle makes the import order matter
+- no import cycles between the modules of ``tl_minimal`` and of the research package ``tl_research``
+  (a cycle makes the import order matter
   and hides which module is the foundation of which);
 - no private name (``_something``) of one module used by another, neither imported
   (``from .x import _f``) nor reached through an imported module (``x._f``): a private name
@@ -25,8 +26,10 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = "tl_minimal"
-ROOT = Path(__file__).resolve().parents[2] / PACKAGE
+PACKAGE = "tl_"  # the course package, tl_minimal, and the research package beside it, tl_research
+CLONE = Path(__file__).resolve().parents[2]
+ROOT = CLONE / "tl_minimal"
+RESEARCH = CLONE / "research" / "tl_research"
 
 # imported modules that may stay inside a function, with the reason (keyed by what is imported, so
 # that moving the module that imports it does not stale the list)
@@ -51,13 +54,13 @@ def allowed_local(target: str) -> bool:
 
 # ----------------------------------------------------------------------------- reading the source
 def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    parts = list(path.relative_to((RESEARCH if RESEARCH in path.parents else ROOT).parent).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(parts)
 
 
-MODULES = {module_name(p): p for p in sorted(ROOT.rglob("*.py"))}
+MODULES = {module_name(p): p for p in sorted(ROOT.rglob("*.py")) + sorted(RESEARCH.rglob("*.py"))}
 
 
 def is_package(name: str) -> bool:

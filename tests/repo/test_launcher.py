@@ -40,7 +40,8 @@ def test_test_creates_the_venv_installs_torch_first_then_runs_the_strict_suite()
     pip = [py, "-m", "pip", "install", "--quiet"]
     assert cmds[0] == run.show([sys.executable, "-m", "venv", str(venv)])
     assert cmds[1] == run.show([*pip, "--upgrade", "pip"]) and cmds[2] == run.show([*pip, "torch==2.13.0"])
-    assert cmds[3].startswith(run.show([*pip, "-e", ".[dev,browser]"]))  # then -c the lock file, if there is one
+    # the course and, beside it, the research package (research/, never in the course wheel); then -c the lock file
+    assert cmds[3].startswith(run.show([*pip, "-e", ".[dev,browser]", "-e", "research"]))
     assert cmds[4] == run.show([py, "-X", "warn_default_encoding", "-m", "pytest", "--nbval"])
 
 
@@ -115,6 +116,7 @@ def test_strict_encoding_fails_our_code_and_spares_third_party(tmp_path):
     env = {**os.environ, **run.strict_encoding_env(ROOT), "PYTHONPATH": str(tmp_path)}
     assert "error::EncodingWarning:tl_minimal.instructor.blanks" in env["PYTHONWARNINGS"]
     assert "error::EncodingWarning:test_launcher" in env["PYTHONWARNINGS"]
+    assert "error::EncodingWarning:tl_research.cli" in env["PYTHONWARNINGS"]  # the research package's too
 
     def child(code: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,

@@ -175,7 +175,7 @@ def _train_rank(rank: int, port: int, out: str, data: str) -> None:
     """One rank of a two-process run, as torchrun would set it up, in a process started by `spawn`."""
     os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE="2", LOCAL_WORLD_SIZE="2",
                       MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), TL_MINIMAL_DATA=data, OMP_NUM_THREADS="1")
-    from tl_minimal.experiments.cli import main
+    from tl_research.cli import main
 
     code = main(["lm", "--variants", "transformer", "--seeds", "0", "--steps", "2", "--eval-batches", "1",
                  "--device", "cpu", "--no-progress", "--set", "d_model=16", "--set", "n_layers=1", "--out", out])
@@ -274,7 +274,7 @@ def test_a_crlf_checkout_keeps_the_pairs_and_the_blanks_correct(tmp_path):
         assert cells(jupytext.read(ipynb)) == cells(jupytext.read(ipynb.with_suffix(".py"))) \
             == cells(jupytext.read(original.with_suffix(".py"))), ipynb.name
     exercises = copy / "exercises"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "research")])}
     done = subprocess.run([sys.executable, "-m", "tl_minimal.instructor.blanks", str(exercises)], cwd=tmp_path,
                           env=env, capture_output=True, text=True, encoding="utf-8", timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -1,5 +1,11 @@
-"""A normal (non-editable) install carries what the notebooks read: build the wheel, install it into
-a fresh virtual environment, run notebooks 00, 06a and 07 in smoke mode from a copy outside the clone.
+"""A normal (non-editable) install is the course: build the wheel, install it into a fresh virtual
+environment, run every required notebook (00-07 and their second sittings; not the optional 07b, 07c
+and 08, which import the research package) in smoke mode from a copy outside the clone.
+
+The wheel holds the course package only: the research package (research/tl_research: the studies, the
+experiments command, the speed bench, the repository's tools) is installed in a clone beside it and
+never ships; the test checks the wheel's files and that ``import tl_research`` fails where the
+notebooks run.
 
 This is what a JupyterHub image or a hosted notebook does (``pip install .``, then the notebooks
 anywhere): nothing may be found relative to the source tree. The new environment downloads nothing:
@@ -7,7 +13,7 @@ a ``.pth`` file hands it this interpreter's packages (torch, jupyter, ...), and 
 installed with ``--no-deps --no-index``. The environment variable ``PYTHONPATH`` is dropped, so the
 only ``tl_minimal`` the notebooks can import is the installed wheel's (the test checks which one).
 
-Slow (about 2-3 minutes, most of it the three notebooks): marked ``slow`` and ``repo`` (it builds the
+Slow (minutes, most of it the notebooks): marked ``slow`` and ``repo`` (it builds the
 whole repository); `python run.py test-fast` leaves it out, CI runs it. It builds with
 ``python -m build`` when the ``build`` package is installed, else with ``pip wheel`` (the same setuptools
 backend); the notebooks read the data ``TL_MINIMAL_DATA`` names, else the committed fixture
@@ -19,11 +25,13 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import sysconfig
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -31,7 +39,17 @@ import pytest
 from conftest import real_data_dir
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = ("00_start_here.ipynb", "06a_kv_recall.ipynb", "07_paper_reproduction.ipynb")  # 06a: the shipped checkpoint
+OPTIONAL = re.compile(r"^# \*\*Optional\.\*\*", re.MULTILINE)  # an optional notebook says so in its first cell
+
+
+def required_notebooks() -> list[str]:
+    """The required lessons' .ipynb names: every numbered notebook whose first cell does not say Optional."""
+    sources = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.py"))
+    return [p.with_suffix(".ipynb").name for p in sources
+            if not OPTIONAL.search(p.read_text(encoding="utf-8").split("# %%")[1])]
+
+
+NOTEBOOKS = required_notebooks()
 _SKIP_ANYWHERE = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__",
                                        ".ipynb_checkpoints", "*.checkpoints", "runs")
 
@@ -54,6 +72,13 @@ def test_every_package_is_listed_for_the_wheel():
     found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "tl_minimal").rglob("__init__.py")}
     assert found - listed == set(), "add these to [tool.setuptools] packages in pyproject.toml"
     assert listed - found == {"tl_minimal.results_files", "tl_minimal.checkpoint_files"}
+    assert not [name for name in listed if not name.startswith("tl_minimal")], "only the course package ships"
+
+
+def test_the_required_notebooks_are_the_lessons_00_to_07():
+    assert NOTEBOOKS[0] == "00_start_here.ipynb" and NOTEBOOKS[-1] == "07_paper_reproduction.ipynb"
+    assert "06b_family.ipynb" in NOTEBOOKS and len(NOTEBOOKS) == 13
+    assert not {"07b_diagnoses.ipynb", "07c_recall_breaks.ipynb", "08_speed.ipynb"} & set(NOTEBOOKS)
 
 
 def _run(cmd, cwd, env, timeout=600) -> str:
@@ -102,14 +127,29 @@ def installed(tmp_path_factory):
     outside = tmp / "elsewhere"
     outside.mkdir()
     env["PATH"] = str(python.parent) + os.pathsep + env.get("PATH", "")  # `python` is the new environment's
+    env["TL_WHEEL"] = str(wheel)  # for the test of what it holds
     return python, outside, env
+
+
+@pytest.mark.slow
+@pytest.mark.repo
+def test_the_wheel_holds_the_course_and_not_the_research_package(installed):
+    python, outside, env = installed
+    names = zipfile.ZipFile(env["TL_WHEEL"]).namelist()
+    tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert tops == {"tl_minimal"}, tops
+    assert "tl_minimal/results/__init__.py" in names and "tl_minimal/course/shipped.py" in names
+    assert not [n for n in names if "experiments" in n or "tl_research" in n]
+    # where the notebooks run, the research package cannot be imported: what they ran, the wheel held
+    probe = "import importlib.util; print(importlib.util.find_spec('tl_research'))"
+    assert _run([python, "-c", probe], outside, env).strip() == "None"
 
 
 @pytest.mark.slow
 @pytest.mark.repo
 def test_installed_package_finds_its_results_without_the_clone(installed):
     python, outside, env = installed
-    probe = ("import json, tl_minimal; from tl_minimal.experiments import results; "
+    probe = ("import json, tl_minimal; from tl_minimal import results; "
              "print(json.dumps([tl_minimal.__file__, str(results.results_dir()), "
              "results.TABLES['lm_matched_width'].rows()[0].label]))")
     package, folder, first = json.loads(_run([python, "-c", probe], outside, env))
@@ -120,7 +160,7 @@ def test_installed_package_finds_its_results_without_the_clone(installed):
     assert first == "transformer"
     copy = outside / "my results"  # the documented override: another folder of results files
     shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("__init__.py", "__pycache__"))
-    moved = _run([python, "-c", "from tl_minimal.experiments import results; print(results.results_dir())"], outside,
+    moved = _run([python, "-c", "from tl_minimal import results; print(results.results_dir())"], outside,
                  {**env, "TL_MINIMAL_RESULTS": str(copy)})
     assert Path(moved.strip()) == copy
 
@@ -148,7 +188,8 @@ def test_notebooks_run_from_a_copy_outside_the_clone(installed):
          "source": "import sys, tl_minimal\nprint(sys.executable)\nprint(tl_minimal.__file__)"}]}), encoding="utf-8")
     env = {**env, "TL_SMOKE": "1", "TL_MINIMAL_DATA": str(real_data_dir())}  # smoke mode: the fixture's text will do
     _run([python, "-m", "nbconvert", "--to", "notebook", "--execute", "--output-dir", outside / "ran",
-          "--ExecutePreprocessor.timeout=600", check, *(notebooks / n for n in NOTEBOOKS)], notebooks, env, timeout=900)
+          "--ExecutePreprocessor.timeout=600", check, *(notebooks / n for n in NOTEBOOKS)], notebooks, env,
+         timeout=1800)
     probe = json.loads((outside / "ran" / check.name).read_text(encoding="utf-8"))
     kernel_python, package = "".join(probe["cells"][0]["outputs"][0]["text"]).split()
     venv_root = Path(python).parents[1].resolve()

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from tl_minimal.data.text import BOS, EOS, decode, encode
-from tl_minimal.experiments.tasks import induction_data as ind
+from tl_research.tasks import induction_data as ind
 
 TEXT = encode("the cat sat on the mat, and the dog sat on the log. " * 4)
 

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from tl_minimal.data.recall import IGNORE
-from tl_minimal.experiments.tasks import recall_breaks as rb
+from tl_research.tasks import recall_breaks as rb
 
 
 def _g(seed):

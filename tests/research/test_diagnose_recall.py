@@ -5,7 +5,7 @@ import torch
 
 from tl_minimal import build_model
 from tl_minimal.data.recall import recall_batch
-from tl_minimal.experiments.studies.diagnose_recall import (
+from tl_research.studies.diagnose_recall import (
     answer_entries,
     at_initialization,
     constant_guess,
@@ -62,7 +62,7 @@ def test_at_initialization_runs_the_protocol_model():
 def test_study_runner_evaluates_at_each_step_and_writes_json(tmp_path):
     import json
 
-    from tl_minimal.experiments.cli import main
+    from tl_research.cli import main
 
     out = tmp_path / "r.json"
     assert main(["study", "train", "--variants", "gated_hybrid", "--seeds", "0", "--eval-at", "1", "2",
@@ -91,7 +91,7 @@ def test_read_gate_gets_no_gradient_inside_the_norm_once_values_are_large():
 def test_study_baseline_and_merge_commands_write_their_files(tmp_path, capsys):
     import json
 
-    from tl_minimal.experiments.cli import main
+    from tl_research.cli import main
 
     base = tmp_path / "baseline.json"
     assert main(["study", "baseline", "--seeds", "0", "1", "--out", str(base)]) == 0

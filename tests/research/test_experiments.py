@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURE_DATA, data_dirs, head_only_copy
-from tl_minimal.experiments import cli, protocol
-from tl_minimal.experiments.protocols import PAPER_VARIANTS, PROTOCOLS
 from tl_minimal.training.device import available_devices
+from tl_research import cli, protocol
+from tl_research.protocols import PAPER_VARIANTS, PROTOCOLS
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--set", "d_model=16", "--set", "n_layers=1", "--no-progress", "--device", "cpu"]
@@ -243,9 +243,9 @@ def test_diverged_run_is_recorded_and_exits_1(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.slow
 def test_module_entry_point_from_a_terminal():
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "research")])}
     done = subprocess.run(
-        [sys.executable, "-m", "tl_minimal.experiments", "recall", "--variants", "bogus"],
+        [sys.executable, "-m", "tl_research", "recall", "--variants", "bogus"],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -256,7 +256,7 @@ def test_module_entry_point_from_a_terminal():
     )
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "bogus" in done.stderr
     helped = subprocess.run(
-        [sys.executable, "-m", "tl_minimal.experiments", "--help"],
+        [sys.executable, "-m", "tl_research", "--help"],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -269,8 +269,8 @@ def test_module_entry_point_from_a_terminal():
 
 
 def test_one_command_line_holds_the_tasks_speed_and_the_study(capsys):
-    from tl_minimal.experiments import recall_study
-    from tl_minimal.experiments.arguments import build_parser
+    from tl_research import recall_study
+    from tl_research.arguments import build_parser
 
     args = build_parser().parse_args(["study", "init", "--ablations", "--set", "a=1", "--set", "b=true"])
     assert args.command == "study" and args.study_command == "init" and dict(args.overrides) == {"a": 1, "b": True}
@@ -279,32 +279,32 @@ def test_one_command_line_holds_the_tasks_speed_and_the_study(capsys):
     assert "unrecognized arguments: b=2" in capsys.readouterr().err
     assert recall_study.main(["alias-init", "--variants", "gated_hybrid"]) == 2  # the old module: where it went
     err = capsys.readouterr().err
-    assert "python -m tl_minimal.experiments study alias-init" in err and "train" not in err
+    assert "python -m tl_research study alias-init" in err and "train" not in err
 
 
 def test_recorded_command_names_the_module_not_this_machines_path(monkeypatch):
-    from tl_minimal.experiments import provenance as runner
+    from tl_research import provenance as runner
 
-    package = ROOT / "tl_minimal" / "experiments"
+    package = ROOT / "research" / "tl_research"
     monkeypatch.setattr(sys, "argv", [str(package / "__main__.py"), "lm", "--seeds", "0"])
-    assert runner.command_line() == "python -m tl_minimal.experiments lm --seeds 0"
+    assert runner.command_line() == "python -m tl_research lm --seeds 0"
     monkeypatch.setattr(sys, "argv", [str(package / "studies" / "x.py"), "train", "--seeds", "1"])
-    assert runner.command_line() == "python -m tl_minimal.experiments.studies.x train --seeds 1"
+    assert runner.command_line() == "python -m tl_research.studies.x train --seeds 1"
     monkeypatch.setattr(sys, "argv", ["my_script.py", "--x"])  # not a module of the package: as typed
     assert runner.command_line() == "my_script.py --x"
 
 
 def test_recorded_command_writes_paths_in_the_checkout_relative_to_it(monkeypatch, tmp_path):
-    from tl_minimal.experiments import cli
-    from tl_minimal.experiments import provenance as runner
+    from tl_research import cli
+    from tl_research import provenance as runner
 
     inside, outside = ROOT / "data" / "results" / "x.json", tmp_path / "y.json"
     assert runner.portable(str(inside)) == "data/results/x.json"
     assert runner.portable(f"--out={inside}") == "--out=data/results/x.json"
     assert runner.portable(str(outside)) == str(outside)  # elsewhere: kept, it is where the file is
     assert runner.portable("data/results/x.json") == "data/results/x.json" and runner.portable("7") == "7"
-    monkeypatch.setattr(sys, "argv", [str(ROOT / "tl_minimal" / "experiments" / "__main__.py"), "lm", "--out",
+    monkeypatch.setattr(sys, "argv", [str(ROOT / "research" / "tl_research" / "__main__.py"), "lm", "--out",
                                       str(inside)])
-    assert runner.command_line() == "python -m tl_minimal.experiments lm --out data/results/x.json"
+    assert runner.command_line() == "python -m tl_research lm --out data/results/x.json"
     assert cli.resume_command(["lm", "--fresh"], str(inside)) == (
-        "python -m tl_minimal.experiments lm --out data/results/x.json")
+        "python -m tl_research lm --out data/results/x.json")

@@ -5,12 +5,12 @@ import json
 import pytest
 import torch
 
-from tl_minimal.experiments import cli
-from tl_minimal.experiments.protocols import protocol
-from tl_minimal.experiments.studies import breaks
-from tl_minimal.experiments.tasks import recall_breaks as rb
 from tl_minimal.training.recipes import build
 from tl_minimal.training.train import seed_everything
+from tl_research import cli
+from tl_research.protocols import protocol
+from tl_research.studies import breaks
+from tl_research.tasks import recall_breaks as rb
 
 TINY = ["--set", "d_model=16", "--set", "n_layers=1", "--no-progress", "--device", "cpu",
         "--steps", "2", "--eval-examples", "32"]

@@ -10,15 +10,15 @@ import torch.nn.functional as F
 from conftest import FIXTURE_DATA
 from tl_minimal import build_model
 from tl_minimal.data.text import VOCAB_SIZE, encode
-from tl_minimal.experiments import cli
-from tl_minimal.experiments.protocols import protocol
-from tl_minimal.experiments.studies.induction import (
+from tl_research import cli
+from tl_research.protocols import protocol
+from tl_research.studies.induction import (
     copy_losses,
     copy_summary,
     position_bits,
     read_switched_off,
 )
-from tl_minimal.experiments.tasks import induction_data as data_induction
+from tl_research.tasks import induction_data as data_induction
 
 TEXT = encode("the cat sat on the mat, and the dog sat on the log. " * 8)
 L = 16

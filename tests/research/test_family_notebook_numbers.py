@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from tl_minimal.experiments.results.family_table import (
+from tl_minimal.results.family_table import (
     FAMILY_ORDER,
     budget,
     paired_variants,
     rows_file,
     seeds_by_variant,
 )
-from tl_minimal.experiments.results.intervals import paired_difference, values_by_seed
+from tl_minimal.results.intervals import paired_difference, values_by_seed
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "06b_family.py"
@@ -112,7 +112,7 @@ RECALL_DIFF = re.compile(r"`(\w+)` minus `(\w+)`:\s+([+-]\d+\.\d)\s+points\s+\[(
 
 
 def _recall_rows() -> dict:
-    from tl_minimal.experiments.results.calibrated_table import FAMILY_FILE, calibrated_rows
+    from tl_minimal.results.calibrated_table import FAMILY_FILE, calibrated_rows
 
     return {r.variant: r for r in calibrated_rows(FAMILY_FILE, root=RECALL_FILE.parent)}
 
@@ -125,7 +125,7 @@ def test_section_5_quotes_recall_rows_as_the_file_gives_them():
     quoted = {v: (mean, n) for v, mean, n in RECALL_MEAN.findall(prose)}
     assert {"deltanet", "gla", "triple_latent"} <= set(quoted)
     assert quoted == {v: (f"{100 * rows[v].mean:.1f}", str(len(rows[v].seeds))) for v in quoted}, (
-        "update section 5 of 06b: `python -m tl_minimal.experiments.results.calibrated_table`")
+        "update section 5 of 06b: `python -m tl_minimal.results.calibrated_table`")
     assert "**The verdict on recall, at 1,000 steps of the calibrated task.**" in prose
     assert "RECALL_VERDICT" not in prose and "LADDER_VERDICT" not in prose
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from tl_minimal.experiments.studies import gate_start
+from tl_research.studies import gate_start
 
 
 def run(variant, seed, value):

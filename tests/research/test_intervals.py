@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from tl_minimal.experiments.results.intervals import (
+from tl_minimal.results.intervals import (
     betainc,
     binomial_cdf,
     clopper_pearson,

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from tl_minimal.experiments.studies import lm_yardstick
+from tl_research.studies import lm_yardstick
 
 
 def write(folder, variant, lr, values):

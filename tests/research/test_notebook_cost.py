@@ -1,4 +1,4 @@
-"""The notebook-cost benchmark (tl_minimal.experiments.notebook_cost) measures a real run and records it.
+"""The notebook-cost benchmark (tl_research.notebook_cost) measures a real run and records it.
 
 A two-cell notebook that sleeps and burns CPU runs in a fresh kernel; the measured wall time must
 cover the sleep, the CPU time the busy loop, and the record must merge into an existing file.
@@ -12,7 +12,7 @@ import json
 import nbformat
 import pytest
 
-from tl_minimal.experiments import notebook_cost
+from tl_research import notebook_cost
 
 
 def _write_notebook(path, cells):

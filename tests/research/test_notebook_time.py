@@ -1,7 +1,7 @@
 """The notebooks' Time lines and the learning paths are read from a measure, and every lesson fits a sitting.
 
-``tl_minimal.experiments.notebook_time`` counts reading from the committed notebooks and takes the run time from
-``docs/notebook_cost.json`` (measured by ``tl_minimal.experiments.notebook_cost``). These tests fail when a Time
+``tl_research.notebook_time`` counts reading from the committed notebooks and takes the run time from
+``docs/notebook_cost.json`` (measured by ``tl_research.notebook_cost``). These tests fail when a Time
 line, notebook 00's learning path or the README's is not what the measure says, or when a lesson notebook
 needs more than one sitting (60 minutes) and is not in the ratchet ``notebook_time.OVER_60``.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tl_minimal.experiments import notebook_time
+from tl_research import notebook_time
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_every_time_line_and_learning_path_is_read_from_the_measure():
     stale = notebook_time.stale(ROOT)
     assert not stale, (f"stale Time lines or learning paths: {[p.relative_to(ROOT).as_posix() for p in stale]}; "
-                       "run `python -m tl_minimal.experiments.notebook_time --write` (after remeasuring with "
-                       "`python -m tl_minimal.experiments.notebook_cost <notebook>` if the notebook's code changed)")
+                       "run `python -m tl_research.notebook_time --write` (after remeasuring with "
+                       "`python -m tl_research.notebook_cost <notebook>` if the notebook's code changed)")
 
 
 def test_every_notebook_and_solution_has_a_measured_run():

@@ -1,6 +1,6 @@
 """The paper's numbers live in one place, the ``PAPER`` table; every write-up quotes the same values.
 
-``PAPER`` (``tl_minimal/experiments/results/paper_numbers.py``) holds each number the paper prints that this repository
+``PAPER`` (``tl_minimal/results/paper_numbers.py``) holds each number the paper prints that this repository
 quotes. These tests check, against it:
 
 - the parameter counts the paper prints: our model at the same configuration has exactly that
@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tl_minimal import build_model
-from tl_minimal.experiments.results.paper_numbers import PAPER
+from tl_minimal.results.paper_numbers import PAPER
 
 ROOT = Path(__file__).resolve().parents[2]
 WINDOW = 400  # characters after a phrase in which its number must appear (a wrapped sentence)

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import pytest
 
-from tl_minimal.experiments.results.intervals import clopper_pearson, paired_difference, values_by_seed
-from tl_minimal.experiments.results.paper_numbers import PAPER
+from tl_minimal.results.intervals import clopper_pearson, paired_difference, values_by_seed
+from tl_minimal.results.paper_numbers import PAPER
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "data" / "results"
@@ -139,7 +139,7 @@ def transformer_at_paper_budget() -> tuple[str, str]:
 def points_by_state(variant: str = "triple_latent", task: str = "recall") -> dict:
     """{S: point} of ``variant`` on 4-pair recall (or MQAR with 8 pairs) in ``recall_state_size.json``
     (studies/state_size.py)."""
-    from tl_minimal.experiments.studies.state_size import points
+    from tl_minimal.results.state_size_table import points
 
     result = json.loads((RESULTS / "recall_state_size.json").read_text(encoding="utf-8"))
     return {q["state_dim"]: q for q in points(result) if q["task"] == task and q["variant"] == variant}
@@ -161,7 +161,7 @@ def state_range(variant: str = "triple_latent", task: str = "recall") -> tuple[s
 def deltanet_point() -> tuple[str, str, str]:
     """(state bytes, mean accuracy in %, seeds) of issue 33's DeltaNet on the calibrated 4-pair task: its bytes
     from recall_state_size.json, its runs from recall_calibrated_family.json (they must agree)."""
-    from tl_minimal.experiments.studies.state_size import points
+    from tl_minimal.results.state_size_table import points
 
     result = json.loads((RESULTS / "recall_state_size.json").read_text(encoding="utf-8"))
     (q,) = [q for q in points(result) if q["task"] == "recall" and q["variant"] == "deltanet"]
@@ -353,11 +353,11 @@ def test_the_wordings_find_what_they_should():
 def test_the_calibrated_table_of_the_study_is_the_gathered_files():
     """RECALL_STUDY.md section 12 prints recall_calibrated.json's table as calibrated_table makes it, and names
     the budget the file's protocol has."""
-    from tl_minimal.experiments.results.calibrated_table import budget, calibrated_markdown
+    from tl_minimal.results.calibrated_table import budget, calibrated_markdown
 
     text = (ROOT / STUDY).read_text(encoding="utf-8")
     assert calibrated_markdown("recall_calibrated.json") in text, (
-        "RECALL_STUDY.md section 12: paste `python -m tl_minimal.experiments.results.calibrated_table`'s table")
+        "RECALL_STUDY.md section 12: paste `python -m tl_minimal.results.calibrated_table`'s table")
     p = json.loads((RESULTS / "recall_calibrated.json").read_text(encoding="utf-8"))["protocol"]
     assert (p["steps"], p["seq_len"], p["n_pairs"], p["n_queries"]) == (1000, 128, 4, 4)
     assert p["hide_answers"] and p["answer_at_key"] and p["model_config"]["init"] == "fan_in"
@@ -369,8 +369,8 @@ def test_the_calibrated_table_of_the_study_is_the_gathered_files():
 
 def test_the_state_size_table_of_the_study_is_the_gathered_file():
     """RECALL_STUDY.md section 12 prints recall_state_size.json's points as studies.state_size makes them."""
-    from tl_minimal.experiments.studies.state_size import markdown
+    from tl_research.studies.state_size import markdown
 
     result = json.loads((RESULTS / "recall_state_size.json").read_text(encoding="utf-8"))
     assert markdown(result) in (ROOT / STUDY).read_text(encoding="utf-8"), (
-        "RECALL_STUDY.md section 12: paste `python -m tl_minimal.experiments.studies.state_size table`'s table")
+        "RECALL_STUDY.md section 12: paste `python -m tl_research.studies.state_size table`'s table")

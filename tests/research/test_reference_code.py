@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tl_minimal.experiments.studies import reference_code as rc
+from tl_research.studies import reference_code as rc
 
 # what the reference script prints (the shape of its print statements; numbers made up for the test)
 STDOUT = """[MEM] triple-hybrid-assoc-gated-last-logits step 0100/0500 pairs=4 seq=128 lr=0.000300 loss=2.0794

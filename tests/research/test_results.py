@@ -1,12 +1,12 @@
-"""tl_minimal.experiments.results: loading results files, seed summaries, the table beside the paper (no training)."""
+"""tl_research.results: loading results files, seed summaries, the table beside the paper (no training)."""
 
 import json
 from pathlib import Path
 
 import pytest
 
-from tl_minimal.experiments import results
-from tl_minimal.experiments.protocols import PROTOCOLS
+from tl_research import results
+from tl_research.protocols import PROTOCOLS
 
 
 def _write(path, runs, overrides=None):
@@ -216,8 +216,8 @@ def test_results_dir_is_the_clone_unless_overridden(tmp_path, monkeypatch):
 
 def test_tables_pair_each_row_with_the_yardstick_by_seed():
     # issue 32 item 4: a table that names a yardstick shows each row minus it, paired by seed, 95% t interval
-    from tl_minimal.experiments.results.intervals import paired_difference
-    from tl_minimal.experiments.results.tables import markdown_table, summarize
+    from tl_minimal.results.intervals import paired_difference
+    from tl_minimal.results.tables import markdown_table, summarize
 
     def run(variant, seed, value):
         return {"label": variant, "variant": variant, "params": 10, "seed": seed, "value": value, "steps": 80,

@@ -1,10 +1,10 @@
-"""tl_minimal.experiments.results (induction_tables): rows over seeds, the tables, mean curves (no training)."""
+"""tl_research.results (induction_tables): rows over seeds, the tables, mean curves (no training)."""
 
 import json
 
 import pytest
 
-from tl_minimal.experiments import results as ri
+from tl_research import results as ri
 
 
 def _measure(first, second, L=4):

@@ -6,9 +6,9 @@ import shutil
 
 import pytest
 
-from tl_minimal.experiments.results import __main__ as cli
-from tl_minimal.experiments.results import index, merge, results_dir
-from tl_minimal.experiments.suite import Suite
+from tl_research.results import __main__ as cli
+from tl_research.results import index, merge, results_dir
+from tl_research.suite import Suite
 
 OLD_SUITE_FILES, OLD_RUNS = 110, 391  # counted in the per-command layout this merge replaced (129 files)
 # files merged in since, with their runs (issue 24): the paper's d=60 parameter-matched rows (2 files x 3
@@ -124,7 +124,7 @@ def test_committed_results_runs_are_unique_and_all_there():
         data = json.loads(path.read_text(encoding="utf-8"))
         if not merge.mergeable(data):
             continue
-        assert merge.is_merged(data), f"{path.name}: run `python -m tl_minimal.experiments.results merge`"
+        assert merge.is_merged(data), f"{path.name}: run `python -m tl_research.results merge`"
         keys = [merge.run_key(r) for r in data["runs"]]
         assert len(keys) == len(set(keys)), path.name
         settings = json.dumps(merge.settings_of(data["protocol"]), sort_keys=True)
@@ -138,7 +138,7 @@ def test_committed_results_runs_are_unique_and_all_there():
 
 
 def test_committed_index_is_current():
-    assert index.update(results_dir(), check=True), "run `python -m tl_minimal.experiments.results index`"
+    assert index.update(results_dir(), check=True), "run `python -m tl_research.results index`"
 
 
 def test_index_lists_every_file_and_the_table_it_backs(tmp_path):

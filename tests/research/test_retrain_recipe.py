@@ -13,9 +13,9 @@ import torch
 
 from tl_minimal import build_model
 from tl_minimal.data.recall import IGNORE, LengthCurriculum, RecallSampler, locate, min_seq_len
-from tl_minimal.experiments import cli
-from tl_minimal.experiments.protocols import protocol
 from tl_minimal.training.recipes import fit, make_sampler
+from tl_research import cli
+from tl_research.protocols import protocol
 
 TINY = ["--set", "d_model=16", "--set", "n_layers=1", "--device", "cpu"]
 RECIPE = ["--protocol", "warmup_steps=2", "--protocol", "length_curriculum=16:32:3", "--set", "read_gate_bias=-2"]
@@ -166,10 +166,10 @@ def test_run_all_paper_experiments_commands_parse_and_name_their_table_files(tmp
     import subprocess
     from pathlib import Path
 
-    from tl_minimal.experiments.arguments import build_parser
-    from tl_minimal.experiments.results.merge import base_name
-    from tl_minimal.experiments.runner import check_variants
-    from tl_minimal.experiments.studies.recall_study import study_protocol
+    from tl_research.arguments import build_parser
+    from tl_research.results.merge import base_name
+    from tl_research.runner import check_variants
+    from tl_research.studies.recall_study import study_protocol
 
     if shutil.which("bash") is None or shutil.which("nice") is None:
         pytest.skip("run_all.sh needs bash and nice")
@@ -178,8 +178,8 @@ def test_run_all_paper_experiments_commands_parse_and_name_their_table_files(tmp
     done = subprocess.run(["bash", str(root / "data" / "results" / "run_all.sh"), "paper_experiments"], env=env,
                           capture_output=True, text=True, encoding="utf-8", timeout=60, check=True)
     lines = done.stdout.splitlines()
-    commands = [shlex.split(line)[2:] for line in lines if line.startswith("-m tl_minimal.experiments ")]
-    assert len(commands) == 5 and "-m tl_minimal.experiments.results merge" in done.stdout
+    commands = [shlex.split(line)[2:] for line in lines if line.startswith("-m tl_research ")]
+    assert len(commands) == 5 and "-m tl_research.results merge" in done.stdout
     variants, names = set(), set()
     for argv in commands:
         args = build_parser().parse_args(argv)

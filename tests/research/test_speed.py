@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from tl_minimal.experiments import cli
-from tl_minimal.experiments.bench import speed
+from tl_research import cli
+from tl_research.bench import speed
 
 TINY = ["--set", "d_model=16", "--set", "n_layers=1", "--device", "cpu", "--quick", "--tokens-per-step", "64"]
 ROW_KEYS = {

@@ -6,8 +6,9 @@ import pytest
 import torch
 
 from tl_minimal import build_model
-from tl_minimal.experiments.results import files, merge
-from tl_minimal.experiments.studies import state_size
+from tl_minimal.results import files, state_size_table
+from tl_research.results import merge
+from tl_research.studies import state_size
 
 
 def test_state_bytes_are_the_kv_cache_or_the_fixed_state():
@@ -64,9 +65,9 @@ def test_gather_adds_table_4s_rows_to_the_recall_files(tmp_path):
     assert result["sources"] == ["table.json", "recall_state_size_S64_triple_latent.json"]
     assert result["tasks"] == ["recall"] and result["protocol"]["n_pairs"] == 4 and result["task"] == "state_size"
     assert files.is_gathered(result) and not merge.mergeable(result)  # `results merge` leaves it alone
-    (point, ) = [q for q in state_size.points(result) if q["variant"] == "triple_latent"]
+    (point, ) = [q for q in state_size_table.points(result) if q["variant"] == "triple_latent"]
     assert point["seeds"] == [0] and point["accuracies"] == [0.25] and point["state_dim"] == 64
-    table = state_size.markdown(result).splitlines()
+    table = state_size_table.markdown(result).splitlines()
     assert table[2:] == ["| 4-pair recall | `transformer` | - | 196,608 | 1 | 100.0% | 100.0 |",  # smallest state first
                          "| 4-pair recall | `triple_latent` | 64 | 199,680 | 1 | 25.0% | 25.0 |"]
 
@@ -74,14 +75,14 @@ def test_gather_adds_table_4s_rows_to_the_recall_files(tmp_path):
 def test_points_average_the_seeds_of_one_state_and_refuse_two_sizes():
     run = {"task": "recall", "variant": "triple_latent", "n_pairs": 4, "state_dim": 8, "state_bytes": 100}
     result = {"runs": [{**run, "seed": 0, "accuracy": 0.5}, {**run, "seed": 1, "accuracy": 0.25}]}
-    (point, ) = state_size.points(result)
+    (point, ) = state_size_table.points(result)
     assert point["mean"] == 0.375 and point["seeds"] == [0, 1]
     result["runs"].append({**run, "seed": 2, "accuracy": 0.5, "state_bytes": 200})
     with pytest.raises(ValueError, match="expected one state size per point"):
-        state_size.points(result)
+        state_size_table.points(result)
     result["runs"][-1] = {**run, "seed": 1, "accuracy": 0.5, "source": "a.json"}  # the same seed from two files
     with pytest.raises(ValueError, match=r"seed 1 twice \(a\.json\); expected one run per seed"):
-        state_size.points(result)
+        state_size_table.points(result)
 
 
 def test_gather_adds_the_relatives_from_the_family_file(tmp_path):
@@ -132,5 +133,5 @@ def test_gather_adds_mqars_gathered_rows_beside_the_recall_table(tmp_path):
     assert rows == [("mqar", 8, "transformer", 1.0, 2 * 3 * 64 * 64 * 4), ("mqar", 8, "deltanet", 0.9, 19_200)]
     assert result["tasks"] == ["mqar"] and result["sources"] == ["mqar_calibrated_pairs8.json"]
     assert "lr_by_variant" not in result["protocols"]["mqar"] and result["protocols"]["mqar"]["steps"] == 3000
-    row = state_size.markdown(result).splitlines()[2]
+    row = state_size_table.markdown(result).splitlines()[2]
     assert row == "| MQAR, 8 pairs | `deltanet` | - | 19,200 | 1 | 90.0% | 90.0 |"

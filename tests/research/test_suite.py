@@ -20,8 +20,8 @@ import torch
 from conftest import real_data_dir
 from tl_minimal.data import text as data_text
 from tl_minimal.data import tokenized as data_tokenized
-from tl_minimal.experiments import cli, protocol
-from tl_minimal.experiments.runner import TASKS
+from tl_research import cli, protocol
+from tl_research.runner import TASKS
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = real_data_dir()  # TL_MINIMAL_DATA when set, else the committed fixture (it has a tokenizer too)
@@ -55,8 +55,8 @@ def uninterrupted(tmp_path_factory):
 
 
 def _start(out, *extra):
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    return subprocess.Popen([sys.executable, "-m", "tl_minimal.experiments", *SUITE, "--out", str(out), *extra],
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "research")]), "OMP_NUM_THREADS": "1"}
+    return subprocess.Popen([sys.executable, "-m", "tl_research", *SUITE, "--out", str(out), *extra],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             encoding="utf-8")
 
@@ -93,7 +93,7 @@ def test_an_interrupted_suite_keeps_its_finished_runs_and_resumes_to_the_same_fi
     assert 1 <= len(saved["runs"]) <= 3
     if how == signal.SIGINT and len(saved["runs"]) < 3:
         assert process.returncode == 130, stderr
-        assert f"runs saved in {out}" in stderr and "resume with: python -m tl_minimal.experiments recall" in stderr
+        assert f"runs saved in {out}" in stderr and "resume with: python -m tl_research recall" in stderr
         assert saved["complete"] is False
     assert not list(tmp_path.glob(".suite.json.*"))  # no temporary file left beside it
     assert _one_thread_main([*SUITE, "--out", str(out)]) == 0  # the same command resumes
@@ -151,7 +151,7 @@ def test_a_bad_output_path_is_refused_before_any_work(tmp_path, monkeypatch, cap
 
 
 def test_a_corrupted_checkpoint_is_a_one_line_error(tmp_path, capsys, monkeypatch):
-    from tl_minimal.experiments.suite import Suite
+    from tl_research.suite import Suite
 
     seen, real = [], Suite.checkpoint_path
 
@@ -244,7 +244,7 @@ def test_recall_study_checks_its_output_path_first(capsys):
 def test_two_processes_filling_one_file_keep_each_others_runs(tmp_path):
     """Two queues with the same settings share a file: a write takes in what the other wrote since it opened;
     a --fresh start replaces the file once, then merges again."""
-    from tl_minimal.experiments.suite import Suite
+    from tl_research.suite import Suite
 
     path, section = tmp_path / "shared.json", {"task": "recall", "lr": 1e-3, "environment": {}}
     first = Suite.open(path, "recall", section, [("transformer", 1)])

@@ -10,7 +10,7 @@ The paper's main table gives each model at two sizes, and each size has its own 
 A lesson that trains the d = 64 models sets them beside ``paper_bpb([...])`` (matched width), so a
 model and size has one paper number across the course (notebooks 03c and 04). Bits per byte after
 80 steps, one run each (``docs/paper.md`` section 5.1 names the table and line). The research
-tables (``tl_minimal.experiments.results.paper_numbers``) read these same dictionaries.
+tables (``tl_minimal.results.paper_numbers``) read these same dictionaries.
 
     paper_bpb(["transformer", "triple_latent"])  # {"transformer": 5.124, "triple_latent": 5.022}
 """

@@ -2,7 +2,7 @@
 
 Notebooks 06a and 06b show what ``data/results/run_gate_start.sh`` trained (issue 50): the calibrated 4-pair
 recall task (MQAR in Zoology's form: 4 pairs, 4 questions, 1,000 steps of 32 sequences of 128 tokens), each
-row at the lr its seed 0 chose. Two files, gathered by ``python -m tl_minimal.experiments.studies.gate_start
+row at the lr its seed 0 chose. Two files, gathered by ``python -m tl_research.studies.gate_start
 gather``:
 
     recall_gate_start.json   rows (variant, gam_bias): the pair gate's bias at initialization, lambda's at 0

@@ -23,7 +23,7 @@ Besides the byte-level models (task ``lm``), one model of the paper's associativ
 (task ``recall``, 200 steps, the protocol's own length): notebook 06a reads its gates to show how
 little of a stored pair survives the filler gap.
 
-The command that writes them is ``python -m tl_minimal.experiments.ship_checkpoint`` (its
+The command that writes them is ``python -m tl_research.ship_checkpoint`` (its
 docstring says how); ``tests/course/test_shipped_checkpoints.py`` retrains a few steps and checks the
 losses equal the record's, and checks the weights still give the recorded small-eval BPB.
 
@@ -40,13 +40,14 @@ from pathlib import Path
 
 import torch
 
-from ..convert import SHIPPED as FORMAT
 from ..data import text as data_text
 from ..registry import build_model
 from ..training.evaluate import unigram_bits
 from ..training.protocols import chunk_eval_set, protocol
 from ..training.recipes import fit
 from .files import checkpoint_dir
+
+FORMAT = "tl_minimal shipped model 2"  # the file format (1.x wrote 1: tl_research.convert reads it)
 
 PACKAGE = "tl_minimal.checkpoint_files"  # what data/checkpoints is called inside a wheel
 SHIPPED = ("triple_latent", "triple_slot")  # the lm variants the repository ships (seed 0, 2,000 steps)
@@ -82,7 +83,7 @@ def shipped_paths(variant: str, seed: int = 0, steps: int = 2000, folder=None, t
 def remake_command(variant: str, seed: int = 0, steps: int = 2000, task: str = "lm") -> str:
     """The command line that (re)makes a shipped model's two files."""
     on = "" if task == "lm" else f" --task {task}"
-    return f"python -m tl_minimal.experiments.ship_checkpoint {variant}{on} --seed {seed} --steps {steps}"
+    return f"python -m tl_research.ship_checkpoint {variant}{on} --seed {seed} --steps {steps}"
 
 
 def _require(path: Path, variant: str, seed: int, steps: int, task: str) -> None:
@@ -114,7 +115,8 @@ def load_shipped(variant: str, seed: int = 0, steps: int = 2000, folder=None, de
     if not isinstance(saved, dict) or saved.get("format") != FORMAT:
         found = saved.get("format") if isinstance(saved, dict) else None
         raise ValueError(f"{weights_path} is not a shipped tl_minimal 2.0 model (format {found!r}, expected "
-                         f"{FORMAT!r}); a 1.x file converts with: python -m tl_minimal.convert OLD.pt NEW.pt")
+                         f"{FORMAT!r}); a 1.x file converts in a clone with: "
+                         "python -m tl_research.convert OLD.pt NEW.pt")
     if saved["variant"] != variant:
         raise ValueError(f"{weights_path} holds a {saved['variant']!r} model, not {variant!r}")
     model = build_model(variant, saved["vocab_size"], **saved["config"])

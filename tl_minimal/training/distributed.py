@@ -12,7 +12,7 @@ each backward pass DDP averages the gradients, so all ranks take the same optimi
 stay identical. The batch size in the protocol is per rank: the global batch is W x batch.
 
 Usage (see data/README.md):
-    torchrun --nproc_per_node=2 -m tl_minimal.experiments lm --variants transformer --seeds 0
+    torchrun --nproc_per_node=2 -m tl_research lm --variants transformer --seeds 0
 Outside torchrun (no WORLD_SIZE in the environment) everything here is a no-op.
 """
 

@@ -3,7 +3,7 @@
     lm = protocol("lm")                       # byte-level WikiText-2: 80 steps of 16 x 128 bytes
     rp = protocol("recall", steps=500)         # associative recall: 4 pairs, one question
 
-The research code adds the studies' protocols (``tl_minimal.experiments.protocols``). docs/paper.md
+The research code adds the studies' protocols (``tl_research.protocols``). docs/paper.md
 section 4 gives most numbers; where the paper is silent the value chosen here is
 listed in the protocol's ``assumed`` field, so a reader of the results sees which is which.
 """
@@ -235,7 +235,7 @@ PAPER_PROTOCOLS = {p.task: p for p in (LMProtocol(), RecallProtocol())}
 
 def protocol(task: str, **changes) -> Protocol:
     """The default protocol of the paper's ``task`` ("lm" or "recall") with ``changes`` applied
-    (None values are ignored); the research protocols: ``tl_minimal.experiments.protocols.protocol``."""
+    (None values are ignored); the research protocols: ``tl_research.protocols.protocol``."""
     return make(PAPER_PROTOCOLS, task, changes)
 
 

@@ -9,7 +9,7 @@ The recipe, line by line (notebook 01 shows the training loop itself, ``train.tr
     sampler = make_sampler(protocol, seed, data)            batch k is a pure function of (seed, k)
     history = train(model, sampler, protocol.steps, the protocol's optimizer settings)
 
-``protocol`` is one of :mod:`tl_minimal.experiments.protocols` (byte-level LM, recall, MQAR,
+``protocol`` is one of :mod:`tl_research.protocols` (byte-level LM, recall, MQAR,
 tokenized, ...): it fixes the sizes, the optimizer settings (lr, weight decay, AdamW betas,
 gradient clipping, warmup, steps) and which data the sampler draws (for recall, optionally a
 length curriculum). The paper's recall retrain recipe is three settings of one run::

@@ -8,7 +8,7 @@
 Input: ``rows``, one per variant, each with the attributes ``variant``, ``seeds``, ``values`` (one
 per seed), ``mean``, ``sd``, ``params`` and ``vs`` = {yardstick: difference or None}, a difference having ``mean``,
 ``low``, ``high`` and ``differences`` (one per seed). The research code makes them
-(``tl_minimal.experiments.results.family_table.family_rows``); this view only draws.
+(``tl_minimal.results.family_table.family_rows``); this view only draws.
 """
 
 from __future__ import annotations

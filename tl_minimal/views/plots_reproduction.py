@@ -6,7 +6,7 @@
     beside_paper         bars of our seeds' mean, dots per seed, the paper's number as a diamond
     per_seed_recall      one dot per seed of recall at 500 steps, the mean as a bar, the two chance lines
 
-Inputs are what :mod:`tl_minimal.experiments.results` returns (rows, curves, per-seed lists); every
+Inputs are what :mod:`tl_minimal.results` returns (rows, curves, per-seed lists); every
 function returns its figure and draws nothing it has not been given.
 """
 

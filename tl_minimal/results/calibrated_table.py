@@ -1,0 +1,134 @@
+"""The calibrated recall table (issue 32, item 1): recall measured at a budget where attention succeeds.
+
+The protocol is Zoology's form of multi-query recall: every pair asked, each label on the asked key,
+the answers never shown, warm-up and cosine decay, the models' shared parts at fan-in scale, a two-point
+lr sweep per model (``data/results/run_calibrated.sh``; RECALL_STUDY.md section 0). Each task's rows
+are gathered into one file (``studies/calibrated.py``):
+
+    recall_calibrated.json          4 pairs, 4 questions: table 4's rows
+    recall_calibrated_decay4.json   the latent-only models with gates that start at sigma(4) ~ 0.98
+    mqar_calibrated_pairs8.json     8 pairs among 16 key ids, 8 questions, 64 tokens, 3,000 steps
+    mqar_calibrated_pairs16.json    16 pairs among 32 key ids, 16 questions, 128 tokens, 10,000 steps
+    recall_calibrated_family.json   issue 33's relatives and ablations on table 4's task, beside the
+                                    Transformer and triple_latent (a second difference: minus triple_latent)
+
+Glossary (statistics -> code name)
+    a_i            accuracy of a variant's seed i (2,048 fresh examples, every question counted)
+    win            a_i >= 0.95 (WIN); k wins of n seeds with the Clopper-Pearson 95% interval
+    d_i            a_i - (the Transformer's a_i): paired over the seeds both have (same batches)
+    e_i            a_i - (triple_latent's a_i), the family file's second difference
+    row            CalibratedRow: variant, lr, seeds, accuracies, mean, wins, and the paired difference
+
+    python -m tl_minimal.results.calibrated_table      # every gathered file's table
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+from .files import load, results_dir
+from .intervals import PairedDifference, clopper_pearson, paired_difference
+from .stats import markdown
+
+WIN = 0.95
+YARDSTICK = "transformer"
+FAMILY_FILE = "recall_calibrated_family.json"
+FILES = ("recall_calibrated.json", "recall_calibrated_decay4.json", "mqar_calibrated_pairs8.json",
+         "mqar_calibrated_pairs16.json", FAMILY_FILE)
+# table 4's rows in the paper's order, then issue 33's family (as notebook 06b orders it)
+ORDER = ("transformer", "triple_latent", "triple_slot", "triple_hybrid", "gated_hybrid_paper",
+         "gated_hybrid_printed", "gated_hybrid", "transformer_plus_triple", "transformer_rope", "triple_key_shift",
+         "triple_key_current", "gla", "deltanet", "h3", "conv_only")
+# the second yardstick of a file: the family is read against the layer it is related to as well
+SECOND = {FAMILY_FILE: "triple_latent"}
+
+
+@dataclass(frozen=True)
+class CalibratedRow:
+    """One variant of a gathered calibrated file, at the lr its seed 0 chose."""
+
+    variant: str
+    lr: float
+    seeds: tuple
+    accuracies: tuple  # in seed order
+    mean: float
+    wins: int
+    win_interval: tuple  # Clopper-Pearson 95%
+    vs_transformer: PairedDifference | None  # None for the Transformer itself or with < 2 shared seeds
+    vs_second: PairedDifference | None = None  # minus SECOND[file], where the file has a second yardstick
+
+
+def calibrated_rows(name: str, root=None) -> list[CalibratedRow]:
+    """The rows of one gathered file (``name`` in FILES), table 4's order first."""
+    data = load(Path(root or results_dir()) / name)
+    by_variant: dict[str, dict[int, float]] = {}
+    for r in data["runs"]:
+        if r.get("value") is not None:
+            by_variant.setdefault(r["variant"], {})[r["seed"]] = r["value"]
+    lrs = data["protocol"]["lr_by_variant"]
+    second = SECOND.get(Path(name).name)
+
+    def minus(v: str, yardstick: str | None) -> PairedDifference | None:
+        """v minus the yardstick, paired over their shared seeds; None for the yardstick itself or < 2 shared."""
+        other = by_variant.get(yardstick, {}) if yardstick else {}
+        shared = set(by_variant[v]) & set(other)
+        return paired_difference(by_variant[v], other) if v != yardstick and len(shared) >= 2 else None
+
+    rows = []
+    for v in sorted(by_variant, key=lambda v: (ORDER.index(v) if v in ORDER else len(ORDER), v)):
+        acc = by_variant[v]
+        seeds = tuple(sorted(acc))
+        values = tuple(acc[s] for s in seeds)
+        k = sum(a >= WIN for a in values)
+        rows.append(CalibratedRow(v, lrs[v], seeds, values, statistics.fmean(values), k,
+                                  clopper_pearson(k, len(values)), minus(v, YARDSTICK), minus(v, second)))
+    return rows
+
+
+def budget(name: str, root=None) -> str:
+    """The budget a verdict from ``name`` names: steps x batch, length, pairs and questions."""
+    p = load(Path(root or results_dir()) / name)["protocol"]
+    among = f" among {p['key_ids']} key ids" if p.get("key_ids") else ""
+    pool = ""
+    if p.get("pairs_mix"):  # the training batches' pool of pair counts (data/recall.py RecallSampler)
+        counts = ", ".join(str(n) for n in p["pairs_mix"])
+        shorter = ", fewer pairs in shorter sequences" if p.get("mix_lengths") == "scaled" else ""
+        pool = f"; trained on batches of {counts} pairs in turn{shorter}"
+    return (f"{p['steps']:,} steps x {p['batch_size']} sequences of {p['seq_len']} tokens, {p['n_pairs']} pairs"
+            f"{among}, {p['n_queries']} questions each{pool}")
+
+
+def calibrated_markdown(name: str, root=None) -> str:
+    """One gathered file as a Markdown table (accuracies in %; a difference in points, against the Transformer
+    and, in a file with a second yardstick, against it too)."""
+    second = SECOND.get(Path(name).name)
+    head = ["variant", "lr", "seeds", "mean", "per seed", "wins (>= 95%)", "minus transformer (95% interval)"]
+    head += [f"minus {second} (95% interval)"] if second else []
+    rows = []
+    for r in calibrated_rows(name, root):
+        row = [f"`{r.variant}`", f"{r.lr:g}", str(len(r.seeds)), f"{100 * r.mean:.1f}%",
+               " / ".join(f"{100 * a:.1f}" for a in r.accuracies),
+               f"{r.wins} of {len(r.seeds)} [{r.win_interval[0]:.2f}, {r.win_interval[1]:.2f}]"]
+        for d in (r.vs_transformer, r.vs_second)[: 2 if second else 1]:
+            row.append("-" if d is None else f"{100 * d.mean:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}]")
+        rows.append(row)
+    return markdown(head, rows)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--root", default=None, help="the results folder (default: data/results)")
+    args = parser.parse_args(argv)
+    root = Path(args.root or results_dir())
+    for name in FILES:
+        if (root / name).exists():
+            print(f"## {name} ({budget(name, root)})\n\n{calibrated_markdown(name, root)}\n")
+        else:
+            print(f"## {name}: not gathered yet (bash data/results/run_calibrated.sh gather)\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""Where the committed results live, and reading them: one folder, one loader for every table.
+
+:func:`results_dir` (:mod:`tl_minimal.course.files`, the one lookup of the committed folders) finds ``data/results``:
+
+- ``TL_MINIMAL_RESULTS=/some/folder`` (the documented override) wins when it is set;
+- in a clone (an editable install, or the notebooks run from the repository) it is the clone's
+  ``data/results``, so new results are written beside the committed ones;
+- in a normal install (``pip install .``, a wheel on a JupyterHub image) the same files ship as
+  the package data ``tl_minimal.results_files`` and are found with :mod:`importlib.resources`.
+
+A results file holds one *suite*: the runs of one task under one set of settings (see
+:mod:`tl_research.suite`); files merged from several commands list them in
+``merged_from`` (see :mod:`tl_research.results.merge`).
+
+    runs = load_runs(results_dir() / "lm.json")     # each run tagged with overrides, label, file
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+from pathlib import Path
+
+# re-exported: results/__init__.py, the table modules and ship_checkpoint import them from here
+from ..course.files import RESULTS_ENV as ENV
+from ..course.files import results_dir
+
+__all__ = ["ENV", "SHORT", "expand", "load", "load_runs", "override_label", "provenance", "results_dir"]
+
+SHORT = {"d_model": "d", "state_dim": "S", "num_slots": "K", "conv_causal": "causal",  # labels of --set keys
+         "read_gate_bias": "gatebias"}
+
+
+def expand(paths) -> list[Path]:
+    """One path, a glob, or a list of them -> the files, sorted per pattern (a missing plain path stays, so
+    :func:`load` can say it is missing)."""
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    out = []
+    for p in paths:
+        hits = sorted(glob.glob(str(p)))
+        out += [Path(h) for h in hits] if hits else [Path(p)]
+    return out
+
+
+def is_gathered(data: dict) -> bool:
+    """A file gathered from other results files, not one suite's file: merge and table 5 leave it alone.
+    Gathered files name their ``sources``: an lr sweep (studies/calibrated.py: each model at its lr, the lrs
+    not chosen kept in ``sweep_runs``) and recall against state size (studies/state_size.py)."""
+    return "sweep_runs" in data or "sources" in data
+
+
+def load(path) -> dict:
+    """One results file as a dict; a clear error when it is missing or not a results file."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no results file {path}: run the command in data/results/run_all.sh")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if "runs" not in data or "protocol" not in data:
+        raise ValueError(f"{path} is not an experiments results file (needs 'protocol' and 'runs')")
+    return data
+
+
+def override_label(overrides: dict) -> str:
+    """{"d_model": 56, "state_dim": 16} -> "d=56, S=16" ("" for no overrides)."""
+    return ", ".join(f"{SHORT.get(k, k)}={v}" for k, v in sorted(overrides.items()))
+
+
+def load_runs(paths) -> list[dict]:
+    """Every run of every file (globs allowed), each with ``overrides``, ``label``, ``file`` and ``protocol``."""
+    runs = []
+    for path in expand(paths):
+        data = load(path)
+        overrides = data["protocol"].get("overrides") or {}
+        for run in data["runs"]:
+            label = run["variant"] + (f" ({override_label(overrides)})" if overrides else "")
+            runs.append({**run, "overrides": overrides, "label": label, "file": path.name,
+                         "protocol": data["protocol"]})
+    return runs
+
+
+def _provenance_row(name: str, protocol: dict) -> dict:
+    env = protocol.get("environment", {})
+    return {"file": name, "task": protocol.get("task"), "steps": protocol.get("steps"),
+            "seeds": protocol.get("seeds"), "max_seconds": protocol.get("max_seconds"),
+            "overrides": protocol.get("overrides"), "data_source": protocol.get("data_source"),
+            "data_note": protocol.get("data_note"), "device": env.get("device"),
+            "threads": env.get("threads"), "git_commit": env.get("git_commit"),
+            "date": env.get("date"), "command": env.get("command")}
+
+
+def provenance(paths) -> list[dict]:
+    """Per command behind the files: protocol summary, data source, device, commit, date and the exact
+    command. A merged file gives one entry per part, named ``file (from part)``."""
+    out = []
+    for path in expand(paths):
+        data = load(path)
+        parts = data.get("merged_from") or []
+        if not parts or not all("protocol" in part for part in parts):  # one command (or the recall study's merge)
+            out.append(_provenance_row(path.name, data["protocol"]))
+            continue
+        for part in parts:
+            out.append(_provenance_row(f"{path.name} (from {part['file']})", {**data["protocol"], **part["protocol"]}))
+    return out

@@ -1,0 +1,168 @@
+"""The recall tables of notebooks 07 and 07b, from the committed files of the recall study.
+
+    recall_file_reports   per file: the constant guess's line, or a table per evaluated step
+    seeds_at              {seed: accuracy} of one variant in one file at one evaluated step
+    seeds_cell            "mean ± std (per seed)" in percent
+    PAPER_EXPERIMENTS     the paper's other recall experiments: width, the retrain recipe, table 4's rows
+    experiments_markdown  one row per (experiment, model): ours at 200 and 500 steps beside the paper's
+    recall_experiment_panels  the same experiments per seed, for the figure (tl_research.views.plots_seeds)
+    per_seed_recall       every seed of the paper's gated hybrid, its own code, and ours (500 steps)
+    init_diagnosis_markdown   the read at initialization, one row per configuration
+
+Accuracies are fractions in the files and percent in the tables. A "win" is accuracy >= 95%.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+from .files import load_runs, results_dir
+from .paper_numbers import PAPER
+from .tables import markdown_table, summarize
+
+# the constant guess; gated_hybrid, 5 seeds; gated_hybrid_paper, 5 seeds; table 4
+RECALL_FILES = ("recall_constant_guess.json", "recall_eval100-200-500.json", "recall_gated_hybrid_paper.json",
+                "recall.json")
+RECIPE_FILE = "recall_warmup50_lengths32-128-150_gatebias-2.json"
+WIDTH_FILES = {  # (width, model) -> file; d = 64 is the paper's width, the main recall table's files
+    (64, "gated_hybrid_paper"): "recall_gated_hybrid_paper.json", (64, "gated_hybrid_printed"): "recall.json",
+    (64, "gated_hybrid"): "recall_eval100-200-500.json",
+    **{(d, m): f"recall_d{d}.json" for d in (80, 96) for m in ("gated_hybrid_paper", "gated_hybrid_printed",
+                                                              "gated_hybrid")},
+}
+
+
+def _read(path: Path) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def recall_file_reports(names=RECALL_FILES, root=None) -> list[tuple[str, str]]:
+    """One ``(kind, text)`` per file: ``("text", line)`` for the constant-guess file (its best score
+    over the evaluation sets), ``("markdown", tables)`` for a file of runs (one table per evaluated step,
+    the paper's table 4 beside the 500-step one)."""
+    root = Path(root) if root is not None else results_dir()
+    out = []
+    for path in (root / name for name in names):
+        data = _read(path)
+        runs = [r for r in data.get("runs") or [] if "value" in r and "variant" in r]
+        if not runs:
+            guess = data.get("constant_guess") or {}
+            best = [g["best_on_set"] for g in guess.values() if isinstance(g, dict) and "best_on_set" in g]
+            if best:
+                out.append(("text", f"{path.name}: best constant guess {100 * min(best):.1f}-{100 * max(best):.1f}% "
+                                    f"over {len(best)} evaluation sets (expected 12.5%; a pick among the 4 values in "
+                                    "context: 25%)"))
+            continue
+        proto = data["protocol"]
+        by_step: dict[int, list[dict]] = {}
+        for r in load_runs(path):
+            for step, acc in (r.get("by_step") or {str(r["steps"]): {"accuracy": r["value"]}}).items():
+                by_step.setdefault(int(step), []).append({**r, "value": acc["accuracy"], "steps": int(step)})
+        head = (f"**`{path.name}`**: {proto.get('task')}, {proto.get('n_pairs')} pairs, "
+                f"{proto.get('n_queries')} question(s), seeds {sorted({r['seed'] for r in runs})}")
+        paper = PAPER["recall"] if proto.get("task") == "recall" else None  # table 4 quotes 500 steps
+        tables = [f"after {s} steps\n\n"
+                  + markdown_table(summarize(rs), paper if s == 500 else None, percent=True, metric="accuracy")
+                  for s, rs in sorted(by_step.items())]
+        out.append(("markdown", head + "\n\n" + "\n\n".join(tables)))
+    return out
+
+
+def seeds_at(file: str, variant: str, step: int, root=None) -> dict[int, float]:
+    """{seed: accuracy} of one variant in one results file at one evaluated step (absent seeds left out)."""
+    root = Path(root) if root is not None else results_dir()
+    runs = [r for r in load_runs(root / file) if r["variant"] == variant]
+    return {r["seed"]: r["by_step"][str(step)]["accuracy"] for r in sorted(runs, key=lambda r: r["seed"])
+            if str(step) in r.get("by_step", {})}
+
+
+def seeds_cell(accs: dict[int, float]) -> str:
+    """'mean ± std (per seed)' in percent, or 'not run'."""
+    if not accs:
+        return "not run"
+    a = [100 * v for v in accs.values()]
+    spread = statistics.stdev(a) if len(a) > 1 else 0.0
+    return f"{statistics.fmean(a):.1f} ± {spread:.1f} (" + ", ".join(f"{v:.1f}" for v in a) + ")"
+
+
+def paper_experiments() -> list[tuple[str, str, str, float | None]]:
+    """(experiment, model, file, the paper's accuracy or None): the width sweep, the retrain recipe
+    and table 4's rows that the paper trains but quotes no number for."""
+    out = [(f"width d = {d}", model, file, PAPER["recall_width"].get(f"{model} (d={d})"))
+           for (d, model), file in WIDTH_FILES.items()]
+    out += [("retrain recipe", m, RECIPE_FILE, PAPER["recall_retrain"].get(m))
+            for m in ("gated_hybrid_paper", "gated_hybrid_printed")]
+    out += [("table 4", m, "recall.json", None) for m in ("triple_slot", "transformer_plus_triple")]
+    return out
+
+
+def experiments_markdown(root=None) -> str:
+    """One row per (experiment, model): mean ± std (per seed) at 200 and 500 steps, the paper's number."""
+    lines = ["| experiment | model | 200 steps: mean ± std (per seed), % | 500 steps | the paper (500) |",
+             "|---|---|---|---|---|"]
+    for name, model, file, paper in paper_experiments():
+        lines.append(f"| {name} | `{model}` | {seeds_cell(seeds_at(file, model, 200, root))} | "
+                     f"{seeds_cell(seeds_at(file, model, 500, root))} | "
+                     + ("-" if paper is None else f"{round(100 * paper, 2):g}") + " |")
+    return "\n".join(lines)
+
+
+COLOUR = {"gated_hybrid_paper": 0, "gated_hybrid_printed": 1, "gated_hybrid": 2, "triple_slot": 3,
+          "transformer_plus_triple": 4}  # one colour per model, the same in every panel
+SHORT = {"gated_hybrid_paper": "coded", "gated_hybrid_printed": "printed", "gated_hybrid": "ours"}
+
+
+def recall_experiment_panels(root=None) -> dict[str, list[tuple[str, list[float], list[float], int]]]:
+    """{panel title: [(label, our seeds, the paper's runs, colour index), ...]} for the width sweep, the
+    retrain recipe and table 4's other rows, at 500 steps (200 where a run stopped there, said in the label)."""
+
+    def last_step(file, model):
+        at500 = seeds_at(file, model, 500, root)
+        return (list(at500.values()), "") if at500 else (list(seeds_at(file, model, 200, root).values()),
+                                                         "\n(200 steps)")
+
+    width = []
+    for (d, model), file in WIDTH_FILES.items():
+        accs, note = last_step(file, model)
+        paper = PAPER["recall_width"].get(f"{model} (d={d})")
+        width.append((f"{SHORT[model]}\nd={d}{note}", accs, [] if paper is None else [paper], COLOUR[model]))
+    recipe = [(SHORT[m], list(seeds_at(RECIPE_FILE, m, 500, root).values()),
+               list(PAPER["recall_retrain_seeds"].get(m, ())), COLOUR[m])
+              for m in ("gated_hybrid_paper", "gated_hybrid_printed")]
+    table4 = [(m.replace("_", "_\n", 1), list(seeds_at("recall.json", m, 500, root).values()), [], COLOUR[m])
+              for m in ("triple_slot", "transformer_plus_triple")]
+    return {"width sweep (paper: one seed per width)": width, "retrain recipe": recipe, "table 4's other rows": table4}
+
+
+def per_seed_recall(root=None) -> tuple[dict[str, list[float]], list[str]]:
+    """Every seed at 500 steps: the paper's gated hybrid (its 3 runs), the paper's own code on our CPU,
+    our ``gated_hybrid_paper`` (seeds 0-4 and the reference seeds) and ``gated_hybrid``; and the
+    printed lines that list them."""
+    root = Path(root) if root is not None else results_dir()
+    per_seed = {"paper's gated hybrid\n(the paper, MPS, 3 seeds)": list(PAPER["recall_seeds"]["gated_hybrid_paper"])}
+    reference = _read(root / "recall_reference_code.json")["runs"]
+    per_seed[f"the paper's own code\n(our CPU, {len(reference)} seeds)"] = [r["eval_accuracy"] for r in reference]
+    lines = ["paper's own code     steps 500: " + ", ".join(f"seed {r['seed']} {r['eval_accuracy']:.1%}"
+                                                          for r in reference)]
+    for label, files in (("gated_hybrid_paper", ("recall_gated_hybrid_paper.json",
+                                                 "issue32/recall_reference_seeds_ours.json")),
+                         ("gated_hybrid, tied W_qk", ("recall_eval100-200-500.json",))):
+        runs = [r for file in files for r in load_runs(root / file)]
+        per_seed[f"{label}\n(ours, {len(runs)} seeds)"] = [r["value"] for r in runs]
+        lines.append(f"{label:20s} steps {sorted({r['steps'] for r in runs})}: "
+                     + ", ".join(f"seed {r['seed']} {r['value']:.1%}" for r in runs))
+    return per_seed, lines
+
+
+def init_diagnosis_markdown(root=None) -> str:
+    """``recall_init_diagnosis.json``: where the right entry sits at initialization, per configuration."""
+    root = Path(root) if root is not None else results_dir()
+    diagnosis = _read(root / "recall_init_diagnosis.json")["mean_over_seeds"]
+    lines = [("| configuration | right entry in the top-8 | median rank of the right entry (of 126) | weight on it | "
+              "filler share of the top-8 |"), "|---|---|---|---|---|"]
+    for name, m in diagnosis.items():
+        lines.append(f"| {name.replace('gated_hybrid_paper ', '')} | {m['in_kept']:.1%} "
+                     f"| {m['answer_rank_median']:.0f} | {m['answer_weight']:.3f} | {m['filler_share']:.0%} |")
+    return "\n".join(lines)
