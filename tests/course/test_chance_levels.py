@@ -64,11 +64,11 @@ NOTEBOOK_TABLES = [
     ("07_paper_reproduction", "results.recall_file_reports()", lambda: layouts_of_files(*RECALL_FILES)),
     ("07_paper_reproduction", "results.mqar_markdown(mqar)", lambda: layouts_of_files("mqar*.json")),
     ("07_paper_reproduction", '["triple_latent", "gated_hybrid_paper"]', lambda: layouts_of_files(GATE_START)),
-    ("07_paper_reproduction", "state_size.markdown(sizes)", lambda: layouts_of_files("recall_state_size.json")),
+    ("07_paper_reproduction", "state_size_table.markdown(sizes)", lambda: layouts_of_files("recall_state_size.json")),
 ]
 # the calls that show a recall accuracy table or figure in a notebook: each use must be listed above
 RECALL_CALLS = ["recall_training(", "recall_start.markdown(", "calibrated_markdown(", "recall_file_reports(",
-                "mqar_markdown(", "mqar_accuracy(", "state_size.markdown(", "recall_vs_state_bytes(", "ladder_figure("]
+                "mqar_markdown(", "mqar_accuracy(", "state_size_table.markdown(", "recall_vs_state_bytes(", "ladder_figure("]
 
 # RECALL_STUDY.md: (a string of the paragraph before the table, the layouts of its tasks)
 STUDY_TABLES = [
