@@ -37,7 +37,7 @@
 # and its leak, the key-value memory and late fusion); mean and standard deviation. Every symbol
 # is in the course's glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 60 minutes: 60 of reading (4386 words at 100 a minute, 55 lines of code at 4, 4
+# **Time.** About 60 minutes: 60 of reading (4400 words at 100 a minute, 55 lines of code at 4, 4
 # figures at half a minute each) and a run of every cell in default mode, measured at 5 s (CPU 4 s,
 # peak 460 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -427,8 +427,8 @@ display(Markdown(results.tokenized_gaps_markdown(tok_rows, tok_paper)))
 # %% [markdown]
 # ## 8. Ours beside the paper, as a picture
 #
-# Dots: our seeds; bars: our mean; black diamonds: the paper's number where it gives one; dotted:
-# the unigram baseline (byte-level panels).
+# One row per variant, one panel per table. Dots: our seeds; bars: our mean; black diamonds: the
+# paper's number where it gives one; dotted: the unigram baseline (byte-level panels).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -437,9 +437,9 @@ plt.show()
 
 # %% [markdown]
 # What to look for: in the first two panels the conv-free `triple_latent` and `triple_slot` bars
-# sit close to their diamonds, while the diamonds of the hybrids (`triple_hybrid`,
-# `gated_hybrid_paper`) sit well below our causal bars, because the paper's numbers carry the
-# convolution's leak (section 3).
+# end close to their diamonds, while the diamonds of the hybrids (`triple_hybrid`,
+# `gated_hybrid_paper`) sit well to the left of our causal bars (a lower BPB), because the paper's
+# numbers carry the convolution's leak (section 3).
 
 # %% [markdown]
 # Does the ranking survive longer training? Each variant's mean BPB after 80 steps (table 1), after

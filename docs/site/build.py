@@ -14,7 +14,9 @@ is local: the home page says so, no page links to the code host and none has a l
 owner (OWNER).
 
 Needs the ``site`` extra (``pip install -e ".[site]"``: Sphinx, MyST-NB, the book theme and a MathJax
-copy). No page is executed: the notebooks' saved outputs are the pages' outputs. Steps:
+copy) and, to typeset the formulas at build time, Node.js (without it the pages load MathJax; a
+``--publish`` build refuses to run without it). No page is executed: the notebooks' saved outputs are
+the pages' outputs. Steps:
 
 1. stage (``staging.py``): the pages, links rewritten, notes and alt texts added, into DIR/src; the
    widgets of notebooks 00-06 become moving figures (``widget_frames.py``: their frames are drawn
@@ -25,7 +27,9 @@ copy). No page is executed: the notebooks' saved outputs are the pages' outputs.
    listed on the site's "Figures for slides" page;
 3. Sphinx with ``-W --keep-going -n``: any warning (a missing reference, image, heading or anchor)
    fails the build. Each warning is printed with the committed file it comes from and its line:
-   for a notebook, the cell number and the line in its jupytext ``.py`` pair where it can be found.
+   for a notebook, the cell number and the line in its jupytext ``.py`` pair where it can be found;
+4. the formulas of every page typeset as SVG with MathJax under Node.js (``math_render.py``), so no
+   page loads a maths renderer.
 
 Exit code 0 only for a build without a warning.
 """
@@ -42,6 +46,7 @@ import time
 from pathlib import Path
 
 # the sibling modules: a script's own folder is the first entry of sys.path, wherever it is run from
+import math_render
 import search_terms
 import widget_frames
 import widget_page
@@ -101,7 +106,8 @@ def stage(root: Path, src: Path, figures: bool) -> Staged:
     stage_home(root, src, site_pages, staged, toc(staged.pages, figures))
     static = src / "_static"
     shutil.copytree(HERE / "static", static)
-    shutil.copytree(mathjax_dir(), static / "mathjax")
+    if not math_render.node():  # the formulas are typeset in the reader's browser (math_render.py)
+        shutil.copytree(mathjax_dir(), static / "mathjax")
     widget_frames.copy_frames(frames, static, root)
     (src / "alt_text.json").write_text(json.dumps(staged.alt, indent=1, ensure_ascii=False), encoding="utf-8")
     (src / "figure_zoom.json").write_text(json.dumps(staged.zoom, indent=1), encoding="utf-8")
@@ -190,6 +196,14 @@ def build(root: Path, out: Path, figures: bool = True) -> int:
     for source_map in html.glob("_static/**/*.map"):  # the theme's source maps: for its developers, 3.4 MB
         source_map.unlink()
     problems = []
+    if result.returncode == 0 and math_render.node():
+        try:
+            print(f"site: {math_render.typeset_pages(html, mathjax_dir())}")
+        except (ValueError, RuntimeError) as error:  # a formula TeX cannot read, or Node.js failed
+            problems.append(str(error))
+    elif result.returncode == 0:
+        print("site: Node.js not found, so MathJax typesets the formulas in the reader's browser (2 MB more on "
+              "every page with a formula); install Node.js to typeset them here (docs/site/math_render.py)")
     for raw in (log.read_text(encoding="utf-8").splitlines() if log.exists() else []):
         match = WARNING.match(raw)
         if match:
@@ -222,6 +236,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"site: refusing to publish with the repository address {repository()!r}: set "
               f"{' or '.join(REPO_VARIABLES)} to the real owner/name (GitHub Actions sets GITHUB_REPOSITORY)",
               file=sys.stderr)
+        return 2
+    if args.publish and not math_render.node():
+        print("site: refusing to publish without Node.js: the formulas would be typeset in each reader's browser "
+              "(docs/site/math_render.py)", file=sys.stderr)
         return 2
     return build(args.root.resolve(), args.out.resolve(), figures=not args.no_figures)
 

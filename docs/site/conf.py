@@ -1,9 +1,11 @@
 """Sphinx configuration of the course's website (built by ``python docs/site/build.py``).
 
-Sphinx + MyST-NB + the book theme: pure Python (one ``pip install``, no Node, nothing fetched
-while building), reads the committed notebooks without executing them, and its own search index,
-previous/next links and sidebar work from static files. MathJax is served from the site itself
-(the copy the ``sphinx-mathjax-offline`` package ships), so a page calls no other host.
+Sphinx + MyST-NB + the book theme: one ``pip install``, nothing fetched while building; reads the
+committed notebooks without executing them, and its own search index, previous/next links and sidebar
+work from static files. The formulas are typeset once the pages are written (``math_render.py``,
+MathJax under Node.js, the copy the ``sphinx-mathjax-offline`` package ships); without Node.js the
+pages load that copy from the site itself, so a page calls no other host either way.
+``templates/layout.html`` keeps the theme's search tools on the search page only.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ myst_dmath_double_inline = True
 nitpicky = True
 exclude_patterns = ["_static", "alt_text.json", "figure_zoom.json", "search_terms.json"]
 master_doc = "index"
+templates_path = ["templates"]     # the theme's layout without the search index on every page
 
 html_theme = "sphinx_book_theme"
 html_title = "tl-minimal: the triple-latent course"
@@ -54,11 +57,13 @@ html_theme_options = {
     "launch_buttons": launch_buttons(),
     "show_toc_level": 2,
     "navigation_with_keys": False,
+    "search_as_you_type": False,   # the search box opens search.html (templates/layout.html relies on it)
 }
 html_show_sourcelink = False
-# MathJax 3 with SVG output (no web fonts to fetch), from the copy the sphinx-mathjax-offline package ships
+# Without Node.js at build time (math_render.py), MathJax 3 typesets in the browser: SVG output (no web
+# fonts to fetch), from the copy the sphinx-mathjax-offline package ships
 mathjax_path = "mathjax/tex-svg.js"
-# MathJax's menu stays (right click), but a formula is no keyboard stop: a page of math is not hundreds of Tabs
+# its menu stays (right click), but a formula is no keyboard stop: a page of math is not hundreds of Tabs
 mathjax3_config = {"options": {"menuOptions": {"settings": {"inTabOrder": False}}}}
 # follow the reader's light/dark preference (an explicit mode: an empty one logs a console error)
 html_context = {"default_mode": "auto"}

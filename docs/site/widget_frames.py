@@ -64,7 +64,7 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 CALL = re.compile(r"^(?:widgets|plots_\w+)\.(\w+)\(.*\)\s*$", re.DOTALL)  # widgets.x(...), plots_slots.x(...)
 STATIC_DIR = "widget_frames"  # under the site's _static
 CACHE = Path("build") / "widget_frames"
-CACHE_FORMAT = 3              # what frames.json holds; part of the cache key
+CACHE_FORMAT = 4              # what frames.json holds; part of the cache key
 
 # why a widget keeps its saved picture: the caption the page shows under it
 UNDRAWN = {
@@ -83,6 +83,7 @@ class Frame:
     png: str                     # file name inside the widget's folder (twice the figure's pixels)
     width: int = 0               # the figure's own width, CSS px (half the PNG's)
     font_px: float | None = None  # its smallest text at that width (alt_text.smallest_text_px)
+    described: str = ""          # what the picture itself says: titles, axes, legends (alt_text.describe)
 
 
 @dataclass
@@ -213,13 +214,13 @@ def capture(call: str, ns: dict):
     return seen["draw"], seen["controls"]
 
 
-def draw_png(draw, values: dict) -> tuple[bytes, int, float | None]:
-    """(PNG at twice the pixels, the figure's own width in CSS px, its smallest text in CSS px), as a
-    notebook saves a figure (``tl_minimal.views.alt_text``)."""
+def draw_png(draw, values: dict) -> tuple[bytes, int, float | None, str]:
+    """(PNG at twice the pixels, the figure's own width in CSS px, its smallest text in CSS px, the text
+    its titles, axes and legends give), as a notebook saves a figure (``tl_minimal.views.alt_text``)."""
     import matplotlib.pyplot as plt
     from PIL import Image
 
-    from tl_minimal.views.alt_text import smallest_text_px
+    from tl_minimal.views.alt_text import describe, smallest_text_px
 
     before = set(plt.get_fignums())
     try:
@@ -227,7 +228,7 @@ def draw_png(draw, values: dict) -> tuple[bytes, int, float | None]:
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", bbox_inches="tight", dpi=2 * fig.dpi)  # the inline backend's crop, 2x
         width = Image.open(io.BytesIO(buffer.getvalue())).width // 2
-        return buffer.getvalue(), width, smallest_text_px(fig, drawn=True)
+        return buffer.getvalue(), width, smallest_text_px(fig, drawn=True), describe(fig)
     finally:
         for number in set(plt.get_fignums()) - before:
             plt.close(number)
@@ -295,12 +296,13 @@ def draw_widget(widget: Widget, nb: dict, literals: dict, prose: str, folder: Pa
         frames = []
         for number, values in enumerate(todo):
             try:
-                png, width, font_px = draw_png(draw, values)
+                png, width, font_px, described = draw_png(draw, values)
             except ValueError as err:
                 raise ValueError(f"{page} cell {cell + 1}: drawing {values} failed (a text the prose suggests?): "
                                  f"{err}") from err
             (tmp / f"{number}.png").write_bytes(png)
-            frames.append({"values": values, "png": f"{number}.png", "width": width, "font_px": font_px})
+            frames.append({"values": values, "png": f"{number}.png", "width": width, "font_px": font_px,
+                           "described": described})
     saved = {"controls": shown, "frames": frames,
              "text_boxes": sum(isinstance(spec, widgets.Text) for spec in controls.values())}
     (tmp / "frames.json").write_text(json.dumps(saved, indent=1), encoding="utf-8")

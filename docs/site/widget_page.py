@@ -13,8 +13,11 @@ for it (staging calls ``PageWidgets.restage`` on each widget's saved output):
 - a widget that cannot move: its saved picture stays, and a caption under it gives its saved note
   and the reason (``widget_frames.UNDRAWN``).
 
-The text alternative of a frame: the widget's own (from ``alt_text.py``), without the sentence that
-calls it a still, and the setting shown ("Shown here: λ = 0.995.").
+The text alternative of a frame describes the picture it shows (issue 54, item 5): at the widget's
+starting setting, the widget's own (from ``alt_text.py``: it describes that picture), without the
+sentence that calls it a still, and the setting ("Shown here: λ = 0.9."); at any other setting, the
+setting, then what that frame's own titles, axes and legends say (``alt_text.describe``, saved when
+the frame was drawn: "... Figure: gated_hybrid answers v13: RIGHT (target v13). Panel 1: ...").
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import html
 import json
 import re
 
+from alt_text import problems
 from figure_scale import zoom_class
 from widget_frames import CALL, NOTEBOOK_MADE, SETUPS, STATIC_DIR, Widget
 
@@ -72,16 +76,27 @@ def caption_text(widget: Widget) -> str:
             f"{how} to change the picture; run the notebook for any other setting.{typed}")
 
 
+def frame_alt(widget: Widget, frame, alt: str, start: dict) -> str:
+    """What the picture of ``frame`` shows (see the module's docstring); ``alt``: the widget's own text,
+    which describes its starting picture."""
+    setting = setting_text(widget, frame.values)
+    if frame.values == {**frame.values, **start}:
+        return f"{STILL.sub('', alt).strip()} Shown here: {setting}."  # it moves here: no longer a still
+    return f"The interactive figure at {setting}. {frame.described}"
+
+
 def page_html(widget: Widget, number: int, page: str, alt: str) -> str:
     """The widget on the page: a label, control and value per control, the picture (a link to itself),
     the caption, and the script that swaps the frames. ``alt``: the widget's text alternative."""
     up = "../" * page.count("/")
     base = f"{up}_static/{STATIC_DIR}/{widget.key}/"
     ident = f"wf-{re.sub(r'[^a-z0-9]+', '-', page.rsplit('/', 1)[-1][:-6].lower())}-{number}"
-    opening = STILL.sub("", alt).strip()  # it moves here: no longer a still
-    frames = [{"values": f.values, "src": base + f.png,
-               "alt": f"{opening} Shown here: {setting_text(widget, f.values)}."} for f in widget.frames]
     start = {n: c["start"] for n, c in widget.controls.items()}
+    frames = [{"values": f.values, "src": base + f.png, "alt": frame_alt(widget, f, alt, start)}
+              for f in widget.frames]
+    bad = [(f["values"], problems(f["alt"])) for f in frames if problems(f["alt"])]
+    if bad:
+        raise ValueError(f"{page}: widget {number}'s text alternatives: {bad[:3]}")
     # its own width (the PNGs have twice the pixels) and, for phones, the zoom of its smallest text
     fonts = [f.font_px for f in widget.frames if f.font_px]
     zoom = zoom_class(min(fonts)) if fonts else None

@@ -6,7 +6,11 @@
   navigation.js); at 1280 px the article's menu button hides and shows the site menu.
 - The landing page's learning path links every notebook of the course.
 - A search result's snippet holds neither raw TeX nor a cell's output (static/search_snippets.js).
-- A widget's hint matches the control the site shows (a menu of texts, not "any text, then Enter").
+- A widget's hint matches the control the site shows (a menu of texts, not "any text, then Enter"),
+  and after a change its picture's text alternative describes the picture shown.
+- Every notebook page's first load is at most 2 MB and its load event comes within 4 s on simulated
+  4G with a 4x slower CPU (site_weight.py; the formulas are typeset at build time: math_render.py),
+  both printed; a widget fetches a control's pictures when the reader reaches for it.
 
 The touch targets, the one search box and the scroll cues of tables and figures are checked on every
 page by test_site.py's test_every_page_in_the_browser (site_phone.py). Uses test_site.py's fixtures.
@@ -19,6 +23,7 @@ import json
 import re
 
 import pytest
+import site_weight
 import test_site
 from test_site import ROOT, staging
 
@@ -184,8 +189,10 @@ def test_a_widget_says_which_controls_went_back_to_a_drawn_setting(site, server,
     assert "filler went back to" in text, text
 
 
-WEIGHED = ("index.html", "notebooks/01_running_state.html", "notebooks/06a_kv_recall.html")
 HOME_MOST_BYTES = 1_300_000  # the home page's first load, uncompressed (2.6 MB with the theme's icon script)
+PAGE_MOST_BYTES = 2_000_000  # a notebook page's first load (issue 54, item 6; 3.0-3.3 MB with MathJax in the browser)
+PAGE_MOST_LOAD_S = 4.0       # its load event on simulated 4G with a 4x slower CPU (5-13 s with MathJax)
+LOAD_TRIES = 3               # a page over the time limit is loaded again, up to this many times in all
 
 
 JS_ICON = """() => { const i = document.querySelector('.bd-header-article .primary-toggle [class*="fa-"]');
@@ -194,28 +201,55 @@ JS_ICON = """() => { const i = document.querySelector('.bd-header-article .prima
 
 @pytest.mark.browser
 def test_page_weight_is_printed_and_the_icon_script_is_gone(site, server, browser):
-    """What a first visit downloads (uncompressed, as a plain static server sends it), printed for three
-    pages; the theme's 1.56 MB icon script is replaced by a stub (static/scripts/fontawesome.js) and the
-    icons still show, drawn from the theme's web font."""
-    rows, icons = [], None
-    for name in WEIGHED:
-        tab = browser.new_page(viewport={"width": 390, "height": 844})
-        loaded: list[tuple[str, int]] = []
-        tab.on("requestfinished", lambda req, into=loaded: into.append((req.url, req.sizes()["responseBodySize"])))
-        try:
-            tab.goto(server + name, wait_until="load")
-            tab.wait_for_timeout(500)
-            if icons is None:  # the header's menu icon is drawn (a glyph of the web font, some pixels wide)
-                icons = tab.evaluate(JS_ICON)
-        finally:
-            tab.close()
-        total = sum(size for _, size in loaded)
-        script = sum(size for url, size in loaded if "fontawesome.js" in url)
-        rows.append((name, len(loaded), total, script))
-    print("\nfirst load at 390 px: " + "; ".join(f"{n} {k} requests {t / 1e6:.2f} MB" for n, k, t, _ in rows))
-    assert all(script < 1000 for *_, script in rows), f"the icon script is served: {rows}"
+    """What a first visit downloads (uncompressed, as a plain static server sends it) and when its load
+    event fires on simulated 4G with a 4x slower CPU (site_weight.py), printed for the home page and
+    every notebook page, each held to its limit. The CPU slowdown multiplies this machine's speed, and
+    other work on a shared machine slows it more, so a page over the time limit is loaded again (up to
+    LOAD_TRIES loads) and its fastest load counts: the page's own cost, with the least noise. The
+    theme's 1.56 MB icon script is replaced by a stub (static/scripts/fontawesome.js) and the icons
+    still show, drawn from the theme's web font."""
+    tab = browser.new_page(viewport={"width": 390, "height": 844})
+    try:  # the header's menu icon is drawn (a glyph of the web font, some pixels wide)
+        tab.goto(server + "index.html", wait_until="load")
+        icons = tab.evaluate(JS_ICON)
+    finally:
+        tab.close()
+    pages = ["index.html", *sorted(p.relative_to(site).as_posix() for p in (site / "notebooks").rglob("*.html"))]
+    rows = {}
+    for name in pages:
+        rows[name] = site_weight.first_load(browser, server + name)
+        for _ in range(LOAD_TRIES - 1):
+            if rows[name]["load_s"] <= PAGE_MOST_LOAD_S:
+                break
+            rows[name] = min(rows[name], site_weight.first_load(browser, server + name), key=lambda r: r["load_s"])
+    print("\nfirst load at 390 px, simulated 4G and a 4x slower CPU:")
+    for name, r in rows.items():
+        print(f"  {name:48} {r['requests']:3} requests {r['bytes'] / 1e6:5.2f} MB, load event {r['load_s']:4.1f} s")
+    assert not [r for r in rows.values() if any("fontawesome.js" in h for h in r["heaviest"])], "the icon script"
     assert icons and "Font Awesome" in icons[0] and icons[1] > 8, f"the header icon is not drawn: {icons}"
-    assert rows[0][2] <= HOME_MOST_BYTES, f"the home page weighs {rows[0][2] / 1e6:.2f} MB"
+    assert rows["index.html"]["bytes"] <= HOME_MOST_BYTES, f"the home page weighs {rows['index.html']}"
+    heavy = {n: r for n, r in rows.items() if n != "index.html" and r["bytes"] > PAGE_MOST_BYTES}
+    slow = {n: r for n, r in rows.items() if r["load_s"] > PAGE_MOST_LOAD_S}
+    assert not heavy, f"pages over {PAGE_MOST_BYTES / 1e6} MB: {heavy}"
+    assert not slow, f"pages whose load event comes after {PAGE_MOST_LOAD_S} s: {slow}"
+
+
+@pytest.mark.browser
+def test_a_widgets_text_alternative_describes_the_picture_shown(site, server, browser):
+    """06a: asking another key shows another picture, and its text alternative is that picture's own
+    (the key asked, its target from the frame's title), not the starting picture's text."""
+    tab = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        tab.goto(server + "notebooks/06a_kv_recall.html", wait_until="load")
+        figure = tab.locator("figure.widget-frames:has(select[data-control=ask])")
+        start = figure.locator("img").get_attribute("alt")
+        figure.locator("select[data-control=ask]").select_option(label="k5")
+        shown = figure.locator("img").get_attribute("alt")
+    finally:
+        tab.close()
+    assert "answers v17" in start and "Shown here:" in start, start
+    assert shown.startswith("The interactive figure at pairs = k5=v13") and "ask = k5" in shown, shown
+    assert "(target v13)" in shown and start.split(". ")[0] not in shown, shown
 
 
 @pytest.mark.browser

@@ -4,7 +4,9 @@ Every widget of the course's notebooks 00-06 is found from the committed noteboo
 site each one is a figure with a real control (a slider or a menu) per setting it was drawn at:
 every widget moves (``NOT_MOVING`` is empty; a widget put there keeps its saved picture with a
 caption that says why). A moving widget's frames are files of the site, all different pictures,
-notebook 00's slider reaches the 0.995 its text asks for, notebook 05's text box is a menu of the
+a frame's text alternative describes its own picture (the widget's own text at the starting setting
+only, elsewhere what the frame's titles, axes and legends say: issue 54, item 5), notebook 00's
+slider reaches the 0.995 its text asks for, notebook 05's text box is a menu of the
 texts its Markdown suggests, and 06a's ask menu offers, for each pairs text, the keys among them.
 In Chromium each control is moved to every setting: the picture, its full-size link, its text
 alternative and the value shown change, and every frame loads; notebook 00's slider also moves by
@@ -171,11 +173,17 @@ def test_every_widget_of_00_to_06_moves_or_says_why_not(site):
                 assert f'<label for="{cid}"' in body, f"{page} {ident}: control {cid} has no label"
             assert len(frames) >= 2, f"{page} {ident}: {len(frames)} frame(s)"
             pictures = set()
+            starting = [f["alt"] for f in frames if "Shown here:" in f["alt"]]  # the widget's own text
+            assert len(starting) == 1, f"{page} {ident}: {len(starting)} frames carry the starting picture's text"
+            opening = starting[0].split(". ")[0]
             for frame in frames:
                 file = (site / page).parent / frame["src"]
                 assert file.is_file(), f"{page} {ident}: frame {frame['src']} is not on the site"
                 pictures.add(hashlib.sha256(file.read_bytes()).hexdigest())
-                assert frame["alt"].count(".") >= 2 and "Shown here:" in frame["alt"], frame["alt"]
+                assert frame["alt"].count(".") >= 2, frame["alt"]
+                if frame["alt"] != starting[0]:  # another setting: its own picture's titles, not the start's text
+                    assert frame["alt"].startswith("The interactive figure at ") and opening not in frame["alt"] \
+                        and "Figure" in frame["alt"], frame["alt"]
             assert len(pictures) == len(frames), f"{page} {ident}: two settings drew the same picture"
             total += len(frames)
     for (page, name), reason in NOT_MOVING.items():

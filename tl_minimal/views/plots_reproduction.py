@@ -3,7 +3,7 @@
     logit_scale          training curves and BPB against a factor on the trained logits (07b, section 1)
     bpb_against_steps    each variant's BPB after 80, about 300 and 2,000 steps, log x axis
     mqar_accuracy        MQAR accuracy per (pairs, length) setting, one marker per model, chance lines
-    beside_paper         bars of our seeds' mean, dots per seed, the paper's number as a diamond
+    beside_paper         sideways bars of our seeds' mean, dots per seed, the paper's number as a diamond
     per_seed_recall      one dot per seed of recall at 500 steps, the mean as a bar, the two chance lines
 
 Inputs are what :mod:`tl_minimal.results` returns (rows, curves, per-seed lists); every
@@ -84,30 +84,37 @@ def mqar_accuracy(rows, order):
 
 
 def beside_paper(panels: list[dict]):
-    """One panel per table. Each panel: ``title``, ``rows`` (with ``label``, ``mean``, ``ok`` per-seed
-    values), ``paper`` (the paper's number per row, or None), ``ylabel`` and ``unigram`` (or None)."""
-    fig, axes = plt.subplots(1, len(panels), figsize=(9.5, 4.4), squeeze=False)
-    for ax, panel in zip(axes[0], panels, strict=True):
+    """One panel per table, stacked: a bar per row (our seeds' mean), a dot per seed, the paper's number
+    as a diamond. Each panel: ``title``, ``rows`` (with ``label``, ``mean``, ``ok`` per-seed values),
+    ``paper`` (the paper's number per row, or None), ``ylabel`` (the measure, on the x axis here) and
+    ``unigram`` (or None). Bars lie sideways, so a row's label reads on one line beside its bar however
+    many rows a panel has (upright bars put ten two-line labels on top of each other)."""
+    sizes = [max(len(panel["rows"]), 1) for panel in panels]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(7.0, 0.9 * len(panels) + 0.3 * sum(sizes)),
+                             gridspec_kw={"height_ratios": sizes}, squeeze=False)
+    for ax, panel in zip(axes[:, 0], panels, strict=True):
         rows = panel["rows"]
         if not rows:
             ax.set_title(f"{panel['title']}: no results yet", fontsize=9)
             continue
-        x = np.arange(len(rows))
-        ax.bar(x, [r.mean or np.nan for r in rows], color=SKY)
+        y = np.arange(len(rows))
+        ax.barh(y, [r.mean or np.nan for r in rows], color=SKY, height=0.7)
         for i, (r, ref) in enumerate(zip(rows, panel["paper"], strict=True)):
-            ax.plot([i] * len(r.ok), r.ok, "o", color=BLUE, ms=3)
+            ax.plot(r.ok, [i] * len(r.ok), "o", color=BLUE, ms=3)
             if isinstance(ref, float):
-                ax.plot(i, ref, "D", color="black", ms=6,
+                ax.plot(ref, i, "D", color="black", ms=6,
                         label="paper" if "paper" not in ax.get_legend_handles_labels()[1] else None)
         shown = [v for r in rows for v in r.ok] + [v for v in panel["paper_all"] if isinstance(v, float)]
         if panel["unigram"] is not None:
-            ax.axhline(panel["unigram"], color="black", ls=":", lw=1, label="unigram baseline")
+            ax.axvline(panel["unigram"], color="black", ls=":", lw=1, label="unigram baseline")
             shown.append(panel["unigram"])
-        ax.set_ylim(min(shown) - 0.15, max(shown) + 0.1)
-        ax.set_xticks(x, [r.label.replace(" (", "\n(") for r in rows], rotation=60, ha="right", fontsize=7)
-        ax.set_ylabel(panel["ylabel"])
+        ax.set_xlim(min(shown) - 0.15, max(shown) + 0.1)
+        ax.set_yticks(y, [r.label for r in rows], fontsize=8)
+        ax.invert_yaxis()  # the table's first row on top
+        ax.set_xlabel(panel["ylabel"], fontsize=9)
+        ax.tick_params(axis="x", labelsize=8)
         ax.set_title(panel["title"], fontsize=9)
-        ax.legend(fontsize=7, loc="upper right")
+        ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
     return fig
 

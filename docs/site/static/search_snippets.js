@@ -2,10 +2,11 @@
    cell's output or raw TeX. Sphinx cuts the snippet from the whole <main role="main">, which in this
    theme also holds the article's header buttons ("Download ... System Settings Light Dark"), the table
    of contents of the page, a print-only copy of the title and contents (.onlyprint) and the
-   previous/next links; a notebook page also holds its cells' outputs, and its formulas as TeX (MathJax
-   typesets them in the browser: "\(\lambda_t\)"). Sphinx has no setting for what it removes, so this
-   wraps its Search.htmlToText (loaded on the search page only) to drop those parts first and to write
-   each formula as plain symbols ("λ_t"). */
+   previous/next links; a notebook page also holds its cells' outputs, and its formulas (typeset at
+   build time, their TeX in data-tex: math_render.py; or as TeX that MathJax typesets in the browser:
+   "\(\lambda_t\)"). Sphinx has no setting for what it removes, so this wraps its Search.htmlToText
+   (loaded on the search page only) to drop those parts first and to write each formula as plain
+   symbols ("λ_t"). */
 (() => {
   const CHROME = [".bd-header-article", ".bd-sidebar-secondary", ".bd-footer-article",
                   ".prev-next-footer", ".bd-footer-content", ".d-print-none", ".onlyprint",
@@ -31,7 +32,7 @@
     Search.htmlToText = (htmlString, anchor) => {
       const doc = new DOMParser().parseFromString(htmlString, "text/html");
       doc.querySelectorAll(CHROME).forEach((el) => el.remove());
-      doc.querySelectorAll("span.math, div.math").forEach((el) => { el.textContent = ` ${plain(el.textContent)} `; });
+      doc.querySelectorAll("span.math, div.math").forEach((el) => { el.textContent = ` ${plain(el.dataset.tex ?? el.textContent)} `; });
       return original(doc.documentElement.outerHTML, anchor);
     };
     Search.tlChromeRemoved = true;
