@@ -188,14 +188,21 @@ def install_commands(args: argparse.Namespace, py: str) -> list[tuple[str, list[
 
 
 FAST = "not slow and not repo and not browser"  # the markers are described in pyproject.toml
+# the whole suite runs in two pytest-xdist workers (the dev extra), a file at a time: a notebook's cells
+# share one kernel, and the site's test modules count as one file (conftest.py); most of the suite waits
+# on kernels, browsers and nbgrader, so two workers keep a 2-core machine busy
+WORKERS = ["-n", "2", "--dist", "loadfile"]
 
 
 def test_command(py: str, fast: bool, passthrough: list[str]) -> list[str]:
     """The README's test command: pytest in strict-encoding mode, all of it or the fast tier
     (test-fast: tests/ without the tests marked slow, repo or browser, or only the test files given
-    after `--`; a `-m` given after `--` replaces the tier's)."""
+    after `--`; a `-m` given after `--` replaces the tier's). The whole suite runs in WORKERS, unless
+    the arguments after `--` choose (`-n 0`: one process)."""
     named = any(not a.startswith("-") and (ROOT / a.split("::")[0]).exists() for a in passthrough)
-    target = (["-m", FAST] if named else ["tests", "-m", FAST]) if fast else ["--nbval"]
+    chosen = any(a == "-n" or a.startswith(("-n", "--numprocesses", "--dist")) for a in passthrough)
+    target = (["-m", FAST] if named else ["tests", "-m", FAST]) if fast else \
+        ["--nbval", *([] if chosen else WORKERS)]
     return [py, *STRICT_ENCODING, "-m", "pytest", *target, *passthrough]
 
 
@@ -322,6 +329,8 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.rmtree(venv, ignore_errors=True)
             return 0
         env = child_env(args, smoke=args.command.startswith("test"))
+        if args.command == "test":  # two workers: one thread each keeps torch from oversubscribing the cores
+            env.setdefault("OMP_NUM_THREADS", "1")
         py = setup(args)
         if args.command == "setup":
             return 0

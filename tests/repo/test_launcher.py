@@ -41,7 +41,7 @@ def test_test_creates_the_venv_installs_torch_first_then_runs_the_strict_suite()
     assert cmds[0] == run.show([sys.executable, "-m", "venv", str(venv)])
     assert cmds[1] == run.show([*pip, "--upgrade", "pip"]) and cmds[2] == run.show([*pip, "torch==2.13.0"])
     assert cmds[3].startswith(run.show([*pip, "-e", ".[dev,browser]"]))  # then -c the lock file, if there is one
-    assert cmds[4] == run.show([py, "-X", "warn_default_encoding", "-m", "pytest", "--nbval"])
+    assert cmds[4] == run.show([py, "-X", "warn_default_encoding", "-m", "pytest", "--nbval", *run.WORKERS])
 
 
 def test_test_fast_skips_the_notebooks_and_the_slow_tiers_and_passes_arguments_on():
