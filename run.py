@@ -198,7 +198,10 @@ FAST = "not slow and not repo and not browser"  # the markers are described in p
 def test_command(py: str, fast: bool, passthrough: list[str]) -> list[str]:
     """The README's test command: pytest in strict-encoding mode, all of it or the fast tier
     (test-fast: tests/ without the tests marked slow, repo or browser, or only the test files given
-    after `--`; a `-m` given after `--` replaces the tier's)."""
+    after `--`; a `-m` given after `--` replaces the tier's). `-- -n 2 --dist loadfile` runs it in two
+    pytest-xdist workers (the dev extra), a file at a time: a notebook's cells share one kernel, and the
+    site's test modules count as one file (conftest.py). CI runs one process: two workers were not yet
+    shown faster on a loaded 2-core machine."""
     named = any(not a.startswith("-") and (ROOT / a.split("::")[0]).exists() for a in passthrough)
     target = (["-m", FAST] if named else ["tests", "-m", FAST]) if fast else ["--nbval"]
     return [py, *STRICT_ENCODING, "-m", "pytest", *target, *passthrough]

@@ -171,6 +171,20 @@ def test_readme_quick_start_has_exactly_two_commands():
     assert commands == ["python run.py lab", "python run.py test"], commands
 
 
+README_MOST_LINES = 180  # a guide (issue 51, item 6); results live in RECALL_STUDY.md and docs/paper.md
+
+
+def test_readme_is_a_short_guide_that_states_no_test_counts():
+    """The README stays a guide: at most README_MOST_LINES lines, and no count of tests (a count drifts as
+    tests are added; ``pytest --collect-only -q`` gives today's)."""
+    readme = _readme()
+    assert len(readme.splitlines()) <= README_MOST_LINES, (
+        f"README.md has {len(readme.splitlines())} lines (at most {README_MOST_LINES}): move results to "
+        "data/results/RECALL_STUDY.md or docs/paper.md, details to docs/")
+    counts = re.findall(r"\b\d[\d,]* (?:of the [\d,]+ )?(?:unit )?tests\b", readme)
+    assert not counts, f"the README states test counts, which drift: {counts}"
+
+
 def test_readme_learning_path_lists_every_notebook():
     readme = _readme()
     for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb")):
