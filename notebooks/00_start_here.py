@@ -240,10 +240,10 @@ plt.show()
 # |---|---|---|---|
 # | `00_start_here` | why a fixed-size state; the layer and model drawn; glossary; set-up | - | 60 min (runs in 17 s) |
 # | `01_running_state` | the gated moving average, by hand and as one matrix; half-lives; the training loop; a trained model's gates | 00 | 60 min (runs in 55 s) |
-# | `01b_chunked_running_state` | the fast form: the chunked algorithm, its cost, the associative scan; the three forms checked | 01 | 60 min (runs in 9 s) |
+# | `01b_chunked_running_state` | the fast form: the chunked algorithm, its cost, the associative scan; the three forms checked | 01 | 50 min (runs in 9 s) |
 # | `02_pair_memory` | outer products as a memory of pairs; the unrolled weights; a trained model's $P_t$ | 01 | 60 min (runs in 79 s) |
 # | `03_readout` | the readout as linear attention, in both directions; why the design; the whole layer; related work | 02 | 55 min (runs in 19 s) |
-# | `03b_chunked_readout` | the readout's fast form: chunks with the pair memory carried between them; its cost, term by term; its speed, measured | 03 | 45 min (runs in 9 s) |
+# | `03b_chunked_readout` | the readout's fast form: chunks with the pair memory carried between them; its cost, term by term; its speed, measured | 03 | 40 min (runs in 9 s) |
 # | `03c_trained_model` | trained against a Transformer; what a trained layer reads; the whole model in a page | 03 | 45 min (runs in 146 s) |
 # | `04_slots` | a cheaper memory with a few slots, and what it loses | 03 | 60 min (runs in 99 s) |
 # | `05_convolution` | the hybrid's local convolution, and the leak in the paper's version | 03 | 55 min (runs in 48 s) |

@@ -23,7 +23,7 @@
 # **Prerequisites.** Notebook 00 (the layer figure and the glossary). PyTorch: broadcasting,
 # matrix products.
 #
-# **Time.** About 60 minutes: 59 of reading (2150 words at 100 a minute, 129 lines of code at 4, 10
+# **Time.** About 60 minutes: 58 of reading (2091 words at 100 a minute, 129 lines of code at 4, 10
 # figures at half a minute each) and a run of every cell in default mode, measured at 55 s (CPU
 # 19 s, peak 612 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -236,11 +236,17 @@ widgets.pulse_memory_widget(lam=0.9)
 # make the sampler, then `train()`: the same loop plus a progress bar, checkpoints and a stop on a
 # NaN loss) runs the same 3 steps from the same seed. The losses must agree.
 #
-# Two helpers in the loop only make it fast on every device; leave them out and nothing changes but
-# the speed. `checked_ids(model, x)` checks that every byte id is in the vocabulary while `x` is still
+# Two helpers in the loop, `checked_ids` and `clip_options`, only make it fast on every device; leave
+# them out and nothing changes but the speed.
+#
+# <details><summary>Implementation note: what the two helpers do on a GPU</summary>
+#
+# `checked_ids(model, x)` checks that every byte id is in the vocabulary while `x` is still
 # on the CPU, and tells the model not to check again on the GPU (a check there would make the CPU
 # wait for the GPU at every step). `clip_options(DEVICE)` asks `clip_grad_norm_` for its faster
 # all-parameters-at-once ("foreach") path where torch has one (the CPU and CUDA, not MPS).
+#
+# </details>
 
 # %%
 from tl_minimal.checks import checked_ids

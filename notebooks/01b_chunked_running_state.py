@@ -13,22 +13,21 @@
 # lower-triangular $T \times T$ matrix $W$ (its section 3): no loop, but quadratic in $T$. The
 # library's `running_state(mode="fast")` never builds $W$: this notebook derives the **chunked
 # algorithm** it uses instead, writes it out and checks it against the loop, counts what it costs
-# (the decay mask included, and why the mask is built the way it is), shows the associative scan
-# that reaches the same states in logarithmic depth, and holds the three forms (loop, fast, step)
-# equal.
+# (the decay mask included; an implementation note says why it is built the way it is), shows
+# the associative scan that reaches the same states in logarithmic depth, and holds the three
+# forms (loop, fast, step) equal.
 #
 # **Learning goals.** After this notebook you can
 # - derive the chunked algorithm that makes the fast form linear in the sequence length, and check
 #   a hand-written version against the loop;
-# - count its cost term by term, the decay mask's $C^3$ per chunk included, and say why the mask is
-#   built by direct segment sums (float32 gate gradients);
+# - count its cost term by term, the decay mask's $C^3$ per chunk included;
 # - explain the associative scan's work and depth;
 # - check the loop, fast and one-token step forms against each other.
 #
 # **Prerequisites.** Notebook 01, sections 1-3 (the recurrence, `causal_decay`, the matrix $W$).
 # PyTorch: `torch.cumprod`, batched matrix products.
 #
-# **Time.** About 60 minutes: 60 of reading (1971 words at 100 a minute, 157 lines of code at 4, 1
+# **Time.** About 50 minutes: 52 of reading (1799 words at 100 a minute, 133 lines of code at 4, 1
 # figures at half a minute each) and a run of every cell in default mode, measured at 9 s (CPU 4 s,
 # peak 468 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -187,19 +186,28 @@ print(f"T = 2,048, matmuls of running_state(mode='fast') by torch's flop counter
 # **Why the mask is built with a $C^3$ matmul.** There is a cheaper way to get every segment sum:
 # take the running sum of the log-gates once ($C$ additions) and subtract: the sum from
 # $\tau + 1$ to $t$ is the running sum at $t$ minus the running sum at $\tau$ (in the code below,
-# `G_t - G_tau`). Same numbers in exact arithmetic, and the forward pass in float32 is nearly as
-# good. The trouble is the gradient. A gate near 0 has a log-gate of -10, -20 or less, so the
-# running sum grows large in a few tokens, and the difference of two large numbers keeps only the
-# rounding error of each; the backward pass of the difference sums gradients of both signs into the
-# same running sums, which cancel the same way. The chain rule of
-# $\log\lambda$ then divides that absolute error by $\lambda$: for a gate near 0 it is larger than
+# `G_t - G_tau`). Same numbers in exact arithmetic; but in float32 the difference spoils the
+# gradients of gates near 0, the gates that forget, and summing each segment directly does not.
+# The note below says why and the cell after it measures it: both are an aside, to skip on a
+# first read.
+#
+# <details><summary>Implementation note: float32 gradients of a difference of sums</summary>
+#
+# The forward pass in float32 is nearly as good. The trouble is the gradient. A gate near 0 has a
+# log-gate of -10, -20 or less, so the running sum grows large in a few tokens, and the difference
+# of two large numbers keeps only the rounding error of each; the backward pass of the difference
+# sums gradients of both signs into the same running sums, which cancel the same way. The chain
+# rule of $\log\lambda$ then divides that absolute error by $\lambda$: for a gate near 0 it is larger than
 # the gradient itself. Summing each segment directly, as the 0/1 matmul does, never forms the large
 # running sums. The cell below builds both forms and compares their float32 gradients with respect
 # to the gates against float64 ($C$ as above, gates $\sigma(z)$ with $z \sim 8\,\mathcal{N}(0, 1)$,
-# so many sit near 0 or 1; a random weighted sum of the decays as the loss):
+# so many sit near 0 or 1; a random weighted sum of the decays as the loss).
+#
+# </details>
 
-# %%
+# %% tags=["implementation-note"]
 # NBVAL_IGNORE_OUTPUT
+# Implementation note (optional on a first read): float32 gate gradients of the two forms of the mask
 def segment_sums_by_difference(log_lam):  # [..., C] -> decay [..., C, C] via G_t - G_tau
     G = torch.cumsum(log_lam, dim=-1)  # [..., C]
     seg = G.unsqueeze(-1) - G.unsqueeze(-2)  # [..., C(t), C(tau)]
@@ -230,11 +238,16 @@ for name, form in (("direct sums (causal_decay)", causal_decay), ("difference G_
           f"than 1%; worst relative error {rel.max():.1e}{typical}")
 
 # %% [markdown]
+# <details><summary>Implementation note, continued: reading the float32 comparison</summary>
+#
 # Read the last two lines: with direct sums no float32 gradient is off by more than 1%; with the
 # difference form hundreds are, the worst by orders of magnitude, and they belong to gates near 0
 # (their median is printed), the gates that forget, whose gradient decides when to keep instead.
-# That is worth $T C^2$ multiply-adds, which are cheap ones: a single batched matmul with a constant
-# matrix. (A middle way, summing short sub-chunks directly and combining them in log space, would
+#
+# </details>
+#
+# Accurate gate gradients are worth $T C^2$ multiply-adds, which are cheap ones: a single batched
+# matmul with a constant matrix. (A middle way, summing short sub-chunks directly and combining them in log space, would
 # cost less; the library keeps the one simple form.)
 #
 # The library's `mode="fast"` is this

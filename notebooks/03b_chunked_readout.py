@@ -24,7 +24,7 @@
 # notebook 03, sections 3.1 and 3.2 (the readout's attention view: the scores $A_{t\tau}$ and
 # weights $w_{t,\tau}$, then the memory $M$).
 #
-# **Time.** About 45 minutes: 43 of reading (1684 words at 100 a minute, 103 lines of code at 4, 0
+# **Time.** About 40 minutes: 42 of reading (1658 words at 100 a minute, 103 lines of code at 4, 0
 # figures at half a minute each) and a run of every cell in default mode, measured at 9 s (CPU 4 s,
 # peak 622 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 #
@@ -238,10 +238,15 @@ print(f"T = 2,048, matmuls of pair_readout(mode='fast') by torch's flop counter:
 #   numbers per head. The chunked form keeps the $C \times C$ scores ($TC$ numbers), the $T/C$
 #   chunk memories ($TS^2/C$) and the inputs.
 #
-# Both, measured on this machine for 8 sequences and 4 heads of $S = 16$ (float32 on the chosen
-# device; the forward pass only for the time, best of three; the numbers autograd saves for the
-# backward pass counted with `torch.autograd.graph.saved_tensors_hooks`). Notebook 08 times all
+# Both, measured on this machine for 8 sequences and 4 heads of $S = 16$. Notebook 08 times all
 # forms properly.
+#
+# <details><summary>Implementation note: how the cell below measures</summary>
+#
+# In float32 on the chosen device; the forward pass only for the time, best of three; the numbers
+# autograd saves for the backward pass counted with `torch.autograd.graph.saved_tensors_hooks`.
+#
+# </details>
 
 # %%
 # NBVAL_IGNORE_OUTPUT

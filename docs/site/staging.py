@@ -18,8 +18,9 @@ traced through the staged copy to its cell, which keeps its number):
    an exercise's pointer to ``solutions/`` becomes one to the instructors' guide, widget views
    are dropped in favour of the static picture committed beside them (a site has no kernel), the
    notebook's widget state is removed, test-harness comment lines (``# NBVAL_IGNORE_OUTPUT``)
-   are taken out of the displayed code, and each "predict before you plot" question gets a check
-   that answers without a kernel (``predictions.py``);
+   are taken out of the displayed code, the code cells of an implementation note are collapsed
+   (MyST-NB's ``hide-cell``, as the note's ``<details>`` prose is), and each "predict before you
+   plot" question gets a check that answers without a kernel (``predictions.py``);
 4. every picture gets a text alternative (``alt_text.py``), collected in ``alt_text.json`` keyed by
    page and the picture's SHA-256 (the name the notebook reader gives the image file); one that
    fails ``alt_text.problems`` stops the build, naming the page, figure and cell.
@@ -106,6 +107,9 @@ LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^()\s]+)\)")
 HTML_ANCHOR = re.compile(r'^<a (?:id|name)="([\w-]+)"></a>\s*$', re.MULTILINE)  # GitHub's way; MyST's is (name)=
 # test-harness markers (nbval's) in code cells: the notebook needs them, a reader of the page does not
 HARNESS_COMMENT = re.compile(r"^[ \t]*# NBVAL_[A-Z_]+[ \t]*\n?", re.MULTILINE)
+# a code cell of an implementation note (tl_minimal.experiments.notebook_time): collapsed on the page, as
+# the note's <details> prose is, by MyST-NB's own tag
+NOTE_TAG, COLLAPSED_TAG = "implementation-note", "hide-cell"
 READ_AS_WEBSITE = re.compile(r"^\*\*Read it as a website[.:]?\*\*.*$", re.MULTILINE)
 TIME_LINE = re.compile(r"\*\*Time[.:]?\*\*:?\s*(.+?)(?:\n\s*\n|\n\*\*|$)", re.DOTALL)  # to the paragraph's end
 STUDY_MINUTES = re.compile(r"\b[Aa]bout (\d+) minutes")
@@ -276,6 +280,9 @@ def stage_notebook(page: str, root: Path, out: Path, site_pages: set[str], stage
         before = texts[number - 1] if number and nb["cells"][number - 1]["cell_type"] == "markdown" else ""
         if cell["cell_type"] == "code":
             cell["source"] = strip_harness(text)
+            tags = cell.get("metadata", {}).get("tags", [])
+            if NOTE_TAG in tags and COLLAPSED_TAG not in tags:
+                cell["metadata"]["tags"] = [*tags, COLLAPSED_TAG]
         if cell["cell_type"] == "markdown":
             if page.startswith("notebooks/exercises/"):
                 text = SOLUTIONS_POINTER.sub(SOLUTIONS_ON_SITE, text)

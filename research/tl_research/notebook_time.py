@@ -16,6 +16,13 @@ Symbols: ``words`` (Markdown words), ``code_lines``, ``figures`` (image outputs)
 ``run_s`` (``wall_s`` of the cost file), ``exact_min`` = reading + running, ``total_min`` = ``exact_min`` to
 the nearest 5 minutes (what the Time lines print).
 
+**Implementation notes are not counted.** An aside about float32 numerics, kernels, memory layouts or
+device quirks, rather than the model's idea, sits in a collapsed Markdown block that opens with
+``<details><summary>Implementation note: ...`` and ends with ``</details>`` (``IMPLEMENTATION_NOTE``;
+JupyterLab and the site render it closed). Its words are not counted, and neither are the code lines
+and figures of a code cell tagged ``implementation-note`` (``NOTE_TAG``: the code that belongs to such
+a note; the site collapses it too). A reader who opens a note reads beyond the one sitting.
+
 **One sitting.** A lesson notebook is at most ``ONE_SITTING_MIN`` = 60 minutes by this measure, unrounded
 (``exact_min``: 61 minutes is over, though its Time line says "about 60"). The
 exceptions are the optional notebooks: 08 (speed) and any notebook whose first cell has a line
@@ -65,17 +72,21 @@ IMAGE_TYPES = ("image/png", "image/svg+xml", "image/jpeg")
 TIME_PARAGRAPH = re.compile(r"^# \*\*Time[.:]\*\*.*?(?=^#\s*$|^[^#]|\Z)", re.MULTILINE | re.DOTALL)
 TIME_SENTENCE = re.compile(r"\*\*Time[.:]\*\*.*?(?=\n\s*\n|\Z)", re.DOTALL)  # the same, in a Markdown cell
 EXERCISE_ESTIMATE = re.compile(r"\*\*Time:?\*\*:? about (\d+) minutes")
+# a collapsed aside: "<details><summary>Implementation note: ...</summary>" ... "</details>", not counted
+IMPLEMENTATION_NOTE = re.compile(r"<details>\s*<summary>\s*Implementation note\b.*?</details>", re.DOTALL)
+NOTE_TAG = "implementation-note"  # a code cell of such a note: its lines and figures are not counted either
 
 
 def reading(ipynb: Path) -> dict:
-    """Words, code lines and figures of a committed notebook, and the minutes they take to study."""
+    """Words, code lines and figures of a committed notebook (implementation notes left out), and the minutes
+    they take to study."""
     nb = json.loads(ipynb.read_text(encoding="utf-8"))
     words = code_lines = figures = 0
     for cell in nb["cells"]:
         text = "".join(cell["source"])
-        if cell["cell_type"] == "markdown":
-            words += len(TIME_SENTENCE.sub("", text).split())  # the Time line does not count itself
-        elif cell["cell_type"] == "code":
+        if cell["cell_type"] == "markdown":  # neither the Time line itself nor an implementation note counts
+            words += len(IMPLEMENTATION_NOTE.sub("", TIME_SENTENCE.sub("", text)).split())
+        elif cell["cell_type"] == "code" and NOTE_TAG not in cell.get("metadata", {}).get("tags", []):
             code_lines += sum(1 for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#"))
             figures += sum(1 for out in cell.get("outputs", []) if any(t in out.get("data", {}) for t in IMAGE_TYPES))
     # minutes = words / 100 + code lines / 4 + figures / 2

@@ -23,6 +23,10 @@ would see (``TERMS``); a term the glossary table lists without patterns here fai
 the table and the test stay in step. A phrase that only looks like a term is not one: "does a
 gradient reach the pairs" (a verb) is not the measured *gradient reach*.
 
+A definition inside a collapsed implementation note (``<details><summary>Implementation note: ...``
+up to ``</details>``, which a first read skips and the time measure does not count) holds only inside
+that note: a term the note defines must be defined again outside it before the lesson uses it.
+
 ``ALLOWED_UNDEFINED`` lists (notebook, term) pairs where the term is first used in notebooks
 06-07 and not yet defined there; each entry is a known gap for those notebooks' rewrite. Keep it
 short: an entry that is no longer needed fails the test, so it cannot outlive its fix.
@@ -113,6 +117,19 @@ def sentences(cell: str) -> list[tuple[int, str]]:
     return out
 
 
+def note_lines(cell: str) -> set[int]:
+    """Line offsets of a markdown cell that lie inside an implementation note, its first and last line included."""
+    inside, opened = set(), None
+    for offset, line in enumerate(cell.splitlines()):
+        if "<summary>Implementation note" in line:
+            opened = offset
+        if opened is not None:
+            inside.add(offset)
+            if "</details>" in line:
+                opened = None
+    return inside
+
+
 def uses(term: str, sentence: str) -> list[re.Match]:
     return [m for pattern in TERMS[term] for m in re.finditer(pattern, sentence, flags=re.IGNORECASE)]
 
@@ -142,12 +159,15 @@ def first_use_problems(texts: dict[str, str] | None = None) -> list[str]:
         path = ROOT / "notebooks" / f"{name}.py"
         text = (texts or {}).get(name) or path.read_text(encoding="utf-8")
         for start, cell in markdown_cells(text):
+            in_note, note_defined = note_lines(cell), set()  # a note's definitions hold inside that note only
             for offset, sentence in sentences(cell):
+                if offset not in in_note:
+                    note_defined = set()
                 for term in TERMS:
-                    if not uses(term, sentence) or term in defined:
+                    if not uses(term, sentence) or term in defined or term in note_defined:
                         continue
                     if defines(term, sentence):
-                        defined.add(term)
+                        (note_defined if offset in in_note else defined).add(term)
                     elif (name, term) not in ALLOWED_UNDEFINED:
                         problems.append(f"{name}.py:{start + offset}: {term!r} used before any notebook "
                                         f"defines it: {sentence[:160]}")
@@ -212,3 +232,16 @@ def test_catches_a_definition_taken_away():
     problems = first_use_problems({"00_start_here": text.replace("**MQAR** (multi-query", "MQAR, multi-query")})
     assert problems and all("'MQAR'" in p for p in problems)
     assert problems[0].startswith("00_start_here.py:")  # the weakened sentence only names it
+
+
+def test_a_definition_inside_an_implementation_note_holds_only_there():
+    """00's definition of MQAR moved into a collapsed note: the use after the note fails, the note's own does not."""
+    text = (ROOT / "notebooks" / "00_start_here.py").read_text(encoding="utf-8")
+    at = text.index("**MQAR** (multi-query")
+    paragraph = text.rindex("\n#\n", 0, at) + 3  # the start of the paragraph that defines it
+    noted = (text[:paragraph] + "# <details><summary>Implementation note: a name</summary>\n#\n"
+             + "# **MQAR** (multi-query associative recall) is a task. The MQAR task again.\n#\n# </details>\n#\n"
+             + text[paragraph:].replace("**MQAR** (multi-query", "MQAR, multi-query", 1))
+    problems = first_use_problems({"00_start_here": noted})
+    assert problems and all("'MQAR'" in p for p in problems)
+    assert not any("The MQAR task again" in p for p in problems)  # used inside the note that defines it: fine

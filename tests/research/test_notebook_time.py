@@ -9,6 +9,7 @@ needs more than one sitting (60 minutes) and is not in the ratchet ``notebook_ti
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,40 @@ def test_a_missing_measure_is_a_clear_error(tmp_path):
     (tmp_path / "notebooks").mkdir()
     with pytest.raises(FileNotFoundError, match="notebook_cost"):
         notebook_time.notebook_times(tmp_path)
+
+
+def test_implementation_notes_are_not_counted(tmp_path):
+    """Words inside a collapsed "Implementation note", and a code cell tagged as one, are asides (issue 52)."""
+    note = ["<details><summary>Implementation note: float32 sums</summary>\n", "\n",
+            "Many words of numerics that a first read skips, with $\\log\\lambda$ in them.\n", "\n", "</details>\n"]
+    other = ["<details><summary>Show the answer</summary>\n", "\n", "four words still count\n", "\n", "</details>\n"]
+    nb = {"cells": [
+        {"cell_type": "markdown", "source": ["five words before the note\n", "\n", *note, "\n", "two after"]},
+        {"cell_type": "markdown", "source": other},
+        {"cell_type": "code", "metadata": {"tags": ["implementation-note"]}, "source": ["x = 1\n", "y = 2"],
+         "outputs": [{"output_type": "display_data", "data": {"image/png": "..."}}]},
+        {"cell_type": "code", "metadata": {}, "source": ["z = 3"], "outputs": []},
+    ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "00_notes.ipynb"
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    r = notebook_time.reading(path)
+    # another <details> (not an implementation note) counts in full, its tags included
+    assert (r["words"], r["code_lines"], r["figures"]) == (5 + 2 + len("".join(other).split()), 1, 0)
+
+
+def test_the_lessons_notes_are_well_formed():
+    """Every implementation note of a notebook opens and closes in one Markdown cell, with the blank lines
+    MyST and JupyterLab need to render the Markdown (and maths) inside it."""
+    bad = []
+    for ipynb in sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb")):
+        for number, cell in enumerate(json.loads(ipynb.read_text(encoding="utf-8"))["cells"]):
+            text = "".join(cell["source"])
+            if cell["cell_type"] != "markdown" or "Implementation note" not in text:
+                continue
+            opened = text.count("<summary>Implementation note")
+            notes = notebook_time.IMPLEMENTATION_NOTE.findall(text)
+            if len(notes) != opened or any(not re.match(r"<details><summary>Implementation note\b[^\n]*</summary>\n\n",
+                                                        n) or not n.endswith("\n\n</details>") for n in notes):
+                bad.append(f"{ipynb.name}, cell {number}")
+    assert not bad, f"notes not of the form '<details><summary>Implementation note: ...</summary>', blank line, " \
+                    f"text, blank line, '</details>': {bad}"
