@@ -107,7 +107,7 @@ LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^()\s]+)\)")
 HTML_ANCHOR = re.compile(r'^<a (?:id|name)="([\w-]+)"></a>\s*$', re.MULTILINE)  # GitHub's way; MyST's is (name)=
 # test-harness markers (nbval's) in code cells: the notebook needs them, a reader of the page does not
 HARNESS_COMMENT = re.compile(r"^[ \t]*# NBVAL_[A-Z_]+[ \t]*\n?", re.MULTILINE)
-# a code cell of an implementation note (tl_minimal.experiments.notebook_time): collapsed on the page, as
+# a code cell of an implementation note (tl_research.notebook_time): collapsed on the page, as
 # the note's <details> prose is, by MyST-NB's own tag
 NOTE_TAG, COLLAPSED_TAG = "implementation-note", "hide-cell"
 READ_AS_WEBSITE = re.compile(r"^\*\*Read it as a website[.:]?\*\*.*$", re.MULTILINE)

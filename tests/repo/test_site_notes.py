@@ -2,7 +2,7 @@
 
 An aside of a lesson (float32 numerics, a device quirk) sits in ``<details><summary>Implementation
 note: ...</summary>`` ... ``</details>`` in a Markdown cell, and a code cell that belongs to it is
-tagged ``implementation-note`` (``tl_minimal.experiments.notebook_time``, which does not count them).
+tagged ``implementation-note`` (``tl_research.notebook_time``, which does not count them).
 MyST passes the two tags through as raw HTML and parses what lies between them as Markdown only when
 a blank line follows the summary and precedes ``</details>``. Without a full site build (slow:
 ``test_site.py``), this stages the notebooks that have notes as the build does and renders each
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tl_minimal.experiments.notebook_time import IMPLEMENTATION_NOTE, NOTE_TAG
+from tl_research.notebook_time import IMPLEMENTATION_NOTE, NOTE_TAG
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "docs" / "site"
