@@ -68,7 +68,8 @@ NOTEBOOK_TABLES = [
 ]
 # the calls that show a recall accuracy table or figure in a notebook: each use must be listed above
 RECALL_CALLS = ["recall_training(", "recall_start.markdown(", "calibrated_markdown(", "recall_file_reports(",
-                "mqar_markdown(", "mqar_accuracy(", "state_size_table.markdown(", "recall_vs_state_bytes(", "ladder_figure("]
+                "mqar_markdown(", "mqar_accuracy(", "state_size_table.markdown(", "recall_vs_state_bytes(",
+                "ladder_figure("]
 
 # RECALL_STUDY.md: (a string of the paragraph before the table, the layouts of its tasks)
 STUDY_TABLES = [
