@@ -305,6 +305,30 @@ def test_fit_takes_a_tasks_own_sampler_and_one_train_config(tmp_path):
     assert ckpt.exists()
 
 
+def test_a_protocol_holds_one_train_config_and_records_it_flat():
+    """The optimizer settings live once, in the protocol's TrainConfig; the record and --protocol keep
+    the flat keys every committed results file has, in the same order."""
+    from tl_minimal.registry import COMMON
+    from tl_minimal.training.protocols import protocol
+    from tl_minimal.training.train import TrainConfig
+
+    lm = protocol("lm")
+    assert lm.train == TrainConfig() and protocol("recall").train == TrainConfig(weight_decay=0.01)
+    assert {k: getattr(lm, k) for k in ("d_model", "n_layers", "n_heads", "dropout")} == {
+        k: COMMON[k] for k in ("d_model", "n_layers", "n_heads", "dropout")} and lm.seq_len == COMMON["max_seq_len"]
+    assert list(lm.to_dict()) == ["task", "metric", "vocab_size", "d_model", "n_layers", "n_heads", "dropout",
+                                  "seq_len", "batch_size", "steps", "lr", "weight_decay", "betas", "grad_clip",
+                                  "warmup_steps", "seeds", "assumed", "eval_split", "eval_batches", "eval_batch_size"]
+    cosine = protocol("lm", lr=1e-3, warmup_steps=5, lr_schedule="cosine", steps=7)
+    assert (cosine.lr, cosine.train.warmup_steps, cosine.to_dict()["lr_schedule"]) == (1e-3, 5, "cosine")
+    assert "lr_schedule" not in protocol("lm", lr_schedule="constant").to_dict()  # the paper's: recorded as absent
+    assert cosine.train_config(device="cpu") == TrainConfig(lr=1e-3, warmup_steps=5, lr_schedule="cosine", device="cpu")
+    with pytest.raises(ValueError, match="lr_schedule must be one of constant, cosine"):  # TrainConfig's check
+        protocol("recall", lr_schedule="linear")
+    with pytest.raises(AttributeError, match=r"p.replace\(lr=...\)"):
+        lm.lr = 1.0  # would be ignored by training and the record
+
+
 def test_unigram_bits_is_the_frequency_model():
     from tl_minimal.training.evaluate import IGNORE, unigram_bits
 

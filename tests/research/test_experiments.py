@@ -235,7 +235,7 @@ def test_missing_data_names_both_ways(monkeypatch, capsys):
 
 
 def test_diverged_run_is_recorded_and_exits_1(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(PROTOCOLS["recall"], "lr", 1e30)  # the first step throws the weights to infinity
+    monkeypatch.setattr(PROTOCOLS["recall"].train, "lr", 1e30)  # the first step throws the weights to infinity
     code, res = _run(tmp_path, "recall", "--variants", "transformer", "--steps", "3", "--eval-examples", "32")
     assert code == 1 and res["runs"][0]["value"] is None and "at step 1" in res["runs"][0]["error"]
     assert "diverged" in capsys.readouterr().err

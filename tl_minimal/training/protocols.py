@@ -3,6 +3,13 @@
     lm = protocol("lm")                       # byte-level WikiText-2: 80 steps of 16 x 128 bytes
     rp = protocol("recall", steps=500)         # associative recall: 4 pairs, one question
 
+One configuration story: a protocol is the model's sizes (their defaults are the registry's,
+``registry.COMMON``), the run's length and seeds, the training loop's own
+:class:`~tl_minimal.training.train.TrainConfig` (field ``train``: lr, weight decay, AdamW betas,
+clipping, warmup, schedule; defaults and checks live there, once), and the task's data and
+evaluation fields (the subclasses). ``p.lr`` reads ``p.train.lr``; ``protocol("lm", lr=1e-3)``
+and ``--protocol lr=1e-3`` change it; :meth:`Protocol.to_dict` records it flat, beside the others.
+
 The research code adds the studies' protocols (``tl_research.protocols``). docs/paper.md
 section 4 gives most numbers; where the paper is silent the value chosen here is
 listed in the protocol's ``assumed`` field, so a reader of the results sees which is which.
@@ -11,51 +18,56 @@ listed in the protocol's ``assumed`` field, so a reader of the results sees whic
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
 from ..data import text as data_text
 from ..data.recall import LengthCurriculum, RecallLayout, eval_set, layout_for, min_seq_len, scaled_length
-from .train import LR_SCHEDULES, TrainConfig
+from ..registry import COMMON
+from .train import TrainConfig
 
 MODEL_KEYS = ("d_model", "n_layers", "n_heads", "dropout")  # + max_seq_len = seq_len
+# the TrainConfig fields a protocol fixes and records (the others, device, checkpoints, ..., belong to a run)
+TRAIN_KEYS = ("lr", "weight_decay", "betas", "grad_clip", "warmup_steps", "lr_schedule")
 
 
 @dataclass
 class Protocol:
-    """Fields shared by every task. ``model_config()`` is what goes to ``build_model``."""
+    """Fields shared by every task. ``model_config()`` is what goes to ``build_model``,
+    ``train_config()`` what goes to ``train``."""
 
     task: str = ""
     metric: str = ""
     vocab_size: int = 259
-    # model
-    d_model: int = 64
-    n_layers: int = 3
-    n_heads: int = 4
-    dropout: float = 0.1
-    # training (AdamW, constant lr with optional linear warmup, gradient clipping; optional cosine decay)
-    seq_len: int = 128
+    # model: the registry's defaults (the paper's byte-level model)
+    d_model: int = COMMON["d_model"]
+    n_layers: int = COMMON["n_layers"]
+    n_heads: int = COMMON["n_heads"]
+    dropout: float = COMMON["dropout"]
+    seq_len: int = COMMON["max_seq_len"]
+    # the run: batches of batch_size sequences, steps of them, once per seed
     batch_size: int = 16
     steps: int = 80
-    lr: float = 3e-4
-    weight_decay: float = 0.05
-    betas: tuple = (0.9, 0.999)
-    grad_clip: float = 1.0
-    warmup_steps: int = 0
-    # None (= "constant", the paper's) or "cosine": lr decays from lr after the warmup towards 0 at ``steps``
-    lr_schedule: str | None = None
+    # AdamW, constant lr with optional linear warmup, gradient clipping; optional cosine decay
+    train: TrainConfig = field(default_factory=TrainConfig)  # its defaults: the paper's
     seeds: tuple = (0,)
     assumed: tuple = ()
 
     def __post_init__(self):
-        w = self.warmup_steps
-        if isinstance(w, bool) or not isinstance(w, int) or w < 0:
-            raise ValueError(f"warmup_steps must be a whole number >= 0 (0: constant lr), got {w!r}")
-        if self.lr_schedule not in (None, *LR_SCHEDULES):
-            raise ValueError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, got {self.lr_schedule!r}")
-        if self.lr_schedule == "constant":
-            self.lr_schedule = None  # the default, omitted from to_dict: files written before the field match
+        self.train.check()  # warmup_steps and lr_schedule: ValueError saying what is expected
+
+    def __getattr__(self, name):
+        """``p.lr`` and the other :data:`TRAIN_KEYS`: read from ``p.train``."""
+        if name in TRAIN_KEYS:
+            return getattr(self.train, name)
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
+    def __setattr__(self, name, value):
+        if name in TRAIN_KEYS:  # an attribute beside p.train would be ignored by training and by to_dict
+            raise AttributeError(f"{name} is a field of the protocol's train config: "
+                                 f"p.replace({name}=...) or p.train.{name} = ...")
+        super().__setattr__(name, value)
 
     def model_config(self, overrides: dict | None = None, allowed=None) -> dict:
         """Keyword arguments for ``build_model``: the protocol's model fields, then ``overrides``.
@@ -72,23 +84,31 @@ class Protocol:
     def train_config(self, **changes) -> TrainConfig:
         """The training loop's :class:`~tl_minimal.training.train.TrainConfig`: this protocol's optimizer
         settings (lr, weight decay, AdamW betas, clipping, warmup, schedule), then ``changes`` (device, ...)."""
-        config = TrainConfig(lr=self.lr, weight_decay=self.weight_decay, betas=tuple(self.betas),
-                             grad_clip=self.grad_clip, warmup_steps=self.warmup_steps,
-                             lr_schedule=self.lr_schedule or "constant")
-        return dataclasses.replace(config, **changes)
+        return dataclasses.replace(self.train, **changes)
 
     def replace(self, **changes) -> Protocol:
-        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+        """A copy with ``changes`` (None values ignored); :data:`TRAIN_KEYS` go to the ``train`` config."""
+        changes = {k: v for k, v in changes.items() if v is not None}
+        train = {k: changes.pop(k) for k in TRAIN_KEYS if k in changes}
+        return dataclasses.replace(self, train=dataclasses.replace(self.train, **train), **changes)
 
     def to_dict(self) -> dict:
-        """Every field, except the optional ones (:data:`UNSET_OMITTED`) that are off: a results file
-        written before such a field existed has the same settings as one written now without it."""
-        return {k: v for k, v in dataclasses.asdict(self).items() if not (k in UNSET_OMITTED and v is None)}
+        """Every field, ``train`` as its :data:`TRAIN_KEYS` in its place, except the optional ones
+        (:data:`UNSET_OMITTED`) that are off: a results file written before such a field existed
+        has the same settings as one written now without it."""
+        out = {}
+        for k, v in dataclasses.asdict(self).items():
+            out.update({t: v[t] for t in TRAIN_KEYS} if k == "train" else {k: v})
+        if out["lr_schedule"] == "constant":  # the paper's, recorded as absent
+            out["lr_schedule"] = None
+        return {k: v for k, v in out.items() if not (k in UNSET_OMITTED and v is None)}
 
     @classmethod
     def field_names(cls) -> tuple:
-        """The fields ``--protocol KEY=VALUE`` may change (all but task, metric and assumed)."""
-        return tuple(f.name for f in dataclasses.fields(cls) if f.name not in ("task", "metric", "assumed"))
+        """The fields ``--protocol KEY=VALUE`` may change (all but task, metric and assumed; ``train``
+        as its :data:`TRAIN_KEYS`), in the order :meth:`to_dict` records them."""
+        names = [TRAIN_KEYS if f.name == "train" else (f.name,) for f in dataclasses.fields(cls)]
+        return tuple(n for group in names for n in group if n not in ("task", "metric", "assumed"))
 
 
 @dataclass
@@ -116,7 +136,7 @@ class RecallProtocol(Protocol):
     vocab_size: int = 64
     batch_size: int = 32
     steps: int = 200  # main table; the seed study uses 500
-    weight_decay: float = 0.01
+    train: TrainConfig = field(default_factory=lambda: TrainConfig(weight_decay=0.01))
     n_pairs: int = 4
     n_queries: int = 1
     eval_examples: int = 2048
