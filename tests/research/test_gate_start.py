@@ -68,3 +68,15 @@ def test_the_capacity_file_lists_every_planned_point_with_its_bytes():
     large = points[(64, "triple_latent", json.dumps({"gam_bias": 4, "state_dim": 16}, sort_keys=True))]
     assert small["state_bytes"] == large["state_bytes"] == 13_056
     assert points[(64, "transformer", "{}")]["state_bytes"] > points[(32, "transformer", "{}")]["state_bytes"]
+
+
+def test_lrs_tied_on_seed_0_keep_the_one_run_on_more_seeds(folders):
+    runs, results = folders
+    write(runs, "recall4_triple_latent_gam4_lr1e-2.json", [run("triple_latent", 0, 1.0)])  # ties 3e-3's seed 0
+    gate, _ = gate_start.gather(runs, results)
+    (long,) = [r for r in gate["rows"] if (r["variant"], r["gam_bias"]) == ("triple_latent", 4.0)]
+    assert long["lr_text"] == "3e-3" and len(long["values"]) == 5
+    write(runs, "recall4_triple_latent_gam4_lr1e-2.json", [run("triple_latent", s, 1.0) for s in range(5)])
+    gate, _ = gate_start.gather(runs, results)                       # same seeds: the smaller lr
+    (long,) = [r for r in gate["rows"] if (r["variant"], r["gam_bias"]) == ("triple_latent", 4.0)]
+    assert long["lr_text"] == "3e-3"

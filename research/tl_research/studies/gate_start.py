@@ -14,7 +14,8 @@ recall_calibrated_family.json, each variant at its chosen lr) and measures the g
     python -m tl_research.studies.gate_start capacity    # recall_capacity.json (planned points, bytes)
     python -m tl_research.studies.gate_start best-lr triple_latent 4   # the queue's lr rule
 
-A row: its seeds' accuracies at the lr best on seed 0 (ties: the smaller lr; calibrated.best_lr), their
+A row: its seeds' accuracies at the lr best on seed 0 (ties: the lr run on more seeds, then the smaller;
+seed 0 cannot tell tied lrs apart, and the one with more seeds is the better-measured row), their
 mean, and the seeds that recall (accuracy >= WIN, 0.95) with the Clopper-Pearson 95% interval of that rate.
 """
 
@@ -31,7 +32,7 @@ from tl_minimal.registry import build_model
 from tl_minimal.results.intervals import clopper_pearson
 
 from ..suite import write_atomic
-from .calibrated import best_lr, sweep_files
+from .calibrated import sweep_files
 from .state_size import state_bytes
 
 WIN = 0.95
@@ -69,6 +70,17 @@ def _row(runs: list[dict], **keys) -> dict:
             "mean": sum(values) / len(values) if values else None, "recall": wins, "recall_interval": [lo, hi]}
 
 
+def _chosen(files: dict[str, dict], seed0: dict, variant: str) -> str | None:
+    """The lr text with the best seed 0; among lrs tied on it, the one with more seeds, then the smaller."""
+    ready = {lr: v for lr, v in seed0.items() if v is not None}
+    if not ready:
+        return None
+    top = max(ready.values())
+    tied = [lr for lr, v in ready.items() if v == top]
+    seeds = {lr: sum(r["variant"] == variant and r.get("value") is not None for r in files[lr]["runs"]) for lr in tied}
+    return min(tied, key=lambda lr: (-seeds[lr], float(lr)))
+
+
 def _swept(prefix: str, variant: str, folder: Path = FOLDER) -> dict | None:
     """The row of one sweep (files ``{prefix}{lr}.json``): its runs at the chosen lr and every lr's seed 0."""
     paths = sweep_files(folder, prefix, missing_ok=True)
@@ -77,8 +89,7 @@ def _swept(prefix: str, variant: str, folder: Path = FOLDER) -> dict | None:
     files = {lr: json.loads(p.read_text(encoding="utf-8")) for lr, p in paths.items()}
     seed0 = {lr: next((r["value"] for r in d["runs"] if r["variant"] == variant and r["seed"] == 0), None)
              for lr, d in files.items()}
-    lr = best_lr({k: v for k, v in files.items() if seed0[k] is not None}, variant) if any(
-        v is not None for v in seed0.values()) else None
+    lr = _chosen(files, seed0, variant)
     runs = [r for r in files[lr]["runs"] if r["variant"] == variant] if lr else []
     return {**_row(runs, lr=float(lr) if lr else None), "lr_text": lr, "seed0_by_lr": seed0,
             "sources": sorted(p.name for p in paths.values())}
