@@ -30,7 +30,7 @@
 # here in one paragraph. Every symbol is in the course's glossary (`docs/glossary.md`), except
 # the few this notebook defines where it uses them.
 #
-# **Time.** About 60 minutes: 60 of reading (3667 words at 100 a minute, 89 lines of code at 4, 2
+# **Time.** About 60 minutes: 60 of reading (3666 words at 100 a minute, 89 lines of code at 4, 2
 # figures at half a minute each) and a run of every cell in default mode, measured at 5 s (CPU 4 s,
 # peak 457 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
 
@@ -416,7 +416,7 @@ plots_gate_start.ladder_figure(ladder)
 plt.show()
 
 # %% [markdown]
-# **What the ladder says** (rungs 2-6 and the reverse arm: one to three seeds, so hints, not
+# **What the ladder says** (rungs 2-6 and the reverse arm: three seeds each, so hints, not
 # verdicts). Three changes matter, each about time. The start: rung 1 recalls on most seeds. The key: at rung 2
 # each value is paired with its own token's key instead of the running state before it, and
 # recall is gone; GLA's short convolution (rung 6), which hands the key the tokens before it,
