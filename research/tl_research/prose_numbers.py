@@ -146,7 +146,7 @@ def json_numbers(value) -> set[float]:
     if isinstance(value, bool):
         return set()
     if isinstance(value, int | float):
-        return {float(value)}
+        return {abs(float(value))}  # as in outputs: a sign is prose's word ("lower by 0.079")
     if isinstance(value, dict):
         value = list(value.values())
     if isinstance(value, list):

@@ -205,6 +205,13 @@ def gate_start_wins(variant: str, bias: float) -> tuple[str, str, str]:
     return wins(row["values"])
 
 
+def fair_yardstick() -> tuple[str, str, str, str]:
+    """triple_latent - transformer_rope in lm_yardstick.json: mean, seeds, interval, as printed."""
+    data = json.loads((RESULTS / "lm_yardstick.json").read_text(encoding="utf-8"))
+    (c,) = [c for c in data["comparisons"] if (c["a"], c["b"]) == ("triple_latent", "transformer_rope")]
+    return f"{c['mean']:+.3f}", str(len(c["seeds"])), f"{c['low']:+.3f}", f"{c['high']:+.3f}"
+
+
 # name -> (the fixed wording, the groups it must show now, the write-ups that must quote it)
 CLAIMS = {
     "reference code": (r"the paper's own code won (\d+) of (\d+) seeds " + CP,
@@ -317,6 +324,10 @@ CLAIMS = {
     "MQAR 8, long start": (r"started long, `triple_latent` recalls (\d+\.\d)% over (\d+) seeds? on MQAR with 8 pairs",
                            lambda: mean_and_seeds(RESULTS / "issue50" / "mqar8_triple_latent_gam4_lr3e-3.json"),
                            (STUDY, NB07)),
+    # issue 50, item 6: the fair language-model yardstick (lm_yardstick.json, studies/lm_yardstick.py)
+    "fair LM yardstick": (r"`triple_latent` minus the rotary Transformer is ([+-]\d\.\d{3}) BPB over (\d+) seeds, "
+                          r"95% interval \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\]", fair_yardstick,
+                          (STUDY, "docs/paper.md", NB07)),
     "0.05 BPB": (r"([+-]\d\.\d{3}) BPB \(paired over (\d+) seeds, 95% interval \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\]\)",
                  bpb_difference, ("docs/paper.md", NB07)),
 }

@@ -65,7 +65,7 @@ def gather(folder: Path = FOLDER, results: Path = RESULTS) -> dict:
         comparisons.append({"a": a, "b": b, "seeds": list(d.seeds), "mean": d.mean, "low": d.low,
                             "high": d.high, "p_value": d.p_value})
     out = {"study": "a fair language-model yardstick (issue 50, item 6)", "metric": "bits per byte (lower is better)",
-           "protocol": PROTOCOL,
+           "protocol": {"description": PROTOCOL},
            "rows": [{**r, "by_seed": {str(s): v for s, v in sorted(r["by_seed"].items())}} for r in rows.values()],
            "comparisons": comparisons}
     write_atomic(out, results / "lm_yardstick.json")
