@@ -22,7 +22,7 @@ backend); the notebooks read the data ``TL_MINIMAL_DATA`` names, else the commit
 
 from __future__ import annotations
 
-import importlib.util
+import importlib.metadata
 import json
 import os
 import re
@@ -113,10 +113,14 @@ def installed(tmp_path_factory):
     source = tmp / "source"  # a copy, so the build leaves nothing in the clone
     shutil.copytree(ROOT, source, ignore=skip_outputs)
     env = _fresh_env()
-    front_end = importlib.util.find_spec("build")
-    # the standard front end, when installed; a clone's own build/ folder (the site's output) would
-    # also be found, as a namespace package without an origin, and is not it
-    if front_end is not None and front_end.origin is not None:
+    # the standard front end when its distribution is installed; a module named build found some other way
+    # (the clone's build/ folder, docs/site/build.py imported by a site test) is not it
+    try:
+        importlib.metadata.distribution("build")
+        front_end = True
+    except importlib.metadata.PackageNotFoundError:
+        front_end = False
+    if front_end:
         _run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", tmp / "dist", source], tmp, env)
     else:  # pip drives the same build backend (setuptools) to the same wheel
         _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", tmp / "dist",
