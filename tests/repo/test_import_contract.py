@@ -136,23 +136,25 @@ def copy_clone(where: Path) -> None:
     shutil.copy(ROOT / "pyproject.toml", where)
 
 
-def test_the_contract_fails_on_a_wrong_way_import(tmp_path):
+def lint_with_import(tmp_path: Path, module: str, line: str):
+    """lint-imports on a copy of the clone where ``module`` (a path under it) ends with the import ``line``."""
     copy_clone(tmp_path)
-    train = tmp_path / "tl_minimal" / "training" / "train.py"
-    wrong_way = "\nfrom ..results import tables  # training importing the reader of the results above it\n"
-    train.write_text(train.read_text(encoding="utf-8") + wrong_way, encoding="utf-8")
-    out = lint_imports(tmp_path)
+    path = tmp_path / module
+    path.write_text(path.read_text(encoding="utf-8") + "\n" + line + "\n", encoding="utf-8")
+    return lint_imports(tmp_path)
+
+
+def test_the_contract_fails_on_a_wrong_way_import(tmp_path):
+    out = lint_with_import(tmp_path, "tl_minimal/training/train.py",
+                           "from ..results import tables  # training importing the reader of the results above it")
     assert out.returncode != 0, out.stdout
     assert "BROKEN" in out.stdout, out.stdout
     assert "tl_minimal.training.train -> tl_minimal.results" in out.stdout, out.stdout
 
 
 def test_the_contract_fails_when_the_course_imports_the_research_package(tmp_path):
-    copy_clone(tmp_path)
-    helper = tmp_path / "tl_minimal" / "course" / "setup.py"
-    wrong_way = "\nfrom tl_research import protocols  # the course importing the research package\n"
-    helper.write_text(helper.read_text(encoding="utf-8") + wrong_way, encoding="utf-8")
-    out = lint_imports(tmp_path)
+    out = lint_with_import(tmp_path, "tl_minimal/course/setup.py",
+                           "from tl_research import protocols  # the course importing the research package")
     assert out.returncode != 0 and "BROKEN" in out.stdout, out.stdout
     assert "tl_minimal.course.setup -> tl_research" in out.stdout, out.stdout
 
