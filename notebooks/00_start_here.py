@@ -142,8 +142,8 @@ plt.show()
 # mixer's output $o_t$ and then a feed-forward network (FFN) to $x_t$; a final LayerNorm gives
 # $h_t$; the head, **tied** to the embedding (the same matrix $E$, no bias), turns $h_t$ into one
 # score per vocabulary entry, $\mathrm{logits}_t = E\,h_t$, the prediction of token $t+1$.
-# Two variants add a part (dashed): `triple_hybrid` and `gated_hybrid` run a causal convolution
-# before the blocks (notebook 05); `transformer_plus_triple` and `gated_hybrid` add a second memory's
+# Two variants add a part (dashed): `triple_hybrid` and `gated_hybrid_repaired` run a causal convolution
+# before the blocks (notebook 05); `transformer_plus_triple` and `gated_hybrid_repaired` add a second memory's
 # output $z_t$ after the final LayerNorm, "late fusion" (notebooks 06 and 07). `docs/paper.md` section 3
 # lists every variant; notebook 03c assembles this whole model from the library's functions in
 # about a page of code and checks it against `build_model`.

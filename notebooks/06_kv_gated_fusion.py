@@ -91,12 +91,12 @@ views.use_course_style()  # the course's colours; in Jupyter, every figure's alt
 
 # %% [markdown]
 # One config cell: the recall protocol (its models' sizes and sequence length) and the library's
-# `gated_hybrid` configuration. Nothing here trains; notebook 06a does.
+# `gated_hybrid_repaired` configuration. Nothing here trains; notebook 06a does.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 RP = protocol("recall")  # batch 32, sequences of 128, AdamW 3e-4, weight decay 0.01
-GATED = default_config("gated_hybrid")
+GATED = default_config("gated_hybrid_repaired")
 print(f"smoke mode: {config.smoke()}   recall protocol: {RP.n_layers} layers, sequences of {RP.seq_len}")
 
 # %% [markdown]
@@ -222,10 +222,10 @@ def stored_numbers(state):
 
 checkpoints = (1, 16, 32, 64, 96, 128)
 KV_CACHE = f"transformer: KV cache of {RP.n_layers} layers"
-sizes = {KV_CACHE: [], "gated_hybrid: key-value memory": [],
-         "gated_hybrid: stack + convolution": []}
+sizes = {KV_CACHE: [], "gated_hybrid_repaired: key-value memory": [],
+         "gated_hybrid_repaired: stack + convolution": []}
 with torch.no_grad():
-    for variant in ("transformer", "gated_hybrid"):
+    for variant in ("transformer", "gated_hybrid_repaired"):
         seed_everything(0)
         fresh = build(variant, RP).eval()
         state = fresh.init_state(1)
@@ -235,8 +235,8 @@ with torch.no_grad():
                 if variant == "transformer":
                     sizes[KV_CACHE].append(stored_numbers(state["layers"]))
                 else:
-                    sizes["gated_hybrid: key-value memory"].append(stored_numbers(state["after"]))
-                    sizes["gated_hybrid: stack + convolution"].append(stored_numbers([state["layers"], state["before"]]))
+                    sizes["gated_hybrid_repaired: key-value memory"].append(stored_numbers(state["after"]))
+                    sizes["gated_hybrid_repaired: stack + convolution"].append(stored_numbers([state["layers"], state["before"]]))
 print("numbers stored after t tokens:", checkpoints)
 for what, counts in sizes.items():
     print(f"  {what:36s} {counts}")
@@ -279,7 +279,7 @@ plt.show()
 # Cosines lie in $[-1, 1]$, so at $\beta = 1$ even an exact match gets only 28% of the weight
 # against seven unrelated entries: the read is always a blur. ("The paper" in the legend is the
 # paper's reference code; the formula printed in the paper gives $\beta = 1/8$, blurrier still:
-# section 1 above.) The library's `gated_hybrid` starts
+# section 1 above.) The library's `gated_hybrid_repaired` starts
 # at $\beta = 10$ and learns it (`score_scale`, `learnable_score_scale` in the registry).
 #
 # ## 5. One matrix for queries and keys: an exact repeat wins at initialization
@@ -304,7 +304,7 @@ with torch.no_grad():
         repeat_cos[label], other_cos[label], rank_of_repeat[label] = [], [], []
         for seed in range(3):
             seed_everything(seed)
-            fresh = build("gated_hybrid", RP, {"tie_qk": tied}).eval()
+            fresh = build("gated_hybrid_repaired", RP, {"tie_qk": tied}).eval()
             kv, e = fresh.kv, fresh.embed(x_cos)  # the key-value path and the raw embeddings [N, T, d]
             q_answer = (kv.key if kv.query is None else kv.query)(e[:, -2])  # q_t = W_q e_{t-1}: the asked key
             k_all = kv.key(e[:, :-2])  # k_j = W_k e_j for the visible entries j <= t-2: [N, T-2, D_kv]
@@ -342,7 +342,7 @@ plt.show()
 # ## 6. Trained on recall: notebook 06a
 #
 # The second sitting of this lesson, [`06a_kv_recall`](06a_kv_recall.ipynb), trains the library's
-# `gated_hybrid` (tied $W_{qk}$, $\beta$ learnable from 10) and a Transformer on associative
+# `gated_hybrid_repaired` (tied $W_{qk}$, $\beta$ learnable from 10) and a Transformer on associative
 # recall, shows where the memory reads before and after training, measures how much of a stored
 # pair a trained `triple_latent` keeps across the filler and how much of the loss's gradient
 # reaches the pairs before training (section 1 there), lets you write your own pairs (section 2),

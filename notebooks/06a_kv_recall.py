@@ -84,7 +84,7 @@ print(f"smoke mode: {config.smoke()}   recall steps: {RECALL_STEPS}   eval examp
 # The task (notebook 00): four key-value pairs, filler, then `QUERY key ANSWER`; the target is the
 # asked key's value at the last position only. A constant guess scores 1/8 (3 bits per answer
 # token), a random pick among the four values in context 1/4. Two models, trained with the recall
-# protocol (`RECALL_STEPS` steps, seed 0): `gated_hybrid` (tied $W_{qk}$, $\beta$ from 10) and the
+# protocol (`RECALL_STEPS` steps, seed 0): `gated_hybrid_repaired` (tied $W_{qk}$, $\beta$ from 10) and the
 # Transformer.
 
 # %%
@@ -92,7 +92,7 @@ print(f"smoke mode: {config.smoke()}   recall steps: {RECALL_STEPS}   eval examp
 P_recall = RP.replace(steps=RECALL_STEPS)
 x_eval, y_eval = data_recall.eval_set(EVAL_EXAMPLES, seed=0)  # fresh: not the training seed's examples
 recall_models, recall_hist, accuracy = {}, {}, {}
-for variant in ("transformer", "gated_hybrid"):
+for variant in ("transformer", "gated_hybrid_repaired"):
     model, recall_hist[variant] = fit(variant, P_recall, seed=0, device=DEVICE, progress=False)
     recall_models[variant] = model.eval()
     accuracy[variant] = recall_accuracy(model, x_eval, y_eval)["accuracy"]
@@ -125,12 +125,12 @@ plt.show()
 # %%
 # NBVAL_IGNORE_OUTPUT
 x_few, y_few = x_eval[:256], y_eval[:256]
-trained_read = plots_retrieval.read_at(recall_models["gated_hybrid"], x_few, y_few)
+trained_read = plots_retrieval.read_at(recall_models["gated_hybrid_repaired"], x_few, y_few)
 seed_everything(0)
-fresh_gated = build("gated_hybrid", RP).to(DEVICE).eval()
+fresh_gated = build("gated_hybrid_repaired", RP).to(DEVICE).eval()
 fresh_read = plots_retrieval.read_at(fresh_gated, x_few, y_few)
 plots_retrieval.retrieval_grid(plots_kv.read_panels(trained_read, fresh_read, x_few, y_few),
-                               title="gated_hybrid: the memory's weights at the answer position")
+                               title="gated_hybrid_repaired: the memory's weights at the answer position")
 plt.show()
 
 # %%
@@ -282,7 +282,7 @@ for bias, row in sorted((bias, row) for bias, row in start.items() if row["value
 # ## 2. Play
 #
 # Write your own pairs, choose which key to ask, how much filler separates the pairs from the
-# question, and whether the trained or the freshly initialized `gated_hybrid` answers. The bars are
+# question, and whether the trained or the freshly initialized `gated_hybrid_repaired` answers. The bars are
 # the memory's weights at the answer position. The box states which keys and values exist (read
 # from the task's layout), the ask menu offers only the keys you wrote, and a pair it cannot use
 # gets a message instead of a picture. First the starting values for both models (pictures that
@@ -290,7 +290,7 @@ for bias, row in sorted((bias, row) for bias, row in start.items() if row["value
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-PLAY_MODELS = {"gated_hybrid (trained)": recall_models["gated_hybrid"], "gated_hybrid (initialized)": fresh_gated}
+PLAY_MODELS = {"gated_hybrid_repaired (trained)": recall_models["gated_hybrid_repaired"], "gated_hybrid_repaired (initialized)": fresh_gated}
 for model_name in PLAY_MODELS:
     widgets.recall_widget(PLAY_MODELS, model=model_name, max_len=RP.seq_len, static=True)
 
@@ -331,7 +331,7 @@ read_token, right_next, right_current = {}, {}, {}
 second_half = range(T_ind // 2 + 1, T_ind - 1)
 for align in ("current", "previous"):
     seed_everything(0)
-    fresh = build("gated_hybrid", LP, {"query_align": align}).to(DEVICE)
+    fresh = build("gated_hybrid_repaired", LP, {"query_align": align}).to(DEVICE)
     _, rec = fresh.internals(tokens_ind[None].to(DEVICE))
     w, idx = rec["retrieval"]["weights"][0].cpu(), rec["retrieval"]["index"][0].cpu()  # [T, top_k] each
     top = idx.gather(-1, w.argmax(-1, keepdim=True))[:, 0]  # memory position of the top entry: [T]
@@ -354,7 +354,7 @@ for align, hits in right_next.items():
 #
 # ## Summary
 #
-# * The fresh tied `gated_hybrid` already reads the right entry, yet answers wrong: training maps
+# * The fresh tied `gated_hybrid_repaired` already reads the right entry, yet answers wrong: training maps
 #   the value it reads to the right logit, within the recall protocol's few hundred steps (batch
 #   32, constant lr 3e-4), a budget at which the Transformer does not find the look-up either, so
 #   it decides nothing about which architecture can learn to recall.

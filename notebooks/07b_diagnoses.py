@@ -213,7 +213,7 @@ plt.show()
 # (we checked seeds 1 and 2 the same way while writing this notebook, with the same outcome).
 # So most of the 80-step gain is **not** what the side layer remembers about the byte stream: it
 # is that late fusion adds a second LayerNormed vector, pointing the same way as the first, in
-# front of a head that is still too small to make confident predictions. `gated_hybrid`'s late
+# front of a head that is still too small to make confident predictions. `gated_hybrid_repaired`'s late
 # fusion has the same shape ($h_t + \operatorname{LN}(g^{\mathrm{read}}_t m_t)$) and the same kind of 80-step
 # lead in table 1; we have not run the control for it.
 #
@@ -256,7 +256,7 @@ print("\n".join(results.lead_lines()))  # how far each model is ahead of the Tra
 # 11.6% (`docs/paper.md` section 5.3): one seed found the retrieval, two collapsed onto the
 # constant-guess line. The paper's own code, run unmodified on our CPU
 # (`recall_reference_code.json`), and 30 seeds of our `gated_hybrid_paper` (seeds 0-4 and the
-# reference seeds 5-29) all collapse; the library's `gated_hybrid` (one tied $W_{qk}$ for queries
+# reference seeds 5-29) all collapse; the library's `gated_hybrid_repaired` (one tied $W_{qk}$ for queries
 # and keys, a learnable scale $\beta$ starting at 10) recalls on every seed. Per seed, after 500
 # steps:
 
@@ -289,7 +289,7 @@ display(Markdown(results.init_diagnosis_markdown()))
 #   keeping every entry alone gives it a weight of about 1/126.
 # - Tying $W_q = W_k$ makes an exact repeat score $\cos = 1$, the maximum: the right entry ranks
 #   first for every example and every seed (notebook 06, section 5, shows the cosines). With
-#   $\beta = 10$ it also takes 0.99 of the weight. That is the library's `gated_hybrid`, 100% on 5
+#   $\beta = 10$ it also takes 0.99 of the weight. That is the library's `gated_hybrid_repaired`, 100% on 5
 #   of 5 seeds from 100 steps on (`data/results/RECALL_STUDY.md` sections 2-3). The read is
 #   solved before training; what the 100% measures is how fast the value path is learned.
 #
@@ -309,7 +309,7 @@ display(Markdown(results.init_diagnosis_markdown()))
 # number for `triple_slot` or `transformer_plus_triple`). We ran each with 5 seeds where the paper
 # claims a recall figure (3 for table 4's rows), for the paper as coded (`gated_hybrid_paper`), the
 # paper as printed (`gated_hybrid_printed`: the printed score scale and vector read gate,
-# `docs/paper.md` section 3.6) and the library's `gated_hybrid`. Per seed, at 200 and 500 steps:
+# `docs/paper.md` section 3.6) and the library's `gated_hybrid_repaired`. Per seed, at 200 and 500 steps:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -329,7 +329,7 @@ plt.show()
 #   (12.3%, 12.5%, 13.0%). With 0 wins in 15 runs here and 1 in 3 in the paper (a win that neither
 #   its own code nor ours reproduced), one seed per width cannot tell a width effect from
 #   seed-to-seed variation: each point of the curve is one run. The
-#   tied read of `gated_hybrid` recalls 100% on every seed at every width by 200 steps (at
+#   tied read of `gated_hybrid_repaired` recalls 100% on every seed at every width by 200 steps (at
 #   $d$ = 96 its 500-step evaluation was not run).
 # - *The retrain recipe* (50-step warm-up, lengths 32 to 128 over 150 steps, read-gate bias -2) does
 #   not rescue the paper's model, here (12.2% ± 1.0 coded, 12.9% ± 0.6 printed) or in the paper

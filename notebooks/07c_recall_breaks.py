@@ -14,7 +14,7 @@
 # It imports the research package `tl_research` (the repository's `research/` folder, installed beside
 # the course by `python run.py setup` in a clone; `pip install tl-minimal` alone does not bring it).
 #
-# Tables 4 and 5 of notebook 07 are the easiest case for the library's `gated_hybrid`: every key is
+# Tables 4 and 5 of notebook 07 are the easiest case for the library's `gated_hybrid_repaired`: every key is
 # written once, asked with the very same token, about 120 tokens later, and the answer is one value
 # after a marker. Its read is an exact-match look-up (tied query/key projection, sharp softmax).
 # Section 1 writes a key two or three times, section 2 asks it with another token of the same
@@ -80,7 +80,7 @@ print(f"unigram baseline on the tables' validation chunks: {UNIGRAM:.3f} BPB   (
 # ## 1. Where recall breaks: overwritten keys
 #
 # *(Beyond the paper.)* Notebook 07's tables 4 and 5 are the easiest case for the
-# new `gated_hybrid`: every key is written once and asked with the very same token, and its read
+# new `gated_hybrid_repaired`: every key is written once and asked with the very same token, and its read
 # is an exact-match look-up (tied query/key projection, sharp softmax). This section changes one
 # thing: a key is **written two or three times with different values**, and the right answer is
 # the **latest** one (`python -m tl_research overwrite`, generator
@@ -90,8 +90,8 @@ print(f"unigram baseline on the tables' validation chunks: {UNIGRAM:.3f} BPB   (
 #
 # Chance lines: a constant guess scores 1/16 = 6.25%; a random pick among the asked key's writes
 # scores 5/12 = 41.7% (and answers an earlier value 58.3% of the time). A read that averages the
-# writes of a key lands on that second line. The row `gated_hybrid (supersede=True)` is
-# `gated_hybrid` with one option: a later write of the same key takes its score from the earlier
+# writes of a key lands on that second line. The row `gated_hybrid_repaired (supersede=True)` is
+# `gated_hybrid_repaired` with one option: a later write of the same key takes its score from the earlier
 # ones (`kv_fusion.py`, "Overwriting"); details in `RECALL_STUDY.md` section 8.
 
 # %%
@@ -119,7 +119,7 @@ display(Markdown(results.overwrite_init_markdown()))
 #   numbers on every seed (6.2% ± 0.8 right, chance 6.25%): the signature of one constant answer
 #   for every question (the collapse of table 4), which is right 1 time in 16 and an earlier value
 #   of the asked key about 1.5 times in 16.
-# - *`gated_hybrid` finds the key but averages its writes.* About 40% right and 58% an earlier
+# - *`gated_hybrid_repaired` finds the key but averages its writes.* About 40% right and 58% an earlier
 #   value over 5 seeds, the random-pick line: with tied keys every write of the asked key scores
 #   the same, so the read returns the average of the values written (0.42 of its weight on the
 #   latest write at step 0). With two writes it is right about 1/2 of the time, with three about
@@ -138,7 +138,7 @@ display(Markdown(results.overwrite_init_markdown()))
 # ## 2. Where recall breaks: aliased keys
 #
 # *(Beyond the paper, like section 1; independent of the other sections.)* The gated read of
-# `gated_hybrid` matches **token identity**: the query is the asked token, the keys are the
+# `gated_hybrid_repaired` matches **token identity**: the query is the asked token, the keys are the
 # written tokens, one tied projection for both, so an earlier copy of the asked token scores
 # cos = 1 from the first step. This section takes that copy away. Every key has 2-4 **alias
 # tokens** (8 keys over 32 ids, the table fixed by the run's seed); a pair is written with one
@@ -188,7 +188,7 @@ plt.show()
 # %% [markdown]
 # **The read after training: what the top-8 cuts.** Why do seeds that learned the aliases stop at
 # 71-84% with the top-8 read and reach 100% when every entry is read?
-# `python -m tl_research study alias-trained --variants gated_hybrid --seeds 0 1`
+# `python -m tl_research study alias-trained --variants gated_hybrid_repaired --seeds 0 1`
 # (with `--share 0.25` for the curriculum) trains the alias command's run again, same seed and
 # settings, so the same model (its accuracy below reproduces the table's), and looks at its read
 # on 512 evaluation questions: was the entry holding the answer (the written alias) among the 8
@@ -206,9 +206,9 @@ display(Markdown(results.alias_read_markdown()))
 #
 # - *The command trains 1,000 steps, not 200, because of a plateau.* Every loss first falls to
 #   3 bits (it knows which 8 tokens can be answers) and waits there until the model finds the asked
-#   value; at 200 steps 4 of 5 `gated_hybrid` seeds were still waiting. The 200-step rows stay in
+#   value; at 200 steps 4 of 5 `gated_hybrid_repaired` seeds were still waiting. The 200-step rows stay in
 #   the table, marked.
-# - *The gated read learns aliases on 4 of 5 seeds, at a seed-dependent step.* At 1,000 steps `gated_hybrid` (red) leaves the
+# - *The gated read learns aliases on 4 of 5 seeds, at a seed-dependent step.* At 1,000 steps `gated_hybrid_repaired` (red) leaves the
 #   plateau on 4 of 5 seeds, near steps 100-830, and answers 71-84%; seed 2 never leaves it
 #   (12.5%). Asked with the written token it scores 100% on every seed. The exact token match was
 #   doing the work.
@@ -260,7 +260,7 @@ plt.show()
 # %% [markdown]
 # **What it says** (details in `RECALL_STUDY.md` section 10):
 #
-# - *`gated_hybrid` does not break with distance*: 100% at 1,024, 2,048 and 4,096 tokens. Its score
+# - *`gated_hybrid_repaired` does not break with distance*: 100% at 1,024, 2,048 and 4,096 tokens. Its score
 #   has no position term, so thousands of filler tokens change nothing but the cost of the read
 #   (it scans every earlier entry; the optional notebook 08 times it).
 # - *Every other model is at the constant guess at every length* (several give identical numbers:
@@ -292,8 +292,8 @@ plt.show()
 # control's ratio is copying. It runs at the paper's 80 steps (the command's default) and at 2,000 steps (`--steps
 # 2000`, the same runs as notebook 07's table 3b: the BPB column lets the two be compared). For the gated hybrids
 # it also measures everything with the key-value read switched off (the read returns nothing),
-# which says how much of the copying goes through the read. `gated_hybrid (query_align=current)`
-# is `gated_hybrid` whose read asks with the current byte instead of the previous one (notebook 06a,
+# which says how much of the copying goes through the read. `gated_hybrid_repaired (query_align=current)`
+# is `gated_hybrid_repaired` whose read asks with the current byte instead of the previous one (notebook 06a,
 # section 3): "what followed this byte last time?", the induction look-up keyed on one byte.
 
 # %%
@@ -348,7 +348,7 @@ display(Markdown(results.read_off_markdown(ind_rows)))
 #
 # - **No model copies at the paper's 80 steps.** On text every ratio is 0.994-1.001 and its control
 #   0.990-0.998: the second copy costs what any second half costs. The one exception is small:
-#   `gated_hybrid (query_align=current)`, 0.980 against a control of 0.995 on text, 0.951 against
+#   `gated_hybrid_repaired (query_align=current)`, 0.980 against a control of 0.995 on text, 0.951 against
 #   0.999 on random bytes.
 # - **Nor at 2,000 steps, although every model is far better at text by then (2.64-3.35 BPB).**
 #   Every second copy costs 3-4% *more* than the first (ratios 1.026-1.041), and so does the
@@ -359,7 +359,7 @@ display(Markdown(results.read_off_markdown(ind_rows)))
 #   a repeated span costs it more than a fresh one (not explained here). None of these small models, the Transformer included (3
 #   layers, d 64, 2,000 steps of 16 x 128 bytes of a 1 MB head of the training text), has formed an
 #   induction head.
-# - **The gated read copies a little when it asks with the current byte.** `gated_hybrid
+# - **The gated read copies a little when it asks with the current byte.** `gated_hybrid_repaired
 #   (query_align=current)` at 2,000 steps: 0.989 against a control of 1.041 on text (the second
 #   copy about 5% cheaper than a fresh span), 0.912 against 0.971 on random bytes; with the read
 #   switched off both go back to the control (1.036, 0.998), so the copying goes through the read.
@@ -367,7 +367,7 @@ display(Markdown(results.read_off_markdown(ind_rows)))
 #   has many earlier copies, and they tie): far from what an induction head, keyed on the context,
 #   does.
 # - **The default read is used, but not to copy.** With `query_align="previous"` the read returns
-#   what followed the previous byte, i.e. the current byte; switched off, `gated_hybrid`'s loss on
+#   what followed the previous byte, i.e. the current byte; switched off, `gated_hybrid_repaired`'s loss on
 #   text rises from 2.80 to 3.27 bits (2,000 steps) while its ratio does not move (1.037, 1.038).
 
 # %% [markdown]

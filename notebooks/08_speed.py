@@ -408,8 +408,8 @@ def step_memory(variant, T, dense=None):
 
 memory = {name: [step_memory(v, T, dense) for T in MEM_LENGTHS]
           for name, v, dense in (("transformer", "transformer", None),
-                                 ("gated_hybrid, dense read (before)", "gated_hybrid", True),
-                                 ("gated_hybrid, blockwise read (after)", "gated_hybrid", False))}
+                                 ("gated_hybrid_repaired, dense read (before)", "gated_hybrid_repaired", True),
+                                 ("gated_hybrid_repaired, blockwise read (after)", "gated_hybrid_repaired", False))}
 
 
 def fmt(mb):
@@ -535,7 +535,7 @@ for name, times in mixer_times.items():
 # The same benchmark on this machine, small (a few lengths, fewer repetitions): expect other
 # absolute numbers than the committed run; the ratios are what carries over. The committed runs
 # used `python -m tl_research speed --threads 1 --clock cpu --no-loop --fwd-seconds 3
-# --variants transformer triple_latent triple_slot triple_hybrid gated_hybrid --seq-lens 128 2048
+# --variants transformer triple_latent triple_slot triple_hybrid gated_hybrid_repaired --seq-lens 128 2048
 # 4096 --device cpu --out data/results/speed_cpu.json`.
 
 # %%

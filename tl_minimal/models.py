@@ -276,7 +276,7 @@ class TripleHybridLM(TripleLatentLM):
 
 
 class GatedHybridLM(TripleHybridLM):
-    """gated_hybrid: triple_hybrid + the gated key-value memory of raw embeddings (kv_fusion.py)."""
+    """gated_hybrid_repaired: triple_hybrid + the gated key-value memory of raw embeddings (kv_fusion.py)."""
 
     extra_records: ClassVar[dict[str, str]] = {"conv": "conv", "retrieval": "kv"}
 
@@ -312,4 +312,4 @@ class TransformerPlusTripleLM(TransformerLM):
 
 MODEL_CLASSES = {"transformer": TransformerLM, "triple_latent": TripleLatentLM, "triple_slot": TripleSlotLM,
                  "triple_hybrid": TripleHybridLM, "transformer_plus_triple": TransformerPlusTripleLM,
-                 "gated_hybrid": GatedHybridLM}  # the family's models: family.py
+                 "gated_hybrid_repaired": GatedHybridLM}  # the family's models: family.py

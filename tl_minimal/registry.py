@@ -13,9 +13,9 @@ Variants (docs/paper.md section 3)
     triple_slot              the same with K = num_slots learnable slots instead of the S x S memory
     triple_hybrid            a causal local convolution once before a triple_latent stack
     transformer_plus_triple  the Transformer plus one triple-latent layer on the token stream
-    gated_hybrid             triple_hybrid plus the gated key-value memory fused at the logits, with
+    gated_hybrid_repaired    triple_hybrid plus the gated key-value memory fused at the logits, with
                              this repository's defaults (GATED below: a tied W_qk, beta from 10)
-    gated_hybrid_paper       a preset (PRESETS) of gated_hybrid: the paper's configuration as coded
+    gated_hybrid_paper       a preset (PRESETS) of gated_hybrid_repaired: the paper's configuration as coded
     gated_hybrid_printed     a preset: the paper's printed beta = 1/sqrt(D_kv), g_t = sigmoid(W_g q_t)
     gla, h3, deltanet, retnet, triple_key_shift, triple_key_current, conv_only, transformer_rope
                              the family, the ablations and the rotary Transformer (family.py: their settings and models)
@@ -57,7 +57,7 @@ CONV = {"conv_kernel": 5, "conv_causal": True}
 # the paper's gated runs: S = 8, and KVConfig's defaults: assoc dim D_kv = 64, top-8 cosine
 # scores at scale beta = 1, previous-token query, no write gate, the read gate inside the LayerNorm
 GATED_PAPER = {"state_dim": 8, **dataclasses.asdict(KVConfig())}
-# gated_hybrid's own defaults: the paper's, with retrieval made to work from step 0 (the recall
+# gated_hybrid_repaired's own defaults: the paper's, with retrieval made to work from step 0 (the recall
 # study, data/results/RECALL_STUDY.md): one W_qk for query and key, so an exact repeat of a
 # token scores cos = 1 at initialization, and a learnable scale beta starting at 10, so the
 # softmax over cosines (in [-1, 1]) can be sharp instead of near uniform. Everything else as
@@ -74,11 +74,11 @@ DEFAULTS: dict[str, dict] = {
     "triple_slot": {**COMMON, **RECURRENT, "num_slots": 8},
     "triple_hybrid": {**COMMON, **RECURRENT, **CONV},
     "transformer_plus_triple": {**COMMON, **RECURRENT},
-    "gated_hybrid": {**COMMON, **RECURRENT, **CONV, **GATED},
+    "gated_hybrid_repaired": {**COMMON, **RECURRENT, **CONV, **GATED},
 }
 # named ModelConfig presets (a variant with fixed settings): the paper's gated runs, as coded and as printed
-PRESETS: dict[str, tuple[str, dict]] = {"gated_hybrid_paper": ("gated_hybrid", GATED_PAPER),
-                                        "gated_hybrid_printed": ("gated_hybrid", GATED_PRINTED)}
+PRESETS: dict[str, tuple[str, dict]] = {"gated_hybrid_paper": ("gated_hybrid_repaired", GATED_PAPER),
+                                        "gated_hybrid_printed": ("gated_hybrid_repaired", GATED_PRINTED)}
 DEFAULTS.update({name: {**DEFAULTS[base], **fixed} for name, (base, fixed) in PRESETS.items()})
 DEFAULTS.update({name: {**COMMON, **settings} for name, settings in FAMILY_SETTINGS.items()})  # family.py
 PRESETS.update(FAMILY_PRESETS)  # the ladder's rungs (family.py, ladder.py)
@@ -93,7 +93,16 @@ _REALS = ("lam_bias", "gam_bias", "read_gate_bias", "gate_norm")
 OPTIONAL = {"init": ("paper", "fan_in", "fan_in_all")}
 
 
+# names a variant had before (issue 52: the repaired gated hybrid is not the paper's model, and its name says so)
+RENAMED = {"gated_hybrid": "gated_hybrid_repaired"}  # old name -> new name
+
+
 def _check_variant(variant) -> str:
+    if variant in RENAMED:  # old name
+        raise ValueError(f"variant {variant!r} is now called {RENAMED[variant]!r}: it is this repository's repair "
+                         "of the paper's gated hybrid (a tied W_qk and a learnable beta), not the paper's model, "
+                         "which is 'gated_hybrid_paper'; a model file saved under the old name converts with "
+                         "`python -m tl_research.convert OLD.pt NEW.pt`")
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}: expected one of {', '.join(VARIANTS)}")
     return variant
@@ -161,7 +170,7 @@ def build_model(variant: str, vocab_size: int, **config) -> LanguageModel:
 
 def is_gated_hybrid(model_or_variant) -> bool:
     """True for a model with the gated key-value memory, or the name of a variant that has one
-    (gated_hybrid, gated_hybrid_paper, gated_hybrid_printed): the one place that answers it, for
+    (gated_hybrid_repaired, gated_hybrid_paper, gated_hybrid_printed): the one place that answers it, for
     code that reads the memory's retrieval or switches its read off."""
     if isinstance(model_or_variant, str):
         return issubclass(model_class(model_or_variant), GatedHybridLM)

@@ -27,7 +27,7 @@ PY="${PYTHON:-.venv/bin/python}"
 E=(nice -n 10 "$PY" -m tl_research)
 F=(${FRESH:+--fresh})  # FRESH=1: recompute instead of resuming the committed file
 OUT=data/results
-ALL=(transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid)
+ALL=(transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid_repaired)
 SEEDS=(0 1 2)
 TIME_BUDGET="${TIME_BUDGET:-40}"  # seconds of training per run in the time-matched table
 
@@ -35,7 +35,7 @@ matched() {  # 1. byte-level WikiText-2, matched width (S=16; gated S=8 as in th
   "${E[@]}" lm "${F[@]}" --variants "${ALL[@]}" --seeds "${SEEDS[@]}" --no-progress --out $OUT/lm.json
   gated_paper_matched
 }
-gated_paper_matched() {  # 1. the paper's gated configuration (gated_hybrid's default moved, see registry.py)
+gated_paper_matched() {  # 1. the paper's gated configuration (gated_hybrid_repaired's default moved, see registry.py)
   "${E[@]}" lm "${F[@]}" --variants gated_hybrid_paper --seeds "${SEEDS[@]}" --no-progress \
     --out $OUT/lm.json
 }
@@ -45,7 +45,7 @@ gated_paper_param() {  # 2. the paper's gated configuration, parameter-matched (
 }
 gated_paper() { gated_paper_matched; gated_paper_param; }
 leak() {  # 1b. the same hybrids with the paper's symmetric (non-causal) convolution
-  "${E[@]}" lm "${F[@]}" --variants triple_hybrid gated_hybrid --seeds "${SEEDS[@]}" --set conv_causal=false \
+  "${E[@]}" lm "${F[@]}" --variants triple_hybrid gated_hybrid_repaired --seeds "${SEEDS[@]}" --set conv_causal=false \
     --no-progress --out $OUT/lm_noncausal.json
 }
 param() {  # 2. parameter-matched to the Transformer's 174,848 (within 5%); the Transformer row is table 1's
@@ -59,7 +59,7 @@ param() {  # 2. parameter-matched to the Transformer's 174,848 (within 5%); the 
     --out $OUT/lm_S8.json  # the paper's budget winner, 177,752
   "${E[@]}" lm "${F[@]}" --variants transformer_plus_triple --set d_model=60 --seeds "${SEEDS[@]}" --no-progress \
     --out $OUT/lm_d60.json
-  "${E[@]}" lm "${F[@]}" --variants gated_hybrid --set d_model=60 --set state_dim=8 --seeds "${SEEDS[@]}" \
+  "${E[@]}" lm "${F[@]}" --variants gated_hybrid_repaired --set d_model=60 --set state_dim=8 --seeds "${SEEDS[@]}" \
     --no-progress --out $OUT/lm_d60_S8.json
   gated_paper_param
 }
@@ -68,14 +68,14 @@ time_matched() {  # 3a. the same wall-clock training budget per run on this CPU 
     --no-progress --out $OUT/lm_40s_budget.json
 }
 long() {  # 3b. 2,000 steps instead of 80, seed 0 (2-6 minutes per run here)
-  for v in ${LONG_VARIANTS:-transformer triple_hybrid transformer_plus_triple triple_latent gated_hybrid}; do
+  for v in ${LONG_VARIANTS:-transformer triple_hybrid transformer_plus_triple triple_latent gated_hybrid_repaired}; do
     "${E[@]}" lm "${F[@]}" --variants "$v" --seeds 0 --steps 2000 --no-progress --out $OUT/lm_2000steps.json
   done
   "${E[@]}" lm "${F[@]}" --variants triple_slot --seeds "${SEEDS[@]}" --steps 2000 --no-progress \
     --out $OUT/lm_2000steps.json
 }
 long_seeds() {  # 3b. seeds 1 and 2 at 2,000 steps (triple_slot: all three seeds in long)
-  for v in ${LONG_SEED_VARIANTS:-transformer triple_hybrid transformer_plus_triple triple_latent gated_hybrid}; do
+  for v in ${LONG_SEED_VARIANTS:-transformer triple_hybrid transformer_plus_triple triple_latent gated_hybrid_repaired}; do
     "${E[@]}" lm "${F[@]}" --variants "$v" --seeds 1 2 --steps 2000 --no-progress --out $OUT/lm_2000steps.json
   done
 }
@@ -99,8 +99,8 @@ tokenized_leak() {  # 6c. the paper's symmetric convolution in the tokenized hyb
   "${E[@]}" tokenized "${F[@]}" --variants triple_hybrid gated_hybrid_paper --set conv_causal=false --no-progress \
     --out $OUT/tokenized_noncausal.json
 }
-tokenized_gated() {  # 6b. gated_hybrid at its default (tied W_qk, learnable beta: not gated_hybrid_paper)
-  "${E[@]}" tokenized "${F[@]}" --variants gated_hybrid --no-progress --out $OUT/tokenized.json
+tokenized_gated() {  # 6b. gated_hybrid_repaired at its default (tied W_qk, learnable beta: not gated_hybrid_paper)
+  "${E[@]}" tokenized "${F[@]}" --variants gated_hybrid_repaired --no-progress --out $OUT/tokenized.json
 }
 overwrite() {  # 9. where recall breaks: keys written 2-3 times, answer = the latest value (RECALL_STUDY.md 8)
   # 200 steps (the command's default); the seed groups the runs were made in (split to fit a shared CPU)
@@ -109,81 +109,81 @@ overwrite() {  # 9. where recall breaks: keys written 2-3 times, answer = the la
     "${E[@]}" overwrite --variants "$v" --seeds 0 --no-progress --out $OUT/overwrite.json
     "${E[@]}" overwrite --variants "$v" --seeds 1 2 --no-progress --out $OUT/overwrite.json
   done
-  "${E[@]}" overwrite --variants gated_hybrid --seeds 0 1 2 --no-progress --out $OUT/overwrite.json
-  "${E[@]}" overwrite --variants gated_hybrid --seeds 3 4 --no-progress --out $OUT/overwrite.json
-  "${E[@]}" overwrite --variants gated_hybrid --set supersede=true --seeds 0 1 2 --no-progress \
+  "${E[@]}" overwrite --variants gated_hybrid_repaired --seeds 0 1 2 --no-progress --out $OUT/overwrite.json
+  "${E[@]}" overwrite --variants gated_hybrid_repaired --seeds 3 4 --no-progress --out $OUT/overwrite.json
+  "${E[@]}" overwrite --variants gated_hybrid_repaired --set supersede=true --seeds 0 1 2 --no-progress \
     --out $OUT/overwrite_supersede.json
-  "${E[@]}" overwrite --variants gated_hybrid --set supersede=true --seeds 3 4 --no-progress \
+  "${E[@]}" overwrite --variants gated_hybrid_repaired --set supersede=true --seeds 3 4 --no-progress \
     --out $OUT/overwrite_supersede.json
-  "${E[@]}" overwrite --variants gated_hybrid --seeds 0 --steps 500 --no-progress \
+  "${E[@]}" overwrite --variants gated_hybrid_repaired --seeds 0 --steps 500 --no-progress \
     --out $OUT/overwrite_500steps.json  # is the plain row converged at 200 steps?
-  nice -n 10 "$PY" -m tl_research study overwrite-init --variants gated_hybrid_paper gated_hybrid \
+  nice -n 10 "$PY" -m tl_research study overwrite-init --variants gated_hybrid_paper gated_hybrid_repaired \
     --seeds 0 1 2 3 4 --out $OUT/overwrite_init_diagnosis.json
-  nice -n 10 "$PY" -m tl_research study overwrite-init --variants gated_hybrid --set supersede=true \
+  nice -n 10 "$PY" -m tl_research study overwrite-init --variants gated_hybrid_repaired --set supersede=true \
     --seeds 0 1 2 3 4 --out $OUT/overwrite_init_diagnosis_supersede.json
-  nice -n 10 "$PY" -m tl_research study init --variants gated_hybrid --set supersede=true \
+  nice -n 10 "$PY" -m tl_research study init --variants gated_hybrid_repaired --set supersede=true \
     --seeds 0 1 2 3 4 --examples 256 --out $OUT/recall_init_diagnosis_supersede.json
 }
 alias_keys() {  # 10. where recall breaks: written with one alias, asked with another (RECALL_STUDY.md 9)
   # the table: 1,000 steps (the command's default: the plateau at ln 8 ends between step 70 and past 1,000)
-  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 0 --steps 1000 --checkpoint-every 200 --no-progress \
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid_repaired --seeds 0 --steps 1000 --checkpoint-every 200 --no-progress \
     --out $OUT/alias.json  # run while the default was 200, hence --steps
-  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 1 --steps 1000 --checkpoint-every 200 --no-progress \
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid_repaired --seeds 1 --steps 1000 --checkpoint-every 200 --no-progress \
     --out $OUT/alias.json
-  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 2 --checkpoint-every 200 --no-progress \
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid_repaired --seeds 2 --checkpoint-every 200 --no-progress \
     --out $OUT/alias.json
-  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 3 4 --checkpoint-every 200 --no-progress \
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid_repaired --seeds 3 4 --checkpoint-every 200 --no-progress \
     --out $OUT/alias.json
   for v in transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
     "${E[@]}" alias "${F[@]}" --variants "$v" --seeds 0 1 2 --checkpoint-every 200 --no-progress --out $OUT/alias.json
   done
-  # the identical-token control (same_alias=true), one seed at 1,000 steps; gated_hybrid and triple_latent's
+  # the identical-token control (same_alias=true), one seed at 1,000 steps; gated_hybrid_repaired and triple_latent's
   # controls only at 200 steps (3 seeds each, below: 100% and the constant guess)
   for v in transformer triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
     "${E[@]}" alias "${F[@]}" --variants "$v" --seeds 0 --protocol same_alias=true --checkpoint-every 200 --no-progress \
       --out $OUT/alias_same_alias.json
   done
   # the change that works: a curriculum, a quarter of the TRAINING questions asked with the written token
-  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 0 1 2 3 4 --protocol same_alias_share=0.25 \
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid_repaired --seeds 0 1 2 3 4 --protocol same_alias_share=0.25 \
     --checkpoint-every 200 --no-progress --out $OUT/alias_curriculum0.25.json
-  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 0 1 2 3 4 --protocol same_alias_share=0.25 \
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid_repaired --set top_k=all --seeds 0 1 2 3 4 --protocol same_alias_share=0.25 \
     --checkpoint-every 200 --no-progress --out $OUT/alias_curriculum0.25_top_k-all.json  # and every entry read
   "${E[@]}" alias "${F[@]}" --variants transformer --seeds 0 1 2 --protocol same_alias_share=0.25 \
     --checkpoint-every 200 --no-progress --out $OUT/alias_curriculum0.25.json  # attention, same curriculum
   # the read after training (RECALL_STUDY.md 9.3): the same runs again (seeds 0, 1), what the top-8 cuts
-  nice -n 10 "$PY" -m tl_research study alias-trained --variants gated_hybrid --seeds 0 1 \
+  nice -n 10 "$PY" -m tl_research study alias-trained --variants gated_hybrid_repaired --seeds 0 1 \
     --out $OUT/alias_trained_read.json
-  nice -n 10 "$PY" -m tl_research study alias-trained --variants gated_hybrid --seeds 0 1 \
+  nice -n 10 "$PY" -m tl_research study alias-trained --variants gated_hybrid_repaired --seeds 0 1 \
     --share 0.25 --out $OUT/alias_trained_read_curriculum.json
-  # 200 steps, the first default: 4 of 5 gated_hybrid seeds still on the plateau
-  for v in gated_hybrid transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
-    seeds="0 1 2"; [ "$v" = gated_hybrid ] && seeds="0 1 2 3 4"
+  # 200 steps, the first default: 4 of 5 gated_hybrid_repaired seeds still on the plateau
+  for v in gated_hybrid_repaired transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
+    seeds="0 1 2"; [ "$v" = gated_hybrid_repaired ] && seeds="0 1 2 3 4"
     "${E[@]}" alias "${F[@]}" --variants "$v" --seeds $seeds --steps 200 --no-progress --out $OUT/alias_200steps.json
   done
-  for v in gated_hybrid gated_hybrid_paper transformer triple_latent; do
+  for v in gated_hybrid_repaired gated_hybrid_paper transformer triple_latent; do
     "${E[@]}" alias "${F[@]}" --variants "$v" --seeds 0 1 2 --steps 200 --protocol same_alias=true --no-progress \
       --out $OUT/alias_200steps_same_alias.json
   done
-  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --seeds 0 --steps 500 --no-progress \
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid_repaired --seeds 0 --steps 500 --no-progress \
     --out $OUT/alias_500steps.json
   # the change tried: every entry read (no top-8 cut), so the alias entry gets a gradient (RECALL_STUDY.md 9.2)
-  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 0 1 2 3 4 --steps 200 --no-progress \
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid_repaired --set top_k=all --seeds 0 1 2 3 4 --steps 200 --no-progress \
     --out $OUT/alias_200steps_top_k-all.json
-  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 0 --checkpoint-every 200 \
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid_repaired --set top_k=all --seeds 0 --checkpoint-every 200 \
     --no-progress --out $OUT/alias_top_k-all.json
-  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 1 2 3 --checkpoint-every 200 \
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid_repaired --set top_k=all --seeds 1 2 3 --checkpoint-every 200 \
     --no-progress --out $OUT/alias_top_k-all.json
-  "${E[@]}" alias "${F[@]}" --variants gated_hybrid --set top_k=all --seeds 4 --checkpoint-every 200 \
+  "${E[@]}" alias "${F[@]}" --variants gated_hybrid_repaired --set top_k=all --seeds 4 --checkpoint-every 200 \
     --no-progress --out $OUT/alias_top_k-all.json
-  nice -n 10 "$PY" -m tl_research study alias-init --variants gated_hybrid gated_hybrid_paper \
+  nice -n 10 "$PY" -m tl_research study alias-init --variants gated_hybrid_repaired gated_hybrid_paper \
     --seeds 0 1 2 3 4 --out $OUT/alias_init_diagnosis.json
-  nice -n 10 "$PY" -m tl_research study alias-init --variants gated_hybrid gated_hybrid_paper \
+  nice -n 10 "$PY" -m tl_research study alias-init --variants gated_hybrid_repaired gated_hybrid_paper \
     --seeds 0 1 2 3 4 --same-alias --out $OUT/alias_init_diagnosis_same_alias.json
 }
 distance() {  # 11. where recall breaks: the pairs at the start of 1,024 / 2,048 / 4,096 tokens (RECALL_STUDY.md 10)
   # the command's defaults: batch 4, 200 steps, lengths cycled batch by batch, 256 fresh examples per length
-  "${E[@]}" distance "${F[@]}" --variants gated_hybrid --seeds 0 --no-progress --out $OUT/distance.json
-  "${E[@]}" distance "${F[@]}" --variants gated_hybrid --seeds 1 2 --no-progress --out $OUT/distance.json
+  "${E[@]}" distance "${F[@]}" --variants gated_hybrid_repaired --seeds 0 --no-progress --out $OUT/distance.json
+  "${E[@]}" distance "${F[@]}" --variants gated_hybrid_repaired --seeds 1 2 --no-progress --out $OUT/distance.json
   for v in transformer triple_latent triple_slot triple_hybrid transformer_plus_triple gated_hybrid_paper; do
     "${E[@]}" distance "${F[@]}" --variants "$v" --seeds 0 1 2 --no-progress --out $OUT/distance.json
   done
@@ -193,12 +193,12 @@ induction() {  # 12. where recall breaks: held-out text read twice (RECALL_STUDY
   # one command per variant at 2,000 steps, so an interrupted run loses little (rerun = resume)
   local I=(induction "${F[@]}" --seeds 0 1 2 --no-progress --checkpoint-every 250)
   "${E[@]}" "${I[@]}" --variants "${ALL[@]}" gated_hybrid_paper --out $OUT/induction.json
-  "${E[@]}" "${I[@]}" --variants gated_hybrid --set query_align=current \
+  "${E[@]}" "${I[@]}" --variants gated_hybrid_repaired --set query_align=current \
     --out $OUT/induction_query_align-current.json  # the read asks with the current token
   for v in "${ALL[@]}" gated_hybrid_paper; do
     "${E[@]}" "${I[@]}" --variants "$v" --steps 2000 --out $OUT/induction_2000steps.json
   done
-  "${E[@]}" "${I[@]}" --variants gated_hybrid --set query_align=current --steps 2000 \
+  "${E[@]}" "${I[@]}" --variants gated_hybrid_repaired --set query_align=current --steps 2000 \
     --out $OUT/induction_2000steps_query_align-current.json
 }
 
@@ -207,9 +207,9 @@ induction() {  # 12. where recall breaks: held-out text read twice (RECALL_STUDY
 # the recipe file are final table files; the others are folded into recall.json (table 4: same settings) by
 # `results merge` at the end. Evaluated at the paper's 200 and 500 steps; add 1000 to --eval-at for a row whose
 # seeds still climb at 500 (by_step in its file). d = 64 is already in recall_gated_hybrid_paper.json and
-# recall_eval100-200-500.json (gated_hybrid); only the printed form is new there.
+# recall_eval100-200-500.json (gated_hybrid_repaired); only the printed form is new there.
 RETRAIN=(--protocol warmup_steps=50 --protocol length_curriculum=32:128:150 --set read_gate_bias=-2)
-GATED3=(gated_hybrid_paper gated_hybrid_printed gated_hybrid)
+GATED3=(gated_hybrid_paper gated_hybrid_printed gated_hybrid_repaired)
 S=("${E[@]}" study train --seeds 0 1 2 3 4 --eval-at 200 500)  # 5 seeds: the paper claims a figure for these
 recall_width() {  # the paper: gated hybrid 100% at d = 64, 67.2% at d = 80, 11.96% at d = 96 (one seed, 500 steps)
   "${S[@]}" --variants "${GATED3[@]}" --set d_model=80 --out $OUT/recall_d80.json

@@ -52,7 +52,7 @@ MQAR16_STEPS="${MQAR16_STEPS:-10000}"
 mqar_seq() { ((IDS)) && echo $(((7 * $1 + 63) / 64 * 64)) || echo "$SEQ"; }  # mqar_seq PAIRS
 size_tag() { [[ $STEPS == 2000 && $SEQ == 128 ]] && echo "" || echo "_seq${SEQ}_steps${STEPS}"; }
 form() {  # form VARIANT: "_zoology", or "_zoology_aligned" for a gated hybrid (its own setting, its own files)
-  [[ ${1:-} == gated_hybrid* ]] && echo _zoology_aligned || echo _zoology
+  [[ ${1:-} == gated_hybrid_repaired* ]] && echo _zoology_aligned || echo _zoology
 }
 recall_prefix() {  # recall_prefix [VARIANT]: the file name up to the lr (recall_zoology_seq128_steps1000_lr, ...)
   ((ZOO)) && echo "recall$(form "${1:-}")_seq${SEQ}_steps${STEPS}_lr" || echo "recall_calibrated$(size_tag)_lr"
@@ -76,7 +76,7 @@ cal() {  # the calibrated protocol's options at the current STEPS, SEQ and ZOO (
 }
 aligned() {  # aligned VARIANT: a gated hybrid's memory queried with the key being read (Zoology's form labels it),
   # not the token before it (the paper's form puts ANSWER after the key; docs/paper.md section 6.3)
-  ((ZOO)) && [[ $1 == gated_hybrid* ]] && echo --set query_align=current
+  ((ZOO)) && [[ $1 == gated_hybrid_repaired* ]] && echo --set query_align=current
   return 0
 }
 
@@ -180,11 +180,11 @@ transformer_mqar_seeds() {  # its seeds 1-4 (MORE_SEEDS) on MQAR 8 at the better
     mqar "$pairs" "$lr" transformer ${MORE_SEEDS:-1 2 3 4}
   done
 }
-TABLE4=(transformer triple_latent triple_slot triple_hybrid gated_hybrid_paper gated_hybrid_printed gated_hybrid
+TABLE4=(transformer triple_latent triple_slot triple_hybrid gated_hybrid_paper gated_hybrid_printed gated_hybrid_repaired
         transformer_plus_triple)  # the rows of table 4 (recall_calibrated.json)
 FAMILY_ROWS=(gla deltanet h3 triple_key_shift triple_key_current conv_only transformer_rope)  # issue 33's
 # each stage's variants, in order; a queue may name fewer (e.g. DECISIVE=triple_latent LONG=triple_latent)
-decisive() { for v in ${DECISIVE:-triple_latent gated_hybrid_paper gated_hybrid}; do sweep_row "$v"; done; }
+decisive() { for v in ${DECISIVE:-triple_latent gated_hybrid_paper gated_hybrid_repaired}; do sweep_row "$v"; done; }
 other_rows() {
   for v in ${OTHER:-triple_slot triple_hybrid gated_hybrid_printed transformer_plus_triple}; do sweep_row "$v"; done
 }
@@ -199,7 +199,7 @@ lr4() {  # lr4 VARIANT: the lr the variant's 4-pair sweep chose (the calibrated 
   local STEPS="${CAL_STEPS:-1000}" SEQ="${CAL_SEQ:-128}" IDS=0
   best_lr "$(recall_prefix "$1")" "$1"
 }
-MQAR_ROW_VARIANTS=(deltanet gated_hybrid triple_latent h3 gla triple_slot triple_key_shift triple_key_current conv_only
+MQAR_ROW_VARIANTS=(deltanet gated_hybrid_repaired triple_latent h3 gla triple_slot triple_key_shift triple_key_current conv_only
                    transformer_rope)  # mqar_rows' order (issue 33's ablations last); a queue may name fewer
 mqar_rows() {  # MQAR 8 (MQAR_STEPS, 2P key ids) for the rows that are points of the state-size picture, seeds
   # 0-2, each at the lr its 4-pair sweep chose (the Transformer's MQAR sweep chose the same 1e-3; not swept again
@@ -211,16 +211,16 @@ mqar_rows() {  # MQAR 8 (MQAR_STEPS, 2P key ids) for the rows that are points of
   done
 }
 state_size() {  # item 2: MQAR with 4, 8 and 16 pairs; triple_latent and triple_slot at S = 8, 16, 32, 64, the
-  # Transformer (a KV cache) and gated_hybrid (its store grows with T); seeds 0-2, each model at the lr its
+  # Transformer (a KV cache) and gated_hybrid_repaired (its store grows with T); seeds 0-2, each model at the lr its
   # 4-pair sweep chose, MQAR's budget (MQAR_STEPS, 2P key ids); at 8 pairs, not the rows mqar_rows trains (the
   # whole states and the default S = 16: the same runs, gathered in mqar_calibrated_pairs8.json). Then: python -m
   # tl_research.studies.state_size gather
   # STATE_PAIRS, STATE_S, STATE_VARIANTS and STATE_SEEDS: a queue may name fewer (e.g. STATE_PAIRS=8 STATE_S=64
-  # STATE_VARIANTS=triple_slot STATE_SEEDS=1: one run); STATE_WHOLE=0 skips the Transformer and gated_hybrid
+  # STATE_VARIANTS=triple_slot STATE_SEEDS=1: one run); STATE_WHOLE=0 skips the Transformer and gated_hybrid_repaired
   local STEPS=$MQAR_STEPS IDS=1 pairs v S lr SEQ
   for pairs in ${STATE_PAIRS:-8 16 4}; do
     SEQ=$(mqar_seq "$pairs")
-    for v in transformer gated_hybrid; do
+    for v in transformer gated_hybrid_repaired; do
       [[ $pairs == 8 || ${STATE_WHOLE:-1} == 0 ]] && continue
       lr=$(lr4 "$v")
       "${E[@]}" mqar --variants "$v" --seeds ${STATE_SEEDS:-0 1 2} --protocol n_pairs="$pairs" \
@@ -238,7 +238,7 @@ state_size() {  # item 2: MQAR with 4, 8 and 16 pairs; triple_latent and triple_
 }
 state_size_recall4() {  # item 2 at table 4's budget (4 pairs, 1,000 steps x 128 tokens): triple_latent and
   # triple_slot at S = 64, 8 and 32, seeds 0-2 (STATE_RECALL, STATE_S, STATE_SEEDS: a queue may name fewer), each
-  # at the lr its sweep chose; S = 16, the Transformer and gated_hybrid are table 4's own rows
+  # at the lr its sweep chose; S = 16, the Transformer and gated_hybrid_repaired are table 4's own rows
   # (recall_calibrated.json). Then: python -m
   # tl_research.studies.state_size gather
   local lr S v
@@ -252,7 +252,7 @@ state_size_recall4() {  # item 2 at table 4's budget (4 pairs, 1,000 steps x 128
 }
 gather() {  # each variant's runs at its chosen lr, one file per task (studies/calibrated.py), in data/results/
   local G=("$PY" -m tl_research.studies.calibrated --folder "$OUT")
-  "${G[@]}" "$(recall_prefix)" "$(recall_prefix gated_hybrid)" --out data/results/recall_calibrated.json \
+  "${G[@]}" "$(recall_prefix)" "$(recall_prefix gated_hybrid_repaired)" --out data/results/recall_calibrated.json \
     --variants "${TABLE4[@]}"
   # issue 33's relatives, beside the two rows they are read against, once a relative's sweep has seed 0
   "${G[@]}" "$(recall_prefix)" --out data/results/recall_calibrated_family.json \
@@ -263,11 +263,11 @@ gather() {  # each variant's runs at its chosen lr, one file per task (studies/c
   # is at chance: 6.1% at lr 3e-3, RECALL_STUDY.md section 0), then 16 pairs at their own budget
   local STEPS=$MQAR_STEPS IDS=1 pairs
   for pairs in ${MQAR_GATHER:-8}; do
-    "${G[@]}" "$(mqar_prefix "$pairs")" "$(mqar_prefix "$pairs" gated_hybrid)" \
+    "${G[@]}" "$(mqar_prefix "$pairs")" "$(mqar_prefix "$pairs" gated_hybrid_repaired)" \
       --unswept "${MQAR_ROW_VARIANTS[@]}" --out "data/results/mqar_calibrated_pairs$pairs.json" || true
   done
   STEPS=$MQAR16_STEPS
-  "${G[@]}" "$(mqar_prefix 16)" "$(mqar_prefix 16 gated_hybrid)" --suffix "$MIX16_TAG" \
+  "${G[@]}" "$(mqar_prefix 16)" "$(mqar_prefix 16 gated_hybrid_repaired)" --suffix "$MIX16_TAG" \
     --out data/results/mqar_calibrated_pairs16.json || true
   "$PY" -m tl_research.studies.state_size gather || true  # recall_state_size.json, once runs exist
 }

@@ -22,7 +22,7 @@ cal() {
     --protocol lr_schedule=cosine --protocol dropout=0.0 --checkpoint-every 100 --no-progress \
     --protocol hide_answers=true --protocol answer_at_key=true --set init=fan_in
 }
-aligned() { [[ $1 == gated_hybrid* ]] && echo --set query_align=current; return 0; }
+aligned() { [[ $1 == gated_hybrid_repaired* ]] && echo --set query_align=current; return 0; }
 name() { echo "recall4_$1_gam$2_lr$3.json"; }  # name VARIANT GAM_BIAS LR
 recall4() {  # recall4 VARIANT GAM_BIAS LR SEEDS...
   local v=$1 g=$2 lr=$3; shift 3
@@ -91,9 +91,9 @@ mqar_rows() {  # MQAR_ROWS: "VARIANT:GAM_BIAS:LR" triples (GAM_BIAS - for a ladd
 # CAP_IDS), the shortest multiple of 64 tokens that holds them (7P: 256 and 512), CAP_STEPS (3,000) steps; every
 # point at lr 1e-3 (the Transformer's MQAR choice), seeds CAP_SEEDS (0 1 2). CAP_ROWS "VARIANT:SETTINGS" with
 # SETTINGS "k=v,k=v" or "-": triple_latent at its working start and S in {8, 16, 32, 64}, gla, deltanet and h3 at
-# two head counts (state D x D per head, D = 64 / heads), the Transformer's cache, gated_hybrid's store. Long
+# two head counts (state D x D per head, D = 64 / heads), the Transformer's cache, gated_hybrid_repaired's store. Long
 # runs (seq 512): meant for a GPU or a long CPU queue; each file resumes.
-CAP_ROWS_ALL=(transformer:- gated_hybrid:- triple_latent:gam_bias=4,state_dim=8 triple_latent:gam_bias=4,state_dim=16
+CAP_ROWS_ALL=(transformer:- gated_hybrid_repaired:- triple_latent:gam_bias=4,state_dim=8 triple_latent:gam_bias=4,state_dim=16
               triple_latent:gam_bias=4,state_dim=32 triple_latent:gam_bias=4,state_dim=64 gla:n_heads=4 gla:n_heads=2
               deltanet:n_heads=4 deltanet:n_heads=2 h3:n_heads=4 h3:n_heads=2)
 cap_name() { echo "mqar_capacity_pairs$1_ids$2_$3_${4//[=,]/-}.json"; }  # PAIRS IDS VARIANT SETTINGS

@@ -93,7 +93,7 @@ FIGURES = [
     ("mqar", "MQAR: where recall breaks", mqar,
      ("Dot plot of multi-query associative recall accuracy (0 to 1) for each variant, one marker shape "
      "per variant, at each setting of number of key-value pairs and sequence length, with error bars "
-     "over seeds and a black dash for the chance level of a constant guess: gated_hybrid answers almost "
+     "over seeds and a black dash for the chance level of a constant guess: gated_hybrid_repaired answers almost "
      "every question at every setting, the other variants stay near chance.")),
 ]
 

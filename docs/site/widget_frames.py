@@ -74,7 +74,7 @@ UNDRAWN = {
 }
 # widgets whose inputs only their notebook makes: the build runs the notebook's code cells above them
 NOTEBOOK_MADE = {"interactive": "05's draw_guesses and its two models, trained in the notebook",
-                 "recall_widget": "06a's gated_hybrid, trained in the notebook (no checkpoint is shipped)"}
+                 "recall_widget": "06a's gated_hybrid_repaired, trained in the notebook (no checkpoint is shipped)"}
 
 
 @dataclass

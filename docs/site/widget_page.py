@@ -17,7 +17,7 @@ The text alternative of a frame describes the picture it shows (issue 54, item 5
 starting setting, the widget's own (from ``alt_text.py``: it describes that picture), without the
 sentence that calls it a still, and the setting ("Shown here: λ = 0.9."); at any other setting, the
 setting, then what that frame's own titles, axes and legends say (``alt_text.describe``, saved when
-the frame was drawn: "... Figure: gated_hybrid answers v13: RIGHT (target v13). Panel 1: ...").
+the frame was drawn: "... Figure: gated_hybrid_repaired answers v13: RIGHT (target v13). Panel 1: ...").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A widget's inputs made by its own notebook: run the committed notebook's code cells above it.
 
-Notebook 05's ``draw_guesses`` and its two models, and notebook 06a's ``gated_hybrid``, are defined
+Notebook 05's ``draw_guesses`` and its two models, and notebook 06a's ``gated_hybrid_repaired``, are defined
 and trained in the notebooks' own cells; no checkpoint is shipped. ``widget_frames.py`` draws such a
 widget (``widget_frames.NOTEBOOK_MADE``) after running, as a kernel would, every code cell of the
 committed notebook from the top up to the widget cell, in one namespace:

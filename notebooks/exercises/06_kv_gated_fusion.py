@@ -108,7 +108,7 @@ ex.check_visible_prediction(my_prediction)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-model, info = ex.tiny_model("gated_hybrid", task="recall")  # the paper's recall task, 64 tokens
+model, info = ex.tiny_model("gated_hybrid_repaired", task="recall")  # the paper's recall task, 64 tokens
 tokens = ex.sample_tokens(info, batch=64)  # [64, 64]
 _, inside = model.internals(tokens)
 weights, index = inside["retrieval"]["weights"], inside["retrieval"]["index"]  # [B, T, top_k] each
@@ -208,14 +208,14 @@ def gate_effect(model, tokens, factors=(0.5, 0.1)):
 
 
 torch.manual_seed(0)
-fresh = build_model("gated_hybrid", RECALL_VOCAB, **TINY, state_dim=8).eval()
+fresh = build_model("gated_hybrid_repaired", RECALL_VOCAB, **TINY, state_dim=8).eval()
 print(f"sqrt(epsilon) of the norm: {model.kv.norm.eps ** 0.5:.4f}")
 for name, m in (("trained (task 3's model)", model), ("freshly initialized", fresh)):
     spread, gate, moved = gate_effect(m, tokens)
     print(f"{name:25s} std of the norm's input {spread:.4f}   mean gate {gate:.2f}   the fused vector moves by "
           + ", ".join(f"{100 * v:.1f}% with the gate x {f}" for f, v in moved.items()))
 print("gate_outside_norm (the gate after the norm) in the library's gated variants:",
-      {v: default_config(v)["gate_outside_norm"] for v in ("gated_hybrid", "gated_hybrid_paper")})
+      {v: default_config(v)["gate_outside_norm"] for v in ("gated_hybrid_repaired", "gated_hybrid_paper")})
 
 # %% [markdown]
 # Compare the two lines with your answer: on which model is the norm's input spread well above

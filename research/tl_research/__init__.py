@@ -5,13 +5,13 @@ never in the course wheel (research/README.md); it imports the course, the cours
 
     python -m tl_research lm --variants transformer triple_hybrid --seeds 0 1 2
     python -m tl_research recall --steps 500 --seeds 1 2 3 --out runs/recall.json
-    python -m tl_research study train --variants gated_hybrid --eval-at 200 500
+    python -m tl_research study train --variants gated_hybrid_repaired --eval-at 200 500
     python -m tl_research speed --quick
 
 From Python (a notebook)::
 
     from tl_research import run_experiment, protocol
-    results = run_experiment("recall", ["transformer", "gated_hybrid"], seeds=[0], steps=50)
+    results = run_experiment("recall", ["transformer", "gated_hybrid_repaired"], seeds=[0], steps=50)
 
 Read in this order:
 

@@ -7,6 +7,7 @@ What 2.0 no longer reads, and what the conversion writes instead (CHANGELOG.md, 
     shipped model (format "tl_minimal shipped model 1")   format "tl_minimal shipped model 2"
     setting temperature / learnable_temperature           score_scale / learnable_score_scale
     weight kv.log_temperature                              kv.log_score_scale
+    variant gated_hybrid (its old name, round 5)           gated_hybrid_repaired
 
 A training checkpoint (format "tl_minimal checkpoint 1", unchanged in 2.0) gets the same weight
 rename, so a 1.x run can be resumed. The converted file is checked: a shipped model is rebuilt
@@ -20,7 +21,7 @@ import sys
 
 import torch
 
-from tl_minimal.registry import build_model
+from tl_minimal.registry import RENAMED, build_model
 
 SHIPPED_1, SHIPPED = "tl_minimal shipped model 1", "tl_minimal shipped model 2"
 CHECKPOINT = "tl_minimal checkpoint 1"
@@ -41,15 +42,16 @@ def renamed_weights(state: dict) -> dict:
 def convert(saved: dict) -> dict:
     """A 1.x shipped model or training checkpoint (as ``torch.load`` gives it) in the 2.0 form."""
     fmt = saved.get("format") if isinstance(saved, dict) else None
-    if fmt == SHIPPED:
-        return saved
+    if fmt == SHIPPED:  # a 2.0 file: only a renamed variant changes
+        return {**saved, "variant": RENAMED.get(saved["variant"], saved["variant"])}
     if fmt == CHECKPOINT:
         return {**saved, "model": renamed_weights(saved["model"])}
     if fmt != SHIPPED_1:
         raise ValueError(f"not a tl_minimal 1.x model file: format {fmt!r} "
                          f"(expected {SHIPPED_1!r} or {CHECKPOINT!r})")
     config = {RENAMED_SETTINGS.get(k, k): v for k, v in saved["config"].items()}
-    out = {**saved, "format": SHIPPED, "config": config, "model": renamed_weights(saved["model"])}
+    out = {**saved, "format": SHIPPED, "variant": RENAMED.get(saved["variant"], saved["variant"]), "config": config,
+           "model": renamed_weights(saved["model"])}
     # check: the 2.0 model of these settings takes every weight (strict)
     build_model(out["variant"], out["vocab_size"], **config).load_state_dict(out["model"])
     return out

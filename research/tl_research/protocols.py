@@ -17,7 +17,7 @@ PAPER_VARIANTS = (
     "triple_slot",
     "triple_hybrid",
     "transformer_plus_triple",
-    "gated_hybrid",
+    "gated_hybrid_repaired",
 )
 
 
@@ -36,7 +36,7 @@ class OverwriteProtocol(RecallProtocol):
     """Where recall breaks (1): each key written 1-3 times (the asked one 2-3), answer = the latest value."""
 
     task: str = "overwrite"
-    steps: int = 200  # the learnable rows (gated_hybrid, with and without supersede) are flat by then
+    steps: int = 200  # the learnable rows (gated_hybrid_repaired, with and without supersede) are flat by then
     n_pairs: int = 4  # distinct keys per sequence
     max_writes: int = 3
     assumed: tuple = (

@@ -230,7 +230,8 @@ def test_the_commands_run_on_the_device(tmp_path, capsys):
 
     with DeviceGuard("cuda"):
         out = tmp_path / "r.json"
-        assert cli.main(["recall", "--variants", "gated_hybrid", "--seeds", "0", "--steps", "3", "--eval-examples",
+        assert cli.main(["recall", "--variants", "gated_hybrid_repaired", "--seeds", "0", "--steps", "3",
+                         "--eval-examples",
                          "16", "--set", "d_model=16", "--set", "n_layers=1", "--no-progress", "--out", str(out)]) == 0
         written = out.read_text(encoding="utf-8")
         assert '"device": "cuda"' in written and "CPU stand-in for CUDA" in written

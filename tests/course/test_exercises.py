@@ -436,7 +436,7 @@ def test_write_blanks_writes_notebooks_without_outputs(tmp_path):
 
 
 def test_training_note_states_the_rate_and_the_unit():
-    _, info = ex.tiny_model("gated_hybrid", task="recall", steps=2)
+    _, info = ex.tiny_model("gated_hybrid_repaired", task="recall", steps=2)
     note = ex.training_note(info)
     assert info["lr"] == ex.trained.LR and f"lr {ex.trained.LR:g}" in note and "10x the notebooks'" in note
     assert info["loss_bits"][0] == pytest.approx(info["losses"][0] / math.log(2))

@@ -51,7 +51,8 @@ def _recall_example(T=128):
 
 def _tiny_gated():
     torch.manual_seed(0)
-    return build_model("gated_hybrid", 64, d_model=16, n_layers=1, n_heads=2, max_seq_len=128, dropout=0.0).eval()
+    return build_model("gated_hybrid_repaired", 64, d_model=16, n_layers=1, n_heads=2, max_seq_len=128,
+                       dropout=0.0).eval()
 
 
 def _figures():
@@ -87,12 +88,12 @@ def _figures():
                                                      "leaky": (torch.randn(4, 4, 5), False)}),
         "prediction_strips": lambda: plots_retrieval.prediction_strips(tokens, {"causal": tokens.roll(-1),
                                                                              "leaky": tokens}),
-        "retrieval_grid": lambda: plots_retrieval.retrieval_grid({"gated_hybrid": [panel, panel],
+        "retrieval_grid": lambda: plots_retrieval.retrieval_grid({"gated_hybrid_repaired": [panel, panel],
                                                                "gated_hybrid_paper": [panel, panel]}),
         "layer_diagram": lambda: diagrams.layer_diagram("P"),
         "model_diagram": lambda: diagrams.model_diagram(),
         "chunk_diagram": lambda: diagrams.chunk_diagram(),
-        "recall_widget": lambda: widgets.recall_widget({"gated_hybrid": _tiny_gated()}, static=True),
+        "recall_widget": lambda: widgets.recall_widget({"gated_hybrid_repaired": _tiny_gated()}, static=True),
     }
 
 

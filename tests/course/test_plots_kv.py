@@ -27,7 +27,7 @@ def test_state_sizes_and_perfect_match_draw_one_line_per_input():
         plots_kv.state_sizes([1, 2], {"cache": [2]})
     fig = plots_kv.perfect_match([1.0, 2.0, 3.0], [0.3, 0.5, 0.7], 1.0, 10.0)
     labels = fig.axes[0].get_legend_handles_labels()[1]
-    assert labels == ["β = 1 (the paper)", "β = 10 (gated_hybrid's start)"]
+    assert labels == ["β = 1 (the paper)", "β = 10 (gated_hybrid_repaired's start)"]
 
 
 def test_cosines_at_init_has_a_panel_per_configuration():

@@ -32,7 +32,8 @@ def close_figures():
 @pytest.fixture(scope="module")
 def gated():
     torch.manual_seed(0)
-    return build_model("gated_hybrid", 64, d_model=16, n_layers=1, n_heads=2, max_seq_len=128, dropout=0.0).eval()
+    return build_model("gated_hybrid_repaired", 64, d_model=16, n_layers=1, n_heads=2, max_seq_len=128,
+                       dropout=0.0).eval()
 
 
 def shows_picture(view) -> bool:
@@ -144,7 +145,7 @@ def test_pair_rule_is_read_from_the_layout():
 
 
 def test_recall_widget(gated):
-    view = widgets.recall_widget({"gated_hybrid": gated}, pairs="k5=v13 k6=v20 k7=v17", ask="k6", static=False)
+    view = widgets.recall_widget({"gated_hybrid_repaired": gated}, pairs="k5=v13 k6=v20 k7=v17", ask="k6", static=False)
     pairs, ask, filler = view.controls["pairs"], view.controls["ask"], view.controls["filler"]
     assert "keys k5-k12, values v13-v20" in view.children[0].children[1].value  # the rule beside the box
     assert ask.options == (("k5", 5), ("k6", 6), ("k7", 7)) and ask.value == 6
@@ -157,11 +158,11 @@ def test_recall_widget(gated):
     pairs.value = "k12=v20"
     assert ask.options == (("k12", 12),) and ask.value == 12 and shows_picture(view) and not shows_error(view)
     with pytest.raises(ValueError, match="ask must name a key among the pairs"):
-        widgets.recall_widget({"gated_hybrid": gated}, pairs="k5=v13", ask="k6", static=False)
+        widgets.recall_widget({"gated_hybrid_repaired": gated}, pairs="k5=v13", ask="k6", static=False)
 
 
 def test_recall_widget_states_its_verdict_first(gated):
-    fig = widgets.recall_widget({"gated_hybrid": gated}, static=True)
+    fig = widgets.recall_widget({"gated_hybrid_repaired": gated}, static=True)
     verdict = fig._suptitle
     assert ": RIGHT" in verdict.get_text() or ": WRONG" in verdict.get_text()
     texts = [t for t in fig.findobj(plt.Text) if t.get_visible() and t.get_text().strip() and t is not verdict]
@@ -169,5 +170,5 @@ def test_recall_widget_states_its_verdict_first(gated):
 
 
 def test_static_fallback_needs_no_frontend(gated):
-    assert isinstance(widgets.recall_widget({"gated_hybrid": gated}), plt.Figure)
+    assert isinstance(widgets.recall_widget({"gated_hybrid_repaired": gated}), plt.Figure)
     assert isinstance(plots.pulse_memory(0.9), plt.Figure)

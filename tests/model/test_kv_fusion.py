@@ -398,7 +398,7 @@ def test_printed_settings_through_build_model_and_set():
     assert all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values(), strict=True))
     assert b.kv.log_score_scale.exp().item() == 0.125  # 1/sqrt(64)
     assert build_model("gated_hybrid_printed", 64, assoc_dim=16).kv.log_score_scale.exp().item() == 0.25
-    learn = build_model("gated_hybrid", 64, score_scale="printed")  # learnable, starting at the printed 0.125
+    learn = build_model("gated_hybrid_repaired", 64, score_scale="printed")  # learnable, starting at the printed 0.125
     assert isinstance(learn.kv.log_score_scale, torch.nn.Parameter) and learn.kv.log_score_scale.exp().item() == 0.125
 
 

@@ -16,7 +16,8 @@ TINY = {"d_model": 32, "n_layers": 2, "n_heads": 4, "state_dim": 8, "num_slots":
         "assoc_dim": 16, "top_k": 4}
 
 # the paper's variants (docs/paper.md section 3), in its order
-PAPER = ("transformer", "triple_latent", "triple_slot", "triple_hybrid", "transformer_plus_triple", "gated_hybrid")
+PAPER = ("transformer", "triple_latent", "triple_slot", "triple_hybrid", "transformer_plus_triple",
+         "gated_hybrid_repaired")
 
 
 def tiny(variant, **extra):
@@ -177,7 +178,7 @@ def test_conv_leak_at_model_level():
         leaky.init_state(1)
 
 
-@pytest.mark.parametrize("variant", ["transformer", "gated_hybrid"])
+@pytest.mark.parametrize("variant", ["transformer", "gated_hybrid_repaired"])
 def test_bad_tokens(variant):
     model = tiny(variant)
     with pytest.raises(TypeError, match=r"torch\.long"):
@@ -217,19 +218,20 @@ def test_bad_configs():
     with pytest.raises(ValueError, match="mode must be one of"):
         build_model("triple_latent", V, mode="chunked")
     with pytest.raises(ValueError, match="top_k"):
-        build_model("gated_hybrid", V, top_k=0)
+        build_model("gated_hybrid_repaired", V, top_k=0)
     with pytest.raises(ValueError, match="query_align"):
-        build_model("gated_hybrid", V, query_align="next")
+        build_model("gated_hybrid_repaired", V, query_align="next")
     with pytest.raises(ValueError, match="vocab_size"):
         build_model("transformer", 0)
 
 
 def test_resolved_config_and_attributes():
-    model = build_model("gated_hybrid", 259, top_k="all", query_align="current")
-    assert model.variant == "gated_hybrid" and model.vocab_size == 259
-    assert isinstance(model.config, ModelConfig) and model.config.variant == "gated_hybrid"
+    model = build_model("gated_hybrid_repaired", 259, top_k="all", query_align="current")
+    assert model.variant == "gated_hybrid_repaired" and model.vocab_size == 259
+    assert isinstance(model.config, ModelConfig) and model.config.variant == "gated_hybrid_repaired"
     assert model.config.kv.top_k == "all" and model.config.state_dim == 8
-    assert model.config.settings() == {**default_config("gated_hybrid"), "top_k": "all", "query_align": "current"}
+    assert model.config.settings() == {**default_config("gated_hybrid_repaired"), "top_k": "all",
+                                       "query_align": "current"}
     x = torch.randint(0, 259, (2, 16))
     assert torch.isfinite(model(x)).all()
 
@@ -248,7 +250,7 @@ def test_training_pass_has_finite_gradients(variant):
 @pytest.mark.parametrize("extra", [{"query_align": "current", "write_gate": True},
                                    {"top_k": "all", "learnable_score_scale": True, "gate_outside_norm": True}])
 def test_gated_options_stay_causal_and_steppable(extra):
-    model = tiny("gated_hybrid", **extra)
+    model = tiny("gated_hybrid_repaired", **extra)
     x = _tokens(T=10)
     whole = model(x)
     y = x.clone()
@@ -265,12 +267,12 @@ def test_the_old_setting_names_are_errors_since_2_0():
     # temperature / learnable_temperature became score_scale / learnable_score_scale in 1.x; 2.0 reads
     # only the new names (python -m tl_research.convert renames them in a 1.x checkpoint)
     with pytest.raises(ValueError, match=r"no setting.*'temperature'"):
-        build_model("gated_hybrid", V, temperature=3.0)
-    assert "temperature" not in default_config("gated_hybrid")
+        build_model("gated_hybrid_repaired", V, temperature=3.0)
+    assert "temperature" not in default_config("gated_hybrid_repaired")
 
 
 def test_is_gated_hybrid_answers_for_every_variant_and_model():
-    gated = ["gated_hybrid", "gated_hybrid_paper", "gated_hybrid_printed"]
+    gated = ["gated_hybrid_repaired", "gated_hybrid_paper", "gated_hybrid_printed"]
     assert [v for v in VARIANTS if is_gated_hybrid(v)] == gated
     assert [v for v in VARIANTS if is_gated_hybrid(build_model(v, V))] == gated
     with pytest.raises(ValueError, match="unknown variant"):
@@ -280,8 +282,8 @@ def test_is_gated_hybrid_answers_for_every_variant_and_model():
 def test_the_paper_configurations_are_named_presets_of_gated_hybrid():
     from tl_minimal.registry import GATED_PAPER, GATED_PRINTED, PRESETS, model_class, model_config
 
-    assert PRESETS == {"gated_hybrid_paper": ("gated_hybrid", GATED_PAPER),
-                       "gated_hybrid_printed": ("gated_hybrid", GATED_PRINTED), **FAMILY_PRESETS}
+    assert PRESETS == {"gated_hybrid_paper": ("gated_hybrid_repaired", GATED_PAPER),
+                       "gated_hybrid_printed": ("gated_hybrid_repaired", GATED_PRINTED), **FAMILY_PRESETS}
     for name, (base, fixed) in PRESETS.items():
         config = model_config(name, 64)
         assert isinstance(config, ModelConfig) and config.variant == name
@@ -291,7 +293,7 @@ def test_the_paper_configurations_are_named_presets_of_gated_hybrid():
         assert build_model(name, 64).config == config
 
 
-@pytest.mark.parametrize("variant", ["transformer", "triple_latent", "gated_hybrid", "gla"])
+@pytest.mark.parametrize("variant", ["transformer", "triple_latent", "gated_hybrid_repaired", "gla"])
 def test_init_fan_in_is_an_optional_setting_of_every_variant(variant):
     """init="fan_in": embeddings N(0, 1/d) and PyTorch's Linear default instead of the reference's N(0, 0.02);
     absent unless given, so the settings of results written before it are unchanged."""
@@ -327,3 +329,10 @@ def test_fan_in_all_gives_the_mixers_pytorchs_scale_and_keeps_the_gate_start():
     assert torch.equal(gates[4:], torch.full((4,), 4.0)) and torch.equal(gates[:4], torch.zeros(4))
     with pytest.raises(ValueError, match="init must be one of 'paper', 'fan_in', 'fan_in_all'"):
         build_model("triple_latent", V, init="xavier")
+
+
+def test_the_old_name_of_the_repaired_hybrid_is_refused_with_its_new_name():
+    """Issue 52: the repaired hybrid is not the paper's model, so it lost the paper's bare name."""
+    expected = r"now called 'gated_hybrid_repaired'.*'gated_hybrid_paper'.*tl_research\.convert"
+    with pytest.raises(ValueError, match=expected):
+        build_model("gated_hybrid", V)  # its old name

@@ -20,12 +20,12 @@ def _run(variant, seed, value):
 def test_gather_keeps_each_variants_best_lr(tmp_path):
     _suite(tmp_path, "recall_calibrated_lr1e-3.json", 1e-3,
            [_run("transformer", 0, 0.90), _run("triple_latent", 0, 0.30), _run("triple_latent", 1, 0.31),
-            _run("gated_hybrid", 0, 0.5)])
+            _run("gated_hybrid_repaired", 0, 0.5)])
     _suite(tmp_path, "recall_calibrated_lr3e-3.json", 3e-3,
            [_run("transformer", 0, 0.99), _run("transformer", 1, 0.98), _run("triple_latent", 0, 0.30)])
     _suite(tmp_path, "recall_calibrated_lr3e-3_decay4.json", 3e-3, [_run("triple_latent", 0, 0.7)])
     result = calibrated.gather(tmp_path, "recall_calibrated_lr")
-    # transformer: 3e-3 is better; triple_latent: a tie, the smaller lr; gated_hybrid: no seed 0 at 3e-3 yet
+    # transformer: 3e-3 is better; triple_latent: a tie, the smaller lr; gated_hybrid_repaired: no seed 0 at 3e-3 yet
     assert result["protocol"]["lr_by_variant"] == {"transformer": 3e-3, "triple_latent": 1e-3}
     assert result["protocol"]["lr_sweep"] == [1e-3, 3e-3]
     kept = [(r["variant"], r["seed"], r["lr"]) for r in result["runs"]]
@@ -99,15 +99,15 @@ def test_gather_joins_sweeps_of_other_settings_and_waits_for_unfinished_ones(tmp
     or without seed 0 at every lr, is left out; nothing finished at all is an error, not an empty table."""
     for name, lr, runs in (("recall_z_lr1e-3.json", 1e-3, [_run("transformer", 0, 1.0)]),
                            ("recall_z_lr3e-3.json", 3e-3, [_run("transformer", 0, 0.25)]),
-                           ("recall_za_lr1e-3.json", 1e-3, [_run("gated_hybrid", 0, 0.4)]),
+                           ("recall_za_lr1e-3.json", 1e-3, [_run("gated_hybrid_repaired", 0, 0.4)]),
                            ("recall_za_lr3e-3.json", 3e-3,
-                            [_run("gated_hybrid", 0, 0.6), _run("gated_hybrid", 1, 0.7)])):
+                            [_run("gated_hybrid_repaired", 0, 0.6), _run("gated_hybrid_repaired", 1, 0.7)])):
         _suite(tmp_path, name, lr, runs)
     result = calibrated.gather(tmp_path, ["recall_z_lr", "recall_za_lr", "recall_zb_lr"])
-    assert result["protocol"]["lr_by_variant"] == {"transformer": 1e-3, "gated_hybrid": 3e-3}
+    assert result["protocol"]["lr_by_variant"] == {"transformer": 1e-3, "gated_hybrid_repaired": 3e-3}
     assert [(r["variant"], r["seed"], r["source"]) for r in result["runs"]] == [
-        ("transformer", 0, "recall_z_lr1e-3.json"), ("gated_hybrid", 0, "recall_za_lr3e-3.json"),
-        ("gated_hybrid", 1, "recall_za_lr3e-3.json")]
+        ("transformer", 0, "recall_z_lr1e-3.json"), ("gated_hybrid_repaired", 0, "recall_za_lr3e-3.json"),
+        ("gated_hybrid_repaired", 1, "recall_za_lr3e-3.json")]
     _suite(tmp_path, "recall_y_lr1e-3.json", 1e-3, [_run("triple_latent", 0, 0.1)])
     _suite(tmp_path, "recall_y_lr3e-3.json", 3e-3, [])
     with pytest.raises(ValueError, match="no variant has seed 0 at every lr yet"):
@@ -122,7 +122,7 @@ def test_a_family_file_keeps_only_its_variants_and_reads_them_against_triple_lat
     from tl_minimal.results import calibrated_table as ct
 
     accs = {"transformer": [1.0, 1.0, 1.0], "triple_latent": [0.125, 0.12, 0.13], "gla": [0.5, 0.3, 0.4],
-            "gated_hybrid": [1.0, 1.0, 1.0]}
+            "gated_hybrid_repaired": [1.0, 1.0, 1.0]}
     for lr in (1e-3, 3e-3):
         _suite(tmp_path, f"recall_z_lr{lr:g}.json", lr,
                [_run(v, s, a) for v, values in accs.items() for s, a in enumerate(values)])

@@ -47,18 +47,26 @@ def test_2_0_refuses_a_1x_file_and_names_the_command(tmp_path):
 
 def test_the_renamed_score_scale_setting_and_weight_convert():
     torch.manual_seed(0)
-    model = build_model("gated_hybrid", 64, score_scale=3.0, learnable_score_scale=True)
+    model = build_model("gated_hybrid_repaired", 64, score_scale=3.0, learnable_score_scale=True)
     old_name = {"kv.log_score_scale": "kv.log_temperature"}
     state = {old_name.get(k, k): v for k, v in model.state_dict().items()}
-    old = {"format": SHIPPED_1, "variant": "gated_hybrid", "vocab_size": 64, "model": state,
+    old = {"format": SHIPPED_1, "variant": "gated_hybrid", "vocab_size": 64, "model": state,  # its old name
            "config": {**model.config.settings(), "temperature": 3.0, "learnable_temperature": True}}
     del old["config"]["score_scale"], old["config"]["learnable_score_scale"]
     new = convert(old)
     assert new["config"] == model.config.settings() and "kv.log_score_scale" in new["model"]
-    again = build_model("gated_hybrid", 64, **new["config"])
+    assert new["variant"] == "gated_hybrid_repaired"  # the repaired hybrid's name since round 5
+    again = build_model("gated_hybrid_repaired", 64, **new["config"])
     again.load_state_dict(new["model"])
     assert torch.equal(again.kv.log_score_scale, model.kv.log_score_scale)
     checkpoint = convert({"format": CHECKPOINT, "model": state, "step": 3})
     assert checkpoint["step"] == 3 and list(checkpoint["model"]) == list(model.state_dict())
     with pytest.raises(ValueError, match=r"not a tl_minimal 1\.x model file"):
         convert({"format": "something else"})
+
+
+def test_a_2_0_file_of_the_old_repaired_hybrid_name_gets_the_new_name():
+    model = build_model("gated_hybrid_repaired", 64)
+    saved = {"format": SHIPPED, "variant": "gated_hybrid", "vocab_size": 64,  # its old name
+             "config": model.config.settings(), "model": model.state_dict()}
+    assert convert(saved)["variant"] == "gated_hybrid_repaired"

@@ -32,7 +32,7 @@ def test_answer_entry_holds_the_key_and_its_value_follows():
 @pytest.mark.parametrize("tie", [False, True])
 def test_report_ranges_and_tied_keys_find_the_answer_at_init(tie):
     torch.manual_seed(0)
-    model = build_model("gated_hybrid", 64, tie_qk=tie, score_scale=10.0, **SMALL)
+    model = build_model("gated_hybrid_repaired", 64, tie_qk=tie, score_scale=10.0, **SMALL)
     x, y = _batch()
     rep = retrieval_report(model, x, y)
     s = summarize(rep)
@@ -65,7 +65,7 @@ def test_study_runner_evaluates_at_each_step_and_writes_json(tmp_path):
     from tl_research.cli import main
 
     out = tmp_path / "r.json"
-    assert main(["study", "train", "--variants", "gated_hybrid", "--seeds", "0", "--eval-at", "1", "2",
+    assert main(["study", "train", "--variants", "gated_hybrid_repaired", "--seeds", "0", "--eval-at", "1", "2",
                  "--seq-len", "32", "--eval-examples", "16", "--out", str(out)]) == 0
     res = json.loads(out.read_text(encoding="utf-8"))
     run = res["runs"][0]
@@ -80,7 +80,7 @@ def test_read_gate_gets_no_gradient_inside_the_norm_once_values_are_large():
     grads = {}
     for outside in (False, True):
         torch.manual_seed(0)
-        model = build_model("gated_hybrid", 64, gate_outside_norm=outside, dropout=0.0, **SMALL)
+        model = build_model("gated_hybrid_repaired", 64, gate_outside_norm=outside, dropout=0.0, **SMALL)
         with torch.no_grad():
             model.kv.value.weight.mul_(100.0)
         grads[outside] = read_gate_gradient(model, x, y)

@@ -277,7 +277,8 @@ def test_one_command_line_holds_the_tasks_speed_and_the_study(capsys):
     assert build_parser().parse_args(["speed", "--set", "d_model=16"]).overrides == [("d_model", 16)]
     assert cli.main(["study", "train", "--variants", "transformer", "--set", "a=1", "b=2"]) == 2  # one per flag
     assert "unrecognized arguments: b=2" in capsys.readouterr().err
-    assert recall_study.main(["alias-init", "--variants", "gated_hybrid"]) == 2  # the old module: where it went
+    assert recall_study.main(["alias-init", "--variants",
+                              "gated_hybrid_repaired"]) == 2  # the old module: where it went
     err = capsys.readouterr().err
     assert "python -m tl_research study alias-init" in err and "train" not in err
 

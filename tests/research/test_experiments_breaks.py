@@ -25,7 +25,7 @@ def _run(tmp_path, *args, name: str = "r.json"):
 
 @pytest.mark.slow
 def test_overwrite_writes_accuracy_and_earlier_rate(tmp_path):
-    code, res = _run(tmp_path, "overwrite", "--variants", "gated_hybrid", "transformer", "--seeds", "1")
+    code, res = _run(tmp_path, "overwrite", "--variants", "gated_hybrid_repaired", "transformer", "--seeds", "1")
     assert code == 0 and res["task"] == "overwrite" and len(res["runs"]) == 2
     run = res["runs"][0]
     assert RUN_KEYS <= set(run) and run["eval_examples"] == 32 and run["steps"] == 2
@@ -62,7 +62,7 @@ def test_alias_curriculum_trains_on_the_share_and_evaluates_on_the_task(tmp_path
 
 @pytest.mark.slow
 def test_distance_evaluates_every_length_and_sizes_the_positions(tmp_path):
-    code, res = _run(tmp_path, "distance", "--variants", "gated_hybrid", "transformer", "--seeds", "0",
+    code, res = _run(tmp_path, "distance", "--variants", "gated_hybrid_repaired", "transformer", "--seeds", "0",
                      "--protocol", "lengths=32,64")
     assert code == 0 and res["task"] == "distance" and len(res["runs"]) == 2
     p = res["protocol"]
@@ -109,9 +109,9 @@ def test_overwrite_read_at_initialization():
     p = protocol("overwrite")
     x, _ = rb.overwrite_batch(32, generator=rb.eval_generator(0))
     seed_everything(0)
-    plain = breaks.overwrite_read(build("gated_hybrid", p), x)
+    plain = breaks.overwrite_read(build("gated_hybrid_repaired", p), x)
     seed_everything(0)
-    latest = breaks.overwrite_read(build("gated_hybrid", p, {"supersede": True}), x)
+    latest = breaks.overwrite_read(build("gated_hybrid_repaired", p, {"supersede": True}), x)
     assert 0.3 < plain["latest"].mean() < 0.6 and plain["earlier"].mean() > 0.3
     assert latest["latest"].mean() > 0.9 and latest["latest_first"].mean() == 1.0
     with pytest.raises(ValueError, match="needs a gated hybrid"):
@@ -145,8 +145,8 @@ def test_alias_read_at_initialization_finds_the_written_token_only_in_the_contro
     for row, j, target in zip(x, pos, y[:, -1], strict=True):
         aliases = next(a for a in table if int(row[-2]) in a)
         assert int(row[j]) in aliases and int(row[j]) != int(row[-2]) and int(row[j + 1]) == int(target)
-    control = breaks.diagnose_alias(["gated_hybrid"], [0], examples=32, same_alias=True)["runs"][0]
-    alias = breaks.diagnose_alias(["gated_hybrid"], [0], examples=32)["runs"][0]
+    control = breaks.diagnose_alias(["gated_hybrid_repaired"], [0], examples=32, same_alias=True)["runs"][0]
+    alias = breaks.diagnose_alias(["gated_hybrid_repaired"], [0], examples=32)["runs"][0]
     assert control["answer_top1"] == 1.0 and control["answer_weight"] > 0.9
     assert alias["answer_top1"] < 0.5 and alias["answer_weight"] < 0.2
 
@@ -154,8 +154,9 @@ def test_alias_read_at_initialization_finds_the_written_token_only_in_the_contro
 @pytest.mark.slow
 def test_alias_read_after_training_measures_the_alias_commands_model(tmp_path):
     """alias-trained retrains the alias command's run (same seed, settings) and splits its misses by the cut."""
-    code, res = _run(tmp_path, "alias", "--variants", "gated_hybrid", "--seeds", "0")
-    study = breaks.diagnose_alias_trained(["gated_hybrid"], [0], examples=16, overrides={"d_model": 16, "n_layers": 1},
+    code, res = _run(tmp_path, "alias", "--variants", "gated_hybrid_repaired", "--seeds", "0")
+    study = breaks.diagnose_alias_trained(["gated_hybrid_repaired"], [0], examples=16, overrides={"d_model": 16,
+                                                                                                  "n_layers": 1},
                                           steps=2, eval_examples=32)
     run = study["runs"][0]
     assert code == 0 and run["accuracy"] == pytest.approx(res["runs"][0]["value"])  # the same model
@@ -190,12 +191,13 @@ def test_pair_split_groups_questions_by_their_two_tokens():
 @pytest.mark.slow
 def test_alias_trained_command_writes_its_study(tmp_path):
     out = tmp_path / "read.json"
-    assert cli.main(["study", "alias-trained", "--variants", "gated_hybrid", "--seeds", "0", "1", "--steps", "2",
+    assert cli.main(["study", "alias-trained", "--variants", "gated_hybrid_repaired", "--seeds", "0", "1", "--steps",
+                     "2",
                               "--examples", "8", "--set", "d_model=16", "--set", "n_layers=1", "--device", "cpu",
                               "--out", str(out)]) == 0
     study = json.loads(out.read_text(encoding="utf-8"))
     assert [r["seed"] for r in study["runs"]] == [0, 1] and study["protocol"]["steps"] == 2
-    mean = study["mean_over_seeds"]["gated_hybrid"]
+    mean = study["mean_over_seeds"]["gated_hybrid_repaired"]
     assert "by_pair" not in mean and mean["accuracy"] == pytest.approx(
         sum(r["accuracy"] for r in study["runs"]) / 2, abs=1e-4)
 
@@ -212,7 +214,7 @@ def test_left_out_tokens_are_those_whose_every_pair_fails():
 def test_the_diagnoses_at_initialization_write_their_study(cmd, tmp_path):
     """Their --device stays "auto" (they build on the CPU): the file records the CPU, not a crash."""
     out = tmp_path / "init.json"
-    assert cli.main(["study", cmd, "--variants", "gated_hybrid", "--seeds", "0", "--examples", "8",
+    assert cli.main(["study", cmd, "--variants", "gated_hybrid_repaired", "--seeds", "0", "--examples", "8",
                               "--set", "d_model=16", "--set", "n_layers=1", "--out", str(out)]) == 0
     study = json.loads(out.read_text(encoding="utf-8"))
     assert study["study"] == "read at initialization" and study["protocol"]["environment"]["device"] == "cpu"

@@ -99,7 +99,7 @@ def _run(tmp_path, monkeypatch, *args, name="r.json"):
 
 @pytest.mark.slow
 def test_induction_run_writes_both_ratios_the_curves_and_the_bpb(tmp_path, monkeypatch):
-    code, res = _run(tmp_path, monkeypatch, "--variants", "gated_hybrid", "transformer", "--seeds", "1",
+    code, res = _run(tmp_path, monkeypatch, "--variants", "gated_hybrid_repaired", "transformer", "--seeds", "1",
                      "--checkpoint-every", "1")
     assert code == 0 and res["task"] == "induction" and res["complete"] and len(res["runs"]) == 2
     run = res["runs"][0]
@@ -144,7 +144,7 @@ def test_defaults_are_the_papers_lm_protocol_at_80_steps():
 
 def test_read_switched_off_removes_only_what_the_read_returns():
     torch.manual_seed(0)
-    model = build_model("gated_hybrid", VOCAB_SIZE, d_model=16, n_layers=1, max_seq_len=2 * L).eval()
+    model = build_model("gated_hybrid_repaired", VOCAB_SIZE, d_model=16, n_layers=1, max_seq_len=2 * L).eval()
     x, _ = _spans(4)
     with torch.no_grad():
         model.kv.norm.bias.normal_()  # a nonzero bias: "nothing read" is LN(0) = the bias, not 0

@@ -308,8 +308,9 @@ CLAIMS = {
        for v in ("triple_latent", "triple_slot")},
     "calibrated, deltanet": (r"`deltanet`, a fixed state of ([\d,]+) bytes, recalls (\d+\.\d)% over (\d+) seeds",
                              deltanet_point, ("docs/paper.md", STUDY, NB07)),
-    "calibrated, gated_hybrid": (r"`gated_hybrid` \(tied query and key projections, score scale 10\) scores "
-                                 r"(\d+\.\d)% over (\d+) seeds", lambda: calibrated_mean("gated_hybrid"), (STUDY,)),
+    "calibrated, gated_hybrid_repaired": (r"`gated_hybrid_repaired` \(tied query and key projections, score scale 10\) "
+                                          r"scores (\d+\.\d)% over (\d+) seeds",
+                                          lambda: calibrated_mean("gated_hybrid_repaired"), (STUDY,)),
     # MQAR with 8 pairs at its calibrated budget: the rows beside the Transformer's (run_calibrated.sh mqar_rows)
     "MQAR 8, deltanet": (r"[Oo]n MQAR with 8 pairs, `deltanet` recalls (\d+\.\d)% over (\d+) seeds",
                          lambda: calibrated_mean("deltanet", "mqar_calibrated_pairs8.json"), (STUDY, NB07)),

@@ -76,18 +76,19 @@ def _mqar(path, variant, pairs, seq_len, accs_by_step, params=100):
 
 
 def test_mqar_rows_group_by_setting_and_step(tmp_path):
-    _mqar(tmp_path / "mqar_a.json", "gated_hybrid", 32, 256, {100: [1.0, 0.9], 500: [1.0, 1.0]})
+    _mqar(tmp_path / "mqar_a.json", "gated_hybrid_repaired", 32, 256, {100: [1.0, 0.9], 500: [1.0, 1.0]})
     _mqar(tmp_path / "mqar_b.json", "transformer", 32, 256, {100: [0.03, 0.04]})
     _mqar(tmp_path / "mqar_c.json", "transformer", 8, 128, {200: [0.12, 0.13, 0.14]})
     rows = results.mqar_rows(tmp_path / "mqar_*.json")
     assert [(r.variant, r.pairs, r.seq_len) for r in rows] == [
-        ("transformer", 8, 128), ("transformer", 32, 256), ("gated_hybrid", 32, 256)]
+        ("transformer", 8, 128), ("transformer", 32, 256), ("gated_hybrid_repaired", 32, 256)]
     mean, std, low, n = rows[2].stats(100)
     assert (mean, low, n) == (pytest.approx(0.95), 0.9, 2) and std == pytest.approx(0.0707, abs=1e-4)
     table = results.mqar_markdown(rows)
     assert table.splitlines()[0] == ("| model | params | pairs | seq | chance | seeds "
                                      "| 100 steps | 200 steps | 500 steps |")
-    assert "| `gated_hybrid` | 100 | 32 | 256 | 3.1% | 2 | 95.0% ± 7.1 (90.0%) | - | 100.0% ± 0.0 (100.0%) |" in table
+    assert ("| `gated_hybrid_repaired` | 100 | 32 | 256 | 3.1% | 2 | 95.0% ± 7.1 (90.0%) | - "
+            "| 100.0% ± 0.0 (100.0%) |") in table
     assert "| `transformer` | 100 | 8 | 128 | 12.5% | 3 | - | 13.0% ± 1.0 (12.0%) | - |" in table
 
 
@@ -124,68 +125,72 @@ def test_break_rows_overwrite_rates_and_markdown(tmp_path):
     def r(a, e):
         return {"value": a, "earlier_rate": e, "other_rate": round(1 - a - e, 6)}
 
-    _break_file(tmp_path / "overwrite_a.json", "overwrite", "gated_hybrid", [r(0.4, 0.6), r(0.5, 0.5)])
-    _break_file(tmp_path / "overwrite_b.json", "overwrite", "gated_hybrid", [r(1.0, 0.0)], {"supersede": True}, 101)
+    _break_file(tmp_path / "overwrite_a.json", "overwrite", "gated_hybrid_repaired", [r(0.4, 0.6), r(0.5, 0.5)])
+    _break_file(tmp_path / "overwrite_b.json", "overwrite", "gated_hybrid_repaired", [r(1.0, 0.0)],
+                {"supersede": True}, 101)
     _break_file(tmp_path / "overwrite_c.json", "overwrite", "transformer", [r(0.06, 0.1)], params=90)
     _break_file(tmp_path / "overwrite_d.json", "overwrite", "transformer", [{**r(0.07, 0.1), "steps": 500}], params=90)
     (tmp_path / "overwrite_init.json").write_text(json.dumps(
-        {"task": "overwrite", "protocol": {"task": "overwrite"}, "runs": [{"variant": "gated_hybrid", "latest": 0.4}]}),
+        {"task": "overwrite", "protocol": {"task": "overwrite"}, "runs": [{"variant": "gated_hybrid_repaired",
+                                                                           "latest": 0.4}]}),
         encoding="utf-8")
     rows = results.break_rows("overwrite", tmp_path / "overwrite_*.json")
-    assert [row.label for row in rows] == ["transformer", "transformer (500 steps)", "gated_hybrid",
-                                           "gated_hybrid (supersede=True)"]
+    assert [row.label for row in rows] == ["transformer", "transformer (500 steps)", "gated_hybrid_repaired",
+                                           "gated_hybrid_repaired (supersede=True)"]
     mean, std, low, n = rows[2].stats("earlier_rate")
     assert (mean, low, n) == (pytest.approx(0.55), 0.5, 2) and std == pytest.approx(0.0707, abs=1e-4)
     table = results.break_markdown(rows)
     assert table.splitlines()[0] == ("| model | params | seeds | steps | latest value (accuracy) | an earlier value "
                                      "| anything else |")
-    assert "| `gated_hybrid` | 100 | 2 | 200 | 45.0% ± 7.1 (40.0%) | 55.0% ± 7.1 (50.0%) | 0.0% ± 0.0 (0.0%) |" in table
+    assert ("| `gated_hybrid_repaired` | 100 | 2 | 200 | 45.0% ± 7.1 (40.0%) | 55.0% ± 7.1 (50.0%) "
+            "| 0.0% ± 0.0 (0.0%) |") in table
     assert results.break_chance("overwrite", tmp_path / "overwrite_*.json") == {"constant": 1 / 16}
     assert "no results yet" in results.break_markdown([])
 
 
 def test_break_rows_alias_control_is_its_own_row(tmp_path):
-    _break_file(tmp_path / "alias_a.json", "alias", "gated_hybrid", [{"value": 0.12}])
-    _break_file(tmp_path / "alias_b.json", "alias", "gated_hybrid", [{"value": 1.0, "same_alias": True}],
+    _break_file(tmp_path / "alias_a.json", "alias", "gated_hybrid_repaired", [{"value": 0.12}])
+    _break_file(tmp_path / "alias_b.json", "alias", "gated_hybrid_repaired", [{"value": 1.0, "same_alias": True}],
                 same_alias=True)
     rows = results.break_rows("alias", tmp_path / "alias_*.json")
-    assert [row.label for row in rows] == ["gated_hybrid", "gated_hybrid (identical tokens)"]
-    assert "| `gated_hybrid (identical tokens)` | 100 | 1 | 1000 | 100.0% |" in results.break_markdown(rows)
+    assert [row.label for row in rows] == ["gated_hybrid_repaired", "gated_hybrid_repaired (identical tokens)"]
+    assert "| `gated_hybrid_repaired (identical tokens)` | 100 | 1 | 1000 | 100.0% |" in results.break_markdown(rows)
 
 
 def test_break_rows_alias_curriculum_is_its_own_row(tmp_path):
-    _break_file(tmp_path / "alias_a.json", "alias", "gated_hybrid", [{"value": 0.12}])
-    _break_file(tmp_path / "alias_c.json", "alias", "gated_hybrid", [{"value": 0.9, "same_alias_share": 0.25}],
+    _break_file(tmp_path / "alias_a.json", "alias", "gated_hybrid_repaired", [{"value": 0.12}])
+    _break_file(tmp_path / "alias_c.json", "alias", "gated_hybrid_repaired", [{"value": 0.9, "same_alias_share": 0.25}],
                 same_alias_share=0.25)
     assert [row.label for row in results.break_rows("alias", tmp_path / "alias_*.json")] == [
-        "gated_hybrid", "gated_hybrid (trained with 25% identical)"]
+        "gated_hybrid_repaired", "gated_hybrid_repaired (trained with 25% identical)"]
 
 
 def test_break_curves_by_row_label_and_seed(tmp_path):
-    _break_file(tmp_path / "alias_a.json", "alias", "gated_hybrid",
+    _break_file(tmp_path / "alias_a.json", "alias", "gated_hybrid_repaired",
                 [{"value": 0.12, "loss_curve_every_10": [3.8, 2.1]}, {"value": 0.13}])
-    _break_file(tmp_path / "alias_b.json", "alias", "gated_hybrid",
+    _break_file(tmp_path / "alias_b.json", "alias", "gated_hybrid_repaired",
                 [{"value": 1.0, "steps": 200, "loss_curve_every_10": [3.8, 0.1]}], {"top_k": "all"})
     curves = results.break_curves("alias", tmp_path / "alias_*.json")
-    assert curves == {"gated_hybrid": {0: [3.8, 2.1]}, "gated_hybrid (top_k=all) (200 steps)": {0: [3.8, 0.1]}}
+    assert curves == {"gated_hybrid_repaired": {0: [3.8, 2.1]},
+                      "gated_hybrid_repaired (top_k=all) (200 steps)": {0: [3.8, 0.1]}}
     assert [r.label for r in results.break_rows("alias", tmp_path / "alias_*.json")] == [
-        "gated_hybrid", "gated_hybrid (top_k=all) (200 steps)"]
+        "gated_hybrid_repaired", "gated_hybrid_repaired (top_k=all) (200 steps)"]
 
 
 def test_break_rows_distance_has_a_column_per_length(tmp_path):
     def by(a, b):
         return {"value": (a + b) / 2, "by_length": {"1024": {"accuracy": a}, "4096": {"accuracy": b}}}
 
-    _break_file(tmp_path / "distance_a.json", "distance", "gated_hybrid", [by(1.0, 0.9), by(1.0, 0.7)])
+    _break_file(tmp_path / "distance_a.json", "distance", "gated_hybrid_repaired", [by(1.0, 0.9), by(1.0, 0.7)])
     _break_file(tmp_path / "distance_b.json", "distance", "transformer", [by(0.1, 0.2)], params=90)
     rows = results.break_rows("distance", tmp_path / "distance_*.json")
-    assert [row.label for row in rows] == ["transformer", "gated_hybrid"]
+    assert [row.label for row in rows] == ["transformer", "gated_hybrid_repaired"]
     assert results.break_columns(rows) == [("length 1024", "1,024 tokens"), ("length 4096", "4,096 tokens"),
                                            ("value", "mean over lengths")]
     table = results.break_markdown(rows)
     assert table.splitlines()[0] == ("| model | params | seeds | steps | 1,024 tokens | 4,096 tokens "
                                      "| mean over lengths |")
-    assert ("| `gated_hybrid` | 100 | 2 | 200 | 100.0% ± 0.0 (100.0%) | 80.0% ± 14.1 (70.0%) "
+    assert ("| `gated_hybrid_repaired` | 100 | 2 | 200 | 100.0% ± 0.0 (100.0%) | 80.0% ± 14.1 (70.0%) "
             "| 90.0% ± 7.1 (85.0%) |") in table
     _break_file(tmp_path / "distance_c.json", "distance", "transformer", [{"value": 0.1, "by_length": {}}], params=90)
     with pytest.raises(ValueError, match="evaluated at different lengths"):

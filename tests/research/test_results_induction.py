@@ -27,14 +27,16 @@ def _file(path, variant, per_seed, steps=80, overrides=None, params=100, gated=F
 
 
 def test_rows_group_by_label_and_steps_and_skip_diverged_runs(tmp_path):
-    _file(tmp_path / "induction_a.json", "gated_hybrid", [(1.0, 5.0), (1.2, 6.0)], gated=True)
+    _file(tmp_path / "induction_a.json", "gated_hybrid_repaired", [(1.0, 5.0), (1.2, 6.0)], gated=True)
     _file(tmp_path / "induction_b.json", "transformer", [(2.0, 10.0)])
     _file(tmp_path / "induction_c.json", "transformer", [(1.0, 4.0)], steps=2000)
-    _file(tmp_path / "induction_d.json", "gated_hybrid", [(0.5, 1.0)], steps=2000, overrides={"query_align": "current"},
+    _file(tmp_path / "induction_d.json", "gated_hybrid_repaired", [(0.5, 1.0)], steps=2000,
+          overrides={"query_align": "current"},
           params=101, gated=True)
     rows = ri.induction_rows(tmp_path / "induction_*.json")
-    assert [(r.label, r.steps) for r in rows] == [("transformer", 80), ("gated_hybrid", 80), ("transformer", 2000),
-                                                 ("gated_hybrid (query_align=current)", 2000)]
+    assert [(r.label, r.steps) for r in rows] == [("transformer", 80), ("gated_hybrid_repaired", 80), ("transformer",
+                                                                                                       2000),
+                                                 ("gated_hybrid_repaired (query_align=current)", 2000)]
     g = rows[1]
     assert g.seeds == [0, 1] and g.bpb == [3.0, 4.0]
     mean, std, n = g.stats("text", "ratio")
@@ -45,19 +47,19 @@ def test_rows_group_by_label_and_steps_and_skip_diverged_runs(tmp_path):
 
 
 def test_markdown_tables(tmp_path):
-    _file(tmp_path / "induction_a.json", "gated_hybrid", [(1.0, 5.0), (1.2, 6.0)], gated=True)
+    _file(tmp_path / "induction_a.json", "gated_hybrid_repaired", [(1.0, 5.0), (1.2, 6.0)], gated=True)
     _file(tmp_path / "induction_b.json", "transformer", [(2.0, 10.0)], steps=2000)
     rows = ri.induction_rows(tmp_path / "induction_*.json")
     table = ri.induction_markdown(rows, steps=80)
     assert table.splitlines()[0] == ("| model | params | seeds | steps | BPB | text: 1st copy | text: 2nd copy | "
                                      "text: ratio | text: control | random: 1st copy | random: 2nd copy | "
                                      "random: ratio | random: control |")
-    assert ("| `gated_hybrid` | 100 | 2 | 80 | 3.500 ± 0.707 | 2.00 ± 0.00 | 1.10 ± 0.14 | 0.550 ± 0.071 "
+    assert ("| `gated_hybrid_repaired` | 100 | 2 | 80 | 3.500 ± 0.707 | 2.00 ± 0.00 | 1.10 ± 0.14 | 0.550 ± 0.071 "
             "| 1.100 ± 0.000 | 10.00 ± 0.00 | 5.50 ± 0.71 | 0.550 ± 0.071 | 1.000 ± 0.000 |") in table
     assert "transformer" not in table
     assert "| `transformer` | 100 | 1 | 2000 | 3.000 | 2.00 | 2.00 | 1.000 | 1.100 |" in ri.induction_markdown(rows)
     off = ri.read_off_markdown(rows)
-    assert "| `gated_hybrid` | 2 | 80 | 1.10 ± 0.14 | 2.00 ± 0.00 | 0.550 ± 0.071 | 1.000 ± 0.000 |" in off
+    assert "| `gated_hybrid_repaired` | 2 | 80 | 1.10 ± 0.14 | 2.00 ± 0.00 | 0.550 ± 0.071 | 1.000 ± 0.000 |" in off
     assert "transformer" not in off
     assert "no induction results yet" in ri.induction_markdown([]) and "no gated hybrid" in ri.read_off_markdown([])
 

@@ -30,9 +30,9 @@ def _suite(task="overwrite", variant="transformer", seeds=(0,), overrides=None, 
 OLD = {  # an old-style folder: one file per command
     "overwrite_transformer_s0.json": _suite(seeds=(0,)),
     "overwrite_transformer_s12.json": _suite(seeds=(1, 2), commit="def", resumed_by=[{"runs_before": 1}]),
-    "overwrite_gated_hybrid.json": _suite(variant="gated_hybrid", seeds=(0, 1, 2)),
-    "overwrite_gated_hybrid_500steps_s0.json": _suite(variant="gated_hybrid", steps=500),
-    "overwrite_gated_hybrid_supersede.json": _suite(variant="gated_hybrid", seeds=(0, 1),
+    "overwrite_gated_hybrid.json": _suite(variant="gated_hybrid_repaired", seeds=(0, 1, 2)),
+    "overwrite_gated_hybrid_500steps_s0.json": _suite(variant="gated_hybrid_repaired", steps=500),
+    "overwrite_gated_hybrid_supersede.json": _suite(variant="gated_hybrid_repaired", seeds=(0, 1),
                                                     overrides={"supersede": True}),
     "overwrite_copy_of_seed0.json": _suite(seeds=(0,)),  # the same run again: a file of its own
     "lm_param_matched_triple_latent.json": _suite("lm", "triple_latent", (0, 1), {"state_dim": 12}, 80),
@@ -94,7 +94,7 @@ def test_a_merged_file_is_a_suite_the_experiments_command_resumes_and_the_merge_
     merge.merge_folder(tmp_path)
     path = tmp_path / "overwrite.json"
     data = json.loads(path.read_text(encoding="utf-8"))
-    planned = [("transformer", 0), ("transformer", 1), ("gated_hybrid", 0)]
+    planned = [("transformer", 0), ("transformer", 1), ("gated_hybrid_repaired", 0)]
     suite = Suite.open(path, "overwrite", {**data["protocol"], "seeds": [0, 1]}, planned,
                        environment={"date": "later", "git_commit": "xyz", "command": "run more"})
     assert suite.todo() == [("transformer", 1)]  # the merged runs count as done
@@ -103,8 +103,9 @@ def test_a_merged_file_is_a_suite_the_experiments_command_resumes_and_the_merge_
     written = merge.merge_folder(tmp_path)  # merging again keeps the new run, and who added it
     assert written["overwrite.json"][-1] == "overwrite.json (added after the merge)"
     again = json.loads(path.read_text(encoding="utf-8"))
-    assert [(r["variant"], r["seed"]) for r in again["runs"]] == [("gated_hybrid", 0), ("gated_hybrid", 1),
-                                                                  ("gated_hybrid", 2), ("transformer", 0),
+    assert [(r["variant"], r["seed"]) for r in again["runs"]] == [("gated_hybrid_repaired", 0),
+                                                                  ("gated_hybrid_repaired", 1),
+                                                                  ("gated_hybrid_repaired", 2), ("transformer", 0),
                                                                   ("transformer", 1)]
     assert again["merged_from"][-1]["kept"]["resumed_by"][0]["git_commit"] == "xyz"
 

@@ -94,7 +94,7 @@ def test_curriculum_batches_have_the_scheduled_lengths_and_stay_valid_examples(t
 
 # ----------------------------------------------------------------------------- the read gate's bias
 @pytest.mark.parametrize("variant, width", [("gated_hybrid_paper", 1), ("gated_hybrid_printed", 64),
-                                            ("gated_hybrid", 1)])
+                                            ("gated_hybrid_repaired", 1)])
 def test_read_gate_bias_is_set_at_initialization(variant, width):
     torch.manual_seed(0)
     plain = build_model(variant, 64)
@@ -190,7 +190,7 @@ def test_run_all_paper_experiments_commands_parse_and_name_their_table_files(tmp
         names.add(Path(args.out).name)
         variants |= {(v, len(args.seeds), base_name(settings)) for v in args.variants}
     assert {"recall_d80.json", "recall_d96.json", "recall_warmup50_lengths32-128-150_gatebias-2.json"} <= names
-    for v in ("gated_hybrid_paper", "gated_hybrid_printed", "gated_hybrid"):
+    for v in ("gated_hybrid_paper", "gated_hybrid_printed", "gated_hybrid_repaired"):
         assert {(v, 5, "recall_d80"), (v, 5, "recall_d96")} <= variants
     assert {("gated_hybrid_paper", 5, "recall_warmup50_lengths32-128-150_gatebias-2"),
             ("gated_hybrid_printed", 5, "recall_warmup50_lengths32-128-150_gatebias-2"),

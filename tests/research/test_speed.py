@@ -34,7 +34,7 @@ def test_speed_command_writes_the_documented_rows(tmp_path, capsys):
             "--variants",
             "transformer",
             "triple_latent",
-            "gated_hybrid",
+            "gated_hybrid_repaired",
             "--seq-lens",
             "16",
             "8",
@@ -52,10 +52,10 @@ def test_speed_command_writes_the_documented_rows(tmp_path, capsys):
     assert [(r["seq_len"], r["variant"]) for r in rows] == [
         (8, "transformer"),
         (8, "triple_latent"),
-        (8, "gated_hybrid"),
+        (8, "gated_hybrid_repaired"),
         (16, "transformer"),
         (16, "triple_latent"),
-        (16, "gated_hybrid"),
+        (16, "gated_hybrid_repaired"),
     ]
     for r in rows:
         assert ROW_KEYS <= set(r)
@@ -113,19 +113,19 @@ def test_targets_read_the_rows():
             ("transformer", 4096, 1.0, 1.0, 72.0),
             ("triple_latent", 128, 1.15, 1.0, 50.0),
             ("triple_latent", 2048, 1.1, 1.1, 50.0),
-            ("gated_hybrid", 128, 1.4, 1.0, 50.0),
-            ("gated_hybrid", 4096, 0.9, 1.0, 100.0),
+            ("gated_hybrid_repaired", 128, 1.4, 1.0, 50.0),
+            ("gated_hybrid_repaired", 4096, 0.9, 1.0, 100.0),
         ]
     ]
     checks = {c["target"]: c for c in speed.targets(rows)}
     assert checks["triple_latent train step at T=128 <= 1.2x transformer"]["met"] is True
-    assert checks["gated_hybrid train step at T=128 <= 1.3x transformer"]["met"] is False
+    assert checks["gated_hybrid_repaired train step at T=128 <= 1.3x transformer"]["met"] is False
     assert checks["(stretch) triple_latent train step at T=128 <= 1.0x transformer"]["met"] is False
     assert checks["triple_latent train step at T=2048 <= 1.0x transformer"]["met"] is False
     assert checks["triple_latent ms/token at context 2048 <= 1.2x context 128"]["value"] == pytest.approx(1.1)
     assert checks["triple_slot train step at T=128 <= 1.3x transformer"]["met"] is None
-    assert checks["gated_hybrid train step at T=2048 <= 1.0x transformer"]["met"] is None
-    memory = checks["gated_hybrid peak step memory at T=4096 <= 1.5x transformer"]
+    assert checks["gated_hybrid_repaired train step at T=2048 <= 1.0x transformer"]["met"] is None
+    memory = checks["gated_hybrid_repaired peak step memory at T=4096 <= 1.5x transformer"]
     assert memory["value"] == pytest.approx(100 / 72) and memory["met"] is True
 
 

@@ -1,4 +1,4 @@
-"""Checkers for exercise 06, the key-value memory, its read gate and late fusion (gated_hybrid).
+"""Checkers for exercise 06, the key-value memory, its read gate and late fusion (gated_hybrid_repaired).
 
     rho_{t,j} = cos(q_t, k_j) (beta = 1 here); keep the top K; alpha_t = softmax(kept); m_t = sum_j alpha_{t,j} v_{j+1}
 

@@ -40,8 +40,8 @@ FILES = ("recall_calibrated.json", "recall_calibrated_decay4.json", "mqar_calibr
          "mqar_calibrated_pairs16.json", FAMILY_FILE)
 # table 4's rows in the paper's order, then issue 33's family (as notebook 06b orders it)
 ORDER = ("transformer", "triple_latent", "triple_slot", "triple_hybrid", "gated_hybrid_paper",
-         "gated_hybrid_printed", "gated_hybrid", "transformer_plus_triple", "transformer_rope", "triple_key_shift",
-         "triple_key_current", "gla", "deltanet", "h3", "conv_only")
+         "gated_hybrid_printed", "gated_hybrid_repaired", "transformer_plus_triple", "transformer_rope",
+         "triple_key_shift", "triple_key_current", "gla", "deltanet", "h3", "conv_only")
 # the second yardstick of a file: the family is read against the layer it is related to as well
 SECOND = {FAMILY_FILE: "triple_latent"}
 

@@ -22,15 +22,15 @@ from .files import load_runs, results_dir
 from .paper_numbers import PAPER
 from .tables import markdown_table, summarize
 
-# the constant guess; gated_hybrid, 5 seeds; gated_hybrid_paper, 5 seeds; table 4
+# the constant guess; gated_hybrid_repaired, 5 seeds; gated_hybrid_paper, 5 seeds; table 4
 RECALL_FILES = ("recall_constant_guess.json", "recall_eval100-200-500.json", "recall_gated_hybrid_paper.json",
                 "recall.json")
 RECIPE_FILE = "recall_warmup50_lengths32-128-150_gatebias-2.json"
 WIDTH_FILES = {  # (width, model) -> file; d = 64 is the paper's width, the main recall table's files
     (64, "gated_hybrid_paper"): "recall_gated_hybrid_paper.json", (64, "gated_hybrid_printed"): "recall.json",
-    (64, "gated_hybrid"): "recall_eval100-200-500.json",
+    (64, "gated_hybrid_repaired"): "recall_eval100-200-500.json",
     **{(d, m): f"recall_d{d}.json" for d in (80, 96) for m in ("gated_hybrid_paper", "gated_hybrid_printed",
-                                                              "gated_hybrid")},
+                                                              "gated_hybrid_repaired")},
 }
 
 
@@ -109,9 +109,9 @@ def experiments_markdown(root=None) -> str:
     return "\n".join(lines)
 
 
-COLOUR = {"gated_hybrid_paper": 0, "gated_hybrid_printed": 1, "gated_hybrid": 2, "triple_slot": 3,
+COLOUR = {"gated_hybrid_paper": 0, "gated_hybrid_printed": 1, "gated_hybrid_repaired": 2, "triple_slot": 3,
           "transformer_plus_triple": 4}  # one colour per model, the same in every panel
-SHORT = {"gated_hybrid_paper": "coded", "gated_hybrid_printed": "printed", "gated_hybrid": "ours"}
+SHORT = {"gated_hybrid_paper": "coded", "gated_hybrid_printed": "printed", "gated_hybrid_repaired": "ours"}
 
 
 def recall_experiment_panels(root=None) -> dict[str, list[tuple[str, list[float], list[float], int]]]:
@@ -138,7 +138,7 @@ def recall_experiment_panels(root=None) -> dict[str, list[tuple[str, list[float]
 
 def per_seed_recall(root=None) -> tuple[dict[str, list[float]], list[str]]:
     """Every seed at 500 steps: the paper's gated hybrid (its 3 runs), the paper's own code on our CPU,
-    our ``gated_hybrid_paper`` (seeds 0-4 and the reference seeds) and ``gated_hybrid``; and the
+    our ``gated_hybrid_paper`` (seeds 0-4 and the reference seeds) and ``gated_hybrid_repaired``; and the
     printed lines that list them."""
     root = Path(root) if root is not None else results_dir()
     per_seed = {"paper's gated hybrid\n(the paper, MPS, 3 seeds)": list(PAPER["recall_seeds"]["gated_hybrid_paper"])}
@@ -148,7 +148,7 @@ def per_seed_recall(root=None) -> tuple[dict[str, list[float]], list[str]]:
                                                           for r in reference)]
     for label, files in (("gated_hybrid_paper", ("recall_gated_hybrid_paper.json",
                                                  "issue32/recall_reference_seeds_ours.json")),
-                         ("gated_hybrid, tied W_qk", ("recall_eval100-200-500.json",))):
+                         ("gated_hybrid_repaired, tied W_qk", ("recall_eval100-200-500.json",))):
         runs = [r for file in files for r in load_runs(root / file)]
         per_seed[f"{label}\n(ours, {len(runs)} seeds)"] = [r["value"] for r in runs]
         lines.append(f"{label:20s} steps {sorted({r['steps'] for r in runs})}: "

@@ -10,7 +10,7 @@ import statistics
 
 # row order in every table: the paper's variant order, then the frozen paper configuration
 ORDER = ("transformer", "triple_latent", "triple_slot", "triple_hybrid", "transformer_plus_triple",
-         "gated_hybrid", "gated_hybrid_paper")
+         "gated_hybrid_repaired", "gated_hybrid_paper")
 
 
 def variant_rank(variant: str) -> int:

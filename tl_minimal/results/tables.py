@@ -161,7 +161,7 @@ TABLES = {t.key: t for t in (
     Table("lm_matched_width", "1. Byte-level WikiText-2, matched width (S=16), 80 steps",
           (("lm.json", None),), "lm_matched_width", paired_with="transformer"),
     Table("lm_leak", "1b. The hybrids with the paper's non-causal (symmetric) convolution, 80 steps",
-          (("lm.json", ("triple_hybrid", "gated_hybrid")), ("lm_noncausal.json", None)),
+          (("lm.json", ("triple_hybrid", "gated_hybrid_repaired")), ("lm_noncausal.json", None)),
           "lm_matched_width"),
     Table("lm_param_matched", "2. Byte-level, parameter-matched (within 5% of 174,848), 80 steps",
           (("lm.json", ("transformer",)), ("lm_d60_S16.json", None), ("lm_d60_S8.json", None),

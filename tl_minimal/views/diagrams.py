@@ -172,7 +172,7 @@ def _model_column(ax, x0: float, w: float) -> None:
     rows = [  # (y, height, text, colour, dashed)
         (2, 5, r"$\mathrm{token}_t$  (ids, [B, T])", _PLAIN, False),
         (10, 5, r"embedding  $e_t = E[\mathrm{token}_t]$", _PROJ, False),
-        (21.5, 6, "causal convolution\n(triple_hybrid, gated_hybrid)", _OPTIONAL, True),
+        (21.5, 6, "causal convolution\n(triple_hybrid, gated_hybrid_repaired)", _OPTIONAL, True),
         (31, 9, "block 1 … block n_layers\n(pre-LN residual blocks, drawn open →)", _STEP, False),
         (44, 5, r"final LayerNorm  $h_t = \mathrm{LN}(x_t)$", _PLAIN, False),
         (56, 5, r"tied head  $\mathrm{logits}_t = E\, h_t$", _PROJ, False),

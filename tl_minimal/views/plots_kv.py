@@ -43,7 +43,7 @@ def perfect_match(betas, weights, paper_beta: float, our_beta: float):
     fig, ax = plt.subplots(figsize=(6.5, 3))
     ax.plot(betas, weights)
     ax.axvline(paper_beta, color=VERMILLION, ls=":", label=f"β = {paper_beta:g} (the paper)")
-    ax.axvline(our_beta, color=GREEN, ls="--", label=f"β = {our_beta:g} (gated_hybrid's start)")
+    ax.axvline(our_beta, color=GREEN, ls="--", label=f"β = {our_beta:g} (gated_hybrid_repaired's start)")
     ax.set_xlabel("β (multiplies the cosine)")
     ax.set_ylabel("weight of the perfect match")
     ax.set_title("a perfect match among 8 kept entries (the others orthogonal)")

@@ -62,8 +62,8 @@ def alias_read_markdown(root=None) -> str:
     lines = ["| row | seed | accuracy | missed (of 512) | missed: entry cut | their median rank (of 126) "
              "| right: entry cut | alias pairs learned / failed | tokens left out |",
              "|---|---|---|---|---|---|---|---|---|"]
-    for name, row in (("alias_trained_read.json", "gated_hybrid"),
-                      ("alias_trained_read_curriculum.json", "gated_hybrid (trained with 25% identical)")):
+    for name, row in (("alias_trained_read.json", "gated_hybrid_repaired"),
+                      ("alias_trained_read_curriculum.json", "gated_hybrid_repaired (trained with 25% identical)")):
         for data in _present(root, (name,)):
             for run in data["runs"]:
                 pairs = run["by_pair"]["pairs"]

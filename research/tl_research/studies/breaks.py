@@ -1,9 +1,9 @@
 """Where recall breaks: the experiments tasks ``overwrite``, ``alias`` and ``distance`` (data: data/recall_breaks.py).
 
-    python -m tl_research overwrite --variants gated_hybrid --seeds 0 1 2
-    python -m tl_research alias --variants gated_hybrid --seeds 0 1 2
+    python -m tl_research overwrite --variants gated_hybrid_repaired --seeds 0 1 2
+    python -m tl_research alias --variants gated_hybrid_repaired --seeds 0 1 2
     python -m tl_research alias --protocol same_alias=true ...   # identical-token control
-    python -m tl_research distance --variants gated_hybrid --seeds 0 1 2
+    python -m tl_research distance --variants gated_hybrid_repaired --seeds 0 1 2
 
 Each task trains like ``recall`` (the same recipe and optimizer, only the last position is
 supervised) and is evaluated on ``eval_examples`` fresh sequences per seed. A run record is the

@@ -163,7 +163,7 @@ def gradient(results: Path = RESULTS, seeds=(0, 1, 2)) -> dict:
 
 # item 5: capacity (run_gate_start.sh stage capacity): MQAR with 32 and 64 pairs among 256 key ids
 CAPACITY_IDS = 256
-CAPACITY_ROWS = [("transformer", {}), ("gated_hybrid", {}),
+CAPACITY_ROWS = [("transformer", {}), ("gated_hybrid_repaired", {}),
                  *[("triple_latent", {"gam_bias": 4, "state_dim": S}) for S in (8, 16, 32, 64)],
                  *[(v, {"n_heads": h}) for v in ("gla", "deltanet", "h3") for h in (4, 2)]]
 

@@ -1,7 +1,7 @@
 """Induction on real text: the experiments task ``induction`` (data: data/induction.py).
 
-    python -m tl_research induction --variants transformer gated_hybrid --seeds 0 1 2   # 80 steps
-    python -m tl_research induction --variants transformer gated_hybrid --seeds 0 1 2 --steps 2000
+    python -m tl_research induction --variants transformer gated_hybrid_repaired --seeds 0 1 2   # 80 steps
+    python -m tl_research induction --variants transformer gated_hybrid_repaired --seeds 0 1 2 --steps 2000
 
 Each run trains exactly as ``lm`` does (byte-level WikiText-2, the paper's protocol, the same
 recipe: :func:`tl_minimal.training.recipes.fit`), then reads held-out text twice. The

@@ -2,15 +2,15 @@
 
     python -m tl_research study train --variants gated_hybrid_paper --seeds 0 1 2 \\
         --eval-at 200 500 --out data/results/recall_table4.json
-    python -m tl_research study init --variants gated_hybrid_paper gated_hybrid \\
+    python -m tl_research study init --variants gated_hybrid_paper gated_hybrid_repaired \\
         --seeds 0 1 2 3 4 --out data/results/recall_init_diagnosis.json
     python -m tl_research study train --task mqar --pairs 16 --queries 4 --seq-len 256 ...
     python -m tl_research study train --variants gated_hybrid_paper --seeds 0 1 2 3 4 \
         --protocol warmup_steps=50 --protocol length_curriculum=32:128:150 --set read_gate_bias=-2 \
         --eval-at 200 500        (the paper's recall retrain recipe, docs/paper.md section 5)
-    python -m tl_research study overwrite-init --variants gated_hybrid --set supersede=true
-    python -m tl_research study alias-init --variants gated_hybrid [--same-alias]
-    python -m tl_research study alias-trained --variants gated_hybrid --seeds 0 [--share 0.25]
+    python -m tl_research study overwrite-init --variants gated_hybrid_repaired --set supersede=true
+    python -m tl_research study alias-init --variants gated_hybrid_repaired [--same-alias]
+    python -m tl_research study alias-trained --variants gated_hybrid_repaired --seeds 0 [--share 0.25]
 
 (The command line is :mod:`tl_research.cli`; each subcommand calls one function here
 with plain arguments: :func:`study_train`, :func:`study_init`, :func:`study_break_diagnosis`,

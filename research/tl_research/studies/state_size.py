@@ -10,7 +10,7 @@ state it returns (what generation would carry to the next token).
     transformer                a KV cache: 2 x layers x T x d numbers (grows with T)
     triple_latent, S           per layer and head, the running state (S) and the pair memory (S x S)
     triple_slot, S             the running state and K slots of S numbers on each side
-    gated_hybrid               the triple_hybrid state plus its key-value store of every earlier token
+    gated_hybrid_repaired      the triple_hybrid state plus its key-value store of every earlier token
     gla, deltanet              per layer and head, one d_k x d_v matrix (and the short convolutions' windows)
     h3                         its shift filter's window and a sum of constant-decay d_k x d_v memories
 
@@ -20,7 +20,7 @@ at S = 16 and 199,680 at S = 64.
 Two kinds of runs feed it, each row tagged with its ``task``:
 
 * ``recall``: 4-pair recall at table 4's calibrated budget (``data/results/run_calibrated.sh state_size_recall4``).
-  Table 4's own rows (``recall_calibrated.json``: the Transformer, ``gated_hybrid``, and ``triple_latent`` and
+  Table 4's own rows (``recall_calibrated.json``: the Transformer, ``gated_hybrid_repaired``, and ``triple_latent`` and
   ``triple_slot`` at their default S = 16) plus ``triple_latent`` at S = 8, 32 and 64, one suite file per S,
   ``issue32/recall_state_size_S{S}_{variant}.json``, at the lr table 4 chose for it. Issue 33's relatives
   (``RELATIVES``: GLA, DeltaNet, H3) from ``recall_calibrated_family.json`` at their default sizes, once
@@ -29,7 +29,7 @@ Two kinds of runs feed it, each row tagged with its ``task``:
   the rows above that ``run_calibrated.sh mqar_rows`` trained, at their default sizes and 4-pair lr); and the
   MQAR files of the calibrated protocol (``run_calibrated.sh state_size``: one suite file per pair
   count, S and variant, ``issue32/mqar_state_size_pairs{P}_S{S}_{variant}.json``; the Transformer and
-  ``gated_hybrid`` have ``_S-``: their state has no S).
+  ``gated_hybrid_repaired`` have ``_S-``: their state has no S).
 
 :func:`gather` writes ``data/results/recall_state_size.json``: one row per run with its task, pair count,
 S, accuracy and measured state bytes.
@@ -58,7 +58,7 @@ from ..suite import write_atomic
 PATTERN = re.compile(r"mqar_state_size_pairs(\d+)_S(\d+|-)_(\w+)\.json")  # pairs, S, variant
 RECALL_PATTERN = re.compile(r"recall_state_size_S(\d+)_(\w+)\.json")  # S, variant
 # table 4's rows that are points of the picture: a KV cache, a growing key-value store, two fixed states
-TABLE_VARIANTS = ("transformer", "gated_hybrid", "triple_latent", "triple_slot")
+TABLE_VARIANTS = ("transformer", "gated_hybrid_repaired", "triple_latent", "triple_slot")
 # issue 33's relatives on the same task (recall_calibrated_family.json): fixed states with other write rules
 RELATIVES = ("gla", "deltanet", "h3")
 # MQAR with 8 pairs, gathered (run_calibrated.sh mqar_rows): the same rows at the lr of their 4-pair sweep

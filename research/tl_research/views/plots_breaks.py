@@ -2,7 +2,7 @@
 
     overwrite_answers     which value each model answers when a key was written 2-3 times
     alias_accuracy        asked with another alias against asked with the written token (the control)
-    alias_training_curves gated_hybrid's training loss on aliases, one line per seed and setting
+    alias_training_curves gated_hybrid_repaired's training loss on aliases, one line per seed and setting
     distance_accuracy     accuracy against the distance from the pairs to the question
     induction_ratios      loss ratio second copy / first copy, 80 and 2,000 steps, with the control
     induction_curves      the loss at every position of both copies (2,000 steps)
@@ -91,10 +91,10 @@ def alias_accuracy(rows, chance: dict):
 
 
 ALIAS_STYLE = {  # the 1,000-step rows: row label -> (legend, line style, colour)
-    "gated_hybrid": ("top-8 read", "-", VERMILLION),
-    "gated_hybrid (top_k=all)": ("every entry read", "--", PURPLE),
-    "gated_hybrid (trained with 25% identical)": ("top-8, curriculum", "-", GREEN),
-    "gated_hybrid (top_k=all) (trained with 25% identical)": ("every entry, curriculum", "--", BLUE),
+    "gated_hybrid_repaired": ("top-8 read", "-", VERMILLION),
+    "gated_hybrid_repaired (top_k=all)": ("every entry read", "--", PURPLE),
+    "gated_hybrid_repaired (trained with 25% identical)": ("top-8, curriculum", "-", GREEN),
+    "gated_hybrid_repaired (top_k=all) (trained with 25% identical)": ("every entry, curriculum", "--", BLUE),
 }
 
 
@@ -111,7 +111,7 @@ def alias_training_curves(curves: dict, every: int = 10):
     ax.axhline(3.0, color="k", ls=":", lw=1, label="3 bits: uniform guess")
     ax.set_xlabel("training step")
     ax.set_ylabel("training loss (bits)")
-    ax.set_title("alias: gated_hybrid's training loss, one line per seed", fontsize=9)
+    ax.set_title("alias: gated_hybrid_repaired's training loss, one line per seed", fontsize=9)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return fig
