@@ -52,7 +52,7 @@ MQAR16_STEPS="${MQAR16_STEPS:-10000}"
 mqar_seq() { ((IDS)) && echo $(((7 * $1 + 63) / 64 * 64)) || echo "$SEQ"; }  # mqar_seq PAIRS
 size_tag() { [[ $STEPS == 2000 && $SEQ == 128 ]] && echo "" || echo "_seq${SEQ}_steps${STEPS}"; }
 form() {  # form VARIANT: "_zoology", or "_zoology_aligned" for a gated hybrid (its own setting, its own files)
-  [[ ${1:-} == gated_hybrid_repaired* ]] && echo _zoology_aligned || echo _zoology
+  [[ ${1:-} == gated_hybrid_* ]] && echo _zoology_aligned || echo _zoology
 }
 recall_prefix() {  # recall_prefix [VARIANT]: the file name up to the lr (recall_zoology_seq128_steps1000_lr, ...)
   ((ZOO)) && echo "recall$(form "${1:-}")_seq${SEQ}_steps${STEPS}_lr" || echo "recall_calibrated$(size_tag)_lr"
@@ -76,7 +76,7 @@ cal() {  # the calibrated protocol's options at the current STEPS, SEQ and ZOO (
 }
 aligned() {  # aligned VARIANT: a gated hybrid's memory queried with the key being read (Zoology's form labels it),
   # not the token before it (the paper's form puts ANSWER after the key; docs/paper.md section 6.3)
-  ((ZOO)) && [[ $1 == gated_hybrid_repaired* ]] && echo --set query_align=current
+  ((ZOO)) && [[ $1 == gated_hybrid_* ]] && echo --set query_align=current
   return 0
 }
 

@@ -22,7 +22,7 @@ cal() {
     --protocol lr_schedule=cosine --protocol dropout=0.0 --checkpoint-every 100 --no-progress \
     --protocol hide_answers=true --protocol answer_at_key=true --set init=fan_in
 }
-aligned() { [[ $1 == gated_hybrid_repaired* ]] && echo --set query_align=current; return 0; }
+aligned() { [[ $1 == gated_hybrid_* ]] && echo --set query_align=current; return 0; }
 name() { echo "recall4_$1_gam$2_lr$3.json"; }  # name VARIANT GAM_BIAS LR
 recall4() {  # recall4 VARIANT GAM_BIAS LR SEEDS...
   local v=$1 g=$2 lr=$3; shift 3
