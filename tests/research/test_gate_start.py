@@ -45,6 +45,23 @@ def test_rows_take_the_best_lr_on_seed_0_and_count_the_seeds_that_recall(folders
     assert json.loads((results / "recall_ladder.json").read_text("utf-8")) == ladder
 
 
+def test_each_row_carries_its_mqar8_runs(folders):
+    """Every gate row and rung has an MQAR-8 column: issue50's mqar8 files, or section 12's at the paper's start."""
+    runs, results = folders
+    write(runs, "mqar8_triple_latent_gam4_lr3e-3.json", [run("triple_latent", s, 1.0) for s in range(3)])
+    write(runs, "mqar8_ladder_3_lr1e-3.json", [run("ladder_3", 0, 0.0625)])
+    write(results, "mqar_calibrated_pairs8.json", [{**run("triple_latent", s, 0.06), "lr": 0.003,
+                                                   "config": {"gam_bias": 0.0}} for s in range(3)]
+          + [{**run("gla", 0, 1.0), "lr": 0.003, "config": {}}])
+    gate, ladder = gate_start.gather(runs, results)
+    rows = {(r["variant"], r["gam_bias"]): r["mqar8"] for r in gate["rows"]}
+    assert rows[("triple_latent", 4.0)]["recall"] == 3 and rows[("triple_latent", 0.0)]["values"] == [0.06] * 3
+    assert rows[("triple_slot", 4.0)]["note"] == "not run yet"
+    rungs = {r["rung"]: r["mqar8"] for r in ladder["rows"]}
+    assert rungs[1]["recall"] == 3 and rungs[3]["values"] == [0.0625] and rungs[7]["values"] == [1.0]
+    assert rungs[0]["sources"] == ["mqar_calibrated_pairs8.json"] and rungs["reverse"]["note"] == "not run yet"
+
+
 def test_best_lr_prints_the_file_names_lr(folders, capsys):
     runs, _ = folders
     gate_start.main(["best-lr", "triple_latent", "4", "--folder", str(runs)])

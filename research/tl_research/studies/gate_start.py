@@ -43,6 +43,7 @@ GATE_VARIANTS = ("triple_latent", "triple_key_shift", "triple_slot", "triple_hyb
                  "gated_hybrid_paper")
 GATE_BIASES = (0.0, 2.0, 4.0)
 PAPER_START_FILES = ("recall_calibrated.json", "recall_calibrated_family.json")
+MQAR8_PAPER_START = "mqar_calibrated_pairs8.json"  # section 12's MQAR with 8 pairs: the rows at the paper's start
 # the ladder: (rung, what changed, where its runs are); rungs 0-2 and 7 are rows of other studies
 LADDER = [(0, "the triple-latent layer (the paper's start)", ("paper_start", "triple_latent")),
           (1, CHANGES[0][0], ("gate", "triple_latent", 4.0)),
@@ -108,6 +109,21 @@ def _paper_start(variant: str, paper: dict[str, list[dict]]) -> dict | None:
     return None
 
 
+NOT_RUN = {"seeds": [], "values": [], "mean": None, "note": "not run yet"}
+
+
+def _mqar8(kind: str, variant: str, bias: list, folder: Path, results: Path) -> dict:
+    """The same row on MQAR with 8 pairs at its calibrated budget (stage mqar_rows; the paper's start: section
+    12's file): files ``mqar8_{variant}[_gam{bias}]_lr{lr}.json``, the lr chosen as for recall."""
+    if kind == "paper_start":
+        path = results / MQAR8_PAPER_START
+        runs = [r for r in json.loads(path.read_text(encoding="utf-8"))["runs"] if r["variant"] == variant
+                and not r["config"].get("gam_bias")] if path.exists() else []
+        return {**_row(runs, lr=runs[0]["lr"]), "sources": [path.name]} if runs else NOT_RUN
+    tag = f"_gam{bias[0]:g}" if bias else ""
+    return _swept(f"mqar8_{variant}{tag}_lr", variant, folder) or NOT_RUN
+
+
 def gate_rows(folder: Path = FOLDER, results: Path = RESULTS) -> list[dict]:
     rows, paper = [], _paper_runs(results)
     for variant in GATE_VARIANTS:
@@ -115,8 +131,9 @@ def gate_rows(folder: Path = FOLDER, results: Path = RESULTS) -> list[dict]:
             row = _swept(f"recall4_{variant}_gam{bias:g}_lr", variant, folder)
             if row is None and bias == 0:
                 row = _paper_start(variant, paper)
-            rows.append({"variant": variant, "gam_bias": bias, "lam_bias": 0.0,
-                         **(row or {"seeds": [], "values": [], "mean": None, "note": "not run yet"})})
+            rows.append({"variant": variant, "gam_bias": bias, "lam_bias": 0.0, **(row or NOT_RUN),
+                         "mqar8": _mqar8("gate", variant, [bias], folder, results) if bias else
+                         _mqar8("paper_start", variant, [], folder, results)})
     return rows
 
 
@@ -129,8 +146,8 @@ def ladder_rows(folder: Path = FOLDER, results: Path = RESULTS) -> list[dict]:
             row = _swept(f"recall4_{variant}_gam{bias[0]:g}_lr", variant, folder)
         else:
             row = _swept(f"recall4_{variant}_lr", variant, folder)
-        rows.append({"rung": rung, "change": change, "variant": variant,
-                     **(row or {"seeds": [], "values": [], "mean": None, "note": "not run yet"})})
+        rows.append({"rung": rung, "change": change, "variant": variant, **(row or NOT_RUN),
+                     "mqar8": _mqar8(kind, variant, bias, folder, results)})
     return rows
 
 
@@ -208,7 +225,8 @@ def main(argv=None) -> None:
     if args.command == "gather":
         gate, ladder = gather()
         for row in gate["rows"] + ladder["rows"]:
-            print(row.get("rung", ""), row["variant"], row.get("gam_bias", ""), row.get("lr"), row["values"])
+            print(row.get("rung", ""), row["variant"], row.get("gam_bias", ""), row.get("lr"), row["values"],
+                  "MQAR-8:", row["mqar8"]["values"] or "not run yet")
     elif args.command == "capacity":
         for q in capacity()["points"]:
             print(q["n_pairs"], q["variant"], q["settings"], f"{q['state_bytes']:,} bytes",
