@@ -97,3 +97,14 @@ def test_lrs_tied_on_seed_0_keep_the_one_run_on_more_seeds(folders):
     gate, _ = gate_start.gather(runs, results)                       # same seeds: the smaller lr
     (long,) = [r for r in gate["rows"] if (r["variant"], r["gam_bias"]) == ("triple_latent", 4.0)]
     assert long["lr_text"] == "3e-3"
+
+
+def test_the_capacity_figure_draws_the_points_that_ran(tmp_path):
+    points = [{"variant": "triple_latent", "n_pairs": 32, "state_bytes": b, "settings": {"state_dim": S},
+               "values": v} for b, S, v in ((3456, 8, [0.1]), (13056, 16, [0.5, 0.7]), (50688, 32, []))]
+    rows = gate_start.capacity_rows(points)
+    assert [(r["state_bytes"], r["accuracy"]) for r in rows] == [(3456, 0.1), (13056, 0.5), (13056, 0.7)]
+    gate_start.capacity_figure(points, tmp_path / "frontier.png")
+    assert (tmp_path / "frontier.png").stat().st_size > 1000
+    with pytest.raises(SystemExit, match="no point has run"):
+        gate_start.capacity_figure([{**points[2]}], tmp_path / "none.png")

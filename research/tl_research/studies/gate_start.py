@@ -211,12 +211,35 @@ def capacity(folder: Path = FOLDER, results: Path = RESULTS) -> dict:
     return out
 
 
+def capacity_rows(points: list[dict]) -> list[dict]:
+    """recall_capacity.json's points as one row per seed that ran, in the form of the state-size picture
+    (``plots_capacity.recall_vs_state_bytes``): a recurrent model's sizes along one line per variant."""
+    return [{"task": "mqar", "variant": q["variant"], "n_pairs": q["n_pairs"], "accuracy": value,
+             "state_bytes": q["state_bytes"], "state_dim": q["settings"].get("state_dim")}
+            for q in points for value in q["values"]]
+
+
+def capacity_figure(points: list[dict], out: Path):
+    """The Based/Zoology frontier of the points run so far (accuracy against the bytes kept), saved to ``out``."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from tl_minimal.views.plots_capacity import recall_vs_state_bytes
+
+    rows = capacity_rows(points)
+    if not rows:
+        raise SystemExit("capacity: no point has run yet, so there is no figure to draw")
+    fig = recall_vs_state_bytes(rows, title="capacity: MQAR among 256 key ids, the points run so far")
+    fig.savefig(out, dpi=110)
+    return fig
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("gather", help="recall_gate_start.json and recall_ladder.json from the run files")
     sub.add_parser("gradient", help="gradient_reach.json: every row of the figure at initialization")
-    sub.add_parser("capacity", help="recall_capacity.json: the capacity points, their bytes and runs so far")
+    cap = sub.add_parser("capacity", help="recall_capacity.json: the capacity points, their bytes and runs so far")
+    cap.add_argument("--figure", type=Path, help="also draw the points run so far to this PNG file")
     best = sub.add_parser("best-lr", help="print the lr a row's seed 0 chose (the queue's rule)")
     best.add_argument("variant")
     best.add_argument("gam_bias", type=float)
@@ -228,9 +251,13 @@ def main(argv=None) -> None:
             print(row.get("rung", ""), row["variant"], row.get("gam_bias", ""), row.get("lr"), row["values"],
                   "MQAR-8:", row["mqar8"]["values"] or "not run yet")
     elif args.command == "capacity":
-        for q in capacity()["points"]:
+        points = capacity()["points"]
+        for q in points:
             print(q["n_pairs"], q["variant"], q["settings"], f"{q['state_bytes']:,} bytes",
                   q["values"] or "not run yet")
+        if args.figure:
+            capacity_figure(points, args.figure)
+            print(f"wrote {args.figure}")
     elif args.command == "gradient":
         for row in gradient()["rows"]:
             print(f"{row['label']:<28} pair reach {row['pair_reach']:.3g}")
