@@ -10,12 +10,12 @@
 # # 06 · The key-value memory, the read gate and late fusion
 #
 # The triple-latent state compresses the past into a fixed-size matrix per head. The paper's
-# **gated hybrid** puts a second, plain memory beside that stack: one entry per token, read by
-# matching. This notebook takes that memory apart as a concept: what it stores, how it reads, what
-# it costs, and why one tied projection finds an exact repeat before any training. Its second
-# half, notebook 06a, trains it on associative recall beside a Transformer, and asks why the
-# compressed stack alone, started as the paper starts it, does not learn the task, and what start
-# lets it.
+# **gated hybrid** adds a second, plain memory beside that stack: one entry per token, read by
+# exact matching. This notebook takes that memory apart: what it stores, how it reads, what it
+# costs, and why one tied projection finds an exact repeat before any training. Recall does not
+# need this second memory: notebook 06a shows that the compressed memory recalls on its own once its
+# pair gate starts long. What the key-value read buys is a look-up that is right from the first
+# step, at the price of a cache that grows with the sequence.
 #
 # **Symbols of this notebook** (section 1 derives them; code in `tl_minimal/kv_fusion.py`). From
 # notebooks 01-03 it uses the keep gates $\lambda_t$ (running state) and $\gamma_t$ (pair memory),
@@ -47,20 +47,17 @@
 # - explain why tying the query and key projections makes an exact repeat win before any training.
 #
 # **Then, in [`06a_kv_recall`](06a_kv_recall.ipynb)** (the second sitting of this lesson), you
-# train the gated hybrid on associative recall and read, from its retrieval weights, which entry it
-# looked up and why a fresh model that already looks there still answers wrong; compute, from the
-# keep gates of a `triple_latent` trained on recall, how much of a stored pair is left after the
-# filler, and so say why recall needs this second memory; and (optional) define an induction head,
-# say which query alignment of the memory is one, and see it at initialization (notebook 07c
-# measures what training keeps of it).
+# train this memory on associative recall and see where it reads; then you train the compressed
+# stack without it, see why it cannot learn recall from the paper's gate start (no gradient reaches
+# the pairs) and what start lets it.
 #
 # **Prerequisites.** Notebooks 01-03 (the triple-latent layer), 05 (the hybrid's convolution:
 # the gated hybrid is `triple_hybrid` plus this memory), the associative-recall task of notebook
 # 00, and softmax attention (queries, keys, values). The symbols are in the table above.
 #
-# **Time.** About 55 minutes: 53 of reading (2261 words at 100 a minute, 116 lines of code at 4, 3
-# figures at half a minute each) and a run of every cell in default mode, measured at 27 s (CPU 5 s,
-# peak 395 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 55 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# every cell in default mode, measured at 27 s (CPU 5 s, peak 395 MiB) on a 2-core CPU
+# (`docs/notebook_cost.json`).
 
 # %%
 try:  # set-up check: without the library in this kernel, one line says how to install it
@@ -328,25 +325,27 @@ plt.show()
 # is the top entry of every read; with independent matrices it is lost among the other entries.
 # This matters because the memory's parameters learn only through the entries that are kept: if
 # the right entry is not in the top-k at the start, no gradient tells $W_q$ and $W_k$ to align.
-# Notebook 06a trains the tied version; notebooks 07 (section 6) and 07b (section 2) show what the
-# untied configuration of the paper does over many seeds: at the paper's budget (500 steps x 32 sequences, one supervised
-# token, constant lr 3e-4) the paper's own code won 0 of 25 seeds (95% Clopper-Pearson interval
-# [0.00, 0.14]) on our CPU (`recall_reference_code.json`), its one winning seed of the paper's run included, and none of our runs
-# of that configuration won either. At a calibrated budget where the Transformer recalls 4 pairs
-# (notebook 07, section 6) the untied read learns part of the task: `gated_hybrid_paper` scores
-# 43.1% over 5 seeds there (`recall_calibrated.json`). The tied read's success says that this task
-# is solved by matching tokens exactly (a cache that grows with the sequence), not that a
-# fixed-size state cannot learn it: notebook 06a shows one that does, once its gate starts long.
+# Notebook 06a trains the tied version. The paper's untied read, over many seeds (notebooks 07
+# and 07b): at the paper's budget the paper's own code won 0 of 25 seeds (95% Clopper-Pearson
+# interval [0.00, 0.14]) on our CPU (`recall_reference_code.json`), the seed that won in the paper's
+# own run included.
+#
+# At the calibrated budget of notebook 07 (section 6), where the Transformer recalls 4 pairs, the
+# untied read learns part of the task: `gated_hybrid_paper` scores 43.1% over 5 seeds there
+# (`recall_calibrated.json`), its compressed stack at the paper's gate start. Started long, the
+# stack alone recalls on 6 of 7 seeds and the hybrid on 2 of 3 (`recall_gate_start.json`): what the
+# key-value read adds, once the compressed memory can recall, 3 seeds do not resolve. The tied
+# read's success says that this task is solved by matching tokens exactly, with a cache that grows
+# with the sequence; it does not say that a fixed-size state cannot learn it.
 
 # %% [markdown]
 # ## 6. Trained on recall: notebook 06a
 #
 # The second sitting of this lesson, [`06a_kv_recall`](06a_kv_recall.ipynb), trains the library's
-# `gated_hybrid_repaired` (tied $W_{qk}$, $\beta$ learnable from 10) and a Transformer on associative
-# recall, shows where the memory reads before and after training, measures how much of a stored
-# pair a trained `triple_latent` keeps across the filler and how much of the loss's gradient
-# reaches the pairs before training (section 1 there), lets you write your own pairs (section 2),
-# and, optionally, meets induction heads (section 3).
+# `gated_hybrid_repaired` (tied $W_{qk}$, $\beta$ learnable from 10) and a Transformer on associative recall
+# and shows where the memory reads. Then it trains the compressed stack without this memory: what
+# it keeps of a pair, how much of the loss's gradient reaches the pairs before training, and what a
+# long gate start changes.
 #
 # ## Summary
 #
@@ -359,5 +358,8 @@ plt.show()
 #   makes the read exact.
 # * A tied $W_{qk}$ makes an exact repeat score $\cos = 1$ before any training; with independent
 #   $W_q, W_k$ it scores like any other token.
+# * Recall does not need this memory: the compressed stack recalls once its pair gate starts long
+#   (notebook 06a, section 1.4). The exact-match read buys a look-up that is right before any
+#   training, and pays with a cache that grows with the sequence.
 #
-# Next: `06a_kv_recall.ipynb`, the same memory trained on recall.
+# Next: `06a_kv_recall.ipynb`: this memory trained on recall, and the compressed stack's gate start.

@@ -7,33 +7,30 @@
 # ---
 
 # %% [markdown]
-# # 06a · The key-value memory trained: recall, where it reads, and why the stack forgets
+# # 06a · Recall, trained: the key-value read, and the gate start the compressed memory needs
 #
-# The second sitting of notebook 06. There the key-value memory was taken apart as a concept: it
-# stores (key of token $j$, value of token $j+1$) from raw embeddings, reads them with a hard top-k
-# over $\beta \cos(q_t, k_j)$, and with one tied projection $W_{qk}$ finds an exact repeat before any
-# training. Here it is trained on the associative-recall task beside a Transformer; its retrieval
-# weights show which entry it looks up; the gates of a `triple_latent` trained on the same task
-# show the compressed stack forgetting the pairs, and its gradient at initialization says why:
-# at the paper's start nothing of the loss reaches them, and a long start fixes it.
+# The second sitting of notebook 06. The key-value memory is trained on associative recall beside
+# a Transformer (section 1.1). Then the compressed stack is trained without it: at the paper's gate
+# start ($\gamma = \sigma(0) = 0.5$, a half-life of one token) it cannot learn recall, because no
+# gradient reaches the pairs (sections 1.2-1.3); with the pair gate's bias at 4 (`gam_bias=4`) it
+# can (section 1.4).
 #
 # **Learning goals.** After this notebook you can
-# - train the gated hybrid on associative recall and read, from its retrieval weights, which
-#   entry it looked up and why a fresh model that already looks there still answers wrong;
-# - compute, from the keep gates of a `triple_latent` trained on recall, how much of a stored pair
-#   is left after the filler;
+# - train the gated hybrid on recall and read, from its retrieval weights, which entry it looked
+#   up and why a fresh model that already looks there still answers wrong;
+# - compute, from the keep gates of a trained `triple_latent`, how much of a stored pair is left
+#   after the filler;
 # - measure, before any training, how much of the question's gradient reaches the pairs, and so
-#   say why the paper's gate start cannot learn recall and what start can;
-# - (optional, section 3) define an induction head, say which query alignment of the memory is
-#   one, and see it at initialization (notebook 07c measures what training keeps of it).
+#   say why the paper's gate start cannot learn recall and why a long start can;
+# - (optional) define an induction head and see the memory make its look-up at initialization.
 #
 # **Prerequisites.** Notebook 06 (the memory, its read, $\beta$ and the tied $W_{qk}$; its opening
 # table has every symbol used here), notebook 02 (the pair memory's decay), the associative-recall
 # task of notebook 00.
 #
-# **Time.** About 60 minutes: 56 of reading (2029 words at 100 a minute, 124 lines of code at 4, 10
-# figures at half a minute each) and a run of every cell in default mode, measured at 73 s (CPU
-# 68 s, peak 1025 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 55 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# every cell in default mode, measured at 73 s (CPU 68 s, peak 1025 MiB) on a 2-core CPU
+# (`docs/notebook_cost.json`).
 
 # %%
 try:  # set-up check: without the library in this kernel, one line says how to install it
@@ -79,13 +76,16 @@ name = data_recall.PAPER_LAYOUT.name  # a token id -> its name in the task ("k5"
 print(f"smoke mode: {config.smoke()}   recall steps: {RECALL_STEPS}   eval examples: {EVAL_EXAMPLES}   device: {DEVICE}")
 
 # %% [markdown]
-# ## 1. Train on associative recall
+# ## 1. Recall, trained
 #
 # The task (notebook 00): four key-value pairs, filler, then `QUERY key ANSWER`; the target is the
 # asked key's value at the last position only. A constant guess scores 1/8 (3 bits per answer
-# token), a random pick among the four values in context 1/4. Two models, trained with the recall
-# protocol (`RECALL_STEPS` steps, seed 0): `gated_hybrid_repaired` (tied $W_{qk}$, $\beta$ from 10) and the
-# Transformer.
+# token), a random pick among the four values in context 1/4.
+#
+# ### 1.1 The key-value memory learns the look-up
+#
+# Two models, trained with the recall protocol (`RECALL_STEPS` steps, seed 0): `gated_hybrid_repaired`
+# (tied $W_{qk}$, $\beta$ from 10) and the Transformer.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -114,13 +114,11 @@ plt.show()
 # Look for which curve falls below the dotted 3-bit line of a constant guess, and which bar rises
 # above the 1/4 of a random pick among the four values in context: that model has learned the look-up.
 #
-# ### Where the memory reads
-#
-# `plots_retrieval.read_at` takes the retrieval weights $\alpha_t$ at the answer position from
-# `model.internals` and spreads them over the memory positions $j$. Orange marks the entry holding
-# the asked key, green its value, blue the asked key in the question. Rows: the trained model on
-# an example it answers right (and one it answers wrong, if there is one), and the same model
-# freshly initialized.
+# **Where the memory reads.** `plots_retrieval.read_at` takes the retrieval weights $\alpha_t$ at the
+# answer position from `model.internals` and spreads them over the memory positions $j$. Orange
+# marks the entry holding the asked key, green its value, blue the asked key in the question. Rows:
+# the trained model on an example it answers right (and one it answers wrong, if there is one), and
+# the same model freshly initialized.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -143,42 +141,29 @@ for label, read in (("initialized", fresh_read), ("trained", trained_read)):
           f"read gate {read['read_gate'].mean():.3f}")
 
 # %% [markdown]
-# Before training the read already lands on the right entry with nearly all its weight (tied
-# $W_{qk}$, $\beta = 10$), yet the fresh model answers wrong: the value it reads, $W_v e_{j+1}$,
-# still has to be mapped to the right logit, through the LayerNorm and the tied head. That is what
-# training learns here, quickly, because the read itself is right from the first step.
+# Before training the read already lands on the right entry with nearly all its weight, yet the
+# fresh model answers wrong: the value it reads, $W_v e_{j+1}$, still has to be mapped to the right
+# logit through the LayerNorm and the tied head. Training learns that quickly, because the read is
+# right from the first step.
 #
-# The Transformer's "retrieval" is attention: its last layer's attention at the answer position,
-# per head, on the first evaluation example (green: the value it should copy):
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-tf = recall_models["transformer"]
-attn = plots_retrieval.attention_at(tf, x_few[0])  # [H, T]
-tf_right = bool(tf(x_few[:1].to(DEVICE))[0, -1].argmax().cpu() == y_few[0, -1])
-plots_kv.attention_heads(attn, x_few[0], y_few[0], tf_right)
-plt.show()
-
-# %% [markdown]
-# In the run saved here no head concentrates on the value or on the key's first occurrence, and
-# the accuracy is below that of a random pick among the four values in context. Attention *can* express the
-# lookup (section 3: two layers make an induction head); 200 steps with one supervised token per
-# sequence are too few for it to be found. The key-value memory does not have to find it.
+# The Transformer has to find the look-up in its attention, and 200 steps with one supervised token
+# per sequence are too few for it. So this budget shows that an exact-match read makes recall
+# easy, not which models can learn recall: section 1.4 asks that at a budget where the
+# Transformer does recall.
 #
-# ### Without the memory: what a trained `triple_latent` keeps across the gap
+# ### 1.2 Without the memory: what a trained `triple_latent` keeps across the gap
 #
 # `triple_latent` alone, trained with the same protocol, does not learn this task (its accuracy is
 # printed below). The pairs end at position 12, the question starts at 125, and every token in
-# between multiplies the pair memory by its $\gamma_u$ (notebook 02, section 3: the write at $\tau$
-# has the weight $w_{t,\tau} = (1 - \gamma_\tau) \prod_{u=\tau+1}^{t} \gamma_u$ in $P_t$). The filler leaves
+# between multiplies the pair memory by its $\gamma_u$ (notebook 02, section 3). The filler leaves
 #
 # $$
 # \prod_{u=13}^{124} \gamma_u \qquad \text{(} \gamma^{112} \text{ for a constant gate } \gamma \text{)},
 # $$
 #
 # of what the memory held, and $\prod_u \lambda_u$ of the running state. `shipped_or_retrained`
-# loads a `triple_latent` trained on this task (200 steps, seed 0; `RETRAIN = True` trains it here
-# in about a minute and a half). Its gates along the sequence, averaged over 256 fresh examples:
+# loads a `triple_latent` trained on this task (`RETRAIN = True` trains it here instead). Its gates
+# along the sequence, averaged over 256 fresh examples:
 
 # %%
 RETRAIN = False  # True: train the 200-step recall model here instead of loading the shipped one
@@ -194,20 +179,16 @@ plots_forgetting.gates_along_recall(gates, gap)
 plt.show()
 
 # %% [markdown]
-# In the shaded filler every head keeps about half of its state per token, the gates' start
-# ($\sigma(0) = 1/2$): 200 steps have not moved them far. Multiplied over the gap, in log space
-# (some products fall below $10^{-38}$, the smallest normal float32):
+# In the shaded filler every head keeps about half of its state per token, the gates' start:
+# training has not moved them far. Multiplied over the gap, in log space:
 
 # %%
 kept = {key: forgetting.kept_fraction(g, *gap) for key, g in gates.items()}  # log10 of the fraction: [256, L, H]
 half = {key: forgetting.half_life(g, *gap) for key, g in gates.items()}  # tokens: [256, L, H]
 for key, name_ in (("gam", "pair memory, gamma"), ("lam", "running state, lambda")):
-    med = kept[key].median(dim=0).values  # [L, H]: median over the examples
-    print(f"{name_}: log10 of the fraction kept after the gap (median over examples), per layer (rows) and head")
-    for layer, row in enumerate(med):
-        print(f"  layer {layer}: " + "  ".join(f"{v:7.1f}" for v in row.tolist()))
-    print(f"  best head: 10^{med.max():.1f};  half-life at the gap's average decay: "
-          f"{half[key].median(dim=0).values.min():.2f} to {half[key].median(dim=0).values.max():.2f} tokens")
+    med, hl = kept[key].median(dim=0).values, half[key].median(dim=0).values  # [L, H]: median over the examples
+    print(f"{name_}: the best of its {med.numel()} heads keeps 10^{med.max():.1f} of a pair after the gap; "
+          f"half-lives at the gap's average decay {hl.min():.2f} to {hl.max():.2f} tokens")
 print(f"a constant gate of 0.5 over the gap: 10^{(gap[1] - gap[0]) * math.log10(0.5):.1f}; keeping half of a pair "
       f"would take a gate of {0.5 ** (1 / (gap[1] - gap[0])):.4f} at every filler token")
 
@@ -216,25 +197,23 @@ plots_forgetting.kept_across_gap(kept, gap[1] - gap[0])
 plt.show()
 
 # %% [markdown]
-# Each bar is one head's share of a stored pair that reaches the question; look at how far below
-# zero even the tallest bar ends. No head keeps a measurable trace: what the question finds was
-# written by the filler, so the model can only guess. The gates depend on the token, so a model
-# could learn to keep on filler and overwrite on pairs. Why has training not found that?
+# Each bar is one head's share of a stored pair that reaches the question: even the tallest ends
+# far below zero, so the model can only guess. The gates depend on the token, so a model could
+# learn to keep on filler and overwrite on pairs. Why has training not found that?
 #
-# ### Before any training: does a gradient reach the pairs?
+# ### 1.3 Before any training: the gradient that reaches the pairs
 #
 # A weight moves only if the loss has a gradient with respect to it, and the gradient that reaches
-# a pair's tokens passes back through the same gates as the pair: $w_{t,\tau}$ again. At the start every gate is
+# a pair's tokens passes back through the same gates as the pair. At the start every gate is
 # $\sigma(0) = 0.5$, so over the roughly 110 tokens from the pairs to the questions it carries
-# $0.5^{110} \approx 10^{-33}$ of what it carries at the question. In float32 that is not small but
-# **exactly 0**: multiplied by the other small factors on the way back (weights, gates, queries),
-# it falls below the smallest number float32 holds, about $10^{-38}$, and rounds to 0 (in float64 a
-# trace of about $10^{-32}$ survives, `tests/course/test_gradient_reach.py`).
+# $0.5^{110} \approx 10^{-33}$ of what it carries at the question. In float32 that is **exactly 0**:
+# with the other small factors on the way back it falls below the smallest number float32 holds,
+# about $10^{-38}$ (in float64 a trace of about $10^{-32}$ survives).
 #
-# `gradient_reach.pair_reach` measures it at initialization: the loss's gradient at the pairs'
-# embeddings over that at the questions' tokens, for `triple_latent` at the paper's start, with the
-# pair gate's bias at 4 ($\gamma = \sigma(4) = 0.982$: a half-life of 38 tokens instead of 1), and
-# for relatives. It takes seconds; nothing is trained.
+# The **gradient reach** measures it at initialization: the norm of the loss's gradient at the
+# pairs' embeddings over its norm at the questions' own tokens (`gradient_reach.pair_reach`), for
+# `triple_latent` at the paper's start, with the pair gate's bias at 4 ($\gamma = \sigma(4) = 0.982$),
+# and for relatives. It takes seconds; nothing is trained.
 
 # %%
 REACH_ROWS = [("triple_latent, gamma starts at 0.5", "triple_latent", {}),
@@ -251,18 +230,17 @@ plt.show()
 # %% [markdown]
 # Read the right panel from the bottom: at the paper's start nothing of the question's gradient
 # reaches the pairs, so no number of steps can teach this model to store them. A long start lets
-# a little through; GLA (its gate starts at 0.958) more; the Transformer reads every token
-# directly, and `gated_hybrid_paper` through its key-value memory, whose entries never decay. The left panel shows where the paper's start loses
-# it: the share halves with every token back and reaches float32's floor after about 75.
+# a little through, GLA more; the Transformer and `gated_hybrid_paper` read the pairs' tokens
+# directly (attention, and the key-value entries, which never decay). The left panel shows where
+# the paper's start loses it: the share halves with every token back.
 #
-# ### What a long start does, trained
+# ### 1.4 What a long start does, trained
 #
-# The same task, trained: the calibrated 4-pair recall of notebook 07 (every pair asked, 1,000
-# steps of 32 sequences; `data/results/run_gate_start.sh`), each row at the learning rate its seed
-# 0 did best with among those run (the table says which). Only the pair gate's starting bias
-# differs between the rows. A seed "recalls" at 95% or more;
-# the interval is the exact (Clopper-Pearson) 95% interval of that rate over the seeds. Chance, a
-# constant guess, scores 1/8 = 12.5%.
+# The same task, trained at a budget where the Transformer recalls: the calibrated 4-pair recall of
+# notebook 07, section 6 (every pair asked, 1,000 steps of 32 sequences), each row at the learning
+# rate its seed 0 did best with. Only the pair gate's starting bias differs between the rows. A seed
+# "recalls" at 95% or more; the interval is the exact (Clopper-Pearson) 95% interval of that rate.
+# Chance, a constant guess among the 8 value ids, is 1/8 = 12.5%.
 
 # %%
 display(Markdown(recall_start.markdown(recall_start.gate_start_rows(["triple_latent"]))))
@@ -275,24 +253,25 @@ for bias, row in sorted((bias, row) for bias, row in start.items() if row["value
 # The layer that sat at a constant guess recalls once its pair gate starts long, on most seeds:
 # what failed was the start, not the fixed-size state. One seed stays at a guess among the values
 # in context, so the long start makes recall learnable, not certain; $\sigma(2) = 0.88$ (a
-# half-life of 5 tokens) did not recall on its one seed. A gradient is needed, not sufficient
-# (notebook 06b, section 5). Every relative that recalls starts long (GLA, RetNet, Mamba, HGRN:
-# notebook 03, section 10) or, like DeltaNet, has no decay; the paper's code starts at 0.5.
+# half-life of 5 tokens) did not recall on its one seed.
+#
+# Every relative that recalls starts long (notebook 03, section 10) or, like DeltaNet, has no
+# decay; the paper's code starts both gates at 0.5. The course keeps the paper's start for the
+# paper's variants and names the long start as a setting (`--set gam_bias=4`, the variant
+# `ladder_1`). A gradient at the pairs is needed, not sufficient: notebook 06b (section 5) changes
+# this layer into GLA one step at a time and finds that the key matters too.
 #
 # ## 2. Play
 #
 # Write your own pairs, choose which key to ask, how much filler separates the pairs from the
-# question, and whether the trained or the freshly initialized `gated_hybrid_repaired` answers. The bars are
-# the memory's weights at the answer position. The box states which keys and values exist (read
-# from the task's layout), the ask menu offers only the keys you wrote, and a pair it cannot use
-# gets a message instead of a picture. First the starting values for both models (pictures that
-# stay on the page), then the controls (they move in a running kernel).
+# question, and whether the trained or the fresh `gated_hybrid_repaired` answers. The bars are the memory's
+# weights at the answer position; a pair the task cannot use gets a message. First the trained
+# model's starting picture, then the controls (they move in a running kernel).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 PLAY_MODELS = {"gated_hybrid_repaired (trained)": recall_models["gated_hybrid_repaired"], "gated_hybrid_repaired (initialized)": fresh_gated}
-for model_name in PLAY_MODELS:
-    widgets.recall_widget(PLAY_MODELS, model=model_name, max_len=RP.seq_len, static=True)
+widgets.recall_widget(PLAY_MODELS, model="gated_hybrid_repaired (trained)", max_len=RP.seq_len, static=True)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -347,30 +326,24 @@ for align, hits in right_next.items():
 
 # %% [markdown]
 # At initialization the current-token query returns the next byte in the second copy, the
-# previous-token query the byte already there (PAD: nothing to read). Whether the copying
-# survives training is a study of its own, with its own yardstick (a loss ratio on text read
-# twice, against a control): the optional notebook 07c's study of induction (section 4) trains both alignments as
-# byte-level language models and reads the results there, where the measure is explained.
+# previous-token query the byte already there (PAD: nothing to read). Whether the copying survives
+# training is the optional notebook 07c's study of induction (section 4).
 #
 # ## Summary
 #
 # * The fresh tied `gated_hybrid_repaired` already reads the right entry, yet answers wrong: training maps
-#   the value it reads to the right logit, within the recall protocol's few hundred steps (batch
-#   32, constant lr 3e-4), a budget at which the Transformer does not find the look-up either, so
-#   it decides nothing about which architecture can learn to recall.
-# * A `triple_latent` trained on recall at the paper's start keeps about half of its state per
-#   token, so a stored pair is gone after the 112 filler tokens. Training cannot fix that: at the
-#   start ($\gamma = 0.5$) the question's gradient at the pairs is exactly 0 in float32.
-# * With the pair gate starting long ($\gamma = \sigma(4)$) a gradient reaches the pairs and the same
-#   layer recalls on most seeds (the table of section 1). Recall needs a memory whose gradient
-#   reaches the pairs: a gate that starts long, or entries that never decay (the key-value memory,
-#   attention); reaching them is needed, not sufficient (notebook 06b, section 5).
-# * (Optional.) An induction head copies what followed an earlier occurrence of the current
-#   token; the memory with `query_align="current"` makes that look-up keyed on one byte at
-#   initialization; notebook 07c measures what training keeps of it.
+#   the value it reads to the right logit within a few hundred steps. An exact-match read makes
+#   recall easy; that short budget does not say which models can learn it.
+# * A `triple_latent` trained at the paper's gate start ($\gamma = \sigma(0) = 0.5$, a half-life of
+#   one token) keeps nothing of a stored pair after the 112 filler tokens, and training cannot fix
+#   that: at that start the question's gradient at the pairs is exactly 0 in float32.
+# * With the pair gate's bias at 4 ($\gamma$ starts at 0.982, a half-life of 38 tokens) a gradient
+#   reaches the pairs, and the same layer recalls on 6 of 7 seeds. Recall needs a memory that the
+#   gradient reaches: a gate that starts long, or entries that never decay (the key-value memory,
+#   attention). Reaching it is needed, not sufficient (notebook 06b, section 5).
+# * (Optional.) The memory with `query_align="current"` makes an induction head's look-up at
+#   initialization.
 #
-# Exercise: `notebooks/exercises/06_kv_gated_fusion.ipynb` (its optional part: the read gate inside
-# the LayerNorm, measured on a trained model) · Next: `06b_family.ipynb` (the layer beside its
-# relatives), then `07_paper_reproduction.ipynb`, which sets every claim of the paper beside our
-# measurements (its optional `07b` opens with the other model that fuses a side path into the
-# logits, `transformer_plus_triple`, and what a fair comparison of models is).
+# Exercise: `notebooks/exercises/06_kv_gated_fusion.ipynb` · Next: `06b_family.ipynb`: the layer
+# beside its relatives, what each one's start, key and write do, and which changes from this layer
+# to GLA decide recall.
