@@ -94,8 +94,8 @@ print(f"smoke mode: {config.smoke()}   training steps: {STEPS}   device: {DEVICE
 # %% [markdown]
 # ## 2. The recurrence by hand
 #
-# A toy with one head and a state of size one: a pulse of height $1$ at $t = 0$, another of
-# height $2$ at $t = 5$, and a constant gate $\lambda = 0.5$. In plain Python:
+# A toy with one head and a state of size one: a pulse of height 1 at $t = 0$, another of
+# height 2 at $t = 5$, and a constant gate $\lambda = 0.5$. In plain Python:
 
 # %%
 a_toy = [1.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0]
@@ -201,7 +201,7 @@ plt.show()
 
 # %% [markdown]
 # Each curve crosses half its starting height after about one token for $\lambda = 0.5$, far
-# later for $0.95$. That curve also starts lower: the longer the memory, the less each token
+# later for the largest gate. That curve also starts lower: the longer the memory, the less each token
 # writes ($1 - \lambda$).
 #
 # **At initialization every gate is about 0.5**, its **gate start**. The model computes $\lambda_t = \sigma(W_\lambda
@@ -323,8 +323,8 @@ tables_training.print_shipped_record(long_record, UNIGRAM_CHUNKS, n_chunks)  # h
 
 # %% [markdown]
 # We read the gates $\lambda$ on one sentence through `model.internals` (it runs the model in
-# eval mode and records every layer's internals), for the short and the long training: one
-# heatmap per layer, heads by tokens, coloured from forget everything ($0$) to keep everything ($1$).
+# eval mode and records every layer's internals): for each training, one heatmap per layer, heads
+# by tokens.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
