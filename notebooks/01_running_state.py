@@ -21,9 +21,9 @@
 # **Prerequisites.** Notebook 00 (the layer figure and the glossary). PyTorch: broadcasting,
 # matrix products.
 #
-# **Time.** About 60 minutes: 58 of reading (2091 words at 100 a minute, 129 lines of code at 4, 10
-# figures at half a minute each) and a run of every cell in default mode, measured at 55 s (CPU
-# 19 s, peak 612 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 60 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# every cell in default mode, measured at 55 s (CPU 19 s, peak 612 MiB) on a 2-core CPU
+# (`docs/notebook_cost.json`).
 #
 # ## 1. Where the running state sits, and what it computes
 #

@@ -21,9 +21,9 @@
 # **Prerequisites.** Notebook 01 (the running state $s_t$, the unrolled sum, `fit`). The outer
 # product of two vectors.
 #
-# **Time.** About 60 minutes: 58 of reading (2099 words at 100 a minute, 130 lines of code at 4, 9
-# figures at half a minute each) and a run of every cell in default mode, measured at 79 s (CPU
-# 23 s, peak 584 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 60 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# every cell in default mode, measured at 79 s (CPU 23 s, peak 584 MiB) on a 2-core CPU
+# (`docs/notebook_cost.json`).
 #
 # ## 1. Where the pair memory sits, and what it computes
 #

@@ -25,9 +25,9 @@
 # **Prerequisites.** Notebooks 01 (running state) and 02 (pair memory). Softmax attention:
 # queries, keys, values, the KV cache.
 #
-# **Time.** About 55 minutes: 54 of reading (2718 words at 100 a minute, 103 lines of code at 4, 3
-# figures at half a minute each) and a run of every cell in default mode, measured at 19 s (CPU 4 s,
-# peak 425 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 55 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# every cell in default mode, measured at 19 s (CPU 4 s, peak 425 MiB) on a 2-core CPU
+# (`docs/notebook_cost.json`).
 #
 # ## 1. Where the readout sits, and what it computes
 #

@@ -48,9 +48,9 @@
 # **Prerequisites.** Notebooks 01-03 (running state, pair memory, readout); softmax and entropy.
 # Every symbol is in the course's [glossary](../docs/glossary.md).
 #
-# **Time.** About 60 minutes: 58 of reading (1867 words at 100 a minute, 143 lines of code at 4, 8
-# figures at half a minute each) and a run of every cell in default mode, measured at 99 s (CPU
-# 31 s, peak 591 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 60 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# every cell in default mode, measured at 99 s (CPU 31 s, peak 591 MiB) on a 2-core CPU
+# (`docs/notebook_cost.json`).
 
 # %%
 try:  # set-up check: without the library in this kernel, one line says how to install it
