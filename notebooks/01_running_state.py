@@ -9,23 +9,21 @@
 # %% [markdown]
 # # 01 · The running state
 #
-# Step 1 of the triple-latent layer. Every symbol is in the [glossary of notebook
-# 00](00_start_here.ipynb#glossary) (section 4), and the layer is drawn in its section 2.
+# Step 1 of the triple-latent layer. Every symbol is in notebook 00's
+# [glossary](00_start_here.ipynb#glossary).
 #
 # **Learning goals.** After this notebook you can
-# - compute the running state $s_t$ by hand, with the library's loop, and as one matrix product
-#   (the fast form's chunked algorithm, its cost and the associative scan are notebook 01b);
+# - compute the running state $s_t$ by hand, with the library's loop, and as one matrix product;
 # - turn a keep gate $\lambda$ into a memory length (the half-life, in tokens);
-# - write the key lines of the training loop, check them against the library's `train()`, and
-#   train a model with one call;
+# - write the training loop, check it against the library's `train()`, and train a model in one call;
 # - read the gates of a trained model and say what its running state remembers.
 #
 # **Prerequisites.** Notebook 00 (the layer figure and the glossary). PyTorch: broadcasting,
 # matrix products.
 #
-# **Time.** About 60 minutes: 58 of reading (2091 words at 100 a minute, 129 lines of code at 4, 10
-# figures at half a minute each) and a run of every cell in default mode, measured at 55 s (CPU
-# 19 s, peak 612 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 60 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# every cell in default mode, measured at 55 s (CPU 19 s, peak 612 MiB) on a 2-core CPU
+# (`docs/notebook_cost.json`).
 #
 # ## 1. Where the running state sits, and what it computes
 #
@@ -43,8 +41,8 @@
 # s_t = \lambda_t\, s_{t-1} + (1 - \lambda_t)\, a_t, \qquad s_{-1} = 0
 # $$
 #
-# $\lambda_t$ near 1 keeps the past; near 0 it replaces the state by $a_t$. Steps 2 and 3 of the
-# layer use $s$ as a summary of the context (notebooks 02, 03).
+# $\lambda_t$ near 1 keeps the past; near 0 it replaces the state by $a_t$. The next two steps of
+# the layer read $s$ as a summary of the context.
 
 # %%
 try:  # set-up check: without the library in this kernel, one line says how to install it
@@ -76,17 +74,16 @@ diagrams.layer_diagram(highlight="s")
 plt.show()
 
 # %% [markdown]
-# In the figure, look for the highlighted box: the running state $s_t$, the first of the layer's
-# three steps, fed by the normalized input and read by the two steps after it.
+# In the figure, the highlighted box is the running state $s_t$; the layer's next two steps read it.
 #
 # | symbol | code (`tl_minimal/running_state.py`) | shape | meaning |
 # |---|---|---|---|
 # | $a_t$ | `a` | `[B, T, H, S]` | what token $t$ writes |
-# | $\lambda_t$ | `lam` | `[B, T, H]` | keep gate, one number in (0, 1) per head and token |
+# | $\lambda_t$ | `lam` | `[B, T, H]` | keep gate, one per head and token |
 # | $s_t$ | `s` | `[B, T, H, S]` | the state after token $t$ |
 # | $s_{-1}$ | `s0` | `[B, H, S]` | the initial state (zeros when `None`) |
 #
-# One config cell: the paper's setting normally, a tiny one when `TL_SMOKE=1` (see notebook 00).
+# One config cell: the paper's setting, or a tiny one when `TL_SMOKE=1`.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -98,7 +95,7 @@ print(f"smoke mode: {config.smoke()}   training steps: {STEPS}   device: {DEVICE
 # ## 2. The recurrence by hand
 #
 # A toy with one head and a state of size one: a pulse of height 1 at $t = 0$, another of
-# height 2 at $t = 5$, and a constant gate $\lambda = 0.5$. Eight lines of plain Python:
+# height 2 at $t = 5$, and a constant gate $\lambda = 0.5$. In plain Python:
 
 # %%
 a_toy = [1.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0]
@@ -116,8 +113,8 @@ for t, (a_t, s_t) in enumerate(zip(a_toy, by_hand, strict=True)):
 
 # %% [markdown]
 # Each pulse enters at half its height ($1 - \lambda$) and then halves at every token. The
-# library's `running_state` takes the model's layout `[B, T, H, S]` (batch, time, heads, state
-# size) and a gate per head `[B, T, H]`; its `mode="loop"` is the same for-loop over time:
+# library's `running_state` takes the shapes of the table above (batch, time, heads, state size);
+# its `mode="loop"` is the same for-loop over time:
 
 # %%
 a = torch.tensor(a_toy, dtype=torch.float64).view(1, -1, 1, 1)  # [B=1, T=8, H=1, S=1]
@@ -159,18 +156,16 @@ plots.matrix_heatmap(W, xlabels=labels, ylabels=list(range(len(a_toy))), annot=T
 plt.show()
 
 # %% [markdown]
-# Read a row to see what one state is made of; read a column to see how one write fades. Column 0
-# is emptied at $t = 2$ by the small gate; columns 4-6 fade slowly.
+# A row shows what one state is made of; a column shows how one write fades. The first column
+# is emptied at $t = 2$ by the small gate; the writes under the large gates fade slowly.
 #
-# This form has no loop, but it is **quadratic**: $W$ has $T^2$ entries and $s = Wa$ costs
-# $T^2 S$ multiply-adds. At $T = 8{,}192$ that is 67 million entries per head. The library never
-# builds it; notebook 01b shows what it does instead.
+# This form has no loop, but it is **quadratic**: $W$ has $T^2$ entries, 67 million per head at
+# $T = 8{,}192$, so the library never builds it.
 #
 # ## 4-5. The fast form and the three forms: notebook 01b
 #
-# The fast form that never builds $W$ (the chunked algorithm), its cost, the associative scan and
-# the check of loop, fast and step forms are notebook
-# [`01b_chunked_running_state.ipynb`](01b_chunked_running_state.ipynb), to read after this one.
+# The fast form that never builds $W$, and the check that all forms agree, are in
+# [`01b_chunked_running_state.ipynb`](01b_chunked_running_state.ipynb), to read next.
 #
 # ## 6. What λ means: a memory length in tokens
 #
@@ -183,10 +178,9 @@ plt.show()
 # $$
 #
 # This **half-life** is what the course calls the memory length. A gate of 0.5 remembers for one
-# token, 0.9 for about 6.6, 0.99 for about 69. (Another number you may meet, $1/(1-\lambda)$, is
-# the *mean lifetime* of a write: 2 tokens at $\lambda = 0.5$, counting the token itself.) There is
-# a trade-off in the same formula: the larger $\lambda$, the less each token writes ($1 - \lambda$).
-# `plots.pulse_response` runs `running_state` on the pulse; the check compares it with the formula.
+# token; the table below gives other gates. ($1/(1-\lambda)$, which you may also meet, is the *mean
+# lifetime* of a write, not the half-life.) The check compares the library's pulse
+# (`plots.pulse_response`) with the formula.
 
 # %%
 def relative_error(x, y):
@@ -206,38 +200,37 @@ plots.pulse_memory([0.5, 0.8, 0.95], T=40)
 plt.show()
 
 # %% [markdown]
-# Look at where each curve crosses half its starting height: after about one token for
-# $\lambda = 0.5$, far later for 0.95, which also starts lower (it writes only $1 - \lambda$).
+# Each curve crosses half its starting height after about one token for $\lambda = 0.5$, far
+# later for the largest gate. That curve also starts lower: the longer the memory, the less each token
+# writes ($1 - \lambda$).
 #
 # **At initialization every gate is about 0.5**, its **gate start**. The model computes $\lambda_t = \sigma(W_\lambda
-# n_t + c_\lambda)$ with small random $W_\lambda$ and $c_\lambda = 0$ (the reference code's
-# initialization), so $\lambda_t \approx \sigma(0) = 0.5$: a half-life of about **one token**.
-# Training has to move the gates a long way before the state remembers anything far back. Try it
-# with the slider (with a live kernel, or on the course website; above is the static picture):
+# n_t + c_\lambda)$ with small random $W_\lambda$ and $c_\lambda = 0$ (as the reference code does),
+# so $\lambda_t \approx \sigma(0) = 0.5$: a half-life of about **one token**. Training has to move
+# the gates a long way before the state remembers anything far back. Try the slider (it needs a
+# live kernel or the course website):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 widgets.pulse_memory_widget(lam=0.9)
 
 # %% [markdown]
-# Drag $\lambda$ towards 1 and look at where the curve crosses half its height: it moves slowly at
-# first, then fast, since $\ln(1/2)/\ln\lambda$ grows like $\ln 2/(1-\lambda)$ near 1.
+# Drag $\lambda$ towards 1: the half-height point moves slowly at first, then fast, since
+# $\ln(1/2)/\ln\lambda$ grows like $\ln 2/(1-\lambda)$ near 1.
 #
 # ## 7. Training a model: the loop, once
 #
-# Every notebook trains its models the same way, and this is the one place the training loop is
-# written out. Five lines do the work: **forward** (logits for every position), **loss** (mean
-# cross-entropy of the next byte, in nats), **backward**, **clip** (scale the gradient down if its
-# norm exceeds 1), **step** (AdamW). The data is the paper's byte-level protocol (`protocol("lm")`,
-# `docs/paper.md` section 4.1): each step, 16 random 128-byte windows of WikiText-2, the target of
-# each byte being the next one.
+# This is the one place the training loop is written out. Five lines do the work: **forward** (logits for every position), **loss** (mean cross-entropy
+# of the next byte, in nats), **backward**, **clip** (scale the gradient down if its norm is too
+# large), **step** (AdamW). The data is the paper's byte-level protocol (`protocol("lm")`,
+# described in `docs/paper.md`): random short windows of WikiText-2, each byte's target being the
+# next byte.
 #
-# Below, the loop runs 3 steps by hand, and the library's recipe `fit` (seed, build the model,
-# make the sampler, then `train()`: the same loop plus a progress bar, checkpoints and a stop on a
-# NaN loss) runs the same 3 steps from the same seed. The losses must agree.
+# Below, the loop runs a few steps by hand. Then the library's recipe `fit` (seed, model, sampler,
+# then `train()`: the same loop plus a progress bar, checkpoints and a stop on a NaN loss) runs the
+# same steps from the same seed. The losses must agree.
 #
-# Two helpers in the loop, `checked_ids` and `clip_options`, only make it fast on every device; leave
-# them out and nothing changes but the speed.
+# Two helpers, `checked_ids` and `clip_options`, only make the loop fast on every device.
 #
 # <details><summary>Implementation note: what the two helpers do on a GPU</summary>
 #
@@ -284,11 +277,10 @@ print("the loop above and fit() give the same losses:", same)
 tables_training.print_loop_against_fit(toy_losses, short_history["loss"])  # in bits per byte
 
 # %% [markdown]
-# Now the real run: `fit` with the paper's 80 steps (`STEPS`). The history it returns is in nats
-# per byte; we divide by $\ln 2$ to get **bits per byte** and draw the unigram baseline of notebook
-# 00 beside the curve (a model that predicts each byte from its frequency alone, ignoring context).
-# We also keep a copy of the model at initialization (the same seed gives the same weights) to
-# compare its gates with the trained ones.
+# Now the real run: `fit` with the paper's number of steps (`STEPS`). Its history is in nats per
+# byte; we divide by $\ln 2$ to get **bits per byte** and draw the unigram baseline beside the
+# curve (a model that predicts each byte from its frequency alone). We also keep the model at
+# initialization (the same seed gives the same weights) to compare its gates later.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -307,19 +299,16 @@ plots_training.loss_with_baseline({"triple_latent": history}, UNIGRAM_BPB, "trai
 plt.show()
 
 # %% [markdown]
-# Look at the end of the curve against the dashed line. After 80 steps (a small part of the
-# training text, seen once: notebook 00, section 7.1, prints how much) the training loss has fallen
-# fast but is still *above* the unigram line: the model has not yet learned even the byte frequencies as
-# well as a count would, let alone much context. Keep that in mind when reading what its gates do.
+# Look at the end of the curve against the dashed line. The loss has fallen fast but is still
+# *above* the unigram line: the model does not yet know the byte frequencies as well as a count
+# does, let alone much context. Keep that in mind when reading its gates.
 #
 # ## 8. The gates of a trained model
 #
-# Eighty steps is a very short training, so we also look at a model trained 25 times longer: the
-# same `triple_latent`, the same seed and protocol, 2,000 steps, exactly as the committed
-# 2,000-step runs of notebook 07 (`data/results/lm_2000steps.json`). Training it takes minutes on a
-# CPU, so the repository ships it (`data/checkpoints/`), made by the command printed below;
-# `shipped_or_retrained` reads it with its record (how it was made, its training losses, its
-# validation BPB). Set `RETRAIN = True` to retrain it here instead (its training time is printed).
+# That training is very short, so we also look at a model trained 25 times longer: the same
+# `triple_latent`, seed and protocol, 2,000 steps. It takes minutes on a CPU, so the repository
+# ships it; `shipped_or_retrained` reads it with its record (the command that made it, its losses,
+# its validation BPB). Set `RETRAIN = True` to train it here instead.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -333,10 +322,9 @@ UNIGRAM_CHUNKS, n_chunks = unigram_on_record_chunks(train_split.tokens, valid_sp
 tables_training.print_shipped_record(long_record, UNIGRAM_CHUNKS, n_chunks)  # how it was made, loss, BPB
 
 # %% [markdown]
-# We read the running-state gates $\lambda$ on one sentence through `model.internals` (which runs
-# the model in eval mode and records every layer's internals), after 80 and after 2,000 steps: one
-# heatmap per layer, heads by tokens, on one colour scale from 0 (forget everything) to 1 (keep
-# everything).
+# We read the gates $\lambda$ on one sentence through `model.internals` (it runs the model in
+# eval mode and records every layer's internals): for each training, one heatmap per layer, heads
+# by tokens.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -352,16 +340,15 @@ plots.gate_heatmaps(lam_long, labels, name="λ", title=f"running-state gate λ a
 plt.show()
 
 # %% [markdown]
-# Look for rows of one colour (a head that keeps the same amount at every token) against rows that
-# change with the byte: after 80 steps the colours barely vary along a row; after 2,000 they do.
+# A row of one colour is a head that keeps the same amount at every token. After the short
+# training the colours barely vary along a row; after the long one they change with the byte.
 #
-# In half-lives, per layer and head. A head's gate changes from token to token, so which average?
-# Over the sentence, a write decays by the product of the gates, $\prod_t \lambda_t =
-# \exp(T\, \overline{\ln \lambda})$ with $\overline{\ln \lambda}$ the mean of $\ln\lambda_t$
-# over the tokens: the same decay as a constant gate $\exp(\overline{\ln \lambda})$. Its
-# half-life, the **half-life of the average decay**, is $\ln(1/2) / \overline{\ln \lambda}$.
-# (Averaging the per-token half-lives instead would let one token with $\lambda$ near 1, a
-# half-life in the hundreds, outweigh every other.)
+# Now in half-lives, per head. The gate changes from token to token, so we average
+# $\ln\lambda_t$ over the sentence ($\overline{\ln \lambda}$): a write decays by
+# $\prod_t \lambda_t = \exp(T\, \overline{\ln \lambda})$, as under a constant gate
+# $\exp(\overline{\ln \lambda})$. Its half-life, the **half-life of the average decay**, is
+# $\ln(1/2) / \overline{\ln \lambda}$. (An average of per-token half-lives would let one gate
+# near 1 outweigh all the others.)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -379,18 +366,19 @@ tables_gates.print_half_lives({history["steps"]: (half_lives[f"{history['steps']
 
 # %% [markdown]
 # Look at the bar heights against one token. Training moved the gates, and not towards a longer
-# memory. After 80 steps every head's half-life of the mean decay has dropped from about one token to
-# 0.49-0.75 tokens: in the first steps the cheapest gain is to predict the next byte from the last one
-# or two, and a state that forgets quickly does that well. After 2,000 steps the half-lives are
-# *still* below one token (0.22-0.61, layer 2 the shortest): even the longer-trained model does not use its running
-# state as a long memory, on average. What 2,000 steps taught is *when* to keep: $\lambda$ now
-# depends on the byte being read. Its range over the sentence widens from 0.20-0.65 to 0.01-0.77,
-# and its spread over the tokens grows in every layer (printed above); in the heatmap, head 3 of
-# layer 2 keeps more at the spaces between words while the other heads of that layer forget almost
-# everything. (The gates start at 0.5, where the reference code puts them.)
+# memory. After the short training every head's half-life has dropped below one token: in the first
+# steps the cheapest gain is to predict the next byte from the last one or two, and a state that
+# forgets quickly does that well. After 2,000 steps the half-lives are *still* below one token
+# (layer 2 the shortest): even the long-trained model does not use its running state as a long
+# memory, on average.
 #
-# Finally the state itself, in the 2,000-step model: the $S = 16$ numbers of head 0 in the first
-# layer, token by token.
+# What the long training taught is *when* to keep: $\lambda$ now depends on the byte being read.
+# Its range over the sentence widens, and its spread over the tokens grows in every layer (both
+# printed above). In the heatmap, one head of layer 2 keeps more at the spaces between words while
+# the other heads of that layer forget almost everything.
+#
+# Finally the state itself, in the long-trained model: the $S = 16$ numbers of the first head of
+# the first layer, token by token.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -407,11 +395,11 @@ plt.show()
 #
 # ## 9. Play
 #
-# Type your own sentence: the heatmaps show the 2,000-step model's gates on it (the menu switches
-# between λ and the pair-memory gate γ of notebook 02). Sentences worth trying: `one two three four
-# five six` (short words, many spaces), `aaaaaaaaaaaaaaaa` (one byte repeated) and `1 + 2 = 3, 10 - 4 = 6`
-# (digits and signs). In a running notebook, type any sentence; on the course website, which has no
-# kernel, the sentence box is a menu of these and the sentence above.
+# Type a sentence to see the long-trained model's gates on it (the menu switches between λ and the
+# pair-memory gate γ of the next notebook). Try:
+# `one two three four five six` (many spaces), `aaaaaaaaaaaaaaaa` (one byte repeated) and
+# `1 + 2 = 3, 10 - 4 = 6` (digits and signs). On the course website, which has no kernel, the
+# sentence box is a menu of these.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -424,16 +412,14 @@ widgets.gate_widget(long_model, sentence, key="lam")
 #
 # - The running state is a gated moving average, $s_t = \lambda_t s_{t-1} + (1-\lambda_t) a_t$,
 #   with $s_{-1} = 0$; one keep gate per head and token.
-# - Unrolled, it is one lower-triangular $T \times T$ matrix: parallel but quadratic. The library's
-#   fast form, which never builds it, is notebook 01b.
+# - Unrolled, it is one lower-triangular $T \times T$ matrix: parallel but quadratic.
 # - A keep gate $\lambda$ means a memory length (half-life) of $\ln(1/2)/\ln\lambda$ tokens: one
 #   token at the initial $\lambda \approx 0.5$.
-# - Training is forward, loss, backward, clip, step; `fit` does it in one call. Its history is in
-#   nats; the notebooks show bits per byte beside the unigram baseline.
-# - After the paper's 80 steps the gates have moved *down*: the running state is a short-range
-#   feature, and the model is not yet below the unigram baseline. After 2,000 steps (the shipped
-#   model, far below that baseline) the gates are still short on average, but they depend on the
-#   byte read: the model has learned when to keep.
+# - Training is forward, loss, backward, clip, step; `fit` does it in one call.
+# - After the paper's short training the model is not yet below the unigram baseline, and the
+#   gates have moved *down*: the running state is a short-range feature. After 2,000 steps the
+#   gates are still short on average, but they depend on the byte read: the model has learned
+#   when to keep.
 #
 # **Exercise:** [`exercises/01_running_state.ipynb`](exercises/01_running_state.ipynb) ·
 # **Next:** [`01b_chunked_running_state.ipynb`](01b_chunked_running_state.ipynb), the fast form, then

@@ -9,21 +9,21 @@
 # %% [markdown]
 # # 02 · The pair memory
 #
-# Step 2 of the triple-latent layer. Every symbol is in the [glossary of notebook
-# 00](00_start_here.ipynb#glossary) (section 4); the layer is drawn in its section 2.
+# Step 2 of the triple-latent layer. Every symbol is in notebook 00's
+# [glossary](00_start_here.ipynb#glossary).
 #
 # **Learning goals.** After this notebook you can
 # - build the pair memory $P_t$ token by token from outer products, by hand and with the library;
 # - explain why it is a memory of *pairs*: which write followed which context;
 # - unroll it into a weighted sum of outer products and evaluate it at chosen positions only;
-# - read $P_t$ and its gate $\gamma$ inside a trained model, and say what it holds after 80 steps.
+# - read $P_t$ and its gate $\gamma$ inside a trained model, and say what it holds.
 #
 # **Prerequisites.** Notebook 01 (the running state $s_t$, the unrolled sum, `fit`). The outer
 # product of two vectors.
 #
-# **Time.** About 60 minutes: 58 of reading (2099 words at 100 a minute, 130 lines of code at 4, 9
-# figures at half a minute each) and a run of every cell in default mode, measured at 79 s (CPU
-# 23 s, peak 584 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 60 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# every cell in default mode, measured at 79 s (CPU 23 s, peak 584 MiB) on a 2-core CPU
+# (`docs/notebook_cost.json`).
 #
 # ## 1. Where the pair memory sits, and what it computes
 #
@@ -35,8 +35,7 @@
 # $$
 #
 # and keeps an $S \times S$ matrix that adds, at every token, the outer product of the running
-# state *before* that token (notebook 01) with the token's write, while the whole memory fades by
-# $\gamma_t$:
+# state *before* that token with the token's write, while the whole memory fades by $\gamma_t$:
 #
 # $$
 # P_t = \gamma_t\, P_{t-1} + (1 - \gamma_t)\; s_{t-1} b_t^\top, \qquad
@@ -45,7 +44,7 @@
 #
 # Row index $i$ belongs to the context $s_{t-1}$, column index $j$ to the write $b_t$. Why the
 # state *before* the token: $s_{t-1}$ summarizes what came before token $t$, so $P$ records "after
-# a context like this, this was written" (notebook 03 turns that into a read).
+# a context like this, this was written" (the next notebook turns that into a read).
 #
 # | symbol | code (`tl_minimal/pair_memory.py`) | shape | meaning |
 # |---|---|---|---|
@@ -55,9 +54,7 @@
 # | $P_t$ | `P` | `[B, T, H, S, S]` | the memory: row $i$ indexed by the state, column $j$ by the write |
 #
 # One head holds $S \times S$ numbers ($16 \times 16 = 256$ in the paper's model) instead of the
-# running state's $S$, still a fixed size whatever the length of the text. This notebook builds
-# $P$ token by token, shows why it is an associative memory, checks the library's forms, and then
-# looks at $P_t$ inside a trained model.
+# running state's $S$: still a fixed size, whatever the length of the text.
 
 # %%
 try:  # set-up check: without the library in this kernel, one line says how to install it
@@ -86,8 +83,7 @@ diagrams.layer_diagram(highlight="P")
 plt.show()
 
 # %% [markdown]
-# In the figure, look for the highlighted box: the pair memory $P_t$, fed by the running state
-# before the token, $s_{t-1}$, and the new write $b_t$.
+# In the figure, the highlighted box is the pair memory $P_t$, fed by $s_{t-1}$ and $b_t$.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -98,11 +94,10 @@ print(f"smoke mode: {config.smoke()}   training steps: {STEPS}   device: {DEVICE
 # %% [markdown]
 # ## 2. Outer products, token by token
 #
-# A toy with one head and $S = 3$. To make the picture readable, the three states before each
-# token are the unit vectors $\delta_0, \delta_1, \delta_2$ ($\delta_i$ has a 1 at entry $i$, zeros elsewhere) ("contexts") and the writes are three different
-# vectors; the gate is $\gamma = 0.5$ throughout. Written out with `torch.outer` (the outer product,
-# its rank, and the identity behind notebook 03's read are on the [linear-algebra
-# page](../docs/linear_algebra.md), each with a three-line PyTorch check):
+# A toy with one head and $S = 3$. The three states before each token, the "contexts", are the
+# unit vectors $\delta_0, \delta_1, \delta_2$ ($\delta_i$ has a one at entry $i$, zeros elsewhere);
+# the writes are three different vectors; the gate is $\gamma = 0.5$. Written out with `torch.outer`
+# (the [linear-algebra page](../docs/linear_algebra.md) explains the outer product):
 
 # %%
 s_prev_toy = torch.eye(3, dtype=torch.float64)  # s_{t-1} for t = 0, 1, 2: delta_0, delta_1, delta_2
@@ -119,10 +114,9 @@ for t in range(3):
     print(f"P_{t} =\n{P.numpy().round(3)}")
 
 # %% [markdown]
-# Row $i$ of $P$ holds (a faded copy of) the write that followed context $\delta_i$: row 2 is half of
-# $b_2$, row 1 a quarter of $b_1$, row 0 an eighth of $b_0$. The library's `pair_memory` computes
-# every $P_t$ at once in the model's layout; its loop and fast forms and the one-token
-# `pair_memory_step` give the same matrices:
+# Row $i$ of $P$ holds (a faded copy of) the write that followed context $\delta_i$: the last row is
+# half of $b_2$, the middle row a quarter of $b_1$, the first an eighth of $b_0$. The library's
+# `pair_memory` (loop and fast forms) and the one-token `pair_memory_step` give the same matrices:
 
 # %%
 s_prev = s_prev_toy.view(1, 3, 1, 3)  # [B=1, T=3, H=1, S=3]
@@ -141,14 +135,13 @@ plots.outer_product_step(s_prev_toy[2], b_toy[2], P_by_hand[1], P_by_hand[2], ga
 plt.show()
 
 # %% [markdown]
-# Look at row 2 of the new memory: the outer product $\delta_2 b_2^\top$ is zero except in row 2,
+# Look at the last row of the new memory: the outer product $\delta_2 b_2^\top$ is zero elsewhere,
 # so this token changes only that row, while $\gamma$ halves the rows written before.
 #
 # **Why this is a memory of pairs.** Multiply $P$ from the left by a context, $\delta_i^\top P_t$: with
 # orthogonal contexts that picks out row $i$, the write that followed $\delta_i$, scaled by how much
-# it has faded. The same numbers written as a column are $P_t^\top \delta_i$, the transpose of the
-# row $\delta_i^\top P_t$: the form the code and notebook 03 use. Notebook 03 builds the layer's
-# readout on exactly this product, with a learned query $q^l_t$ in place of $\delta_i$.
+# it has faded. Written as a column, that is $P_t^\top \delta_i$: the form the code uses. Notebook 03
+# builds the layer's readout on this product, with a learned query $q^l_t$ in place of $\delta_i$.
 
 # %%
 P2 = P_by_hand[-1]
@@ -159,14 +152,13 @@ for i in range(3):
 # %% [markdown]
 # ### 2.1 What the running state cannot store
 #
-# Give the same three pairs to both memories of the layer, with the library's own functions
-# (`tl_minimal.course.pair_toy`, which calls `running_state` and `pair_memory`): the running state
-# of notebook 01 reads the writes $b_0, b_1, b_2$ with $\lambda = 0.5$, the pair memory reads each
-# write beside its context $\delta_i$ with $\gamma = 0.5$. Then ask each, for every context, "what
-# followed $\delta_i$?". The running state is one vector of $S$ numbers, so its answer is the same
-# whatever is asked; the pair memory answers with $P^\top \delta_i$. Each table gives the cosine
-# of the answer to question $i$ (rows) with the stored write $b_j$ (columns); a perfect memory has
-# 1 on the diagonal.
+# Give the same three pairs to both memories of the layer (`tl_minimal.course.pair_toy` calls
+# `running_state` and `pair_memory`): the running state reads the writes $b_0, b_1, b_2$, the
+# pair memory reads each write beside its context $\delta_i$. Then ask each, for every context,
+# "what followed $\delta_i$?". The running state is one vector, so its answer is the same whatever
+# is asked; the pair memory answers with $P^\top \delta_i$. Each table gives the cosine of the
+# answer to question $i$ (rows) with the stored write $b_j$ (columns); a perfect memory has ones
+# on the diagonal.
 
 # %%
 from tl_minimal.course import pair_toy
@@ -177,15 +169,14 @@ for name, answer in reads.items():
 
 # %% [markdown]
 # The running state's three rows are identical: it holds a blend of the writes, weighted towards
-# the latest, and cannot say which one followed which context. The pair memory's diagonal is 1:
-# each context brings back its own write. That is what the extra $S \times S$ numbers buy.
+# the latest, and cannot say which one followed which context. The pair memory's diagonal is all
+# ones: each context brings back its own write. That is what the extra $S \times S$ numbers buy.
 #
 # ### 2.2 How many pairs fit: interference
 #
-# Three orthogonal contexts fit in $S = 3$ dimensions. The memory has only $S$ rows, though, and at
-# most $S$ contexts can be orthogonal: store more pairs than $S$ and the reads mix. Store 20 pairs
-# in a memory of $S = 8$, with contexts as far apart as 8 dimensions allow
-# (`pair_toy.spread_contexts`) and a gate near 1 so that nothing fades, and ask for each pair:
+# At most $S$ contexts can be orthogonal: store more pairs than $S$ and the reads mix. Store 20
+# pairs in a memory of $S = 8$, with contexts as far apart as possible (`pair_toy.spread_contexts`)
+# and a gate near one so that nothing fades, and ask for each pair:
 
 # %%
 gen = torch.Generator().manual_seed(0)
@@ -196,7 +187,7 @@ table_20 = pair_toy.cosine_table(pair_toy.read_both(contexts_20, writes_20, gam=
 tables_pairs.print_many_pairs(table_20, S=8)
 
 # %% [markdown]
-# `pair_toy.recall_curve` repeats this for every number of pairs from 1 to 20, over many random
+# `pair_toy.recall_curve` repeats this for every number of pairs up to 20, over many random
 # draws, and counts the fraction of pairs recalled, for $S = 8$ and for the paper's $S = 16$:
 
 # %%
@@ -208,15 +199,14 @@ plt.show()
 tables_pairs.print_recall_at(curves, N_PAIRS)  # each curve at S pairs and at 20
 
 # %% [markdown]
-# Look for where each line leaves 100%: right after its dashed line, where the pairs number $S$. Up to $S$ pairs the
-# contexts are orthogonal and every read is clean; beyond, every extra pair blurs all the others,
-# and recall falls steadily (the lines printed). The capacity of the pair memory is about $S$
-# cleanly separable pairs per head, set by its size (a model's contexts are not chosen to be this
-# far apart). Storing $S \times S$ numbers buys $S$ separable pairs instead of one blended vector.
+# Each line leaves perfect recall right after its dashed line, where the pairs number $S$. Up to
+# $S$ pairs the contexts are orthogonal and every read is clean; beyond, every extra pair blurs all
+# the others. The capacity of the pair memory is about $S$ cleanly separable pairs per head, set by
+# its size (a model's contexts are not chosen to be this far apart).
 #
 # ## 3. The unrolled sum, and memory at chosen positions
 #
-# Unrolling the recurrence, as for the running state in notebook 01:
+# Unrolling the recurrence, as for the running state:
 #
 # $$
 # P_t = \sum_{\tau \le t} w_{t,\tau}\; s_{\tau-1} b_\tau^\top, \qquad
@@ -224,8 +214,8 @@ tables_pairs.print_recall_at(curves, N_PAIRS)  # each curve at S pairs and at 20
 # $$
 #
 # `unrolled_weights` computes the $w_{t,\tau}$, and `pair_memory_at` uses them to evaluate $P_t$
-# at a few positions only, without materializing all $T$ memories: this is how the models take
-# snapshots for the plots below. Checked on random inputs in float64 (4 heads, $S = 8$):
+# at a few positions only, without building all $T$ memories: this is how the models take
+# snapshots for the plots below. Checked against the loop on random inputs:
 
 # %%
 def relative_error(x, y):
@@ -252,25 +242,20 @@ print("weights w_{4, tau}:   ", [round(v, 4) for v in w[0, 0, :, 0].tolist()])
 print("sum of the weights + weight of P_-1 = 1:", round(w[0, 0, :, 0].sum().item() + Gamma[0, 0, 0].item(), 10))
 
 # %% [markdown]
-# The weights of a row always add up to one together with the weight of $P_{-1}$: $P_t$ is a
-# weighted average of outer products. A small gate ($\gamma_3 = 0.1$) makes the memory forget
-# almost everything written before it. The pair memory is therefore a running state one level up,
-# whose "entries" are the $S \times S$ outer products: the library's fast form of `pair_memory` is
-# the chunked algorithm of notebook 01b applied to them (and notebook 03b shows how the layer reads
-# the memory without ever building it).
+# The weights add up to one together with the weight of $P_{-1}$: $P_t$ is a weighted average of
+# outer products. A small gate ($\gamma_3 = 0.1$) makes the memory forget almost everything written
+# before it. The pair memory is a running state one level up, whose "entries" are the $S \times S$
+# outer products: its fast form is notebook 01b's chunked algorithm applied to them.
 #
 # ## 4. The pair memory of a trained model
 #
-# Now the real thing: `triple_latent` trained with the paper's byte-level protocol (16 random
-# 128-byte windows of WikiText-2 per step, AdamW at 3e-4) for `STEPS` steps, with the library's
-# recipe `fit` (notebook 01 showed the loop inside it). `model.internals(tokens, snapshot_at=[...])`
-# records $P_t$ of every layer at the positions asked for; `plots.model_pair_memory` reads one
-# layer's snapshots.
+# Now `triple_latent` trained with the paper's byte-level protocol for `STEPS` steps, with `fit`.
+# `model.internals(tokens, snapshot_at=[...])` records $P_t$ of every layer at the positions asked
+# for; `plots.model_pair_memory` reads one layer's snapshots.
 #
-# Eighty steps is a very short training, so beside it we look at the same model trained 25 times
-# longer: same seed and protocol, 2,000 steps, as the committed 2,000-step runs of notebook 07. The
-# repository ships it (`data/checkpoints/`, made by the command printed below); `shipped_or_retrained`
-# reads it. Set `RETRAIN = True` to retrain it here instead (its training time is printed).
+# That training is very short, so beside it we look at the same model trained 25 times longer
+# (2,000 steps), as in notebook 01. The repository ships it; `shipped_or_retrained` reads it. Set
+# `RETRAIN = True` to train it here instead.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -295,9 +280,8 @@ tables_training.print_shipped_bpb(long_record, UNIGRAM_CHUNKS, n_chunks)  # how 
 
 # %% [markdown]
 # The memory of the first layer, per head (columns), after reading the token named in each
-# panel's title (rows), first after 80 steps, then after 2,000. One colour scale for all panels of
-# a grid: red positive, blue negative. Row $i$ belongs to entry $i$ of the running state, column $j$
-# to entry $j$ of the write.
+# panel's title (rows), first for the short training, then for the long one. One colour scale for
+# all panels of a grid: red positive, blue negative.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -320,9 +304,9 @@ plt.show()
 # How many directions does a memory use? Its singular values say: one large and the rest near zero
 # is a rank-one memory (one outer product), several of similar size a memory that holds several
 # pairs. One number sums them up, the **effective rank**: the exponential of the entropy of the
-# singular values divided by their sum (1 for rank one, 16 for 16 equal ones; the
-# [linear-algebra page](../docs/linear_algebra.md) explains singular values and checks this
-# definition). Per layer, the mean over heads and over every position of the sentence:
+# singular values divided by their sum (one for rank one, $S$ for $S$ equal ones; see the
+# [linear-algebra page](../docs/linear_algebra.md)). Per layer, the mean over heads and over every
+# position of the sentence:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -348,15 +332,14 @@ plt.show()
 
 # %% [markdown]
 # Compare the two bars of each head: the taller the bar, the more pairs that head's memory holds at
-# once. After 80 steps the memory is close to rank one (an effective rank of 1.04-1.43 per layer): each
-# $P_t$ is dominated by the latest outer product $s_{t-1} b_t^\top$, which is why the panels of the
-# first grid look like stripes, a column pattern times a row pattern. After 2,000 steps every layer
-# uses more directions (1.59-2.42), and the panels of the second grid are no longer single stripes:
-# the memory holds several pairs at once. Still only a few of the 16 directions: this byte-level
-# model keeps a handful of recent pairs, not a long table.
+# once. After the short training the memory is close to rank one: each $P_t$ is dominated by the
+# latest outer product $s_{t-1} b_t^\top$, which is why the first grid shows stripes. After the
+# long training every layer uses more directions, and the panels are no longer single stripes.
+# Still only a few of the $S$ directions: this model keeps a handful of recent pairs, not a long
+# table.
 #
 # How large is the memory, token by token? The Frobenius norm $\lVert P_t \rVert$ per head and
-# layer over the sentence, for the 2,000-step model:
+# layer over the sentence, for the long-trained model:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -369,8 +352,8 @@ plt.show()
 # Look for whether a line climbs along the sentence, a memory that accumulates, or rises and falls
 # with the tokens, a memory that keeps only the last few pairs.
 #
-# The gate that decides this, $\gamma_t$, per layer, head and token of the 2,000-step model, and
-# its mean per layer after 80 and after 2,000 steps:
+# The gate that decides this, $\gamma_t$, per layer, head and token of the long-trained model, and
+# its mean per layer for both trainings:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -382,17 +365,17 @@ tables_gates.print_gate_means({history["steps"]: gam_trained, LONG: gam_long})  
 
 # %% [markdown]
 # In the heatmap, look for differences between the layers (rows of panels) and for columns that
-# change colour with the byte. Like the running-state gate of notebook 01, $\gamma$ starts near $\sigma(0) = 0.5$, and 80 steps
-# move it *down* in every layer (means 0.349-0.43), nearly the same at every token. After 2,000 steps
-# the layers differ: the first is back at about 0.5, the last is lower still, and the gate now varies
-# with the byte read (its spread over the tokens, 0.11-0.14, is two to six times the 80-step one).
-# Either way the pair memory keeps roughly the last few pairs, not the sentence: its size above
-# rises and falls with the tokens instead of accumulating.
+# change colour with the byte. Like the running-state gate, $\gamma$ starts near $\sigma(0) = 0.5$,
+# and the short training moves it *down* in every layer, nearly the same at every token. After the
+# long training the layers differ (the first back near its start, the last lower still), and the
+# gate varies with the byte read: its spread over the tokens is several times larger (printed
+# above). Either way the pair memory keeps the last few pairs, not the sentence: its size rises
+# and falls with the tokens instead of accumulating.
 #
 # ## 5. Play
 #
-# Step through the sentence with the slider: $P_t$ of layer 0 for every head after reading token
-# $t$ (with a live kernel, or on the course website; the grid above is the static version).
+# Step through the sentence with the slider: $P_t$ of the first layer for every head after
+# reading token $t$ (it needs a live kernel or the course website).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -409,12 +392,11 @@ widgets.pair_memory_widget(snaps[LONG][0], labels, title=f"P_t of layer 0 ({LONG
 #   $P_t = \gamma_t P_{t-1} + (1-\gamma_t) s_{t-1} b_t^\top$, $S \times S$ numbers per head.
 # - With orthogonal contexts, $P_t^\top \delta_i$ returns the write that followed context $\delta_i$: a
 #   memory of pairs. Real contexts overlap, and $S$ rows must hold every pair: compression.
-# - Unrolled, $P_t$ is a weighted average of outer products with weights $w_{t,\tau}$; the fast
-#   form is notebook 01b's chunked algorithm on the outer products, and `pair_memory_at` evaluates
-#   $P_t$ at chosen positions only.
-# - After the paper's 80 steps $\gamma$ has moved down from 0.5: the memory holds the last one or
-#   two pairs, nearly rank one. After 2,000 steps (the shipped model) it uses about two
-#   directions in its first two layers, and $\gamma$ depends on the byte read: still a short memory.
+# - Unrolled, $P_t$ is a weighted average of outer products with weights $w_{t,\tau}$;
+#   `pair_memory_at` evaluates it at chosen positions only.
+# - After the paper's short training $\gamma$ has moved down from its start: the memory holds the
+#   last one or two pairs, nearly rank one. After 2,000 steps it uses a few more directions, and
+#   $\gamma$ depends on the byte read: still a short memory.
 #
 # **Exercise:** [`exercises/02_pair_memory.ipynb`](exercises/02_pair_memory.ipynb) ·
 # **Next:** [`03_readout.ipynb`](03_readout.ipynb), step 3: reading the memory, and the whole model.

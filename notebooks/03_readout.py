@@ -9,9 +9,8 @@
 # %% [markdown]
 # # 03 · The readout, the attention view, and the whole model
 #
-# Step 3 of the triple-latent layer, and the layer and model put together. Every symbol is in the
-# [glossary of notebook 00](00_start_here.ipynb#glossary) (section 4); the layer and the model are
-# drawn in its sections 2 and 3.
+# Step 3 of the triple-latent layer, and the layer put together. Every symbol is in notebook 00's
+# [glossary](00_start_here.ipynb#glossary).
 #
 # **Learning goals.** After this notebook you can
 # - read the pair memory, $r_t = (P_t^\top q^l_t) \odot q^r_t$, by hand and with the library's forms;
@@ -23,24 +22,19 @@
 # - put the three steps together in one layer, and place the layer among related ones (linear
 #   attention, RetNet, GLA, Mamba-2, DeltaNet).
 #
-# **Prerequisites.** Notebooks 01 (running state) and 02 (pair
-# memory). Softmax attention: queries, keys, values, the KV cache.
+# **Prerequisites.** Notebooks 01 (running state) and 02 (pair memory). Softmax attention:
+# queries, keys, values, the KV cache.
 #
-# The readout's fast form (the chunked algorithm with the pair memory carried between chunks, its
-# cost and its speed) is the continuation notebook
-# [`03b_chunked_readout.ipynb`](03b_chunked_readout.ipynb); the layer trained against a Transformer,
-# and the whole model in one page, are [`03c_trained_model.ipynb`](03c_trained_model.ipynb).
-#
-# **Time.** About 55 minutes: 54 of reading (2718 words at 100 a minute, 103 lines of code at 4, 3
-# figures at half a minute each) and a run of every cell in default mode, measured at 19 s (CPU 4 s,
-# peak 425 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 55 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# every cell in default mode, measured at 19 s (CPU 4 s, peak 425 MiB) on a 2-core CPU
+# (`docs/notebook_cost.json`).
 #
 # ## 1. Where the readout sits, and what it computes
 #
 # From the LayerNormed input $n_t$ each head makes two more tanh projections, the left and right
 # queries $q^l_t = \tanh(W_{ql} n_t)$ and $q^r_t = \tanh(W_{qr} n_t)$. The left query is contracted
-# with the memory's *state* index $i$ (the rows of $P$, notebook 02), and the right query scales
-# the result entry by entry:
+# with the memory's *state* index $i$ (the rows of $P$), and the right query scales the result
+# entry by entry:
 #
 # $$
 # r_t = \big(P_t^\top q^l_t\big) \odot q^r_t, \qquad
@@ -89,10 +83,9 @@ print(f"smoke mode: {config.smoke()}   device: {DEVICE}")
 # %% [markdown]
 # ## 2. Reading the memory by hand
 #
-# A random toy, one head, $S = 4$, six tokens, in float64 on the CPU: build every $P_t$ with
-# `pair_memory` (notebook 02), read it with the formula above, and compare with the library's
-# `pair_readout`, which gets the same $r_t$ **without ever building $P_t$** (its fast form, notebook
-# 03b), and with the one-token `pair_readout_step` used for generation.
+# A small random toy: build every $P_t$ with `pair_memory`, read it with the formula above, and
+# compare with the library's `pair_readout`, which gets the same $r_t$ **without ever building
+# $P_t$** (its fast form), and with the one-token `pair_readout_step` used for generation.
 
 # %%
 gen = torch.Generator().manual_seed(0)
@@ -117,7 +110,7 @@ print("step by step equals the loop:     ", torch.allclose(torch.stack(steps, di
 #
 # ### 3.1 From the memory to attention
 #
-# Put the unrolled memory of notebook 02, $P_t = \sum_{\tau \le t} w_{t,\tau}\, s_{\tau-1}
+# Put the unrolled pair memory, $P_t = \sum_{\tau \le t} w_{t,\tau}\, s_{\tau-1}
 # b_\tau^\top$, into the readout:
 #
 # $$
@@ -127,8 +120,8 @@ print("step by step equals the loop:     ", torch.allclose(torch.stack(steps, di
 #
 # This is attention with **query** $q^l_t$, **key** $s_{\tau-1}$ (the running state before token
 # $\tau$), **value** $b_\tau$, and scores $A_{t\tau}$ that are a plain dot product times a decay:
-# no softmax, no normalization (`docs/paper.md` section 2.3). The check: build $A$ from
-# `unrolled_weights` and compare $q^r \odot (A\, b)$ with `pair_readout`.
+# no softmax, no normalization. The check: build $A$ from `unrolled_weights` and compare
+# $q^r \odot (A\, b)$ with `pair_readout`.
 
 # %%
 w, _ = unrolled_weights(gam)  # [B, T(t), T(tau), H]: w_{t,tau}, zero for tau > t
@@ -155,9 +148,9 @@ plt.show()
 # ### 3.2 From attention to a memory: drop the softmax
 #
 # Now start from attention. For one query $q_t$ over keys $k_\tau$ and values $v_\tau$ (vectors of
-# $D$ numbers each, one attention head), *without* a softmax, move the scalar $q_t \cdot k_\tau = k_\tau^\top q_t$ to the right of $v_\tau$ and pull
-# the query out of the sum (the [linear-algebra page](../docs/linear_algebra.md) checks this identity
-# in three lines of PyTorch, with outer products and rank):
+# $D$ numbers each, one attention head), *without* a softmax, move the scalar
+# $q_t \cdot k_\tau = k_\tau^\top q_t$ to the right of $v_\tau$ and pull the query out of the sum
+# (the [linear-algebra page](../docs/linear_algebra.md) checks this identity):
 #
 # $$
 # \sum_{\tau \le t} (q_t \cdot k_\tau)\, v_\tau
@@ -169,7 +162,7 @@ plt.show()
 # The left side must keep every key and value, the KV cache: $2 t D$ numbers that grow with $t$.
 # The right side keeps one $D \times D$ matrix $M_t$, updated by an outer product per token, and
 # gives exactly the same outputs. That is the whole trick of linear attention (Katharopoulos et
-# al. 2020). With a softmax it fails: $\exp(q \cdot k)$ is not a product of something of $q$ and
+# al.). With a softmax it fails: $\exp(q \cdot k)$ is not a product of something of $q$ and
 # something of $k$ of fixed size, so the sum cannot be folded, and softmax attention must keep the
 # cache. Checked on random vectors:
 
@@ -190,19 +183,17 @@ print(f"numbers kept at t = {T_kv}: KV cache 2 t D = {2 * T_kv * D}, memory D^2 
 # $M_t$ **is** the pair memory $P_t$: the pair memory is a KV cache folded into an $S \times S$
 # matrix, with keys that are running states. Read in one direction, the layer is attention
 # without a softmax; read in the other, it is a fixed-size memory, which is why generating a token
-# costs the same at every position (notebook 00, section 1).
+# costs the same at every position.
 #
 # ### 3.3 Why the key is the previous running state
 #
-# The memory pairs *what came before* token $\tau$ (the context $s_{\tau-1}$, a gated average of
-# the earlier writes $a$) with *what token $\tau$ wrote* ($b_\tau$). A query $q^l_t$ that resembles a
-# stored context gets back the writes that *followed* contexts like it: "after a context like
-# this, this came next", which is the kind of fact next-token prediction needs. With the key
-# $s_\tau$ instead, the key would already contain token $\tau$'s own write $a_\tau$, and key and
-# value would describe the same token, as in plain linear attention. Two consequences: keys
-# describe contexts, not single tokens (how many tokens back is set by $\lambda$), and the first
-# token's write has the key $s_{-1} = 0$ and is never read. That last one is easy to check:
-# change $b_0$ and no readout moves.
+# The memory pairs *what came before* token $\tau$ (the context $s_{\tau-1}$) with *what token
+# $\tau$ wrote* ($b_\tau$). A query $q^l_t$ that resembles a stored context gets back the writes
+# that *followed* contexts like it: "after a context like this, this came next", the kind of fact
+# next-token prediction needs. With the key $s_\tau$ instead, key and value would describe the
+# same token, as in plain linear attention. Two consequences: keys describe contexts, not single
+# tokens (how many tokens back is set by $\lambda$), and the first token's write has the key
+# $s_{-1} = 0$ and is never read. Check it: change $b_0$ and no readout moves.
 
 # %%
 s_prev_model = torch.cat([torch.zeros_like(s_prev[:, :1]), s_prev[:, 1:]], dim=1)  # s_{-1} = 0, as in the model
@@ -218,11 +209,11 @@ print("with s_{-1} = 0, changing the first write b_0 changes no readout:", torch
 # The paper does not ablate these choices; here is what each one does, checked where it can be.
 #
 # **tanh and the convex mixing keep everything bounded.** Every entry of $a, b, q^l, q^r$ lies in
-# $(-1, 1)$. The running state is a *convex combination*, $\lambda_t s_{t-1} + (1-\lambda_t) a_t$
-# with weights $\lambda_t$ and $1 - \lambda_t$ that add up to one, of a state and a write that both
-# lie in $[-1, 1]$, so it stays there forever; the same holds for every entry of $P_t$. So
-# $|r_t[j]| \le S$ at any length, without the normalizer that linear attention divides by. Compare
-# three ways to add the same outer product $k v^\top$ (entries in $(-1, 1)$) at every token:
+# $(-1, 1)$. The running state is a *convex combination* (weights $\lambda_t$ and $1 - \lambda_t$
+# that add up to one) of a state and a write that both lie in $[-1, 1]$, so it stays there
+# forever; the same holds for every entry of $P_t$. So $|r_t[j]| \le S$ at any length, without
+# the normalizer that linear attention divides by. Compare three ways to add the same outer
+# product $k v^\top$ at every token:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -249,10 +240,10 @@ plt.show()
 # %% [markdown]
 # With a decay but no $(1-\gamma)$, the scale of the memory depends on the gate ($1/(1-\gamma)$: 10
 # at $\gamma = 0.9$, 100 at 0.99), so layers of that kind normalize their output. With the convex
-# write the gate only decides *how far back* the average reaches, not how large it is. The price is
-# the trade-off of notebook 01: a long memory (large $\gamma$) means faint writes ($1-\gamma$
-# small). The bound holds in the library's layer for any inputs, here extreme ones (gates that keep
-# about 98% per token, and inputs large enough to saturate most tanh):
+# write the gate only decides *how far back* the average reaches, not how large it is. The price:
+# a long memory (large $\gamma$) means faint writes ($1-\gamma$ small). The bound holds in the
+# library's layer for any inputs, here extreme ones (gates that keep about 98% per token, and
+# inputs large enough to saturate most tanh):
 
 # %%
 torch.manual_seed(0)
@@ -267,16 +258,15 @@ print("max |s_t| <= 1:", s_.abs().max().item() <= 1, "  max |P_t| <= 1:", P_.abs
 # %% [markdown]
 # **The right query** $q^r_t$ gates the read entry by entry: the current token decides which of the
 # $S$ features it read to pass on, and with which sign. Without it, the current token would
-# influence the readout only through the dot products $q^l_t \cdot s_{\tau-1}$. Gating the read
-# output is common in related layers (GLA and Mamba multiply their output by a gate computed from
-# the input, section 10); $q^r$ is this layer's version of it.
+# influence the readout only through the dot products $q^l_t \cdot s_{\tau-1}$. Related layers
+# gate their output too (GLA and Mamba, section 10); $q^r$ is this layer's version.
 #
 # ## 5. The paper's text and its code: $P_t q^l_t$ or $P_t^\top q^l_t$?
 #
 # The paper's text writes the read as $P_t q^l_t$; its reference code contracts $q^l$ with the
 # state index, $P_t^\top q^l_t$, and the library follows the code (`docs/paper.md` section 2.2).
-# The two are not a rewriting of the same layer: $P_t q^l_t$ swaps the roles, making the write
-# $b_\tau$ the key and the state $s_{\tau-1}$ the value. On the toy of section 2:
+# The two are different layers: $P_t q^l_t$ swaps the roles, making the write $b_\tau$ the key and
+# the state $s_{\tau-1}$ the value. On the toy above:
 
 # %%
 r_text = (P @ q_left.unsqueeze(-1)).squeeze(-1) * q_right  # (P_t q^l_t) * q^r_t
@@ -286,17 +276,15 @@ print("P q^l gives the same readout as P^T q^l:", torch.allclose(r_text, r_fast)
 # %% [markdown]
 # ## 6. The fast form: notebook 03b
 #
-# Section 2 checked that `pair_readout(mode="fast")` gives the loop's $r_t$ without ever building
-# $P_t$; the rest of this notebook uses it that way. How it does it (the chunked algorithm of
-# notebook 01b, with the pair memory carried from chunk to chunk), what it costs against the loop
-# and where its speed comes from is the continuation notebook
+# The toy above checked that `pair_readout(mode="fast")` gives the loop's $r_t$ without building
+# $P_t$. How it does it, and what it costs, is
 # [`03b_chunked_readout.ipynb`](03b_chunked_readout.ipynb), to read after this one.
 #
 # ## 7. The whole layer
 #
 # `TripleLatentMixer` puts the three steps together: from $n_t$ it makes the four tanh projections
-# and the two gates (one `Linear` for the four, one for the two gates), runs the running state
-# (01), the pair memory and its readout (02, above), and projects $o_t = W_o\,\mathrm{vec}(r_t)$.
+# and the two gates, runs the running state, the pair memory and its readout, and projects
+# $o_t = W_o\,\mathrm{vec}(r_t)$.
 # Its state between calls is $\{s, P\}$: a fixed size, whatever the length. Calling it on a whole
 # sequence equals calling it token by token with the carried state:
 
@@ -317,55 +305,53 @@ print("final states equal:", torch.allclose(state["P"], state_all["P"]) and torc
 # ## 8-9. Trained, and the whole model in one page: notebook 03c
 #
 # Training `triple_latent` against a Transformer, what one trained layer reads, and the whole model
-# written as one function and checked against `build_model` are the continuation notebook
-# [`03c_trained_model.ipynb`](03c_trained_model.ipynb), to read after 03b.
+# written as one function are [`03c_trained_model.ipynb`](03c_trained_model.ipynb), to read after
+# 03b.
 #
 # ## 10. Related work: where this layer sits
 #
 # Section 3.2 showed the common root: attention without a softmax folds into a fixed-size memory.
 # The layers below differ in what they store, how they forget, and how they read. Per head, $D$ is
-# the key and value size of section 3.2 ($S$ here), $t$ the position of the token being generated.
-# Notebook `06b_family.ipynb` builds GLA, H3 and DeltaNet from the course's functions and trains them.
+# the key and value size ($S$ here), $t$ the position of the token being generated. Notebook
+# `06b_family.ipynb` builds GLA, H3 and DeltaNet and trains them. Each reference, with its arXiv
+# number, is in `docs/paper.md` section 7.
 #
 # | layer | stores | forgets | reads | cost per generated token | reference |
 # |---|---|---|---|---|---|
-# | softmax attention (the `transformer` baseline) | every key and value: the KV cache, $2tD$ | never (a window, if any, drops old tokens) | softmax of $q \cdot k_\tau / \sqrt{D}$ over all $t$ keys, weighted sum of values | $O(tD)$ time and memory, growing | Vaswani et al. 2017, arXiv:1706.03762 |
-# | linear attention | $M = \sum_\tau \phi(k_\tau) v_\tau^\top$ ($D \times D$; $\phi$ a fixed positive feature map, e.g. $\operatorname{elu}(\cdot) + 1$) and a normalizer $\sum_\tau \phi(k_\tau)$ | never: a plain sum | $M^\top \phi(q)$ divided by $\phi(q) \cdot \sum_\tau \phi(k_\tau)$ | $O(D^2)$ | Katharopoulos et al. 2020, arXiv:2006.16236 |
-# | RetNet | $M$ ($D \times D$) | a fixed decay per head, the same for every token | $M^\top q$, with $q$ and $k$ rotated by their positions (xPos: each query and key rotated by an angle that grows with its position, as in rotary embeddings, and scaled so that far-apart tokens weigh less), then a normalization and a gate | $O(D^2)$ | Sun et al. 2023, arXiv:2307.08621; xPos: Sun et al. 2022, arXiv:2212.10554 |
-# | H3 | $N$ states of shifted keys times values, $\bar k_\tau v_\tau^\top$ (a diagonal state-space model) | a fixed decay per state, the same for every token | the states read with $q$ (a multiplicative read), summed | $O(N D^2)$ | Fu et al. 2023, arXiv:2212.14052 |
-# | GLA (gated linear attention) | $M$ ($D \times D$, or keys and values of different sizes) | a data-dependent decay per key dimension (a vector gate) | $M^\top q$, then an output gate | $O(D^2)$ | Yang et al. 2023, arXiv:2312.06635 |
-# | Mamba-2 / SSD (state-space duality: the same recurrence computed token by token as a state, or as one masked, attention-like matrix product) | a state matrix per head (state size times head width, the same shape as $M$) | a data-dependent *scalar* decay per head (`exp(Δ A)`: Mamba's discretized decay, e to the power of a learned, token-dependent step size `Δ` times a learned negative rate `A`, so always between 0 and 1) | the state read with a query-like projection (Mamba-2's names: the query is `C`, the key `B`, the value `x`) | $O(D^2)$ | Dao and Gu 2024, arXiv:2405.21060; Mamba: Gu and Dao 2023, arXiv:2312.00752 |
-# | DeltaNet | $M$ ($D \times D$) | no decay: a write *replaces* what is stored under its key (delta rule, $M \leftarrow M + \eta_t\, k_t (v_t - M^\top k_t)^\top$, with a write strength $\eta_t \in (0, 1)$) | $M^\top q$ | $O(D^2)$ | Yang et al. 2024, arXiv:2406.06484; fast weights: Schlag et al. 2021, arXiv:2102.11174 |
+# | softmax attention (the `transformer` baseline) | every key and value: the KV cache, $2tD$ | never (a window, if any, drops old tokens) | softmax of $q \cdot k_\tau / \sqrt{D}$ over all $t$ keys, weighted sum of values | $O(tD)$ time and memory, growing | Vaswani et al. 2017 |
+# | linear attention | $M = \sum_\tau \phi(k_\tau) v_\tau^\top$ ($D \times D$; $\phi$ a fixed positive feature map, e.g. $\operatorname{elu}(\cdot) + 1$) and a normalizer $\sum_\tau \phi(k_\tau)$ | never: a plain sum | $M^\top \phi(q)$ divided by $\phi(q) \cdot \sum_\tau \phi(k_\tau)$ | $O(D^2)$ | Katharopoulos et al. 2020 |
+# | RetNet | $M$ ($D \times D$) | a fixed decay per head, the same for every token | $M^\top q$, with $q$ and $k$ rotated by their positions (xPos: each query and key rotated by an angle that grows with its position, as in rotary embeddings, and scaled so that far-apart tokens weigh less), then a normalization and a gate | $O(D^2)$ | Sun et al. 2023; xPos: Sun et al. 2022 |
+# | H3 | $N$ states of shifted keys times values, $\bar k_\tau v_\tau^\top$ (a diagonal state-space model) | a fixed decay per state, the same for every token | the states read with $q$ (a multiplicative read), summed | $O(N D^2)$ | Fu et al. 2023 |
+# | GLA (gated linear attention) | $M$ ($D \times D$, or keys and values of different sizes) | a data-dependent decay per key dimension (a vector gate) | $M^\top q$, then an output gate | $O(D^2)$ | Yang et al. 2023 |
+# | Mamba-2 / SSD (state-space duality: the same recurrence computed token by token as a state, or as one masked, attention-like matrix product) | a state matrix per head (state size times head width, the same shape as $M$) | a data-dependent *scalar* decay per head (`exp(Δ A)`: Mamba's discretized decay, e to the power of a learned, token-dependent step size `Δ` times a learned negative rate `A`, so always in $(0, 1)$) | the state read with a query-like projection (Mamba-2's names: the query is `C`, the key `B`, the value `x`) | $O(D^2)$ | Dao and Gu 2024; Mamba: Gu and Dao 2023 |
+# | DeltaNet | $M$ ($D \times D$) | no decay: a write *replaces* what is stored under its key (delta rule, $M \leftarrow M + \eta_t\, k_t (v_t - M^\top k_t)^\top$, with a write strength $\eta_t \in (0, 1)$) | $M^\top q$ | $O(D^2)$ | Yang et al. 2024; fast weights: Schlag et al. 2021 |
 # | **triple-latent** (this course) | $s$ ($S$) and $P$ ($S \times S$) | data-dependent scalar keep gates $\lambda_t, \gamma_t$ per head, convex writes | $(P^\top q^l) \odot q^r$ | $O(S^2)$ | arXiv:2606.05175; `docs/paper.md` |
 #
 # **What the triple-latent layer shares, and what is its own.**
 # - *The key comes from earlier tokens*, $s_{\tau-1}$, so the memory pairs a context with its
 #   continuation (section 3.3). Not new: H3 shifts its keys; Mamba, Mamba-2 and
-#   flash-linear-attention's DeltaNet put a 4-tap causal convolution on their inputs; Based
-#   (Arora et al. 2024, arXiv:2402.18668) uses short convolutions; RWKV a token shift (Peng et
-#   al. 2023, arXiv:2305.13048). Particular here: the key is a *gated running state*, its length
-#   learned through $\lambda_t$.
+#   flash-linear-attention's DeltaNet put a short causal convolution on their inputs, and so does
+#   Based (Arora et al.); RWKV uses a token shift (Peng et al.). Particular here: the key is a
+#   *gated running state*, its length learned through $\lambda_t$.
 # - *Convex writes and tanh keep it bounded* without a normalizer (section 4). Convex writes are
-#   also the GRU's (Cho et al. 2014, arXiv:1406.1078), minGRU's (Feng et al. 2024,
-#   arXiv:2410.01201) and HGRN's and HGRN2's (Qin et al. 2023, arXiv:2311.04823; 2024,
-#   arXiv:2404.07904); Mamba scales its input by about `(1 - exp(Δ A)) / |A|`. Others divide by
-#   a normalizer (linear attention), normalize the output (RetNet), or correct the stored value
-#   (DeltaNet).
+#   also the GRU's (Cho et al.), minGRU's (Feng et al.) and HGRN's and HGRN2's (Qin et al.); Mamba
+#   scales its input by about `(1 - exp(Δ A)) / |A|`. Others divide by a normalizer (linear
+#   attention), normalize the output (RetNet), or correct the stored value (DeltaNet).
 # - *One scalar gate per head*, data-dependent: the granularity of Mamba-2, coarser than GLA's
 #   per-dimension gate, unlike RetNet's and H3's fixed decays. Scalar gates are what make the
-#   chunked form of notebook 01b so simple.
+#   chunked form so simple.
 # - *Writes accumulate, nothing is overwritten*: two writes under similar keys are averaged, not
-#   replaced as in DeltaNet; notebook 06 adds an exact key-value memory (`docs/paper.md` section 1).
+#   replaced as in DeltaNet; notebook 06 adds an exact key-value memory.
 # - *Where the gates start.* The paper starts both gates at $\sigma(0) = 0.5$, a half-life of one
 #   token. Its relatives start long: GLA divides its log-gate by 16 (a half-life of 16 tokens at
-#   the start), RetNet fixes one decay per head between 1 - 1/32 and nearly 1, Mamba draws its
-#   step size so that its decay starts near 1, HGRN bounds its forget gates from below, and Gated
+#   the start), RetNet fixes one decay per head between $1 - 1/32$ and nearly one, Mamba draws its
+#   step size so that its decay starts near one, HGRN bounds its forget gates from below, and Gated
 #   DeltaNet (Yang et al. 2024, arXiv:2412.06464) takes Mamba-2's decay with its start. Notebook
 #   06a measures why that matters.
 # - *An elementwise right query* $q^r$ gates the read (section 4), like GLA's output gate.
 #
 # All of them share the two properties this course cares about: a chunked, parallel form for
-# training (notebook 01) and a constant-size state for generation (notebook 00).
+# training and a constant-size state for generation.
 #
 # %% [markdown]
 # ## Summary
@@ -377,13 +363,12 @@ print("final states equal:", torch.allclose(state["P"], state_all["P"]) and torc
 #   fixed $D \times D$ memory, $\sum_\tau (q \cdot k_\tau) v_\tau = (\sum_\tau k_\tau v_\tau^\top)^\top q$: the
 #   pair memory is a KV cache folded into $S \times S$ numbers, with running states as keys.
 # - The key is the *previous* state, so the memory pairs a context with what followed it; tanh and
-#   convex writes bound every entry of $s$ and $P$ by 1; $q^r$ gates the read.
+#   convex writes keep every entry of $s$ and $P$ in $[-1, 1]$; $q^r$ gates the read.
 # - `TripleLatentMixer` puts the three steps together; its state between calls is $\{s, P\}$, a
-#   fixed size. Related layers differ in what they store, how they forget and how they read; keys from earlier tokens (H3, short convolutions, a token shift) and convex writes
-#   (GRU, HGRN) are shared with them: this layer's own is the combination (notebook 06b).
+#   fixed size. Keys from earlier tokens (H3, short convolutions, a token shift) and convex writes
+#   (GRU, HGRN) are shared with related layers: this layer's own is the combination.
 #
 # **Exercise:** [`exercises/03_readout.ipynb`](exercises/03_readout.ipynb) ·
-# **Next:** [`03b_chunked_readout.ipynb`](03b_chunked_readout.ipynb), the readout's fast form: how
-# `pair_readout` gets $r_t$ without building $P_t$, what it costs, and where its speed comes from;
-# then [`03c_trained_model.ipynb`](03c_trained_model.ipynb), the layer trained.
+# **Next:** [`03b_chunked_readout.ipynb`](03b_chunked_readout.ipynb), the readout's fast form; then
+# [`03c_trained_model.ipynb`](03c_trained_model.ipynb), the layer trained.
 

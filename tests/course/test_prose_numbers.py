@@ -55,8 +55,6 @@ ALLOWED = {
     ("paper.md", "0.999"): "AdamW's default beta_2, a setting",
     ("paper.md", "0.125"): "the printed score scale 1/sqrt(64)",
     # derived in the sentence from printed numbers
-    ("01_running_state.py", "0.75"): "half-life ln(1/2)/ln(0.4) of the gate range 0.25-0.4 in the sentence",
-    ("04_slots.py", "0.15"): "ln 8 - 1.935 (smallest mean entropy printed at 80 steps) = 0.144",
     ("07_paper_reproduction.py", "7.5%"): "187,928 / 174,848 - 1, the two counts in the sentence",
     ("07_paper_reproduction.py", "0.17"): "5.221 - 5.050, table 2",
     ("07_paper_reproduction.py", "0.27"): "seconds / steps in lm_40s_budget.json: 0.087-0.266",
