@@ -34,9 +34,9 @@
 # top-8; induction heads in 06a, section 3). Every symbol is in the course's glossary,
 # [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 45 minutes: 47 of reading (2943 words at 100 a minute, 59 lines of code at 4, 6
-# figures at half a minute each) and a run of every cell in default mode, measured at 10 s (CPU 4 s,
-# peak 327 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 65 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# every cell in default mode, measured at 10 s (CPU 4 s, peak 327 MiB) on a 2-core CPU
+# (`docs/notebook_cost.json`).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -89,7 +89,7 @@ print(f"unigram baseline on the tables' validation chunks: {UNIGRAM:.3f} BPB   (
 # the table shows how often a model answers an **earlier** value of the asked key.
 #
 # Chance lines: a constant guess scores 1/16 = 6.25%; a random pick among the asked key's writes
-# scores 5/12 = 41.7% (and answers an earlier value 58.3% of the time). A read that averages the
+# scores 5/12 = 41.7% (and answers an earlier value 1 - 5/12 = 58.3% of the time). A read that averages the
 # writes of a key lands on that second line. The row `gated_hybrid_repaired (supersede=True)` is
 # `gated_hybrid_repaired` with one option: a later write of the same key takes its score from the earlier
 # ones (`kv_fusion.py`, "Overwriting"); details in `RECALL_STUDY.md` section 8.
@@ -171,7 +171,7 @@ display(Markdown(results.alias_init_markdown()))
 
 # %% [markdown]
 # With another alias the answer entry is barely better placed than an unrelated token: top-8 on 13.7%
-# of examples (8 of 126 entries would be 6.3%), so on most examples it gets no weight and **no
+# of examples (8 of 126 entries would be 8/126 = 6.3%), so on most examples it gets no weight and **no
 # gradient**. Two changes were tried, alone and together (5 seeds each, 1,000 steps): read every
 # entry (`--set top_k=all`, a softmax over all 126), so that the alias entry always gets some
 # gradient; and a **curriculum**, a quarter of the *training* questions asked with the written
@@ -187,7 +187,7 @@ plt.show()
 
 # %% [markdown]
 # **The read after training: what the top-8 cuts.** Why do seeds that learned the aliases stop at
-# 71-84% with the top-8 read and reach 100% when every entry is read?
+# 71-84% with the top-8 read (`alias.json`) and reach 100% when every entry is read?
 # `python -m tl_research study alias-trained --variants gated_hybrid_repaired --seeds 0 1`
 # (with `--share 0.25` for the curriculum) trains the alias command's run again, same seed and
 # settings, so the same model (its accuracy below reproduces the table's), and looks at its read
@@ -209,13 +209,13 @@ display(Markdown(results.alias_read_markdown()))
 #   value; at 200 steps 4 of 5 `gated_hybrid_repaired` seeds were still waiting. The 200-step rows stay in
 #   the table, marked.
 # - *The gated read learns aliases on 4 of 5 seeds, at a seed-dependent step.* At 1,000 steps `gated_hybrid_repaired` (red) leaves the
-#   plateau on 4 of 5 seeds, near steps 100-830, and answers 71-84%; seed 2 never leaves it
+#   plateau on 4 of 5 seeds, near steps 100-830, and answers 71-84% (`alias.json`); seed 2 never leaves it
 #   (12.5%). Asked with the written token it scores 100% on every seed. The exact token match was
 #   doing the work.
 # - *Two obstacles, two changes, 5 seeds each.* The plateau is a chicken-and-egg problem: the
 #   value path is learned only from reads that find the answer, and the aliases align only once
 #   the value path gives a useful gradient. The **curriculum** (green) breaks it: no seed waits,
-#   but with the top-8 read seeds 0-3 stop at 72-84%. The read after training (the last table)
+#   but with the top-8 read seeds 0-3 stop at 72-84% (`alias_curriculum0.25.json`). The read after training (the last table)
 #   says why: on every question the model misses, the answer entry was cut, ranked near the
 #   bottom (median 113-124 of 126), and the misses are whole tokens: each seed left 3-5 alias
 #   tokens out of their group, every pair with one of them fails (at a guess's rate), every other
@@ -376,7 +376,7 @@ display(Markdown(results.read_off_markdown(ind_rows)))
 # * **The repaired read is an exact-match look-up, and breaks where that is not enough**
 #   (sections 1-4). A key written two or three times: it averages the writes (40.5%; the
 #   `supersede` option, last write wins, makes it 100%). A key asked with another alias: 71-84%
-#   on 4 of 5 seeds after 1,000 steps, chance on the fifth, after a plateau whose length depends on
+#   on 4 of 5 seeds after 1,000 steps (`alias.json`), chance on the fifth, after a plateau whose length depends on
 #   the seed; a curriculum plus reading every entry makes it 100% on 5 of 5. 4,096 tokens of distance: no effect (100%, 3 seeds). Text read twice: it
 #   copies a little only when it asks with the current byte, and none of our models, the
 #   Transformer included, forms an induction head in 2,000 steps.

@@ -1,74 +1,69 @@
-"""Every number in the prose is true: each measured number a text states is found in what it reads.
+"""The one rule for numbers in prose, and its checker.
 
-A notebook's Markdown says "a constant guess scores 13.4-15.0%"; the cell below it prints the
-numbers. This module finds every *measured-looking* number in the prose and checks that some value
-the text can rest on rounds to it at the precision the prose writes:
+**The rule.** A measured number in the prose of a notebook or a write-up (README.md, docs/paper.md,
+data/results/RECALL_STUDY.md, notebooks/*.py) is (a) printed by a cell of that notebook (a write-up: in
+one of its tables), (b) a value of a result file its paragraph names, or a summary of that file's runs
+over seeds, (c) a number of the paper (``PAPER``) in a sentence that says "paper", or (d) worked out in
+its own sentence (``1 - 5/12 = 58.3%``, ``ln 8 = 2.08``). A setting or a definition is written as code
+or maths (```lr = 3e-3```, ``$\\gamma = 0.99$``) and is no measurement.
 
-- **which numbers** (the scope): decimals with at least two significant digits (``5.119``,
-  ``0.42``, ``2.5``) and percentages (``13.4%``, ``25%``; in a range ``13.4-15.0%`` both ends).
-  Plain integers (sizes, steps, seeds, counts, years) are definitions far more often than
-  measurements and are left out, as are numbers inside inline code (identifiers such as
-  ``lm_d60_S16.json``), links, headings, versions (``2.13.0``), scientific notation (``3e-4``) and
-  references (``section 3.2``, ``table 3b``, ``l.387``) and arXiv identifiers (``2606.05175``).
-- **what they rest on** (the sources), per *block* (a notebook's Markdown cell, a document's
-  section between two headings):
+- **In scope**: decimals with two or more significant digits (``5.119``, ``0.42``) and percentages
+  (``13.4%``; a range ``13.4-15.0%`` gives both ends). Plain integers (sizes, steps, seeds, years),
+  one-digit decimals (``0.5``), scientific notation, headings, table rows, inline code, ``$maths$``,
+  link targets, arXiv identifiers, an interval's level ("95% interval") and references
+  (``section 3.2``, ``table 3b``, ``Python >= 3.10``) are out.
+- **A paragraph** is a notebook's Markdown cell, a write-up's section between two headings. It names a
+  result file by its name (``recall_calibrated.json``, a glob ``recall*.json``; found anywhere under
+  data/results).
+- **The summaries over seeds** (:func:`file_values`), for each model (``variant``) of a named file, and
+  of the named files together where their seeds do not overlap: the mean and standard deviation of its
+  runs' values, the Clopper-Pearson 95% interval of its seeds that recall (value >= 95%, or ``win``),
+  and the paired difference of two models (mean and 95% interval over the seeds both ran).
+- **The match**: prose ``x`` with ``k`` decimals matches ``v`` when ``v`` or ``100 v`` rounds to ``x``
+  at ``k`` decimals; a sign is the prose's word ("lower by 0.05"), so values match by magnitude.
+- **Worked out**: a number right after ``=`` (or inside the ``(`` right after) an arithmetic expression
+  of numbers (``+ - * / ^``, ``ln``, ``sqrt``, ``exp``) matches the expression's value.
 
-  - a notebook: every number in its committed outputs (streams, plain-text and Markdown displays
-    of the ``.ipynb``); a document (``docs/paper.md``, ``RECALL_STUDY.md``): every number in its
-    own tables, which are its printed results (the tables themselves are not checked here: their
-    rows are summaries over seeds that the results code computes, not values of a file), and every
-    number the lesson notebooks print (the documents quote the course's tables: "table 3b");
-  - every number in the result files the block names (``lm_d60_S16.json``, a glob
-    ``recall*.json``; looked up anywhere under ``data/results``), and for a file of runs each
-    row's mean and standard deviation over seeds, as the tables print them;
-  - in a sentence that mentions the paper, the paper's own numbers
-    (:data:`~tl_minimal.results.paper_numbers.PAPER`);
-  - a number written as the value of a fraction in the sentence itself (``1/16 = 6.25%``,
-    ``1/8 (12.5%)``): the fraction.
-- **the match**: prose ``x`` written with ``k`` decimals matches a value ``v`` when ``v`` rounds
-  to ``x`` at ``k`` decimals (``|v - x| <= 0.5 * 10**-k``), or ``100 v`` does (a fraction quoted
-  as a percentage: 0.134 as 13.4%).
-
-What is left unmatched is a finding, unless the allow-list (``tests/course/test_prose_numbers.py``)
-names it with the reason: a definition (a rate, a size) or a number derived in the sentence.
-
-    from tl_research.prose_numbers import check_notebook
-    check_notebook(Path("notebooks/07_paper_reproduction.py"))  # -> [Finding, ...], empty when true
+    from tl_research.prose_numbers import check
+    check(Path("notebooks/07_paper_reproduction.py"))  # -> [Finding, ...], empty when true
 """
 
 from __future__ import annotations
 
+import ast
+import functools
+import itertools
 import json
+import math
 import re
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from tl_minimal.results.files import load_runs
-from tl_minimal.results.intervals import clopper_pearson
+from tl_minimal.results.intervals import clopper_pearson, t_quantile
 from tl_minimal.results.paper_numbers import PAPER
-from tl_minimal.results.tables import summarize
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "data" / "results"
+WIN = 0.95  # a seed "recalls" (wins) at this accuracy
 
 # a number: 5.119, 0.42, 2,048, 13.4 (not part of a word, a version 2.13.0 or scientific 3e-4)
 NUMBER = re.compile(r"(?<![\w.,^_/\\])(?<![A-Za-z]-)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w]|[.,]\d)(\s?%)?")
 RANGE_PERCENT = re.compile(r"(\d+(?:\.\d+)?)(\s?(?:-|\u2013|to)\s?)(\d+(?:\.\d+)?)(\s?%)")  # 13.4-15.0%
 # a number right after one of these words is a reference, not a measurement
 REFERENCE = re.compile(r"(?:sections?|§|tables?|figures?|notebooks?|exercises?|items?|arXiv|eqs?\.?|l\.|"
-                       r"lines?|version|Python|torch|v|steps?|chapter)\s*[:(\[]?\s*$"
-                       # the later numbers of a list of sections: "sections 3.1 and 3.2", "sections 2, 3 and 4"
-                       r"|sections\s+\d+(?:\.\d+)*(?:\s*,\s*\d+(?:\.\d+)*)*(?:\s*,)?\s+(?:and|or)\s+$"
-                       r"|sections\s+\d+(?:\.\d+)*(?:\s*,\s*\d+(?:\.\d+)*)*\s*,\s*$", re.IGNORECASE)
-INLINE_CODE = re.compile(r"`[^`]*`")
-LINK_TARGET = re.compile(r"\]\([^)]*\)|https?://\S+")
+                       r"lines?|version|Python|torch|v|steps?|chapter)\s*(?:[:(\[]|>=|\u2265)?\s*$"
+                       r"|sections\s+[\d.]+(?:\s*,\s*[\d.]+)*(?:\s*,)?\s+(?:and|or)\s+$"  # "sections 3.1 and 3.2"
+                       r"|sections\s+[\d.]+(?:\s*,\s*[\d.]+)*\s*,\s*$", re.IGNORECASE)
+# code, maths, links, arXiv identifiers, the level of an interval ("95% Clopper-Pearson interval")
+NOT_PROSE = re.compile(r"`[^`]*`|\$[^$\n]+\$|\]\([^)]*\)|https?://\S+|\b\d{4}\.\d{4,5}\b|\b\d+% (?:[\w-]+ )?interval")
 JSON_NAME = re.compile(r"([\w.*-]+\.json)")
 PAPER_WORD = re.compile(r"paper", re.IGNORECASE)
-FRACTION = re.compile(r"(\d+)\s*/\s*(\d+)\s*(?:=|\()\s*$")  # "1/16 = " or "1/8 (" before a number
-HEADING = re.compile(r"^#{1,6} .*$", re.MULTILINE)  # a heading line (its numbers are section numbers)
+HEADING = re.compile(r"^#{1,6} .*$", re.MULTILINE)
 TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$", re.MULTILINE)
-ARXIV_ID = re.compile(r"\b\d{4}\.\d{4,5}\b")  # 2606.05175: an identifier, not a measurement
 SENTENCE_END = re.compile(r"(?<=[.!?:;])\s+(?=[A-Z*(_`-])|\n\s*\n|\n- ")
+# the arithmetic before "= x" or "(x": numbers, + - * / ^ x, ln / sqrt / exp, brackets
+WORKED = re.compile(r"((?:ln|sqrt|exp|[\d.,\s()+\-*/^\u00d7\u2212])+?)\s*(?:=|\()\s*$")
 
 
 @dataclass(frozen=True)
@@ -80,12 +75,12 @@ class ProseNumber:
     decimals: int
     percent: bool
     sentence: str
-    fraction: float | None = None  # "1/16 = 6.25%": the value the sentence derives it from
+    worked: float | None = None  # "1/16 = 6.25%": the value of the arithmetic written before it
 
 
 @dataclass(frozen=True)
 class Finding:
-    """A prose number that no source value rounds to."""
+    """A prose number that nothing the rule allows rounds to."""
 
     file: str
     number: ProseNumber
@@ -109,11 +104,54 @@ def markdown_cells(py_text: str) -> list[str]:
     return cells
 
 
+def evaluate(expression: str) -> float | None:
+    """The value of ``1 - 5/12``, ``ln 8``, ``187,928 / 174,848 - 1``; None unless it is arithmetic."""
+    text = re.sub(r"(\d),(\d{3})", r"\1\2", expression).replace("\u00d7", "*").replace("\u2212", "-")
+    text = re.sub(r"\bln\s*(\d+(?:\.\d+)?)", r"log(\1)", text.replace("^", "**").replace("ln(", "log("))
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    ops = {ast.Add: float.__add__, ast.Sub: float.__sub__, ast.Mult: float.__mul__, ast.Div: float.__truediv__,
+           ast.Pow: float.__pow__}
+
+    def value(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+            return float(node.value)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -value(node.operand)
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            return ops[type(node.op)](value(node.left), value(node.right))
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("log", "sqrt", "exp") and node.args:
+            return getattr(math, node.func.id)(value(node.args[0]))
+        raise ValueError(ast.dump(node))
+
+    if not isinstance(tree, ast.BinOp | ast.Call):
+        return None  # a lone number is no arithmetic
+    try:
+        return value(tree)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
+
+
+def worked_value(before: str) -> float | None:
+    """The value of the arithmetic that ends ``before`` with ``=`` or ``(``, from its longest readable tail."""
+    m = WORKED.search(before[-80:])
+    if not m:
+        return None
+    tail = m.group(1)
+    for start in range(len(tail)):
+        if start == 0 or not tail[start - 1].isalnum():
+            v = evaluate(tail[start:])
+            if v is not None:
+                return v
+    return None
+
+
 def prose_numbers(markdown: str) -> list[ProseNumber]:
     """The numbers in scope (see the module docstring) of a Markdown text, each with its sentence."""
     lines = [ln for ln in markdown.splitlines() if not ln.lstrip().startswith("#")]  # headings
-    text = ARXIV_ID.sub(" ", LINK_TARGET.sub(" ", INLINE_CODE.sub(" ", "\n".join(lines))))
-    text = RANGE_PERCENT.sub(r"\1%\2\3\4", text)
+    text = RANGE_PERCENT.sub(r"\1%\2\3\4", NOT_PROSE.sub(" ", "\n".join(lines)))
     found = []
     for sentence in SENTENCE_END.split(text):
         for m in NUMBER.finditer(sentence):
@@ -123,30 +161,29 @@ def prose_numbers(markdown: str) -> list[ProseNumber]:
             digits = (whole.replace(",", "") + frac[1:]).lstrip("0")
             if not percent and (not frac or len(digits) < 2):
                 continue  # integers and one-digit decimals (0.5, 2.0) are sizes and rates
-            ratio = FRACTION.search(sentence[max(0, m.start() - 16):m.start()])
             found.append(ProseNumber(m.group(0).strip(), float(whole.replace(",", "") + frac),
                                      len(frac) - 1 if frac else 0, percent, sentence,
-                                     int(ratio.group(1)) / int(ratio.group(2)) if ratio else None))
+                                     worked_value(sentence[:m.start()])))
     return found
 
 
 def numbers_in(text: str) -> set[float]:
-    """Every number written in a text (outputs): 5.119, 13.4, 1.2e-03, -0.5, 2,048."""
+    """Every number written in a text (outputs): 5.119, 13.4, 1.2e-03, -0.5, 2,048 (by magnitude)."""
     out = set()
     for m in re.finditer(r"-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?", text):
         try:
-            out.add(abs(float(m.group(0).replace(",", ""))))  # a sign is prose's word ("lower by 0.2")
+            out.add(abs(float(m.group(0).replace(",", ""))))
         except ValueError:
             continue
     return out
 
 
 def json_numbers(value) -> set[float]:
-    """Every number in a parsed JSON document (nested lists and dicts)."""
+    """Every number in a parsed JSON document (nested lists and dicts), by magnitude."""
     if isinstance(value, bool):
         return set()
     if isinstance(value, int | float):
-        return {abs(float(value))}  # as in outputs: a sign is prose's word ("lower by 0.079")
+        return {abs(float(value))}
     if isinstance(value, dict):
         value = list(value.values())
     if isinstance(value, list):
@@ -154,33 +191,66 @@ def json_numbers(value) -> set[float]:
     return numbers_in(value) if isinstance(value, str) else set()
 
 
-def cited_results(text: str, results: Path = RESULTS) -> set[float]:
-    """The numbers of the result files a text names (``recall.json``, ``recall*.json``)."""
+def seeds_by_model(data) -> dict[tuple, dict]:
+    """{(overrides, variant, task, state_dim, ...): {seed: value}} of a file's runs (``value``,
+    ``eval_accuracy`` or ``accuracy``; a run with ``win`` scores 1 or 0; ``by_step`` gives a model per step)."""
+    groups: dict[tuple, dict] = {}
+    runs = data.get("runs") if isinstance(data, dict) else None
+    overrides = str(data.get("protocol", {}).get("overrides")) if isinstance(data.get("protocol"), dict) else ""
+    for r in runs if isinstance(runs, list) else []:
+        if not isinstance(r, dict) or "seed" not in r:
+            continue
+        key = (overrides, *(r.get(k) for k in ("variant", "task", "state_dim", "n_pairs", "lr")))
+        value = next((r[k] for k in ("value", "eval_accuracy", "accuracy") if isinstance(r.get(k), int | float)), None)
+        if value is not None:
+            groups.setdefault(key, {})[r["seed"]] = float(r["win"]) if isinstance(r.get("win"), bool) else value
+        for step, at in (r.get("by_step") or {}).items():  # the same run evaluated at earlier steps
+            if isinstance(at, dict) and isinstance(at.get("accuracy"), int | float):
+                groups.setdefault((*key, step), {})[r["seed"]] = at["accuracy"]
+    return groups
+
+
+recall_interval = functools.cache(clopper_pearson)  # (k, n) -> its 95% bounds
+t_975 = functools.cache(lambda dof: t_quantile(0.975, dof))
+
+
+def summaries(groups: dict[tuple, dict]) -> set[float]:
+    """Each model's mean, std and recall interval over seeds; each pair's paired difference and its 95%
+    interval over shared seeds (as :func:`tl_minimal.results.intervals.paired_difference`)."""
     out: set[float] = set()
-    for name in set(JSON_NAME.findall(text)):
-        for path in results.rglob(name):
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-                out |= json_numbers(data) | run_summaries(path) | win_interval(data)
-            except (OSError, ValueError):
-                continue
+    for seeds in groups.values():
+        values = list(seeds.values())
+        out |= {statistics.fmean(values), *recall_interval(sum(v >= WIN for v in values), len(values))}
+        out |= {statistics.stdev(values)} if len(values) > 1 else set()
+    for a, b in itertools.combinations(groups.values(), 2):
+        d = [a[s] - b[s] for s in set(a) & set(b)]
+        if len(d) > 1:
+            mean, half = statistics.fmean(d), t_975(len(d) - 1) * statistics.stdev(d) / math.sqrt(len(d))
+            out |= {abs(mean), abs(mean - half), abs(mean + half)}  # b - a: the same magnitudes
     return out
 
 
-def win_interval(data) -> set[float]:
-    """A file whose runs say ``win`` (true/false): the 95% Clopper-Pearson bounds of its win rate, k of n."""
-    runs = data.get("runs") if isinstance(data, dict) else None
-    wins = [r["win"] for r in runs or () if isinstance(r, dict) and isinstance(r.get("win"), bool)]
-    return set(clopper_pearson(sum(wins), len(wins))) if wins else set()
+@functools.cache
+def file_values(paths: tuple[Path, ...]) -> frozenset[float]:
+    """The values of the named result files and their summaries over seeds, each file alone and pooled."""
+    out: set[float] = set()
+    pooled: dict[tuple, dict] = {}
+    for path in paths:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        groups = seeds_by_model(data)
+        out |= json_numbers(data) | summaries(groups)
+        for key, seeds in groups.items():
+            if not set(seeds) & set(pooled.get(key, {})):
+                pooled.setdefault(key, {}).update(seeds)
+    return frozenset(out | summaries(pooled) if len(paths) > 1 else out)
 
 
-def run_summaries(path: Path) -> set[float]:
-    """A runs file's rows as its tables print them: each row's mean and std over seeds."""
-    try:
-        rows = summarize(load_runs(path))
-    except (KeyError, TypeError, ValueError):
-        return set()  # not a file of runs (a probe, a diagnosis)
-    return {v for r in rows for v in (r.mean, r.std) if v is not None}
+def cited_results(text: str, results: Path = RESULTS) -> set[float]:
+    """The values (see :func:`file_values`) of the result files a paragraph names."""
+    return set(file_values(tuple(sorted({p for name in set(JSON_NAME.findall(text)) for p in results.rglob(name)}))))
 
 
 def notebook_outputs(ipynb: Path) -> str:
@@ -196,55 +266,43 @@ def notebook_outputs(ipynb: Path) -> str:
 
 
 def paper_values() -> set[float]:
-    """The paper's printed numbers (PAPER), as floats (a per-seed tuple gives each of its values)."""
+    """The paper's printed numbers (PAPER); a per-seed tuple also gives its recall interval over seeds."""
     out: set[float] = set()
-    for table in PAPER.values():
-        for v in table.values():
-            out |= {float(x) for x in (v if isinstance(v, tuple) else (v,)) if isinstance(x, int | float)}
-            if isinstance(v, str):
-                out |= numbers_in(v)
+    for v in (v for table in PAPER.values() for v in table.values()):
+        if isinstance(v, tuple):
+            out |= {float(x) for x in v} | set(recall_interval(sum(x >= WIN for x in v), len(v)))
+        out |= numbers_in(v) if isinstance(v, str) else {float(v)} if isinstance(v, int | float) else set()
     return out
 
 
 def matches(number: ProseNumber, values: set[float]) -> bool:
     """Does some value ``v`` (or ``100 v``) round to the prose number at the prose's precision?"""
     tol = 0.5 * 10 ** -number.decimals + 1e-9
-    extra = () if number.fraction is None else (number.fraction,)
+    extra = () if number.worked is None else (abs(number.worked),)
     return any(abs(v - number.value) <= tol or abs(100 * v - number.value) <= tol for v in (*values, *extra))
 
 
-def check_blocks(name: str, blocks: list[tuple[str, set[float]]], allowed=frozenset(),
-                 about_paper: bool = False) -> list[Finding]:
-    """Findings for a text given as (block, the values it rests on); ``allowed``: number texts to skip;
-    ``about_paper``: every sentence may quote the paper (a text of notes on the paper)."""
+def check_blocks(name: str, blocks: list[tuple[str, set[float]]], about_paper: bool = False) -> list[Finding]:
+    """Findings for a text given as (paragraph, the values it rests on); ``about_paper``: every sentence
+    may quote the paper (a text of notes on the paper)."""
     paper = paper_values()
-    findings = []
-    for markdown, values in blocks:
-        for n in prose_numbers(markdown):
-            if n.text in allowed or n.text.rstrip("%").strip() in allowed:
-                continue
-            pool = values | paper if about_paper or PAPER_WORD.search(n.sentence) else values
-            if not matches(n, pool):
-                findings.append(Finding(name, n))
-    return findings
+    return [Finding(name, n) for markdown, values in blocks for n in prose_numbers(markdown)
+            if not matches(n, values | paper if about_paper or PAPER_WORD.search(n.sentence) else values)]
 
 
-def check_notebook(py: Path, allowed=frozenset(), ipynb: Path | None = None) -> list[Finding]:
-    """A notebook's Markdown cells against its committed outputs and the result files each cell names."""
-    outputs = numbers_in(notebook_outputs(ipynb or py.with_suffix(".ipynb")))
-    cells = markdown_cells(py.read_text(encoding="utf-8"))
-    return check_blocks(py.name, [(cell, outputs | cited_results(cell)) for cell in cells], allowed)
+def blocks(path: Path, text: str | None = None, ipynb: Path | None = None) -> list[tuple[str, set[float]]]:
+    """A text's paragraphs with the values each rests on: a notebook's Markdown cells with its committed
+    outputs, a write-up's sections (tables removed) with its tables; each with the result files it names."""
+    text = path.read_text(encoding="utf-8") if text is None else text
+    if path.suffix == ".py":
+        printed = numbers_in(notebook_outputs(ipynb or path.with_suffix(".ipynb")))
+        paragraphs = markdown_cells(text)
+    else:
+        printed = numbers_in("\n".join(TABLE_ROW.findall(text)))
+        paragraphs = [TABLE_ROW.sub("", part) for part in HEADING.split(text)]
+    return [(p, printed | cited_results(p)) for p in paragraphs]
 
 
-def course_outputs(notebooks: Path = ROOT / "notebooks") -> set[float]:
-    """Every number the lesson notebooks print (the tables a document quotes: "table 1", "table 3b")."""
-    return set().union(*(numbers_in(notebook_outputs(nb)) for nb in sorted(notebooks.glob("[0-9]*.ipynb"))))
-
-
-def check_document(md: Path, allowed=frozenset(), text: str | None = None, about_paper: bool = False) -> list[Finding]:
-    """A Markdown document's prose (not its tables) against its tables, the course's printed tables
-    and the files each section names."""
-    text = md.read_text(encoding="utf-8") if text is None else text
-    tables = numbers_in("\n".join(TABLE_ROW.findall(text))) | course_outputs()
-    sections = [TABLE_ROW.sub("", part) for part in HEADING.split(text)]
-    return check_blocks(md.name, [(s, tables | cited_results(s)) for s in sections], allowed, about_paper)
+def check(path: Path, text: str | None = None, ipynb: Path | None = None, about_paper: bool = False) -> list[Finding]:
+    """The findings of a notebook (its ``.py``, outputs from ``ipynb``) or a write-up (``.md``)."""
+    return check_blocks(path.name, blocks(path, text, ipynb), about_paper)

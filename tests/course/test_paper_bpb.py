@@ -40,3 +40,20 @@ def test_the_lessons_write_no_paper_number_by_hand_in_code(name):
     hand = [ln for ln in code if any(re.search(rf"\b{v}\b", ln) for v in map(str, PARAM_MATCHED.values()))]
     assert not hand, f"{name}: a parameter-matched (d = 60) paper number in the code: {hand}"
     assert any("paper_bpb(" in ln for ln in code), f"{name}: the paper's numbers should come from paper_bpb"
+
+
+def _config(label: str) -> tuple[str, dict]:
+    """"triple_latent (d=60, S=16)" -> ("triple_latent", {"d_model": 60, "state_dim": 16})."""
+    names = {"d": "d_model", "S": "state_dim", "K": "num_slots"}
+    variant, _, rest = label.partition(" (")
+    return variant, {names[k]: int(v) for k, v in (p.split("=") for p in filter(None, rest.rstrip(")").split(", ")))}
+
+
+@pytest.mark.parametrize("label", sorted(PAPER["params"]))
+def test_parameter_counts_equal_the_papers(label):
+    """Each configuration the paper counts, built here at vocabulary 259, has the paper's count."""
+    from tl_minimal import build_model
+
+    variant, config = _config(label)
+    model = build_model(variant, 259, **config)
+    assert sum(p.numel() for p in model.parameters()) == PAPER["params"][label], label
