@@ -439,7 +439,7 @@ plt.show()
 # Here is a widget to try: the slider sets $\lambda$, the keep gate of the running state, and the
 # picture shows how much of one input $a_0 = 1$ the state still holds $t$ tokens later (notebook 01
 # derives it: $(1-\lambda)\lambda^t$; the right panel shows the share still left, $\lambda^t$). The
-# $\lambda = 0.5$ curve stays as a reference; try 0.995 and watch the time axis grow.
+# $\lambda = 0.5$ curve stays as a reference; try $\lambda = 0.995$ and watch the time axis grow.
 
 # %%
 # NBVAL_IGNORE_OUTPUT

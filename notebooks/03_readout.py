@@ -239,10 +239,10 @@ plt.show()
 
 # %% [markdown]
 # With a decay but no $(1-\gamma)$, the scale of the memory depends on the gate ($1/(1-\gamma)$: 10
-# at $\gamma = 0.9$, 100 at 0.99), so layers of that kind normalize their output. With the convex
+# at $\gamma = 0.9$, 100 at $\gamma = 0.99$), so layers of that kind normalize their output. With the convex
 # write the gate only decides *how far back* the average reaches, not how large it is. The price:
 # a long memory (large $\gamma$) means faint writes ($1-\gamma$ small). The bound holds in the
-# library's layer for any inputs, here extreme ones (gates that keep about 98% per token, and
+# library's layer for any inputs, here extreme ones (gate biases of 4, so the gates keep about $\sigma(4) \approx 0.98$ per token, and
 # inputs large enough to saturate most tanh):
 
 # %%

@@ -29,10 +29,6 @@ ABOUT_THE_PAPER = {"paper.md"}  # notes on the paper: any sentence may quote the
 
 # (file, number as written): the fix each needs; delete the entry with the fix
 PENDING = {
-    ("00_start_here.py", "0.995"): "a setting: write it as code or maths ($\\lambda = 0.995$)",
-    ("03_readout.py", "0.99"): "a setting: write it as maths ($\\gamma = 0.99$)",
-    ("03_readout.py", "98%"): "the gate the cell sets: print it from the cell, or write it as code",
-    ("04_slots.py", "0.15"): "a gap: write the arithmetic (ln 8 - 1.935 = 0.14) or print it from the cell",
     ("07_paper_reproduction.py", "7.5%"): "write 187,928 / 174,848 - 1 = 7.5%",
     ("07_paper_reproduction.py", "0.17"): "write 5.221 - 5.050 = 0.17",
     ("07_paper_reproduction.py", "0.27"): "seconds per step of lm_40s_budget.json: write the arithmetic",
