@@ -59,7 +59,6 @@ ALLOWED = {
     ("04_slots.py", "0.15"): "ln 8 - 1.935 (smallest mean entropy printed at 80 steps) = 0.144",
     ("07_paper_reproduction.py", "7.5%"): "187,928 / 174,848 - 1, the two counts in the sentence",
     ("07_paper_reproduction.py", "0.17"): "5.221 - 5.050, table 2",
-    ("07_paper_reproduction.py", "0.27"): "seconds / steps in lm_40s_budget.json: 0.087-0.266",
     ("07_paper_reproduction.py", "0.71"): "the gaps at 2,000 steps, 3.353 - 2.691 and 3.353 - 2.641 (table 3b)",
     ("07_paper_reproduction.py", "0.46"): "the gaps at the best rates, 2.939 - 2.516 and 2.939 - 2.476 (table 3c)",
     ("07_paper_reproduction.py", "0.42"): "the gap at the best rates, 2.939 - 2.516 (table 3c)",
