@@ -8,9 +8,7 @@ paper's in a sentence that says "paper", or is worked out in its sentence (``1 -
 A setting is written as code or maths (```lr = 3e-3```, ``$\\gamma = 0.99$``).
 
 A new sentence whose number fails: print the number from a cell, name the result file it comes from
-in its paragraph, or write the arithmetic that gives it. There is no allow-list. ``PENDING`` holds
-the sentences of notebooks other helpers are rewriting (issue 51) that the former allow-list
-covered; an entry whose number is gone fails, so the list empties as the rewrites land.
+in its paragraph, or write the arithmetic that gives it. There is no allow-list.
 """
 
 from __future__ import annotations
@@ -27,31 +25,15 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.py"))
 DOCUMENTS = [ROOT / "README.md", ROOT / "docs" / "paper.md", ROOT / "data" / "results" / "RECALL_STUDY.md"]
 ABOUT_THE_PAPER = {"paper.md"}  # notes on the paper: any sentence may quote the paper's numbers
 
-# (file, number as written): the fix each needs; delete the entry with the fix
-PENDING = {
-    ("07_paper_reproduction.py", "7.5%"): "write 187,928 / 174,848 - 1 = 7.5%",
-    ("07_paper_reproduction.py", "0.17"): "write 5.221 - 5.050 = 0.17",
-    ("07_paper_reproduction.py", "0.27"): "seconds per step of lm_40s_budget.json: write the arithmetic",
-    ("07_paper_reproduction.py", "0.42"): "write 2.939 - 2.516 = 0.42 (table 3c)",
-    ("07_paper_reproduction.py", "0.46"): "write 2.939 - 2.476 = 0.46 (table 3c; twice in the notebook)",
-    ("07_paper_reproduction.py", "6.25%"): "the chance line: write 1/16 = 6.25%",
-}
-
-
 def findings(path: Path) -> list[pn.Finding]:
     return pn.check(path, about_paper=path.name in ABOUT_THE_PAPER)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS + DOCUMENTS, ids=lambda p: p.name)
 def test_every_number_in_the_prose_is_matched(path):
-    found = [f for f in findings(path) if (path.name, f.number.text) not in PENDING]
+    found = findings(path)
     assert not found, "numbers in the prose that no output, named result or arithmetic gives:\n" + "\n".join(
         map(str, found))
-
-
-def test_every_pending_number_is_still_unmatched():
-    found = {(f.file, f.number.text) for p in NOTEBOOKS for f in findings(p)}
-    assert not set(PENDING) - found, f"fixed: delete from PENDING {sorted(set(PENDING) - found)}"
 
 
 # --- the checker itself: a false number is caught -------------------------------------------------
