@@ -1,15 +1,17 @@
-"""One symbol, one meaning: the notebooks' math against the glossary of notebook 00.
+"""One symbol, one meaning: the notebooks' math against the course's glossary.
 
-Notebook 00 promises a glossary in which every symbol of the course has one meaning. This test
+The course promises a glossary in which every symbol has one meaning: the page
+``docs/glossary.md``, of which notebook 00, section 4, shows the rows of the layer's symbols. This test
 holds the notebooks to it. Its source is the table ``SYMBOLS`` below: every symbol the course
 may write in math, its one meaning, the notebook that defines it, and how it may be used.
 From the markdown of notebooks 00-06 (and 01b, 03b and 03c, the continuations of 01 and 03) it reads every
 math span (``$...$`` and ``$$...$$``), splits it into symbols, and fails when
 
 1. a symbol is used that the table does not list (undefined, or a new meaning nobody added);
-2. a symbol of notebooks 00-03 listed in the table is missing from notebook 00's glossary, or the
-   glossary shows one the table does not know or one of a later notebook (those open their own
-   notebook); the whole table is the page ``docs/glossary.md``, which must list every symbol;
+2. a symbol of notebook 00's drawing of the layer (its section 2, what notebooks 01-03 build) is
+   missing from notebook 00's glossary, or that glossary shows a symbol notebook 00 does not
+   introduce (a later notebook defines its own where it first uses it), or a row of it differs from
+   the page's row of the same symbol; the page ``docs/glossary.md`` must list every symbol;
 3. a symbol is used in a role its meaning does not allow: a quantity used as an index
    (``w_{t\\sigma}`` with the sigmoid's letter), or an index letter used as a quantity;
 4. a symbol is used in a notebook outside its scope (where the table says it means the same
@@ -214,11 +216,11 @@ SYMBOLS: list[Symbol] = [
     Symbol("t", "the current position", 0, "both"),
     Symbol("\\tau", "an earlier position, where something was written (only time)", 0, "both"),
     Symbol("u", "a position inside a product or sum over time (only time)", 1, "index"),
-    Symbol("i", "an index into a vector or matrix (bound where it is used)", 0, "both"),
-    Symbol("j", "an index into a vector or matrix, or (notebook 06) the position of a key-value entry", 0, "both"),
-    Symbol("C", "chunk size of the fast forms", 0, "both"),
+    Symbol("i", "an index into a vector or matrix (bound where it is used)", 2, "both"),
+    Symbol("j", "an index into a vector or matrix, or (notebook 06) the position of a key-value entry", 2, "both"),
+    Symbol("C", "chunk size of the fast forms", 1, "both"),
     Symbol("c", "the first position of a chunk", 1, "both", scope=(1, 3)),
-    Symbol("O", "order of growth, O(...)", 0),
+    Symbol("O", "order of growth, O(...)", 1),
     # the model (notebook 00, section 3)
     Symbol("E", "embedding matrix, also the tied output head", 0),
     Symbol("e", "token embedding e_t = E[token_t]", 0, defs=r"E", scope=(0, 6)),
@@ -307,7 +309,7 @@ def composite_keys() -> list[str]:
 
 
 GLOSSARY_PAGE = ROOT / "docs" / "glossary.md"  # the whole glossary, every notebook's symbols
-FIRST_NOTEBOOKS = 3  # notebook 00's glossary lists the symbols of notebooks 00-03
+LAYER_SECTION = ("## 2.", "## 3.")  # notebook 00's drawing of the layer: its glossary lists these symbols
 
 
 def _table_symbols(rows) -> set[str]:
@@ -327,6 +329,25 @@ def glossary_symbols() -> set[str]:
     path = NOTEBOOKS[0]
     lines = path.read_text(encoding="utf-8").splitlines()
     return _table_symbols(lines[number - 1][2:] for number in glossary_lines(path))
+
+
+def glossary_rows(lines) -> dict[str, str]:
+    """{symbol cell: meaning cell} of the markdown table rows ('| $x$ | meaning | ... |') among lines."""
+    rows = {}
+    for line in lines:
+        if line.startswith("| $"):
+            cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+            rows[cells[0]] = cells[1]
+    return rows
+
+
+def layer_section_symbols() -> set[str]:
+    """The symbols of notebook 00's section 2 (the drawn layer), read from its math."""
+    path = NOTEBOOKS[0]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines, 1) if line.startswith("# " + LAYER_SECTION[0]))
+    end = next(i for i, line in enumerate(lines, 1) if i > start and line.startswith("# " + LAYER_SECTION[1]))
+    return {o.key for o in occurrences(path) if start <= o.line < end}
 
 
 def glossary_page_symbols() -> set[str]:
@@ -350,19 +371,33 @@ def test_the_table_is_well_formed():
 def test_every_symbol_used_is_in_the_table():
     unknown = [f"{nb}:{o.line} {o.key!r} in ${o.math[:70]}$" for nb, occ in _all_occurrences().items()
                for o in occ if o.key not in BY_KEY]
-    assert not unknown, ("symbols used in the notebooks but not in the glossary table (define them in notebook 00's "
-                         "glossary and in SYMBOLS, or use a symbol that has this meaning already):\n"
+    assert not unknown, ("symbols used in the notebooks but not in the glossary table (define them in "
+                         "docs/glossary.md and in SYMBOLS, or use a symbol that has this meaning already):\n"
                          + "\n".join(unknown))
 
 
-def test_notebook_00s_glossary_lists_the_symbols_of_00_to_03_and_nothing_else():
+def test_notebook_00s_glossary_lists_the_layers_symbols_and_only_notebook_00s():
     listed = glossary_symbols()
-    first = {s.key for s in SYMBOLS if s.home <= FIRST_NOTEBOOKS}
-    missing = sorted(first - listed)
-    extra = sorted(listed - first)
-    assert not missing, f"symbols of notebooks 00-03 missing from notebook 00's glossary: {missing}"
-    assert not extra, (f"in notebook 00's glossary but not a symbol of notebooks 00-03 in the table (SYMBOLS): "
-                       f"{extra}; a later notebook's symbols open that notebook and are on docs/glossary.md")
+    layer = layer_section_symbols()
+    own = {s.key for s in SYMBOLS if s.home == 0}
+    assert {"s", "P", "r", "q^l", "\\lambda", "\\gamma"} <= layer, f"notebook 00's section 2 was not read: {layer}"
+    missing = sorted(layer - listed)
+    extra = sorted(listed - own)
+    assert not missing, f"symbols of the drawn layer (notebook 00, section 2) missing from its glossary: {missing}"
+    assert not extra, (f"in notebook 00's glossary but not a symbol notebook 00 introduces (home 0 in SYMBOLS): "
+                       f"{extra}; a later notebook defines its symbols where it uses them, docs/glossary.md lists all")
+
+
+def test_notebook_00s_glossary_rows_are_the_pages_rows():
+    """One place defines a symbol: each row of notebook 00's short table says what the page's row says."""
+    path = NOTEBOOKS[0]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    short = glossary_rows(lines[number - 1][2:] for number in glossary_lines(path))
+    page = glossary_rows(GLOSSARY_PAGE.read_text(encoding="utf-8").splitlines())
+    assert short, "notebook 00's glossary has no table rows"
+    differ = [f"{symbol}: notebook 00 says {meaning!r}, docs/glossary.md {page.get(symbol)!r}"
+              for symbol, meaning in short.items() if page.get(symbol) != meaning]
+    assert not differ, "notebook 00's glossary and docs/glossary.md differ:\n" + "\n".join(differ)
 
 
 def test_the_glossary_page_lists_every_symbol_and_nothing_else():
