@@ -167,18 +167,18 @@ plt.show()
 # | notebook | what you learn | time |
 # |---|---|---|
 # | `00_start_here` | why a fixed-size state; the layer drawn; set-up | 45 min (runs in 17 s) |
-# | `01_running_state` | the running state; how long a gate remembers | 65 min (runs in 55 s) |
+# | `01_running_state` | the running state; how long a gate remembers | 60 min (runs in 55 s) |
 # | `01b_chunked_running_state` | its fast, chunked form | 55 min (runs in 9 s) |
-# | `02_pair_memory` | the pair memory | 65 min (runs in 79 s) |
-# | `03_readout` | the readout as linear attention; the whole layer | 65 min (runs in 19 s) |
+# | `02_pair_memory` | the pair memory | 60 min (runs in 79 s) |
+# | `03_readout` | the readout as linear attention; the whole layer | 55 min (runs in 19 s) |
 # | `03b_chunked_readout` | the readout's chunked form | 45 min (runs in 9 s) |
 # | `03c_trained_model` | a trained layer against a Transformer | 45 min (runs in 146 s) |
-# | `04_slots` | a cheaper memory with slots | 65 min (runs in 99 s) |
+# | `04_slots` | a cheaper memory with slots | 60 min (runs in 99 s) |
 # | `05_convolution` | the hybrid's local convolution | 55 min (runs in 48 s) |
-# | `06_kv_gated_fusion` | an exact key-value memory beside the state | 60 min (runs in 27 s) |
-# | `06a_kv_recall` | the key-value memory trained on recall | 65 min (runs in 73 s) |
-# | `06b_family` | the relatives: GLA, H3, DeltaNet | 75 min (runs in 5 s) |
-# | `07_paper_reproduction` | which of the paper's claims hold | 100 min (runs in 5 s) |
+# | `06_kv_gated_fusion` | an exact key-value memory beside the state | 55 min (runs in 27 s) |
+# | `06a_kv_recall` | the key-value memory trained on recall | 55 min (runs in 73 s) |
+# | `06b_family` | the relatives: GLA, H3, DeltaNet | 60 min (runs in 5 s) |
+# | `07_paper_reproduction` | which of the paper's claims hold | 60 min (runs in 5 s) |
 # | `07b_diagnoses` | optional: two results of 07, diagnosed | 65 min (runs in 53 s) |
 # | `07c_recall_breaks` | optional: where recall breaks | 65 min (runs in 10 s) |
 # | `08_speed` | optional: the forms timed | 90 min (runs in 44 s) |

@@ -27,9 +27,9 @@
 # **Prerequisites.** Notebook 01, sections 1-3 (the recurrence, `causal_decay`, the matrix $W$).
 # PyTorch: `torch.cumprod`, batched matrix products.
 #
-# **Time.** About 50 minutes: 52 of reading (1799 words at 100 a minute, 133 lines of code at 4, 1
-# figures at half a minute each) and a run of every cell in default mode, measured at 9 s (CPU 4 s,
-# peak 468 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 55 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# every cell in default mode, measured at 9 s (CPU 4 s, peak 468 MiB) on a 2-core CPU
+# (`docs/notebook_cost.json`).
 #
 # | symbol | code | shape | meaning |
 # |---|---|---|---|

@@ -24,9 +24,9 @@
 # notebook 03, sections 3.1 and 3.2 (the readout's attention view: the scores $A_{t\tau}$ and
 # weights $w_{t,\tau}$, then the memory $M$).
 #
-# **Time.** About 40 minutes: 42 of reading (1658 words at 100 a minute, 103 lines of code at 4, 0
-# figures at half a minute each) and a run of every cell in default mode, measured at 9 s (CPU 4 s,
-# peak 622 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 45 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# every cell in default mode, measured at 9 s (CPU 4 s, peak 622 MiB) on a 2-core CPU
+# (`docs/notebook_cost.json`).
 #
 # | symbol | code | shape | meaning |
 # |---|---|---|---|

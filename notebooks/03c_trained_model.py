@@ -24,9 +24,9 @@
 # **Prerequisites.** Notebook 03, sections 3.1 and 7 (the readout's attention view, the whole
 # layer); `fit` from notebook 01.
 #
-# **Time.** About 45 minutes: 41 of reading (968 words at 100 a minute, 118 lines of code at 4, 3
-# figures at half a minute each) and a run of every cell in default mode, measured at 146 s (CPU
-# 32 s, peak 791 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 45 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# every cell in default mode, measured at 146 s (CPU 32 s, peak 791 MiB) on a 2-core CPU
+# (`docs/notebook_cost.json`).
 
 # %%
 try:  # set-up check: without the library in this kernel, one line says how to install it

@@ -47,9 +47,9 @@
 # `triple_hybrid` stack is notebook 03's layer, stacked). Every symbol is in the course's
 # glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 55 minutes: 53 of reading (1318 words at 100 a minute, 149 lines of code at 4, 6
-# figures at half a minute each) and a run of every cell in default mode, measured at 48 s (CPU
-# 32 s, peak 755 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 55 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# every cell in default mode, measured at 48 s (CPU 32 s, peak 755 MiB) on a 2-core CPU
+# (`docs/notebook_cost.json`).
 
 # %%
 try:  # set-up check: without the library in this kernel, one line says how to install it

@@ -29,7 +29,7 @@
 # **Prerequisites.** Notebooks 01-06b; mean and standard deviation. Every symbol is in the course's
 # glossary, [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 55 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# **Time.** About 60 minutes: reading at the course's pace (notebook 00, section 5) and a run of
 # every cell in default mode, measured at 5 s (CPU 4 s, peak 460 MiB) on a 2-core CPU
 # (`docs/notebook_cost.json`).
 #

@@ -33,9 +33,9 @@
 # memory and late fusion). Every symbol is in the course's glossary,
 # [`docs/glossary.md`](../docs/glossary.md).
 #
-# **Time.** About 55 minutes: 54 of reading (2209 words at 100 a minute, 118 lines of code at 4, 4
-# figures at half a minute each) and a run of every cell in default mode, measured at 53 s (CPU
-# 24 s, peak 858 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 65 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# every cell in default mode, measured at 53 s (CPU 24 s, peak 858 MiB) on a 2-core CPU
+# (`docs/notebook_cost.json`).
 
 # %%
 # NBVAL_IGNORE_OUTPUT

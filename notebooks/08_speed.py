@@ -31,9 +31,9 @@
 # **Prerequisites:** notebooks 01-03b (the recurrences and their chunked form) and 06 (the
 # key-value read).
 #
-# **Time.** About 85 minutes: 82 of reading (2448 words at 100 a minute, 220 lines of code at 4, 5
-# figures at half a minute each) and a run of every cell in default mode, measured at 44 s (CPU
-# 42 s, peak 952 MiB) on a 2-core CPU (`docs/notebook_cost.json`).
+# **Time.** About 90 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# every cell in default mode, measured at 44 s (CPU 42 s, peak 952 MiB) on a 2-core CPU
+# (`docs/notebook_cost.json`).
 #
 # Every recurrence in `tl_minimal` comes in three forms, held equal by the tests:
 #
