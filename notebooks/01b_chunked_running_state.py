@@ -200,7 +200,7 @@ print(f"T = 2,048, matmuls of running_state(mode='fast') by torch's flop counter
 # rule of $\log\lambda$ then divides that absolute error by $\lambda$: for a gate near 0 it is larger than
 # the gradient itself. Summing each segment directly, as the 0/1 matmul does, never forms the large
 # running sums. The cell below builds both forms and compares their float32 gradients with respect
-# to the gates against float64 ($C$ as above, gates $\sigma(z)$ with $z \sim 8\,\mathcal{N}(0, 1)$,
+# to the gates against float64 ($C$ as above, gates $\sigma(\cdot)$ of pre-activations drawn from $8\,\mathcal{N}(0, 1)$,
 # so many sit near 0 or 1; a random weighted sum of the decays as the loss).
 #
 # </details>
