@@ -87,8 +87,9 @@ from tl_minimal.views import plots_kv
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
 # %% [markdown]
-# One config cell: the recall protocol (its models' sizes and sequence length) and the library's
-# `gated_hybrid_repaired` configuration. Nothing here trains; notebook 06a does.
+# One config cell: the recall protocol (its models' sizes and sequence length) and the configuration
+# of `gated_hybrid_repaired`: the paper's gated hybrid with two repairs to this read (sections 4 and
+# 5). The paper's own model is `gated_hybrid_paper`. Nothing here trains; notebook 06a does.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -325,18 +326,17 @@ plt.show()
 # is the top entry of every read; with independent matrices it is lost among the other entries.
 # This matters because the memory's parameters learn only through the entries that are kept: if
 # the right entry is not in the top-k at the start, no gradient tells $W_q$ and $W_k$ to align.
-# Notebook 06a trains the tied version. The paper's untied read, over many seeds (notebooks 07
-# and 07b): at the paper's budget the paper's own code won 0 of 25 seeds (95% Clopper-Pearson
-# interval [0.00, 0.14]) on our CPU (`recall_reference_code.json`), the seed that won in the paper's
-# own run included.
+# Notebook 06a trains the tied version. The paper's untied read: at the paper's budget, the paper's
+# own code won 0 of 25 seeds on our CPU, the seed that won in the paper's run included (95%
+# Clopper-Pearson interval [0.00, 0.14]; `recall_reference_code.json`, notebook 07b).
 #
-# At the calibrated budget of notebook 07 (section 6), where the Transformer recalls 4 pairs, the
-# untied read learns part of the task: `gated_hybrid_paper` scores 43.1% over 5 seeds there
-# (`recall_calibrated.json`), its compressed stack at the paper's gate start. Started long, the
-# stack alone recalls on 6 of 7 seeds and the hybrid on 2 of 3 (`recall_gate_start.json`): what the
-# key-value read adds, once the compressed memory can recall, 3 seeds do not resolve. The tied
-# read's success says that this task is solved by matching tokens exactly, with a cache that grows
-# with the sequence; it does not say that a fixed-size state cannot learn it.
+# At a budget where the Transformer recalls 4 pairs (notebook 07, section 6), the untied read learns
+# part of the task: `gated_hybrid_paper` scores 43.1% over 5 seeds (`recall_calibrated.json`), with
+# its compressed stack at the paper's gate start. With a long gate start, the stack alone recalls on
+# 6 of 7 seeds and `gated_hybrid_paper` on 2 of 3 (`recall_gate_start.json`). Three seeds cannot
+# tell what the key-value read adds then. The tied read's success shows that matching tokens exactly
+# solves this task, with a cache that grows with the sequence. It does not show that a fixed-size
+# state cannot learn it.
 
 # %% [markdown]
 # ## 6. Trained on recall: notebook 06a

@@ -16,12 +16,12 @@
 # can (section 1.4).
 #
 # **Learning goals.** After this notebook you can
-# - train the gated hybrid on recall and read, from its retrieval weights, which entry it looked
-#   up and why a fresh model that already looks there still answers wrong;
+# - train the repaired gated hybrid on recall and read, from its retrieval weights, which entry
+#   it looked up and why a fresh model that already looks there still answers wrong;
 # - compute, from the keep gates of a trained `triple_latent`, how much of a stored pair is left
 #   after the filler;
 # - measure, before any training, how much of the question's gradient reaches the pairs, and so
-#   say why the paper's gate start cannot learn recall and why a long start can;
+#   say why the layer cannot learn recall from the paper's gate start and can from a long one;
 # - (optional) define an induction head and see the memory make its look-up at initialization.
 #
 # **Prerequisites.** Notebook 06 (the memory, its read, $\beta$ and the tied $W_{qk}$; its opening
@@ -210,8 +210,9 @@ plt.show()
 # with the other small factors on the way back it falls below the smallest number float32 holds,
 # about $10^{-38}$ (in float64 a trace of about $10^{-32}$ survives).
 #
-# The **gradient reach** measures it at initialization: the norm of the loss's gradient at the
-# pairs' embeddings over its norm at the questions' own tokens (`gradient_reach.pair_reach`), for
+# The **gradient reach** measures it at initialization, on section 1.4's task: the norm of the
+# loss's gradient at the pairs' embeddings over its norm at the questions' own tokens
+# (`gradient_reach.pair_reach`), for
 # `triple_latent` at the paper's start, with the pair gate's bias at 4 ($\gamma = \sigma(4) = 0.982$),
 # and for relatives. It takes seconds; nothing is trained.
 
@@ -257,8 +258,8 @@ for bias, row in sorted((bias, row) for bias, row in start.items() if row["value
 #
 # Every relative that recalls starts long (notebook 03, section 10) or, like DeltaNet, has no
 # decay; the paper's code starts both gates at 0.5. The course keeps the paper's start for the
-# paper's variants and names the long start as a setting (`--set gam_bias=4`, the variant
-# `ladder_1`). A gradient at the pairs is needed, not sufficient: notebook 06b (section 5) changes
+# paper's variants and names the long start as a setting (`--set gam_bias=4`). A gradient at the
+# pairs is needed, not sufficient: notebook 06b (section 5) changes
 # this layer into GLA one step at a time and finds that the key matters too.
 #
 # ## 2. Play

@@ -348,9 +348,9 @@ display(Markdown(calibrated_markdown(FAMILY_RECALL)))
 # %% [markdown]
 # **The verdict on recall, at 1,000 steps of the calibrated task.** Two fixed-size states recall:
 # `deltanet` recalls 100.0% over 3 seeds (it has no decay) and `h3` recalls 100.0% over 3 seeds
-# (its longest decay starts at a half-life of 64 tokens). `triple_latent` recalls 12.4% over 5
+# (its longest decay starts at a half-life of 64 tokens). `triple_latent` scores 12.4% over 5
 # seeds, a constant guess: its pair gate starts at 0.5, and no gradient reaches the pairs (notebook
-# 06a, section 1.3). `gla` recalls 19.0% over 3 seeds, not resolved from it: `gla` minus
+# 06a, section 1.3). `gla` scores 19.0% over 3 seeds, not resolved from it: `gla` minus
 # `triple_latent`: +6.5 points [-9.4, +22.5].
 #
 # ### 5.1 From the triple-latent layer to GLA, one change at a time
@@ -358,8 +358,9 @@ display(Markdown(calibrated_markdown(FAMILY_RECALL)))
 # The **ladder** (`tl_minimal/ladder.py`) makes each of the seven choices that separate the two
 # layers a setting; each rung changes one more: (1) the pair gate starts long (`gam_bias=4`); (2)
 # the key is the written token's own, $a_t$, not $s_{t-1}$; (3) an additive write; (4) no right
-# query; (5) GLA's query scale, RMSNorm and output gate; (6) GLA's short convolution; (7) GLA's own
-# gate: the layer is now `gla`. The reverse arm is GLA started at 0.5. The figure shows every seed;
+# query; (5) GLA's query scale, RMSNorm (a LayerNorm without the mean) and output gate; (6) GLA's
+# short convolution; (7) GLA's own gate: the layer is now `gla`. One more run, "reverse", is GLA
+# started at 0.5. The figure shows every seed;
 # chance, a constant guess among the 8 value ids, is 1/8 = 12.5%. The full table, each rate with
 # its interval, is in `RECALL_STUDY.md` section 13.
 
@@ -382,7 +383,7 @@ plt.show()
 # recall back: one of three seeds recalls, the others reach 67-78% (`recall_ladder.json`). GLA's
 # own gate (rung 7) starts at 0.958, a half-life of 16 tokens instead of 38, and recall is gone
 # again at this budget (GLA does recall MQAR with 8 pairs at that task's budget, `RECALL_STUDY.md`
-# section 12). Started at 0.5 (the reverse arm), GLA stays at a constant guess, like the paper's
+# section 12). Started at 0.5 (the reverse run), GLA stays at a constant guess, like the paper's
 # layer.
 #
 # ## Summary

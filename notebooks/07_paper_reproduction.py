@@ -11,9 +11,8 @@
 #
 # The paper (`docs/paper.md` section 5) reports bits per byte (BPB) on byte-level WikiText-2, a token
 # loss with the MiniMind tokenizer, and associative-recall accuracy. This notebook sets our numbers
-# beside the paper's, over several seeds, and says which claims hold. It opens with the verdicts, one
-# row per claim with a link to where it is decided; the sections after them show the tables the
-# verdicts are read from.
+# beside the paper's, over several seeds, and says which claims hold. It opens with the verdicts;
+# the sections after them show the tables.
 #
 # **Learning goals.** After this notebook you can
 # - read a reproduction table: mean ± standard deviation over seeds, a difference paired by seed with
@@ -87,7 +86,7 @@ print(f"unigram baseline on the tables' validation chunks: {UNIGRAM:.3f} BPB")
 # | the gated hybrid recalls (the paper's 41.9%) | that mean is one seed of three; the win did not reproduce with the paper's code or ours, at a budget where the Transformer only guesses | section 6; [notebook 07b](07b_diagnoses.ipynb), section 2 |
 # | exact recall needs a separate retrieval path | not supported. At the paper's start (pair gate at sigmoid(0) = 0.5) no gradient reaches the pairs and the triple-latent models stay at chance; with the pair gate's bias at 4, `triple_latent` recalls on 6 of 7 seeds | section 6; [notebook 06a](06a_kv_recall.ipynb) |
 # | (ours) what the key-value path adds once the compressed memory can recall | not resolved: with the long start, the paper's `gated_hybrid_paper` recalls on 2 of 3 seeds, `triple_latent` alone on 6 of 7 | [RECALL_STUDY.md](../data/results/RECALL_STUDY.md) section 13 |
-# | (ours) the ladder to GLA, one change a rung | three changes matter, all about time: the long start and a key from the tokens before the one written make recall; GLA's shorter start loses it; the others change nothing here | [notebook 06b](06b_family.ipynb), section 5 |
+# | (ours) the ladder to GLA, one change a rung | four changes decide it, all about time: the long start and a key from earlier tokens make recall; the written token's own key loses it, GLA's convolution brings it back; GLA's shorter start loses it again | [notebook 06b](06b_family.ipynb), section 5 |
 # | recall is non-monotonic in width | not supported: one run per width; no win in 15 of our runs | [notebook 07b](07b_diagnoses.ipynb), section 3 |
 # | the paper's retrain recipe collapses (12.7%) | agrees (5 seeds) | [notebook 07b](07b_diagnoses.ipynb), section 3 |
 # | (ours) the repaired hybrid (`gated_hybrid_repaired`) recalls | yes: its tied read is solved at initialization, an exact-match cache that grows with the sequence; it fails on aliased keys | [notebook 07c](07c_recall_breaks.ipynb), section 2 |
@@ -137,6 +136,8 @@ for key in ("lm_matched_width", "lm_leak"):
 #   predict, and it beats the paper's number.
 # - *The late-fusion models* lead by far at 80 steps (section 1 says why).
 # - Every model without late fusion is still above the unigram baseline.
+# - Tables 1b and 6 set the paper's gated number beside `gated_hybrid_repaired` too; it belongs to
+#   the paper's model, `gated_hybrid_paper`.
 #
 # Three seeds do not settle the conv-free lead: the Transformer minus `triple_latent` is +0.054 BPB
 # (paired over 3 seeds, 95% interval [-0.073, +0.180]), an interval that holds zero.
@@ -154,9 +155,9 @@ display(Markdown(results.TABLES["lm_param_matched"].markdown() + f"\n\nUnigram b
 # %% [markdown]
 # **What agrees, what does not.** At the paper's configuration (d = 60), `triple_latent` (5.119) and
 # `triple_slot` (5.120) land on the paper's 5.114 and 5.126, a little behind our Transformer; shrunk
-# through the state instead (S = 12) they are a little ahead. Parity agrees in kind, and which side
-# of it depends on where the parameters are removed (`docs/paper.md`
-# section 6.7). The paper's numbers stand beside its own d = 60 configurations. The paper's
+# through the state instead (S = 12) they are a little ahead. So the paper's parity roughly holds;
+# which side is ahead depends on where the parameters are removed (`docs/paper.md` section 6.7).
+# The paper's numbers stand beside its own d = 60 configurations. The paper's
 # parameter-matched hybrid (d = 56) is worse than the Transformer (5.221 - 5.050 = 0.17 BPB) with a causal
 # convolution: its gain in the paper was the leak.
 
@@ -209,7 +210,7 @@ for c in yard["comparisons"]:  # paired by seed: the mean difference, its 95% in
 
 # %% [markdown]
 # The start that makes recall learnable (`ladder_1`: the pair gate's bias at 4) costs a little
-# language modelling (the third pair above) and still leads the rotary Transformer.
+# language modelling (the third comparison above) and still leads the rotary Transformer.
 
 # %% [markdown]
 # ## 6. Associative recall and MQAR (tables 4 and 5)
@@ -275,15 +276,16 @@ display(Markdown(recall_start.markdown(recall_start.gate_start_rows(["triple_lat
 # `gated_hybrid_paper` scores 43.1% over 5 seeds there, and no seed recalls; at bias 4 it recalls on
 # 2 of its 3 seeds, no more often than `triple_latent` alone. Three seeds do not resolve it.
 #
-# **MQAR with 8 pairs** at its own calibrated budget says the same: at the paper's start `triple_latent`
-# stays at 8.1% over 3 seeds (MQAR, 8 pairs; `mqar_calibrated_pairs8.json`), and started long,
-# `triple_latent` recalls 100.0% over 3 seeds on MQAR with 8 pairs
-# (`issue50/mqar8_triple_latent_gam4_lr3e-3.json`). The ladder to GLA (notebook 06b, section 5) says
-# what else it needs: a key built from the tokens before the one written.
+# **MQAR with 8 pairs** at its own calibrated budget says the same. Its pairs use 16 value ids, so a
+# constant guess scores 1/16 = 6.25%. At the paper's start `triple_latent` stays at 8.1% over 3
+# seeds (MQAR, 8 pairs; `mqar_calibrated_pairs8.json`). Started long, `triple_latent` recalls 100.0%
+# over 3 seeds on MQAR with 8 pairs (`issue50/mqar8_triple_latent_gam4_lr3e-3.json`). The ladder
+# to GLA (notebook 06b, section 5) names what else recall needs, and `triple_latent` already has:
+# a key built from the tokens before the one written.
 
 # %% [markdown]
-# **Recall against state size** (`recall_state_size.json`; chance 1/8 = 12.5% on 4 pairs, 1/16 = 6.25%
-# on MQAR's 16 value ids). Every point ran at the paper's start, so the sweep measured that start, not
+# **Recall against state size** (`recall_state_size.json`; chance 1/8 = 12.5% on 4 pairs, 1/16 on
+# MQAR). Every triple-latent point ran at the paper's start, so the sweep measured that start, not
 # capacity: `triple_latent` stays at chance at every S tried (S = 8 to 64: 12.4-12.7% on average),
 # while `deltanet`, a fixed state of 19,200 bytes, recalls 100.0% over 3 seeds. A real capacity test
 # is planned in `recall_capacity.json`, not yet run.
@@ -354,9 +356,9 @@ plt.show()
 # * **The hybrid's gain is the leak** of a convolution that sees the next token.
 # * **Late fusion leads early, not late.**
 # * **The paper's one recall win did not reproduce**, with its own code or with ours.
-# * **The pair gate's start decides recall.** At the paper's start no gradient reaches the pairs and
-#   the triple-latent layer stays at chance; started long, it recalls. What the key-value path adds
-#   then is not resolved.
+# * **For the triple-latent layer, the pair gate's start decides recall.** At the paper's start no
+#   gradient reaches the pairs and the layer stays at chance; started long, it recalls. What the
+#   key-value path adds then is not resolved.
 #
 # **Next.** The required path ends here. `08_speed.ipynb` is **optional**: why this repository's
 # triple-latent models are not 30-100 times slower than attention, as the paper's were.
