@@ -284,7 +284,7 @@ display(Markdown(recall_start.markdown(recall_start.gate_start_rows(["triple_lat
 # a key built from the tokens before the one written.
 
 # %% [markdown]
-# **Recall against state size** (`recall_state_size.json`; chance 1/8 = 12.5% on 4 pairs, 1/16 on
+# **Recall against state size** (`recall_state_size.json`; chance 1/8 = 12.5% on 4 pairs, 1/16 = 6.25% on
 # MQAR). Every triple-latent point ran at the paper's start, so the sweep measured that start, not
 # capacity: `triple_latent` stays at chance at every S tried (S = 8 to 64: 12.4-12.7% on average),
 # while `deltanet`, a fixed state of 19,200 bytes, recalls 100.0% over 3 seeds. A real capacity test
