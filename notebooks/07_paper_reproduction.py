@@ -136,8 +136,6 @@ for key in ("lm_matched_width", "lm_leak"):
 #   predict, and it beats the paper's number.
 # - *The late-fusion models* lead by far at 80 steps (section 1 says why).
 # - Every model without late fusion is still above the unigram baseline.
-# - Tables 1b and 6 set the paper's gated number beside `gated_hybrid_repaired` too; it belongs to
-#   the paper's model, `gated_hybrid_paper`.
 #
 # Three seeds do not settle the conv-free lead: the Transformer minus `triple_latent` is +0.054 BPB
 # (paired over 3 seeds, 95% interval [-0.073, +0.180]), an interval that holds zero.
