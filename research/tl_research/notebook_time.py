@@ -264,7 +264,8 @@ def main(argv=None) -> int:
     for row in rows:
         if "total_min" in row:
             print(f"{row['name']:24s} {row['words']:5d} words {row['numbers']:4d} numbers {row['code_lines']:4d} code "
-                  f"lines {row['figures']:3d} figures -> {row['reading_min']:5.1f} min reading + {row['run_s']:6.1f} s run = "
+                  f"lines {row['figures']:3d} figures -> {row['reading_min']:5.1f} min reading + "
+                  f"{row['run_s']:6.1f} s run = "
                   f"{row['total_min']} min" + (" (optional)" if row["optional"] else "")
                   + (" (over one sitting: OVER_60, still to split)" if row["name"] in OVER_60 else ""))
         else:
