@@ -5,7 +5,7 @@ The solutions' functions are read from notebooks/exercises/solutions/*.py (every
 and instructors run. The wrong answers below are written the way a student would write them
 (loops, slices, einsum), not as copies of the checkers' own mistake variants. The graded mode,
 the hidden tests, the answer key and nbgrader's metadata are tested at the end; the course
-command itself in tests/course/test_course.py.
+command itself in tests/course/test_grading.py.
 """
 
 from __future__ import annotations

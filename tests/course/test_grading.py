@@ -1,9 +1,17 @@
-"""Grades computed where a student's code cannot reach (issues 34 and 53, their "Done when").
+"""The instructor's flow end to end in one grading run: release, collect, grade, export (issues 34 and 53).
 
-Three exercises (03, 05, 06) are released into one course and graded through the instructor's
-command. Each has a perfect submission, an untouched one, one with a subtle bug in every task
-(hidden-shape bugs where one exists: ``.squeeze()`` without its dim, d hard-coded, a leak only
-at t >= 4; its task 4 test cell also edited, which collect restores) and three that cheat:
+One course directory (its path has a space and a non-ASCII letter) gets four exercises, released through
+the instructor's command and graded by it (``python -m tl_minimal.instructor grade``), without JupyterHub.
+The submissions (tests/course/grading_submissions.py):
+
+- exercise 01 (its tasks build on each other, so a broken task 1 also shows what happens to task 2): the
+  release reads exactly like the self-study blank and holds no answer; the solution gets full marks, the
+  untouched blank zero, typical mistakes the expected partial marks, code that raises or never ends loses
+  only its cells; a file that is not a notebook and a notebook with a deleted test cell are named by
+  collect, the rest filed;
+- exercises 03, 05 and 06: a perfect submission, an untouched one, one with a subtle bug in every task
+  (hidden-shape bugs where one exists: ``.squeeze()`` without its dim, d hard-coded, a leak only at
+  t >= 4; its task 4 test cell also edited, which collect restores) and three that cheat:
 
     cheats        graded mode switched off and the checks replaced by no-ops, a method of
                   torch.Tensor patched (``type.__setattr__``) so the kernel's comparison passes,
@@ -15,24 +23,27 @@ at t >= 4; its task 4 test cell also edited, which collect restores) and three t
     transformer   an input transformer makes every later cell ``pass`` (plain in 03, hidden in
                   ``exec(bytes.fromhex(...))`` in 05 and 06)
 
-One perfect submission also had a check cell's metadata edited, one notebook of exercise 06 ends
-its kernel (``os._exit``: "tests did not run", 0), and one of exercise 05 runs a loop that
-swallows the interrupt: "kernel ignored the interrupt", no score, a feedback page saying so, and
-everyone else graded. Tampering scores 0 on every task it touches; fetching
-a reference answer scores 0 or is flagged with the matched line; every student gets feedback.
+  One perfect submission also had a check cell's metadata edited, one notebook of exercise 06 ends its
+  kernel (``os._exit``: "tests did not run", 0), and one of exercise 05 runs a loop that swallows the
+  interrupt: "kernel ignored the interrupt", no score, a feedback page saying so, and everyone else
+  graded. Tampering scores 0 on every task it touches; fetching a reference answer scores 0 or is
+  flagged with the matched line; every student gets feedback.
 
-nbgrader executes every notebook (20 submissions, smoke mode), so the test is marked ``slow``;
-the grade step's time is printed (``-s``). Measured 2026-12-06 on a 2-core machine shared with
-other sessions (load about 4): grade step 263 s for the 20 notebooks (autograde 240 s, the three
-verdict processes 5 s, feedback 17 s), the whole test 288 s and 247 s of CPU; the test before
-issue 53 (13 notebooks of 02, 03, 05) right after it: 263 s and 229 s of CPU. Run it with
-``--basetemp`` outside /tmp/pytest-of-<user> when other pytest runs share the machine.
-``TL_TEST_EXERCISES=05_convolution`` runs one exercise. Skipped without nbgrader (the ``course`` extra).
+nbgrader executes every notebook (24 submissions, smoke mode), so the test is marked ``slow``; the grade
+step's time is printed (``-s``). Until issue 51 exercise 01 had a grading run of its own (test_course.py:
+release, grade and export again, and its never-ending cell waited out a 60 s timeout); one run proves both.
+Measured 2026-12-06 on a 2-core machine shared with other sessions (load about 4): the 20 notebooks of
+03, 05 and 06 alone took a grade step of 263 s (autograde 240 s, the three verdict processes 5 s,
+feedback 17 s). Run it with ``--basetemp`` outside /tmp/pytest-of-<user> when other pytest runs share the
+machine. ``TL_TEST_EXERCISES=05_convolution`` runs one exercise besides 01. Skipped without nbgrader
+(the ``course`` extra).
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
 import os
 from pathlib import Path
@@ -41,188 +52,49 @@ import pytest
 
 pytest.importorskip("nbgrader", reason='the course extra is missing: pip install -e ".[course]"')
 
+from grading_submissions import write_01, write_others
+
 from tl_minimal.instructor import course
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow  # nbgrader executes every submission: minutes (measured above)
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "notebooks" / "exercises" / "solutions"
-POINTS = {"task1_check": 2, "task2_check": 2, "task3_check": 1, "task4_check": 2}
+POINTS = {"task1_check": 2, "task2_check": 2, "task3_check": 1, "task4_check": 2}  # + 2 by hand (discussion1)
+NAME = "01_running_state"  # the exercise graded by the instructor's plain flow
 EXERCISES = os.environ.get("TL_TEST_EXERCISES", "03_readout,05_convolution,06_kv_gated_fusion").split(",")
 
-# one subtle bug per task: (text in the solution's answer cell, what replaces it)
-BUGS = {
-    "03_readout": {  # task 1: right on the visible sizes, wrong when B = H = 1 (the hidden tests)
-        "task1_code": ('return torch.einsum("bhij,bhi->bhj", P, q_left) * q_right',
-                       'return (torch.einsum("bhij,bhi->bhj", P, q_left) * q_right).unsqueeze(-2).squeeze()'),
-        "task2_code": ("        P = g * P + (1 - g) * s_prev[:, t].unsqueeze(-1) * b[:, t].unsqueeze(-2)  # write P_t\n"
-                       "        out.append(readout_step(P, q_left[:, t], q_right[:, t]))  # then read it\n",
-                       "        out.append(readout_step(P, q_left[:, t], q_right[:, t]))  # read first: off by one\n"
-                       "        P = g * P + (1 - g) * s_prev[:, t].unsqueeze(-1) * b[:, t].unsqueeze(-2)\n"),
-        "task3_answer": ('my_prediction = "b"', 'my_prediction = "c"'),
-        "task4_code": ("for tau in range(t + 1):", "for tau in range(T):"),
-    },
-    "05_convolution": {  # task 1: d hard-coded to the visible checks' 3; task 4 stops before a late leak
-        "task1_code": ("x.new_zeros(x.shape[0], k - 1, x.shape[2])", "x.new_zeros(x.shape[0], k - 1, 3)"),
-        "task2_code": ("return F.gelu(pre)", 'return F.gelu(pre, approximate="tanh")'),
-        "task3_answer": ('my_prediction = "c"', 'my_prediction = "b"'),
-        "task4_code": ("for t in range(T - 1):", "for t in range(min(T - 1, 3)):"),
-    },
-    "06_kv_gated_fusion": {  # task 1: a squeeze() without its dim; tasks 2 and 4: batch 0 for every batch
-        "task1_code": ("return q @ keys.transpose(1, 2)", "return (q @ keys.transpose(1, 2)).squeeze()"),
-        "task2_code": ("batch = torch.arange(values.shape[0])[:, None, None]", "batch = 0"),
-        "task3_answer": ('my_prediction = "c"', 'my_prediction = "a"'),
-        "task4_code": ("position = index.gather(-1, best).squeeze(-1)",
-                       "position = index[:1].gather(-1, best[:1]).squeeze(-1)"),
-    },
-}
 
-# the cheats: task 1 switches graded mode off, replaces the checks, patches a torch.Tensor method the
-# kernel's comparison goes through and silences every error (its own code is wrong), task 2 returns the
-# expected value read from the checker's frame, task 3 reads the answer key through tl_minimal.__file__,
-# task 4 returns the library's reference
-CHEAT_1 = ('import os\nimport torch\nos.environ["TL_GRADED"] = "0"\n'
-           "for _n in dir(ex):\n    if _n.startswith('check_') or _n == 'mark_prediction':\n"
-           "        setattr(ex, _n, lambda *a, **k: None)\n"
-           "type.__setattr__(torch.Tensor, 'norm', lambda self, *a, **k: torch.zeros((), dtype=torch.float64))\n"
-           "get_ipython().set_custom_exc((BaseException,), lambda *a, **k: None)\n")
-FRAME = ("import inspect\n\n\ndef {name}(*args, **kwargs):\n"
-         "    frame = inspect.currentframe().f_back\n    return frame.f_locals.get('want')\n")
-KEY = ("import json, pathlib, tl_minimal\n"
-       "_key = pathlib.Path(tl_minimal.__file__).parents[1] / 'notebooks' / 'exercises' / 'answer_key.json'\n"
-       "my_prediction = json.loads(_key.read_text())['{task}']['correct'] if _key.is_file() else 'a'\n")
-FUNCTIONS = {"03_readout": ("readout_step", "readout_loop", "readout_scores"),
-             "05_convolution": ("causal_pad", "causal_conv", "leaks_future"),
-             "06_kv_gated_fusion": ("cosine_scores", "topk_read", "top_entry")}
-REFERENCE = {
-    "03_readout": "from tl_minimal.exercises.readout import scores_reference as readout_scores\n",
-    "05_convolution": "from tl_minimal.exercises.conv import LEAKS\n\n\ndef leaks_future(fn, T, d):\n"
-                      "    return True\n",
-    "06_kv_gated_fusion": "from tl_minimal.exercises.kv_fusion import top_entry\n",
-}
-# a finder first on sys.meta_path serves a fake checker module to the hidden cells' fresh import
-FINDER = r"""import importlib.machinery
-import sys
-import types
-
-
-class _Fake:
-    def find_spec(self, name, path=None, target=None):
-        if name.startswith("tl_minimal.exercises"):
-            return importlib.machinery.ModuleSpec(name, self, is_package=True)
-        return None
-
-    def create_module(self, spec):
-        module = types.ModuleType(spec.name)
-        module.__path__ = []
-        module.__getattr__ = lambda attr: (lambda *a, **k: None)
-        return module
-
-    def exec_module(self, module):
-        pass
-
-
-sys.meta_path.insert(0, _Fake())
-globals()["e" + "x"] = types.SimpleNamespace(**{n: (lambda *a, **k: None) for n in dir(ex) if n.startswith("check")})
-"""
-# an input transformer: every later cell becomes `pass` (the hidden tests never run)
-TRANSFORMER = "get_ipython().input_transformers_post.append(lambda lines: ['pass\\n'])\n"
-
-
-def _transformer(name: str) -> str:
-    if name == "03_readout":
-        return TRANSFORMER
-    return f"exec(bytes.fromhex({TRANSFORMER.encode().hex()!r}))\n"
-
-
-def _cells(notebook: dict) -> dict:
-    return {c["metadata"]["nbgrader"]["grade_id"]: c for c in notebook["cells"] if "nbgrader" in c["metadata"]}
-
-
-def _text(cell) -> str:
-    return "".join(cell["source"])
-
-
-def _submission(release: dict, source: dict, **answers: str) -> dict:
-    notebook = json.loads(json.dumps(release))
-    solved = _cells(source)
-    for grade_id, cell in _cells(notebook).items():
-        if cell["metadata"]["nbgrader"].get("solution") and cell["cell_type"] == "code":
-            cell["source"] = answers.get(grade_id, _text(solved[grade_id]))
-    return notebook
-
-
-def _bugged(release, source, name):
-    solved = _cells(source)
-    answers = {}
-    for grade_id, (old, new) in BUGS[name].items():
-        assert old in _text(solved[grade_id]), (name, grade_id, old)
-        answers[grade_id] = _text(solved[grade_id]).replace(old, new)
-    notebook = _submission(release, source, **answers)
-    _cells(notebook)["task4_check"]["source"] = "pass  # the test, edited away\n"  # collect restores it
-    return notebook
-
-
-def _cheats(release, source, name):
-    step = FUNCTIONS[name][0]
-    wrong = f"def {step}(*args):\n    return args[0]\n"
-    return _submission(release, source, task1_code=CHEAT_1 + "\n\n" + wrong,
-                       task2_code=FRAME.format(name=FUNCTIONS[name][1]),
-                       task3_answer=KEY.replace("{task}", name[:2] + ".3"), task4_code=REFERENCE[name])
-
-
-def _tampering(release, cheat: str) -> dict:
-    """The release with ``cheat`` as the first answer: nothing else written."""
-    notebook = json.loads(json.dumps(release))
-    _cells(notebook)["task1_code"]["source"] = cheat + "\n\n" + _text(_cells(notebook)["task1_code"])
-    return notebook
-
-
-def _write(folder: Path, student: str, name: str, notebook: dict) -> None:
-    path = folder / student / f"{name}.ipynb"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(notebook), encoding="utf-8")
+def _read(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
+    """The one grading run: release, collect, grade (the command, its printed lines kept), export."""
     saved = {k: os.environ.get(k) for k in ("TL_SMOKE", "TL_CELL_TIMEOUT", "TL_INTERRUPT_GRACE")}
-    os.environ.update(TL_SMOKE="1", TL_CELL_TIMEOUT="40", TL_INTERRUPT_GRACE="5")
+    os.environ.update(TL_SMOKE="1", TL_CELL_TIMEOUT="40", TL_INTERRUPT_GRACE="5")  # nbgrader's runs inherit them
     root = tmp_path_factory.mktemp("grading")
-    course_dir = root / "course"
+    course_dir = root / "course dir é"  # a space and non-ASCII on the way
     args = ["release", str(course_dir), "--solutions", str(SOLUTIONS)]
-    assert course.main([*args, *(a for n in EXERCISES for a in ("--exercise", n))]) == 0
-    inbox, releases = root / "inbox", {}
-    for name in EXERCISES:
-        release = json.loads((course_dir / "release" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
-        source = json.loads((course_dir / "source" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
-        releases[name] = release
-        perfect = _submission(release, source)
-        if name == EXERCISES[0]:  # a check cell marked as an answer cell: collect restores it
-            _cells(perfect)["task2_check"]["metadata"]["nbgrader"]["solution"] = True
-        _write(inbox, "perfect", name, perfect)
-        _write(inbox, "untouched", name, release)
-        _write(inbox, "bugs", name, _bugged(release, source, name))
-        _write(inbox, "cheats", name, _cheats(release, source, name))
-        _write(inbox, "finder", name, _tampering(release, FINDER))
-        _write(inbox, "transformer", name, _tampering(release, _transformer(name)))
-    exits = _tampering(releases[EXERCISES[-1]], "import os\nos._exit(0)\n")  # a cell that ends the kernel
-    _write(inbox, "exits", EXERCISES[-1], exits)
-    if "05_convolution" in EXERCISES:  # a loop that swallows the interrupt
-        stuck = ("while True:\n    try:\n        while True:\n            pass\n"
-                 "    except:  # noqa: E722\n        pass\n")
-        name = "05_convolution"
-        source = json.loads((course_dir / "source" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
-        _write(inbox, "stuck", name, _submission(releases[name], source, task2_code=stuck))
-    _, problems, repairs = course.collect(course_dir, inbox)
-    lines = []
-    done = course.grade(course_dir, log=lines.append)
+    assert course.main([*args, *(a for n in [NAME, *EXERCISES] for a in ("--exercise", n))]) == 0
+    releases = {n: _read(course_dir / "release" / n / f"{n}.ipynb") for n in [NAME, *EXERCISES]}
+    sources = {n: _read(course_dir / "source" / n / f"{n}.ipynb") for n in [NAME, *EXERCISES]}
+    inbox = root / "inbox"
+    write_01(inbox, releases[NAME], sources[NAME])
+    write_others(inbox, EXERCISES, releases, sources)
+    written, problems, repairs = course.collect(course_dir, inbox)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):  # grade's log goes to print: keep it for the tests
+        assert course.main(["grade", str(course_dir)]) == 0
+    lines = printed.getvalue().splitlines()
     print("\n".join(line for line in lines if "s for" in line or "autograde" in line or "feedback" in line))
     csv_path = root / "grades.csv"
     assert course.main(["export", str(course_dir), "--to", str(csv_path)]) == 0
     with csv_path.open(encoding="utf-8", newline="") as f:
         rows = {(r["assignment"], r["student_id"]): r for r in csv.DictReader(f)}
-    yield {"dir": course_dir, "problems": problems, "repairs": repairs, "done": done, "rows": rows, "log": lines}
+    yield {"dir": course_dir, "written": written, "problems": problems, "repairs": repairs, "rows": rows,
+           "log": lines, "csv": csv_path, "release": releases[NAME], "inbox": inbox}
     for key, value in saved.items():
         os.environ.pop(key) if value is None else os.environ.update({key: value})
 
@@ -245,7 +117,8 @@ def _tasks(rows, name, student) -> dict:
 
 
 def test_collect_restores_edited_grade_cells_and_names_the_student(graded):
-    assert not graded["problems"]
+    problems = graded["problems"]  # only the two of 01 that collect refuses (test_collect_names_bad_submissions...)
+    assert len(problems) == 2 and all("not_a_notebook" in p or "deleted_cell" in p for p in problems), problems
     restored = [r for r in graded["repairs"] if r.startswith(f"perfect ({EXERCISES[0]})")]
     assert len(restored) == 1 and "task2_check: metadata" in restored[0]
     for name in EXERCISES:
@@ -340,3 +213,54 @@ def test_no_key_or_solution_in_the_release_or_the_package(graded):
         text = path.read_text(encoding="utf-8")
         for secret in ("BEGIN SOLUTION", "BEGIN HIDDEN", "mark_prediction", "hidden_check", "correct="):
             assert secret not in text, (path, secret)
+
+
+# exercise 01: the plain flow
+def test_release_reads_like_the_self_study_blank(graded):
+    blank = json.loads((ROOT / "notebooks" / "exercises" / f"{NAME}.ipynb").read_text(encoding="utf-8"))
+    release = graded["release"]
+    assert ["".join(c["source"]) for c in release["cells"]] == ["".join(c["source"]) for c in blank["cells"]]
+    text = json.dumps(release)
+    for secret in ("BEGIN SOLUTION", "HIDDEN TESTS", "mark_prediction", "0.065536", "Model answer"):
+        assert secret not in text
+    assert all(not c.get("outputs") for c in release["cells"] if c["cell_type"] == "code")
+    assert (graded["dir"] / "zips" / f"{NAME}.zip").is_file()
+
+
+def test_collect_names_bad_submissions_and_files_the_rest(graded):
+    problems = "\n".join(graded["problems"])
+    assert "not_a_notebook" in problems and "not a notebook" in problems
+    assert "deleted_cell" in problems and "task2_check" in problems
+    filed = sorted(p.parts[-3] for p in graded["written"] if p.parts[-2] == NAME)
+    assert filed == ["blank", "broken", "mistakes", "solution"]
+
+
+def test_grades_in_the_csv(graded):
+    with graded["csv"].open(encoding="utf-8", newline="") as f:
+        rows = {row["student_id"]: row for row in csv.DictReader(f) if row["assignment"] == NAME}
+    auto = sum(POINTS.values())
+    expected = {"solution": auto, "blank": 0, "mistakes": POINTS["task1_check"] + POINTS["task2_check"],
+                "broken": POINTS["task3_check"] + POINTS["task4_check"]}  # task 1 raises, task 2 never ends
+    assert {s: float(rows[s]["raw_score"]) for s in expected} == pytest.approx(expected)
+    assert all(float(rows[s]["max_score"]) == auto + 2 for s in expected)  # the discussion is graded by hand
+
+
+def test_feedback_carries_the_hints_and_errors(graded):
+    feedback = graded["dir"] / "feedback"
+    mistakes = (next(feedback.glob(f"mistakes/{NAME}/*.html"))).read_text(encoding="utf-8")
+    assert "mean memory length" in mistakes and "AssertionError" in mistakes  # the checker's hint, raised
+    assert "work out s_0" in mistakes  # the hidden test's hint for the wrong prediction
+    broken = (next(feedback.glob(f"broken/{NAME}/*.html"))).read_text(encoding="utf-8")
+    assert "ZeroDivisionError" in broken and "CellTimeoutError" in broken
+
+
+def test_bad_input_says_which_and_exits_non_zero(tmp_path, graded, capsys):
+    assert course.main(["grade", str(tmp_path / "missing")]) == 2
+    assert "not a course directory" in capsys.readouterr().err
+    assert course.main(["grade", str(graded["dir"]), "--exercise", "09_nothing"]) == 2
+    assert "unknown exercise 09_nothing" in capsys.readouterr().err
+    assert course.main(["collect", str(graded["dir"]), str(tmp_path / "nowhere")]) == 2
+    assert "no submissions" in capsys.readouterr().err
+    assert course.main(["collect", str(graded["dir"]), str(graded["inbox"])]) == 1  # files the rest
+    err = capsys.readouterr().err
+    assert "not_a_notebook" in err and "not a notebook" in err and "task2_check" in err
