@@ -217,14 +217,14 @@ print("outputs equal:", close(o_loop, o_fast), "  final memories equal:", close(
 #
 # **Step 1: name what each token writes.** Let $u_t = \eta_t (v_t - M_{t-1}^\top k_t)$. Then
 # $M_t = M_{t-1} + k_t u_t^\top$, and after the chunk's first tokens up to $t$:
-# $$M_t = M_{c-1} + \textstyle\sum_{\tau \le t} k_\tau u_\tau^\top .$$
+# $$M_t = M_{c-1} + \sum_{\tau \le t} k_\tau u_\tau^\top .$$
 #
 # **Step 2: put that into the definition of $u_t$.** Reading $M_{t-1}$ at $k_t$,
-# $$u_t = \eta_t \big(v_t - M_{c-1}^\top k_t - \textstyle\sum_{\tau < t} (k_\tau \cdot k_t)\, u_\tau\big).$$
+# $$u_t = \eta_t (v_t - M_{c-1}^\top k_t - \sum_{\tau < t} (k_\tau \cdot k_t)\, u_\tau).$$
 # Each $u_t$ depends on the earlier ones of the chunk, linearly.
 #
 # **Step 3: all $C$ equations at once.** With the $u_t$ as the rows of a matrix $U_c$,
-# $$U_c = \mathrm{diag}(\eta)\,(V - K M_{c-1}) - \mathrm{tril}\big(\mathrm{diag}(\eta) K K^\top, -1\big)\, U_c ,$$
+# $$U_c = \mathrm{diag}(\eta)\,(V - K M_{c-1}) - \mathrm{tril}(\mathrm{diag}(\eta) K K^\top, -1)\, U_c ,$$
 # where $\mathrm{tril}(\cdot, -1)$ keeps the entries below the diagonal. Move the last term to the
 # left: $A\, U_c = \mathrm{diag}(\eta)(V - K M_{c-1})$ with
 # $A = I + \mathrm{tril}(\mathrm{diag}(\eta) K K^\top, -1)$. Row $t$, column $\tau$ of $A$ is

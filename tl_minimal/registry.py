@@ -13,8 +13,7 @@ Variants (docs/paper.md section 3)
     triple_slot              the same with K = num_slots learnable slots instead of the S x S memory
     triple_hybrid            a causal local convolution once before a triple_latent stack
     transformer_plus_triple  the Transformer plus one triple-latent layer on the token stream
-    gated_hybrid_repaired    triple_hybrid plus the gated key-value memory fused at the logits, with
-                             this repository's defaults (GATED below: a tied W_qk, beta from 10)
+    gated_hybrid_repaired    triple_hybrid + the key-value memory at the logits, our repair (GATED: tied W_qk, beta 10)
     gated_hybrid_paper       a preset (PRESETS) of gated_hybrid_repaired: the paper's configuration as coded
     gated_hybrid_printed     a preset: the paper's printed beta = 1/sqrt(D_kv), g_t = sigmoid(W_g q_t)
     gla, h3, deltanet, retnet, triple_key_shift, triple_key_current, conv_only, transformer_rope
@@ -57,15 +56,12 @@ CONV = {"conv_kernel": 5, "conv_causal": True}
 # the paper's gated runs: S = 8, and KVConfig's defaults: assoc dim D_kv = 64, top-8 cosine
 # scores at scale beta = 1, previous-token query, no write gate, the read gate inside the LayerNorm
 GATED_PAPER = {"state_dim": 8, **dataclasses.asdict(KVConfig())}
-# gated_hybrid_repaired's own defaults: the paper's, with retrieval made to work from step 0 (the recall
-# study, data/results/RECALL_STUDY.md): one W_qk for query and key, so an exact repeat of a
-# token scores cos = 1 at initialization, and a learnable scale beta starting at 10, so the
-# softmax over cosines (in [-1, 1]) can be sharp instead of near uniform. Everything else as
-# in the paper (top-8, previous-token query, read gate inside the LayerNorm).
+# gated_hybrid_repaired: the paper's, with retrieval working from step 0 (RECALL_STUDY.md): one W_qk for query
+# and key (an exact repeat scores cos = 1 at initialization) and a learnable beta from 10 (a sharp softmax over
+# cosines in [-1, 1]). Everything else as in the paper (top-8, previous-token query, read gate inside the norm).
 GATED = {**GATED_PAPER, "tie_qk": True, "score_scale": 10.0, "learnable_score_scale": True}
-# the paper as printed (docs/paper.md section 3.6): the text's score exp(q^.k^ / sqrt(d_a)), i.e.
-# beta = 1/sqrt(D_kv) = 0.125 ("printed" follows assoc_dim), and its read gate sigmoid(W_g q_t) * m_t,
-# a vector from the query; where the text and the reference code differ, GATED_PAPER is the code
+# the paper as printed (docs/paper.md section 3.6): its score exp(q^.k^ / sqrt(d_a)), beta = 1/sqrt(D_kv) ("printed"
+# follows assoc_dim), and its read gate sigmoid(W_g q_t) * m_t; where text and code differ, GATED_PAPER is the code
 GATED_PRINTED = {**GATED_PAPER, "score_scale": "printed", "read_gate": "query_vector"}
 
 DEFAULTS: dict[str, dict] = {
@@ -91,18 +87,13 @@ _BOOLS = ("conv_causal", "learnable_score_scale", "write_gate", "gate_outside_no
 _REALS = ("lam_bias", "gam_bias", "read_gate_bias", "gate_norm")
 # settings of every variant absent from its defaults (older results keep their settings): the values allowed
 OPTIONAL = {"init": ("paper", "fan_in", "fan_in_all")}
-
-
-# names a variant had before (issue 52: the repaired gated hybrid is not the paper's model, and its name says so)
-RENAMED = {"gated_hybrid": "gated_hybrid_repaired"}  # old name -> new name
+RENAMED = {"gated_hybrid": "gated_hybrid_repaired"}  # old name -> new name (the repair is not the paper's model)
 
 
 def _check_variant(variant) -> str:
     if variant in RENAMED:  # old name
-        raise ValueError(f"variant {variant!r} is now called {RENAMED[variant]!r}: it is this repository's repair "
-                         "of the paper's gated hybrid (a tied W_qk and a learnable beta), not the paper's model, "
-                         "which is 'gated_hybrid_paper'; a model file saved under the old name converts with "
-                         "`python -m tl_research.convert OLD.pt NEW.pt`")
+        raise ValueError(f"variant {variant!r} is now called {RENAMED[variant]!r} (our repair; the paper's model is "
+                         "'gated_hybrid_paper'); convert a saved file: `python -m tl_research.convert OLD.pt NEW.pt`")
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}: expected one of {', '.join(VARIANTS)}")
     return variant

@@ -30,6 +30,7 @@ from tl_minimal.data.recall import layout_for
 from tl_minimal.ladder import CHANGES
 from tl_minimal.registry import build_model
 from tl_minimal.results.intervals import clopper_pearson
+from tl_minimal.views.plots_capacity import recall_vs_state_bytes
 
 from ..suite import write_atomic
 from .calibrated import sweep_files
@@ -221,10 +222,6 @@ def capacity_rows(points: list[dict]) -> list[dict]:
 
 def capacity_figure(points: list[dict], out: Path):
     """The Based/Zoology frontier of the points run so far (accuracy against the bytes kept), saved to ``out``."""
-    import matplotlib
-    matplotlib.use("Agg")
-    from tl_minimal.views.plots_capacity import recall_vs_state_bytes
-
     rows = capacity_rows(points)
     if not rows:
         raise SystemExit("capacity: no point has run yet, so there is no figure to draw")
