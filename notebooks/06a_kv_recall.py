@@ -28,7 +28,7 @@
 # table has every symbol used here), notebook 02 (the pair memory's decay), the associative-recall
 # task of notebook 00.
 #
-# **Time.** About 55 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# **Time.** About 60 minutes: reading at the course's pace (notebook 00, section 5) and a run of
 # every cell in default mode, measured at 73 s (CPU 68 s, peak 1025 MiB) on a 2-core CPU
 # (`docs/notebook_cost.json`).
 
@@ -254,7 +254,7 @@ for bias, row in sorted((bias, row) for bias, row in start.items() if row["value
 # The layer that sat at a constant guess recalls once its pair gate starts long, on most seeds:
 # what failed was the start, not the fixed-size state. One seed stays at a guess among the values
 # in context, so the long start makes recall learnable, not certain; $\sigma(2) = 0.88$ (a
-# half-life of 5 tokens) did not recall on its one seed.
+# half-life of 5 tokens) recalled on none of its 3 seeds.
 #
 # Every relative that recalls starts long (notebook 03, section 10) or, like DeltaNet, has no
 # decay; the paper's code starts both gates at 0.5. The course keeps the paper's start for the

@@ -286,7 +286,7 @@ display(Markdown(recall_start.markdown(recall_start.gate_start_rows(["triple_lat
 # MQAR). Every triple-latent point ran at the paper's start, so the sweep measured that start, not
 # capacity: `triple_latent` stays at chance at every S tried (S = 8 to 64: 12.4-12.7% on average),
 # while `deltanet`, a fixed state of 19,200 bytes, recalls 100.0% over 3 seeds. A real capacity test
-# is planned in `recall_capacity.json`, not yet run.
+# (`recall_capacity.json`) has begun; at its budget even the Transformer stays at a guess.
 
 # %%
 # NBVAL_IGNORE_OUTPUT

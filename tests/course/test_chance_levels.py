@@ -91,6 +91,7 @@ STUDY_TABLES = [
     ("The bytes are measured from the state each model returns", lambda: layouts_of_files("recall_state_size.json")),
     ("the interval is Clopper-Pearson's 95% interval of that rate", lambda: layouts_of_files("recall_gate_start.json")),
     ("One change per rung, in the order of issue 50", lambda: layouts_of_files("recall_ladder.json")),
+    ("the table says how many seeds\neach rung ran:", lambda: layouts_of_files("mqar8_*.json")),  # its MQAR-8 runs
 ]
 # tables of the document with percentages that are no accuracy: where the read puts its weight, files
 NOT_ACCURACY = ["Means over the 5 seeds:", "--seq-len T --seeds 0 1 2 --eval-at", "Where the read at the question puts",
