@@ -113,33 +113,40 @@ def _paper_start(variant: str, paper: dict[str, list[dict]]) -> dict | None:
 NOT_RUN = {"seeds": [], "values": [], "mean": None, "note": "not run yet"}
 
 
-def _mqar8(kind: str, variant: str, bias: list, folder: Path, results: Path) -> dict:
+def _mqar8_paper_runs(results: Path) -> dict[str, list[dict]]:
+    """{file name: runs} of section 12's MQAR-8 file at the paper's start (its runs with no gate bias set), read
+    once for every row; empty when the file is absent."""
+    path = results / MQAR8_PAPER_START
+    if not path.exists():
+        return {}
+    runs = json.loads(path.read_text(encoding="utf-8"))["runs"]
+    return {path.name: [r for r in runs if not r["config"].get("gam_bias")]}
+
+
+def _mqar8(kind: str, variant: str, bias: list, folder: Path, paper8: dict[str, list[dict]]) -> dict:
     """The same row on MQAR with 8 pairs at its calibrated budget (stage mqar_rows; the paper's start: section
-    12's file): files ``mqar8_{variant}[_gam{bias}]_lr{lr}.json``, the lr chosen as for recall."""
+    12's file, ``paper8``): files ``mqar8_{variant}[_gam{bias}]_lr{lr}.json``, the lr chosen as for recall."""
     if kind == "paper_start":
-        path = results / MQAR8_PAPER_START
-        runs = [r for r in json.loads(path.read_text(encoding="utf-8"))["runs"] if r["variant"] == variant
-                and not r["config"].get("gam_bias")] if path.exists() else []
-        return {**_row(runs, lr=runs[0]["lr"]), "sources": [path.name]} if runs else NOT_RUN
+        return _paper_start(variant, paper8) or NOT_RUN
     tag = f"_gam{bias[0]:g}" if bias else ""
     return _swept(f"mqar8_{variant}{tag}_lr", variant, folder) or NOT_RUN
 
 
 def gate_rows(folder: Path = FOLDER, results: Path = RESULTS) -> list[dict]:
-    rows, paper = [], _paper_runs(results)
+    rows, paper, paper8 = [], _paper_runs(results), _mqar8_paper_runs(results)
     for variant in GATE_VARIANTS:
         for bias in GATE_BIASES:
             row = _swept(f"recall4_{variant}_gam{bias:g}_lr", variant, folder)
             if row is None and bias == 0:
                 row = _paper_start(variant, paper)
             rows.append({"variant": variant, "gam_bias": bias, "lam_bias": 0.0, **(row or NOT_RUN),
-                         "mqar8": _mqar8("gate", variant, [bias], folder, results) if bias else
-                         _mqar8("paper_start", variant, [], folder, results)})
+                         "mqar8": _mqar8("gate", variant, [bias], folder, paper8) if bias else
+                         _mqar8("paper_start", variant, [], folder, paper8)})
     return rows
 
 
 def ladder_rows(folder: Path = FOLDER, results: Path = RESULTS) -> list[dict]:
-    rows, paper = [], _paper_runs(results)
+    rows, paper, paper8 = [], _paper_runs(results), _mqar8_paper_runs(results)
     for rung, change, (kind, variant, *bias) in LADDER:
         if kind == "paper_start":
             row = _paper_start(variant, paper)
@@ -148,7 +155,7 @@ def ladder_rows(folder: Path = FOLDER, results: Path = RESULTS) -> list[dict]:
         else:
             row = _swept(f"recall4_{variant}_lr", variant, folder)
         rows.append({"rung": rung, "change": change, "variant": variant, **(row or NOT_RUN),
-                     "mqar8": _mqar8(kind, variant, bias, folder, results)})
+                     "mqar8": _mqar8(kind, variant, bias, folder, paper8)})
     return rows
 
 
