@@ -42,3 +42,14 @@ def test_the_yardstick_rows_are_the_gathered_file():
     text = re.sub(r"\s+", " ", STUDY)
     for r in data["rows"]:
         assert re.search(rf"\| `{r['variant']}`[^|]*\| 3e-3 \| {len(r['by_seed'])} \| {r['mean']:.3f} \|", text), r
+
+
+def test_section_13s_tables_are_the_gathered_files():
+    """Section 13 prints the gate-start study's and the ladder's tables (accuracy per seed, the rate that
+    recall, seed 0 at each lr, MQAR with 8 pairs) as ``gate_start tables`` makes them from the two files."""
+    from tl_research.studies.gate_start import tables
+
+    gate, ladder = (json.loads((RESULTS / n).read_text(encoding="utf-8"))
+                    for n in ("recall_gate_start.json", "recall_ladder.json"))
+    for name, table in tables(gate, ladder).items():
+        assert table in STUDY, f"RECALL_STUDY.md section 13: paste `gate_start tables`'s {name!r} table"

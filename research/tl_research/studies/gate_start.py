@@ -10,6 +10,7 @@ This module gathers them with issue 32's rows at the paper's start (gam_bias 0: 
 recall_calibrated_family.json, each variant at its chosen lr) and measures the gradient at initialization:
 
     python -m tl_research.studies.gate_start gather      # recall_gate_start.json, recall_ladder.json
+    python -m tl_research.studies.gate_start tables      # RECALL_STUDY.md section 13's tables from them
     python -m tl_research.studies.gate_start gradient    # gradient_reach.json (about a minute)
     python -m tl_research.studies.gate_start capacity    # recall_capacity.json (planned points, bytes)
     python -m tl_research.studies.gate_start best-lr triple_latent 4   # the queue's lr rule
@@ -26,6 +27,7 @@ import json
 from pathlib import Path
 
 from tl_minimal.course.gradient_reach import measure
+from tl_minimal.course.recall_start import markdown
 from tl_minimal.data.recall import layout_for
 from tl_minimal.ladder import CHANGES
 from tl_minimal.registry import build_model
@@ -175,6 +177,37 @@ def gather(folder: Path = FOLDER, results: Path = RESULTS) -> tuple[dict, dict]:
     return gate, ladder
 
 
+SWEPT_LRS = ("1e-3", "3e-3", "1e-2")
+
+
+def lr_sweep_markdown(rows: list[dict], keys: tuple) -> str:
+    """Seed 0's accuracy at each lr of the sweep (rows that ran one: ``seed0_by_lr``), and the lr chosen."""
+    head = [*keys, *(f"seed 0 at lr {lr}" for lr in SWEPT_LRS), "lr chosen"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        if not r.get("seed0_by_lr"):
+            continue
+        runs = [r["seed0_by_lr"].get(lr) for lr in SWEPT_LRS]
+        cells = [f"`{r[k]}`" if k == "variant" else str(r[k]) for k in keys]
+        cells += [f"{100 * v:.1f}%" if v is not None else "-" for v in runs]
+        lines.append("| " + " | ".join([*cells, r["lr_text"]]) + " |")
+    return "\n".join(lines)
+
+
+def tables(gate: dict, ladder: dict) -> dict[str, str]:
+    """RECALL_STUDY.md section 13's tables from the gathered files (``gather``'s two dicts), by name."""
+    def mqar8(rows, keys):
+        return markdown([{**r["mqar8"], **{k: r[k] for k in keys}} for r in rows], keys)
+
+    long_start = [r for r in gate["rows"] if r["gam_bias"] == 4]
+    return {"gate": markdown(gate["rows"], ("variant", "gam_bias")),
+            "gate lrs": lr_sweep_markdown(gate["rows"], ("variant", "gam_bias")),
+            "gate mqar8": mqar8(long_start, ("variant", "gam_bias")),
+            "ladder": markdown(ladder["rows"], ("rung", "change", "variant")),
+            "ladder lrs": lr_sweep_markdown(ladder["rows"], ("rung", "variant")),
+            "ladder mqar8": mqar8(ladder["rows"], ("rung", "variant"))}
+
+
 def gradient(results: Path = RESULTS, seeds=(0, 1, 2)) -> dict:
     rows = [{"label": label, **measure(variant, seeds=seeds, **settings)} for label, variant, settings in REACH_ROWS]
     out = {"study": "the gradient that reaches the pairs at initialization (issue 50, item 2)",
@@ -241,6 +274,7 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("gather", help="recall_gate_start.json and recall_ladder.json from the run files")
+    sub.add_parser("tables", help="print RECALL_STUDY.md section 13's tables from the gathered files")
     sub.add_parser("gradient", help="gradient_reach.json: every row of the figure at initialization")
     cap = sub.add_parser("capacity", help="recall_capacity.json: the capacity points, their bytes and runs so far")
     cap.add_argument("--figure", type=Path, help="also draw the points run so far to this PNG file")
@@ -254,6 +288,11 @@ def main(argv=None) -> None:
         for row in gate["rows"] + ladder["rows"]:
             print(row.get("rung", ""), row["variant"], row.get("gam_bias", ""), row.get("lr"), row["values"],
                   "MQAR-8:", row["mqar8"]["values"] or "not run yet")
+    elif args.command == "tables":
+        read = [json.loads((RESULTS / n).read_text(encoding="utf-8")) for n in ("recall_gate_start.json",
+                                                                                "recall_ladder.json")]
+        for name, table in tables(*read).items():
+            print(f"{name}:\n{table}\n")
     elif args.command == "capacity":
         points = capacity()["points"]
         for q in points:
