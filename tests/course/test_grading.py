@@ -35,11 +35,11 @@ release, grade and export again, and its never-ending cell waited out a 60 s tim
 The grade command autogrades ``JOBS`` = 2 notebooks at once (``--jobs``), as a 2-core CI machine's default
 would; the scores are those of one at a time (the same CSV but for the relative errors quoted, whose hidden
 inputs are drawn afresh). Measured 2026-12-06 on a 2-core machine running two trainings of another session
-beside the tests (the runs got 0.9 and 1.1 cores of CPU time): the fixture took 425 s one at a time (grade
-step 399 s: autograde 361 s, verdicts 8 s, feedback 29 s) and 362 s with ``--jobs 2`` (grade step 326 s,
-autograde 286 s): the endless cells' timeouts overlap with other notebooks. Run it with ``--basetemp``
-outside /tmp/pytest-of-<user> when other pytest runs share the machine. ``TL_TEST_EXERCISES=05_convolution``
-runs one exercise besides 01. Skipped without nbgrader (the ``course`` extra).
+beside the tests (the runs got 0.9 to 1.2 cores of CPU time): the fixture took 425 s one at a time (grade
+step 399 s: autograde 361 s, verdicts 8 s, feedback 29 s) and 299 s with ``--jobs 2`` (grade step 265 s),
+every exercise's notebooks queued at once, so the endless cells' timeouts overlap with other notebooks.
+Run it with ``--basetemp`` outside /tmp/pytest-of-<user> when other pytest runs share the machine.
+``TL_TEST_EXERCISES=05_convolution`` runs one exercise besides 01. Skipped without nbgrader (the ``course`` extra).
 """
 
 from __future__ import annotations

@@ -44,10 +44,11 @@ import sys
 import tempfile
 import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .blanks import blank_path
-from .grading import REPAIRS, default_jobs, feedback, grade_exercise, gradebook_url
+from .grading import REPAIRS, default_jobs, feedback, grade_exercise, gradebook_url, start_autograde
 from .nbgrader_config import DEFAULT_GRACE, DEFAULT_TIMEOUT
 
 OURS = "from tl_minimal.instructor.nbgrader_config import configure"
@@ -279,38 +280,38 @@ def _limit(notebook: Path) -> float:
 def grade(course: Path, exercises: list[str] | None = None, log=print, jobs: int | None = None) -> dict:
     """Grade each collected submission (grading.py: nbgrader runs the notebook, ``jobs`` at once, default
     :func:`default_jobs`; a clean process judges the hidden tests' records), then write the feedback;
-    record and return ``{exercise: {student:
-    {"status": "graded" or "not graded: <why>", "flags": [...], "tasks": {test cell: {"status",
-    "score", "points", "reason"}}}}}``."""
+    record and return ``{exercise: {student: {"status": "graded" or "not graded: <why>", "flags": [...],
+    "tasks": {test cell: {"status", "score", "points", "reason"}}}}}``."""
     names = _pick(exercises, released(_course(course)), "released")
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise CourseError(f"--jobs must be at least 1, not {jobs}")
     record = json.loads((course / STATUS).read_text(encoding="utf-8")) if (course / STATUS).is_file() else {}
-    started = time.monotonic()
-    for name in names:
-        release_path = course / "release" / name / f"{name}.ipynb"
-        students = sorted(p.parent.name for p in (course / "submitted").glob(f"*/{name}") if p.is_dir())
+    started, runs = time.monotonic(), {}
+    pool = ThreadPoolExecutor(max_workers=jobs)  # its threads wait for the notebooks' nbgrader processes
+    try:
+        for name in names:  # every notebook queued now: a slow one holds up the next exercise's, not all
+            release_path = course / "release" / name / f"{name}.ipynb"
+            students = sorted(p.parent.name for p in (course / "submitted").glob(f"*/{name}") if p.is_dir())
 
-        def autograde(student, env, name=name, release_path=release_path):
-            logs = course / "logs" / name / student
-            return _nbgrader_logged(course, logs / "autograde.log", "autograde", name, f"--student={student}",
-                                    graded=True, limit=_limit(release_path), env=env)
+            def autograde(student, env, name=name, release_path=release_path):
+                logs = course / "logs" / name / student
+                return _nbgrader_logged(course, logs / "autograde.log", "autograde", name, f"--student={student}",
+                                        graded=True, limit=_limit(release_path), env=env)
 
-        def run_feedback(student, name=name):
-            who = [f"--student={student}"] if student else []
-            logs = course / "logs" / name / (student or "")
-            return _nbgrader_logged(course, logs / "feedback.log", "generate_feedback", name, *who, limit=600)
+            runs[name] = start_autograde(course, name, students, autograde, pool)
+        for name in names:
+            def run_feedback(student, name=name):
+                who = [f"--student={student}"] if student else []
+                logs = course / "logs" / name / (student or "")
+                return _nbgrader_logged(course, logs / "feedback.log", "generate_feedback", name, *who, limit=600)
 
-        record[name] = grade_exercise(course, name, students, autograde, log=log, jobs=jobs)
-        feedback(course, name, record[name], run_feedback, log=log)
-        for student, entry in record[name].items():
-            review = f"; flagged for review: {'; '.join(entry['flags'])}" if entry["flags"] else ""
-            tasks = "; ".join(f"{g} {e['status']}" + ("" if e["score"] is None else f" {e['score']}/{e['points']}")
-                              for g, e in entry["tasks"].items())
-            log(f"{name} {student}: {entry['status']} ({tasks}){review}")
-        text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
-        (course / STATUS).write_text(text, encoding="utf-8")
+            record[name] = grade_exercise(course, name, runs[name], log=log)
+            feedback(course, name, record[name], run_feedback, log=log)  # then one line per student
+            text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
+            (course / STATUS).write_text(text, encoding="utf-8")
+    finally:
+        pool.shutdown(cancel_futures=True)  # after an error: no new notebook starts
     log(f"grade step: {time.monotonic() - started:.0f} s for "
         f"{sum(len(record[n]) for n in names)} notebook(s) of {len(names)} exercise(s)")
     return {n: record.get(n, {}) for n in names}

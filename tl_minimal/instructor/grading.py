@@ -9,7 +9,8 @@ For each exercise and each collected student:
    cells record the student's outputs there (``tl_minimal.exercises.record``). The grade process
    reads the records into memory as soon as that notebook is done and removes the folder, so a
    kernel started later finds nothing to read or change. ``jobs`` notebooks are autograded at once
-   (``grade --jobs``): each has its own folder, log and kernel, and their nbgrader processes wait
+   (``grade --jobs``; every exercise's notebooks are queued at the start, so one slow notebook
+   holds up no exercise but its own): each has its own folder, log and kernel; their processes wait
    for each other's gradebook writes (:func:`gradebook_url`: SQLite's busy timeout). Kernels that
    run at the same time run as the same user, so one could find the other's folder: ``--jobs 1``
    grades one notebook at a time, as before;
@@ -41,7 +42,7 @@ import sys
 import tempfile
 import time
 import urllib.parse
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, Future
 from pathlib import Path
 
 from nbgrader.api import Gradebook
@@ -156,32 +157,45 @@ def _task_entries(tasks: dict, verdicts: dict, flags: list[str], repairs: list[s
     return out
 
 
-def grade_exercise(course: Path, name: str, students: list[str], why_not, log=print, jobs: int = 1) -> dict:
-    """Grade ``students`` on exercise ``name``; ``why_not(student, env)`` runs nbgrader's autograde
-    with ``env`` added and returns "" or why it failed; ``jobs`` of those run at once. Returns
-    {student: grading.json's entry}, the same for any ``jobs``."""
-    release = json.loads((course / "release" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
+def _functions(course: Path, name: str) -> tuple[dict, dict]:
     tasks = plan(json.loads((course / "source" / name / f"{name}.ipynb").read_text(encoding="utf-8")))
-    repaired = {}
-    if (course / REPAIRS).is_file():
-        repaired = json.loads((course / REPAIRS).read_text(encoding="utf-8")).get(name, {})
-    functions = {g: t for g, t in tasks.items() if t["kind"] == "function"}
+    return tasks, {g: t for g, t in tasks.items() if t["kind"] == "function"}
+
+
+def start_autograde(course: Path, name: str, students: list[str], why_not, pool: Executor) -> dict[str, Future]:
+    """Queue each student's notebook of exercise ``name`` on ``pool`` (its workers are the notebooks
+    graded at once); ``why_not(student, env)`` runs nbgrader's autograde with ``env`` added and
+    returns "" or why it failed. Returns {student: the run's future}, for :func:`grade_exercise`."""
+    functions = _functions(course, name)[1]
+
     def autograde(student: str) -> tuple:
         """One notebook: its own folder of seeds and nonces, nbgrader's run, the records taken at once."""
+        began = time.monotonic()
         folder = Path(tempfile.mkdtemp(prefix="tl-grade-"))
         drawn = {g: {"check": t["check"], "seed": secrets.randbelow(10**8), "nonce": secrets.token_hex(16)}
                  for g, t in functions.items()}
         tasks_json = {t["check"]: {"seed": t["seed"], "nonce": t["nonce"]} for t in drawn.values()}
         (folder / "tasks.json").write_text(json.dumps(tasks_json), encoding="utf-8")
         why = why_not(student, {RECORD_ENV: str(folder)})
-        return why, drawn, _take_records(folder, drawn)
+        return why, drawn, _take_records(folder, drawn), (began, time.monotonic())
 
-    started, ran, judging = time.monotonic(), {}, {}
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:  # threads: each waits for its nbgrader process
-        done = dict(zip(students, pool.map(autograde, students), strict=True))
+    return {student: pool.submit(autograde, student) for student in students}
+
+
+def grade_exercise(course: Path, name: str, runs: dict[str, Future], log=print) -> dict:
+    """Grade the students of ``runs`` (:func:`start_autograde`) on exercise ``name`` once their
+    notebooks ran. Returns {student: grading.json's entry}, the same however many ran at once."""
+    release = json.loads((course / "release" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
+    tasks, functions = _functions(course, name)
+    repaired = {}
+    if (course / REPAIRS).is_file():
+        repaired = json.loads((course / REPAIRS).read_text(encoding="utf-8")).get(name, {})
+    students, done = list(runs), {student: run.result() for student, run in runs.items()}
+    spans = [d[3] for d in done.values()] or [(time.monotonic(), time.monotonic())]
+    ran, judging = {}, {}
     for student in students:
         submitted = json.loads((course / "submitted" / student / name / f"{name}.ipynb").read_text(encoding="utf-8"))
-        why, drawn, records = done[student]
+        why, drawn, records, _ = done[student]
         ran[student] = (submitted, scan(submitted, release), why)
         if not why:
             judging[student] = (drawn, records)
@@ -209,14 +223,15 @@ def grade_exercise(course: Path, name: str, students: list[str], why_not, log=pr
         per_task = _task_entries(tasks, verdicts, flags, repairs)
         _set_scores(course, name, student, {g: e["score"] for g, e in per_task.items()})
         entries[student] = {"status": GRADED, "flags": flags, "repairs": repairs, "tasks": per_task}
-    log(f"{name}: {len(students)} notebook(s): nbgrader autograde {autograded - started:.0f} s "
-        f"({min(max(1, jobs), max(1, len(students)))} at a time), "
+    log(f"{name}: {len(students)} notebook(s): nbgrader autograde "
+        f"{max(e for _, e in spans) - min(b for b, _ in spans):.0f} s (first start to last end), "
         f"verdicts {verdicts_done - autograded:.1f} s")
     return entries
 
 
 def feedback(course: Path, name: str, entries: dict, run_feedback, log=print) -> None:
-    """nbgrader's feedback for the graded students (one run; one per student if that fails), then ours."""
+    """nbgrader's feedback for the graded students (one run; one per student if that fails), then ours;
+    then one line per student: its status, each task's status and points, its flags."""
     graded = [s for s, e in entries.items() if e["status"] == GRADED]
     started = time.monotonic()
     if graded and run_feedback(None):
@@ -230,3 +245,8 @@ def feedback(course: Path, name: str, entries: dict, run_feedback, log=print) ->
         why = why.replace("could not be graded: tests did not run:", "scores 0, the tests did not run:")
         _feedback_page(course, name, student, entry["tasks"], why=why)
     log(f"{name}: feedback {time.monotonic() - started:.0f} s")
+    for student, entry in entries.items():
+        review = f"; flagged for review: {'; '.join(entry['flags'])}" if entry["flags"] else ""
+        tasks = "; ".join(f"{g} {e['status']}" + ("" if e["score"] is None else f" {e['score']}/{e['points']}")
+                          for g, e in entry["tasks"].items())
+        log(f"{name} {student}: {entry['status']} ({tasks}){review}")
