@@ -32,8 +32,8 @@ The submissions (tests/course/grading_submissions.py):
 nbgrader executes every notebook (24 submissions, smoke mode), so the test is marked ``slow``; the grade
 step's time is printed (``-s``). Until issue 51 exercise 01 had a grading run of its own (test_course.py:
 release, grade and export again, and its never-ending cell waited out a 60 s timeout); one run proves both.
-The grade command autogrades ``JOBS`` = 2 notebooks at once (``--jobs``), as a 2-core CI machine's default
-would; the scores are those of one at a time (the same CSV but for the relative errors quoted, whose hidden
+The grade command autogrades ``JOBS`` = 2 notebooks at once (``--jobs``; its default is 1, one at a time,
+for isolation); the scores are those of one at a time (the same CSV but for the relative errors quoted, whose hidden
 inputs are drawn afresh). Measured 2026-12-06 on a 2-core machine running two trainings of another session
 beside the tests (the runs got 0.9 to 1.2 cores of CPU time): the fixture took 425 s one at a time (grade
 step 399 s: autograde 361 s, verdicts 8 s, feedback 29 s) and 299 s with ``--jobs 2`` (grade step 265 s),

@@ -364,7 +364,8 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--exercise", action="append", help="only this exercise (repeatable), e.g. 01_running_state")
         if name == "grade":
             p.add_argument("--jobs", type=int, metavar="N", help="notebooks autograded at once, each in its own "
-                           f"kernel (default: one per CPU core, at most 4; here {default_jobs()}); 1: one at a time")
+                           f"kernel (default {default_jobs()}: one at a time, each notebook alone; more is faster, "
+                           "but notebooks graded side by side could reach each other's folders)")
         if name == "release":
             p.add_argument("--solutions", type=Path, default=Path("notebooks/exercises/solutions"))
         if name == "export":

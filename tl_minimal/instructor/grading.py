@@ -58,9 +58,10 @@ DB_WAIT_S = 120  # how long a gradebook write waits for another process's (SQLit
 
 
 def default_jobs() -> int:
-    """How many notebooks ``grade`` autogrades at once unless told: one per CPU core, at most 4 (much
-    of a notebook's time is its kernel's start-up and waiting out a cell's timeout, which overlap)."""
-    return min(4, os.cpu_count() or 1)
+    """How many notebooks ``grade`` autogrades at once unless told: one. Notebooks graded side by side
+    run as the same user, so one student's code could reach the folder of another graded beside it;
+    ``--jobs N`` trades that isolation for time (a kernel's start-up and a timeout's wait overlap)."""
+    return 1
 
 
 def gradebook_url(course: Path) -> str:
