@@ -207,21 +207,20 @@ def test_page_weight_is_printed_and_the_icon_script_is_gone(site, server, browse
     other work on a shared machine slows it more, so a page over the time limit is loaded again (up to
     LOAD_TRIES loads) and its fastest load counts: the page's own cost, with the least noise. The
     theme's 1.56 MB icon script is replaced by a stub (static/scripts/fontawesome.js) and the icons
-    still show, drawn from the theme's web font."""
-    tab = browser.new_page(viewport={"width": 390, "height": 844})
-    try:  # the header's menu icon is drawn (a glyph of the web font, some pixels wide)
-        tab.goto(server + "index.html", wait_until="load")
-        icons = tab.evaluate(JS_ICON)
-    finally:
-        tab.close()
+    still show, drawn from the theme's web font (read at the home page's first load). Every page is
+    timed, none is left out: in four passes on a shared 2-core machine (2026-12-06) each notebook
+    page's load event came between 1.8 and 4.9 s, so any of them can cross the limit."""
     pages = ["index.html", *sorted(p.relative_to(site).as_posix() for p in (site / "notebooks").rglob("*.html"))]
     rows = {}
     for name in pages:
-        rows[name] = site_weight.first_load(browser, server + name)
+        script = JS_ICON if name == "index.html" else None
+        rows[name] = site_weight.first_load(browser, server + name, script)
         for _ in range(LOAD_TRIES - 1):
             if rows[name]["load_s"] <= PAGE_MOST_LOAD_S:
                 break
-            rows[name] = min(rows[name], site_weight.first_load(browser, server + name), key=lambda r: r["load_s"])
+            again = site_weight.first_load(browser, server + name, script)
+            rows[name] = min(rows[name], again, key=lambda r: r["load_s"])
+    icons = rows["index.html"]["script"]  # the header's menu icon: a glyph of the web font, some pixels wide
     print("\nfirst load at 390 px, simulated 4G and a 4x slower CPU:")
     for name, r in rows.items():
         print(f"  {name:48} {r['requests']:3} requests {r['bytes'] / 1e6:5.2f} MB, load event {r['load_s']:4.1f} s")

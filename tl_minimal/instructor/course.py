@@ -2,7 +2,7 @@
 
     python -m tl_minimal.instructor release COURSE [--exercise 01_running_state ...]
     python -m tl_minimal.instructor collect COURSE SUBMISSIONS   (a folder or a .zip)
-    python -m tl_minimal.instructor grade   COURSE [--exercise ...]
+    python -m tl_minimal.instructor grade   COURSE [--exercise ...] [--jobs N]
     python -m tl_minimal.instructor export  COURSE [--to grades.csv]
 
 ``release`` makes (or updates) the nbgrader course directory COURSE: the solutions notebooks
@@ -18,7 +18,8 @@ collect``) fills the same folder. Every grade cell is compared with the release:
 metadata, type or text was changed is restored from the release, and the student is named.
 
 ``grade`` runs each student's notebook on its own (one ``nbgrader autograde --student`` each, with
-``TL_GRADED=1``), where the hidden tests only record outputs; a clean process judges them and its
+``TL_GRADED=1``; ``--jobs`` of them at once, default :func:`default_jobs`), where the hidden tests
+only record outputs; a clean process judges them and its
 verdict is the score (grading.py, verdict.py); then the feedback. A notebook that cannot be graded
 (a kernel that ignores the interrupt) is "not graded" with the reason and a feedback page. It also
 flags cells that reach for what grades them (scan.py). ``export`` writes nbgrader's grades table
@@ -43,10 +44,11 @@ import sys
 import tempfile
 import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .blanks import blank_path
-from .grading import REPAIRS, feedback, grade_exercise
+from .grading import REPAIRS, default_jobs, feedback, grade_exercise, gradebook_url, start_autograde
 from .nbgrader_config import DEFAULT_GRACE, DEFAULT_TIMEOUT
 
 OURS = "from tl_minimal.instructor.nbgrader_config import configure"
@@ -83,7 +85,8 @@ def _nbgrader_logged(course: Path, log: Path, *args: str, graded: bool = False,
     ``limit`` (seconds) ends a run that hangs, with everything it started (its own process group)."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w", encoding="utf-8") as out:
-        child = subprocess.Popen([sys.executable, "-m", "nbgrader", *args, "--force"], cwd=course,
+        database = f"--CourseDirectory.db_url={gradebook_url(course)}"  # waits for another process's write
+        child = subprocess.Popen([sys.executable, "-m", "nbgrader", *args, "--force", database], cwd=course,
                                  env=_env(graded, env), stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             code = child.wait(timeout=limit)
@@ -274,37 +277,41 @@ def _limit(notebook: Path) -> float:
     return 120 + cells * per_cell
 
 
-def grade(course: Path, exercises: list[str] | None = None, log=print) -> dict:
-    """Grade each collected submission (grading.py: nbgrader runs the notebook, a clean process judges
-    the hidden tests' records), then write the feedback; record and return ``{exercise: {student:
-    {"status": "graded" or "not graded: <why>", "flags": [...], "tasks": {test cell: {"status",
-    "score", "points", "reason"}}}}}``."""
+def grade(course: Path, exercises: list[str] | None = None, log=print, jobs: int | None = None) -> dict:
+    """Grade each collected submission (grading.py: nbgrader runs the notebook, ``jobs`` at once, default
+    :func:`default_jobs`; a clean process judges the hidden tests' records), then write the feedback;
+    record and return ``{exercise: {student: {"status": "graded" or "not graded: <why>", "flags": [...],
+    "tasks": {test cell: {"status", "score", "points", "reason"}}}}}``."""
     names = _pick(exercises, released(_course(course)), "released")
+    jobs = default_jobs() if jobs is None else jobs
+    if jobs < 1:
+        raise CourseError(f"--jobs must be at least 1, not {jobs}")
     record = json.loads((course / STATUS).read_text(encoding="utf-8")) if (course / STATUS).is_file() else {}
-    started = time.monotonic()
-    for name in names:
-        release_path = course / "release" / name / f"{name}.ipynb"
-        students = sorted(p.parent.name for p in (course / "submitted").glob(f"*/{name}") if p.is_dir())
+    started, runs = time.monotonic(), {}
+    pool = ThreadPoolExecutor(max_workers=jobs)  # its threads wait for the notebooks' nbgrader processes
+    try:
+        for name in names:  # every notebook queued now: a slow one holds up the next exercise's, not all
+            release_path = course / "release" / name / f"{name}.ipynb"
+            students = sorted(p.parent.name for p in (course / "submitted").glob(f"*/{name}") if p.is_dir())
 
-        def autograde(student, env, name=name, release_path=release_path):
-            logs = course / "logs" / name / student
-            return _nbgrader_logged(course, logs / "autograde.log", "autograde", name, f"--student={student}",
-                                    graded=True, limit=_limit(release_path), env=env)
+            def autograde(student, env, name=name, release_path=release_path):
+                logs = course / "logs" / name / student
+                return _nbgrader_logged(course, logs / "autograde.log", "autograde", name, f"--student={student}",
+                                        graded=True, limit=_limit(release_path), env=env)
 
-        def run_feedback(student, name=name):
-            who = [f"--student={student}"] if student else []
-            logs = course / "logs" / name / (student or "")
-            return _nbgrader_logged(course, logs / "feedback.log", "generate_feedback", name, *who, limit=600)
+            runs[name] = start_autograde(course, name, students, autograde, pool)
+        for name in names:
+            def run_feedback(student, name=name):
+                who = [f"--student={student}"] if student else []
+                logs = course / "logs" / name / (student or "")
+                return _nbgrader_logged(course, logs / "feedback.log", "generate_feedback", name, *who, limit=600)
 
-        record[name] = grade_exercise(course, name, students, autograde, log=log)
-        feedback(course, name, record[name], run_feedback, log=log)
-        for student, entry in record[name].items():
-            review = f"; flagged for review: {'; '.join(entry['flags'])}" if entry["flags"] else ""
-            tasks = "; ".join(f"{g} {e['status']}" + ("" if e["score"] is None else f" {e['score']}/{e['points']}")
-                              for g, e in entry["tasks"].items())
-            log(f"{name} {student}: {entry['status']} ({tasks}){review}")
-        text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
-        (course / STATUS).write_text(text, encoding="utf-8")
+            record[name] = grade_exercise(course, name, runs[name], log=log)
+            feedback(course, name, record[name], run_feedback, log=log)  # then one line per student
+            text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
+            (course / STATUS).write_text(text, encoding="utf-8")
+    finally:
+        pool.shutdown(cancel_futures=True)  # after an error: no new notebook starts
     log(f"grade step: {time.monotonic() - started:.0f} s for "
         f"{sum(len(record[n]) for n in names)} notebook(s) of {len(names)} exercise(s)")
     return {n: record.get(n, {}) for n in names}
@@ -355,6 +362,10 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("submissions", type=Path, help="a folder or .zip of <student>/<exercise>.ipynb")
         if name in ("release", "grade"):
             p.add_argument("--exercise", action="append", help="only this exercise (repeatable), e.g. 01_running_state")
+        if name == "grade":
+            p.add_argument("--jobs", type=int, metavar="N", help="notebooks autograded at once, each in its own "
+                           f"kernel (default {default_jobs()}: one at a time, each notebook alone; more is faster, "
+                           "but notebooks graded side by side could reach each other's folders)")
         if name == "release":
             p.add_argument("--solutions", type=Path, default=Path("notebooks/exercises/solutions"))
         if name == "export":
@@ -380,7 +391,7 @@ def _run(args) -> int:
             print(f"error: {problem}", file=sys.stderr)
         return 1 if problems else 0
     elif args.command == "grade":
-        done = grade(args.course, args.exercise)
+        done = grade(args.course, args.exercise, jobs=args.jobs)
         graded = sum(e["status"] == GRADED for per in done.values() for e in per.values())
         every = [(n, s, e) for n, per in done.items() for s, e in per.items()]
         failed = [f"{n} {s}: {e['status']}" for n, s, e in every if e["status"] != GRADED]

@@ -7,8 +7,13 @@ For each exercise and each collected student:
    hidden inputs and a nonce, drawn for this student (``secrets``); ``nbgrader autograde`` runs the
    notebook with ``TL_GRADED=1`` and ``TL_GRADE_RECORD`` naming the folder, and the hidden test
    cells record the student's outputs there (``tl_minimal.exercises.record``). The grade process
-   reads the records into memory at once and removes the folder, so the next student's kernel
-   finds nothing to read or change;
+   reads the records into memory as soon as that notebook is done and removes the folder, so a
+   kernel started later finds nothing to read or change. ``jobs`` notebooks are autograded at once
+   (``grade --jobs``; every exercise's notebooks are queued at the start, so one slow notebook
+   holds up no exercise but its own): each has its own folder, log and kernel; their processes wait
+   for each other's gradebook writes (:func:`gradebook_url`: SQLite's busy timeout). Kernels that
+   run at the same time run as the same user, so one could find the other's folder: ``--jobs 1``
+   grades one notebook at a time, as before;
 3. once every notebook of the exercise ran, one ``python -m tl_minimal.instructor.verdict`` (a
    process that never ran student code, started in an empty folder) compares the records with
    the library's references; predictions are read from the submitted source (predictions.py);
@@ -36,6 +41,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
+from concurrent.futures import Executor, Future
 from pathlib import Path
 
 from nbgrader.api import Gradebook
@@ -47,6 +54,22 @@ RECORD_ENV = "TL_GRADE_RECORD"  # = tl_minimal.exercises.record.RECORD_ENV (impo
 
 FLAGGED, RESTORED, IGNORED = "flagged", "test cells changed and restored", "kernel ignored the interrupt"
 REPAIRS = "repairs.json"  # collect's record: exercise -> student -> [what was restored]
+DB_WAIT_S = 120  # how long a gradebook write waits for another process's (SQLite's default is 5 s)
+
+
+def default_jobs() -> int:
+    """How many notebooks ``grade`` autogrades at once unless told: one. Notebooks graded side by side
+    run as the same user, so one student's code could reach the folder of another graded beside it;
+    ``--jobs N`` trades that isolation for time (a kernel's start-up and a timeout's wait overlap)."""
+    return 1
+
+
+def gradebook_url(course: Path) -> str:
+    """The course's gradebook (nbgrader's default place, course/gradebook.db) as a database URL whose
+    connections wait up to ``DB_WAIT_S`` for a lock another process holds, where SQLite's default
+    5 s would fail a write with "database is locked" while another autograde writes (grade --jobs)."""
+    path = urllib.parse.quote(str(course.resolve() / "gradebook.db"))  # SQLAlchemy unquotes it: % and ? stay
+    return f"sqlite:///{path}?timeout={DB_WAIT_S}"
 
 
 def _task_of(label: str) -> str:
@@ -92,7 +115,7 @@ def _take_records(folder: Path, tasks: dict) -> dict:
 
 
 def _set_scores(course: Path, name: str, student: str, scores: dict) -> None:
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+    with Gradebook(gradebook_url(course)) as gb:
         for grade_id, score in scores.items():
             gb.find_grade(grade_id, name, name, student).manual_score = score
         gb.db.commit()
@@ -135,30 +158,50 @@ def _task_entries(tasks: dict, verdicts: dict, flags: list[str], repairs: list[s
     return out
 
 
-def grade_exercise(course: Path, name: str, students: list[str], why_not, log=print) -> dict:
-    """Grade ``students`` on exercise ``name``; ``why_not(student, env)`` runs nbgrader's autograde
-    with ``env`` added and returns "" or why it failed. Returns {student: grading.json's entry}."""
-    release = json.loads((course / "release" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
+def _functions(course: Path, name: str) -> tuple[dict, dict]:
     tasks = plan(json.loads((course / "source" / name / f"{name}.ipynb").read_text(encoding="utf-8")))
-    repaired = {}
-    if (course / REPAIRS).is_file():
-        repaired = json.loads((course / REPAIRS).read_text(encoding="utf-8")).get(name, {})
-    functions = {g: t for g, t in tasks.items() if t["kind"] == "function"}
-    started, ran, jobs = time.monotonic(), {}, {}
-    for student in students:
-        submitted = json.loads((course / "submitted" / student / name / f"{name}.ipynb").read_text(encoding="utf-8"))
+    return tasks, {g: t for g, t in tasks.items() if t["kind"] == "function"}
+
+
+def start_autograde(course: Path, name: str, students: list[str], why_not, pool: Executor) -> dict[str, Future]:
+    """Queue each student's notebook of exercise ``name`` on ``pool`` (its workers are the notebooks
+    graded at once); ``why_not(student, env)`` runs nbgrader's autograde with ``env`` added and
+    returns "" or why it failed. Returns {student: the run's future}, for :func:`grade_exercise`."""
+    functions = _functions(course, name)[1]
+
+    def autograde(student: str) -> tuple:
+        """One notebook: its own folder of seeds and nonces, nbgrader's run, the records taken at once."""
+        began = time.monotonic()
         folder = Path(tempfile.mkdtemp(prefix="tl-grade-"))
         drawn = {g: {"check": t["check"], "seed": secrets.randbelow(10**8), "nonce": secrets.token_hex(16)}
                  for g, t in functions.items()}
         tasks_json = {t["check"]: {"seed": t["seed"], "nonce": t["nonce"]} for t in drawn.values()}
         (folder / "tasks.json").write_text(json.dumps(tasks_json), encoding="utf-8")
         why = why_not(student, {RECORD_ENV: str(folder)})
-        records = _take_records(folder, drawn)
+        return why, drawn, _take_records(folder, drawn), (began, time.monotonic())
+
+    return {student: pool.submit(autograde, student) for student in students}
+
+
+def grade_exercise(course: Path, name: str, runs: dict[str, Future], log=print) -> dict:
+    """Grade the students of ``runs`` (:func:`start_autograde`) on exercise ``name`` once their
+    notebooks ran. Returns {student: grading.json's entry}, the same however many ran at once."""
+    release = json.loads((course / "release" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
+    tasks, functions = _functions(course, name)
+    repaired = {}
+    if (course / REPAIRS).is_file():
+        repaired = json.loads((course / REPAIRS).read_text(encoding="utf-8")).get(name, {})
+    students, done = list(runs), {student: run.result() for student, run in runs.items()}
+    spans = [d[3] for d in done.values()] or [(time.monotonic(), time.monotonic())]
+    ran, judging = {}, {}
+    for student in students:
+        submitted = json.loads((course / "submitted" / student / name / f"{name}.ipynb").read_text(encoding="utf-8"))
+        why, drawn, records, _ = done[student]
         ran[student] = (submitted, scan(submitted, release), why)
         if not why:
-            jobs[student] = (drawn, records)
+            judging[student] = (drawn, records)
     autograded = time.monotonic()
-    judged = _verdicts(jobs, log) if jobs else {}
+    judged = _verdicts(judging, log) if judging else {}
     verdicts_done, entries = time.monotonic(), {}
     for student in students:
         submitted, flags, why = ran[student]
@@ -181,13 +224,15 @@ def grade_exercise(course: Path, name: str, students: list[str], why_not, log=pr
         per_task = _task_entries(tasks, verdicts, flags, repairs)
         _set_scores(course, name, student, {g: e["score"] for g, e in per_task.items()})
         entries[student] = {"status": GRADED, "flags": flags, "repairs": repairs, "tasks": per_task}
-    log(f"{name}: {len(students)} notebook(s): nbgrader autograde {autograded - started:.0f} s, "
+    log(f"{name}: {len(students)} notebook(s): nbgrader autograde "
+        f"{max(e for _, e in spans) - min(b for b, _ in spans):.0f} s (first start to last end), "
         f"verdicts {verdicts_done - autograded:.1f} s")
     return entries
 
 
 def feedback(course: Path, name: str, entries: dict, run_feedback, log=print) -> None:
-    """nbgrader's feedback for the graded students (one run; one per student if that fails), then ours."""
+    """nbgrader's feedback for the graded students (one run; one per student if that fails), then ours;
+    then one line per student: its status, each task's status and points, its flags."""
     graded = [s for s, e in entries.items() if e["status"] == GRADED]
     started = time.monotonic()
     if graded and run_feedback(None):
@@ -201,3 +246,8 @@ def feedback(course: Path, name: str, entries: dict, run_feedback, log=print) ->
         why = why.replace("could not be graded: tests did not run:", "scores 0, the tests did not run:")
         _feedback_page(course, name, student, entry["tasks"], why=why)
     log(f"{name}: feedback {time.monotonic() - started:.0f} s")
+    for student, entry in entries.items():
+        review = f"; flagged for review: {'; '.join(entry['flags'])}" if entry["flags"] else ""
+        tasks = "; ".join(f"{g} {e['status']}" + ("" if e["score"] is None else f" {e['score']}/{e['points']}")
+                          for g, e in entry["tasks"].items())
+        log(f"{name} {student}: {entry['status']} ({tasks}){review}")
