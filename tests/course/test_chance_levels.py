@@ -92,6 +92,9 @@ STUDY_TABLES = [
     ("the interval is Clopper-Pearson's 95% interval of that rate", lambda: layouts_of_files("recall_gate_start.json")),
     ("One change per rung, in the order of issue 50", lambda: layouts_of_files("recall_ladder.json")),
     ("the table says how many seeds\neach rung ran:", lambda: layouts_of_files("mqar8_*.json")),  # its MQAR-8 runs
+    ("**Seed 0 at each learning rate**", lambda: layouts_of_files("recall_gate_start.json")),
+    ("**The long-start rows on MQAR with 8 pairs**", lambda: layouts_of_files("mqar8_*.json")),
+    ("**The ladder's rungs at each learning rate**", lambda: layouts_of_files("recall_ladder.json")),
 ]
 # tables of the document with percentages that are no accuracy: where the read puts its weight, files
 NOT_ACCURACY = ["Means over the 5 seeds:", "--seq-len T --seeds 0 1 2 --eval-at", "Where the read at the question puts",
