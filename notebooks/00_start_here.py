@@ -175,7 +175,7 @@ plt.show()
 # | `03c_trained_model` | a trained layer against a Transformer | 45 min (runs in 146 s) |
 # | `04_slots` | a cheaper memory with slots | 60 min (runs in 99 s) |
 # | `05_convolution` | the hybrid's local convolution | 55 min (runs in 48 s) |
-# | `06_kv_gated_fusion` | an exact key-value memory beside the state | 55 min (runs in 27 s) |
+# | `06_kv_gated_fusion` | an exact key-value memory beside the state | 60 min (runs in 27 s) |
 # | `06a_kv_recall` | the key-value memory trained on recall | 60 min (runs in 73 s) |
 # | `06b_family` | the relatives: GLA, H3, DeltaNet | 60 min (runs in 5 s) |
 # | `07_paper_reproduction` | which of the paper's claims hold | 60 min (runs in 5 s) |

@@ -55,7 +55,7 @@
 # the gated hybrid is `triple_hybrid` plus this memory), the associative-recall task of notebook
 # 00, and softmax attention (queries, keys, values). The symbols are in the table above.
 #
-# **Time.** About 55 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# **Time.** About 60 minutes: reading at the course's pace (notebook 00, section 5) and a run of
 # every cell in default mode, measured at 27 s (CPU 5 s, peak 395 MiB) on a 2-core CPU
 # (`docs/notebook_cost.json`).
 
@@ -333,8 +333,8 @@ plt.show()
 # At a budget where the Transformer recalls 4 pairs (notebook 07, section 6), the untied read learns
 # part of the task: `gated_hybrid_paper` scores 43.1% over 5 seeds (`recall_calibrated.json`), with
 # its compressed stack at the paper's gate start. With a long gate start, the stack alone recalls on
-# 6 of 7 seeds and `gated_hybrid_paper` on 2 of 3 (`recall_gate_start.json`). Three seeds cannot
-# tell what the key-value read adds then. The tied read's success shows that matching tokens exactly
+# 6 of 7 seeds and `gated_hybrid_paper` on 4 of 5 (`recall_gate_start.json`); notebook 07
+# (section 6) finds no gain from the key-value read that 5 seeds can measure. The tied read's success shows that matching tokens exactly
 # solves this task, with a cache that grows with the sequence. It does not show that a fixed-size
 # state cannot learn it.
 

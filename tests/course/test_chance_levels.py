@@ -63,7 +63,7 @@ NOTEBOOK_TABLES = [
     ("06b_family", "recall_start.ladder_rows()", lambda: layouts_of_files("recall_ladder.json")),
     ("07_paper_reproduction", "results.recall_file_reports()", lambda: layouts_of_files(*RECALL_FILES)),
     ("07_paper_reproduction", "results.mqar_markdown(mqar)", lambda: layouts_of_files("mqar*.json")),
-    ("07_paper_reproduction", '["triple_latent", "gated_hybrid_paper"]', lambda: layouts_of_files(GATE_START)),
+    ("07_paper_reproduction", '["triple_latent", "triple_hybrid",', lambda: layouts_of_files(GATE_START)),
     ("07_paper_reproduction", "state_size_table.markdown(sizes)", lambda: layouts_of_files("recall_state_size.json")),
 ]
 # the calls that show a recall accuracy table or figure in a notebook: each use must be listed above

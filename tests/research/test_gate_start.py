@@ -97,6 +97,12 @@ def test_lrs_tied_on_seed_0_keep_the_one_run_on_more_seeds(folders):
     gate, _ = gate_start.gather(runs, results)                       # same seeds: the smaller lr
     (long,) = [r for r in gate["rows"] if (r["variant"], r["gam_bias"]) == ("triple_latent", 4.0)]
     assert long["lr_text"] == "3e-3"
+    write(runs, "recall4_triple_latent_gam4_lr1e-2.json", [run("triple_latent", 0, 0.128)])
+    write(runs, "recall4_triple_latent_gam4_lr3e-3.json", [run("triple_latent", s, 0.125) for s in range(3)])
+    write(runs, "recall4_triple_latent_gam4_lr1e-3.json", [run("triple_latent", 0, 0.121)])
+    gate, _ = gate_start.gather(runs, results)  # 12.8% against 12.5% on one seed is noise: a tie, more seeds win
+    (long,) = [r for r in gate["rows"] if (r["variant"], r["gam_bias"]) == ("triple_latent", 4.0)]
+    assert long["lr_text"] == "3e-3" and len(long["values"]) == 3
 
 
 def test_the_capacity_figure_draws_the_points_that_ran(tmp_path):
