@@ -18,7 +18,7 @@ collect``) fills the same folder. Every grade cell is compared with the release:
 metadata, type or text was changed is restored from the release, and the student is named.
 
 ``grade`` runs each student's notebook on its own (one ``nbgrader autograde --student`` each, with
-``TL_GRADED=1``; ``--jobs`` of them at once, default :func:`default_jobs`), where the hidden tests
+``TL_GRADED=1``; ``--jobs`` of them at once, default ``DEFAULT_JOBS``), where the hidden tests
 only record outputs; a clean process judges them and its
 verdict is the score (grading.py, verdict.py); then the feedback. A notebook that cannot be graded
 (a kernel that ignores the interrupt) is "not graded" with the reason and a feedback page. It also
@@ -48,7 +48,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .blanks import blank_path
-from .grading import REPAIRS, default_jobs, feedback, grade_exercise, gradebook_url, start_autograde
+from .grading import DEFAULT_JOBS, REPAIRS, feedback, grade_exercise, gradebook_url, start_autograde
 from .nbgrader_config import DEFAULT_GRACE, DEFAULT_TIMEOUT
 
 OURS = "from tl_minimal.instructor.nbgrader_config import configure"
@@ -279,11 +279,11 @@ def _limit(notebook: Path) -> float:
 
 def grade(course: Path, exercises: list[str] | None = None, log=print, jobs: int | None = None) -> dict:
     """Grade each collected submission (grading.py: nbgrader runs the notebook, ``jobs`` at once, default
-    :func:`default_jobs`; a clean process judges the hidden tests' records), then write the feedback;
+    ``DEFAULT_JOBS``; a clean process judges the hidden tests' records), then write the feedback;
     record and return ``{exercise: {student: {"status": "graded" or "not graded: <why>", "flags": [...],
     "tasks": {test cell: {"status", "score", "points", "reason"}}}}}``."""
     names = _pick(exercises, released(_course(course)), "released")
-    jobs = default_jobs() if jobs is None else jobs
+    jobs = DEFAULT_JOBS if jobs is None else jobs
     if jobs < 1:
         raise CourseError(f"--jobs must be at least 1, not {jobs}")
     record = json.loads((course / STATUS).read_text(encoding="utf-8")) if (course / STATUS).is_file() else {}
@@ -364,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--exercise", action="append", help="only this exercise (repeatable), e.g. 01_running_state")
         if name == "grade":
             p.add_argument("--jobs", type=int, metavar="N", help="notebooks autograded at once, each in its own "
-                           f"kernel (default {default_jobs()}: one at a time, each notebook alone; more is faster, "
+                           f"kernel (default {DEFAULT_JOBS}: one at a time, each notebook alone; more is faster, "
                            "but notebooks graded side by side could reach each other's folders)")
         if name == "release":
             p.add_argument("--solutions", type=Path, default=Path("notebooks/exercises/solutions"))

@@ -55,13 +55,10 @@ RECORD_ENV = "TL_GRADE_RECORD"  # = tl_minimal.exercises.record.RECORD_ENV (impo
 FLAGGED, RESTORED, IGNORED = "flagged", "test cells changed and restored", "kernel ignored the interrupt"
 REPAIRS = "repairs.json"  # collect's record: exercise -> student -> [what was restored]
 DB_WAIT_S = 120  # how long a gradebook write waits for another process's (SQLite's default is 5 s)
-
-
-def default_jobs() -> int:
-    """How many notebooks ``grade`` autogrades at once unless told: one. Notebooks graded side by side
-    run as the same user, so one student's code could reach the folder of another graded beside it;
-    ``--jobs N`` trades that isolation for time (a kernel's start-up and a timeout's wait overlap)."""
-    return 1
+# notebooks ``grade`` autogrades at once unless told: one. Notebooks graded side by side run as the same user,
+# so one student's code could reach the folder of another graded beside it; ``--jobs N`` trades that isolation
+# for time (a kernel's start-up and a timeout's wait overlap)
+DEFAULT_JOBS = 1
 
 
 def gradebook_url(course: Path) -> str:
