@@ -33,7 +33,6 @@ import numpy as np
 import torch
 
 from .device import rng_state, set_rng_state
-from .distributed import unwrap
 
 FORMAT = "tl_minimal checkpoint 1"
 KEYS = ("model", "optimizer", "step", "history", "rng")
@@ -41,6 +40,11 @@ KEYS = ("model", "optimizer", "step", "history", "rng")
 
 class CheckpointError(ValueError):
     """A checkpoint file that cannot be resumed: unreadable, not a checkpoint, or for another model."""
+
+
+def unwrap(model: torch.nn.Module) -> torch.nn.Module:
+    """The plain model inside a DistributedDataParallel wrapper (or the model itself)."""
+    return model.module if isinstance(model, torch.nn.parallel.DistributedDataParallel) else model
 
 
 # ----------------------------------------------------------------------------- random states as plain data

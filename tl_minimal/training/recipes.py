@@ -32,7 +32,6 @@ import torch
 from ..data import recall as data_recall
 from ..data import text as data_text
 from ..registry import build_model, setting_names
-from . import distributed
 from .device import get_device
 from .train import TrainConfig, seed_everything, train
 
@@ -94,14 +93,14 @@ def fit(variant: str, protocol, seed: int = 0, data=None, sampler=None, override
     batches of a task :func:`make_sampler` does not know (``sampler(step) -> (x, y)``);
     ``overrides``: model settings on top of the protocol's (``--set``). ``config``: the
     :class:`~.train.TrainConfig` (default: ``protocol.train_config()``), or its fields as keywords
-    (``device=DEVICE, progress=False``). Under torchrun the model is wrapped for DDP and each process
-    draws its own batches. ``history`` is :func:`train.train`'s: {"loss": per step (nats), "steps", ...}.
+    (``device=DEVICE, progress=False``). Under torchrun: ``tl_research.distributed.fit``.
+    ``history`` is :func:`train.train`'s: {"loss": per step (nats), "steps", ...}.
     """
     config = dataclasses.replace(config or protocol.train_config(), **config_changes)
-    device = distributed.setup(get_device(config.device))
-    model = distributed.wrap(seeded_model(variant, protocol, seed, overrides).to(device), device)
+    device = get_device(config.device)
+    model = seeded_model(variant, protocol, seed, overrides).to(device)
     if sampler is None:
-        sampler = make_sampler(protocol, seed, data, stream=distributed.rank())
+        sampler = make_sampler(protocol, seed, data)
     history = train(model, sampler, protocol.steps,
                     dataclasses.replace(config, device=device, resume=config.checkpoint_path is not None,
                                         desc=f"{protocol.task} {variant} s{seed}"))

@@ -44,13 +44,13 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import torch.distributed as dist
 import torch.nn.functional as F
 
 from ..checks import checked_ids
 from ..data.recall import IGNORE
-from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint  # noqa: F401  (re-exported)
+from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint, unwrap  # noqa: F401  (re-exported)
 from .device import clip_options, get_device, optimizer_options
-from .distributed import any_rank, initialized, is_main, unwrap  # noqa: F401  (unwrap re-exported: the model in DDP)
 from .progress import progress_bar  # a text bar in a terminal, one updated line in a notebook
 
 LOG_EVERY = 10  # steps between reads of the losses: 0.1 host-device syncs per step
@@ -105,6 +105,29 @@ class TrainConfig:
         if isinstance(self.log_every, bool) or not isinstance(self.log_every, int) or self.log_every < 1:
             raise ValueError(f"log_every must be an int >= 1 (steps between reading the losses), "
                              f"got {self.log_every!r}")
+
+
+# ----------------------------------------------------------------------------- several processes
+# Under torchrun (tl_research.distributed starts it) every rank runs this loop: rank 0 alone shows
+# progress and saves, and all ranks stop together. Outside torchrun these are constants.
+def initialized() -> bool:
+    return dist.is_available() and dist.is_initialized()
+
+
+def is_main() -> bool:
+    """Rank 0, or the only process: the one that shows progress and saves."""
+    return not initialized() or dist.get_rank() == 0
+
+
+def any_rank(flag: bool) -> bool:
+    """True on every rank if ``flag`` is True on at least one (so all ranks stop together)."""
+    if not initialized():
+        return flag
+    t = torch.tensor([1.0 if flag else 0.0])
+    if dist.get_backend() == "nccl":
+        t = t.cuda()
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return bool(t.item() > 0)
 
 
 def seed_everything(seed: int) -> None:

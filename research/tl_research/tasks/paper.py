@@ -1,7 +1,8 @@
 """The paper's tasks: byte-level LM, associative recall (and MQAR), MiniMind-tokenized LM.
 
 Each is a :class:`~.common.Task`: load its data once, then train (:func:`~tl_minimal.training.recipes.fit`,
-the one recipe) and evaluate one (variant, seed) per ``run_one`` call.
+the one recipe; the lm task through :func:`tl_research.distributed.fit`, the same under torchrun) and
+evaluate one (variant, seed) per ``run_one`` call.
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ import time
 from types import SimpleNamespace
 
 from tl_minimal.data import text as data_text
-from tl_minimal.data import tokenized as data_tokenized
-from tl_minimal.training import distributed
 from tl_minimal.training.evaluate import in_batches, mean_token_loss, recall_accuracy
 from tl_minimal.training.protocols import chunk_eval_set
 from tl_minimal.training.recipes import fit
 from tl_minimal.training.train import TrainConfig, loss_curve, unwrap
 
+from .. import distributed
+from . import tokenized_data as data_tokenized
 from .common import Task, run_record
 
 
@@ -43,7 +44,7 @@ def run_lm(p, data, variant: str, seed: int, overrides: dict | None, config: Tra
     """Train on random windows of the train split (under torchrun: DDP, each rank its own windows);
     ``value`` is bits per byte on the evaluation chunks, measured by the main process."""
     t0 = time.perf_counter()
-    model, history = fit(variant, p, seed, data.train, overrides=overrides, config=config)
+    model, history = distributed.fit(variant, p, seed, data.train, overrides=overrides, config=config)
     extra = {}
     if distributed.initialized():
         extra = {
