@@ -29,7 +29,6 @@ import dataclasses
 
 import torch
 
-from ..data import recall as data_recall
 from ..data import text as data_text
 from ..registry import build_model, setting_names
 from .device import get_device
@@ -58,10 +57,9 @@ def make_sampler(protocol, seed: int, data=None, stream: int = 0):
     """The protocol's training batches: ``sampler(step) -> (x, y)``.
 
     lm / tokenized / induction: random windows of ``data`` (a token tensor [N]; for lm and
-    induction, None loads the WikiText-2 train split); recall / mqar: fresh synthetic examples in
-    the protocol's layout (:func:`~tl_minimal.data.recall.layout_for`: its pairs and key ids),
-    shorter at first when the protocol has a ``length_curriculum`` (the paper's retrain recipe).
-    ``stream`` separates the batches of several processes (distributed training).
+    induction, None loads the WikiText-2 train split); recall / mqar: fresh synthetic examples,
+    the protocol's :meth:`~.protocols.RecallProtocol.sampler` (its sizes and layout).
+    ``stream`` separates the text windows of several processes (distributed training).
     """
     task = protocol.task
     if task in TEXT_TASKS:
@@ -76,11 +74,7 @@ def make_sampler(protocol, seed: int, data=None, stream: int = 0):
             raise ValueError(f"{protocol.n_pairs} pairs among {layout.n_keys} key ids need a vocabulary of "
                              f"{layout.vocab_size} ids, the protocol has {protocol.vocab_size}: "
                              f"--protocol vocab_size={layout.vocab_size}")
-        return data_recall.RecallSampler(protocol.batch_size, seed, n_queries=protocol.n_queries,
-                                         n_pairs=protocol.n_pairs, seq_len=protocol.seq_len, layout=layout,
-                                         curriculum=protocol.curriculum(), pairs_mix=protocol.pairs_mix,
-                                         mix_lengths=protocol.mix_lengths or "full",
-                                         **protocol.sequence_options())
+        return protocol.sampler(seed)
     raise ValueError(f"no training data for task {task!r}: expected {', '.join(TEXT_TASKS)}, recall or mqar "
                      "(other tasks pass their own sampler)")
 
