@@ -25,28 +25,15 @@ The key k9 was written once, at position 7, followed by its value v19; at the la
 sequence are distinct, values too; filler is uniform over the 10 filler ids. A constant guess
 scores 1/8; picking one of the four values in context at random scores 1/4.
 
-MQAR (:func:`mqar_batch`, multi-query associative recall) asks several questions per sequence,
-each about a different key in context. All but the last are followed by their answer, so the
-sequence is still read left to right, and the label sits at each ANSWER position:
+MQAR (:func:`mqar_batch`, multi-query associative recall; its docstring has a worked example) asks
+several questions per sequence, each about a different key in context. All but the last are
+followed by their answer, so the sequence is still read left to right; the labels sit at the ANSWER
+positions. With Q = 1 it is exactly the paper's task. Showing earlier answers opens a shortcut (rule
+out the values already answered; data/results/RECALL_STUDY.md section 0): ``hide_answers=True``
+puts a filler token after each ANSWER instead, as Zoology's MQAR does.
 
-    BOS, P x (key value SEP), filler ..., QUERY k_a ANSWER v_a, QUERY k_b ANSWER v_b, ..., QUERY k_z ANSWER
-    y = v_a at the first ANSWER, v_b at the second, ..., v_z at the last position; IGNORE elsewhere
-
-    e.g. ``mqar_batch(1, n_queries=2, seq_len=24, generator=torch.Generator().manual_seed(1))``:
-    BOS k9 v18 SEP k6 v14 SEP k11 v20 SEP k7 v19 SEP f2 f1 f2 f6 QUERY k6 ANSWER v14 QUERY k7 ANSWER
-    labels: v14 at position 19 (the first ANSWER), v19 at position 23 (the last)
-
-Showing each answer before the next question opens a shortcut: a model that cannot look a key up
-can still rule out the values already answered, and the last question is then free (a Transformer
-trained this way scored 25.6 / 34.0 / 49.5 / 100% on the four questions of 4-pair MQAR: elimination,
-not recall; data/results/RECALL_STUDY.md section 0). ``hide_answers=True`` closes it, as Zoology's MQAR does:
-the token after each ANSWER is a filler token, so no value is given away before it is asked for:
-
-    ..., QUERY k_a ANSWER f, QUERY k_b ANSWER f, ..., QUERY k_z ANSWER      (f: a random filler id)
-
-With Q = 1 MQAR is exactly the paper's task (and hiding changes nothing). Every random choice (keys, values, filler,
-which keys are asked) comes from one ``torch.Generator`` the caller seeds; training and
-evaluation use different seeds (:func:`eval_seed`), so evaluation examples are fresh.
+Every random choice comes from one ``torch.Generator`` the caller seeds; training and evaluation
+use different seeds (:func:`eval_seed`), so evaluation examples are fresh.
 """
 
 from __future__ import annotations
@@ -152,11 +139,11 @@ def mqar_batch(
 ):
     """Multi-query recall: x, y [B, T]; labels only at the Q ANSWER positions (see module docstring).
 
-    ``hide_answers``: the token after each ANSWER is a filler id instead of the answer (Zoology's
-    form; the labels do not change). The random draws before it are the same either way.
-    ``answer_at_key``: each label moves one position left, onto the asked key, as Zoology's MQAR
-    labels it (the value is due where the key is read; the input does not change). The model then
-    matches the key it reads now, instead of first carrying it to the ANSWER token.
+        BOS, P x (key value SEP), filler ..., QUERY k_a ANSWER v_a, ..., QUERY k_z ANSWER
+
+    ``hide_answers``: the token after each ANSWER is a filler id instead of the answer (the labels and
+    the random draws before it do not change). ``answer_at_key``: each label moves one position left,
+    onto the asked key, as Zoology labels MQAR (the input does not change).
 
     Worked example, ``mqar_batch(1, n_queries=2, seq_len=24, generator=torch.Generator().manual_seed(1))``::
 
@@ -204,14 +191,9 @@ def recall_batch(
 ):
     """The paper's task: x, y [B, T]; y is IGNORE except y[:, -1] = the queried key's value.
 
-    Worked example, ``recall_batch(1, seq_len=20, generator=torch.Generator().manual_seed(0))``::
-
-        x[0] = [1, 7, 17, 2, 8, 18, 2, 9, 19, 2, 11, 15, 2, 27, 29, 25, 24, 3, 9, 4]
-               BOS k7 v17 SEP k8 v18 SEP k9 v19 SEP k11 v15 SEP (4 filler) QUERY k9 ANSWER
-        y[0] = -100 everywhere except y[0, -1] = 19: k9 was written at position 7, its value after it
-
-    ``generator`` supplies every random choice; without one a generator seeded with 0 is used,
-    so two calls without a generator return the same batch (use :class:`RecallSampler` to train).
+    The module docstring's worked example: x[0] = [1, 7, 17, 2, 8, 18, 2, 9, 19, 2, 11, 15, 2, 27, 29, 25,
+    24, 3, 9, 4], y[0, -1] = 19. Without ``generator`` a generator seeded with 0 is used, so two such
+    calls return the same batch (use :class:`RecallSampler` to train).
     """
     return mqar_batch(batch_size, 1, n_pairs, seq_len, layout, generator)
 

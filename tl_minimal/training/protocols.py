@@ -3,16 +3,11 @@
     lm = protocol("lm")                       # byte-level WikiText-2: 80 steps of 16 x 128 bytes
     rp = protocol("recall", steps=500)         # associative recall: 4 pairs, one question
 
-One configuration story: a protocol is the model's sizes (their defaults are the registry's,
-``registry.COMMON``), the run's length and seeds, the training loop's own
-:class:`~tl_minimal.training.train.TrainConfig` (field ``train``: lr, weight decay, AdamW betas,
-clipping, warmup, schedule; defaults and checks live there, once), and the task's data and
-evaluation fields (the subclasses). ``p.lr`` reads ``p.train.lr``; ``protocol("lm", lr=1e-3)``
-and ``--protocol lr=1e-3`` change it; :meth:`Protocol.to_dict` records it flat, beside the others.
-
-The research code adds the studies' protocols (``tl_research.protocols``). docs/paper.md
-section 4 gives most numbers; where the paper is silent the value chosen here is
-listed in the protocol's ``assumed`` field, so a reader of the results sees which is which.
+A protocol is the model's sizes (defaults: ``registry.COMMON``), the run's length and seeds, the
+training loop's :class:`~tl_minimal.training.train.TrainConfig` (field ``train``; ``p.lr`` reads
+``p.train.lr``) and the task's data and evaluation fields. docs/paper.md section 4 gives most
+numbers; where the paper is silent the value chosen is listed in the ``assumed`` field. The
+studies' protocols are ``tl_research.protocols``.
 """
 
 from __future__ import annotations

@@ -9,18 +9,9 @@ The recipe, line by line (notebook 01 shows the training loop itself, ``train.tr
     sampler = make_sampler(protocol, seed, data)            batch k is a pure function of (seed, k)
     history = train(model, sampler, protocol.steps, the protocol's optimizer settings)
 
-``protocol`` is one of :mod:`tl_research.protocols` (byte-level LM, recall, MQAR,
-tokenized, ...): it fixes the sizes, the optimizer settings (lr, weight decay, AdamW betas,
-gradient clipping, warmup, steps) and which data the sampler draws (for recall, optionally a
-length curriculum). The paper's recall retrain recipe is three settings of one run::
-
-    p = protocol("recall", steps=500, warmup_steps=50, length_curriculum=(32, 128, 150))
-    model, history = fit("gated_hybrid_paper", p, seed=0, overrides={"read_gate_bias": -2.0})
-
-What a run adds to its protocol's optimizer settings (where it runs, a time budget, checkpoints) is
-one :class:`~.train.TrainConfig` (``p.train_config(device="cpu")``, or keywords of :func:`fit`).
-A model that is only looked at, not trained (a diagnosis at initialization), comes from
-:func:`seeded_model`, the first two lines of the recipe.
+What a run adds to its protocol's optimizer settings (device, time budget, checkpoints) is one
+:class:`~.train.TrainConfig` (``p.train_config(device="cpu")``, or keywords of :func:`fit`).
+:func:`seeded_model` (the first two lines) gives a model that is only looked at, not trained.
 """
 
 from __future__ import annotations
