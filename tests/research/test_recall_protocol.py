@@ -51,7 +51,8 @@ def test_a_protocols_eval_set_is_its_sizes_layout_and_switches():
     for p in (protocol("recall", eval_examples=64), protocol("mqar", n_pairs=16, n_queries=16, eval_examples=64,
                                                              answer_at_key=True, hide_answers=True)):
         x, y = p.eval_set(3)
-        ex, ey = dr.eval_set(64, 3, p.n_queries, p.n_pairs, p.seq_len, dr.layout_for(p.n_pairs),
+        ex, ey = dr.eval_set(64, 3, n_queries=p.n_queries, n_pairs=p.n_pairs, seq_len=p.seq_len,
+                             layout=dr.layout_for(p.n_pairs),
                              hide_answers=bool(p.hide_answers), answer_at_key=bool(p.answer_at_key))
         assert torch.equal(x, ex) and torch.equal(y, ey) and x.shape == (64, p.seq_len)
         assert p.layout() == dr.layout_for(p.n_pairs)

@@ -217,19 +217,11 @@ class RecallSampler:
         return mqar_batch(self.batch_size, generator=g, **self.options(step))
 
 
-def eval_set(
-    n_examples: int = 2048,
-    seed: int = 0,
-    n_queries: int = 1,
-    n_pairs: int = 4,
-    seq_len: int = 128,
-    layout: RecallLayout = PAPER_LAYOUT,
-    hide_answers: bool = False,
-    answer_at_key: bool = False,
-):
-    """``n_examples`` fresh examples for training seed ``seed`` (drawn with :func:`eval_seed`)."""
+def eval_set(n_examples: int = 2048, seed: int = 0, n_queries: int = 1, **options):
+    """``n_examples`` fresh examples for training seed ``seed`` (drawn with :func:`eval_seed`);
+    ``options``: :func:`mqar_batch`'s sizes, layout and switches."""
     g = torch.Generator().manual_seed(eval_seed(seed))
-    return mqar_batch(n_examples, n_queries, n_pairs, seq_len, layout, g, hide_answers, answer_at_key)
+    return mqar_batch(n_examples, n_queries, generator=g, **options)
 
 
 # ----------------------------------------------------------------------------- for people

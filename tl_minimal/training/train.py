@@ -255,8 +255,3 @@ def train(model: torch.nn.Module, batches, steps: int, config: TrainConfig | Non
         save_checkpoint(s.checkpoint_path, model, optimizer, history["steps"], history, device=device)
     return history
 
-
-def loss_curve(losses, every: int = 10) -> list[float]:
-    """Training loss (nats) averaged over consecutive windows of ``every`` steps, rounded to 4
-    decimals: a curve short enough to keep in a results file, to see whether a run has flattened."""
-    return [round(sum(losses[i : i + every]) / len(losses[i : i + every]), 4) for i in range(0, len(losses), every)]
