@@ -184,15 +184,6 @@ def load_split(split: str = "train", data_dir: str | os.PathLike | None = None) 
     return TextSplit(split, text, encode(text), source, partial, path)
 
 
-def require_tokens(split: TextSplit, needed: int, what: str) -> None:
-    """A BadDataFile naming the split's file unless it holds at least ``needed`` tokens for ``what``."""
-    n = len(split.tokens)
-    if n < needed:
-        where = split.path or f"the {split.name} split ({split.source})"
-        raise BadDataFile(f"{where} is too short: {n - 2:,} bytes of text ({n:,} tokens with BOS and EOS); "
-                          f"{what} needs at least {needed:,} tokens ({needed - 2:,} bytes)")
-
-
 # ----------------------------------------------------------------------------- batches
 def step_seed(seed: int, step: int, stream: int = 0) -> int:
     """A distinct, reproducible seed for (run seed, step, stream); stream = e.g. the DDP rank."""

@@ -23,12 +23,21 @@ from .common import Task, loss_curve, run_record
 
 
 # ----------------------------------------------------------------------------- byte-level LM
+def require_tokens(split: data_text.TextSplit, needed: int, what: str) -> None:
+    """A BadDataFile naming the split's file unless it holds at least ``needed`` tokens for ``what``."""
+    n = len(split.tokens)
+    if n < needed:
+        where = split.path or f"the {split.name} split ({split.source})"
+        raise data_text.BadDataFile(f"{where} is too short: {n - 2:,} bytes of text ({n:,} tokens with BOS and "
+                                    f"EOS); {what} needs at least {needed:,} tokens ({needed - 2:,} bytes)")
+
+
 def load_lm(p, data_dir=None, jsonl=None):
     train_split = data_text.load_split("train", data_dir)
     eval_split = data_text.load_split(p.eval_split, data_dir)
     window = f"one window of {p.seq_len} bytes (+1 target) of the lm protocol"
-    data_text.require_tokens(train_split, p.seq_len + 1, f"training on {window}")
-    data_text.require_tokens(eval_split, p.seq_len + 1, f"evaluating {window}")
+    require_tokens(train_split, p.seq_len + 1, f"training on {window}")
+    require_tokens(eval_split, p.seq_len + 1, f"evaluating {window}")
     x, y = chunk_eval_set(eval_split.tokens, p)
     source = f"train: {train_split.source}; eval: {eval_split.source}, {len(x):,} chunks of {p.seq_len}"
     note = (
