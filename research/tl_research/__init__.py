@@ -15,10 +15,12 @@ From Python (a notebook)::
 
 Read in this order:
 
-``protocols``   every hyperparameter of each task, as dataclasses (the paper's numbers, and what is assumed)
-``tasks/``      the paper's tasks (``paper``: lm, recall, mqar, tokenized) and what every task shares (``common``)
+``protocols``   every hyperparameter of each task, as dataclasses (the paper's numbers, and what is assumed);
+                the recall studies' length curriculum and pair pools (``recall_schedule``)
+``tasks/``      the paper's tasks (``paper``: lm, recall, mqar, tokenized; its corpus: ``tokenized_data``) and
+                what every task shares (``common``)
 ``runner``      every (variant, seed) of a task: the table, the results file (``suite``: filled run by
-                run, resumable), where it came from (``provenance``)
+                run, resumable), where it came from (``provenance``), torchrun and DDP (``distributed``)
 ``cli``         the one command line (its parsers: ``arguments``); ``__main__`` runs it
 ``studies/``    where recall breaks and why: ``breaks``, ``induction``, ``diagnose_recall``, ``recall_study``
 ``bench/``      the speed benchmark: ``speed``, ``timing``

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tl_minimal.training.protocols import LMProtocol, Protocol, RecallProtocol, make
+from tl_minimal.data.recall import RecallLayout, layout_for
+from tl_minimal.training.protocols import LMProtocol, Protocol, make
+from tl_minimal.training.protocols import RecallProtocol as PaperRecallProtocol
+
+from .recall_schedule import LengthCurriculum, StudySampler, min_seq_len, scaled_length
 
 # the six variants of the paper (the registry may hold more, e.g. frozen paper configurations)
 PAPER_VARIANTS = (
@@ -19,6 +23,114 @@ PAPER_VARIANTS = (
     "transformer_plus_triple",
     "gated_hybrid_repaired",
 )
+
+
+CURRICULUM_TASKS = ("recall", "mqar")  # the tasks whose sequences may follow a length curriculum or hide answers
+
+
+@dataclass
+class RecallProtocol(PaperRecallProtocol):
+    """The paper's recall protocol with the studies' switches; all off (None), it is the paper's."""
+
+    # (start, end, steps): training sequences grow from start to end tokens over the first steps
+    # steps (recall_schedule.py LengthCurriculum); None: every batch seq_len long. The paper's retrain
+    # recipe: --protocol length_curriculum=32:128:150 (with warmup_steps=50, --set read_gate_bias=-2)
+    length_curriculum: tuple | None = None
+    # True: the token after each ANSWER is filler, not the answer (Zoology's MQAR form; closes the
+    # elimination shortcut of showing earlier answers, data/recall.py); None: shown, as in the paper
+    hide_answers: bool | None = None
+    # True: each label sits on the asked key instead of the ANSWER token after it (Zoology's labels)
+    answer_at_key: bool | None = None
+    # how many key ids (and as many value ids) the pairs are drawn from; None: max(8, n_pairs), the
+    # paper's layout (data/recall.py layout_for). More ids than pairs leave values out of each context
+    key_ids: int | None = None
+    # pair counts cycled over the training batches (Zoology trains MQAR on such a pool), e.g. 4:8:16;
+    # each batch asks min(n_queries, P) of its P pairs; the evaluation keeps n_pairs. None: n_pairs always
+    pairs_mix: tuple | None = None
+    # "scaled": a pooled batch of P pairs is ceil(seq_len * P / n_pairs) tokens long (the evaluated
+    # density of pairs, as Zoology's pool puts fewer pairs in shorter sequences); None: seq_len long
+    mix_lengths: str | None = None
+    OPTIONAL = ("lr_schedule", "length_curriculum", "hide_answers", "answer_at_key", "key_ids", "pairs_mix",
+                "mix_lengths")  # (not a field) left out of to_dict() while None
+
+    def __post_init__(self):
+        super().__post_init__()
+        for name in ("hide_answers", "answer_at_key"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if not isinstance(value, bool):
+                raise ValueError(f"{name} must be true or false, got {value!r}")
+            if self.task not in CURRICULUM_TASKS:
+                raise ValueError(f"{name}: the {self.task} task has its own sequences; hiding the answers or "
+                                 f"moving the labels applies to {' and '.join(CURRICULUM_TASKS)}")
+        if self.key_ids is not None:
+            if self.task not in CURRICULUM_TASKS:
+                raise ValueError(f"key_ids: the {self.task} task has its own layout; drawing the pairs from more "
+                                 f"ids applies to {' and '.join(CURRICULUM_TASKS)}")
+            if isinstance(self.key_ids, bool) or not isinstance(self.key_ids, int) or self.key_ids < self.n_pairs:
+                raise ValueError(f"key_ids must be a whole number >= n_pairs = {self.n_pairs}, got {self.key_ids!r}")
+        if self.pairs_mix is not None:
+            self.pairs_mix = self.parse_pairs_mix(self.pairs_mix)
+        if self.mix_lengths is not None:
+            if self.pairs_mix is None or self.mix_lengths not in ("full", "scaled"):
+                raise ValueError(f"mix_lengths must be full or scaled, with a pairs_mix; got {self.mix_lengths!r}"
+                                 f"{'' if self.pairs_mix else ' without a pairs_mix'}")
+        if self.length_curriculum is None:
+            return
+        if self.pairs_mix is not None:
+            raise ValueError("pairs_mix and length_curriculum together are not supported: choose one")
+        if self.task not in CURRICULUM_TASKS:
+            raise ValueError(f"length_curriculum: the {self.task} task has its own sequences; "
+                             f"a length curriculum applies to {' and '.join(CURRICULUM_TASKS)}")
+        c = LengthCurriculum.parse(self.length_curriculum)
+        if c.end > self.seq_len:
+            raise ValueError(f"length_curriculum: end {c.end} is longer than the task's seq_len {self.seq_len}; "
+                             "the curriculum ends at most at the evaluated length "
+                             f"(e.g. {c.start}:{self.seq_len}:{c.steps})")
+        shortest = min_seq_len(self.n_pairs, self.n_queries)
+        if c.start < shortest:
+            raise ValueError(f"length_curriculum: start {c.start} is too short for {self.n_pairs} pairs and "
+                             f"{self.n_queries} question(s); the shortest sequence is {shortest}")
+        self.length_curriculum = c.as_tuple()
+
+    def parse_pairs_mix(self, value) -> tuple:
+        """``"4:8:16"`` or ``(4, 8, 16)`` -> (4, 8, 16), each a pair count the layout and length hold."""
+        if self.task not in CURRICULUM_TASKS:
+            raise ValueError(f"pairs_mix: the {self.task} task has its own sequences; a pool of pair counts "
+                             f"applies to {' and '.join(CURRICULUM_TASKS)}")
+        parts = value.split(":") if isinstance(value, str) else value
+        try:
+            mix = tuple(int(w) if isinstance(w, str) else w for w in parts)
+        except (TypeError, ValueError):
+            mix = ()
+        ok = mix and all(isinstance(p, int) and not isinstance(p, bool) for p in mix)
+        if not ok or not all(1 <= p <= self.n_pairs for p in mix):
+            raise ValueError(f"pairs_mix: expected pair counts in 1..n_pairs = {self.n_pairs} separated by colons, "
+                             f"e.g. 4:8:{self.n_pairs}, got {value!r}")
+        for p in mix:  # the shortest batch of each pool entry must hold its pairs and questions
+            length = scaled_length(self.seq_len, p, self.n_pairs) if self.mix_lengths == "scaled" else self.seq_len
+            if length < min_seq_len(p, min(self.n_queries, p)):
+                raise ValueError(f"pairs_mix: {p} pairs in {length} tokens do not fit; the shortest sequence for "
+                                 f"them is {min_seq_len(p, min(self.n_queries, p))}")
+        return mix
+
+    def layout(self) -> RecallLayout:
+        return layout_for(self.n_pairs, self.key_ids)
+
+    def batch_options(self) -> dict:
+        """The paper's sizes and layout, then hide_answers and answer_at_key (data/recall.py mqar_batch)."""
+        return {**super().batch_options(), "hide_answers": bool(self.hide_answers),
+                "answer_at_key": bool(self.answer_at_key)}
+
+    def sampler(self, seed: int) -> StudySampler:
+        """The training batches, shorter at first (``length_curriculum``) or from a pool (``pairs_mix``)."""
+        return StudySampler(self.batch_size, seed, curriculum=self.curriculum(), pairs_mix=self.pairs_mix,
+                            mix_lengths=self.mix_lengths or "full", **self.batch_options())
+
+    def curriculum(self) -> LengthCurriculum | None:
+        """The training batches' :class:`~tl_research.recall_schedule.LengthCurriculum`, or None."""
+        return None if self.length_curriculum is None else LengthCurriculum.parse(self.length_curriculum)
 
 
 @dataclass

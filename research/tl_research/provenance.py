@@ -10,8 +10,9 @@ from pathlib import Path
 
 import torch
 
-from tl_minimal.training import distributed
 from tl_minimal.training.device import device_name
+
+from . import distributed
 
 
 def git_commit() -> str | None:

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tl_minimal.registry import VARIANTS, setting_names
-from tl_minimal.training import distributed
 from tl_minimal.training.device import get_device
 from tl_minimal.training.recipes import build
 from tl_minimal.training.train import TrainConfig, TrainingDiverged
 
+from . import distributed
 from .protocols import PAPER_VARIANTS, PROTOCOLS, check_fields
 from .protocols import protocol as make_protocol
 from .provenance import environment

@@ -1,4 +1,4 @@
-"""Byte-level WikiText-2 and the tokenized corpus: preprocessing, sources, windows, chunks, holdout."""
+"""Byte-level WikiText-2: preprocessing, sources, windows, chunks (the tokenized corpus: tests/research)."""
 
 import sys
 import types
@@ -8,7 +8,6 @@ import torch
 
 from conftest import FIXTURE_DATA, data_dirs, head_only_copy
 from tl_minimal.data import text as data_text
-from tl_minimal.data import tokenized as data_tokenized
 from tl_minimal.data.text import BOS, EOS, VOCAB_SIZE, DataUnavailable
 
 
@@ -119,69 +118,4 @@ def test_eval_chunks_do_not_overlap_and_cover_targets_once():
     assert [len(b[0]) for b in batches] == [4, 4] and torch.equal(batches[0][0], x[:4])
     whole = data_text.eval_batches(tokens, 8, batch_size=4)
     assert [len(b[0]) for b in whole] == [4, 4, 2]
-    shuffled = data_text.eval_batches(tokens, 8, batch_size=10, shuffle_seed=1)[0][0]
-    assert torch.equal(shuffled, data_text.eval_batches(tokens, 8, batch_size=10, shuffle_seed=1)[0][0])
-    assert sorted(shuffled[:, 0].tolist()) == x[:, 0].tolist()
-
-
-def test_holdout_is_one_in_twenty_and_deterministic():
-    train, held = data_tokenized.split_holdout(list(range(100)))
-    assert held == [19, 39, 59, 79, 99] and len(train) == 95 and not set(train) & set(held)
-
-
-@pytest.mark.parametrize("root", data_dirs())
-def test_tokenizer_and_stand_in_corpus(monkeypatch, root):
-    monkeypatch.delenv("TL_MINIMAL_MINIMIND_JSONL", raising=False)
-    tok = data_tokenized.load_tokenizer(root)
-    # MiniMind's layout: ids 0, 1, 2 are the specials, in both the real tokenizer and the fixture's
-    assert [tok.token_to_id(t) for t in ("<|endoftext|>", "<|im_start|>", "<|im_end|>")] == [0, 1, 2]
-    if root == FIXTURE_DATA:  # the tests' own tiny BPE (tests/fixtures/make_tokenizer.py)
-        assert tok.get_vocab_size() == 512
-        named = "a 512-id tokenizer laid out like MiniMind's"
-    else:  # the real MiniMind tokenizer
-        assert tok.get_vocab_size() == data_tokenized.VOCAB_SIZE == 6400
-        named = "the MiniMind tokenizer"
-    corpus = data_tokenized.load_corpus(data_dir=root)
-    assert "stand-in WikiText-2" in corpus.source and "holdout" in corpus.source and named in corpus.source
-    assert corpus.train[0] == data_tokenized.BEGIN and int(corpus.train.max()) < tok.get_vocab_size()
-    docs = data_text.load_split("train", root).text.split("\n")
-    assert int((corpus.holdout == data_tokenized.BEGIN).sum()) == len(docs) // 20  # documents 19, 39, ...
-    if len(docs) > 1000:  # a real corpus: the holdout is about 1 token in 20
-        assert 0.03 < len(corpus.holdout) / len(corpus.train) < 0.1
-
-
-def test_a_tokenizer_not_laid_out_like_minimind_is_refused():
-    ids = {"<|im_start|>": 1, "<|im_end|>": 2}
-    too_big = types.SimpleNamespace(get_vocab_size=lambda: 7000, token_to_id=ids.get)
-    with pytest.raises(data_text.BadDataFile, match="at most 6400 ids: it has 7000 ids"):
-        data_tokenized.load_corpus(tokenizer=too_big)
-    shuffled = types.SimpleNamespace(get_vocab_size=lambda: 6400, token_to_id={"<|im_start|>": 5}.get)
-    with pytest.raises(data_text.BadDataFile, match=r"<\|im_start\|>, <\|im_end\|> = \(5, None\)"):
-        data_tokenized.load_corpus(tokenizer=shuffled)
-
-
-def test_minimind_jsonl_is_preferred_when_given(tmp_path):
-    path = tmp_path / "pretrain.jsonl"
-    path.write_text("".join(f'{{"text": "document number {i}"}}\n' for i in range(40)), encoding="utf-8")
-    corpus = data_tokenized.load_corpus(jsonl=path, data_dir=FIXTURE_DATA)
-    assert "MiniMind pretraining jsonl" in corpus.source and "40 documents" in corpus.source
-    assert int((corpus.holdout == data_tokenized.BEGIN).sum()) == 2  # documents 19 and 39
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"txt": 1}\n', encoding="utf-8")
-    with pytest.raises(data_text.BadDataFile, match=r"bad\.jsonl:1"):
-        data_tokenized.read_jsonl(bad, None)
-
-
-def test_missing_tokenizer_names_both_ways(monkeypatch, tmp_path):
-    import tokenizers
-
-    monkeypatch.delenv("TL_MINIMAL_DATA", raising=False)
-    _online(monkeypatch)
-
-    def offline(*args, **kwargs):
-        raise OSError("hub unreachable")
-
-    monkeypatch.setattr(tokenizers.Tokenizer, "from_pretrained", offline)
-    with pytest.raises(DataUnavailable) as err:
-        data_tokenized.load_tokenizer()
-    assert "TL_MINIMAL_DATA" in str(err.value) and "hub" in str(err.value)
+    assert torch.equal(torch.cat([b[1] for b in whole]), y)  # in text order, every chunk once

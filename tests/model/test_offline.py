@@ -16,7 +16,6 @@ import pytest
 
 from tl_minimal.data import offline
 from tl_minimal.data import text as data_text
-from tl_minimal.data import tokenized as data_tokenized
 from tl_minimal.data.text import DataUnavailable, Offline
 
 RETRY_WORDS = ("Retrying", "Name or service not known", "thrown while requesting")
@@ -93,15 +92,6 @@ def test_a_probe_that_fails_is_offline_too(monkeypatch, no_local_data):
     with pytest.raises(Offline, match=r"no-such-host\.invalid"):
         data_text.load_split("validation")
     assert time.perf_counter() - start < offline.PROBE_SECONDS + 1
-
-
-def test_offline_tokenizer_raises_at_once(monkeypatch, no_local_data):
-    import tokenizers
-
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setattr(tokenizers.Tokenizer, "from_pretrained", lambda *a: pytest.fail("asked the hub offline"))
-    with pytest.raises(Offline, match="HF_HUB_OFFLINE=1 is set"):
-        data_tokenized.load_tokenizer()
 
 
 def test_a_local_directory_is_read_without_asking(monkeypatch):

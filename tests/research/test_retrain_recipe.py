@@ -12,10 +12,11 @@ import pytest
 import torch
 
 from tl_minimal import build_model
-from tl_minimal.data.recall import IGNORE, LengthCurriculum, RecallSampler, locate, min_seq_len
+from tl_minimal.data.recall import IGNORE, RecallSampler, locate
 from tl_minimal.training.recipes import fit, make_sampler
 from tl_research import cli
 from tl_research.protocols import protocol
+from tl_research.recall_schedule import LengthCurriculum, min_seq_len
 
 TINY = ["--set", "d_model=16", "--set", "n_layers=1", "--device", "cpu"]
 RECIPE = ["--protocol", "warmup_steps=2", "--protocol", "length_curriculum=16:32:3", "--set", "read_gate_bias=-2"]

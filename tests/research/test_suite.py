@@ -19,9 +19,9 @@ import torch
 
 from conftest import real_data_dir
 from tl_minimal.data import text as data_text
-from tl_minimal.data import tokenized as data_tokenized
 from tl_research import cli, protocol
 from tl_research.runner import TASKS
+from tl_research.tasks import tokenized_data as data_tokenized
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = real_data_dir()  # TL_MINIMAL_DATA when set, else the committed fixture (it has a tokenizer too)

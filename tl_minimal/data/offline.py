@@ -1,23 +1,14 @@
 """Whether the Hugging Face hub can be reached, decided before any request is made (issue 52).
 
-Without a network, ``datasets`` and ``huggingface_hub`` retry each request for about 30 seconds
-before they give up, printing "Name or service not known" lines that look like a crash. The
-loaders of this package ask first, and when the answer is "offline" they read only what is on
-this machine (a local directory, then the Hugging Face cache) and say in one line what they used:
-
-    offline_reason() -> str | None     why no request should be tried, or None when the hub answers
-    in_hub_cache(kind, repo) -> bool   whether the Hugging Face cache may hold a repo (a folder check, no import)
-    hub_offline()                      a context in which datasets and huggingface_hub read their cache only
-
-The answer, in this order:
-1. ``TL_OFFLINE``, ``HF_HUB_OFFLINE`` or ``HF_DATASETS_OFFLINE`` set to a true value (1, true, yes,
-   on): offline, nothing is tried. ``TL_OFFLINE=0`` (or false, no, off) says online without a probe,
-   for a network slower than the probe's limit;
-2. otherwise one TCP connection to huggingface.co:443, the name lookup included, which must succeed
-   within ``PROBE_SECONDS``; it runs in a daemon thread, so a name lookup that hangs cannot hold
-   the caller longer. Its answer is kept for the life of the process.
-
-A local directory (``TL_MINIMAL_DATA``) is read before any of this is asked: with one, no probe is made.
+Without a network, ``datasets`` and ``huggingface_hub`` retry each request for about 30 seconds,
+printing lines that look like a crash. The loaders ask :func:`offline_reason` first; offline they
+read only this machine's copies (a local directory, then the Hugging Face cache, inside
+:func:`hub_offline`) and say in one line what they used. The answer, in this order:
+1. ``TL_OFFLINE``, ``HF_HUB_OFFLINE`` or ``HF_DATASETS_OFFLINE`` true (1, true, yes, on): offline.
+   ``TL_OFFLINE=0`` (false, no, off) says online without a probe (for a slow network);
+2. otherwise one TCP connection to huggingface.co:443 that must open within ``PROBE_SECONDS``,
+   in a daemon thread (a hanging name lookup cannot hold the caller); kept for the process's life.
+A local directory (``TL_MINIMAL_DATA``) is read before any of this is asked.
 """
 
 from __future__ import annotations

@@ -25,28 +25,15 @@ The key k9 was written once, at position 7, followed by its value v19; at the la
 sequence are distinct, values too; filler is uniform over the 10 filler ids. A constant guess
 scores 1/8; picking one of the four values in context at random scores 1/4.
 
-MQAR (:func:`mqar_batch`, multi-query associative recall) asks several questions per sequence,
-each about a different key in context. All but the last are followed by their answer, so the
-sequence is still read left to right, and the label sits at each ANSWER position:
+MQAR (:func:`mqar_batch`, multi-query associative recall; its docstring has a worked example) asks
+several questions per sequence, each about a different key in context. All but the last are
+followed by their answer, so the sequence is still read left to right; the labels sit at the ANSWER
+positions. With Q = 1 it is exactly the paper's task. Showing earlier answers opens a shortcut (rule
+out the values already answered; data/results/RECALL_STUDY.md section 0): ``hide_answers=True``
+puts a filler token after each ANSWER instead, as Zoology's MQAR does.
 
-    BOS, P x (key value SEP), filler ..., QUERY k_a ANSWER v_a, QUERY k_b ANSWER v_b, ..., QUERY k_z ANSWER
-    y = v_a at the first ANSWER, v_b at the second, ..., v_z at the last position; IGNORE elsewhere
-
-    e.g. ``mqar_batch(1, n_queries=2, seq_len=24, generator=torch.Generator().manual_seed(1))``:
-    BOS k9 v18 SEP k6 v14 SEP k11 v20 SEP k7 v19 SEP f2 f1 f2 f6 QUERY k6 ANSWER v14 QUERY k7 ANSWER
-    labels: v14 at position 19 (the first ANSWER), v19 at position 23 (the last)
-
-Showing each answer before the next question opens a shortcut: a model that cannot look a key up
-can still rule out the values already answered, and the last question is then free (a Transformer
-trained this way scored 25.6 / 34.0 / 49.5 / 100% on the four questions of 4-pair MQAR: elimination,
-not recall; data/results/RECALL_STUDY.md section 0). ``hide_answers=True`` closes it, as Zoology's MQAR does:
-the token after each ANSWER is a filler token, so no value is given away before it is asked for:
-
-    ..., QUERY k_a ANSWER f, QUERY k_b ANSWER f, ..., QUERY k_z ANSWER      (f: a random filler id)
-
-With Q = 1 MQAR is exactly the paper's task (and hiding changes nothing). Every random choice (keys, values, filler,
-which keys are asked) comes from one ``torch.Generator`` the caller seeds; training and
-evaluation use different seeds (:func:`eval_seed`), so evaluation examples are fresh.
+Every random choice comes from one ``torch.Generator`` the caller seeds; training and evaluation
+use different seeds (:func:`eval_seed`), so evaluation examples are fresh.
 """
 
 from __future__ import annotations
@@ -152,11 +139,11 @@ def mqar_batch(
 ):
     """Multi-query recall: x, y [B, T]; labels only at the Q ANSWER positions (see module docstring).
 
-    ``hide_answers``: the token after each ANSWER is a filler id instead of the answer (Zoology's
-    form; the labels do not change). The random draws before it are the same either way.
-    ``answer_at_key``: each label moves one position left, onto the asked key, as Zoology's MQAR
-    labels it (the value is due where the key is read; the input does not change). The model then
-    matches the key it reads now, instead of first carrying it to the ANSWER token.
+        BOS, P x (key value SEP), filler ..., QUERY k_a ANSWER v_a, ..., QUERY k_z ANSWER
+
+    ``hide_answers``: the token after each ANSWER is a filler id instead of the answer (the labels and
+    the random draws before it do not change). ``answer_at_key``: each label moves one position left,
+    onto the asked key, as Zoology labels MQAR (the input does not change).
 
     Worked example, ``mqar_batch(1, n_queries=2, seq_len=24, generator=torch.Generator().manual_seed(1))``::
 
@@ -204,147 +191,37 @@ def recall_batch(
 ):
     """The paper's task: x, y [B, T]; y is IGNORE except y[:, -1] = the queried key's value.
 
-    Worked example, ``recall_batch(1, seq_len=20, generator=torch.Generator().manual_seed(0))``::
-
-        x[0] = [1, 7, 17, 2, 8, 18, 2, 9, 19, 2, 11, 15, 2, 27, 29, 25, 24, 3, 9, 4]
-               BOS k7 v17 SEP k8 v18 SEP k9 v19 SEP k11 v15 SEP (4 filler) QUERY k9 ANSWER
-        y[0] = -100 everywhere except y[0, -1] = 19: k9 was written at position 7, its value after it
-
-    ``generator`` supplies every random choice; without one a generator seeded with 0 is used,
-    so two calls without a generator return the same batch (use :class:`RecallSampler` to train).
+    The module docstring's worked example: x[0] = [1, 7, 17, 2, 8, 18, 2, 9, 19, 2, 11, 15, 2, 27, 29, 25,
+    24, 3, 9, 4], y[0, -1] = 19. Without ``generator`` a generator seeded with 0 is used, so two such
+    calls return the same batch (use :class:`RecallSampler` to train).
     """
     return mqar_batch(batch_size, 1, n_pairs, seq_len, layout, generator)
-
-
-def min_seq_len(n_pairs: int = 4, n_queries: int = 1) -> int:
-    """The shortest sequence that holds the task with no filler: BOS, P x (key value SEP), the questions."""
-    return 1 + 3 * n_pairs + 4 * n_queries - 1
-
-
-@dataclass(frozen=True)
-class LengthCurriculum:
-    """Training sequences that grow from ``start`` to ``end`` tokens over the first ``steps`` steps.
-
-    The paper's recall retrain recipe (docs/paper.md section 5) trains on length 32 at the first
-    step, 128 from step 150 on, in a straight line between; the evaluation is always the full
-    task. A shorter sequence is the same task with less filler between the pairs and the question
-    (the pairs, the question and the vocabulary are unchanged), as in the paper's reference code.
-    At step k (counting from 0):
-
-        L(k) = round(start + (end - start) * min(k, steps - 1) / (steps - 1))
-
-    e.g. ``LengthCurriculum(32, 128, 150)``: L(0) = 32, L(1) = 33 (32.64 rounded), L(74) = 80,
-    L(149) = L(500) = 128. (``round`` is Python's: halves go to the even neighbour.) With
-    ``steps = 1`` every batch is ``end`` long (the reference code would keep ``start`` for ever).
-    """
-
-    start: int
-    end: int
-    steps: int
-
-    def __post_init__(self):
-        for name in ("start", "end", "steps"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"length curriculum {name} must be a whole number >= 1, got {value!r} "
-                                 "(expected START:END:STEPS, e.g. 32:128:150)")
-        if self.start > self.end:
-            raise ValueError(f"length curriculum: start {self.start} is longer than end {self.end}; "
-                             "the sequences grow (expected START <= END, e.g. 32:128:150)")
-
-    @classmethod
-    def parse(cls, value) -> LengthCurriculum:
-        """``"32:128:150"``, ``(32, 128, 150)`` or a LengthCurriculum -> LengthCurriculum(32, 128, 150)."""
-        if isinstance(value, cls):
-            return value
-        parts = value.split(":") if isinstance(value, str) else value
-        try:
-            start, end, steps = (int(w) if isinstance(w, str) else w for w in parts)
-        except (TypeError, ValueError):
-            raise ValueError(f"length curriculum: expected START:END:STEPS of whole numbers, e.g. 32:128:150, "
-                             f"got {value!r}") from None
-        return cls(start, end, steps)
-
-    def as_tuple(self) -> tuple:
-        return (self.start, self.end, self.steps)
-
-    def length(self, step: int) -> int:
-        """L(step): the length of training batch ``step`` (counted from 0)."""
-        done = min(max(step, 0), self.steps - 1) / (self.steps - 1) if self.steps > 1 else 1.0
-        return round(self.start + (self.end - self.start) * done)
 
 
 class RecallSampler:
     """``sampler(step) -> (x, y)``: training batches, a function of (seed, step) only: resumes are exact.
 
-    ``curriculum`` (a :class:`LengthCurriculum`): batch ``step`` is ``curriculum.length(step)``
-    tokens long instead of ``seq_len``; without one every batch is ``seq_len`` long.
-
-    ``pairs_mix`` (pair counts, e.g. ``(4, 8, 16)``): batch ``step`` writes
-    P = pairs_mix[step % len(pairs_mix)] pairs and asks min(n_queries, P) of them, in ``seq_len``
-    tokens (the rest is filler), as Zoology trains MQAR on a pool of pair counts; without it every
-    batch has ``n_pairs`` pairs. The layout (the key and value ids) is the same for every batch.
-    ``mix_lengths="scaled"``: a batch of P pairs is ceil(seq_len * P / n_pairs) tokens long instead,
-    the same density of pairs as the evaluated task (Zoology's pool also puts fewer pairs in shorter
-    sequences: 4 pairs in 64 tokens, 16 in 256), e.g. 32, 64 and 128 tokens for 4, 8 and 16 of 16 pairs.
+    ``options``: :func:`mqar_batch`'s sizes, layout and switches, the same for every batch
+    (the research samplers vary them per step through :meth:`options`).
     """
 
-    def __init__(
-        self,
-        batch_size: int,
-        seed: int,
-        n_queries: int = 1,
-        n_pairs: int = 4,
-        seq_len: int = 128,
-        layout: RecallLayout = PAPER_LAYOUT,
-        curriculum: LengthCurriculum | None = None,
-        hide_answers: bool = False,
-        answer_at_key: bool = False,
-        pairs_mix: tuple | None = None,
-        mix_lengths: str = "full",
-    ):
-        self.batch_size, self.seed, self.curriculum = batch_size, seed, curriculum
-        self.pairs_mix = None if pairs_mix is None else tuple(pairs_mix)
-        self.kw = {"n_queries": n_queries, "n_pairs": n_pairs, "seq_len": seq_len, "layout": layout,
-                   "hide_answers": hide_answers, "answer_at_key": answer_at_key}
-        if self.pairs_mix is not None and curriculum is not None:
-            raise ValueError("pairs_mix and a length curriculum together are not supported: choose one")
-        if mix_lengths not in ("full", "scaled"):
-            raise ValueError(f"mix_lengths must be 'full' or 'scaled', got {mix_lengths!r}")
-        self.mix_lengths = mix_lengths
-        if curriculum is not None and curriculum.start < min_seq_len(n_pairs, n_queries):
-            raise ValueError(f"length curriculum: start {curriculum.start} is too short for {n_pairs} pairs and "
-                             f"{n_queries} question(s); the shortest is {min_seq_len(n_pairs, n_queries)}")
+    def __init__(self, batch_size: int, seed: int, n_queries: int = 1, **options):
+        self.batch_size, self.seed, self.kw = batch_size, seed, {"n_queries": n_queries, **options}
+
+    def options(self, step: int) -> dict:
+        """The keywords of :func:`mqar_batch` for batch ``step``."""
+        return self.kw
 
     def __call__(self, step: int):
         g = torch.Generator().manual_seed(self.seed * 1_000_003 + step)
-        kw = self.kw if self.curriculum is None else {**self.kw, "seq_len": self.curriculum.length(step)}
-        if self.pairs_mix is not None:
-            pairs = self.pairs_mix[step % len(self.pairs_mix)]
-            kw = {**kw, "n_pairs": pairs, "n_queries": min(kw["n_queries"], pairs)}
-            if self.mix_lengths == "scaled":  # the evaluated density of pairs: T_P = ceil(T * P / n_pairs)
-                kw["seq_len"] = scaled_length(self.kw["seq_len"], pairs, self.kw["n_pairs"])
-        return mqar_batch(self.batch_size, generator=g, **kw)
+        return mqar_batch(self.batch_size, generator=g, **self.options(step))
 
 
-def scaled_length(seq_len: int, pairs: int, n_pairs: int) -> int:
-    """The length of a pooled batch of ``pairs`` pairs at the evaluated density: ceil(T * P / n_pairs)."""
-    return math.ceil(seq_len * pairs / n_pairs)
-
-
-def eval_set(
-    n_examples: int = 2048,
-    seed: int = 0,
-    n_queries: int = 1,
-    n_pairs: int = 4,
-    seq_len: int = 128,
-    layout: RecallLayout = PAPER_LAYOUT,
-    hide_answers: bool = False,
-    answer_at_key: bool = False,
-):
-    """``n_examples`` fresh examples for training seed ``seed`` (drawn with :func:`eval_seed`)."""
+def eval_set(n_examples: int = 2048, seed: int = 0, n_queries: int = 1, **options):
+    """``n_examples`` fresh examples for training seed ``seed`` (drawn with :func:`eval_seed`);
+    ``options``: :func:`mqar_batch`'s sizes, layout and switches."""
     g = torch.Generator().manual_seed(eval_seed(seed))
-    return mqar_batch(n_examples, n_queries, n_pairs, seq_len, layout, g, hide_answers, answer_at_key)
+    return mqar_batch(n_examples, n_queries, generator=g, **options)
 
 
 # ----------------------------------------------------------------------------- for people

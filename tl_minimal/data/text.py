@@ -9,33 +9,24 @@ Glossary
                    together their targets cover the split once (evaluation)
 
 Preprocessing, exactly as the paper's reference code: strip every line, drop the empty ones,
-join with "\\n", encode as UTF-8, and put one BOS ... EOS around the whole split.
+join with "\n", encode as UTF-8, and put one BOS ... EOS around the whole split.
 
-Where the text comes from, in this order:
-1. a local directory (``TL_MINIMAL_DATA``, or an explicit ``data_dir=``), laid out as
-   ``<dir>/wikitext-2-raw/wiki.{train,valid,test}.raw``. A directory may hold only the head of
-   the train split (``wiki.train.head1MB.txt``, the first 1,000,000 bytes: what an offline
-   copy such as CI's holds); it is used then, and :attr:`TextSplit.source` says so (runs copy
-   that sentence into their output and results). The source names a file under
-   ``TL_MINIMAL_DATA`` as ``$TL_MINIMAL_DATA/...``, so results do not record a machine's paths;
-2. Hugging Face ``datasets`` (``wikitext`` / ``wikitext-2-raw-v1``, cached where ``datasets``
-   caches, usually ``~/.cache/huggingface/datasets``). Offline (``offline.offline_reason``: an
-   offline variable such as ``TL_OFFLINE=1``, or huggingface.co not answering within a second) it
-   reads that cache only, and makes no request at all when the cache holds no copy;
-3. otherwise :class:`DataUnavailable`, whose message names both ways (:class:`Offline` when it
-   was decided offline, within about a second and without the hub's retries).
-
-A local file that is there but unusable (unreadable, not UTF-8, empty, or too short for one
-window of the protocol, :func:`require_tokens`) is a :class:`BadDataFile` naming the file and
-what is needed; it is a kind of DataUnavailable, so one ``except DataUnavailable`` catches both.
-
-Randomness: every sampler takes a seed and builds its own ``torch.Generator``; nothing here
-touches the global random state.
+Where the text comes from, in this order (:attr:`TextSplit.source` says which, naming a file
+under ``TL_MINIMAL_DATA`` as ``$TL_MINIMAL_DATA/...``, so results record no machine's paths):
+1. a local directory (``TL_MINIMAL_DATA``, or ``data_dir=``): ``<dir>/wikitext-2-raw/wiki.{train,
+   valid,test}.raw``, or only the first 1,000,000 bytes of the train split
+   (``wiki.train.head1MB.txt``, what an offline copy such as CI's holds);
+2. Hugging Face ``datasets`` (``wikitext`` / ``wikitext-2-raw-v1``); offline (``offline.py``)
+   only its cache, with no request at all when the cache holds no copy;
+3. otherwise :class:`DataUnavailable` naming both ways (:class:`Offline` when it was decided offline).
+A local file that is there but unusable (unreadable, not UTF-8, empty, too short) is a
+:class:`BadDataFile` naming the file, a kind of DataUnavailable. Every sampler seeds its own
+``torch.Generator``; nothing here touches the global random state.
 """
 
 from __future__ import annotations
 
-import math
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,13 +141,11 @@ def _read_hub(split: str) -> tuple[str, str, bool, None]:
         raise Offline(f"offline ({why}) and no Hugging Face cache of {HF_NAME}: nothing was requested", why)
     import datasets  # imported lazily: slow to import, and not needed with a local directory
 
-    if why is None:
+    with _offline.hub_offline() if why else contextlib.nullcontext():  # offline: the cache only, no request
         rows = datasets.load_dataset(HF_NAME, HF_CONFIG, split=split)
-        return "".join(rows["text"]), f"Hugging Face datasets {HF_NAME}/{HF_CONFIG} ({split}, full split)", False, None
-    with _offline.hub_offline():  # the cache only, no request
-        rows = datasets.load_dataset(HF_NAME, HF_CONFIG, split=split)
-    source = f"Hugging Face datasets cache of {HF_NAME}/{HF_CONFIG} ({split}, full split; offline: {why})"
-    return "".join(rows["text"]), source, False, None
+    where = (f"cache of {HF_NAME}/{HF_CONFIG} ({split}, full split; offline: {why})" if why
+             else f"{HF_NAME}/{HF_CONFIG} ({split}, full split)")
+    return "".join(rows["text"]), f"Hugging Face datasets {where}", False, None
 
 
 def load_split(split: str = "train", data_dir: str | os.PathLike | None = None) -> TextSplit:
@@ -181,11 +170,7 @@ def load_split(split: str = "train", data_dir: str | os.PathLike | None = None) 
         try:
             found = _read_hub(split)
         except Exception as exc:  # no package, no network, no cache: all end here
-            tried = (
-                f"TL_MINIMAL_DATA={root} has no {_LOCAL_FILES[split][0]}"
-                if root
-                else "TL_MINIMAL_DATA is unset"
-            )
+            tried = f"TL_MINIMAL_DATA={root} has no {_LOCAL_FILES[split][0]}" if root else "TL_MINIMAL_DATA is unset"
             message = (
                 f"WikiText-2 {split} is not available. Either point TL_MINIMAL_DATA (or data_dir=) at a "
                 f"local directory holding wikitext-2-raw/{_LOCAL_FILES[split][0]} ({tried}), or let Hugging "
@@ -199,27 +184,7 @@ def load_split(split: str = "train", data_dir: str | os.PathLike | None = None) 
     return TextSplit(split, text, encode(text), source, partial, path)
 
 
-def require_tokens(split: TextSplit, needed: int, what: str) -> None:
-    """A BadDataFile naming the split's file unless it holds at least ``needed`` tokens for ``what``."""
-    n = len(split.tokens)
-    if n < needed:
-        where = split.path or f"the {split.name} split ({split.source})"
-        raise BadDataFile(f"{where} is too short: {n - 2:,} bytes of text ({n:,} tokens with BOS and EOS); "
-                          f"{what} needs at least {needed:,} tokens ({needed - 2:,} bytes)")
-
-
 # ----------------------------------------------------------------------------- batches
-def random_windows(tokens: torch.Tensor, batch_size: int, seq_len: int, generator: torch.Generator):
-    """B random windows: starts uniform in [0, N - T - 1]; returns x, y [B, T] (y = x shifted by one)."""
-    n_starts = len(tokens) - seq_len
-    if n_starts < 1:
-        raise ValueError(f"text of {len(tokens)} tokens is too short for windows of {seq_len} (+1)")
-    starts = torch.randint(0, n_starts, (batch_size,), generator=generator)  # [B]
-    idx = starts[:, None] + torch.arange(seq_len + 1)  # [B, T+1]
-    both = tokens[idx]
-    return both[:, :-1], both[:, 1:]
-
-
 def step_seed(seed: int, step: int, stream: int = 0) -> int:
     """A distinct, reproducible seed for (run seed, step, stream); stream = e.g. the DDP rank."""
     return (seed * 1_000_003 + stream * 7_919 + step * 104_729 + 12_345) % (2**63 - 1)
@@ -239,8 +204,11 @@ class WindowSampler:
         self.seed, self.stream = seed, stream
 
     def __call__(self, step: int):
+        """B random windows, starts uniform in [0, N - T - 1]: x, y [B, T] (y = x shifted by one)."""
         g = torch.Generator().manual_seed(step_seed(self.seed, step, self.stream))
-        return random_windows(self.tokens, self.batch_size, self.seq_len, g)
+        starts = torch.randint(0, len(self.tokens) - self.seq_len, (self.batch_size,), generator=g)  # [B]
+        both = self.tokens[starts[:, None] + torch.arange(self.seq_len + 1)]  # [B, T+1]
+        return both[:, :-1], both[:, 1:]
 
 
 def eval_chunks(tokens: torch.Tensor, seq_len: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -253,28 +221,10 @@ def eval_chunks(tokens: torch.Tensor, seq_len: int) -> tuple[torch.Tensor, torch
     return x, y
 
 
-def eval_batches(
-    tokens: torch.Tensor,
-    seq_len: int,
-    batch_size: int,
-    max_batches: int | None = None,
-    shuffle_seed: int | None = None,
-) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    """Evaluation batches of non-overlapping chunks.
-
-    Default: the chunks in text order and the first ``max_batches`` batches of ``batch_size``
-    (the paper: first 128 batches of 16 chunks of 128 bytes); ``max_batches=None`` takes the
-    whole split. ``shuffle_seed`` draws the chunks in a seeded random order instead (a random
-    but reproducible subset when ``max_batches`` is set).
-    """
+def eval_batches(tokens: torch.Tensor, seq_len: int, batch_size: int,
+                 max_batches: int | None = None) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """Evaluation batches of non-overlapping chunks in text order: the first ``max_batches`` batches of
+    ``batch_size`` (the paper: 128 batches of 16 chunks of 128 bytes); ``None``: the whole split."""
     x, y = eval_chunks(tokens, seq_len)
-    if shuffle_seed is not None:
-        order = torch.randperm(len(x), generator=torch.Generator().manual_seed(shuffle_seed))
-        x, y = x[order], y[order]
-    n_batches = math.ceil(len(x) / batch_size)
-    if max_batches is not None:
-        n_batches = min(n_batches, max_batches)
-    return [
-        (x[i * batch_size : (i + 1) * batch_size], y[i * batch_size : (i + 1) * batch_size])
-        for i in range(n_batches)
-    ]
+    n = len(x) if max_batches is None else min(len(x), max_batches * batch_size)
+    return [(x[i : i + batch_size], y[i : i + batch_size]) for i in range(0, n, batch_size)]

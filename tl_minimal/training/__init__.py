@@ -1,3 +1,3 @@
 """Running the models: the device choice (``device``), the smoke switch and data directory
-(``config``), the one training loop (``train``), the metrics (``evaluate``) and several-process
-training (``distributed``)."""
+(``config``), the one training loop (``train``), the paper's protocols and the recipe
+(``protocols``, ``recipes``) and the metrics (``evaluate``)."""

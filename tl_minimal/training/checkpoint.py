@@ -3,23 +3,12 @@
     save_checkpoint(path, model, optimizer, step, history, device=device)
     ckpt = load_checkpoint(path, model, optimizer, device=device)     # -> the saved dict
 
-What a checkpoint holds (plain data only: tensors, numbers, strings, lists, dicts)
-    format      "tl_minimal checkpoint 1"
-    model       the model's state dict                       (weights)
-    optimizer   the optimizer's state dict                   (AdamW moments and step counts)
-    step        optimizer steps done                         (the run continues at this step)
-    history     the training history so far                  (per-step losses, lr, seconds)
-    rng         every random state the run draws from:
-                torch   {"cpu": uint8 [N], and "cuda" or "mps" when training there}
-                numpy   {"keys": int64 [624], "pos", "has_gauss", "cached_gaussian"}
-                python  {"version", "state": int64 [625], "gauss_next"}
-    extra       whatever the caller adds
-
-Because it is plain data, it is read with ``torch.load(..., weights_only=True)``: a file from
-elsewhere cannot run code when it is resumed. A file that cannot be read (truncated, corrupted,
-not a checkpoint) or does not fit the model is a :class:`CheckpointError` naming the file.
-Files are written atomically (a temporary file beside them, then a rename), so a run killed
-while saving leaves the previous checkpoint.
+A checkpoint is plain data (read with ``weights_only=True``: a file from elsewhere cannot run
+code): "format", the model's and the optimizer's state dicts, the "step" done, the "history" so
+far, "rng" (torch's CPU and CUDA or MPS generators, numpy's and python's states, as tensors) and
+"extra". It is written atomically (a temporary file, then a rename), so a run killed while saving
+keeps the previous one. A file that cannot be read or does not fit the model is a
+:class:`CheckpointError` naming the file.
 """
 
 from __future__ import annotations
@@ -33,7 +22,6 @@ import numpy as np
 import torch
 
 from .device import rng_state, set_rng_state
-from .distributed import unwrap
 
 FORMAT = "tl_minimal checkpoint 1"
 KEYS = ("model", "optimizer", "step", "history", "rng")
@@ -41,6 +29,11 @@ KEYS = ("model", "optimizer", "step", "history", "rng")
 
 class CheckpointError(ValueError):
     """A checkpoint file that cannot be resumed: unreadable, not a checkpoint, or for another model."""
+
+
+def unwrap(model: torch.nn.Module) -> torch.nn.Module:
+    """The plain model inside a DistributedDataParallel wrapper (or the model itself)."""
+    return model.module if isinstance(model, torch.nn.parallel.DistributedDataParallel) else model
 
 
 # ----------------------------------------------------------------------------- random states as plain data

@@ -1,22 +1,10 @@
 """Choosing the device: Apple MPS, then CUDA, then the CPU, in one helper; and what differs per device.
 
-Every notebook, training run and benchmark calls :func:`get_device`. The choice, in order:
-
-    get_device("cuda:1")            an explicit device wins
-    TL_DEVICE=cpu                   the environment variable, whenever the choice is "auto" or None
-    MPS, then CUDA, then the CPU    the automatic order (:func:`available_devices`)
-
-Asking for a device that this machine does not have, by argument or by ``TL_DEVICE``, is an
-error that names the available devices, raised before any work starts: nothing trains on a
-device you did not ask for.
-
-What differs per device, kept here so that the training loop reads the same everywhere:
-    optimizer_options   AdamW's fused kernel on CUDA and MPS (one kernel for all parameters)
-    clip_options        clip_grad_norm_'s foreach path where torch has it (CUDA, CPU; not MPS)
-    rng_state           the generators a run draws from (CPU, and the CUDA or MPS one), as CPU
-                        byte tensors, so a checkpoint resumes bit-exactly on any device
-    synchronize         wait for queued kernels on the device (before reading a clock)
-    device_name         the GPU's name for results files (the GPU used, not always GPU 0)
+:func:`get_device`: an explicit choice (``"cuda:1"``) wins, then ``TL_DEVICE``, then MPS, CUDA,
+the CPU. A device this machine lacks is an error naming the available ones, raised before any
+work starts. Per device, kept here so the training loop reads the same everywhere: AdamW's fused
+kernel (:func:`optimizer_options`), clip_grad_norm_'s foreach path (:func:`clip_options`), the
+generators a run draws from (:func:`rng_state`), waiting for queued kernels (:func:`synchronize`).
 
 MPS has no float64: tensors are float32 everywhere, and anything that needs float64 moves to
 the CPU first and casts there (``x.cpu().double()``, never ``x.double().cpu()``).
@@ -50,12 +38,8 @@ def cuda_device_count() -> int:
 
 
 def get_device(choice: str | torch.device | None = None) -> torch.device:
-    """Return the torch.device to use.
-
-    ``choice`` is ``"auto"`` or None (``TL_DEVICE`` if set, else MPS, then CUDA, then CPU),
-    ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or ``"mps"``. An unknown name is a ValueError, a device
-    this machine lacks a RuntimeError naming the available ones.
-    """
+    """The torch.device for ``choice``: ``"auto"`` or None (``TL_DEVICE`` if set, else MPS, CUDA, CPU), ``"cpu"``,
+    ``"cuda"``, ``"cuda:N"`` or ``"mps"``. An unknown name is a ValueError, a missing device a RuntimeError."""
     if isinstance(choice, torch.device):
         choice = str(choice)
     if choice is not None and not isinstance(choice, str):
@@ -85,32 +69,21 @@ def get_device(choice: str | torch.device | None = None) -> torch.device:
 
 # ----------------------------------------------------------------------------- per-device kernels
 def optimizer_options(device: torch.device | str) -> dict:
-    """Extra AdamW arguments for ``device``: ``fused=True`` on CUDA and MPS, nothing on the CPU.
-
-    The fused kernel updates every parameter in one launch instead of several small kernels
-    per parameter. On the CPU the default (per-parameter) path stays, so CPU results are the
-    same numbers as before. :func:`tl_minimal.training.train.make_optimizer` falls back to
-    ``foreach=True`` when the installed torch has no fused kernel for the device.
-    """
+    """Extra AdamW arguments: ``fused=True`` (one kernel for all parameters) on CUDA and MPS; on the CPU
+    none, so CPU numbers stay as they were. ``make_optimizer`` falls back to ``foreach`` on an older torch."""
     return {"fused": True} if torch.device(device).type in ("cuda", "mps") else {}
 
 
 def clip_options(device: torch.device | str) -> dict:
-    """``foreach=True`` for clip_grad_norm_ where torch has foreach kernels (CUDA; the CPU loop).
-
-    torch has no foreach kernels for MPS (clip_grad_norm_(foreach=True) raises there), so MPS
-    keeps the default per-parameter path.
-    """
+    """``foreach=True`` for clip_grad_norm_ on CUDA and the CPU; not on MPS, where torch has no foreach
+    kernels (clip_grad_norm_(foreach=True) raises there)."""
     return {"foreach": True} if torch.device(device).type in ("cuda", "cpu") else {}
 
 
 # ----------------------------------------------------------------------------- random states
 def rng_state(device: torch.device | str) -> dict:
-    """The torch generators a run on ``device`` draws from, each a CPU uint8 tensor.
-
-    "cpu" always (initialization, CPU-side sampling); "cuda" (the generator of the GPU in use)
-    or "mps" as well when training there: dropout on an accelerator draws from its generator.
-    """
+    """The torch generators a run on ``device`` draws from, each a CPU uint8 tensor: "cpu" always, and
+    "cuda" (the GPU in use) or "mps" when training there (dropout there draws from its generator)."""
     device = torch.device(device)
     state = {"cpu": torch.get_rng_state()}
     if device.type == "cuda":

@@ -42,17 +42,13 @@ def evaluating(model: torch.nn.Module):
         model.train(was_training)
 
 
-def _device_of(model: torch.nn.Module) -> torch.device:
-    return next(model.parameters()).device
-
-
-def total_ce(model: torch.nn.Module, batches, max_batches: int | None = None) -> tuple[float, int]:
-    """Sum of CE (nats) and number of supervised tokens over ``batches`` of (x, y).
+def mean_token_loss(model: torch.nn.Module, batches, max_batches: int | None = None) -> float:
+    """Mean CE per supervised token (nats) over ``batches`` of (x, y) (or the first ``max_batches``).
 
     Each batch's sum stays on the device and all are read back together at the end (one
     host-device sync, not one per batch); the sum over batches is then done in float64.
     """
-    device = _device_of(model)
+    device = next(model.parameters()).device
     sums, count = [], 0
     with evaluating(model):
         for i, (x, y, *_) in enumerate(batches):
@@ -70,19 +66,12 @@ def total_ce(model: torch.nn.Module, batches, max_batches: int | None = None) ->
             sums.append(ce)
     if count == 0:
         raise ValueError("no supervised tokens in the evaluation batches")
-    total = sum(torch.stack(sums).tolist(), 0.0)  # one sync; python floats: float64 on the host
-    return total, count
+    return sum(torch.stack(sums).tolist(), 0.0) / count  # one sync; python floats: float64 on the host
 
 
 def in_batches(x: torch.Tensor, y: torch.Tensor, size: int = FORWARD_BATCH) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """x, y [N, T] cut into (x, y) batches of ``size`` rows (the last may be shorter), for the metrics."""
     return [(x[i : i + size], y[i : i + size]) for i in range(0, len(x), size)]
-
-
-def mean_token_loss(model: torch.nn.Module, batches, max_batches: int | None = None) -> float:
-    """Mean CE per supervised token, in nats."""
-    total, count = total_ce(model, batches, max_batches)
-    return total / count
 
 
 def bits_per_byte(model: torch.nn.Module, batches, max_batches: int | None = None) -> float:
@@ -116,7 +105,7 @@ def recall_accuracy(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, ba
     "n": number of sequences}. For the paper's task (one question at the last position) both are
     the last-position accuracy; for MQAR ``per_query`` shows whether later questions are harder.
     """
-    device = _device_of(model)
+    device = next(model.parameters()).device
     labelled = y != IGNORE  # [N, T]
     per_row = labelled.sum(1)
     if per_row.min() < 1 or per_row.min() != per_row.max():

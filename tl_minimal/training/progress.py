@@ -1,17 +1,11 @@
 """How a training run shows its progress: a text bar in a terminal, one updated line in a notebook.
 
-In a terminal, ``train`` shows tqdm's text bar and clears it at the end. In a Jupyter kernel a
-progress *widget* would be the wrong choice: an executed notebook keeps the output a cell first
-displayed, so a widget bar is saved frozen at "0%" and every reader of the committed notebook
-sees a run that never started. In a kernel the progress is therefore one plain text output,
-updated in place (a display handle, at most once a second), that ends as the run's final line:
+A progress *widget* would be the wrong choice in a Jupyter kernel: an executed notebook keeps the
+output a cell first displayed, so every reader of the committed notebook would see a bar frozen at
+"0%". In a kernel the progress is one plain text output, updated in place at most once a second
+(executed notebooks apply the updates too), that ends as the run's final line:
 
     triple_latent s0: ████████████████████ 80/80 steps, 12.3 s, loss 2.105 bits
-
-Executed notebooks (nbconvert, nbclient) apply the updates too, so they save that final line.
-
-    progress_bar(iterable, total, initial, desc, enabled)   -> an iterable with .n, set_postfix, close
-    in_jupyter_kernel()                                      True inside a Jupyter kernel (jupyter.py)
 """
 
 from __future__ import annotations
@@ -26,10 +20,8 @@ BAR_WIDTH = 20  # characters of the drawn bar in a notebook line
 
 
 class NotebookLine:
-    """A progress line for notebooks: one text output, redrawn in place, left as the final line.
-
-    Mirrors the part of tqdm's interface that ``train`` uses: iterate, ``set_postfix``, ``n``,
-    ``close``."""
+    """A progress line for notebooks: one text output, redrawn in place, left as the final line; the part of
+    tqdm's interface that ``train`` uses (iterate, ``set_postfix``, ``n``, ``close``)."""
 
     def __init__(self, iterable, total: int, initial: int = 0, desc: str = "", min_interval_s: float = 1.0):
         from IPython.display import display

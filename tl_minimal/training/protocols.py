@@ -3,16 +3,11 @@
     lm = protocol("lm")                       # byte-level WikiText-2: 80 steps of 16 x 128 bytes
     rp = protocol("recall", steps=500)         # associative recall: 4 pairs, one question
 
-One configuration story: a protocol is the model's sizes (their defaults are the registry's,
-``registry.COMMON``), the run's length and seeds, the training loop's own
-:class:`~tl_minimal.training.train.TrainConfig` (field ``train``: lr, weight decay, AdamW betas,
-clipping, warmup, schedule; defaults and checks live there, once), and the task's data and
-evaluation fields (the subclasses). ``p.lr`` reads ``p.train.lr``; ``protocol("lm", lr=1e-3)``
-and ``--protocol lr=1e-3`` change it; :meth:`Protocol.to_dict` records it flat, beside the others.
-
-The research code adds the studies' protocols (``tl_research.protocols``). docs/paper.md
-section 4 gives most numbers; where the paper is silent the value chosen here is
-listed in the protocol's ``assumed`` field, so a reader of the results sees which is which.
+A protocol is the model's sizes (defaults: ``registry.COMMON``), the run's length and seeds, the
+training loop's :class:`~tl_minimal.training.train.TrainConfig` (field ``train``; ``p.lr`` reads
+``p.train.lr``) and the task's data and evaluation fields. docs/paper.md section 4 gives most
+numbers; where the paper is silent the value chosen is listed in the ``assumed`` field. The
+studies' protocols are ``tl_research.protocols``.
 """
 
 from __future__ import annotations
@@ -23,7 +18,7 @@ from dataclasses import dataclass, field
 import torch
 
 from ..data import text as data_text
-from ..data.recall import LengthCurriculum, RecallLayout, eval_set, layout_for, min_seq_len, scaled_length
+from ..data.recall import RecallLayout, RecallSampler, eval_set, layout_for
 from ..registry import COMMON
 from .train import TrainConfig
 
@@ -53,6 +48,7 @@ class Protocol:
     train: TrainConfig = field(default_factory=TrainConfig)  # its defaults: the paper's
     seeds: tuple = (0,)
     assumed: tuple = ()
+    OPTIONAL = ("lr_schedule",)  # (not a field) fields left out of to_dict() while None
 
     def __post_init__(self):
         self.train.check()  # warmup_steps and lr_schedule: ValueError saying what is expected
@@ -93,15 +89,15 @@ class Protocol:
         return dataclasses.replace(self, train=dataclasses.replace(self.train, **train), **changes)
 
     def to_dict(self) -> dict:
-        """Every field, ``train`` as its :data:`TRAIN_KEYS` in its place, except the optional ones
-        (:data:`UNSET_OMITTED`) that are off: a results file written before such a field existed
-        has the same settings as one written now without it."""
+        """Every field, ``train`` as its :data:`TRAIN_KEYS` in its place, except the :attr:`OPTIONAL` ones
+        that are off: a results file written before such a field existed has the same settings as one
+        written now without it."""
         out = {}
         for k, v in dataclasses.asdict(self).items():
             out.update({t: v[t] for t in TRAIN_KEYS} if k == "train" else {k: v})
         if out["lr_schedule"] == "constant":  # the paper's, recorded as absent
             out["lr_schedule"] = None
-        return {k: v for k, v in out.items() if not (k in UNSET_OMITTED and v is None)}
+        return {k: v for k, v in out.items() if not (k in self.OPTIONAL and v is None)}
 
     @classmethod
     def field_names(cls) -> tuple:
@@ -129,7 +125,10 @@ class LMProtocol(Protocol):
 
 @dataclass
 class RecallProtocol(Protocol):
-    """The paper's associative recall: 4 pairs, one question at the last position."""
+    """The paper's associative recall: 4 pairs, one question at the last position.
+
+    ``tl_research.protocols.RecallProtocol`` adds the studies' switches (a length curriculum,
+    hidden answers, wider key ids, a pool of pair counts)."""
 
     task: str = "recall"
     metric: str = "accuracy"
@@ -140,115 +139,29 @@ class RecallProtocol(Protocol):
     n_pairs: int = 4
     n_queries: int = 1
     eval_examples: int = 2048
-    # (start, end, steps): training sequences grow from start to end tokens over the first steps
-    # steps (data/recall.py LengthCurriculum); None: every batch seq_len long. The paper's retrain
-    # recipe: --protocol length_curriculum=32:128:150 (with warmup_steps=50, --set read_gate_bias=-2)
-    length_curriculum: tuple | None = None
-    # True: the token after each ANSWER is filler, not the answer (Zoology's MQAR form; closes the
-    # elimination shortcut of showing earlier answers, data/recall.py); None: shown, as in the paper
-    hide_answers: bool | None = None
-    # True: each label sits on the asked key instead of the ANSWER token after it (Zoology's labels)
-    answer_at_key: bool | None = None
-    # how many key ids (and as many value ids) the pairs are drawn from; None: max(8, n_pairs), the
-    # paper's layout (data/recall.py layout_for). More ids than pairs leave values out of each context
-    key_ids: int | None = None
-    # pair counts cycled over the training batches (Zoology trains MQAR on such a pool), e.g. 4:8:16;
-    # each batch asks min(n_queries, P) of its P pairs; the evaluation keeps n_pairs. None: n_pairs always
-    pairs_mix: tuple | None = None
-    # "scaled": a pooled batch of P pairs is ceil(seq_len * P / n_pairs) tokens long (the evaluated
-    # density of pairs, as Zoology's pool puts fewer pairs in shorter sequences); None: seq_len long
-    mix_lengths: str | None = None
     assumed: tuple = (
         "grad clip 1.0 and dropout 0.1 as in the byte-level protocol",
         "model d=64, 3 layers, 4 heads, registry defaults otherwise (the byte-level model)",
         "keys distinct and values distinct within a sequence",
     )
 
-    def __post_init__(self):
-        super().__post_init__()
-        for name in ("hide_answers", "answer_at_key"):
-            value = getattr(self, name)
-            if value is None:
-                continue
-            if not isinstance(value, bool):
-                raise ValueError(f"{name} must be true or false, got {value!r}")
-            if self.task not in CURRICULUM_TASKS:
-                raise ValueError(f"{name}: the {self.task} task has its own sequences; hiding the answers or "
-                                 f"moving the labels applies to {' and '.join(CURRICULUM_TASKS)}")
-        if self.key_ids is not None:
-            if self.task not in CURRICULUM_TASKS:
-                raise ValueError(f"key_ids: the {self.task} task has its own layout; drawing the pairs from more "
-                                 f"ids applies to {' and '.join(CURRICULUM_TASKS)}")
-            if isinstance(self.key_ids, bool) or not isinstance(self.key_ids, int) or self.key_ids < self.n_pairs:
-                raise ValueError(f"key_ids must be a whole number >= n_pairs = {self.n_pairs}, got {self.key_ids!r}")
-        if self.pairs_mix is not None:
-            self.pairs_mix = self.parse_pairs_mix(self.pairs_mix)
-        if self.mix_lengths is not None:
-            if self.pairs_mix is None or self.mix_lengths not in ("full", "scaled"):
-                raise ValueError(f"mix_lengths must be full or scaled, with a pairs_mix; got {self.mix_lengths!r}"
-                                 f"{'' if self.pairs_mix else ' without a pairs_mix'}")
-        if self.length_curriculum is None:
-            return
-        if self.pairs_mix is not None:
-            raise ValueError("pairs_mix and length_curriculum together are not supported: choose one")
-        if self.task not in CURRICULUM_TASKS:
-            raise ValueError(f"length_curriculum: the {self.task} task has its own sequences; "
-                             f"a length curriculum applies to {' and '.join(CURRICULUM_TASKS)}")
-        c = LengthCurriculum.parse(self.length_curriculum)
-        if c.end > self.seq_len:
-            raise ValueError(f"length_curriculum: end {c.end} is longer than the task's seq_len {self.seq_len}; "
-                             "the curriculum ends at most at the evaluated length "
-                             f"(e.g. {c.start}:{self.seq_len}:{c.steps})")
-        shortest = min_seq_len(self.n_pairs, self.n_queries)
-        if c.start < shortest:
-            raise ValueError(f"length_curriculum: start {c.start} is too short for {self.n_pairs} pairs and "
-                             f"{self.n_queries} question(s); the shortest sequence is {shortest}")
-        self.length_curriculum = c.as_tuple()
-
-    def parse_pairs_mix(self, value) -> tuple:
-        """``"4:8:16"`` or ``(4, 8, 16)`` -> (4, 8, 16), each a pair count the layout and length hold."""
-        if self.task not in CURRICULUM_TASKS:
-            raise ValueError(f"pairs_mix: the {self.task} task has its own sequences; a pool of pair counts "
-                             f"applies to {' and '.join(CURRICULUM_TASKS)}")
-        parts = value.split(":") if isinstance(value, str) else value
-        try:
-            mix = tuple(int(w) if isinstance(w, str) else w for w in parts)
-        except (TypeError, ValueError):
-            mix = ()
-        ok = mix and all(isinstance(p, int) and not isinstance(p, bool) for p in mix)
-        if not ok or not all(1 <= p <= self.n_pairs for p in mix):
-            raise ValueError(f"pairs_mix: expected pair counts in 1..n_pairs = {self.n_pairs} separated by colons, "
-                             f"e.g. 4:8:{self.n_pairs}, got {value!r}")
-        for p in mix:  # the shortest batch of each pool entry must hold its pairs and questions
-            length = scaled_length(self.seq_len, p, self.n_pairs) if self.mix_lengths == "scaled" else self.seq_len
-            if length < min_seq_len(p, min(self.n_queries, p)):
-                raise ValueError(f"pairs_mix: {p} pairs in {length} tokens do not fit; the shortest sequence for "
-                                 f"them is {min_seq_len(p, min(self.n_queries, p))}")
-        return mix
-
-    def sequence_options(self) -> dict:
-        """How the recall sequences are drawn beyond their sizes (data/recall.py: mqar_batch's switches)."""
-        return {"hide_answers": bool(self.hide_answers), "answer_at_key": bool(self.answer_at_key)}
-
     def layout(self) -> RecallLayout:
         """Where keys, values and filler live in the vocabulary for this many pairs (data/recall.py)."""
-        return layout_for(self.n_pairs, self.key_ids)
+        return layout_for(self.n_pairs)
+
+    def batch_options(self) -> dict:
+        """This protocol's sequences as keywords of data/recall.py's ``mqar_batch``: sizes and layout."""
+        return {"n_queries": self.n_queries, "n_pairs": self.n_pairs, "seq_len": self.seq_len, "layout": self.layout()}
+
+    def sampler(self, seed: int) -> RecallSampler:
+        """The training batches of seed ``seed``: ``sampler(step) -> (x, y)``."""
+        return RecallSampler(self.batch_size, seed, **self.batch_options())
 
     def eval_set(self, seed: int):
         """The fresh examples that score training seed ``seed``: ``eval_examples`` sequences of this
         protocol's sizes, layout and switches, drawn from the seed's evaluation stream -> (x, y) [N, T]."""
-        return eval_set(self.eval_examples, seed, n_queries=self.n_queries, n_pairs=self.n_pairs,
-                        seq_len=self.seq_len, layout=self.layout(), **self.sequence_options())
+        return eval_set(self.eval_examples, seed, **self.batch_options())
 
-    def curriculum(self) -> LengthCurriculum | None:
-        """The training batches' :class:`~tl_minimal.data.recall.LengthCurriculum`, or None."""
-        return None if self.length_curriculum is None else LengthCurriculum.parse(self.length_curriculum)
-
-
-CURRICULUM_TASKS = ("recall", "mqar")  # the tasks whose sequences may follow a length curriculum or hide answers
-# optional fields left out of to_dict() while None
-UNSET_OMITTED = ("length_curriculum", "lr_schedule", "hide_answers", "answer_at_key", "key_ids", "pairs_mix",
-                 "mix_lengths")
 
 PAPER_PROTOCOLS = {p.task: p for p in (LMProtocol(), RecallProtocol())}
 

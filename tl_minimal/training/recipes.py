@@ -9,18 +9,9 @@ The recipe, line by line (notebook 01 shows the training loop itself, ``train.tr
     sampler = make_sampler(protocol, seed, data)            batch k is a pure function of (seed, k)
     history = train(model, sampler, protocol.steps, the protocol's optimizer settings)
 
-``protocol`` is one of :mod:`tl_research.protocols` (byte-level LM, recall, MQAR,
-tokenized, ...): it fixes the sizes, the optimizer settings (lr, weight decay, AdamW betas,
-gradient clipping, warmup, steps) and which data the sampler draws (for recall, optionally a
-length curriculum). The paper's recall retrain recipe is three settings of one run::
-
-    p = protocol("recall", steps=500, warmup_steps=50, length_curriculum=(32, 128, 150))
-    model, history = fit("gated_hybrid_paper", p, seed=0, overrides={"read_gate_bias": -2.0})
-
-What a run adds to its protocol's optimizer settings (where it runs, a time budget, checkpoints) is
-one :class:`~.train.TrainConfig` (``p.train_config(device="cpu")``, or keywords of :func:`fit`).
-A model that is only looked at, not trained (a diagnosis at initialization), comes from
-:func:`seeded_model`, the first two lines of the recipe.
+What a run adds to its protocol's optimizer settings (device, time budget, checkpoints) is one
+:class:`~.train.TrainConfig` (``p.train_config(device="cpu")``, or keywords of :func:`fit`).
+:func:`seeded_model` (the first two lines) gives a model that is only looked at, not trained.
 """
 
 from __future__ import annotations
@@ -29,10 +20,8 @@ import dataclasses
 
 import torch
 
-from ..data import recall as data_recall
 from ..data import text as data_text
 from ..registry import build_model, setting_names
-from . import distributed
 from .device import get_device
 from .train import TrainConfig, seed_everything, train
 
@@ -59,10 +48,9 @@ def make_sampler(protocol, seed: int, data=None, stream: int = 0):
     """The protocol's training batches: ``sampler(step) -> (x, y)``.
 
     lm / tokenized / induction: random windows of ``data`` (a token tensor [N]; for lm and
-    induction, None loads the WikiText-2 train split); recall / mqar: fresh synthetic examples in
-    the protocol's layout (:func:`~tl_minimal.data.recall.layout_for`: its pairs and key ids),
-    shorter at first when the protocol has a ``length_curriculum`` (the paper's retrain recipe).
-    ``stream`` separates the batches of several processes (distributed training).
+    induction, None loads the WikiText-2 train split); recall / mqar: fresh synthetic examples,
+    the protocol's :meth:`~.protocols.RecallProtocol.sampler` (its sizes and layout).
+    ``stream`` separates the text windows of several processes (distributed training).
     """
     task = protocol.task
     if task in TEXT_TASKS:
@@ -77,11 +65,7 @@ def make_sampler(protocol, seed: int, data=None, stream: int = 0):
             raise ValueError(f"{protocol.n_pairs} pairs among {layout.n_keys} key ids need a vocabulary of "
                              f"{layout.vocab_size} ids, the protocol has {protocol.vocab_size}: "
                              f"--protocol vocab_size={layout.vocab_size}")
-        return data_recall.RecallSampler(protocol.batch_size, seed, n_queries=protocol.n_queries,
-                                         n_pairs=protocol.n_pairs, seq_len=protocol.seq_len, layout=layout,
-                                         curriculum=protocol.curriculum(), pairs_mix=protocol.pairs_mix,
-                                         mix_lengths=protocol.mix_lengths or "full",
-                                         **protocol.sequence_options())
+        return protocol.sampler(seed)
     raise ValueError(f"no training data for task {task!r}: expected {', '.join(TEXT_TASKS)}, recall or mqar "
                      "(other tasks pass their own sampler)")
 
@@ -94,14 +78,14 @@ def fit(variant: str, protocol, seed: int = 0, data=None, sampler=None, override
     batches of a task :func:`make_sampler` does not know (``sampler(step) -> (x, y)``);
     ``overrides``: model settings on top of the protocol's (``--set``). ``config``: the
     :class:`~.train.TrainConfig` (default: ``protocol.train_config()``), or its fields as keywords
-    (``device=DEVICE, progress=False``). Under torchrun the model is wrapped for DDP and each process
-    draws its own batches. ``history`` is :func:`train.train`'s: {"loss": per step (nats), "steps", ...}.
+    (``device=DEVICE, progress=False``). Under torchrun: ``tl_research.distributed.fit``.
+    ``history`` is :func:`train.train`'s: {"loss": per step (nats), "steps", ...}.
     """
     config = dataclasses.replace(config or protocol.train_config(), **config_changes)
-    device = distributed.setup(get_device(config.device))
-    model = distributed.wrap(seeded_model(variant, protocol, seed, overrides).to(device), device)
+    device = get_device(config.device)
+    model = seeded_model(variant, protocol, seed, overrides).to(device)
     if sampler is None:
-        sampler = make_sampler(protocol, seed, data, stream=distributed.rank())
+        sampler = make_sampler(protocol, seed, data)
     history = train(model, sampler, protocol.steps,
                     dataclasses.replace(config, device=device, resume=config.checkpoint_path is not None,
                                         desc=f"{protocol.task} {variant} s{seed}"))

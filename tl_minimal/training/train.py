@@ -1,36 +1,22 @@
 """The one training loop every task uses: AdamW, gradient clipping, constant lr (or warmup, cosine decay).
 
 Glossary
-    batches      where training data comes from: a callable ``batches(step) -> (x, y[, mask])``
-                 (preferred: batch k is a pure function of k, as in the samplers of ``tl_minimal.data``)
-                 or an iterator of such tuples (on resume it is fast-forwarded past the steps done)
+    batches      ``batches(step) -> (x, y[, mask])`` (batch k a pure function of k, as the samplers of
+                 ``tl_minimal.data`` give), or an iterator of such tuples (fast-forwarded on resume)
     x, y         [B, T] int64 inputs and targets; y = IGNORE (-100) where nothing is supervised
     mask         optional [B, T] bool: False positions are not supervised (same as y = -100)
     loss         mean cross-entropy (nats) over the supervised positions
     history      {"loss": [one float per step, nats], "lr": [...], "steps", "seconds", "stopped"}
 
-    lr_k = lr * min(1, (k + 1) / warmup_steps)     (constant lr when warmup_steps = 0, the paper)
-    with lr_schedule = "cosine", after the warmup W of K steps (k = W .. K-1):
-    lr_k = lr * (1 + cos(pi * (k - W) / (K - W))) / 2    (from lr down towards 0, never 0 itself)
+    lr_k = lr * min(1, (k + 1) / W)            W = warmup_steps (0: constant lr, the paper)
+    "cosine", after the warmup (k = W .. K-1):  lr_k = lr * (1 + cos(pi * (k - W) / (K - W))) / 2
 
-Reproducibility: :func:`seed_everything` seeds torch, numpy and python's ``random`` (model
-initialization and dropout use torch's global generator, or the GPU's; data samplers use their
-own). A checkpoint (``checkpoint.py``) stores the model, the optimizer, the step, the losses so far
-and every random state (the CPU's and the CUDA or MPS generator's, kept on the CPU), so a
-resumed run reproduces the uninterrupted run's losses exactly on the same device.
-
-Settings: every knob of the loop (lr, weight decay, AdamW betas, clipping, warmup, device,
-checkpointing, logging, time budget) is one field of :class:`TrainConfig`; ``train(model,
-batches, steps, lr=1e-3, device="cpu")`` fills it from keywords, ``config=`` passes it whole.
-
-Host-device syncs: on a GPU, reading a number back (``loss.item()``) makes the CPU wait for
-every queued kernel. The loop keeps each step's loss on the device and reads them all at once
-every ``log_every`` steps (default 10, the progress bar updates then), and the token ids are
-range-checked on the CPU before the batch moves, so a step costs no sync of its own.
-
-A loss that becomes NaN or inf stops the run with :class:`TrainingDiverged` naming the first
-bad step; it is found when the losses are read (at most ``log_every - 1`` steps later), and
-nothing after it is saved or returned.
+Every knob is a field of :class:`TrainConfig`: ``train(model, batches, steps, lr=1e-3, device="cpu")``
+fills it from keywords, ``config=`` passes it whole. A checkpoint (``checkpoint.py``) holds every
+random state, so a resumed run repeats the uninterrupted run's losses exactly on the same device.
+Each step's loss stays on the device; all are read at once every ``log_every`` steps (a GPU waits
+only then). A NaN or inf loss stops the run there with :class:`TrainingDiverged` naming the first
+bad step; nothing after it is saved or returned.
 """
 
 from __future__ import annotations
@@ -44,13 +30,13 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import torch.distributed as dist
 import torch.nn.functional as F
 
 from ..checks import checked_ids
 from ..data.recall import IGNORE
-from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint  # noqa: F401  (re-exported)
+from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint, unwrap  # noqa: F401  (re-exported)
 from .device import clip_options, get_device, optimizer_options
-from .distributed import any_rank, initialized, is_main, unwrap  # noqa: F401  (unwrap re-exported: the model in DDP)
 from .progress import progress_bar  # a text bar in a terminal, one updated line in a notebook
 
 LOG_EVERY = 10  # steps between reads of the losses: 0.1 host-device syncs per step
@@ -107,6 +93,29 @@ class TrainConfig:
                              f"got {self.log_every!r}")
 
 
+# ----------------------------------------------------------------------------- several processes
+# Under torchrun (tl_research.distributed starts it) every rank runs this loop: rank 0 alone shows
+# progress and saves, and all ranks stop together. Outside torchrun these are constants.
+def initialized() -> bool:
+    return dist.is_available() and dist.is_initialized()
+
+
+def is_main() -> bool:
+    """Rank 0, or the only process: the one that shows progress and saves."""
+    return not initialized() or dist.get_rank() == 0
+
+
+def any_rank(flag: bool) -> bool:
+    """True on every rank if ``flag`` is True on at least one (so all ranks stop together)."""
+    if not initialized():
+        return flag
+    t = torch.tensor([1.0 if flag else 0.0])
+    if dist.get_backend() == "nccl":
+        t = t.cuda()
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return bool(t.item() > 0)
+
+
 def seed_everything(seed: int) -> None:
     """Seed torch (CPU and all GPUs), numpy and python's ``random`` with ``seed``."""
     random.seed(seed)
@@ -122,12 +131,8 @@ def lm_loss(logits: torch.Tensor, y: torch.Tensor, mask: torch.Tensor | None = N
 
 
 def make_optimizer(model: torch.nn.Module, lr: float, weight_decay: float, betas=(0.9, 0.999), device=None):
-    """AdamW over all parameters (the paper's setting: decoupled weight decay everywhere).
-
-    On CUDA and MPS the fused kernel (one launch for all parameters), or ``foreach`` where the
-    installed torch has no fused kernel for the device; on the CPU torch's default path.
-    ``device`` defaults to where the parameters are.
-    """
+    """AdamW over all parameters (the paper's setting: decoupled weight decay everywhere), with
+    :func:`~.device.optimizer_options` for ``device`` (default: where the parameters are)."""
     params = list(model.parameters())
     device = torch.device(device) if device is not None else params[0].device
     betas = tuple(betas)
@@ -142,8 +147,7 @@ def make_optimizer(model: torch.nn.Module, lr: float, weight_decay: float, betas
 
 def lr_at(step: int, lr: float, warmup_steps: int, schedule: str = "constant",
           steps: int | None = None) -> float:
-    """lr_k = lr * min(1, (k + 1) / warmup_steps); constant ``lr`` without warmup. With ``schedule =
-    "cosine"`` the lr after the warmup falls as lr * (1 + cos(pi * (k - W) / (steps - W))) / 2."""
+    """lr_k of the module docstring: warmup, then constant or cosine."""
     if step < warmup_steps:
         return lr * ((step + 1) / warmup_steps)  # the same rounding as lr * min(1, (k + 1) / W) before
     if schedule == "constant":
@@ -251,8 +255,3 @@ def train(model: torch.nn.Module, batches, steps: int, config: TrainConfig | Non
         save_checkpoint(s.checkpoint_path, model, optimizer, history["steps"], history, device=device)
     return history
 
-
-def loss_curve(losses, every: int = 10) -> list[float]:
-    """Training loss (nats) averaged over consecutive windows of ``every`` steps, rounded to 4
-    decimals: a curve short enough to keep in a results file, to see whether a run has flattened."""
-    return [round(sum(losses[i : i + every]) / len(losses[i : i + every]), 4) for i in range(0, len(losses), every)]

@@ -36,11 +36,11 @@ import torch
 
 from tl_minimal.training.evaluate import evaluating
 from tl_minimal.training.recipes import fit, seeded_model
-from tl_minimal.training.train import TrainConfig, loss_curve
+from tl_minimal.training.train import TrainConfig
 
 from ..protocols import protocol
 from ..tasks import recall_breaks as rb
-from ..tasks.common import ConfigError, Task, run_record
+from ..tasks.common import ConfigError, Task, loss_curve, run_record
 from .diagnose_recall import require_gated, retrieval_report, summarize
 
 EVAL_BATCH = 256

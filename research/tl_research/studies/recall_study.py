@@ -43,11 +43,12 @@ import torch
 
 from tl_minimal.training.evaluate import recall_accuracy
 from tl_minimal.training.recipes import count_parameters, fit, seeded_model
-from tl_minimal.training.train import TrainConfig, loss_curve
+from tl_minimal.training.train import TrainConfig
 
 from ..protocols import protocol
 from ..provenance import environment
 from ..suite import write_atomic
+from ..tasks.common import loss_curve
 from .breaks import diagnose_alias, diagnose_alias_trained, diagnose_overwrite
 from .diagnose_recall import at_initialization, constant_guess, is_gated_model, retrieval_report, summarize
 

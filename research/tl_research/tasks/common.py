@@ -52,3 +52,9 @@ def run_record(variant: str, seed: int, model, p, value, history: dict, seconds:
         "config": unwrap(model).config.settings(),
         **extra,
     }
+
+
+def loss_curve(losses, every: int = 10) -> list[float]:
+    """Training loss (nats) averaged over consecutive windows of ``every`` steps, rounded to 4
+    decimals: a curve short enough to keep in a results file, to see whether a run has flattened."""
+    return [round(sum(losses[i : i + every]) / len(losses[i : i + every]), 4) for i in range(0, len(losses), every)]

@@ -1,7 +1,8 @@
 """The paper's tasks: byte-level LM, associative recall (and MQAR), MiniMind-tokenized LM.
 
 Each is a :class:`~.common.Task`: load its data once, then train (:func:`~tl_minimal.training.recipes.fit`,
-the one recipe) and evaluate one (variant, seed) per ``run_one`` call.
+the one recipe; the lm task through :func:`tl_research.distributed.fit`, the same under torchrun) and
+evaluate one (variant, seed) per ``run_one`` call.
 """
 
 from __future__ import annotations
@@ -11,23 +12,32 @@ import time
 from types import SimpleNamespace
 
 from tl_minimal.data import text as data_text
-from tl_minimal.data import tokenized as data_tokenized
-from tl_minimal.training import distributed
 from tl_minimal.training.evaluate import in_batches, mean_token_loss, recall_accuracy
 from tl_minimal.training.protocols import chunk_eval_set
 from tl_minimal.training.recipes import fit
-from tl_minimal.training.train import TrainConfig, loss_curve, unwrap
+from tl_minimal.training.train import TrainConfig, unwrap
 
-from .common import Task, run_record
+from .. import distributed
+from . import tokenized_data as data_tokenized
+from .common import Task, loss_curve, run_record
 
 
 # ----------------------------------------------------------------------------- byte-level LM
+def require_tokens(split: data_text.TextSplit, needed: int, what: str) -> None:
+    """A BadDataFile naming the split's file unless it holds at least ``needed`` tokens for ``what``."""
+    n = len(split.tokens)
+    if n < needed:
+        where = split.path or f"the {split.name} split ({split.source})"
+        raise data_text.BadDataFile(f"{where} is too short: {n - 2:,} bytes of text ({n:,} tokens with BOS and "
+                                    f"EOS); {what} needs at least {needed:,} tokens ({needed - 2:,} bytes)")
+
+
 def load_lm(p, data_dir=None, jsonl=None):
     train_split = data_text.load_split("train", data_dir)
     eval_split = data_text.load_split(p.eval_split, data_dir)
     window = f"one window of {p.seq_len} bytes (+1 target) of the lm protocol"
-    data_text.require_tokens(train_split, p.seq_len + 1, f"training on {window}")
-    data_text.require_tokens(eval_split, p.seq_len + 1, f"evaluating {window}")
+    require_tokens(train_split, p.seq_len + 1, f"training on {window}")
+    require_tokens(eval_split, p.seq_len + 1, f"evaluating {window}")
     x, y = chunk_eval_set(eval_split.tokens, p)
     source = f"train: {train_split.source}; eval: {eval_split.source}, {len(x):,} chunks of {p.seq_len}"
     note = (
@@ -43,7 +53,7 @@ def run_lm(p, data, variant: str, seed: int, overrides: dict | None, config: Tra
     """Train on random windows of the train split (under torchrun: DDP, each rank its own windows);
     ``value`` is bits per byte on the evaluation chunks, measured by the main process."""
     t0 = time.perf_counter()
-    model, history = fit(variant, p, seed, data.train, overrides=overrides, config=config)
+    model, history = distributed.fit(variant, p, seed, data.train, overrides=overrides, config=config)
     extra = {}
     if distributed.initialized():
         extra = {

@@ -1,4 +1,4 @@
-"""The tokenized benchmark: MiniMind's tokenizer (vocab 6,400) and a corpus cut into train / holdout.
+"""The tokenized benchmark (research only): MiniMind's tokenizer (vocab 6,400) and a corpus cut into train / holdout.
 
 Glossary
     tokenizer   MiniMind2's byte-level BPE; ids 0, 1, 2 = <|endoftext|>, <|im_start|>, <|im_end|>
@@ -9,7 +9,7 @@ Glossary
 Where things come from:
 - tokenizer: ``<dir>/minimind/tokenizer.json`` (or ``<dir>/tokenizer.json``) under
   ``tokenizer_dir=`` / ``TL_MINIMAL_DATA``, else the Hugging Face hub (``jingyaogong/MiniMind2``;
-  offline, as ``offline.py`` decides before any request, its cache only), else
+  offline, as ``tl_minimal.data.offline`` decides before any request, its cache only), else
   :class:`DataUnavailable`. :func:`load_corpus` accepts MiniMind's tokenizer or one laid out like it
   (at most 6,400 ids, ``<|im_start|>`` = 1, ``<|im_end|>`` = 2), such as the tests' tiny stand-in,
   and its source sentence says which;
@@ -33,8 +33,8 @@ from pathlib import Path
 
 import torch
 
-from . import offline as _offline
-from .text import BadDataFile, DataUnavailable, Offline, load_split, local_root
+from tl_minimal.data import offline as _offline
+from tl_minimal.data.text import BadDataFile, DataUnavailable, Offline, load_split, local_root
 
 HUB_REPO = "jingyaogong/MiniMind2"
 VOCAB_SIZE = 6400

@@ -13,16 +13,24 @@ stay identical. The batch size in the protocol is per rank: the global batch is 
 
 Usage (see data/README.md):
     torchrun --nproc_per_node=2 -m tl_research lm --variants transformer --seeds 0
-Outside torchrun (no WORLD_SIZE in the environment) everything here is a no-op.
+Outside torchrun (no WORLD_SIZE in the environment) everything here is a no-op and :func:`fit` is
+the course's recipe. The course's training loop knows only what every rank must agree on (stop
+together on a NaN loss or a time budget, let rank 0 alone show progress and save: its
+``training.train`` reads ``torch.distributed`` directly).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 
 import torch
 import torch.distributed as dist
+
+from tl_minimal.training.device import get_device
+from tl_minimal.training.recipes import make_sampler, seeded_model
+from tl_minimal.training.train import TrainConfig, any_rank, initialized, is_main, train  # noqa: F401  (re-exported)
 
 
 def launched() -> bool:
@@ -30,8 +38,6 @@ def launched() -> bool:
     return int(os.environ.get("WORLD_SIZE", "1")) > 1
 
 
-def initialized() -> bool:
-    return dist.is_available() and dist.is_initialized()
 
 
 def rank() -> int:
@@ -42,9 +48,6 @@ def world_size() -> int:
     return dist.get_world_size() if initialized() else 1
 
 
-def is_main() -> bool:
-    """Rank 0, or the only process: the one that prints, evaluates and saves."""
-    return rank() == 0
 
 
 def setup(device: torch.device) -> torch.device:
@@ -78,24 +81,8 @@ def wrap(model: torch.nn.Module, device: torch.device) -> torch.nn.Module:
     return torch.nn.parallel.DistributedDataParallel(model, device_ids=ids)
 
 
-def any_rank(flag: bool) -> bool:
-    """True on every rank if ``flag`` is True on at least one (so all ranks stop together)."""
-    if not initialized():
-        return flag
-    t = torch.tensor([1.0 if flag else 0.0])
-    if dist.get_backend() == "nccl":
-        t = t.cuda()
-    dist.all_reduce(t, op=dist.ReduceOp.MAX)
-    return bool(t.item() > 0)
 
 
-def unwrap(model: torch.nn.Module) -> torch.nn.Module:
-    """The plain model inside a DistributedDataParallel wrapper (or the model itself)."""
-    return (
-        model.module
-        if hasattr(model, "module") and isinstance(model, torch.nn.parallel.DistributedDataParallel)
-        else model
-    )
 
 
 def parameter_digest(model: torch.nn.Module) -> str:
@@ -125,3 +112,18 @@ def barrier() -> None:
 def teardown() -> None:
     if initialized():
         dist.destroy_process_group()
+
+
+def fit(variant: str, protocol, seed: int, data=None, overrides: dict | None = None,
+        config: TrainConfig | None = None):
+    """The course's :func:`~tl_minimal.training.recipes.fit` under torchrun: each rank joins the process
+    group, wraps the model in DDP and draws its own batches (``stream=rank``); without torchrun it is
+    the same run, step for step. Returns (model, history); ``model`` may be the DDP wrapper."""
+    config = config or protocol.train_config()
+    device = setup(get_device(config.device))
+    model = wrap(seeded_model(variant, protocol, seed, overrides).to(device), device)
+    sampler = make_sampler(protocol, seed, data, stream=rank())
+    history = train(model, sampler, protocol.steps,
+                    dataclasses.replace(config, device=device, resume=config.checkpoint_path is not None,
+                                        desc=f"{protocol.task} {variant} s{seed}"))
+    return model, history

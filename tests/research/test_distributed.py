@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import real_data_dir
-from tl_minimal.training import distributed
+from tl_research import distributed
 
 ROOT = Path(__file__).resolve().parents[2]
 
