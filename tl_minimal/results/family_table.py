@@ -1,19 +1,13 @@
-"""The family's language-model table: each variant's mean BPB and its paired differences against
-two yardsticks, ``triple_latent`` and the Transformer (notebook 06b, section 4).
+"""The family's language-model table (notebook 06b): each variant's BPB and its paired differences
+against two yardsticks, ``triple_latent`` and the Transformer, from ``data/results/issue33/lm_family.json``.
 
 Glossary (statistics -> code name)
     a_i, b_i        values_by_seed(...)     BPB of two variants with the same seed i (shared batches)
     d_i = a_i - b_i PairedDifference        one per shared seed; its mean, t interval, p-value
-    row             FamilyRow               a variant: seeds, BPB per seed, mean and sd of its BPB, parameters, and
+    row             FamilyRow               a variant: seeds, BPB per seed, mean, sd, parameters, and
                                             {yardstick: PairedDifference} (None against itself)
 
-The rows come from one results file, ``data/results/issue33/lm_family.json`` (the lm protocol,
-80 steps, seeds 0-4; made by ``bash data/results/run_all.sh family``). A positive difference
-means the variant's BPB is higher, i.e. worse, than the yardstick's.
-
-    rows = family_rows()                   # FAMILY_ORDER, read from the file
-    family_rows(FAMILY_2000_FILE, paired_variants(FAMILY_2000_FILE))   # 2,000 steps: the rows with every seed
-    budget(rows_file())                    # (steps, seeds) the verdict must name
+A positive difference means the variant's BPB is higher, i.e. worse, than the yardstick's.
 """
 
 from __future__ import annotations

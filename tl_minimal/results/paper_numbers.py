@@ -1,18 +1,14 @@
-"""The paper's numbers, kept apart from the code that reads our results so they can be edited alone.
+"""The paper's numbers (docs/paper.md section 5 names the table and line of each), apart from our code.
 
-:data:`PAPER` maps a table key (the keys of :data:`tl_minimal.results.TABLES`, plus
-``recall`` and ``lm_budget_winner``) to {row label or variant: the paper's number}; the table code
-puts each beside ours. :data:`PAPER_PARAMS` holds the parameter counts the paper reports.
+:data:`PAPER` maps a table key (those of :data:`tl_minimal.results.TABLES`, and others) to {row label or
+variant: the paper's number}; a string is a claim given in words, not a number.
 """
 
 from __future__ import annotations
 
 from tl_minimal.course.paper_bpb import MATCHED_WIDTH, PARAM_MATCHED
 
-# The paper's numbers (docs/paper.md section 5). A string is a claim given in words, not a number.
-PAPER_SOURCE = "docs/paper.md section 5 (the paper's numbers)"
 PAPER: dict[str, dict] = {
-    # Where each number is printed: docs/paper.md section 5 names the paper's table and line for each.
     "lm_matched_width": {  # byte WT2 BPB, matched width S=16, 80 steps, one run (the paper's main table)
         **MATCHED_WIDTH,  # transformer, triple_latent, triple_slot, triple_hybrid (tl_minimal/course/paper_bpb.py)
         # the gated hybrid's 80-step BPB (recall table; one run, symmetric convolution)
@@ -72,5 +68,3 @@ PAPER: dict[str, dict] = {
                "triple_slot (d=60, S=16)": 170_520, "triple_hybrid (d=56, S=16)": 169_424,
                "triple_hybrid (S=8)": 177_752},
 }
-PAPER_PARAMS = {"transformer": 174_848, "triple_hybrid (d=56, S=16)": 169_424,
-                "triple_hybrid (d=64, S=8)": 177_752}

@@ -1,8 +1,4 @@
-"""What every results table shares: the row order, numbers over seeds, the parameter check, markdown.
-
-Each table module (:mod:`.tables`, :mod:`.mqar`, :mod:`.break_tables`, :mod:`.induction_tables`)
-groups runs into rows its own way; the pieces below are written once for all of them.
-"""
+"""What every results table shares: the row order, numbers over seeds, the parameter check, markdown."""
 
 from __future__ import annotations
 
