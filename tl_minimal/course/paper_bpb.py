@@ -1,16 +1,8 @@
-"""The paper's byte-level WikiText-2 numbers, one per model and size, for the lessons' bar charts.
-
-The paper's main table gives each model at two sizes, and each size has its own number:
-
-- **matched width** (d = 64, S = 16, the models the lessons train): ``MATCHED_WIDTH``;
-- **parameter-matched** (the recurrent models narrowed to the Transformer's parameter count:
-  ``triple_latent`` and ``triple_slot`` at d = 60, ``triple_hybrid`` at d = 56): ``PARAM_MATCHED``,
-  keyed by the row label that names the size.
-
-A lesson that trains the d = 64 models sets them beside ``paper_bpb([...])`` (matched width), so a
-model and size has one paper number across the course (notebooks 03c and 04). Bits per byte after
-80 steps, one run each (``docs/paper.md`` section 5.1 names the table and line). The research
-tables (``tl_minimal.results.paper_numbers``) read these same dictionaries.
+"""The paper's byte-level WikiText-2 BPB (80 steps, one run; docs/paper.md section 5.1), one per model
+and size, so a model has one paper number across the course (notebooks 03c and 04): ``MATCHED_WIDTH``
+(d = 64, S = 16, the models the lessons train) and ``PARAM_MATCHED`` (narrowed to the Transformer's
+parameter count, keyed by the row label that names the size). ``tl_minimal.results.paper_numbers``
+reads the same dictionaries.
 
     paper_bpb(["transformer", "triple_latent"])  # {"transformer": 5.124, "triple_latent": 5.022}
 """
