@@ -40,15 +40,11 @@ class ShippedCheckpointMissing(FileNotFoundError):
 TASKS = ("lm", "recall")  # the protocols a shipped model can be trained on
 
 
-def _check_task(task: str) -> None:
-    if task not in TASKS:
-        raise ValueError(f"unknown task {task!r} for a shipped model: expected one of {', '.join(TASKS)}")
-
-
 def shipped_name(variant: str, seed: int = 0, steps: int = 2000, task: str = "lm") -> str:
     """The file name, without suffix, of a shipped model: ``lm_triple_latent_s0_2000steps``,
     ``recall_triple_latent_s0_200steps``."""
-    _check_task(task)
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r} for a shipped model: expected one of {', '.join(TASKS)}")
     return f"{task}_{variant}_s{seed}_{steps}steps"
 
 

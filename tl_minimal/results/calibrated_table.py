@@ -1,8 +1,8 @@
 """The calibrated recall table (notebook 06b): recall measured at a budget where attention succeeds.
 
 The protocol is Zoology's form of multi-query recall, each model at the better lr of a two-point sweep
-(RECALL_STUDY.md section 0). Each task's rows are gathered into one file (:data:`FILES`); the family's
-file has a second yardstick, ``triple_latent``. ``python -m tl_research.results calibrated`` prints them all.
+(RECALL_STUDY.md section 0). Each task's rows are gathered into one file; the family's file
+has a second yardstick, ``triple_latent``. ``python -m tl_research.results calibrated`` prints them all.
 
 Glossary (statistics -> code name)
     a_i            accuracy of a variant's seed i (2,048 fresh examples, every question counted)
@@ -19,13 +19,11 @@ from pathlib import Path
 
 from .files import load, results_dir
 from .intervals import PairedDifference, clopper_pearson, paired_difference
-from .stats import markdown
+from .stats import finished, markdown
 
 WIN = 0.95
 YARDSTICK = "transformer"
 FAMILY_FILE = "recall_calibrated_family.json"
-FILES = ("recall_calibrated.json", "recall_calibrated_decay4.json", "mqar_calibrated_pairs8.json",
-         "mqar_calibrated_pairs16.json", FAMILY_FILE)
 # table 4's rows in the paper's order, then issue 33's family (as notebook 06b orders it)
 ORDER = ("transformer", "triple_latent", "triple_slot", "triple_hybrid", "gated_hybrid_paper",
          "gated_hybrid_printed", "gated_hybrid_repaired", "transformer_plus_triple", "transformer_rope",
@@ -50,12 +48,9 @@ class CalibratedRow:
 
 
 def calibrated_rows(name: str, root=None) -> list[CalibratedRow]:
-    """The rows of one gathered file (``name`` in FILES), table 4's order first."""
+    """The rows of one gathered file, table 4's order first."""
     data = load(Path(root or results_dir()) / name)
-    by_variant: dict[str, dict[int, float]] = {}
-    for r in data["runs"]:
-        if r.get("value") is not None:
-            by_variant.setdefault(r["variant"], {})[r["seed"]] = r["value"]
+    by_variant = finished(data["runs"])
     lrs = data["protocol"]["lr_by_variant"]
     second = SECOND.get(Path(name).name)
 

@@ -2,7 +2,7 @@
 against two yardsticks, ``triple_latent`` and the Transformer, from ``data/results/issue33/lm_family.json``.
 
 Glossary (statistics -> code name)
-    a_i, b_i        values_by_seed(...)     BPB of two variants with the same seed i (shared batches)
+    a_i, b_i        _finished(...)          BPB of two variants with the same seed i (shared batches)
     d_i = a_i - b_i PairedDifference        one per shared seed; its mean, t interval, p-value
     row             FamilyRow               a variant: seeds, BPB per seed, mean, sd, parameters, and
                                             {yardstick: PairedDifference} (None against itself)
@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .files import load, results_dir
-from .intervals import PairedDifference, paired_difference, values_by_seed
+from .intervals import PairedDifference, paired_difference
+from .stats import finished
 
 FAMILY_FILE = Path("issue33") / "lm_family.json"
 FAMILY_2000_FILE = Path("issue33") / "lm_family_2000steps.json"  # the same protocol at 2,000 steps (family_2000)
@@ -58,10 +59,8 @@ def budget(path=None) -> tuple[int, tuple]:
 
 def _finished(path, variants) -> dict:
     """{variant: {seed: BPB}} of the finished runs of ``variants`` that have one, in that order; one read."""
-    runs = load(rows_file(path))["runs"]
-    found = {v: {r["seed"]: r["value"] for r in runs if r["variant"] == v and r.get("value") is not None}
-             for v in variants}
-    return {v: values for v, values in found.items() if values}
+    found = finished(load(rows_file(path))["runs"])
+    return {v: found[v] for v in variants if v in found}
 
 
 def seeds_by_variant(path=None, variants=FAMILY_ORDER) -> dict:
@@ -90,7 +89,10 @@ def family_rows(path=None, variants=FAMILY_ORDER, yardsticks=YARDSTICKS) -> list
     """One row per variant, in ``variants`` order, each with paired 95% intervals against ``yardsticks``."""
     path = rows_file(path)
     runs = load(path)["runs"]
-    by_seed = {v: values_by_seed(path, v) for v in (*variants, *yardsticks)}
+    by_seed = _finished(path, (*variants, *yardsticks))
+    missing = [v for v in (*variants, *yardsticks) if v not in by_seed]
+    if missing:
+        raise ValueError(f"{path}: no finished run of {missing}")
     rows = []
     for v in variants:
         values = [by_seed[v][s] for s in sorted(by_seed[v])]

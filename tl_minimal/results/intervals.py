@@ -9,11 +9,9 @@ quantiles are found by bisection. The command line is ``python -m tl_research.re
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 from dataclasses import dataclass
-from pathlib import Path
 
 
 # ----------------------------------------------------------------------------- special functions
@@ -152,13 +150,3 @@ def paired_difference(a: dict, b: dict, confidence: float = 0.95) -> PairedDiffe
     p_value = 2.0 * (1.0 - t_cdf(abs(t), n - 1)) if math.isfinite(t) else 0.0
     low, high = mean - half_width, mean + half_width
     return PairedDifference(seeds, d, mean, sd, t, n - 1, low, high, p_value, confidence)
-
-
-# ----------------------------------------------------------------------------- from result files
-def values_by_seed(path, variant: str) -> dict:
-    """{seed: value} of one variant's runs in a result file (runs[] with variant, seed, value)."""
-    runs = json.loads(Path(path).read_text(encoding="utf-8"))["runs"]
-    found = {r["seed"]: r["value"] for r in runs if r["variant"] == variant and r.get("value") is not None}
-    if not found:
-        raise ValueError(f"{path}: no finished run of {variant!r}")
-    return found

@@ -30,6 +30,15 @@ def same_params(label: str, kept: int | None, new: int | None) -> int | None:
     return kept if kept is not None else new
 
 
+def finished(runs: list[dict]) -> dict[str, dict]:
+    """{variant: {seed: value}} of the runs that finished (a value, not None), variants in first-seen order."""
+    found: dict[str, dict] = {}
+    for r in runs:
+        if r.get("value") is not None:
+            found.setdefault(r["variant"], {})[r["seed"]] = r["value"]
+    return found
+
+
 def fmt(value, std=None, percent=False, digits=3) -> str:
     """3.1416, 0.01 -> "3.142 ± 0.010"; percent=True shows fractions as percentages."""
     if value is None:

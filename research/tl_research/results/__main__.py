@@ -12,12 +12,14 @@ FOLDER defaults to the results folder (:func:`results_dir`: $TL_MINIMAL_RESULTS 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
 from tl_minimal.results import calibrated_table
 from tl_minimal.results.files import results_dir
-from tl_minimal.results.intervals import clopper_pearson, paired_difference, values_by_seed
+from tl_minimal.results.intervals import clopper_pearson, paired_difference
+from tl_minimal.results.stats import finished
 
 from .index import update
 from .merge import merge_folder
@@ -47,6 +49,19 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+# the gathered calibrated recall files (studies/calibrated.py), table 4's task first
+CALIBRATED = ("recall_calibrated.json", "recall_calibrated_decay4.json", "mqar_calibrated_pairs8.json",
+              "mqar_calibrated_pairs16.json", calibrated_table.FAMILY_FILE)
+
+
+def values_by_seed(path, variant: str) -> dict:
+    """{seed: value} of one variant's finished runs in a result file (runs[] with variant, seed, value)."""
+    found = finished(json.loads(Path(path).read_text(encoding="utf-8"))["runs"]).get(variant)
+    if not found:
+        raise ValueError(f"{path}: no finished run of {variant!r}")
+    return found
+
+
 def paired(file: str, a: str, b: str, confidence: float) -> str:
     """One line: the mean of A - B over the seeds both have, per seed, t, p and the interval."""
     d = paired_difference(values_by_seed(file, a), values_by_seed(file, b), confidence)
@@ -59,7 +74,7 @@ def paired(file: str, a: str, b: str, confidence: float) -> str:
 def calibrated(folder) -> str:
     """Every gathered calibrated file of ``folder`` as a Markdown section (or a line saying it is not there)."""
     out = []
-    for name in calibrated_table.FILES:
+    for name in CALIBRATED:
         if (Path(folder) / name).exists():
             out.append(f"## {name} ({calibrated_table.budget(name, folder)})\n\n"
                        f"{calibrated_table.calibrated_markdown(name, folder)}\n")
