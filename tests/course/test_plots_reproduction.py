@@ -40,6 +40,9 @@ def test_tokenized_in_bits_divides_by_ln2_and_the_gaps_are_to_the_transformer():
     nats = {r.label: r.mean for r in results.TABLES["tokenized"].rows()}
     for r in rows:
         assert r.mean == pytest.approx(nats[r.label] / 0.6931471805599453)
+    # only the values change unit: seeds, steps and seconds stay in their own fields
+    assert [(r.seeds, r.steps, r.seconds) for r in rows] == [(r.seeds, r.steps, r.seconds)
+                                                          for r in results.TABLES["tokenized"].rows()]
     gaps = results.tokenized_gaps_markdown(rows, paper)
     tf = next(r.mean for r in rows if r.label == "transformer")
     other = next(r for r in rows if r.label != "transformer")

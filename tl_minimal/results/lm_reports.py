@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from ..data import text as data_text
@@ -38,8 +39,8 @@ def data_sources(files: list[Path]) -> list[str]:
 def tokenized_in_bits() -> tuple[list[Row], dict]:
     """Table 6's rows and the paper's tokenized numbers in bits per token (the files hold nats)."""
     ln2 = math.log(2)
-    rows = [Row(r.label, r.variant, r.params, [v / ln2 if v is not None else None for v in r.values], r.steps,
-                r.seconds) for r in TABLES["tokenized"].rows()]
+    rows = [replace(r, values=[v / ln2 if v is not None else None for v in r.values])
+            for r in TABLES["tokenized"].rows()]
     paper = {k: v / ln2 if isinstance(v, float) else v for k, v in PAPER["tokenized"].items()}
     return rows, paper
 
