@@ -21,20 +21,20 @@ def _beta_fraction(a: float, b: float, x: float) -> float:
     c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
     d = 1.0 / (d if abs(d) > tiny else tiny)
     h = d
+
+    def lentz(num: float, c: float, d: float) -> tuple[float, float]:
+        """One step of the fraction with the term ``num``: the new (c, d); h is multiplied by d * c."""
+        d = 1.0 + num * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + num / c
+        return (c if abs(c) > tiny else tiny), d
+
     for m in range(1, 10_000):
         # even step: d_{2m} = m (b - m) x / ((a + 2m - 1)(a + 2m))
-        num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
-        d = 1.0 + num * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + num / c
-        c = c if abs(c) > tiny else tiny
+        c, d = lentz(m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)), c, d)
         h *= d * c
         # odd step: d_{2m+1} = -(a + m)(a + b + m) x / ((a + 2m)(a + 2m + 1))
-        num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
-        d = 1.0 + num * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + num / c
-        c = c if abs(c) > tiny else tiny
+        c, d = lentz(-(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)), c, d)
         step = d * c
         h *= step
         if abs(step - 1.0) < eps:
