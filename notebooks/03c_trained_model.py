@@ -83,8 +83,8 @@ print(f"smoke mode: {config.smoke()}   steps: {STEPS}   eval batches: {EVAL_BATC
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from tl_minimal.course.paper_bpb import paper_bpb
 from tl_minimal.course.shipped import shipped_or_retrained
+from tl_minimal.results.paper_numbers import paper_bpb
 from tl_minimal.training.evaluate import bits_per_byte
 from tl_minimal.training.protocols import chunk_eval_set, protocol
 from tl_minimal.training.recipes import count_parameters, fit

@@ -68,11 +68,11 @@ import matplotlib.pyplot as plt
 import torch
 
 from tl_minimal import views
-from tl_minimal.course.paper_bpb import paper_bpb
 from tl_minimal.course.shipped import shipped_or_retrained
 from tl_minimal.data import text as data_text
 from tl_minimal.pair_memory import pair_memory
 from tl_minimal.readout import pair_readout
+from tl_minimal.results.paper_numbers import paper_bpb
 from tl_minimal.running_state import previous_states
 from tl_minimal.slots import slot_memory, slot_readout, slot_readout_step
 from tl_minimal.training import config

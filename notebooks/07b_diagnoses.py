@@ -61,7 +61,6 @@ from IPython.display import Markdown, display
 
 from tl_minimal import views
 from tl_minimal.data import text as data_text
-from tl_minimal.results import lm_reports
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import bits_per_byte, evaluating, unigram_bits
@@ -352,7 +351,7 @@ plt.show()
 with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()) as log:
     tiny = run_experiment("lm", ["transformer", "triple_hybrid"], seeds=[0], steps=SMOKE_STEPS, device="cpu",
                           eval_batches=1, progress=False, out=Path(tmp) / "lm_tiny.json")
-print(lm_reports.LOCAL_PATH.sub("", log.getvalue()).replace(tmp, "<temporary folder>"))
+print(results.LOCAL_PATH.sub("", log.getvalue()).replace(tmp, "<temporary folder>"))
 print("runs:", len(tiny["runs"]), "  recorded protocol fields:", len(tiny["protocol"]))
 
 # %% [markdown]

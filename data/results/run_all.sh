@@ -229,7 +229,7 @@ shipped() {  # the trained models notebooks 01-04 look inside (data/checkpoints/
   "$PY" -m tl_research.ship_checkpoint triple_latent triple_slot --seed 0 --steps 2000
 }
 family() {  # issue 33: the relatives and the ablations beside triple_latent and the Transformer, 80 steps, 5 seeds
-  # (not in the default list); compare with python -m tl_minimal.results.intervals paired FILE A B.
+  # (not in the default list); compare with python -m tl_research.results paired FILE A B.
   # triple_hybrid: conv_only's convolution with the memory, so the pair isolates the memory. FAMILY: a queue may
   # name fewer rows
   local rows=(${FAMILY:-gla deltanet h3 triple_latent transformer triple_key_shift triple_key_current conv_only

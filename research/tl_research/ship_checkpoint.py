@@ -42,10 +42,19 @@ import datetime
 import json
 import platform
 import sys
+from pathlib import Path
 
 import torch
 
-from tl_minimal.course.shipped import RECALL_STEPS, SHIPPED, SHIPPED_RECALL, TASKS, remake_command, save_shipped
+from tl_minimal.course.shipped import (
+    FORMAT,
+    RECALL_STEPS,
+    SHIPPED,
+    SHIPPED_RECALL,
+    TASKS,
+    remake_command,
+    shipped_paths,
+)
 from tl_minimal.registry import VARIANTS
 from tl_minimal.results.files import results_dir
 from tl_minimal.training.evaluate import bits_per_byte, in_batches, recall_accuracy
@@ -61,6 +70,19 @@ SMALL_EVAL_CHUNKS = 32  # the small evaluation the test repeats: two batches of 
 COMMITTED = "lm_2000steps.json"  # the committed runs this one repeats
 COMMITTED_RECALL = "recall.json"  # the committed recall runs (accuracy at 200 and 500 steps)
 SMALL_EVAL_RECALL = 256  # the recall evaluation examples the test repeats
+
+
+def save_shipped(model, variant: str, vocab_size: int, record: dict, seed: int = 0, steps: int = 2000,
+                 folder=None, task: str = "lm") -> tuple[Path, Path]:
+    """Write a trained model's weights (float32) and its record; returns the two paths."""
+    weights_path, record_path = shipped_paths(variant, seed, steps, folder, task)
+    weights_path.parent.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().to("cpu", torch.float32) if v.is_floating_point() else v.detach().cpu()
+             for k, v in model.state_dict().items()}
+    torch.save({"format": FORMAT, "variant": variant, "vocab_size": vocab_size,
+                "config": model.config.settings(), "model": state}, weights_path)
+    record_path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return weights_path, record_path
 
 
 def loss_log(losses: list[float]) -> dict:

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from tl_minimal.data.recall import RecallLayout, layout_for
-from tl_minimal.results.recall_reports import RECALL_FILES
+from tl_minimal.results.recall_tables import RECALL_FILES
 from tl_minimal.training.protocols import protocol
 from tl_research.tasks import recall_breaks
 

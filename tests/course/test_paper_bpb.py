@@ -1,7 +1,7 @@
 """One paper number per model and size: the lessons and the research tables read one table.
 
 Notebook 04 once set its d = 64 models beside the paper's d = 60 numbers (5.114, 5.126) while 03c
-used 5.022 for the same d = 64 `triple_latent`. ``tl_minimal.course.paper_bpb`` now holds the
+used 5.022 for the same d = 64 `triple_latent`. ``tl_minimal.results.paper_numbers`` now holds the
 paper's byte-level BPB by size; these tests hold the research table to it and keep the required
 lessons from writing a paper number of another size beside their models.
 """
@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tl_minimal.course.paper_bpb import MATCHED_WIDTH, PARAM_MATCHED, paper_bpb
-from tl_minimal.results.paper_numbers import PAPER
+from tl_minimal.results.paper_numbers import MATCHED_WIDTH, PAPER, PARAM_MATCHED, paper_bpb
 
 ROOT = Path(__file__).resolve().parents[2]
 

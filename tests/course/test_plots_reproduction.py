@@ -14,7 +14,6 @@ import matplotlib.pyplot as plt
 import pytest
 
 from tl_minimal import results
-from tl_minimal.results import recall_reports
 from tl_minimal.views import plots_reproduction
 from tl_research import results as research
 from tl_research.views import plots_breaks, plots_seeds
@@ -41,6 +40,9 @@ def test_tokenized_in_bits_divides_by_ln2_and_the_gaps_are_to_the_transformer():
     nats = {r.label: r.mean for r in results.TABLES["tokenized"].rows()}
     for r in rows:
         assert r.mean == pytest.approx(nats[r.label] / 0.6931471805599453)
+    # only the values change unit: seeds, steps and seconds stay in their own fields
+    assert [(r.seeds, r.steps, r.seconds) for r in rows] == [(r.seeds, r.steps, r.seconds)
+                                                          for r in results.TABLES["tokenized"].rows()]
     gaps = results.tokenized_gaps_markdown(rows, paper)
     tf = next(r.mean for r in rows if r.label == "transformer")
     other = next(r for r in rows if r.label != "transformer")
@@ -52,26 +54,26 @@ def test_bpb_by_steps_is_sorted_by_steps_and_the_lead_lines_name_each_table():
     assert set(curves) == {"transformer", "triple_latent"}
     for pts in curves.values():
         assert [p[0] for p in pts] == sorted(p[0] for p in pts) and len(pts) == 3
-    lines = results.lead_lines()
+    lines = research.lead_lines()
     assert [line.split()[0] for line in lines] == ["lm_matched_width", "lm_time_matched", "lm_2000_steps"]
 
 
 def test_seeds_cell_is_mean_std_and_every_seed():
-    assert recall_reports.seeds_cell({}) == "not run"
-    assert recall_reports.seeds_cell({0: 0.1, 1: 0.2}) == f"15.0 ± {statistics.stdev([10, 20]):.1f} (10.0, 20.0)"
-    assert recall_reports.seeds_cell({3: 0.5}) == "50.0 ± 0.0 (50.0)"
+    assert research.seeds_cell({}) == "not run"
+    assert research.seeds_cell({0: 0.1, 1: 0.2}) == f"15.0 ± {statistics.stdev([10, 20]):.1f} (10.0, 20.0)"
+    assert research.seeds_cell({3: 0.5}) == "50.0 ± 0.0 (50.0)"
 
 
 def test_recall_reports_hold_the_files_numbers():
     reports = results.recall_file_reports()
     assert [kind for kind, _ in reports] == ["text", "markdown", "markdown", "markdown"]
     assert "best constant guess" in reports[0][1]
-    accs = recall_reports.seeds_at("recall_gated_hybrid_paper.json", "gated_hybrid_paper", 500)
+    accs = research.seeds_at("recall_gated_hybrid_paper.json", "gated_hybrid_paper", 500)
     assert len(accs) == 5
-    table = results.experiments_markdown()
-    assert recall_reports.seeds_cell(accs) in table
-    assert len(table.splitlines()) == 2 + len(recall_reports.paper_experiments())
-    per_seed, lines = results.per_seed_recall()
+    table = research.experiments_markdown()
+    assert research.seeds_cell(accs) in table
+    assert len(table.splitlines()) == 2 + len(research.diagnosis_reports.paper_experiments())
+    per_seed, lines = research.per_seed_recall()
     reference = json.loads((RESULTS / "recall_reference_code.json").read_text(encoding="utf-8"))["runs"]
     assert len(per_seed) == 4 and len(lines) == 3
     assert sorted(list(per_seed.values())[1]) == sorted(r["eval_accuracy"] for r in reference)
@@ -79,7 +81,7 @@ def test_recall_reports_hold_the_files_numbers():
 
 def test_init_and_read_tables_have_a_row_per_model_and_seed():
     diag = json.loads((RESULTS / "recall_init_diagnosis.json").read_text(encoding="utf-8"))["mean_over_seeds"]
-    assert len(results.init_diagnosis_markdown().splitlines()) == 2 + len(diag)
+    assert len(research.init_diagnosis_markdown().splitlines()) == 2 + len(diag)
     for table in (research.overwrite_init_markdown(), research.alias_init_markdown(), research.alias_read_markdown()):
         lines = table.splitlines()
         assert len(lines) > 2 and all(line.startswith("|") and line.endswith("|") for line in lines)
@@ -91,8 +93,8 @@ def test_the_reproduction_figures_draw():
     fig = plots_reproduction.bpb_against_steps(results.bpb_by_steps(), unigram, "t")
     assert fig.axes[0].get_xscale() == "log"
     assert plots_reproduction.mqar_accuracy(results.mqar_rows(), results.ORDER).axes[0].get_title()
-    assert len(plots_reproduction.per_seed_recall(results.per_seed_recall()[0]).axes[0].get_xticklabels()) == 4
-    assert len(plots_seeds.paper_recall_experiments(results.recall_experiment_panels()).axes) == 3
+    assert len(plots_reproduction.per_seed_recall(research.per_seed_recall()[0]).axes[0].get_xticklabels()) == 4
+    assert len(plots_seeds.paper_recall_experiments(research.recall_experiment_panels()).axes) == 3
     history = {"a": [5.0, 4.0, 3.0], "b": [5.0, 3.5, 2.5]}
     fig = plots_reproduction.logit_scale(history, {"a": [4.0, 3.0], "b": [3.5, 3.2]}, [1.0, 2.0], unigram, 3)
     assert len(fig.axes) == 2

@@ -12,8 +12,8 @@ from tl_minimal.results.intervals import (
     paired_difference,
     t_cdf,
     t_quantile,
-    values_by_seed,
 )
+from tl_research.results.__main__ import values_by_seed
 
 
 def test_betainc_closed_forms():

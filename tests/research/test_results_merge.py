@@ -163,3 +163,14 @@ def test_cli_merge_and_a_missing_folder(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lm_S12.json"]
     assert cli.main(["index", str(tmp_path / "nowhere")]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_cli_prints_intervals_and_the_calibrated_tables(capsys):
+    """paired, rate and calibrated: the numbers docs/paper.md and RECALL_STUDY.md quote from these commands."""
+    assert cli.main(["rate", "0", "35"]) == 0
+    assert capsys.readouterr().out.strip() == "0/35 = 0.0000; 95% Clopper-Pearson [0.0000, 0.1000]"
+    assert cli.main(["paired", str(results_dir() / "lm.json"), "transformer", "triple_latent"]) == 0
+    out = capsys.readouterr().out
+    assert "mean difference +0.0537" in out and out.rstrip().endswith("95% interval [-0.0732, +0.1805]")
+    assert cli.main(["calibrated"]) == 0
+    assert "## recall_calibrated.json (1,000 steps x 32 sequences" in capsys.readouterr().out

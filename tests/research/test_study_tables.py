@@ -18,7 +18,7 @@ def test_the_calibrated_tables_are_the_gathered_files():
     from tl_minimal.results.calibrated_table import budget, calibrated_markdown
 
     assert calibrated_markdown("recall_calibrated.json") in STUDY, (
-        "RECALL_STUDY.md section 12: paste `python -m tl_minimal.results.calibrated_table`'s table")
+        "RECALL_STUDY.md section 12: paste `python -m tl_research.results calibrated`'s table")
     p = json.loads((RESULTS / "recall_calibrated.json").read_text(encoding="utf-8"))["protocol"]
     assert (p["steps"], p["seq_len"], p["n_pairs"], p["n_queries"]) == (1000, 128, 4, 4)
     assert p["hide_answers"] and p["answer_at_key"] and p["model_config"]["init"] == "fan_in"

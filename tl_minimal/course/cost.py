@@ -1,18 +1,9 @@
 """What the fast forms cost, counted term by term as the library computes them (notebooks 01b and 03b).
 
-Multiply-adds per head and per sequence; a matmul [m, k] @ [k, n] counts m k n. Each count follows
-the code line by line, padding of a length that is not a multiple of C included, so that
-``torch.utils.flop_counter.FlopCounterMode`` on the library's forward gives twice the sum of the
-matmul terms (it counts a multiply and an add; tests/course/test_cost.py holds them equal).
-
-    running_state_cost(T, S, C)   running_state(mode="fast"): running_state.decayed_cumsum on [T, S]
-    readout_cost(T, S, C)         pair_readout(mode="fast"): readout.decayed_attention, keys and values of size S
-
-Each returns a dict of terms. ``carry`` is the recursion: the chunk-end states (or memories) are a
-recurrence of the same kind, solved by the same chunked function over T/C of them, so it costs about
-1/C of the level above, and that level recurses again while more than one chunk is left.
-``ELEMENTWISE`` names the terms that are elementwise work (no matmul; the flop counter does not see
-them); ``matmul_total`` sums the rest, the carry's own elementwise work left out.
+Multiply-adds per head and per sequence; a matmul [m, k] @ [k, n] counts m k n; padding of a length that
+is not a multiple of C is counted. ``FlopCounterMode`` on the library's forward gives twice the sum of the
+matmul terms (tests/course/test_cost.py). ``carry`` is the recursion: the chunk-end states are solved by
+the same chunked function over T/C of them. ``ELEMENTWISE`` names the terms that are not matmuls.
 """
 
 from __future__ import annotations
@@ -30,8 +21,8 @@ def _chunks(T: int, C: int) -> tuple[int, int]:
     return C, -(-T // C)
 
 
-def decayed_cumsum_cost(T: int, D: int, C: int = DEFAULT_CHUNK, elementwise: bool = True) -> dict[str, int]:
-    """running_state.decayed_cumsum over T steps of D numbers (chunk size C), per head.
+def running_state_cost(T: int, D: int, C: int = DEFAULT_CHUNK, elementwise: bool = True) -> dict[str, int]:
+    """running_state(mode="fast"), i.e. running_state.decayed_cumsum, over T steps of D numbers (D = S), per head.
 
     mask      causal_decay: [C] log-gates @ [C, C^2] 0/1 matrix, C^3 per chunk
     within    W @ x: [C, C] @ [C, D], C^2 D per chunk
@@ -42,13 +33,8 @@ def decayed_cumsum_cost(T: int, D: int, C: int = DEFAULT_CHUNK, elementwise: boo
     terms = {"mask": N * C_used**3, "within": N * C_used * C_used * D,
              "entering": N * C_used * D if elementwise else 0, "carry": 0}
     if N > 1:
-        terms["carry"] = sum(decayed_cumsum_cost(N, D, C, elementwise).values())
+        terms["carry"] = sum(running_state_cost(N, D, C, elementwise).values())
     return terms
-
-
-def running_state_cost(T: int, S: int, C: int = DEFAULT_CHUNK, elementwise: bool = True) -> dict[str, int]:
-    """running_state(mode="fast") for T tokens and a state of size S: decayed_cumsum with D = S."""
-    return decayed_cumsum_cost(T, S, C, elementwise)
 
 
 def readout_cost(T: int, S: int, C: int = DEFAULT_CHUNK, elementwise: bool = True) -> dict[str, int]:
@@ -63,7 +49,7 @@ def readout_cost(T: int, S: int, C: int = DEFAULT_CHUNK, elementwise: bool = Tru
     across    q @ M_enter, reading the entering memory, S^2 per token (only when N > 1)
     """
     C_used, N = _chunks(T, C)
-    carried = decayed_cumsum_cost(N, S * S, C, elementwise)
+    carried = running_state_cost(N, S * S, C, elementwise)
     return {"mask": N * C_used**3, "scores": N * C_used * C_used * S, "weighted": N * C_used * C_used * S,
             "added": N * C_used * S * S, "carry": sum(carried.values()),
             "across": N * C_used * S * S if N > 1 else 0}

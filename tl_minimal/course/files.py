@@ -1,12 +1,7 @@
-"""Where the repository's committed files are: one lookup for the results and the shipped checkpoints.
+"""Where the committed files are: ``results_dir()`` (data/results) and ``checkpoint_dir()`` (data/checkpoints).
 
-    results_dir()      data/results        (the committed results; package data tl_minimal.results_files)
-    checkpoint_dir()   data/checkpoints    (the shipped models; package data tl_minimal.checkpoint_files)
-
-In a clone (an editable install, or the notebooks run from the repository) each is the clone's
-folder, so new files are written beside the committed ones; in a normal install (``pip install .``,
-a wheel on a JupyterHub image) the same files ship as package data and are found with
-:mod:`importlib.resources`. ``TL_MINIMAL_RESULTS=/some/folder`` names another results folder.
+In a clone each is the clone's folder; in a normal install (a wheel) the same files ship as package data
+and are found with :mod:`importlib.resources`. ``TL_MINIMAL_RESULTS=/some/folder`` names another results folder.
 """
 
 from __future__ import annotations

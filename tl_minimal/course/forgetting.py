@@ -6,19 +6,7 @@ Glossary (paper symbol -> code name -> shape)
     [a, b)      start, stop int           the gap: the tokens a .. b-1 (the recall task's filler)
     kept        kept       [N, L, H]      prod_{u=a..b-1} gate_u, as log10 (it underflows float32)
 
-A pair written into the pair memory before the gap is multiplied by gamma_u at every later token
-(``pair_memory.py``: w_{t,tau} = (1 - gamma_tau) prod_{u=tau+1..t} gamma_u), so after the gap what is
-left of it is
-
-    kept = prod_{u=a..b-1} gamma_u = 10 ** (sum_u log10 gamma_u)
-
-and the running state keeps prod lambda_u of what it held before the gap. With a constant gate
-gamma that is gamma ** (b - a): 0.5 ** 112 = 1.9e-34. The half-life of the gap's average decay,
-the number of tokens that halve what is stored, is ln(1/2) / mean_u(ln gamma_u).
-
-    gates = recall_gates(model, x)                 # {"lam", "gam"}: [N, L, T, H] each
-    a, b = filler_gap(x[0])                        # the recall task's filler: tokens 13 .. 124
-    kept = kept_fraction(gates["gam"], a, b)       # [N, L, H], log10 of the fraction kept
+The half-life of the gap's average decay, the tokens that halve what is stored, is ln(1/2) / mean_u(ln gamma_u).
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
 """How much of the recall loss's gradient reaches the pairs, before any training (notebook 06a).
 
-A model learns to recall only if the loss at a question moves the weights that wrote the pair the
-question asks about. Those weights see the pair through the gradient at the pair's tokens; if that
-gradient is 0, no number of steps teaches the model to store the pair. This file measures it.
-
 Glossary (symbol -> code name -> shape)
     x, y        x, y          [B, T]        a batch of the task: tokens, labels (IGNORE where none)
     e_t         (embedding)   [B, T, d]     the token's embedding, the input of the first block
@@ -11,18 +7,6 @@ Glossary (symbol -> code name -> shape)
     g_t         grads         [B, T]        || dL / de_t ||, the gradient that reaches token t
     k           distance      int           how many tokens back from the labelled position
     reach(k)    reach         [K]           mean over the batch of g_{a-k} / g_a: 1 at k = 0
-
-The recurrent layers pass a gradient back through their gates: in the pair memory a token tau's
-write is read at t with weight (1 - gamma_tau) prod_{u=tau+1..t} gamma_u, and the gradient to it
-carries the same product. With gamma = 0.5 over the 103-124 tokens between the last pair and the
-questions of the calibrated recall task that is 0.5^103 = 1e-31; multiplied by the other small
-factors on the way back (weights, gates, queries) it falls below float32's smallest numbers (about
-1e-38), so the pairs' gradient rounds to exactly 0 (float64 keeps about 1e-32 of it).
-
-    grads = token_gradients(model, x, y)                  # [B, T]
-    reach = reach_by_distance(model, x, y, max_distance)  # [max_distance + 1], reach[0] = 1
-    pair_reach(model, x, y)                                # gradient at the pairs / at the questions
-    measure("triple_latent", gam_bias=4.0)                 # all of it at initialization, on the task
 """
 
 from __future__ import annotations

@@ -8,22 +8,7 @@ Glossary (symbol in notebook 02 -> code name -> shape)
     gamma       gam        float    the pair memory's keep gate, the same at every token
     lambda      lam        float    the running state's keep gate, the same at every token
 
-Both memories read the same stream of n pairs, with the library's own functions
-(``running_state``, ``pair_memory``). The running state keeps one vector of S numbers: asked
-"what followed context c_i?" it has only that one vector to answer with, whatever the question.
-The pair memory answers with its read P^T c_i (notebook 03's readout without the output gate).
-
-    store_pairs(contexts, writes, gam, lam)   -> (s [S], P [S, S])
-    read_both(contexts, writes, gam, lam)     -> {"running state": [n, S], "pair memory": [n, S]}
-    cosine_table(reads, writes)               -> [n, n]: cosine of read i with write j
-    spread_contexts(n, S, generator)          -> [n, S] unit contexts, as far apart as S allows
-    recall_curve(S, n_max, trials, gam, seed) -> [n_max]: recall after storing n = 1..n_max pairs
-
-Recall of pair i counts as right when, of the n stored writes, its own b_i has the largest cosine
-with the read P^T c_i. With n <= S contexts can be orthogonal and every read is exact up to scale;
-with n > S they cannot, and the reads mix (interference). ``spread_contexts`` gives the most
-favourable contexts (orthonormal for n <= S, a tight frame beyond), so the curve shows the limit
-that the size S itself sets.
+Recall of pair i is right when, of the n stored writes, b_i has the largest cosine with the read P^T c_i.
 """
 
 from __future__ import annotations
@@ -38,6 +23,10 @@ def _check_pairs(contexts: torch.Tensor, writes: torch.Tensor) -> None:
     if contexts.ndim != 2 or contexts.shape != writes.shape:
         raise ValueError(f"contexts and writes must both be [n, S], got {tuple(contexts.shape)} and "
                          f"{tuple(writes.shape)}")
+
+
+def _unit(x: torch.Tensor) -> torch.Tensor:
+    return x / x.norm(dim=-1, keepdim=True).clamp_min(1e-30)
 
 
 def store_pairs(contexts: torch.Tensor, writes: torch.Tensor, gam: float, lam: float):
@@ -63,8 +52,7 @@ def read_both(contexts: torch.Tensor, writes: torch.Tensor, gam: float, lam: flo
 def cosine_table(reads: torch.Tensor, writes: torch.Tensor) -> torch.Tensor:
     """[n, n]: cosine similarity of read i with stored write j (1 on the diagonal is a perfect recall)."""
     _check_pairs(reads, writes)
-    unit = lambda x: x / x.norm(dim=-1, keepdim=True).clamp_min(1e-30)  # noqa: E731
-    return unit(reads) @ unit(writes).T                             # [n, n]
+    return _unit(reads) @ _unit(writes).T                             # [n, n]
 
 
 def spread_contexts(n: int, S: int, generator: torch.Generator | None = None, trials: int | None = None,
@@ -101,7 +89,6 @@ def recall_curve(S: int, n_max: int, trials: int = 200, gam: float = 0.999, seed
         gates = torch.full((trials, n, 1), gam, dtype=torch.float64)  # [B, T, H]
         P = pair_memory(contexts.unsqueeze(2), writes.unsqueeze(2), gates)[:, -1, 0]  # [trials, S, S]
         reads = contexts @ P                                        # [trials, n, S]: row i is (P^T c_i)^T
-        unit = lambda x: x / x.norm(dim=-1, keepdim=True).clamp_min(1e-30)  # noqa: E731
-        similar = unit(reads) @ unit(writes).transpose(1, 2)        # [trials, n(read), n(write)]
+        similar = _unit(reads) @ _unit(writes).transpose(1, 2)        # [trials, n(read), n(write)]
         recall[n - 1] = (similar.argmax(dim=-1) == torch.arange(n)).double().mean()
     return recall

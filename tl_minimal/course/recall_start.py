@@ -1,19 +1,9 @@
-"""The recall runs of the gate-start study and the ladder, read from the committed result files.
+"""The gate-start study's and the ladder's recall runs (notebooks 06a, 06b, 07), read from the committed
+files ``recall_gate_start.json`` (rows: variant, gam_bias) and ``recall_ladder.json`` (rows: rung, change,
+variant). Each row has ``values`` (accuracy per seed), ``mean``, ``recall`` (seeds at >= 95%) and
+``recall_interval`` (Clopper-Pearson 95% of that rate).
 
-Notebooks 06a and 06b show what ``data/results/run_gate_start.sh`` trained (issue 50): the calibrated 4-pair
-recall task (MQAR in Zoology's form: 4 pairs, 4 questions, 1,000 steps of 32 sequences of 128 tokens), each
-row at the lr its seed 0 chose. Two files, gathered by ``python -m tl_research.studies.gate_start
-gather``:
-
-    recall_gate_start.json   rows (variant, gam_bias): the pair gate's bias at initialization, lambda's at 0
-    recall_ladder.json       rows (rung, change, variant): from triple_latent (rung 0) to gla (rung 7)
-
-Each row has ``values`` (accuracy per seed, over 2,048 fresh sequences x 4 questions), ``mean``, ``recall``
-(seeds at >= 95%) and ``recall_interval`` (Clopper-Pearson 95% of that rate). A constant guess scores 1/8.
-
-    rows = gate_start_rows()            # [{variant, gam_bias, values, mean, recall, ...}, ...]
-    print(rate(rows[0]))                 # "0 of 5 seeds (95% interval 0-52%)"
-    display(Markdown(markdown(rows, ("variant", "gam_bias"))))
+    display(Markdown(markdown(gate_start_rows(), ("variant", "gam_bias"))))
 """
 
 from __future__ import annotations
@@ -22,8 +12,6 @@ import json
 import math
 
 from .files import results_dir
-
-CHANCE = 1 / 8  # a constant guess among the 8 value ids
 
 
 def _rows(name: str) -> list[dict]:

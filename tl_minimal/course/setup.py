@@ -1,11 +1,5 @@
-"""The set-up checks of notebook 00, section 6: which device a run gets, the error for one that is not
-there, smoke mode and the local data directory. Each prints what the library reports; nothing here picks
-a device or reads an environment variable itself (``tl_minimal.training.device`` and ``.config`` do).
-
-    print_device            device.describe(), one line a field, and the library's version
-    print_missing_devices   the error get_device() raises for each of CUDA and MPS that this machine lacks
-    print_smoke_and_data    smoke mode (TL_SMOKE) and whether TL_MINIMAL_DATA names a local data folder
-"""
+"""Notebook 00's set-up checks: the device a run gets, the error for one that is not there, smoke mode and
+the local data folder. Each prints what ``tl_minimal.training.device`` and ``.config`` report."""
 
 from __future__ import annotations
 

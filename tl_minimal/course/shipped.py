@@ -1,36 +1,14 @@
 """Shipped checkpoints: small trained models that come with the repository, for the "look inside" sections.
 
-    model, record = load_shipped("triple_latent")          # 2,000 steps of byte-level WikiText-2, seed 0
-    record["val_bpb"], record["train_seconds"], record["command"]
-    model, record = shipped_or_retrained("triple_latent", retrain=RETRAIN)   # what notebooks 01-04 call
-    model, record = shipped_or_retrained("triple_latent", task="recall", steps=200)   # notebook 06a: recall, 200 steps
+    model, record = shipped_or_retrained("triple_latent", retrain=RETRAIN)   # notebooks 01-04: 2,000 steps
+    model, record = shipped_or_retrained("triple_latent", task="recall", steps=200)   # notebook 06a
     unigram, n_chunks = unigram_on_record_chunks(train, valid, record)   # the baseline beside record["val_bpb"]
 
-An 80-step model has barely moved from its initialization: its gates sit near where they
-started, its pair memory is nearly rank one, its slots nearly uniform. The notebooks therefore
-also look inside a model trained 25 times longer, exactly as the committed 2,000-step runs
-(``data/results/lm_2000steps.json``) were trained. Training one takes a few minutes on a CPU, so
-the repository ships the result: two files per model in ``data/checkpoints/``
-
-    <task>_<variant>_s<seed>_<steps>steps.pt    {"format", "variant", "vocab_size", "config", "model"}
-                                                (the weights, float32, read with weights_only=True)
-    <task>_<variant>_s<seed>_<steps>steps.json  the record: protocol, config, command, commit, date, torch
-                                                version, train time, the loss log, and the protocol's
-                                                evaluation (lm: the validation BPB and a small-eval BPB;
-                                                recall: the accuracy on fresh examples and a small-eval one)
-
-Besides the byte-level models (task ``lm``), one model of the paper's associative recall task ships
-(task ``recall``, 200 steps, the protocol's own length): notebook 06a reads its gates to show how
-little of a stored pair survives the filler gap.
-
-The command that writes them is ``python -m tl_research.ship_checkpoint`` (its
-docstring says how); ``tests/course/test_shipped_checkpoints.py`` retrains a few steps and checks the
-losses equal the record's, and checks the weights still give the recorded small-eval BPB.
-
-Where the files are (:func:`checkpoint_dir`): in a clone, ``data/checkpoints`` beside the package
-(``tl_minimal/../data/checkpoints``); in a normal install (``pip install .``, a wheel) the same
-files ship as the package data ``tl_minimal.checkpoint_files``. A missing file is a
-:class:`ShippedCheckpointMissing` that names the path and the command that makes it.
+Two files per model in ``data/checkpoints/`` (package data ``tl_minimal.checkpoint_files`` in a wheel):
+``<task>_<variant>_s<seed>_<steps>steps.pt`` (the float32 weights, read with ``weights_only=True``) and
+``.json`` (the record: protocol, command, commit, train time, loss log, evaluation). The command that
+writes them is ``python -m tl_research.ship_checkpoint``; a missing file is a
+:class:`ShippedCheckpointMissing` that names it and that command.
 """
 
 from __future__ import annotations
@@ -62,15 +40,11 @@ class ShippedCheckpointMissing(FileNotFoundError):
 TASKS = ("lm", "recall")  # the protocols a shipped model can be trained on
 
 
-def _check_task(task: str) -> None:
-    if task not in TASKS:
-        raise ValueError(f"unknown task {task!r} for a shipped model: expected one of {', '.join(TASKS)}")
-
-
 def shipped_name(variant: str, seed: int = 0, steps: int = 2000, task: str = "lm") -> str:
     """The file name, without suffix, of a shipped model: ``lm_triple_latent_s0_2000steps``,
     ``recall_triple_latent_s0_200steps``."""
-    _check_task(task)
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r} for a shipped model: expected one of {', '.join(TASKS)}")
     return f"{task}_{variant}_s{seed}_{steps}steps"
 
 
@@ -122,19 +96,6 @@ def load_shipped(variant: str, seed: int = 0, steps: int = 2000, folder=None, de
     model = build_model(variant, saved["vocab_size"], **saved["config"])
     model.load_state_dict(saved["model"])
     return model.to(device).eval(), record
-
-
-def save_shipped(model, variant: str, vocab_size: int, record: dict, seed: int = 0, steps: int = 2000,
-                 folder=None, task: str = "lm") -> tuple[Path, Path]:
-    """Write a trained model's weights (float32) and its record; returns the two paths."""
-    weights_path, record_path = shipped_paths(variant, seed, steps, folder, task)
-    weights_path.parent.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().to("cpu", torch.float32) if v.is_floating_point() else v.detach().cpu()
-             for k, v in model.state_dict().items()}
-    torch.save({"format": FORMAT, "variant": variant, "vocab_size": vocab_size,
-                "config": model.config.settings(), "model": state}, weights_path)
-    record_path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    return weights_path, record_path
 
 
 def shipped_or_retrained(variant: str, retrain: bool = False, data=None, device="cpu", seed: int = 0,

@@ -1,43 +1,29 @@
-"""The calibrated recall table (issue 32, item 1): recall measured at a budget where attention succeeds.
+"""The calibrated recall table (notebook 06b): recall measured at a budget where attention succeeds.
 
-The protocol is Zoology's form of multi-query recall: every pair asked, each label on the asked key,
-the answers never shown, warm-up and cosine decay, the models' shared parts at fan-in scale, a two-point
-lr sweep per model (``data/results/run_calibrated.sh``; RECALL_STUDY.md section 0). Each task's rows
-are gathered into one file (``studies/calibrated.py``):
-
-    recall_calibrated.json          4 pairs, 4 questions: table 4's rows
-    recall_calibrated_decay4.json   the latent-only models with gates that start at sigma(4) ~ 0.98
-    mqar_calibrated_pairs8.json     8 pairs among 16 key ids, 8 questions, 64 tokens, 3,000 steps
-    mqar_calibrated_pairs16.json    16 pairs among 32 key ids, 16 questions, 128 tokens, 10,000 steps
-    recall_calibrated_family.json   issue 33's relatives and ablations on table 4's task, beside the
-                                    Transformer and triple_latent (a second difference: minus triple_latent)
+The protocol is Zoology's form of multi-query recall, each model at the better lr of a two-point sweep
+(RECALL_STUDY.md section 0). Each task's rows are gathered into one file; the family's file
+has a second yardstick, ``triple_latent``. ``python -m tl_research.results calibrated`` prints them all.
 
 Glossary (statistics -> code name)
     a_i            accuracy of a variant's seed i (2,048 fresh examples, every question counted)
     win            a_i >= 0.95 (WIN); k wins of n seeds with the Clopper-Pearson 95% interval
-    d_i            a_i - (the Transformer's a_i): paired over the seeds both have (same batches)
-    e_i            a_i - (triple_latent's a_i), the family file's second difference
-    row            CalibratedRow: variant, lr, seeds, accuracies, mean, wins, and the paired difference
-
-    python -m tl_minimal.results.calibrated_table      # every gathered file's table
+    d_i            a_i - (the Transformer's a_i), paired over the seeds both have (same batches)
+    row            CalibratedRow: variant, lr, seeds, accuracies, mean, wins, and the paired differences
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
 from .files import load, results_dir
 from .intervals import PairedDifference, clopper_pearson, paired_difference
-from .stats import markdown
+from .stats import finished, markdown
 
 WIN = 0.95
 YARDSTICK = "transformer"
 FAMILY_FILE = "recall_calibrated_family.json"
-FILES = ("recall_calibrated.json", "recall_calibrated_decay4.json", "mqar_calibrated_pairs8.json",
-         "mqar_calibrated_pairs16.json", FAMILY_FILE)
 # table 4's rows in the paper's order, then issue 33's family (as notebook 06b orders it)
 ORDER = ("transformer", "triple_latent", "triple_slot", "triple_hybrid", "gated_hybrid_paper",
          "gated_hybrid_printed", "gated_hybrid_repaired", "transformer_plus_triple", "transformer_rope",
@@ -62,12 +48,9 @@ class CalibratedRow:
 
 
 def calibrated_rows(name: str, root=None) -> list[CalibratedRow]:
-    """The rows of one gathered file (``name`` in FILES), table 4's order first."""
+    """The rows of one gathered file, table 4's order first."""
     data = load(Path(root or results_dir()) / name)
-    by_variant: dict[str, dict[int, float]] = {}
-    for r in data["runs"]:
-        if r.get("value") is not None:
-            by_variant.setdefault(r["variant"], {})[r["seed"]] = r["value"]
+    by_variant = finished(data["runs"])
     lrs = data["protocol"]["lr_by_variant"]
     second = SECOND.get(Path(name).name)
 
@@ -116,19 +99,3 @@ def calibrated_markdown(name: str, root=None) -> str:
             row.append("-" if d is None else f"{100 * d.mean:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}]")
         rows.append(row)
     return markdown(head, rows)
-
-
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--root", default=None, help="the results folder (default: data/results)")
-    args = parser.parse_args(argv)
-    root = Path(args.root or results_dir())
-    for name in FILES:
-        if (root / name).exists():
-            print(f"## {name} ({budget(name, root)})\n\n{calibrated_markdown(name, root)}\n")
-        else:
-            print(f"## {name}: not gathered yet (bash data/results/run_calibrated.sh gather)\n")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,19 +1,13 @@
-"""The family's language-model table: each variant's mean BPB and its paired differences against
-two yardsticks, ``triple_latent`` and the Transformer (notebook 06b, section 4).
+"""The family's language-model table (notebook 06b): each variant's BPB and its paired differences
+against two yardsticks, ``triple_latent`` and the Transformer, from ``data/results/issue33/lm_family.json``.
 
 Glossary (statistics -> code name)
-    a_i, b_i        values_by_seed(...)     BPB of two variants with the same seed i (shared batches)
+    a_i, b_i        _finished(...)          BPB of two variants with the same seed i (shared batches)
     d_i = a_i - b_i PairedDifference        one per shared seed; its mean, t interval, p-value
-    row             FamilyRow               a variant: seeds, BPB per seed, mean and sd of its BPB, parameters, and
+    row             FamilyRow               a variant: seeds, BPB per seed, mean, sd, parameters, and
                                             {yardstick: PairedDifference} (None against itself)
 
-The rows come from one results file, ``data/results/issue33/lm_family.json`` (the lm protocol,
-80 steps, seeds 0-4; made by ``bash data/results/run_all.sh family``). A positive difference
-means the variant's BPB is higher, i.e. worse, than the yardstick's.
-
-    rows = family_rows()                   # FAMILY_ORDER, read from the file
-    family_rows(FAMILY_2000_FILE, paired_variants(FAMILY_2000_FILE))   # 2,000 steps: the rows with every seed
-    budget(rows_file())                    # (steps, seeds) the verdict must name
+A positive difference means the variant's BPB is higher, i.e. worse, than the yardstick's.
 """
 
 from __future__ import annotations
@@ -23,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .files import load, results_dir
-from .intervals import PairedDifference, paired_difference, values_by_seed
+from .intervals import PairedDifference, paired_difference
+from .stats import finished
 
 FAMILY_FILE = Path("issue33") / "lm_family.json"
 FAMILY_2000_FILE = Path("issue33") / "lm_family_2000steps.json"  # the same protocol at 2,000 steps (family_2000)
@@ -64,10 +59,8 @@ def budget(path=None) -> tuple[int, tuple]:
 
 def _finished(path, variants) -> dict:
     """{variant: {seed: BPB}} of the finished runs of ``variants`` that have one, in that order; one read."""
-    runs = load(rows_file(path))["runs"]
-    found = {v: {r["seed"]: r["value"] for r in runs if r["variant"] == v and r.get("value") is not None}
-             for v in variants}
-    return {v: values for v, values in found.items() if values}
+    found = finished(load(rows_file(path))["runs"])
+    return {v: found[v] for v in variants if v in found}
 
 
 def seeds_by_variant(path=None, variants=FAMILY_ORDER) -> dict:
@@ -96,7 +89,10 @@ def family_rows(path=None, variants=FAMILY_ORDER, yardsticks=YARDSTICKS) -> list
     """One row per variant, in ``variants`` order, each with paired 95% intervals against ``yardsticks``."""
     path = rows_file(path)
     runs = load(path)["runs"]
-    by_seed = {v: values_by_seed(path, v) for v in (*variants, *yardsticks)}
+    by_seed = _finished(path, (*variants, *yardsticks))
+    missing = [v for v in (*variants, *yardsticks) if v not in by_seed]
+    if missing:
+        raise ValueError(f"{path}: no finished run of {missing}")
     rows = []
     for v in variants:
         values = [by_seed[v][s] for s in sorted(by_seed[v])]

@@ -1,16 +1,6 @@
-"""Where the committed results live, and reading them: one folder, one loader for every table.
-
-:func:`results_dir` (:mod:`tl_minimal.course.files`, the one lookup of the committed folders) finds ``data/results``:
-
-- ``TL_MINIMAL_RESULTS=/some/folder`` (the documented override) wins when it is set;
-- in a clone (an editable install, or the notebooks run from the repository) it is the clone's
-  ``data/results``, so new results are written beside the committed ones;
-- in a normal install (``pip install .``, a wheel on a JupyterHub image) the same files ship as
-  the package data ``tl_minimal.results_files`` and are found with :mod:`importlib.resources`.
-
-A results file holds one *suite*: the runs of one task under one set of settings (see
-:mod:`tl_research.suite`); files merged from several commands list them in
-``merged_from`` (see :mod:`tl_research.results.merge`).
+"""Reading the committed results: one loader for every table (the folder is found by
+:func:`tl_minimal.course.files.results_dir`). A file holds one *suite*, the runs of one task under one
+set of settings; a file merged from several commands lists them in ``merged_from``.
 
     runs = load_runs(results_dir() / "lm.json")     # each run tagged with overrides, label, file
 """
@@ -21,7 +11,6 @@ import glob
 import json
 from pathlib import Path
 
-# re-exported: results/__init__.py, the table modules and ship_checkpoint import them from here
 from ..course.files import RESULTS_ENV as ENV
 from ..course.files import results_dir
 

@@ -1,38 +1,17 @@
 """Confidence intervals behind the course's comparisons: paired differences over seeds, rates of wins.
 
-Two questions come up in every results table:
-
-1. *Is model A really better than model B?* Runs with the same seed share their training batches
-   and evaluation set, so the honest comparison is per seed: d_i = a_i - b_i, and a Student t
-   interval for the mean difference (:func:`paired_difference`).
-2. *How often does a model solve the task?* k wins in n seeds; the exact (Clopper-Pearson)
-   binomial interval for the rate (:func:`clopper_pearson`).
-
-Glossary (statistics -> code name):
-
-    d_i = a_i - b_i                      differences, one per shared seed
-    d_bar, s_d, n                        mean, sample standard deviation, count of the d_i
-    t = d_bar / (s_d / sqrt(n))          t statistic, n - 1 degrees of freedom (dof)
-    t_{1-alpha/2, n-1}                   t_quantile(1 - alpha / 2, dof)
-    I_x(a, b)                            regularized incomplete beta function, betainc(a, b, x)
-    [p_lo, p_hi]                         Clopper-Pearson interval for k successes in n trials
-
-No scipy: the t distribution and the binomial tail are both incomplete beta functions, evaluated
-here by their continued fraction; quantiles are found by bisection. Usage (the 80-step byte-level
-comparison of ``data/results/lm.json``):
-
-    python -m tl_minimal.results.intervals paired data/results/lm.json transformer triple_latent
-    python -m tl_minimal.results.intervals rate 0 35
+Runs with the same seed share their batches, so model A is compared with model B per seed: a Student
+t interval for the mean of d_i = a_i - b_i (:func:`paired_difference`). k wins in n seeds get the exact
+(Clopper-Pearson) binomial interval (:func:`clopper_pearson`). Both distributions are regularized
+incomplete beta functions I_x(a, b) (:func:`betainc`, by its continued fraction; no scipy), and
+quantiles are found by bisection. The command line is ``python -m tl_research.results paired | rate``.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import statistics
 from dataclasses import dataclass
-from pathlib import Path
 
 
 # ----------------------------------------------------------------------------- special functions
@@ -42,20 +21,20 @@ def _beta_fraction(a: float, b: float, x: float) -> float:
     c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
     d = 1.0 / (d if abs(d) > tiny else tiny)
     h = d
+
+    def lentz(num: float, c: float, d: float) -> tuple[float, float]:
+        """One step of the fraction with the term ``num``: the new (c, d); h is multiplied by d * c."""
+        d = 1.0 + num * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + num / c
+        return (c if abs(c) > tiny else tiny), d
+
     for m in range(1, 10_000):
         # even step: d_{2m} = m (b - m) x / ((a + 2m - 1)(a + 2m))
-        num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
-        d = 1.0 + num * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + num / c
-        c = c if abs(c) > tiny else tiny
+        c, d = lentz(m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)), c, d)
         h *= d * c
         # odd step: d_{2m+1} = -(a + m)(a + b + m) x / ((a + 2m)(a + 2m + 1))
-        num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
-        d = 1.0 + num * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + num / c
-        c = c if abs(c) > tiny else tiny
+        c, d = lentz(-(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)), c, d)
         step = d * c
         h *= step
         if abs(step - 1.0) < eps:
@@ -154,12 +133,6 @@ class PairedDifference:
     p_value: float
     confidence: float
 
-    def __str__(self) -> str:
-        per_seed = ", ".join(f"{s}: {d:+.4f}" for s, d in zip(self.seeds, self.differences, strict=True))
-        return (f"mean difference {self.mean:+.4f} (per seed {per_seed}); sd {self.sd:.4f}, t = {self.t:.2f} "
-                f"with {self.dof} dof, p = {self.p_value:.3f}; {100 * self.confidence:.0f}% interval "
-                f"[{self.low:+.4f}, {self.high:+.4f}]")
-
 
 def paired_difference(a: dict, b: dict, confidence: float = 0.95) -> PairedDifference:
     """``a``, ``b``: {seed: value}. Differences a - b over the seeds both have (at least 2).
@@ -177,40 +150,3 @@ def paired_difference(a: dict, b: dict, confidence: float = 0.95) -> PairedDiffe
     p_value = 2.0 * (1.0 - t_cdf(abs(t), n - 1)) if math.isfinite(t) else 0.0
     low, high = mean - half_width, mean + half_width
     return PairedDifference(seeds, d, mean, sd, t, n - 1, low, high, p_value, confidence)
-
-
-# ----------------------------------------------------------------------------- from result files
-def values_by_seed(path, variant: str) -> dict:
-    """{seed: value} of one variant's runs in a result file (runs[] with variant, seed, value)."""
-    runs = json.loads(Path(path).read_text(encoding="utf-8"))["runs"]
-    found = {r["seed"]: r["value"] for r in runs if r["variant"] == variant and r.get("value") is not None}
-    if not found:
-        raise ValueError(f"{path}: no finished run of {variant!r}")
-    return found
-
-
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description="Paired differences and binomial intervals of result files.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    pd = sub.add_parser("paired", help="A - B per shared seed, with a t interval")
-    pd.add_argument("file")
-    pd.add_argument("a")
-    pd.add_argument("b")
-    rt = sub.add_parser("rate", help="Clopper-Pearson interval for K successes in N trials")
-    rt.add_argument("k", type=int)
-    rt.add_argument("n", type=int)
-    for s in (pd, rt):
-        s.add_argument("--confidence", type=float, default=0.95)
-    args = parser.parse_args(argv)
-    if args.command == "paired":
-        a, b = values_by_seed(args.file, args.a), values_by_seed(args.file, args.b)
-        result = paired_difference(a, b, args.confidence)
-        print(f"{args.file}: {args.a} - {args.b}: {result}")
-    else:
-        lo, hi = clopper_pearson(args.k, args.n, args.confidence)
-        print(f"{args.k}/{args.n} = {args.k / args.n:.4f}; {100 * args.confidence:.0f}% Clopper-Pearson "
-              f"[{lo:.4f}, {hi:.4f}]")
-
-
-if __name__ == "__main__":
-    main()

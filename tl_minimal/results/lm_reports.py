@@ -1,21 +1,12 @@
-"""The language-model tables' companions in notebooks 07 and 07b: where each file came from, the
-tokenized table in bits, and each variant's BPB against the length of training.
-
-    provenance_markdown   one row per results file: seeds, steps, device, threads, commit, date
-    data_sources          the data each file was trained on (the offline copy's local path removed)
-    tokenized_in_bits     table 6's rows and the paper's numbers, nats divided by ln 2
-    tokenized_gaps_markdown   each model minus the Transformer, ours beside the paper's
-    bpb_by_steps          {variant: [(mean steps, mean BPB, std BPB), ...]} over tables 1, 3a, 3b
-    tables_unigram        the unigram baseline on the tables' evaluation chunks, every BPB's yardstick
-
-Every function reads the committed files through :mod:`.files` and :data:`.tables.TABLES`; the
-notebooks call them in one line and print or display what they return.
-"""
+"""What notebook 07 prints beside the language-model tables: where each file came from, table 6 in
+bits, each variant's BPB against the length of training, and the unigram baseline every BPB is read against.
+Each function reads the committed files through :data:`.tables.TABLES`."""
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from ..data import text as data_text
@@ -23,6 +14,7 @@ from ..training.evaluate import unigram_bits
 from ..training.protocols import chunk_eval_set
 from .files import provenance
 from .paper_numbers import PAPER
+from .stats import markdown
 from .tables import TABLES, Row, markdown_table
 
 LOCAL_PATH = re.compile(r" ?\(/[^()]*\)")  # where the offline copy lay on the machine that ran it
@@ -32,12 +24,10 @@ LEAKY = ("triple_hybrid", "gated_hybrid_paper", "gated_hybrid_repaired")  # thei
 
 def provenance_markdown(files: list[Path]) -> str:
     """A Markdown table, one row per file (``+dirty``: other files of the tree were being edited)."""
-    lines = ["| file | seeds | steps | device | threads | commit | date |", "|---|---|---|---|---|---|---|"]
-    for info in provenance(files):
-        commit = info["git_commit"] or "-"
-        lines.append(f"| `{info['file']}` | {info['seeds']} | {info['steps']} | {info['device']} | {info['threads']} "
-                     f"| `{commit[:7]}{'+dirty' if 'dirty' in commit else ''}` | {(info['date'] or '')[:16]} |")
-    return "\n".join(lines)
+    rows = [[f"`{i['file']}`", str(i["seeds"]), str(i["steps"]), str(i["device"]), str(i["threads"]),
+             f"`{(i['git_commit'] or '-')[:7]}{'+dirty' if 'dirty' in (i['git_commit'] or '-') else ''}`",
+             (i["date"] or "")[:16]] for i in provenance(files)]
+    return markdown(["file", "seeds", "steps", "device", "threads", "commit", "date"], rows)
 
 
 def data_sources(files: list[Path]) -> list[str]:
@@ -49,8 +39,8 @@ def data_sources(files: list[Path]) -> list[str]:
 def tokenized_in_bits() -> tuple[list[Row], dict]:
     """Table 6's rows and the paper's tokenized numbers in bits per token (the files hold nats)."""
     ln2 = math.log(2)
-    rows = [Row(r.label, r.variant, r.params, [v / ln2 if v is not None else None for v in r.values], r.steps,
-                r.seconds) for r in TABLES["tokenized"].rows()]
+    rows = [replace(r, values=[v / ln2 if v is not None else None for v in r.values])
+            for r in TABLES["tokenized"].rows()]
     paper = {k: v / ln2 if isinstance(v, float) else v for k, v in PAPER["tokenized"].items()}
     return rows, paper
 
@@ -64,7 +54,7 @@ def tokenized_markdown(rows: list[Row], paper: dict) -> str:
 def tokenized_gaps_markdown(rows: list[Row], paper: dict) -> str:
     """Each model minus the Transformer (bits per token), ours beside the paper's gap."""
     ours_tf = next(r.mean for r in rows if r.label == "transformer")
-    lines = ["| model | ours: gap to the Transformer | the paper's gap |", "|---|---|---|"]
+    lines = []
     for r in rows:
         if r.label == "transformer":
             continue
@@ -73,9 +63,9 @@ def tokenized_gaps_markdown(rows: list[Row], paper: dict) -> str:
         paper_gap = f"{paper_value - paper['transformer']:+.3f}" if isinstance(paper_value, float) else "-"
         if r.variant in LEAKY and not leaky_row:
             paper_gap += " (the paper's, with the leaky convolution)"
-        lines.append(f"| `{r.label}` | {r.mean - ours_tf:+.3f} | {paper_gap} |")
+        lines.append([f"`{r.label}`", f"{r.mean - ours_tf:+.3f}", paper_gap])
     return ("**Gaps to the Transformer (bits per token; negative = better than the Transformer)**\n\n"
-            + "\n".join(lines))
+            + markdown(["model", "ours: gap to the Transformer", "the paper's gap"], lines))
 
 
 def bpb_by_steps(variants=None) -> dict[str, list[tuple[float, float, float]]]:
@@ -91,19 +81,6 @@ def bpb_by_steps(variants=None) -> dict[str, list[tuple[float, float, float]]]:
             steps = [s for s in r.steps if s]
             curves.setdefault(r.label, []).append((sum(steps) / len(steps), r.mean, r.std or 0.0))
     return {name: sorted(points) for name, points in curves.items()}
-
-
-def lead_lines(table_keys=STEP_TABLES) -> list[str]:
-    """How far ``transformer_plus_triple`` and ``triple_latent`` are ahead of the Transformer (BPB,
-    positive = ahead) in each of tables 1, 3a and 3b, with the mean number of steps behind each."""
-    lines = []
-    for key in table_keys:
-        row = {r.variant: (sum(r.steps) / len(r.steps), r.mean) for r in TABLES[key].rows() if "(" not in r.label}
-        (s_tf, tf), (s_tpt, tpt), (s_tl, tl) = (row[v] for v in ("transformer", "transformer_plus_triple",
-                                                                  "triple_latent"))
-        lines.append(f"{key:17s} transformer_plus_triple {tf - tpt:+.2f} BPB ({s_tpt:.0f} vs {s_tf:.0f} steps)   "
-                     f"triple_latent {tf - tl:+.2f} BPB ({s_tl:.0f} vs {s_tf:.0f} steps)")
-    return lines
 
 
 PANEL_TITLES = {"lm_matched_width": "1. byte WT2, matched width, 80 steps",

@@ -1,20 +1,23 @@
-"""The paper's numbers, kept apart from the code that reads our results so they can be edited alone.
+"""The paper's numbers (docs/paper.md section 5 names the table and line of each), apart from our code.
 
-:data:`PAPER` maps a table key (the keys of :data:`tl_minimal.results.TABLES`, plus
-``recall`` and ``lm_budget_winner``) to {row label or variant: the paper's number}; the table code
-puts each beside ours. :data:`PAPER_PARAMS` holds the parameter counts the paper reports.
+:data:`PAPER` maps a table key (those of :data:`tl_minimal.results.TABLES`, and others) to {row label or
+variant: the paper's number}; a string is a claim given in words, not a number. The byte-level BPB comes
+at two sizes: ``MATCHED_WIDTH`` (d = 64, S = 16, the models the lessons train) and ``PARAM_MATCHED``
+(narrowed to the Transformer's parameter count, keyed by the row label that names the size); a lesson
+sets its d = 64 models beside :func:`paper_bpb` (notebooks 03c and 04), so a model and size has one
+paper number across the course.
 """
 
 from __future__ import annotations
 
-from tl_minimal.course.paper_bpb import MATCHED_WIDTH, PARAM_MATCHED
+# byte-level WikiText-2 BPB after 80 steps, one run each (the paper's main table)
+MATCHED_WIDTH = {"transformer": 5.124, "triple_latent": 5.022, "triple_slot": 5.041, "triple_hybrid": 4.766}
+PARAM_MATCHED = {"triple_latent (d=60, S=16)": 5.114, "triple_slot (d=60, S=16)": 5.126,
+                 "triple_hybrid (d=56, S=16)": 5.067}
 
-# The paper's numbers (docs/paper.md section 5). A string is a claim given in words, not a number.
-PAPER_SOURCE = "docs/paper.md section 5 (the paper's numbers)"
 PAPER: dict[str, dict] = {
-    # Where each number is printed: docs/paper.md section 5 names the paper's table and line for each.
     "lm_matched_width": {  # byte WT2 BPB, matched width S=16, 80 steps, one run (the paper's main table)
-        **MATCHED_WIDTH,  # transformer, triple_latent, triple_slot, triple_hybrid (tl_minimal/course/paper_bpb.py)
+        **MATCHED_WIDTH,  # transformer, triple_latent, triple_slot, triple_hybrid
         # the gated hybrid's 80-step BPB (recall table; one run, symmetric convolution)
         "gated_hybrid_paper": 3.595,  # the paper's model only: gated_hybrid_repaired is ours, with no paper number
     },
@@ -72,5 +75,11 @@ PAPER: dict[str, dict] = {
                "triple_slot (d=60, S=16)": 170_520, "triple_hybrid (d=56, S=16)": 169_424,
                "triple_hybrid (S=8)": 177_752},
 }
-PAPER_PARAMS = {"transformer": 174_848, "triple_hybrid (d=56, S=16)": 169_424,
-                "triple_hybrid (d=64, S=8)": 177_752}
+
+
+def paper_bpb(variants) -> dict[str, float]:
+    """{variant: the paper's BPB at matched width (d = 64)}; a clear error for a variant it does not give."""
+    missing = [v for v in variants if v not in MATCHED_WIDTH]
+    if missing:
+        raise ValueError(f"the paper gives no matched-width BPB for {missing}; it gives {sorted(MATCHED_WIDTH)}")
+    return {v: MATCHED_WIDTH[v] for v in variants}

@@ -1,15 +1,10 @@
-"""Recall against state size, read back: the points of ``data/results/recall_state_size.json`` as a table.
-
-The file is written by the research study ``python -m tl_research.studies.state_size gather`` (it trains
-nothing: it measures each model's state bytes and gathers the recall and MQAR runs); notebook 07 shows
-it with :func:`markdown`. Each point is one (task, pair count, variant, S) with its measured state
-bytes and one accuracy per seed.
-
-    from tl_minimal.results import load, results_dir, state_size_table
-    print(state_size_table.markdown(load(results_dir() / "recall_state_size.json")))
-"""
+"""Recall against state size (notebook 07): ``data/results/recall_state_size.json`` as a table, one row
+per (task, pair count, variant, S) with its measured state bytes and one accuracy per seed. The research
+study ``python -m tl_research.studies.state_size gather`` writes the file."""
 
 from __future__ import annotations
+
+from . import stats
 
 
 def points(result: dict) -> list[dict]:
@@ -34,10 +29,10 @@ def points(result: dict) -> list[dict]:
 
 def markdown(result: dict) -> str:
     """The points as a Markdown table, smallest state first within each task and pair count."""
-    lines = ["| task | variant | S | state bytes | seeds | mean | per seed |", "|---|---|---|---|---|---|---|"]
+    rows = []
     for q in points(result):
         task = f"{q['n_pairs']}-pair recall" if q["task"] == "recall" else f"MQAR, {q['n_pairs']} pairs"
         per_seed = " / ".join(f"{100 * a:.1f}" for a in q["accuracies"])
-        lines.append(f"| {task} | `{q['variant']}` | {q['state_dim'] or '-'} | {q['state_bytes']:,} | "
-                     f"{len(q['seeds'])} | {100 * q['mean']:.1f}% | {per_seed} |")
-    return "\n".join(lines)
+        rows.append([task, f"`{q['variant']}`", str(q["state_dim"] or "-"), f"{q['state_bytes']:,}",
+                     str(len(q["seeds"])), f"{100 * q['mean']:.1f}%", per_seed])
+    return stats.markdown(["task", "variant", "S", "state bytes", "seeds", "mean", "per seed"], rows)

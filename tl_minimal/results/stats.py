@@ -1,8 +1,4 @@
-"""What every results table shares: the row order, numbers over seeds, the parameter check, markdown.
-
-Each table module (:mod:`.tables`, :mod:`.mqar`, :mod:`.break_tables`, :mod:`.induction_tables`)
-groups runs into rows its own way; the pieces below are written once for all of them.
-"""
+"""What every results table shares: the row order, numbers over seeds, the parameter check, markdown."""
 
 from __future__ import annotations
 
@@ -32,6 +28,15 @@ def same_params(label: str, kept: int | None, new: int | None) -> int | None:
     if kept is not None and new is not None and kept != new:
         raise ValueError(f"{label}: runs with different parameter counts ({kept}, {new})")
     return kept if kept is not None else new
+
+
+def finished(runs: list[dict]) -> dict[str, dict]:
+    """{variant: {seed: value}} of the runs that finished (a value, not None), variants in first-seen order."""
+    found: dict[str, dict] = {}
+    for r in runs:
+        if r.get("value") is not None:
+            found.setdefault(r["variant"], {})[r["seed"]] = r["value"]
+    return found
 
 
 def fmt(value, std=None, percent=False, digits=3) -> str:

@@ -1,16 +1,11 @@
 """The language-model tables (1-3, 6): rows over seeds, markdown beside the paper, the table list.
 
-A *table* of the reproduction reads one or more results files (a parameter-matched table, for
-instance, needs one suite per variant because each variant gets its own ``--set`` sizes). This
-module groups runs into rows, one per (variant, overrides), with mean and sample standard deviation
-over seeds and the parameter count (:func:`summarize`), and formats a markdown table with ours
-beside the paper's numbers (:func:`markdown_table`). A table that names a yardstick (``paired_with``)
-adds each row's paired difference from it: the mean over the seeds both rows have (the same seed saw
-the same batches) and its 95% t interval (intervals.py); a row with fewer than 2 shared seeds says so.
-:data:`TABLES` says which files back which table.
+A row is one (variant, overrides) over seeds (:func:`summarize`); :func:`markdown_table` sets ours beside
+the paper's numbers and, where a table names a yardstick (``paired_with``), adds each row's paired
+difference from it with its 95% t interval (:mod:`.intervals`). :data:`TABLES` says which files back
+which table.
 
-    rows = summarize(load_runs(results_dir() / "lm.json"))
-    print(markdown_table(rows, paper=PAPER["lm_matched_width"]))
+    print(TABLES["lm_matched_width"].markdown())
 """
 
 from __future__ import annotations

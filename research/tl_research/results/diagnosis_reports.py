@@ -1,15 +1,15 @@
-"""The recall tables of notebooks 07 and 07b, from the committed files of the recall study.
+"""What the optional notebook 07b prints beside the course's tables, from the committed result files.
 
-    recall_file_reports   per file: the constant guess's line, or a table per evaluated step
+    lead_lines            how far two models are ahead of the Transformer in tables 1, 3a and 3b (BPB)
     seeds_at              {seed: accuracy} of one variant in one file at one evaluated step
     seeds_cell            "mean ± std (per seed)" in percent
-    PAPER_EXPERIMENTS     the paper's other recall experiments: width, the retrain recipe, table 4's rows
-    experiments_markdown  one row per (experiment, model): ours at 200 and 500 steps beside the paper's
-    recall_experiment_panels  the same experiments per seed, for the figure (tl_research.views.plots_seeds)
+    experiments_markdown  the paper's other recall experiments (width, the retrain recipe, table 4's
+                          other rows): ours at 200 and 500 steps beside the paper's number
+    recall_experiment_panels  the same experiments per seed, for tl_research.views.plots_seeds
     per_seed_recall       every seed of the paper's gated hybrid, its own code, and ours (500 steps)
     init_diagnosis_markdown   the read at initialization, one row per configuration
 
-Accuracies are fractions in the files and percent in the tables. A "win" is accuracy >= 95%.
+Accuracies are fractions in the files and percent in the tables.
 """
 
 from __future__ import annotations
@@ -18,13 +18,11 @@ import json
 import statistics
 from pathlib import Path
 
-from .files import load_runs, results_dir
-from .paper_numbers import PAPER
-from .tables import markdown_table, summarize
+from tl_minimal.results.files import load_runs, results_dir
+from tl_minimal.results.lm_reports import STEP_TABLES
+from tl_minimal.results.paper_numbers import PAPER
+from tl_minimal.results.tables import TABLES
 
-# the constant guess; gated_hybrid_repaired, 5 seeds; gated_hybrid_paper, 5 seeds; table 4
-RECALL_FILES = ("recall_constant_guess.json", "recall_eval100-200-500.json", "recall_gated_hybrid_paper.json",
-                "recall.json")
 RECIPE_FILE = "recall_warmup50_lengths32-128-150_gatebias-2.json"
 WIDTH_FILES = {  # (width, model) -> file; d = 64 is the paper's width, the main recall table's files
     (64, "gated_hybrid_paper"): "recall_gated_hybrid_paper.json", (64, "gated_hybrid_printed"): "recall.json",
@@ -32,42 +30,26 @@ WIDTH_FILES = {  # (width, model) -> file; d = 64 is the paper's width, the main
     **{(d, m): f"recall_d{d}.json" for d in (80, 96) for m in ("gated_hybrid_paper", "gated_hybrid_printed",
                                                               "gated_hybrid_repaired")},
 }
+COLOUR = {"gated_hybrid_paper": 0, "gated_hybrid_printed": 1, "gated_hybrid_repaired": 2, "triple_slot": 3,
+          "transformer_plus_triple": 4}  # one colour per model, the same in every panel
+SHORT = {"gated_hybrid_paper": "coded", "gated_hybrid_printed": "printed", "gated_hybrid_repaired": "ours"}
 
 
 def _read(path: Path) -> dict:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-def recall_file_reports(names=RECALL_FILES, root=None) -> list[tuple[str, str]]:
-    """One ``(kind, text)`` per file: ``("text", line)`` for the constant-guess file (its best score
-    over the evaluation sets), ``("markdown", tables)`` for a file of runs (one table per evaluated step,
-    the paper's table 4 beside the 500-step one)."""
-    root = Path(root) if root is not None else results_dir()
-    out = []
-    for path in (root / name for name in names):
-        data = _read(path)
-        runs = [r for r in data.get("runs") or [] if "value" in r and "variant" in r]
-        if not runs:
-            guess = data.get("constant_guess") or {}
-            best = [g["best_on_set"] for g in guess.values() if isinstance(g, dict) and "best_on_set" in g]
-            if best:
-                out.append(("text", f"{path.name}: best constant guess {100 * min(best):.1f}-{100 * max(best):.1f}% "
-                                    f"over {len(best)} evaluation sets (expected 12.5%; a pick among the 4 values in "
-                                    "context: 25%)"))
-            continue
-        proto = data["protocol"]
-        by_step: dict[int, list[dict]] = {}
-        for r in load_runs(path):
-            for step, acc in (r.get("by_step") or {str(r["steps"]): {"accuracy": r["value"]}}).items():
-                by_step.setdefault(int(step), []).append({**r, "value": acc["accuracy"], "steps": int(step)})
-        head = (f"**`{path.name}`**: {proto.get('task')}, {proto.get('n_pairs')} pairs, "
-                f"{proto.get('n_queries')} question(s), seeds {sorted({r['seed'] for r in runs})}")
-        paper = PAPER["recall"] if proto.get("task") == "recall" else None  # table 4 quotes 500 steps
-        tables = [f"after {s} steps\n\n"
-                  + markdown_table(summarize(rs), paper if s == 500 else None, percent=True, metric="accuracy")
-                  for s, rs in sorted(by_step.items())]
-        out.append(("markdown", head + "\n\n" + "\n\n".join(tables)))
-    return out
+def lead_lines(table_keys=STEP_TABLES) -> list[str]:
+    """How far ``transformer_plus_triple`` and ``triple_latent`` are ahead of the Transformer (BPB,
+    positive = ahead) in each of tables 1, 3a and 3b, with the mean number of steps behind each."""
+    lines = []
+    for key in table_keys:
+        row = {r.variant: (sum(r.steps) / len(r.steps), r.mean) for r in TABLES[key].rows() if "(" not in r.label}
+        (s_tf, tf), (s_tpt, tpt), (s_tl, tl) = (row[v] for v in ("transformer", "transformer_plus_triple",
+                                                                  "triple_latent"))
+        lines.append(f"{key:17s} transformer_plus_triple {tf - tpt:+.2f} BPB ({s_tpt:.0f} vs {s_tf:.0f} steps)   "
+                     f"triple_latent {tf - tl:+.2f} BPB ({s_tl:.0f} vs {s_tf:.0f} steps)")
+    return lines
 
 
 def seeds_at(file: str, variant: str, step: int, root=None) -> dict[int, float]:
@@ -107,11 +89,6 @@ def experiments_markdown(root=None) -> str:
                      f"{seeds_cell(seeds_at(file, model, 500, root))} | "
                      + ("-" if paper is None else f"{round(100 * paper, 2):g}") + " |")
     return "\n".join(lines)
-
-
-COLOUR = {"gated_hybrid_paper": 0, "gated_hybrid_printed": 1, "gated_hybrid_repaired": 2, "triple_slot": 3,
-          "transformer_plus_triple": 4}  # one colour per model, the same in every panel
-SHORT = {"gated_hybrid_paper": "coded", "gated_hybrid_printed": "printed", "gated_hybrid_repaired": "ours"}
 
 
 def recall_experiment_panels(root=None) -> dict[str, list[tuple[str, list[float], list[float], int]]]:
