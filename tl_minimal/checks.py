@@ -72,14 +72,15 @@ def check_axes(*inputs) -> dict:
         if x is None:
             continue
         axes = axes.split() if isinstance(axes, str) else axes
-        want = [a if isinstance(a, int) else sizes.get(a, a) for a in axes]
+        want = [a if isinstance(a, int) else sizes.get(a, a) for a in axes]  # a name not met yet stays a name
         known = all(isinstance(w, int) for w in want)
         check_sequence(name, x, len(axes), like=like, shape=want if known else None)
-        if not known and any(isinstance(w, int) and w != n for w, n in zip(want, x.shape, strict=True)):
-            raise ValueError(f"{name} must have shape [{', '.join(map(str, axes))}] = "
-                             f"[{', '.join(map(str, want))}], got {tuple(x.shape)}")
+        for axis, w, n in zip(axes, want, x.shape, strict=True):
+            if isinstance(w, int) and w != n:
+                raise ValueError(f"{name} must have shape [{', '.join(map(str, axes))}] = "
+                                 f"[{', '.join(map(str, want))}], got {tuple(x.shape)}")
+            sizes[axis] = n
         like = x if like is None else like
-        sizes.update((a, n) for a, n in zip(axes, x.shape, strict=True) if isinstance(a, str))
     return sizes
 
 
@@ -187,37 +188,27 @@ def check_conv_step_input(x_t: torch.Tensor) -> None:
         raise ValueError(f"x_t must be [B, d], got shape {tuple(x_t.shape)}")
 
 
-def check_kv_settings(query_align, top_k, score_scale, query_aligns: tuple, assoc_dim=None) -> None:
-    """The key-value memory's settings: a known query alignment, top_k a positive int, 'all' or
-    None, and a score scale beta > 0, or the word 'printed' (beta = 1/sqrt(assoc_dim), so it
-    needs assoc_dim, a positive int)."""
-    if query_align not in query_aligns:
-        raise ValueError(f"query_align must be one of {', '.join(query_aligns)}, got {query_align!r}")
-    if not (top_k is None or top_k == "all" or (is_int(top_k) and top_k >= 1)):
-        raise ValueError(f"top_k must be a positive int, 'all' or None (all entries), got {top_k!r}")
-    if isinstance(score_scale, str) and score_scale == "printed":
-        if not is_int(assoc_dim) or assoc_dim < 1:
-            raise ValueError(f"score_scale='printed' means beta = 1/sqrt(assoc_dim) (the paper's printed "
-                             f"score) and needs assoc_dim (D_kv), a positive int; got assoc_dim={assoc_dim!r}")
-    elif not is_real(score_scale) or not score_scale > 0:
-        raise ValueError(f"score_scale (beta) must be a number > 0 or 'printed' (1/sqrt(assoc_dim), the "
-                         f"paper's printed score), got {score_scale!r}")
-
-
 def check_kv_config(c, query_aligns: tuple, read_gates: tuple) -> None:
-    """A KVConfig's settings (kv_fusion.py): check_kv_settings and check_read_gate."""
-    check_kv_settings(c.query_align, c.top_k, c.score_scale, query_aligns, c.assoc_dim)
-    check_read_gate(c.read_gate, read_gates, c.gate_outside_norm)
-
-
-def check_read_gate(read_gate, read_gates: tuple, gate_outside_norm) -> None:
-    """The read gate's form is one of ``read_gates``; gate_outside_norm (g_t LN(W_m m_t)) needs the
-    scalar gate, since the vector gate is D_kv wide and the norm's output d."""
-    if not isinstance(read_gate, str) or read_gate not in read_gates:
-        raise ValueError(f"read_gate must be one of {', '.join(read_gates)}, got {read_gate!r}")
-    if read_gate != "scalar" and gate_outside_norm:
+    """A KVConfig's settings (kv_fusion.py): a known query alignment, top_k a positive int, 'all'
+    or None, a score scale beta > 0 or 'printed' (beta = 1/sqrt(assoc_dim): it needs assoc_dim, a
+    positive int), a known read gate; gate_outside_norm (g_t LN(W_m m_t)) needs the scalar gate,
+    since the vector gate is D_kv wide and the norm's output d."""
+    if c.query_align not in query_aligns:
+        raise ValueError(f"query_align must be one of {', '.join(query_aligns)}, got {c.query_align!r}")
+    if not (c.top_k is None or c.top_k == "all" or (is_int(c.top_k) and c.top_k >= 1)):
+        raise ValueError(f"top_k must be a positive int, 'all' or None (all entries), got {c.top_k!r}")
+    if isinstance(c.score_scale, str) and c.score_scale == "printed":
+        if not is_int(c.assoc_dim) or c.assoc_dim < 1:
+            raise ValueError(f"score_scale='printed' means beta = 1/sqrt(assoc_dim) (the paper's printed "
+                             f"score) and needs assoc_dim (D_kv), a positive int; got assoc_dim={c.assoc_dim!r}")
+    elif not is_real(c.score_scale) or not c.score_scale > 0:
+        raise ValueError(f"score_scale (beta) must be a number > 0 or 'printed' (1/sqrt(assoc_dim), the "
+                         f"paper's printed score), got {c.score_scale!r}")
+    if not isinstance(c.read_gate, str) or c.read_gate not in read_gates:
+        raise ValueError(f"read_gate must be one of {', '.join(read_gates)}, got {c.read_gate!r}")
+    if c.read_gate != "scalar" and c.gate_outside_norm:
         raise ValueError(f"gate_outside_norm=True applies a scalar read gate after the LayerNorm; "
-                         f"read_gate={read_gate!r} is a vector over m_t (before W_m): use read_gate='scalar' "
+                         f"read_gate={c.read_gate!r} is a vector over m_t (before W_m): use read_gate='scalar' "
                          f"or gate_outside_norm=False")
 
 

@@ -183,6 +183,9 @@ class KVConfig:
     read_gate: str = "scalar"           # g_t a scalar from e_{t-1} or a vector from q_t ("query_vector")
     read_gate_bias: float = 0.0         # b_g at initialization: 0 gives g ~ 0.5, -2 (recall recipe) ~ 0.12
 
+    def __post_init__(self):
+        check_kv_config(self, QUERY_ALIGNS, READ_GATES)             # checks.py
+
 
 class KVFusion(Recorder, nn.Module):
     """The gated hybrid's associative path: e [B, T, d] -> z [B, T, d], added to h before W_vocab.
@@ -200,7 +203,6 @@ class KVFusion(Recorder, nn.Module):
     def __init__(self, d_model: int, config: KVConfig = KVConfig(), mode: str = "fast"):
         super().__init__()
         c = config
-        check_kv_config(c, QUERY_ALIGNS, READ_GATES)                # checks.py
         self.top_k, self.query_align, self.mode = c.top_k, c.query_align, check_mode(mode)
         self.gate_outside_norm, self.read_gate_form = c.gate_outside_norm, c.read_gate
         self.read_gate_bias = c.read_gate_bias

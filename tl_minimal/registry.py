@@ -26,11 +26,11 @@ from __future__ import annotations
 import dataclasses
 import numbers
 
-from .checks import check_choice, check_conv_kernel, check_kv_settings, check_mode, check_read_gate, check_setting_types
+from .checks import check_choice, check_conv_kernel, check_mode, check_setting_types
 from .family import FAMILY_CLASSES, FAMILY_PRESETS, FAMILY_SETTINGS
-from .kv_fusion import QUERY_ALIGNS, READ_GATES, KVConfig
+from .kv_fusion import KVConfig
 from .ladder import CHOICES
-from .model_config import ModelConfig
+from .model_config import KV_SETTINGS, ModelConfig
 from .models import MODEL_CLASSES, GatedHybridLM, LanguageModel
 
 COMMON = {"d_model": 64, "n_layers": 3, "n_heads": 4, "max_seq_len": 128, "dropout": 0.1}
@@ -115,8 +115,7 @@ def resolve_config(variant: str, **config) -> dict:
     if "conv_kernel" in cfg:
         check_conv_kernel(cfg["conv_kernel"], cfg.get("conv_causal", True))  # the family: always causal
     if "score_scale" in cfg:
-        check_kv_settings(cfg["query_align"], cfg["top_k"], cfg["score_scale"], QUERY_ALIGNS, cfg["assoc_dim"])
-        check_read_gate(cfg["read_gate"], READ_GATES, cfg["gate_outside_norm"])
+        KVConfig(**{name: cfg[name] for name in KV_SETTINGS})  # the key-value memory's settings (checks.py)
     return cfg
 
 
