@@ -8,27 +8,13 @@ Read the model in this order (each file one step, each with a notebook):
     slots.py          4  K slots instead of the S x S memory
     conv.py           5  the hybrid's causal local convolution
     kv_fusion.py      6  key-value memory, read gate, late logit fusion
-    gla.py, h3.py, deltanet.py   relatives: simple GLA / Mamba-2, H3, DeltaNet (the family)
-    key_source.py        an ablation: where the pair memory's key comes from; no memory
-    transformer.py       the attention baseline
-    layers.py, models.py, registry.py   blocks, the language models, build_model
+    gla.py, h3.py, deltanet.py, retnet.py   the relatives (the family); key_source.py, ladder.py ablations
+    transformer.py, layers.py, models.py, registry.py   the baseline, blocks, the models, build_model
 
-Beside them, three small modules the concept files call, so that they read as the math:
-``checks.py`` (input checks: clear errors for bad input), ``kernels.py`` (custom autograd
-functions that compute the plain formula faster; the triple-latent layer calls it once) and
-``recording.py`` (how a module hands back its internals for plots).
-
-Everything else is grouped by role, in three layers (docs/library.md; a lower layer never
-imports a higher one): the course library, this package's top level with ``data/`` (WikiText-2
-bytes, MiniMind tokens, recall tasks) and ``training/`` (the paper's lm and recall protocols,
-device, smoke switch, the training loop, metrics); the course helpers ``views/`` (plots and
-widgets), ``exercises/`` (checkers) and ``course/`` (the shipped checkpoints); at the top,
-``instructor/`` (the nbgrader course command) and ``results/`` (the committed results read back).
-The research code (the studies, the experiments command, speed, notebook cost and time) is a second
-package beside this one, ``tl_research`` in the repository's ``research/`` folder: it imports this
-package, this package never imports it, and the course wheel does not hold it.
-
-The stable contract is this package's top level; module paths may change.
+Helpers the concept files call, so that they read as the math: ``checks.py`` (input checks),
+``kernels.py`` (the same formulas, faster) and ``recording.py`` (internals for plots). The rest
+is grouped by role in layers (docs/library.md); the research code is a second package,
+``tl_research``, which imports this one. The stable contract is this package's top level.
 """
 
 from .pair_memory import pair_memory

@@ -1,11 +1,8 @@
 """The key-value read of ``kv_fusion.py`` without a T x N score matrix: a top-k kept block by block.
 
-The read (kv_fusion.py): score every visible entry j for query t, rho_{t,j} = beta cos(q_t, k_j)
-(+ log omega_j), keep the k = top_k best, alpha_t = softmax(kept), m_t = sum alpha_{t,j} v_{j+1}.
-Written all at once it holds a [B, T, N] score matrix (and, in training, its gradient and a
-scattered [B, T, N] copy of alpha): memory quadratic in T. Here the same read is computed the
-way flash attention computes a softmax, one block of queries against one block of entries at
-a time, keeping a running top-k per query:
+The read scores every visible entry, rho_{t,j} = beta cos(q_t, k_j) (+ log omega_j), keeps the
+k = top_k best, alpha_t = softmax(kept), m_t = sum alpha_{t,j} v_{j+1}. All at once it holds a
+[B, T, N] score matrix (memory quadratic in T). Here, as flash attention computes a softmax:
 
     for each block of q query positions:
         best = k empty slots
@@ -14,24 +11,10 @@ a time, keeping a running top-k per query:
             best = the k best of (best, the k best of rho)       <- exact
     alpha = softmax(best);  m = sum alpha v                       (values of the kept only)
 
-Why it is exact: the k best of everything seen so far is all a later block needs. An entry of
-the final top k is among the k best of every set of entries it belongs to, so no step throws
-it away; an entry outside it is beaten by k entries that all survive. The kept scores are the
-same numbers as in the all-at-once read, so their softmax is the same too.
-
-Ties. A token that occurs twice writes the same key twice: equal scores, of which torch.topk
-may keep either. The rule here, as in kv_fusion.kv_read_loop (the specification): among equal
-scores the entry written first (lower j) wins and comes first. A block's k best come from one
-topk of k + 1 values: when the (k+1)-th equals the k-th, a tie straddles the cut and the tied
-entries are chosen again by index (rare; on a GPU always, so the host never waits to ask).
-Merging two ordered lists of k compares all 2k x 2k pairs by (score, index): no tie question.
-
-Costs, for T queries over N entries (N ~ T), key width A (= D_kv), blocks of q queries and b entries:
-    time     O(T N A) for the scores (blocks no query can see yet are skipped: about half),
-             plus a top-(k+1) over every score, O(T N)
-    memory   O(q b) for one block pair, O(T k) for the kept scores and indices: linear in T
-             (the backward here keeps [T, k, A]; kernels.top_k_sum, which the model uses, O(T k)).
-The block bounds come from n_visible on the host, so the loops never wait for the device.
+Exact, because an entry of the final top k is among the k best of every set it belongs to. Ties
+(a repeated token writes the same key twice): as in kv_fusion.kv_read_loop, the entry written
+first (lower j) wins and comes first. Memory O(q b) per block pair and O(T k) kept (with
+kernels.top_k_sum's backward); the block bounds come from n_visible on the host (no device wait).
 """
 
 from __future__ import annotations

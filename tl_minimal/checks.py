@@ -1,25 +1,8 @@
-"""Input checks for the concept files: a wrong mode, chunk size, rank, dtype, device or shape is
-a clear error that names what was expected. They are kept here so that the concept files read
-as the math. Nothing in this file computes anything: delete every check and the numbers stay
-the same (only the error messages for bad input change).
-
-What is here
-    MODES, check_mode, check_chunk_size     the names of the forms ("loop" = the specification,
-    check_form                              "fast" = what models use) and the chunk size
-    check_causal_decay_length               causal_decay's limit on the chunk length
-    check_sequence                          one tensor's type, rank, dtype, device and shape
-    check_*_inputs                          every argument of one op, with shapes named
-    check_positions                         time indices asked for (pair-memory snapshots)
-    check_positive_ints                     sizes given to a layer's constructor (also used by
-                                            the registry for a model's settings)
-    check_layer_input, check_state          a mixer's input [B, T, d] and its carried state
-    check_mixer_call                        both and the form, the one check of a triple-latent mixer's forward
-    check_conv_input, check_conv_kernel     the convolution's input and kernel, and whether
-    check_can_step                          it can continue from a carried state
-    check_kv_settings, check_read_gate      the key-value memory's settings
-    check_tokens, trust_ids, checked_ids    a language model's token ids, range-checked where that
-                                            costs no host-device sync (on the CPU batch)
-"""
+"""Input checks for the concept files and models: a wrong mode, chunk size, rank, dtype, device,
+shape, setting or token id is a clear error that names what was expected. They live here so that
+the concept files read as the math; nothing here computes anything (delete every check and the
+numbers stay the same). Token ids are range-checked where that costs no host-device sync
+(``checked_ids``, ``trust_ids``)."""
 
 from __future__ import annotations
 
@@ -79,56 +62,26 @@ def check_sequence(name: str, x, ndim: int, like: torch.Tensor | None = None, sh
     return x
 
 
-def check_running_state_inputs(a, lam, s0=None, mode="fast", chunk_size=16):
-    check_form(mode, chunk_size)
-    check_sequence("a", a, 4)
-    B, T, H, S = a.shape
-    check_sequence("lam", lam, 3, like=a, shape=(B, T, H))
-    if s0 is not None:
-        check_sequence("s0", s0, 3, like=a, shape=(B, H, S))
-
-
-def check_pair_inputs(s_prev, b, gam, P0=None, mode="fast", chunk_size=16):
-    check_form(mode, chunk_size)
-    check_sequence("s_prev", s_prev, 4)
-    B, T, H, S = s_prev.shape
-    check_sequence("b", b, 4, like=s_prev, shape=(B, T, H, S))
-    check_sequence("gam", gam, 3, like=s_prev, shape=(B, T, H))
-    if P0 is not None:
-        check_sequence("P0", P0, 4, like=s_prev, shape=(B, H, S, S))
-
-
-def check_readout_inputs(s_prev, b, gam, q_left, q_right, P0=None, mode="fast", chunk_size=16):
-    check_pair_inputs(s_prev, b, gam, P0, mode, chunk_size)
-    check_sequence("q_left", q_left, 4, like=s_prev, shape=s_prev.shape)
-    check_sequence("q_right", q_right, 4, like=s_prev, shape=s_prev.shape)
-
-
-def check_slot_inputs(s_prev, b, g, gam, L0=None, R0=None, mode="fast") -> int:
-    """Check the slot memory's inputs and mode; returns num_slots (K), the number of slots."""
-    check_mode(mode)
-    check_sequence("s_prev", s_prev, 4)
-    B, T, H, S = s_prev.shape
-    check_sequence("b", b, 4, like=s_prev, shape=(B, T, H, S))
-    check_sequence("g", g, 4, like=s_prev)
-    if tuple(g.shape[:3]) != (B, T, H):
-        raise ValueError(f"g (slot weights) must have shape [B, T, H, K] = [{B}, {T}, {H}, K], got {tuple(g.shape)}")
-    num_slots = g.shape[-1]
-    check_sequence("gam", gam, 3, like=s_prev, shape=(B, T, H))
-    for name, M in (("L0", L0), ("R0", R0)):
-        if M is not None:
-            check_sequence(name, M, 4, like=s_prev, shape=(B, H, num_slots, S))
-    return num_slots
-
-
-def check_slot_readout_inputs(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None, mode="fast",
-                              chunk_size=16) -> int:
-    """Check the slot readout's inputs and form; returns num_slots (K), the number of slots."""
-    check_form(mode, chunk_size)
-    num_slots = check_slot_inputs(s_prev, b, g, gam, L0, R0)
-    check_sequence("q_left", q_left, 4, like=s_prev, shape=s_prev.shape)
-    check_sequence("q_right", q_right, 4, like=s_prev, shape=s_prev.shape)
-    return num_slots
+def check_axes(*inputs) -> dict:
+    """Tensors with named axes: each input is (name, tensor or None, axes), ``axes`` such as
+    "B T H S" (or a tuple, where an int is a fixed size). Each tensor passes check_sequence with the
+    first one's dtype and device; an axis named before must have the same size; None (an optional
+    input) is skipped. Returns the size of every named axis, e.g. {"B": 2, "T": 5, ...}."""
+    sizes, like = {}, None
+    for name, x, axes in inputs:
+        if x is None:
+            continue
+        axes = axes.split() if isinstance(axes, str) else axes
+        want = [a if isinstance(a, int) else sizes.get(a, a) for a in axes]  # a name not met yet stays a name
+        known = all(isinstance(w, int) for w in want)
+        check_sequence(name, x, len(axes), like=like, shape=want if known else None)
+        for axis, w, n in zip(axes, want, x.shape, strict=True):
+            if isinstance(w, int) and w != n:
+                raise ValueError(f"{name} must have shape [{', '.join(map(str, axes))}] = "
+                                 f"[{', '.join(map(str, want))}], got {tuple(x.shape)}")
+            sizes[axis] = n
+        like = x if like is None else like
+    return sizes
 
 
 def check_positions(positions, T: int) -> list[int]:
@@ -137,7 +90,7 @@ def check_positions(positions, T: int) -> list[int]:
     if not positions:
         raise ValueError("positions is empty: give at least one time index")
     for p in positions:
-        if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < T:
+        if not is_int(p) or not 0 <= p < T:
             raise ValueError(f"positions must be ints in [0, {T}) (T = {T}), got {p!r}")
     return positions
 
@@ -147,11 +100,24 @@ def is_int(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
+def is_real(value) -> bool:
+    """A real number (int, float or a NumPy one), not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
 def check_positive_ints(**sizes) -> None:
     """Every keyword's value is a positive int (not a bool); ValueError naming the first that is not."""
     for name, value in sizes.items():
         if not is_int(value) or value < 1:
             raise ValueError(f"{name} must be a positive int, got {value!r}")
+
+
+def check_heads(d_model, n_heads, **sizes) -> int:
+    """check_positive_ints, and d_model splits into n_heads heads; returns the head size d_model // n_heads."""
+    check_positive_ints(d_model=d_model, n_heads=n_heads, **sizes)
+    if d_model % n_heads:
+        raise ValueError(f"d_model ({d_model}) must be divisible by n_heads ({n_heads})")
+    return d_model // n_heads
 
 
 def check_layer_input(n, d_model: int) -> torch.Tensor:
@@ -222,37 +188,27 @@ def check_conv_step_input(x_t: torch.Tensor) -> None:
         raise ValueError(f"x_t must be [B, d], got shape {tuple(x_t.shape)}")
 
 
-def check_kv_settings(query_align, top_k, score_scale, query_aligns: tuple, assoc_dim=None) -> None:
-    """The key-value memory's settings: a known query alignment, top_k a positive int, 'all' or
-    None, and a score scale beta > 0, or the word 'printed' (beta = 1/sqrt(assoc_dim), so it
-    needs assoc_dim, a positive int)."""
-    if query_align not in query_aligns:
-        raise ValueError(f"query_align must be one of {', '.join(query_aligns)}, got {query_align!r}")
-    if not (top_k is None or top_k == "all" or (is_int(top_k) and top_k >= 1)):
-        raise ValueError(f"top_k must be a positive int, 'all' or None (all entries), got {top_k!r}")
-    if isinstance(score_scale, str) and score_scale == "printed":
-        if not is_int(assoc_dim) or assoc_dim < 1:
-            raise ValueError(f"score_scale='printed' means beta = 1/sqrt(assoc_dim) (the paper's printed "
-                             f"score) and needs assoc_dim (D_kv), a positive int; got assoc_dim={assoc_dim!r}")
-    elif isinstance(score_scale, bool) or not isinstance(score_scale, numbers.Real) or not score_scale > 0:
-        raise ValueError(f"score_scale (beta) must be a number > 0 or 'printed' (1/sqrt(assoc_dim), the "
-                         f"paper's printed score), got {score_scale!r}")
-
-
 def check_kv_config(c, query_aligns: tuple, read_gates: tuple) -> None:
-    """A KVConfig's settings (kv_fusion.py): check_kv_settings and check_read_gate."""
-    check_kv_settings(c.query_align, c.top_k, c.score_scale, query_aligns, c.assoc_dim)
-    check_read_gate(c.read_gate, read_gates, c.gate_outside_norm)
-
-
-def check_read_gate(read_gate, read_gates: tuple, gate_outside_norm) -> None:
-    """The read gate's form is one of ``read_gates``; gate_outside_norm (g_t LN(W_m m_t)) needs the
-    scalar gate, since the vector gate is D_kv wide and the norm's output d."""
-    if not isinstance(read_gate, str) or read_gate not in read_gates:
-        raise ValueError(f"read_gate must be one of {', '.join(read_gates)}, got {read_gate!r}")
-    if read_gate != "scalar" and gate_outside_norm:
+    """A KVConfig's settings (kv_fusion.py): a known query alignment, top_k a positive int, 'all'
+    or None, a score scale beta > 0 or 'printed' (beta = 1/sqrt(assoc_dim): it needs assoc_dim, a
+    positive int), a known read gate; gate_outside_norm (g_t LN(W_m m_t)) needs the scalar gate,
+    since the vector gate is D_kv wide and the norm's output d."""
+    if c.query_align not in query_aligns:
+        raise ValueError(f"query_align must be one of {', '.join(query_aligns)}, got {c.query_align!r}")
+    if not (c.top_k is None or c.top_k == "all" or (is_int(c.top_k) and c.top_k >= 1)):
+        raise ValueError(f"top_k must be a positive int, 'all' or None (all entries), got {c.top_k!r}")
+    if isinstance(c.score_scale, str) and c.score_scale == "printed":
+        if not is_int(c.assoc_dim) or c.assoc_dim < 1:
+            raise ValueError(f"score_scale='printed' means beta = 1/sqrt(assoc_dim) (the paper's printed "
+                             f"score) and needs assoc_dim (D_kv), a positive int; got assoc_dim={c.assoc_dim!r}")
+    elif not is_real(c.score_scale) or not c.score_scale > 0:
+        raise ValueError(f"score_scale (beta) must be a number > 0 or 'printed' (1/sqrt(assoc_dim), the "
+                         f"paper's printed score), got {c.score_scale!r}")
+    if not isinstance(c.read_gate, str) or c.read_gate not in read_gates:
+        raise ValueError(f"read_gate must be one of {', '.join(read_gates)}, got {c.read_gate!r}")
+    if c.read_gate != "scalar" and c.gate_outside_norm:
         raise ValueError(f"gate_outside_norm=True applies a scalar read gate after the LayerNorm; "
-                         f"read_gate={read_gate!r} is a vector over m_t (before W_m): use read_gate='scalar' "
+                         f"read_gate={c.read_gate!r} is a vector over m_t (before W_m): use read_gate='scalar' "
                          f"or gate_outside_norm=False")
 
 
@@ -287,11 +243,11 @@ def check_tokens(tokens, vocab_size: int, max_seq_len: int, start: int = 0) -> N
 
 def check_generate_args(n_new, temperature, top_k) -> None:
     """generate's options: n_new an int >= 0, temperature a number >= 0, top_k None or a positive int."""
-    if isinstance(n_new, bool) or not isinstance(n_new, int) or n_new < 0:
+    if not is_int(n_new) or n_new < 0:
         raise ValueError(f"n_new must be an int >= 0, got {n_new!r}")
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or temperature < 0:
+    if not is_real(temperature) or temperature < 0:
         raise ValueError(f"temperature must be a number >= 0 (0 = greedy), got {temperature!r}")
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
+    if top_k is not None and (not is_int(top_k) or top_k < 1):
         raise ValueError(f"top_k must be None or a positive int, got {top_k!r}")
 
 
@@ -309,10 +265,10 @@ def check_setting_types(cfg: dict, positive_ints: tuple, bools: tuple, reals: tu
         if name in cfg and not isinstance(cfg[name], bool):
             raise ValueError(f"{name} must be True or False, got {cfg[name]!r}")
     for name in reals:
-        if name in cfg and (isinstance(cfg[name], bool) or not isinstance(cfg[name], numbers.Real)):
+        if name in cfg and not is_real(cfg[name]):
             raise ValueError(f"{name} must be a real number, got {cfg[name]!r}")
     d = cfg["dropout"]
-    if isinstance(d, bool) or not isinstance(d, numbers.Real) or not 0 <= d < 1:
+    if not is_real(d) or not 0 <= d < 1:
         raise ValueError(f"dropout must be a number in [0, 1), got {d!r}")
 
 
@@ -341,26 +297,11 @@ def checked_ids(model, tokens):
         inner.check_tokens(tokens)
         return trust_ids()
     return nullcontext()
-# --- the family (gla.py, deltanet.py, h3.py) ------------------------------------------------------
-
-def check_memory_inputs(q, k, v, gate, M0=None, gate_name: str = "gate", gate_shape=None, M0_shape=None):
-    """q, k [B, T, H, Dk], v [B, T, H, Dv]; ``gate`` of ``gate_shape`` (default [B, T, H]); M0 of
-    ``M0_shape`` (default [B, H, Dk, Dv]) or None. Names every tensor and shape in the error."""
-    check_sequence("q", q, 4)
-    B, T, H, Dk = q.shape
-    check_sequence("k", k, 4, like=q, shape=(B, T, H, Dk))
-    check_sequence("v", v, 4, like=q)
-    if tuple(v.shape[:3]) != (B, T, H):
-        raise ValueError(f"v must have shape [B, T, H, Dv] = [{B}, {T}, {H}, Dv], got {tuple(v.shape)}")
-    gate_shape = (B, T, H) if gate_shape is None else gate_shape
-    check_sequence(gate_name, gate, len(gate_shape), like=q, shape=gate_shape)
-    if M0 is not None:
-        M0_shape = (B, H, Dk, v.shape[-1]) if M0_shape is None else M0_shape
-        check_sequence("the initial state", M0, len(M0_shape), like=q, shape=M0_shape)
 
 
-def check_short_conv_input(x, weight, past=None) -> None:
-    """The short (depthwise) convolution's input x [B, T, C], kernel weight [C, k], past [B, k-1, C]."""
+def check_short_conv_input(x, weight, past=None, mode: str = "fast") -> None:
+    """The short (depthwise) convolution's mode, input x [B, T, C], kernel weight [C, k], past [B, k-1, C]."""
+    check_mode(mode)
     check_sequence("x", x, 3)
     B, _, C = x.shape
     check_sequence("weight", weight, 2, like=x)

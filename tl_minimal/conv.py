@@ -1,13 +1,5 @@
 """Step 5: the local convolution path of the hybrid, and the future-token leak.
 
-The triple-hybrid model adds one short convolution over time, once, before its stack of
-triple-latent blocks:
-
-    x <- x + Dropout(GELU(Conv1d(d, d, kernel k)(x)))          (k = 5 in the paper)
-
-A convolution over time with kernel k mixes k neighbouring positions. *Which* neighbours is
-decided by the padding, and this is where the reference code goes wrong.
-
 Glossary (paper symbol -> code name -> shape)
     x_t          x            [B, T, d]     input of the path (embedding + position)
     W            conv.weight  [d, d, k]     the kernel; W[:, :, i] is tap i
@@ -16,23 +8,16 @@ Glossary (paper symbol -> code name -> shape)
     y_t          y            [B, T, d]     GELU(conv(x))_t, the update added to x_t
     state        state        [B, k-1, d]   the last k-1 inputs, carried for one-token steps
 
-Causal (this project's default): pad k-1 zeros on the LEFT, so tap i reads x_{t-(k-1)+i}:
+The path, once before the triple-latent blocks:  x <- x + Dropout(GELU(Conv1d(d, d, k)(x))).
+Which neighbours a tap reads is decided by the padding (notebook 05):
 
-    y_t = GELU(c + sum_{i=0..k-1} W[:, :, i] x_{t-(k-1)+i})          (x_{<0} = 0)
+    causal (default)      y_t = GELU(c + sum_{i=0..k-1} W[:, :, i] x_{t-(k-1)+i})    (x_{<0} = 0)
+    symmetric             tap i reads x_{t-(k-1)/2+i}: position t sees t+1, t+2 (the reference's
+    (causal=False)        padding=k//2, the *future-token leak*; it has no one-token step form)
 
-With k = 5, position t sees x_{t-4}, ..., x_t and nothing later. Because it only needs the last k-1
-inputs, generation can carry them as a state and process one token at a time.
-
-Symmetric (the reference's ``padding=k//2``; here ``causal=False``): tap i reads
-x_{t-(k-1)/2+i}, so with k = 5 position t sees x_{t-2}, ..., x_{t+2}. *The future-token
-leak*: the logits at position t are trained to predict token t+1, and the convolution hands
-them token t+1 (and t+2) directly: training loss and BPB drop for a reason that cannot exist
-at generation time. ``causal=False`` exists only to show this; it has no one-token step form.
-
-Three forms, held equal by tests (tests/model/test_conv.py):
-    conv_loop   explicit sum over the kernel taps: the specification
-    conv_fast   one F.conv1d call: what the model uses
-    conv_step   one token with the carried state: generation
+Three forms, held equal by tests/model/test_conv.py: ``conv_loop`` (explicit sum over the taps,
+the specification), ``conv_fast`` (one F.conv1d call, what the model uses), ``conv_step`` (one
+token with the carried state, for generation).
 """
 
 from __future__ import annotations

@@ -10,34 +10,22 @@ Glossary (symbol -> code name -> shape)
     A              A            [C, C]            I + tril(diag(beta) K K^T, -1), unit lower-triangular
     W, U           W, U         [C, Dk], [C, Dv]  A^{-1} diag(beta) K and A^{-1} diag(beta) V
 
-The delta rule (Widrow-Hoff; DeltaNet, Schlag et al. 2021, Yang et al. 2024): read what the
-memory holds for k_t, move it a fraction beta_t towards v_t,
+The delta rule (Widrow-Hoff; Schlag et al. 2021, Yang et al. 2024): read what the memory holds
+for k_t, move it a fraction beta_t towards v_t (with |k_t| = 1 and beta_t = 1: replace it),
 
-    M_t = M_{t-1} + beta_t k_t (v_t - M_{t-1}^T k_t)^T = (I - beta_t k_t k_t^T) M_{t-1} + beta_t k_t v_t^T,
-    o_t = M_t^T q_t.
+    M_t = M_{t-1} + beta_t k_t (v_t - M_{t-1}^T k_t)^T,        o_t = M_t^T q_t.
 
-(Transposed, S_t = S_{t-1}(I - beta_t k_t k_t^T) + beta_t v_t k_t^T.) With |k_t| = 1 and beta_t = 1
-the value stored under k_t is replaced; the decayed memories of the course only ever add.
+The chunked form (notebook 06b derives it), one chunk entering with M_0:
+  1. u_t = beta_t (v_t - M_{t-1}^T k_t), so M_t = M_0 + sum_{i<=t} k_i u_i^T;
+  2. u_t = beta_t (v_t - M_0^T k_t - sum_{i<t} (k_i . k_t) u_i);
+  3. all C at once: A U_c = diag(beta) (V - K M_0),  A = I + tril(diag(beta) K K^T, -1);
+  4. A is unit lower-triangular: U_c = U - W M_0 with W = A^{-1} diag(beta) K, U = A^{-1} diag(beta) V,
+     which do not depend on M_0 (every chunk in parallel);
+  5. O = Q M_0 + tril(Q K^T) U_c   (the diagonal included);
+  6. M_end = M_0 + K^T U_c, one product per chunk, in order.
 
-The chunked form, step by step (one head, a chunk of C tokens entering with M_0 = M_{c-1}):
-  1. Name what token t writes: u_t = beta_t (v_t - M_{t-1}^T k_t). Then M_t = M_{t-1} + k_t u_t^T,
-     so after t tokens of the chunk  M_t = M_0 + sum_{i<=t} k_i u_i^T.
-  2. Put that into u_t's definition:  u_t = beta_t (v_t - M_0^T k_t - sum_{i<t} (k_i . k_t) u_i).
-  3. All C of them at once, rows = tokens:  U_c = diag(beta) (V - K M_0) - tril(diag(beta) K K^T, -1) U_c,
-     i.e.  A U_c = diag(beta) (V - K M_0)  with  A = I + tril(diag(beta) K K^T, -1).
-  4. A is unit lower-triangular, so it is always invertible (a triangular solve, no pivoting).
-     With T = A^{-1} diag(beta) (the UT transform):  U_c = T V - T K M_0 = U - W M_0,
-     W = T K, U = T V: neither depends on M_0, so every chunk computes them in parallel.
-  5. The chunk's outputs: o_t = M_t^T q_t = M_0^T q_t + sum_{i<=t} u_i (k_i . q_t), i.e.
-     O = Q M_0 + tril(Q K^T) U_c   (the diagonal included).
-  6. The chunk-level recurrence: M_end = M_0 + K^T U_c = M_0 + K^T (U - W M_0), one matrix product
-     per chunk, in order (T / C steps instead of T). (The product of the C factors
-     (I - beta_i k_i k_i^T) is I - K^T W: the WY representation of that product.)
-
-Forms (tests/model/test_deltanet.py holds them equal): ``mode="loop"`` (the rule above, token by
-token), ``mode="fast"`` (steps 1-6), :func:`delta_step` (one token, for generation).
-The layer is the GLA layer of ``gla.py`` (projections, short convolution, output gate, same
-computation) with this memory in place of the decayed one.
+Forms (tests/model/test_deltanet.py holds them equal): ``mode="loop"`` (the rule, token by token),
+``mode="fast"`` (steps 1-6), :func:`delta_step` (one token). The layer is gla.py's with this memory.
 """
 
 from __future__ import annotations
@@ -45,7 +33,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from .checks import check_chunk_size, check_memory_inputs, check_mode
+from .checks import check_axes, check_form
 from .gla import GLAMixer
 from .running_state import DEFAULT_CHUNK
 
@@ -104,9 +92,9 @@ def delta_rule(q, k, v, beta, M0=None, mode: str = "fast", chunk_size: int = DEF
     """(o [B, T, H, Dv], M_last [B, H, Dk, Dv]) of the delta rule; q, k [B, T, H, Dk] (k normalised
     by the caller), v [B, T, H, Dv], beta [B, T, H] in (0, 1), M0 [B, H, Dk, Dv] or None."""
     # input checks (checks.py): clear errors for a wrong mode, chunk size, shape, dtype or device
-    check_mode(mode)
-    check_chunk_size(chunk_size)
-    check_memory_inputs(q, k, v, beta, M0, "beta")
+    check_form(mode, chunk_size)
+    check_axes(("q", q, "B T H Dk"), ("k", k, "B T H Dk"), ("v", v, "B T H Dv"), ("beta", beta, "B T H"),
+               ("the initial state", M0, "B H Dk Dv"))
     if mode == "loop":
         return _delta_loop(q, k, v, beta, M0)
     return _delta_chunked(q, k, v, beta, M0, chunk_size)

@@ -1,11 +1,9 @@
 """The family's models: the same stack as models.py with a relative's layer as the mixer.
 
-The relatives are concept files of their own - gla.py (simple GLA / Mamba-2), h3.py (H3),
-deltanet.py (the delta rule) and retnet.py (RetNet's retention) - and key_source.py holds the
-ablations of the triple-latent layer: where its key comes from, and no memory at all. This file
-only wires each into a language model and names its settings; the registry adds both tables to
-its own (``DEFAULTS``, the classes).
-A relative is one line of :data:`RELATIVES` (docs/add_a_relative.md): its mixer class and settings.
+The relatives are concept files of their own (gla.py, h3.py, deltanet.py, retnet.py) and the
+ablations key_source.py and ladder.py; this file wires each into a language model and names its
+settings (the registry adds both tables to its own). A relative is one line of :data:`RELATIVES`
+(docs/add_a_relative.md): its mixer class and settings.
 
     variant             mixer in every block                                   settings beyond COMMON
     gla                 GLAMixer: q, k, v of the token, scalar decay per head  mode, conv_kernel 4
@@ -16,9 +14,7 @@ A relative is one line of :data:`RELATIVES` (docs/add_a_relative.md): its mixer 
     triple_key_current  the triple-latent layer, key a_tau (the written token)  state_dim, mode, gam_bias
     conv_only           triple_hybrid with lambda = gamma = 0 (no memory)       state_dim, mode, the conv
     transformer_rope    the Transformer with rotary positions, no learned table  (none)
-    ladder              LadderMixer: the triple-latent layer with GLA's choices  state_dim, mode, gam_bias,
-                        as settings (rung 0: the triple-latent layer)           lam_bias, the ladder's 6
-    ladder_1 .. ladder_7, gla_short_start   presets of ladder (FAMILY_PRESETS): the rungs and the reverse arm
+    ladder              LadderMixer, rung 0 (ladder_1 .. 7, gla_short_start: presets)  state_dim, mode, ...
 """
 
 from __future__ import annotations
@@ -71,42 +67,34 @@ class RelativeLM(LanguageModel):
         return mixer_class(config.d_model, config.n_heads, **{name: getattr(config, name) for name in settings})
 
 
-def key_source_mixer(config: ModelConfig, key_source: str, memory: bool = True) -> KeySourceMixer:
-    c = config  # a gate the form does not learn has no bias setting (None)
-    return KeySourceMixer(c.d_model, c.n_heads, c.state_dim, key_source=key_source, memory=memory,
-                          mode=c.mode, lam_bias=c.lam_bias or 0.0, gam_bias=c.gam_bias or 0.0)
+# the key-source ablations (key_source.py): variant -> (key_source, memory)
+KEY_SOURCE_VARIANTS = {"triple_key_shift": ("shift", True), "triple_key_current": ("current", True),
+                       "conv_only": ("shift", False)}
 
 
-class TripleKeyShiftLM(LanguageModel):
-    """triple_key_shift: triple-latent blocks whose key is a_{tau-1}, a token shift."""
-
-    def make_mixer(self, config):
-        return key_source_mixer(config, "shift")
-
-
-class TripleKeyCurrentLM(LanguageModel):
-    """triple_key_current: triple-latent blocks whose key is a_tau, the written token's."""
+class KeySourceLM(LanguageModel):
+    """triple_key_shift, triple_key_current: triple-latent blocks whose key is a_{tau-1} (a token
+    shift) or a_tau (the written token's), key_source.py."""
 
     def make_mixer(self, config):
-        return key_source_mixer(config, "current")
+        key_source, memory = KEY_SOURCE_VARIANTS[config.variant]
+        c = config  # a gate the form does not learn has no bias setting (None)
+        return KeySourceMixer(c.d_model, c.n_heads, c.state_dim, key_source=key_source, memory=memory,
+                              mode=c.mode, lam_bias=c.lam_bias or 0.0, gam_bias=c.gam_bias or 0.0)
 
 
 class ConvOnlyLM(TripleHybridLM):
     """conv_only: triple_hybrid with lambda = gamma = 0 in every block: only local mixing."""
 
-    def make_mixer(self, config):
-        return key_source_mixer(config, "shift", memory=False)
+    make_mixer = KeySourceLM.make_mixer
 
 
 class LadderLM(LanguageModel):
     """ladder (and its presets): LadderMixer blocks, one rung of the ladder from triple_latent to gla."""
 
     def make_mixer(self, config):
-        c = config
-        return LadderMixer(c.d_model, c.n_heads, c.state_dim, mode=c.mode, gam_bias=c.gam_bias,
-                           lam_bias=c.lam_bias, key_source=c.key_source, write=c.write,
-                           right_query=c.right_query, out_norm=c.out_norm, features=c.features,
-                           gate_norm=c.gate_norm, conv_kernel=c.conv_kernel)
+        settings = FAMILY_SETTINGS["ladder"]  # LadderMixer's keywords are the settings' names
+        return LadderMixer(config.d_model, config.n_heads, **{name: getattr(config, name) for name in settings})
 
 
 class NoPositions(nn.Module):
@@ -131,6 +119,6 @@ class TransformerRoPELM(TransformerLM):
         self.pos = NoPositions(config.d_model)
 
 
-FAMILY_CLASSES = {**dict.fromkeys(RELATIVES, RelativeLM),
-                  "triple_key_shift": TripleKeyShiftLM, "triple_key_current": TripleKeyCurrentLM,
-                  "conv_only": ConvOnlyLM, "transformer_rope": TransformerRoPELM, "ladder": LadderLM}
+FAMILY_CLASSES = {**dict.fromkeys(RELATIVES, RelativeLM), "triple_key_shift": KeySourceLM,
+                  "triple_key_current": KeySourceLM, "conv_only": ConvOnlyLM, "transformer_rope": TransformerRoPELM,
+                  "ladder": LadderLM}

@@ -7,31 +7,21 @@ Glossary (symbol -> code name -> shape)
     c_t            z              [B, T, 3*H*D]    x after the short convolution and SiLU: (q_t, k_t, v_t)
     q_t, k_t, v_t  q, k, v        [B, T, H, D]     query, key, value of the CURRENT token (D = d / H)
     zeta_t         alpha          [B, T, H]        decay, one scalar per head and token, in (0, 1)
+                                                   (flash-linear-attention's name; the course's alpha is
+                                                   the key-value memory's retrieval weights)
     M_t            M              [B, H, D, D]     memory after token t (M[i, j]: key i, value j)
     o_t            o              [B, T, H, D]     read-out, then RMSNorm, output gate, W_o
     w              conv_weight    [3*H*D, k]       depthwise kernel of the short convolution (k = 4)
 
-The decay keeps flash-linear-attention's code name ``alpha``; the course writes it zeta_t, since
-alpha_{t,j} is the key-value memory's retrieval weights (notebook 06, docs/glossary.md).
+    c_t   = SiLU(sum_{i=0..k-1} w[:, i] * x_{t-(k-1)+i})        (each channel on its own; x_{<0} = 0 or the past)
+    M_t   = zeta_t M_{t-1} + outer(k_t, v_t),   o_t = M_t^T q_t   (q_t scaled by D^-1/2)
+    log zeta_t = logsigmoid(w_a . n_t + c_a) / GATE_NORMALIZER
+    out_t = W_o (RMSNorm(o_t) * SiLU(W_g n_t)),   the RMSNorm per head
 
-The short convolution (Mamba-2 and flash-linear-attention's layers put one on q, k, v): each
-channel mixes its own last k inputs, nothing across channels,
-
-    c_t = SiLU(sum_{i=0..k-1} w[:, i] * x_{t-(k-1)+i})              (x_{<0} = 0 or the carried past)
-
-The memory and its read (every head on its own):
-
-    M_t = zeta_t M_{t-1} + outer(k_t, v_t),        o_t = M_t^T q_t
-
-This is the pair readout of ``readout.py`` with key k_t instead of s_{t-1} and value v_t instead
-of (1 - gamma_t) b_t: exactly :func:`readout.decayed_attention`, which the fast form calls.
-The decay follows simple GLA: log zeta_t = logsigmoid(w_a . n_t + c_a) / GATE_NORMALIZER; q_t is
-scaled by D^-1/2 as in attention, and the layer's output is gated as in GLA:
-out_t = W_o (RMSNorm(o_t) * SiLU(W_g n_t)), the RMSNorm per head.
-
-Forms (tests/model/test_gla.py holds them equal): ``mode="loop"`` (a for-loop over time),
-``mode="fast"`` (default: one conv1d, then chunks of ``decayed_attention``), and
-:func:`short_conv_step` / :func:`gla_step` (one token, O(1), for generation).
+The memory is the pair readout's with key k_t for s_{t-1} and value v_t for (1 - gamma_t) b_t:
+exactly :func:`readout.decayed_attention`, which the fast form calls. Forms (tests/model/test_gla.py
+holds them equal): ``mode="loop"``, ``mode="fast"`` (default) and :func:`short_conv_step` /
+:func:`gla_step` (one token, for generation).
 """
 
 from __future__ import annotations
@@ -40,15 +30,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checks import (
-    check_chunk_size,
-    check_layer_input,
-    check_memory_inputs,
-    check_mode,
-    check_positive_ints,
-    check_short_conv_input,
-    check_state,
-)
+from .checks import check_axes, check_form, check_heads, check_layer_input, check_short_conv_input, check_state
 from .kernels import heads_first
 from .readout import decayed_attention, normal_init
 from .recording import Recorder
@@ -65,8 +47,7 @@ def short_conv(x, weight, past=None, activation: bool = True, mode: str = "fast"
     """y_t = act(sum_i w[:, i] x_{t-(k-1)+i}), x [B, T, C], weight [C, k], past [B, k-1, C] or None.
 
     ``activation``: SiLU (True) or none. Returns y [B, T, C]."""
-    check_mode(mode)                                                # input checks (checks.py)
-    check_short_conv_input(x, weight, past)
+    check_short_conv_input(x, weight, past, mode)                   # input checks (checks.py)
     k = weight.shape[-1]
     if past is None:
         past = x.new_zeros(x.shape[0], k - 1, x.shape[2])            # [B, k-1, C]
@@ -106,9 +87,9 @@ def gla_step(M, q_t, k_t, v_t, alpha_t):
 def gla(q, k, v, alpha, M0=None, mode: str = "fast", chunk_size: int = DEFAULT_CHUNK):
     """(o [B, T, H, Dv], M_last [B, H, Dk, Dv]) for q, k [B, T, H, Dk], v [B, T, H, Dv], alpha [B, T, H]."""
     # input checks (checks.py): clear errors for a wrong mode, chunk size, shape, dtype or device
-    check_mode(mode)
-    check_chunk_size(chunk_size)
-    check_memory_inputs(q, k, v, alpha, M0, "alpha")
+    check_form(mode, chunk_size)
+    check_axes(("q", q, "B T H Dk"), ("k", k, "B T H Dk"), ("v", v, "B T H Dv"), ("alpha", alpha, "B T H"),
+               ("the initial state", M0, "B H Dk Dv"))
     if mode == "loop":
         M, os = M0, []
         for t in range(q.shape[1]):
@@ -133,11 +114,9 @@ class GLAMixer(Recorder, nn.Module):
     def __init__(self, d_model: int, n_heads: int, conv_kernel: int = 4, mode: str = "fast",
                  chunk_size: int = DEFAULT_CHUNK):
         super().__init__()
-        check_positive_ints(d_model=d_model, n_heads=n_heads, conv_kernel=conv_kernel)
-        if d_model % n_heads:
-            raise ValueError(f"d_model ({d_model}) must be divisible by n_heads ({n_heads})")
-        self.d_model, self.n_heads, self.head_dim = d_model, n_heads, d_model // n_heads
-        self.kernel, self.mode, self.chunk_size = conv_kernel, check_mode(mode), check_chunk_size(chunk_size)
+        head_dim = check_heads(d_model, n_heads, conv_kernel=conv_kernel)  # checks.py
+        self.d_model, self.n_heads, self.head_dim = d_model, n_heads, head_dim
+        self.kernel, (self.mode, self.chunk_size) = conv_kernel, check_form(mode, chunk_size)
         # q, k, v (before the convolution) = W_qkv n: one Linear(d -> 3*H*D)
         self.proj = nn.Linear(d_model, 3 * d_model, bias=False)
         # w [3*H*D, k]: one short kernel per channel (nn.Conv1d's default init, fan-in k)

@@ -17,17 +17,9 @@ H3 computes  Q * SSM_diag(SSM_shift(K) * V). Per head, with outer products:
     X^n_t  = a_{h,n} X^n_{t-1} + outer(kbar_t, v_t)           (diagonal SSM over k v^T, n = 1..N)
     o_t    = sum_n c_{h,n} (X^n_t)^T q_t                      (the query's multiplicative read)
 
-What it shares with the course, as the same computation:
-  - the shift SSM: a state that shifts (A = shift matrix, B = e_1) keeps the last m inputs, so its
-    output is a depthwise causal filter of length m: ``gla.short_conv`` without the SiLU;
-  - each mode's state is a scalar-decay memory of (key kbar_t, value v_t): ``readout.decayed_attention``
-    with a log-decay of log a_{h,n} at every token (N modes = N times H heads of it).
-What differs from the triple-latent layer: the key is a learned filter of the last m keys, not a
-running state; the decay is time-invariant; the write is additive, not convex.
-Deliberate deviations from the H3 code: a real diagonal SSM (S4D-Real-like decays) read with
-coefficients c, instead of a complex one computed with FFT convolutions; no D skip term; a
-filter of m = 4 taps for the shift SSM.
-
+Shared with the course: the shift SSM is ``gla.short_conv`` without the SiLU; each mode is a
+``readout.decayed_attention`` head with log-decay log a_{h,n} at every token. Deviations from the
+H3 code: a real diagonal SSM read with coefficients c (not a complex one via FFT), no D skip term.
 Forms (tests/model/test_h3.py holds them equal): ``mode="loop"``, ``mode="fast"`` (default) and
 :func:`h3_step` (one token, for generation).
 """
@@ -39,15 +31,7 @@ import math
 import torch
 from torch import nn
 
-from .checks import (
-    check_chunk_size,
-    check_layer_input,
-    check_memory_inputs,
-    check_mode,
-    check_positive_ints,
-    check_sequence,
-    check_state,
-)
+from .checks import check_axes, check_form, check_heads, check_layer_input, check_state
 from .gla import next_past, short_conv, short_conv_step
 from .kernels import heads_first
 from .readout import decayed_attention, normal_init
@@ -72,13 +56,11 @@ def h3_memory(q, kbar, v, decay, coef, X0=None, mode: str = "fast", chunk_size: 
     """(o [B, T, H, Dv], X_last [B, H, N, Dk, Dv]); q, kbar [B, T, H, Dk], v [B, T, H, Dv], decay and
     coef [H, N] (decay in (0, 1)), X0 [B, H, N, Dk, Dv] or None."""
     # input checks (checks.py): clear errors for a wrong mode, chunk size, shape, dtype or device
-    check_mode(mode)
-    check_chunk_size(chunk_size)
-    check_sequence("decay", decay, 2, like=q)
-    B, T, H, Dk = q.shape
+    check_form(mode, chunk_size)
+    check_axes(("q", q, "B T H Dk"), ("k", kbar, "B T H Dk"), ("v", v, "B T H Dv"), ("decay", decay, "H N"),
+               ("the initial state", X0, "B H N Dk Dv"), ("coef", coef, "H N"))
+    B, T, H, _ = q.shape
     N = decay.shape[1]
-    check_memory_inputs(q, kbar, v, decay, X0, "decay", (H, N), (B, H, N, Dk, v.shape[-1]))
-    check_sequence("coef", coef, 2, like=q, shape=(H, N))
     if mode == "loop":
         X, os = X0, []
         for t in range(q.shape[1]):
@@ -107,11 +89,9 @@ class H3Mixer(Recorder, nn.Module):
     def __init__(self, d_model: int, n_heads: int, conv_kernel: int = 4, n_modes: int = 4,
                  mode: str = "fast", chunk_size: int = DEFAULT_CHUNK):
         super().__init__()
-        check_positive_ints(d_model=d_model, n_heads=n_heads, conv_kernel=conv_kernel, n_modes=n_modes)
-        if d_model % n_heads:
-            raise ValueError(f"d_model ({d_model}) must be divisible by n_heads ({n_heads})")
-        self.d_model, self.n_heads, self.head_dim = d_model, n_heads, d_model // n_heads
-        self.kernel, self.mode, self.chunk_size = conv_kernel, check_mode(mode), check_chunk_size(chunk_size)
+        head_dim = check_heads(d_model, n_heads, conv_kernel=conv_kernel, n_modes=n_modes)
+        self.d_model, self.n_heads, self.head_dim = d_model, n_heads, head_dim
+        self.kernel, (self.mode, self.chunk_size) = conv_kernel, check_form(mode, chunk_size)
         # q, k, v = W_q n, W_k n, W_v n: one Linear(d -> 3d)
         self.proj = nn.Linear(d_model, 3 * d_model, bias=False)
         # the shift SSM's filter w [d, m] (nn.Conv1d's default init, fan-in m)

@@ -1,6 +1,4 @@
-"""Where this code runs: inside a Jupyter kernel or not. A neutral module, so that the pictures
-(views/) and the training loop's progress line (training/progress.py) can both ask without
-one importing the other."""
+"""Whether this code runs inside a Jupyter kernel: a neutral module that views/ and training/ both ask."""
 
 from __future__ import annotations
 

@@ -1,22 +1,9 @@
 """Speed kernels: custom autograd functions that compute the same numbers as a line of plain
-PyTorch, only faster on the CPU builds this repository was measured on (and :func:`top_k_sum`, the
-same numbers in less memory). They change no formula: replace each by the plain form its docstring
-names and the model is the same (:func:`decays` differs from ``torch.exp`` only below ~1e-37).
-tests/model/test_kernels.py holds each autograd function equal to its plain form, gradients too.
-
-This module is the seam a reader can skip: the triple-latent layer calls it in one place,
-``running_state.chunk_decays`` (``kernels.decays``: two exponentials), and
-tests/repo/layer_reach.py, which counts what the layer's reader reads, does not count it.
-
-What is here
-    heads_first         [B, T, H, ...] -> [B, H, T, ...] (a view, no copy; the relatives' chunked forms)
-    decays              exp of a chunk's segment sums (masked) and of its running sums, for x <= 0,
-                        never on the CPU's slow path; decay_exp: one such exponential
-    tanh_heads          tanh of a projection, handed out heads-first; its backward writes dz
-                        directly (no stack, no copy)
-    times_to_tokens     o * q_r, written straight into token-major layout
-    softmax             softmax over a short last axis (the slot weights)
-    top_k_sum           blockwise_topk.top_k_read's weighted sum, saving O(T k) numbers for the backward
+PyTorch (named in each docstring), only faster on the CPU builds this repository was measured on
+(:func:`top_k_sum`: in less memory). Replace each by its plain form and the model is the same
+(:func:`decays` differs from ``torch.exp`` only below ~1e-37); tests/model/test_kernels.py holds
+each equal to its plain form, gradients too. The seam a reader can skip: the triple-latent layer
+calls it once (``kernels.decays`` in ``running_state.chunk_decays``).
 """
 
 from __future__ import annotations
@@ -33,46 +20,18 @@ def heads_first(x: torch.Tensor) -> torch.Tensor:
 
 # --- decays: exp of sums of log-gates -------------------------------------------------------
 
-class _DecayExp(torch.autograd.Function):
-    """exp(max(x, log(tiny) + 1)) * mask, backward grad * result.
-
-    Only for speed: on the CPU build used here torch.exp takes 10-100x longer (0.4-3.5 ms instead
-    of 0.03 ms for 131,072 numbers) when its argument is -inf or so negative that the result
-    underflows below the smallest normal float. A decay exp(sum of log-gates) is such an
-    argument for gates near 0 (and was, for the -inf that used to mark the future). Clamping
-    first changes results below ~1e-37 (float32) / 1e-307 (float64) only; the true gradient
-    there is below that too. Masking after the exp gives the future exactly 0, gradient 0.
-    """
-
-    @staticmethod
-    def forward(ctx, x, mask):
-        y = x.clamp_min(math.log(torch.finfo(x.dtype).tiny) + 1).exp_()
-        if mask is not None:
-            y.mul_(mask)
-        ctx.save_for_backward(y)
-        return y
-
-    @staticmethod
-    def backward(ctx, grad):
-        (y,) = ctx.saved_tensors
-        return grad * y, None
-
-
-def decay_exp(x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-    """exp(x) for x <= 0 (times ``mask``), the same numbers as torch.exp down to ~1e-37, faster."""
-    return _DecayExp.apply(x, mask)
-
-
 def _clamped_exp(x: torch.Tensor) -> torch.Tensor:
     """exp(max(x, log(tiny) + 1)): _DecayExp's forward without the mask."""
     return x.clamp_min(math.log(torch.finfo(x.dtype).tiny) + 1).exp_()
 
 
 class _Decays(torch.autograd.Function):
-    """(W, D) = (exp(seg) * lower, exp(G)): two _DecayExp in one call, for running_state.chunk_decays.
+    """(W, D) = (exp(seg) * lower, exp(G)) for running_state.chunk_decays; backward grad * result.
 
-    Same numbers and gradients as ``decay_exp(seg, lower), decay_exp(G)``; an output that no loss
-    reaches passes no gradient back (as if it had not been computed).
+    Only for speed: on the CPU build used here torch.exp takes 10-100x longer when the result
+    underflows below the smallest normal float (a decay of gates near 0). Clamping first
+    (_clamped_exp) changes results below ~1e-37 (float32) / 1e-307 (float64) only; the mask
+    ``lower`` gives the future exactly 0. An output no loss reaches passes no gradient back.
     """
 
     @staticmethod
@@ -98,11 +57,9 @@ def decays(seg: torch.Tensor, lower: torch.Tensor, G: torch.Tensor):
 class _TanhHeads(torch.autograd.Function):
     """z [B, T, P*H*S] -> P tensors [B, T, H, S] = tanh(z) piece p, stored heads-first.
 
-    Only for speed. The chunked forms want each of the P projections heads-first ([B, H, T, S]
-    in memory) while the Linear writes token-major ([B, T, P, H, S]). As autograd ops that is a
-    copy (permute + contiguous) and a tanh forward, and in the backward a stack of the P
-    gradients, a tanh_backward and a second copy back. Here the backward writes each
-    gradient's tanh_backward straight into the token-major dz (no stack, no copy).
+    Only for speed: the chunked forms read heads-first, the Linear writes token-major; as
+    autograd ops the backward would stack the P gradients and copy them back. Here it writes each
+    piece's tanh_backward straight into the token-major dz (no stack, no copy).
     """
 
     @staticmethod
@@ -166,9 +123,8 @@ def times_to_tokens(o: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
 class _Softmax(torch.autograd.Function):
     """softmax over the last axis, written out: exp(x - max) / sum; backward y (g - sum(g y)).
 
-    Only for speed: torch.softmax over a short last axis (the K = 8 slot weights of each head
-    and token) takes ~1.4 ms forward for [16, 128, 4, 8] on this CPU, this ~0.3 ms (forward +
-    backward 2.1 -> 0.75 ms). Same numbers to ~1e-7.
+    Only for speed: faster than torch.softmax on this CPU over a short last axis (the K = 8 slot
+    weights). Same numbers to ~1e-7.
     """
 
     @staticmethod
@@ -200,11 +156,9 @@ class _TopKSum(torch.autograd.Function):
     forward(qn [B, T, A], kn [B, N, A], values [B, N, A], logw [B, N] or None, scale (0-d
     tensor), kept, index [B, T, k] (from blockwise_topk.select_top_k), n_visible, query_block)
     -> (m [B, T, A], alpha [B, T, k], index); alpha and index are not differentiable.
-    Only for memory: it saves O(T k) numbers (alpha, index) where autograd would keep the
-    gathered [T, k, A] keys and values; the backward recomputes what it needs one query block at
-    a time: the kept keys and values gathered ([q, k, A]) when the block's queries see many
-    entries, or, when they see at most DENSE_BELOW, alpha scattered into a [q, seen] matrix and
-    plain matmuls (the gathers move k A numbers per query, the matmuls seen A: fewer below k A ~ 512).
+    Only for memory: it saves O(T k) numbers where autograd would keep the gathered [T, k, A] keys
+    and values; the backward recomputes them one query block at a time (gathers, or below
+    DENSE_BELOW seen entries alpha scattered to [q, seen] and plain matmuls).
     """
 
     @staticmethod

@@ -7,23 +7,15 @@ Glossary (paper symbol -> code name -> shape)
     key_tau        (s_prev)       [B, T, H, S]     the key the pair memory pairs with b_tau
     lambda_t, gamma_t  lam, gam   [B, T, H]        keep gates of the running state and of the memory
 
-The triple-latent layer (``readout.py``) writes P_t = gamma_t P_{t-1} + (1 - gamma_t) outer(key_t, b_t)
-with key_t = s_{t-1}, the running state before token t. Which part of that is the idea? Three keys:
+P_t = gamma_t P_{t-1} + (1 - gamma_t) outer(key_t, b_t), with three keys:
 
-    key_source = "state"     key_tau = s_{tau-1} = lambda s_{tau-2} + (1 - lambda) a_{tau-1}   (the paper's)
-    key_source = "shift"     key_tau = a_{tau-1} = tanh(W_a n_{tau-1})   (a token shift, as in RWKV: the
-                             running state with lambda = 0, so there is no gate lambda to learn)
-    key_source = "current"   key_tau = a_tau = tanh(W_a n_tau)   (the key of the token being written,
-                             as in GLA / Mamba-2: gla.py)
+    key_source = "state"     key_tau = s_{tau-1}   (the paper's)
+    key_source = "shift"     key_tau = a_{tau-1}   (a token shift, as in RWKV: lambda = 0)
+    key_source = "current"   key_tau = a_tau       (the written token's, as in GLA / Mamba-2)
 
-and ``memory=False`` fixes gamma = 0: P_t = outer(key_t, b_t), so the read r_t = (q^l_t . key_t)
-b_t * q^r_t sees token t and the key's token only. With the "shift" key that is lambda = gamma = 0:
-the layer is a bilinear function of tokens t-1 and t, and the hybrid built from it (the variant
-``conv_only``) mixes only a local window: the convolution's 5 tokens and this 2-token product.
-
-Everything else is the triple-latent layer's own code: the gates are fixed at 0 by passing zeros
-into the same running-state and pair-readout functions (readout.triple_latent, pair_readout), so
-the loop, fast and step forms stay the course's; the fixed gates have no weights (Linear(d -> H) each).
+and ``memory=False`` fixes gamma = 0: P_t = outer(key_t, b_t), a bilinear function of two tokens
+(the variant ``conv_only``: the hybrid with only local mixing). A fixed gate is zeros passed into
+the triple-latent layer's own functions, so the loop, fast and step forms stay the course's.
 """
 
 from __future__ import annotations

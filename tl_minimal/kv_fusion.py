@@ -1,9 +1,7 @@
 """Step 6: an explicit key-value memory, a read gate, and late logit fusion (the gated hybrid).
 
-The triple-latent state compresses the past; it cannot hand back one exact earlier token.
-The gated hybrid therefore keeps, beside the compressed stack, a plain associative memory of
-token pairs built from the raw token embeddings e (before positions are added), and adds
-what it reads to the logits at the very end ("late fusion").
+Beside the compressed stack, the gated hybrid keeps a plain associative memory of token pairs
+built from the raw token embeddings e (before positions), and adds what it reads to the logits.
 
 Glossary (paper symbol -> code name -> shape); D_kv = assoc_dim (64), d = d_model, top_k = how
 many of the best-scoring entries a read keeps (8; the slot count K of slots.py is another thing)
@@ -28,47 +26,24 @@ many of the best-scoring entries a read keeps (8; the slot count K of slots.py i
     z_t          z             [B, T, d]     LN(W_m (g_t ⊙ m_t)): added to h_t before the tied head
 
 Equations (docs/paper.md sections 3.6-3.7; "previous" query alignment):
-    memory     pairs (k_j, v_{j+1}) for j <= t-2
+    memory     pairs (k_j, v_{j+1}) for j <= t-2 ("current": q_t = W_q e_t over j <= t-1)
     score      rho_{t,j} = beta * cos(q_t, k_j)  (+ log omega_j with a write gate)
                supersede: rho_{t,j} = beta * (cos(q_t, k_j) - eta * o_{t,j}),
                o_{t,j} = max_{j < j' < n_t} relu(cos(k_j, k_j'))   (last write wins)
     select     keep the top_k best scores (8; "all"/None keeps every entry)
-    read       alpha_t = softmax(kept scores);   m_t = sum_j alpha_{t,j} v_{j+1}
-    gate       g_t = sigmoid(w_g . e_{t-1} + b_g)      (read_gate="scalar", the default)
-               g_t = sigmoid(W_g q_t + b_g)            (read_gate="query_vector")
+    read       alpha_t = softmax(kept scores);   m_t = sum_j alpha_{t,j} v_{j+1}   (0 with no entry)
+    gate       g_t = sigmoid(w_g . e_{t-1} + b_g)      (read_gate="scalar", the paper's code)
+               g_t = sigmoid(W_g q_t + b_g)            (read_gate="query_vector", as printed)
     fuse       logits_t = W_vocab h_t + W_vocab z_t,   z_t = LN(W_m (g_t ⊙ m_t))
+               (gate_outside_norm: z_t = g_t LN(W_m m_t); LN removes a scalar gate's scale)
+The printed score's beta is 1/sqrt(D_kv) (``score_scale="printed"``; docs/paper.md section 3.6).
 
-The paper as printed and as coded (docs/paper.md section 3.6) differ in two places: the printed
-score is beta = 1/sqrt(D_kv) (``score_scale="printed"``; the code's beta is 1) and the printed
-read gate is the vector sigmoid(W_g q_t) ("query_vector"; the code's is "scalar"). Our W_g has
-a bias b_g (``read_gate_bias``: 0, or -2 in the paper's retrain recipe) the printed form omits.
-
-With "previous" alignment the query at t is the token BEFORE t: the memory answers "what came
-after the previous token, last time it appeared?", which fits associative recall (... QUERY key
-ANSWER: at ANSWER, e_{t-1} is the key), not text. "current" queries with e_t over pairs
-j <= t-1: "what came after this token last time?" (an induction head), what text wants.
-Positions with no entry yet (t < 2 "previous", t < 1 "current") read m_t = 0.
-
-Note (worth questioning): LN(g_t m_t) removes any positive scale, so the scalar read gate can
-barely change the fused vector (only through the LayerNorm epsilon); the vector gate survives,
-since it reweights the entries of m_t against each other. ``gate_outside_norm`` applies a scalar
-gate after the norm instead, g_t LN(W_m m_t); the default follows the paper.
-
-Three forms of the read, tested equal (tests/model/test_kv_fusion.py):
-    kv_read_loop   one position at a time: the specification
-    kv_read        all positions at once, exact, a top_k kept block by block (blockwise_topk.py:
-                   memory linear in T); ``dense=True``, and always for top_k="all" or supersede,
-                   one masked [B, T, N] score matrix (notebook 08 shows what blocks save)
-    kv_read_step   one query against the cached entries: generation, O(N D_kv) work per token
-
-Ties (a repeated token writes its key again): the loop and the blockwise read keep the entry
-written first (blockwise_topk.py says how); the dense form follows torch.topk, so the tests hold
-the forms equal where scores are exact.
-
-Overwriting (``supersede``): with tied keys the read AVERAGES all values ever written under a
-key. The supersede term lowers an entry by how closely a LATER visible entry repeats its key: an
-exact later repeat (cos = 1) takes eta = 1 of the cosine away, so only the latest write of a key
-keeps its full score: write order, not distance. It needs every key-key cosine ([N, N], dense).
+Three forms of the read, tested equal (tests/model/test_kv_fusion.py): ``kv_read_loop`` (one
+position at a time, the specification), ``kv_read`` (all positions at once: a top_k kept block
+by block, blockwise_topk.py, memory linear in T; one masked [B, T, N] score matrix with
+``dense=True``, top_k="all" or supersede) and ``kv_read_step`` (one query against the cache, for
+generation). Equal scores (a repeated token): the loop and the blockwise read keep the entry
+written first, the dense form follows torch.topk.
 """
 
 from __future__ import annotations
@@ -208,6 +183,9 @@ class KVConfig:
     read_gate: str = "scalar"           # g_t a scalar from e_{t-1} or a vector from q_t ("query_vector")
     read_gate_bias: float = 0.0         # b_g at initialization: 0 gives g ~ 0.5, -2 (recall recipe) ~ 0.12
 
+    def __post_init__(self):
+        check_kv_config(self, QUERY_ALIGNS, READ_GATES)             # checks.py
+
 
 class KVFusion(Recorder, nn.Module):
     """The gated hybrid's associative path: e [B, T, d] -> z [B, T, d], added to h before W_vocab.
@@ -225,7 +203,6 @@ class KVFusion(Recorder, nn.Module):
     def __init__(self, d_model: int, config: KVConfig = KVConfig(), mode: str = "fast"):
         super().__init__()
         c = config
-        check_kv_config(c, QUERY_ALIGNS, READ_GATES)                # checks.py
         self.top_k, self.query_align, self.mode = c.top_k, c.query_align, check_mode(mode)
         self.gate_outside_norm, self.read_gate_form = c.gate_outside_norm, c.read_gate
         self.read_gate_bias = c.read_gate_bias

@@ -1,9 +1,8 @@
 """The ladder: from the triple-latent layer to GLA, one change at a time.
 
-The triple-latent layer (readout.py) and simple GLA (gla.py) are the same memory read the same
-way - M_t = gamma_t M_{t-1} + outer(k_t, v_t), o_t = M_t^T q_t - and differ in seven choices.
-This layer makes each choice a setting, so a model can be changed one choice at a time and
-trained after each change: which of the seven decides whether it learns to recall?
+The triple-latent layer (readout.py) and simple GLA (gla.py) are the same memory,
+M_t = gamma_t M_{t-1} + outer(k_t, v_t), o_t = M_t^T q_t, and differ in seven choices; each is a
+setting here, so a model can change one choice at a time.
 
 Glossary (paper symbol -> code name -> shape)
     n_t              n         [B, T, d]        LayerNormed input of the layer
@@ -24,17 +23,11 @@ Glossary (paper symbol -> code name -> shape)
     features      "tanh": (q, a, b) = tanh(W n_t)           "conv": SiLU(short causal conv of W n_t)
     gate_norm     1: gamma_t = sigmoid(w n_t + c)           16: gamma_t = exp(logsigmoid(w n_t + c) / 16)
 
-The rungs (:data:`RUNGS`, registered as the variants ``ladder_1`` .. ``ladder_7`` and the reverse
-arm ``gla_short_start``) change one row at a time, from the top: rung 1 sets gam_bias = 4
-(gamma starts at sigmoid(4) = 0.982, a half-life of 38 tokens instead of 1), rung 2 the key,
-rung 3 the write, rung 4 drops q^r, rung 5 adds GLA's scale, norm and output gate, rung 6 its
-short convolution, and rung 7 its gate: the same layer as gla.py (tests/model/test_ladder.py holds
-rung 0 equal to readout.TripleLatentMixer, rung 2 to key_source.KeySourceMixer and rung 7 to
-gla.GLAMixer, each given the same weights). The reverse arm is GLA with the gate normaliser 1:
-GLA at the paper's start.
-
-Forms: ``mode="loop"`` and ``mode="fast"`` (gla.gla: a loop over time, or chunks of
-readout.decayed_attention) and a T = 1 call (one token, gla.gla_step), held equal by the tests.
+The rungs (:data:`RUNGS`: the variants ``ladder_1`` .. ``ladder_7``) change one row at a time,
+from the top (rung 1: gam_bias = 4, gamma starts at 0.982); rung 7 is gla.py's layer and the
+reverse arm ``gla_short_start`` is GLA with gate_norm 1. tests/model/test_ladder.py holds rung 0
+equal to readout.TripleLatentMixer, rung 2 to key_source.KeySourceMixer and rung 7 to
+gla.GLAMixer, and the loop, fast (gla.gla) and one-token (gla.gla_step) forms equal.
 """
 
 from __future__ import annotations

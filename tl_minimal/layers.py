@@ -1,16 +1,11 @@
 """Pieces every block shares: the GELU feed-forward and the pre-LayerNorm residual block.
 
-A *mixer* is any module that mixes information across time (causal self-attention, the
-triple-latent layer, the slot layer). It takes the normalized input ``n`` [B, T, d] and an
-optional carried ``state`` and returns ``(o, state)``: the output [B, T, d] and the state
-after the last token, so the same code serves training (whole sequence) and generation
-(one token at a time).
+A *mixer* (attention, the triple-latent layer, a relative) mixes across time: ``mixer(n, state)``
+takes the normalized input n [B, T, d] and a carried state (None at the start) and returns
+(o [B, T, d], the state after the last token), for training and generation alike.
 
     block   x <- x + Dropout(mixer(LN(x)));   x <- x + FFN(LN(x))
     FFN     Linear(d, 4d) -> GELU -> Linear(4d, d)
-
-Internals for plots: every mixer (and the convolution and key-value paths) is a
-:class:`tl_minimal.recording.Recorder`; see recording.py.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """The config object a language model is built from, passed whole (as nanoGPT passes GPTConfig).
 
-:func:`tl_minimal.build_model` checks a variant's settings (registry.py) and packs them here;
-every model class and every mixer then reads its sizes from this one object, by name, never by
-argument position. A setting the variant does not use is None, and ``kv`` (the key-value
-memory's own settings, kv_fusion.KVConfig) is None for every variant without that memory.
-
-    ModelConfig.from_settings(variant, vocab_size, settings)   settings dict -> config
-    config.settings()                                          config -> settings dict (what
-                                                               ``model.config`` shows and
-                                                               results files save)
+:func:`tl_minimal.build_model` checks a variant's settings (registry.py) and packs them here; every
+model class and mixer reads its sizes from it by name. A setting the variant does not use is None;
+``kv`` (kv_fusion.KVConfig) is None without the key-value memory. ``config.settings()`` gives the
+flat dict back (what ``model.config`` shows and results files save).
 """
 
 from __future__ import annotations

@@ -8,9 +8,7 @@ Every variant reads the same way (docs/paper.md sections 2.2 and 3):
     x   <- Block(mixer)(x), n_layers times        pre-LN residual blocks (layers.Block)
     h_t = LN(x_t)                                 final LayerNorm
     h_t <- h_t + after_stack(e)_t                 (late fusion: kv memory or side triple layer)
-    logits_t = W_vocab h_t                        head tied to E, no bias
-
-Late fusion "logits = W_vocab h_t + W_vocab z_t" is computed as W_vocab (h_t + z_t) (one matmul).
+    logits_t = W_vocab h_t                        head tied to E, no bias (W_vocab (h_t + z_t): one matmul)
 
 Glossary (symbol -> code name -> shape)
     E, W_vocab   embed.weight (= head.weight)   [V, d]
@@ -18,12 +16,9 @@ Glossary (symbol -> code name -> shape)
     state        dict                           {"t": tokens seen, "batch_size", "layers": [per
                                                  block mixer state], "before", "after"}
 
-:class:`LanguageModel` holds everything the variants share: the one forward implementation
-:meth:`~LanguageModel.run` (with a carried state, so generation continues from it), plots'
-:meth:`~LanguageModel.internals`, one-token :meth:`~LanguageModel.step`,
-:meth:`~LanguageModel.generate`, and the input checks. Each model is built from one
-:class:`~tl_minimal.model_config.ModelConfig`, passed whole. Build models with
-:func:`tl_minimal.build_model` (registry.py), which checks the settings first.
+:class:`LanguageModel` holds what the variants share: :meth:`~LanguageModel.run` (the one forward,
+with a carried state), :meth:`~LanguageModel.internals` (for plots), :meth:`~LanguageModel.step`,
+:meth:`~LanguageModel.generate` and the input checks. Build models with :func:`tl_minimal.build_model`.
 """
 
 from __future__ import annotations

@@ -8,29 +8,22 @@ Glossary (paper symbol -> code name -> shape)
     P_{-1}      P0         [B, H, S, S]      memory before the first token (None means zeros)
     w_{t,tau}   w          [B, n, T, H]      unrolled weight of write tau in P_t (rows: chosen t)
 
-The recurrence, per head:
+The recurrence, per head (row i: the state s_{t-1}; column j: the write b_t):
 
     P_t = gamma_t P_{t-1} + (1 - gamma_t) outer(s_{t-1}, b_t)        outer(x, y)[i, j] = x[i] y[j]
-
-Row i of P is indexed by the *state* s_{t-1}, column j by the *write* b_t: P remembers which
-write followed which context. Unrolled (the same sum the running state has, one level up):
-
-    P_t = Gamma_t P_{-1} + sum_{tau <= t} w_{t,tau} outer(s_{tau-1}, b_tau)
+    P_t = Gamma_t P_{-1} + sum_{tau <= t} w_{t,tau} outer(s_{tau-1}, b_tau)          (unrolled)
     w_{t,tau} = (1 - gamma_tau) prod_{u=tau+1..t} gamma_u,        Gamma_t = prod_{u=0..t} gamma_u
 
-So P is a running state over the S x S products: the fast form of :func:`pair_memory` reuses
-``running_state.decayed_cumsum`` on the flattened outer products.
-
-This file *materializes* P (S x S numbers per head and token): for teaching, checking and
-heatmaps at small T. The model never builds it for every token: ``readout.py`` reads P_t^T q^l_t
-straight from the unrolled sum; :func:`pair_memory_at` evaluates P only at a few positions.
+P is a running state over the S x S products, so the fast form reuses ``running_state.decayed_cumsum``.
+This file *materializes* P, for teaching and heatmaps at small T; the model never does
+(``readout.py`` reads P_t^T q^l_t from the unrolled sum; :func:`pair_memory_at` gives a few P_t).
 """
 
 from __future__ import annotations
 
 import torch
 
-from .checks import check_pair_inputs, check_positions, check_sequence
+from .checks import check_axes, check_form, check_positions, check_sequence
 from .running_state import DEFAULT_CHUNK, decayed_cumsum, log_gate
 
 
@@ -50,7 +43,8 @@ def pair_memory(s_prev: torch.Tensor, b: torch.Tensor, gam: torch.Tensor, P0: to
 
     s_prev, b [B, T, H, S]; gam [B, T, H]; P0 [B, H, S, S] or None. mode: "loop" or "fast".
     """
-    check_pair_inputs(s_prev, b, gam, P0, mode, chunk_size)         # input checks (checks.py)
+    check_form(mode, chunk_size)                                    # input checks (checks.py)
+    check_axes(("s_prev", s_prev, "B T H S"), ("b", b, "B T H S"), ("gam", gam, "B T H"), ("P0", P0, "B H S S"))
     B, T, H, S = s_prev.shape
     if mode == "loop":
         P_t, out = P0, []
@@ -100,7 +94,7 @@ def pair_memory_at(s_prev: torch.Tensor, b: torch.Tensor, gam: torch.Tensor, pos
 
     Cost O(n T S^2) instead of O(T S^2) memory for every t: cheap snapshots for long sequences.
     """
-    check_pair_inputs(s_prev, b, gam, P0)                           # input checks (checks.py)
+    check_axes(("s_prev", s_prev, "B T H S"), ("b", b, "B T H S"), ("gam", gam, "B T H"), ("P0", P0, "B H S S"))
     w, Gamma = unrolled_weights(gam, positions)                     # [B, n, T, H], [B, n, H]
     # P_t = sum_tau w_{t,tau} outer(s_{tau-1}, b_tau)  (+ Gamma_t P0)
     P = torch.einsum("bnth,bthi,bthj->bnhij", w, s_prev, b)         # [B, n, H, S, S]

@@ -12,30 +12,20 @@ Glossary (paper symbol -> code name -> shape)
                                                       the scalar q^l_t^T P_t q^r_t is the sum of its entries)
     W_o           out                Linear(H*S, d)   output projection; o_t = W_o vec(r_t)
 
-The readout (the paper's code contracts q^l with the *state* index i of P, i.e. P^T q^l):
+The readout (the paper's code contracts q^l with the *state* index i of P, i.e. P^T q^l), and
+with the unrolled memory of ``pair_memory.py`` put in:
 
     r_t[j] = (sum_i P_t[i, j] q^l_t[i]) * q^r_t[j]
-
-Putting in the unrolled memory of ``pair_memory.py`` (w_{t,tau} = (1 - gamma_tau) prod_{u=tau+1..t} gamma_u):
-
     r_t = q^r_t * ( sum_{tau <= t} w_{t,tau} (q^l_t . s_{tau-1}) b_tau  +  Gamma_t P_{-1}^T q^l_t )
 
-This is gated linear attention with one scalar decay per head: query q^l_t, key k_tau = s_{tau-1}
-(the previous running state), value v_tau = (1 - gamma_tau) b_tau. Hence a chunkwise form that
-never builds P for every token (:func:`decayed_attention`). In a chunk of C = DEFAULT_CHUNK (16)
-tokens starting at c, with G_t = sum_{u=c..t} log gamma_u:
-  - intra-chunk:  sum_{c <= tau <= t} (q^l_t . k_tau) exp(sum_{u=tau+1..t} log gamma_u) v_tau,
-    a masked C x C score matrix (decays from ``running_state.causal_decay``) times the values;
-  - inter-chunk:  exp(G_t) M_enter^T q^l_t, where M_enter, the memory entering the chunk, is the
-    pair memory P_{c-1}; it is a running state over chunks (``running_state.decayed_cumsum``):
-    M_n = exp(G_end) M_{n-1} + sum_tau exp(sum_{u=tau+1..end} log gamma_u) outer(k_tau, v_tau).
-All exponents are <= 0: gates near 0 or near 1 and long sequences stay finite and accurate.
+This is gated linear attention with one scalar decay per head: query q^l_t, key k_tau = s_{tau-1},
+value v_tau = (1 - gamma_tau) b_tau. Its chunked form (:func:`decayed_attention`, notebook 03b)
+never builds P for every token: within a chunk a masked C x C score matrix, across chunks the
+memory entering the chunk (P_{c-1}), itself a running state over chunks; all exponents are <= 0.
 
 Forms: ``mode="loop"`` (builds P_t one step at a time: the specification), ``mode="fast"``
-(default, :func:`pair_readout_chunked`), :func:`pair_readout_step` (one token, O(S^2) work, for
-generation). The layer, :class:`TripleLatentMixer`, checks its inputs once (checks.py) and runs
-the three recurrences of :func:`triple_latent`: chunked, or one step per token for ``mode="loop"``
-and for a single token (generation, O(1) per token).
+(default, :func:`pair_readout_chunked`), :func:`pair_readout_step` (one token, for generation).
+:class:`TripleLatentMixer` checks its inputs once (checks.py) and runs :func:`triple_latent`.
 """
 
 from __future__ import annotations
@@ -43,7 +33,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .checks import check_form, check_mixer_call, check_positive_ints, check_readout_inputs
+from .checks import check_axes, check_form, check_mixer_call, check_positive_ints
 from .pair_memory import pair_memory_at, pair_memory_step
 from .recording import Recorder
 from .running_state import (
@@ -128,7 +118,9 @@ def pair_readout(s_prev, b, gam, q_left, q_right, P0=None, mode: str = "fast",
     s_prev (s_prev[:, t] = s_{t-1}), b, q_left, q_right [B, T, H, S]; gam [B, T, H];
     P0 [B, H, S, S] or None. With ``return_state=True`` returns (r, P_last [B, H, S, S]).
     """
-    check_readout_inputs(s_prev, b, gam, q_left, q_right, P0, mode, chunk_size)  # checks.py
+    check_form(mode, chunk_size)                                    # input checks (checks.py)
+    check_axes(("s_prev", s_prev, "B T H S"), ("b", b, "B T H S"), ("gam", gam, "B T H"), ("P0", P0, "B H S S"),
+               ("q_left", q_left, "B T H S"), ("q_right", q_right, "B T H S"))
     if mode == "fast":
         r, P = pair_readout_chunked(s_prev, b, gam, q_left, q_right, P0, chunk_size)
     else:

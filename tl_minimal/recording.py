@@ -1,25 +1,9 @@
 """Recording: how a module hands back its internals (gates, states, retrieval weights) for plots,
 without a second implementation of the math and without an extra argument threaded through
-every block. The concept files import this small module; it imports nothing from the model.
-
-One name per idea:
-    Recorder              the mixin a module inherits to be able to record
-    recording(model, **options)
-                          the context manager that switches recording on for every Recorder in
-                          ``model``; ``options`` say what to record (``snapshot_at`` positions,
-                          ``attention=True``)
-    Recorder.record_options   the options of the current recording (None: not recording)
-    Recorder.save_record(**internals)
-                          what a module calls at the end of its forward pass: stores the
-                          tensors (detached) if recording, does nothing otherwise
-    Recorder.record       what the module saved on its last forward pass while recording
-    Recorder.recorded(*inputs) -> dict
-                          instead of calling save_record in its forward pass, a module may define
-                          this: recording() then calls it after each forward call, with the same
-                          inputs, and saves what it returns (the forward pass has no recording code)
-
-``LanguageModel.internals`` (models.py) switches recording on, runs the model once and
-collects the records.
+every block. A module inherits :class:`Recorder` and either calls ``save_record(**internals)`` in
+its forward pass or defines ``recorded(*inputs) -> dict``, which :func:`recording` calls after
+each forward call. ``LanguageModel.internals`` (models.py) switches recording on, runs the model
+once and collects the records.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@
 
 Every variant starts from the paper's byte-level protocol (d_model 64, 3 layers, 4 heads,
 context 128, dropout 0.1) and adds its own settings. :data:`DEFAULTS` is the single table of
-them; :func:`default_config` shows one variant's row, and a name that a variant does not use
-is an error (so a typo never silently falls back to a default).
+them (each setting is described where the model reads it: model_config.ModelConfig and
+kv_fusion.KVConfig); a name that a variant does not use is an error, never a silent default.
 
 Variants (docs/paper.md section 3)
     transformer              pre-LN attention baseline (174,848 parameters at the defaults)
@@ -17,25 +17,8 @@ Variants (docs/paper.md section 3)
     gated_hybrid_paper       a preset (PRESETS) of gated_hybrid_repaired: the paper's configuration as coded
     gated_hybrid_printed     a preset: the paper's printed beta = 1/sqrt(D_kv), g_t = sigmoid(W_g q_t)
     gla, h3, deltanet, retnet, triple_key_shift, triple_key_current, conv_only, transformer_rope
-                             the family, the ablations and the rotary Transformer (family.py: their settings and models)
+                             the family, the ablations and the rotary Transformer (family.py)
     ladder, ladder_1 .. 7    the ladder from triple_latent to gla, one choice a rung, gla_short_start (ladder.py)
-
-Settings
-    d_model, n_layers, n_heads, max_seq_len   sizes (positive ints; d_model % n_heads == 0); dropout in [0, 1)
-    init                                      optional: "paper" (when absent), "fan_in" or "fan_in_all"
-    state_dim, num_slots                      S and K of the triple-latent / slot memories
-    mode                                      "fast" (default) or "loop" (the specification)
-    lam_bias, gam_bias                        initial bias of the keep / pair gates (0: ~0.5)
-    key_source, write, right_query, out_norm, features, gate_norm: the ladder's choices (ladder.py)
-    conv_kernel, conv_causal                  the hybrid's convolution (False: the paper's leak)
-    assoc_dim, top_k, score_scale, learnable_score_scale, query_align, write_gate,
-    gate_outside_norm, tie_qk, supersede,     the key-value memory (kv_fusion.KVConfig): D_kv,
-    read_gate, read_gate_bias                 top_k, beta (the score scale: it multiplies the
-                                              cosine scores: larger is sharper; > 0 or "printed"
-                                              = 1/sqrt(assoc_dim)), ..., the read gate's form
-                                              ("scalar" or "query_vector") and initial bias
-
-:func:`is_gated_hybrid` is the one test for "does this model have the key-value memory".
 """
 
 from __future__ import annotations
@@ -43,11 +26,11 @@ from __future__ import annotations
 import dataclasses
 import numbers
 
-from .checks import check_choice, check_conv_kernel, check_kv_settings, check_mode, check_read_gate, check_setting_types
+from .checks import check_choice, check_conv_kernel, check_mode, check_setting_types
 from .family import FAMILY_CLASSES, FAMILY_PRESETS, FAMILY_SETTINGS
-from .kv_fusion import QUERY_ALIGNS, READ_GATES, KVConfig
+from .kv_fusion import KVConfig
 from .ladder import CHOICES
-from .model_config import ModelConfig
+from .model_config import KV_SETTINGS, ModelConfig
 from .models import MODEL_CLASSES, GatedHybridLM, LanguageModel
 
 COMMON = {"d_model": 64, "n_layers": 3, "n_heads": 4, "max_seq_len": 128, "dropout": 0.1}
@@ -132,8 +115,7 @@ def resolve_config(variant: str, **config) -> dict:
     if "conv_kernel" in cfg:
         check_conv_kernel(cfg["conv_kernel"], cfg.get("conv_causal", True))  # the family: always causal
     if "score_scale" in cfg:
-        check_kv_settings(cfg["query_align"], cfg["top_k"], cfg["score_scale"], QUERY_ALIGNS, cfg["assoc_dim"])
-        check_read_gate(cfg["read_gate"], READ_GATES, cfg["gate_outside_norm"])
+        KVConfig(**{name: cfg[name] for name in KV_SETTINGS})  # the key-value memory's settings (checks.py)
     return cfg
 
 

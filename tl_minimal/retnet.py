@@ -7,28 +7,15 @@ Glossary (symbol -> code name -> shape)
     M_t            M            [B, H, D, D]     memory after token t (M[i, j]: key i, value j)
     o_t            o            [B, T, H, D]     read-out, then GroupNorm per head, output gate, W_o
 
-RetNet's decays: head h forgets at its own fixed rate, so the heads see the past at different
-scales (RetNet's "multi-scale retention"):
+    gamma_h = 1 - 2^(-5-h)     (h = 0..3: half-lives of 22, 44, 88 and 177 tokens: multi-scale)
+    M_t = gamma_h M_{t-1} + outer(k_t, v_t),   o_t = M_t^T q_t   (q_t scaled by D^-1/2)
+    out_t = W_o (GroupNorm_h(o_t) * SiLU(W_g n_t))
 
-    gamma_h = 1 - 2^(-5-h)       (h = 0, 1, 2, 3: 0.969, 0.984, 0.992, 0.996, half-lives of
-                                  22, 44, 88 and 177 tokens)
-
-The memory and its read (every head on its own):
-
-    M_t = gamma_h M_{t-1} + outer(k_t, v_t),        o_t = M_t^T q_t
-
-Unrolled, o_t = sum_{tau <= t} gamma_h^(t - tau) (q_t . k_tau) v_tau + gamma_h^(t+1) M_{-1}^T q_t:
-RetNet's parallel form (Q K^T * D) V with D[t, tau] = gamma^(t - tau) for tau <= t. It is simple
-GLA (gla.py) with alpha_t = gamma_h at every token, so the fast form is
-:func:`readout.decayed_attention` with the log decay log gamma_h at every token.
-
-The layer, as RetNet's: q_t scaled by D^-1/2, out_t = W_o (GroupNorm_h(o_t) * SiLU(W_g n_t)), the
-GroupNorm one group per head. RetNet also rotates q and k by position (xPos); every model here has
-learned absolute positions, so this layer leaves the rotation out. It has no short convolution.
-
-Forms (tests/model/test_retnet.py holds them equal, and to flash-linear-attention's naive
-retention): ``mode="loop"`` (a for-loop over time), ``mode="fast"`` (default: chunks of
-``decayed_attention``), and :func:`retention_step` (one token, O(1), for generation).
+It is simple GLA (gla.py) with zeta_t = gamma_h at every token, so the fast form is
+:func:`readout.decayed_attention`. No xPos rotation (every model here has learned positions) and
+no short convolution. Forms (tests/model/test_retnet.py holds them equal, and to
+flash-linear-attention's naive retention): ``mode="loop"``, ``mode="fast"`` (default) and
+:func:`retention_step` (one token, for generation).
 """
 
 from __future__ import annotations
@@ -37,7 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checks import check_form, check_layer_input, check_memory_inputs, check_positive_ints, check_state
+from .checks import check_axes, check_form, check_heads, check_layer_input, check_state
 from .kernels import heads_first
 from .readout import decayed_attention, normal_init
 from .recording import Recorder
@@ -65,7 +52,8 @@ def retention(q, k, v, gamma, M0=None, mode: str = "fast", chunk_size: int = DEF
     """(o [B, T, H, Dv], M_last [B, H, Dk, Dv]) for q, k [B, T, H, Dk], v [B, T, H, Dv], gamma [H]."""
     # input checks (checks.py): clear errors for a wrong mode, chunk size, shape, dtype or device
     check_form(mode, chunk_size)
-    check_memory_inputs(q, k, v, gamma, M0, "gamma", gate_shape=(q.shape[2],))
+    check_axes(("q", q, "B T H Dk"), ("k", k, "B T H Dk"), ("v", v, "B T H Dv"), ("gamma", gamma, "H"),
+               ("the initial state", M0, "B H Dk Dv"))
     if mode == "loop":
         M, os = M0, []
         for t in range(q.shape[1]):
@@ -89,10 +77,7 @@ class RetNetMixer(Recorder, nn.Module):
 
     def __init__(self, d_model: int, n_heads: int, mode: str = "fast", chunk_size: int = DEFAULT_CHUNK):
         super().__init__()
-        check_positive_ints(d_model=d_model, n_heads=n_heads)
-        if d_model % n_heads:
-            raise ValueError(f"d_model ({d_model}) must be divisible by n_heads ({n_heads})")
-        self.d_model, self.n_heads, self.head_dim = d_model, n_heads, d_model // n_heads
+        self.d_model, self.n_heads, self.head_dim = d_model, n_heads, check_heads(d_model, n_heads)
         self.mode, self.chunk_size = check_form(mode, chunk_size)
         # q, k, v = W_qkv n: one Linear(d -> 3*H*D)
         self.proj = nn.Linear(d_model, 3 * d_model, bias=False)

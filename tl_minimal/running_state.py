@@ -9,39 +9,19 @@ Glossary (paper symbol -> code name -> shape)
     B, T, H, S  -                         batch, time, heads, state size
     C           chunk_size int            tokens per chunk of the fast form, DEFAULT_CHUNK (16)
 
-The recurrence (the paper's equation, applied to every head independently):
+The recurrence, per head:   s_t = lambda_t * s_{t-1} + (1 - lambda_t) * a_t
+(a constant gate lambda halves a write's weight every ln(1/2) / ln(lambda) tokens: notebook 01).
 
-    s_t = lambda_t * s_{t-1} + (1 - lambda_t) * a_t
+Three forms, held equal by tests/model/test_running_state.py: ``mode="loop"`` (a for-loop over
+time, the specification), ``mode="fast"`` (default, :func:`running_state_chunked`: chunks of C
+tokens, notebook 01b) and :func:`running_state_step` (one token, for generation). Unrolled from
+the start c of a chunk, with Lambda_t = prod_{u=c..t} lambda_u,
 
-Memory length: with a constant keep gate lambda, a write's weight in the state halves every
+    s_t = Lambda_t s_{c-1} + sum_{tau=c..t} (Lambda_t / Lambda_tau) (1 - lambda_tau) a_tau,
+    Lambda_t / Lambda_tau = exp(sum_{u=tau+1..t} log lambda_u)        (:func:`causal_decay`)
 
-    H_1/2 = ln(1/2) / ln(lambda) tokens        (the half-life: lambda 0.5 -> 1, 0.9 -> 6.6, 0.99 -> 69)
-
-so a gate near 1 remembers long; near 0 the state is just a_t.
-
-Three forms, held equal by tests/model/test_running_state.py (:func:`running_state` picks the
-first two by ``mode``, after checking its inputs):
-- ``mode="loop"``: a for-loop over time, the specification.
-- ``mode="fast"`` (default, :func:`running_state_chunked`): the same numbers with a few large
-  matrix products.
-  Unroll the recurrence from the start of a chunk c (write Lambda_t = prod_{u=c..t} lambda_u):
-
-      s_t = Lambda_t s_{c-1} + sum_{tau=c..t} (Lambda_t / Lambda_tau) (1 - lambda_tau) a_tau
-
-  Inside a chunk of C = DEFAULT_CHUNK (16) tokens the weights Lambda_t / Lambda_tau form a
-  lower-triangular C x C matrix, so the inner sum is one matmul per chunk (all chunks at once).
-  Each ratio is the exponential of a segment sum of log-gates,
-
-      Lambda_t / Lambda_tau = exp(sum_{u=tau+1..t} log lambda_u)        (:func:`causal_decay`)
-
-  every exponent is <= 0, so nothing overflows for gates near 0, and nothing divides by a tiny
-  product for gates near 1 (:func:`causal_decay` says why each segment is summed directly).
-  Only the state at chunk ends travels from chunk to chunk: the same kind of recurrence over
-  T / C chunk-end states, solved by calling the same function on it (T = 8192, C = 16: 4 levels).
-- :func:`running_state_step`: one token, O(1) work, for generation.
-
-The building block :func:`decayed_cumsum` (h_t = exp(log_decay_t) h_{t-1} + x_t, heads-first
-layout) is reused by the pair-memory readout in ``readout.py``.
+so a chunk is one masked C x C matmul, and the chunk-end states follow the same recurrence over
+T / C steps, solved by calling the same function (:func:`decayed_cumsum`, reused by readout.py).
 """
 
 from __future__ import annotations
@@ -51,7 +31,7 @@ import functools
 import torch
 
 from . import kernels  # the speed kernels: the same numbers as plain torch (a reader can skip them)
-from .checks import check_causal_decay_length, check_running_state_inputs
+from .checks import check_axes, check_causal_decay_length, check_form
 
 # tokens per chunk: fastest measured on a 2-core CPU for T = 128 and T = 2048 (S = 16); any size
 # gives the same numbers
@@ -159,7 +139,8 @@ def running_state(a: torch.Tensor, lam: torch.Tensor, s0: torch.Tensor | None = 
     ``mode`` is "loop" (the reference) or "fast" (default, ``chunk_size`` tokens per chunk).
     Gate values are not checked (that would need a device sync); log(0) is clamped to stay finite.
     """
-    check_running_state_inputs(a, lam, s0, mode, chunk_size)       # input checks (checks.py)
+    check_form(mode, chunk_size)                                    # input checks (checks.py)
+    check_axes(("a", a, "B T H S"), ("lam", lam, "B T H"), ("s0", s0, "B H S"))
     if mode == "fast":
         return running_state_chunked(a, lam, s0, chunk_size)
     s_t, states = (torch.zeros_like(a[:, 0]) if s0 is None else s0), []  # s_{-1} [B, H, S]

@@ -12,26 +12,18 @@ Glossary (paper symbol -> code name -> shape)
     W_o           out                Linear(H*K, d)   o_t = W_o vec(f_t)
     K             num_slots          int              number of slots, 8 in the paper (not top_k)
 
-Instead of the dense S x S pair memory, each head keeps K slots, each a pair of S-vectors:
+Each head keeps K slots, each a pair of S-vectors (2 K S numbers instead of S^2):
 
     g_t    = softmax_K(Linear(d -> H*K)(n_t))
     L_k,t  = gamma_t L_k,t-1 + (1 - gamma_t) g_t[k] s_{t-1}
     R_k,t  = gamma_t R_k,t-1 + (1 - gamma_t) g_t[k] b_t
     f_t[k] = (q^l_t . L_k,t) (q^r_t . R_k,t)
 
-Memory per head: 2 K S numbers instead of S^2. Be clear about what this is: L and R are
-accumulated *separately*, so sum_k outer(L_k, R_k) is NOT the dense P of ``pair_memory.py``
-restricted to rank K (a state from one token times a write from another enters f_t): a cheaper,
-different memory, not an exact low-rank version of P.
-
-Both slot memories are running states with gate gamma (over inputs g_k s_{t-1} and g_k b_t):
-:func:`slot_memory` materializes them with ``running_state.running_state``. The feature needs only
-q^l_t . L_k,t = sum_{tau<=t} w_{t,tau} g_tau[k] (q^l_t . s_{tau-1}), the pair readout's gated
-linear attention with the slot weights as values: the fast form is two ``readout.decayed_attention``
-calls (query q^l, key s_prev; query q^r, key b) and never builds L, R for every token.
-
-Forms: ``mode="loop"`` (the specification), ``mode="fast"`` (default), and
-:func:`slot_readout_step` (one token, O(K S) work).
+L and R are accumulated *separately*, so sum_k outer(L_k, R_k) is NOT P restricted to rank K: a
+cheaper, different memory. Both are running states with gate gamma (:func:`slot_memory`
+materializes them); the fast form reads them as two ``readout.decayed_attention`` calls (query
+q^l, key s_prev; query q^r, key b; value the slot weights). Forms: ``mode="loop"`` (the
+specification), ``mode="fast"`` (default), :func:`slot_readout_step` (one token, O(K S) work).
 """
 
 from __future__ import annotations
@@ -39,7 +31,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .checks import check_mixer_call, check_positive_ints, check_slot_inputs, check_slot_readout_inputs
+from .checks import check_axes, check_form, check_mixer_call, check_mode, check_positive_ints
 from .kernels import heads_first, softmax, times_to_tokens
 from .readout import TripleLatentMixer, decayed_attention, normal_init
 from .running_state import DEFAULT_CHUNK, log_gate, previous_states, running_state, running_state_step
@@ -66,7 +58,10 @@ def slot_readout(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None, mode: str
     s_prev, b, q_left, q_right [B, T, H, S]; g [B, T, H, K]; gam [B, T, H];
     L0, R0 [B, H, K, S] or None. mode: "loop" or "fast".
     """
-    check_slot_readout_inputs(s_prev, b, g, gam, q_left, q_right, L0, R0, mode, chunk_size)  # checks.py
+    check_form(mode, chunk_size)                                    # input checks (checks.py)
+    check_axes(("s_prev", s_prev, "B T H S"), ("b", b, "B T H S"), ("g (slot weights)", g, "B T H K"),
+               ("gam", gam, "B T H"), ("L0", L0, "B H K S"), ("R0", R0, "B H K S"),
+               ("q_left", q_left, "B T H S"), ("q_right", q_right, "B T H S"))
     if mode == "loop":
         L, R, fs = L0, R0, []
         for t in range(s_prev.shape[1]):
@@ -91,7 +86,9 @@ def slot_readout(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None, mode: str
 
 def slot_memory(s_prev, b, g, gam, L0=None, R0=None, mode: str = "fast"):
     """The materialized slot memories, for plots: (L, R) each [B, T, H, K, S] (entry t = after token t)."""
-    num_slots = check_slot_inputs(s_prev, b, g, gam, L0, R0, mode)  # input checks (checks.py)
+    check_mode(mode)                                                # input checks (checks.py)
+    num_slots = check_axes(("s_prev", s_prev, "B T H S"), ("b", b, "B T H S"), ("g (slot weights)", g, "B T H K"),
+                           ("gam", gam, "B T H"), ("L0", L0, "B H K S"), ("R0", R0, "B H K S"))["K"]
     B, T, H, S = s_prev.shape
     def flat(M):                                                    # [B, H, K, S] -> [B, H, K*S]
         return None if M is None else M.reshape(B, H, num_slots * S)

@@ -1,10 +1,7 @@
 """The baseline: causal multi-head self-attention, as a mixer with a key-value cache.
 
-The paper compares every triple-latent variant against a small pre-LN Transformer: token
-embedding + learned absolute positions, blocks of (causal self-attention, GELU FFN 4d), a
-final LayerNorm and an LM head tied to the embedding. The model itself is assembled in
-:mod:`tl_minimal.models` from :class:`tl_minimal.layers.Block` and the mixer below; this
-file holds the one piece that is specific to the Transformer: attention.
+The paper's baseline is a small pre-LN Transformer (assembled in models.py from layers.Block);
+this file holds its one specific piece, attention.
 
 Glossary (paper symbol -> code name -> shape); H heads, D = d / H per head
     n_t                 n         [B, T, d]      LayerNormed block input
@@ -14,27 +11,15 @@ Glossary (paper symbol -> code name -> shape); H heads, D = d / H per head
     o_t = W_o y_t + c   o         [B, T, d]      Linear(d, d, bias)
     cache               state     {"k", "v": [B, H, T', D]}   all keys/values so far (T' of them)
 
-Equations
     attention   A_{t,u} = softmax_{u <= t}(q_t . k_u / sqrt(D))       (causal: u > t masked)
-    read        y_t = sum_{u <= t} A_{t,u} v_u
-    output      o_t = W_o y_t + c_o
-
-The state is the key-value cache: a call with a cache attends to the cached keys first, so
-one call on the whole sequence equals token-by-token calls (the generation path). Unlike the
-recurrent mixers its size grows with t. The fast path is
-``torch.nn.functional.scaled_dot_product_attention``; the weights A are only formed
-explicitly when a recording asks for them (``recording(model, attention=True)`` -> record["attn"]).
-
-Rotary positions (the stronger recipe, variant ``transformer_rope`` in family.py): instead of a
-learned table added to e_t, q and k of each head are rotated by an angle that grows with the
-position (Su et al. 2021, "RoFormer", arXiv 2104.09864), so q_t . k_u depends on t - u only:
-
+    read        y_t = sum_{u <= t} A_{t,u} v_u,     o_t = W_o y_t + c_o
     rotary      R_t x = (x_a cos(t w_i) - x_b sin(t w_i), x_a sin(t w_i) + x_b cos(t w_i)),
-                w_i = 10000^(-2i/D), x_a = x[:D/2], x_b = x[D/2:]  (the pairs (i, i + D/2))
+                w_i = 10000^(-2i/D), x_a = x[:D/2], x_b = x[D/2:]  (transformer_rope; Su et al. 2021)
 
-Parameter count of the paper's baseline (vocab 259, d 64, 3 layers, 4 heads, context 128):
-embedding 259*64 + positions 128*64 + 3 * (2 LN 256 + qkv 12,480 + out 4,160 + FFN 33,088)
-+ final LN 128 = 174,848 (tests/model/test_transformer.py checks it).
+The state is the key-value cache, so one call on the whole sequence equals token-by-token calls;
+it grows with t. The fast path is ``F.scaled_dot_product_attention``; A is formed explicitly only
+when a recording asks for it (``recording(model, attention=True)`` -> record["attn"]). At the
+paper's sizes the baseline has 174,848 parameters (tests/model/test_transformer.py).
 """
 
 from __future__ import annotations

@@ -5,20 +5,19 @@ import pytest
 import torch
 
 from conftest import outputs_and_grads, relative_error
-from tl_minimal.kernels import decay_exp, softmax, tanh_heads, times_to_tokens
+from tl_minimal.kernels import softmax, tanh_heads, times_to_tokens
 
 gen = torch.Generator().manual_seed(0)
 
 
-def test_decay_exp_is_exp_for_non_positive_arguments_and_masks_exactly():
-    x = -torch.rand(3, 5, 5, generator=gen, dtype=torch.float64) * 50  # exp down to ~1e-22
+def test_decays_mask_the_future_exactly_and_clamp_far_below_the_smallest_normal_float():
+    from tl_minimal.kernels import decays
+
+    seg = -torch.rand(3, 5, 5, generator=gen, dtype=torch.float64) * 50  # exp down to ~1e-22
     mask = torch.ones(5, 5, dtype=torch.float64).tril()
-    (y,), (gx,) = outputs_and_grads(lambda x: decay_exp(x, mask), [x])
-    (want,), (gwant,) = outputs_and_grads(lambda x: torch.exp(x) * mask, [x])
-    assert relative_error(y, want) < 1e-15 and relative_error(gx, gwant) < 1e-15
-    assert torch.all(y[:, mask == 0] == 0)  # the future is exactly 0
+    assert torch.all(decays(seg, mask, seg[..., 0])[0][:, mask == 0] == 0)  # the future is exactly 0
     # far below the smallest normal float the result is clamped there, not a slow denormal
-    tiny = decay_exp(torch.tensor([-1e4], dtype=torch.float32))
+    tiny = decays(seg.float(), mask.float(), torch.tensor([-1e4], dtype=torch.float32))[1]
     assert 0 < tiny.item() < 1e-37
 
 
@@ -70,7 +69,7 @@ def test_the_cached_segment_matrices_are_the_plain_ones_and_give_the_plain_decay
     assert torch.equal(W, causal_decay(ld)) and torch.allclose(expG, ld.cumsum(-1).exp(), rtol=1e-12, atol=0)
 
 
-def test_decays_are_two_decay_exps_with_their_gradients():
+def test_decays_are_torch_exp_with_their_gradients():
     # kernels.decays, the layer's one call into this module (tests/repo/layer_reach.py), against
     # the plain (torch.exp(seg) * lower, torch.exp(G)); a D no loss reaches passes no gradient back
     from tl_minimal.kernels import decays
@@ -80,10 +79,10 @@ def test_decays_are_two_decay_exps_with_their_gradients():
     got, grads = outputs_and_grads(lambda seg, G: decays(seg, lower, G), [seg, G])
     want, gwant = outputs_and_grads(lambda seg, G: (torch.exp(seg) * lower, torch.exp(G)), [seg, G])
     assert all(relative_error(g, w) < 1e-15 for g, w in zip(got + tuple(grads), want + tuple(gwant), strict=True))
-    assert torch.equal(decays(seg, lower, G)[0], decay_exp(seg, lower))
+    assert torch.equal(decays(seg, lower, G)[0], torch.exp(seg) * lower)
     seg2, G2 = seg.clone().requires_grad_(True), G.clone().requires_grad_(True)
     decays(seg2, lower, G2)[0].sum().backward()
-    assert G2.grad is None and torch.equal(seg2.grad, decay_exp(seg, lower))
+    assert G2.grad is None and torch.equal(seg2.grad, torch.exp(seg) * lower)
 
 
 @pytest.mark.parametrize("dense_below", [0, 512])

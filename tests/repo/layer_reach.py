@@ -21,7 +21,7 @@ The seam a reader can skip: ``tl_minimal/kernels.py``, the speed kernels (custom
 functions, each the same numbers as a line of plain PyTorch that its docstring names). Its
 internals are not walked or counted. In return the seam is held to three rules, which
 tests/repo/test_layer_reach.py checks: the layer reaches it from ONE call site, written as a call on
-the module (``kernels.decay_exp(...)``, so a reader sees where the seam is); what it reaches there
+the module (``kernels.decays(...)``, so a reader sees where the seam is); what it reaches there
 is tested equal to its plain form in tests/model/test_kernels.py; and the layer as a whole is
 tested equal to its for-loop form (tests/model/test_readout.py).
 """
