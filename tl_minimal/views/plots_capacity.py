@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator, NullFormatter
 
-from .plots import as_numpy
+from .plots import as_numpy, finish
 
 
 def recall_vs_pairs(curves: dict, title: str = "pair memory: recall against pairs stored"):
@@ -32,8 +32,7 @@ def recall_vs_pairs(curves: dict, title: str = "pair memory: recall against pair
     ax.set_ylim(0, 105)
     ax.set_title(title)
     ax.legend(fontsize=9)
-    fig.tight_layout()
-    return fig
+    return finish(fig)
 
 
 def _points(rows, variant: str, task: str, n_pairs: int) -> dict:
@@ -93,6 +92,4 @@ def recall_vs_state_bytes(rows: list[dict], title: str = "recall against the sta
     axes[0][0].set_ylim(0, 105)
     handles = [Line2D([], [], color=colors[v], marker="o", ms=4) for v in variants]  # every variant, one size
     axes[0][-1].legend(handles, variants, fontsize=8, loc="center left")
-    fig.suptitle(title)
-    fig.tight_layout()
-    return fig
+    return finish(fig, title)

@@ -19,7 +19,7 @@ import seaborn as sns
 import torch
 
 from .palette import BLUE, VERMILLION, tint
-from .plots import MAX_WIDTH, as_numpy
+from .plots import MAX_WIDTH, as_numpy, finish
 
 _DIAGONAL = BLUE  # the line t = tau: reads above it come from the future
 
@@ -59,9 +59,7 @@ def influence_maps(maps: dict, title: str = "which inputs each output reads"):
         ax.set_xlabel("input position τ")
         ax.set_ylabel("output position t")
         ax.set_title(name, fontsize=9)
-    fig.suptitle(title + " (red, hatched: τ > t, the future)", fontsize=11)
-    fig.tight_layout()
-    return fig
+    return finish(fig, title + " (red, hatched: τ > t, the future)")
 
 
 def tap_norms(kernels: dict, ax=None, title: str = "size of each kernel tap after training"):

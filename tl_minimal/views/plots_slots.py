@@ -20,7 +20,7 @@ import numpy as np
 import seaborn as sns
 
 from . import widgets
-from .plots import MAX_WIDTH, as_numpy, matrix_heatmap, token_labels
+from .plots import MAX_WIDTH, as_numpy, finish, matrix_heatmap, token_labels
 
 
 def slot_usage(g, labels=None, title: str | None = None):
@@ -56,9 +56,7 @@ def slot_usage(g, labels=None, title: str | None = None):
     ax.set_xlabel("slot")
     ax.set_ylabel("mean weight")
     ax.legend(fontsize=8, ncol=H + 1)
-    fig.suptitle(title or "slot weights g_t: which slot each token writes to", fontsize=11)
-    fig.tight_layout()
-    return fig
+    return finish(fig, title or "slot weights g_t: which slot each token writes to")
 
 
 def spectra(mats: dict, ax=None, title: str = "singular values of the memory"):
@@ -95,9 +93,7 @@ def toy_memories(P, memories: dict,
     for ax in axes.flat:
         for number in ax.texts:  # the cell values, large enough to read
             number.set_fontsize(9)
-    fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
-    return fig
+    return finish(fig, title)
 
 
 def entropy_bars(entropy: dict, ln_k: float,
@@ -117,9 +113,7 @@ def entropy_bars(entropy: dict, ln_k: float,
         ax.set_title(f"{steps} steps", fontsize=10)
     axes[0, 0].set_ylabel("entropy of g_t (nats)")
     axes[0, 0].legend(fontsize=8)
-    fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
-    return fig
+    return finish(fig, title)
 
 
 def dense_against_slots(mem: dict, t: int, head: int):
@@ -140,8 +134,7 @@ def dense_against_slots(mem: dict, t: int, head: int):
             title=f"singular values, head {head}")
     axes[2].title.set_fontsize(9)
     axes[2].legend(fontsize=7)
-    fig.tight_layout()
-    return fig
+    return finish(fig)
 
 
 def memories_alike(mem: dict, head: int):
@@ -164,8 +157,7 @@ def memories_alike(mem: dict, head: int):
     axes[1].set_ylabel("read (scaled to max 1)")
     axes[1].set_title(f"{long} steps: the same queries, both memories", fontsize=10)
     axes[1].legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+    return finish(fig)
 
 
 def slot_widget(model, sentence: str, seq_len: int, steps: int):
