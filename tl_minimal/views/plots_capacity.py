@@ -1,10 +1,8 @@
-"""Pictures for notebook 02's toy: how many pairs an S x S pair memory recalls.
-
-Like ``plots.py``, the function draws one picture with labelled axes and a title and returns the
-matplotlib ``Figure``; the numbers come from ``tl_minimal.course.pair_toy.recall_curve``.
+"""How many pairs a pair memory recalls: notebook 02's toy (numbers from
+``tl_minimal.course.pair_toy.recall_curve``) and the trained study of notebook 07 (issue 32).
 
     recall_vs_pairs         recall against the number of pairs stored, one line per state size S
-    recall_vs_state_bytes   trained recall against the bytes of state a model keeps (issue 32's study)
+    recall_vs_state_bytes   trained recall against the bytes of state a model keeps
 """
 
 from __future__ import annotations

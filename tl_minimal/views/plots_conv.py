@@ -1,14 +1,9 @@
-"""Pictures for notebook 05: what a convolution reads, and what its trained taps weigh.
+"""Pictures for notebook 05: what a convolution reads, and what its trained taps weigh. The influence
+maps differentiate the library's own convolution (conv.py); they do not re-implement it.
 
-Like ``plots.py``, every function draws one kind of picture with labelled axes and a title and
-returns the matplotlib ``Figure``; the influence maps differentiate the library's own
-convolution (conv.py), they do not re-implement it.
-
-    conv_influence    |d y_t / d x_tau| of a convolution: which inputs each output reads
+    conv_influence    |d y_t / d x_tau| [T, T] of a convolution: which inputs each output reads
     influence_maps    those maps side by side, reads from the future (tau > t) outlined
-    tap_norms         ||W[:, :, i]|| per kernel tap of trained convolutions, by offset
-
-Shapes: kernels [d, d, k]; an influence map [T, T].
+    tap_norms         ||W[:, :, i]|| per kernel tap [d, d, k] of trained convolutions, by offset
 """
 
 from __future__ import annotations

@@ -3,11 +3,9 @@ the family beside its two yardsticks (06b, section 4) and the ladder from triple
 Inputs are what :mod:`tl_minimal.results` and ``tl_minimal.course.recall_start`` return (rows, curves,
 per-seed lists); every function returns its figure and draws nothing it has not been given.
 
-    logit_scale          07b: training curves and BPB against a factor on the trained logits
     bpb_against_steps    each variant's BPB after 80, about 300 and 2,000 steps, log x axis
     mqar_accuracy        MQAR accuracy per (pairs, length) setting, one marker per model, chance lines
     beside_paper         sideways bars of our seeds' mean, dots per seed, the paper's number as a diamond
-    per_seed_recall      one dot per seed of recall at 500 steps, the mean as a bar, the two chance lines
     family_figure        mean BPB per variant (every seed a dot), the paired differences to two yardsticks
     family_markdown      the same numbers as a Markdown table
     ladder_figure        accuracy per seed (dots) and mean (bar) of every rung, with a constant guess's 1/8
@@ -23,31 +21,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from .palette import BLUE, INK, ORANGE, SKY, VERMILLION, tint
-from .plots import MAX_WIDTH, finish, labelled, loss_curves
+from .plots import MAX_WIDTH, finish, labelled
 
 
 def _figure(ax, figsize):
     if ax is None:
         return plt.subplots(figsize=figsize)
     return ax.figure, ax
-
-
-def logit_scale(histories: dict, scaled: dict, factors, unigram: float, steps: int):
-    """Left: the training losses in bits (``histories``: {name: losses}); right: validation BPB against
-    a factor mu multiplying each trained model's logits (``scaled``: {name: BPB per factor})."""
-    if any(len(v) != len(factors) for v in scaled.values()):
-        raise ValueError(f"every scaled curve needs one BPB per factor ({len(factors)})")
-    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.5))
-    loss_curves(histories, bits=True, ax=axes[0], smooth=5, title=f"training loss, {steps} steps")
-    axes[0].axhline(unigram, color="black", ls=":", lw=1, label="unigram baseline")
-    axes[0].legend(fontsize=8)
-    for variant, values in scaled.items():
-        axes[1].plot(factors, values, marker="o", label=variant)
-    axes[1].axhline(unigram, color="black", ls=":", lw=1, label="unigram baseline")
-    axes[1].axvline(1.0, color="grey", lw=0.5)
-    labelled(axes[1], xlabel="factor μ multiplying the trained logits", ylabel="validation BPB",
-             title="how much is only the logits' scale?")
-    return finish(fig)
 
 
 def bpb_against_steps(curves: dict, unigram: float, title: str, ax=None, figsize=(6.5, 3.8), legend_size=7,
@@ -114,24 +94,6 @@ def beside_paper(panels: list[dict]):
         ax.tick_params(axis="x", labelsize=8)
         ax.set_title(panel["title"], fontsize=9)
         ax.legend(fontsize=8, loc="best")
-    return finish(fig)
-
-
-def per_seed_recall(per_seed: dict):
-    """``per_seed``: {label: [accuracy per seed]} (:func:`results.per_seed_recall`)."""
-    fig, ax = plt.subplots(figsize=(8.5, 3.6))
-    for i, accs in enumerate(per_seed.values()):
-        ax.plot([i] * len(accs), accs, "o", ms=7, alpha=0.7)
-        ax.plot([i - 0.25, i + 0.25], [np.mean(accs)] * 2, color="black", lw=2)
-        ax.annotate(f"mean {np.mean(accs):.1%}", (i + 0.28, np.mean(accs)), fontsize=9, va="center")
-    ax.axhline(1 / 8, color="black", ls=":", lw=1, label="constant guess 1/8")
-    ax.axhline(1 / 4, color="grey", ls="--", lw=1, label="random value in context 1/4")
-    ax.set_xticks(range(len(per_seed)), list(per_seed), fontsize=8)
-    ax.set_xlim(-0.5, len(per_seed) - 0.1)
-    ax.set_ylim(0, 1.08)
-    ax.set_ylabel("recall accuracy, 500 steps")
-    ax.set_title("one dot per seed: the paper's mean rests on one run that did not reproduce", fontsize=10)
-    ax.legend(fontsize=8, loc="center right")
     return finish(fig)
 
 

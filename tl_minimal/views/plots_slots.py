@@ -1,16 +1,10 @@
-"""Pictures for notebook 04: how the slot layer uses its slots, and what its memory spans.
+"""Pictures for notebook 04: how the slot layer uses its slots, and what its memory spans. Slot
+weights come from ``model.internals``; nothing re-implements the model's math.
 
-Like ``plots.py``, every function draws one kind of picture with labelled axes and a title and
-returns the matplotlib ``Figure``; nothing re-implements the model's math (slot weights come
-from ``model.internals``).
-
-    slot_usage           slot weights g [T, H, K] of one layer: who writes to which slot
-    spectra              singular values of a few S x S memories (dense P against the slots')
-    toy_memories         section 2's toy: the dense P beside the slots' M for each choice of slots
-    entropy_bars         section 4: the entropy of g_t per layer and head, 80 against 2,000 steps
-    dense_against_slots  section 5: P_t and P~_t of one head at one position, and their spectra
-    memories_alike       section 5: cosine(P_t, P~_t) along the chunk, and both reads side by side
-    slot_widget          section 6: a sentence and a layer in, the slot_usage picture out
+    slot_usage, slot_widget     slot weights g [T, H, K] of one layer; a sentence and a layer in, that picture out
+    spectra                     singular values of a few S x S memories (dense P against the slots')
+    toy_memories, entropy_bars  section 2's toy memories; section 4's entropy of g_t per layer and head
+    dense_against_slots, memories_alike    section 5: P_t beside P~_t, their spectra, cosine and reads
 """
 
 from __future__ import annotations
