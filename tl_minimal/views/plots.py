@@ -117,8 +117,7 @@ def token_strip(labels, ids=None, highlight=None, per_row: int = 32, title: str 
         ax.text(c + w / 2, y - 0.2, under, ha="center", va="center", fontsize=7, color="#555555")
         if note:
             ax.text(c + w / 2, y + 1.05, note, ha="center", va="bottom", fontsize=8)
-    ax.set_xlim(-0.2, span + 0.2)
-    ax.set_ylim(-1.7 * (n_rows - 1) - 0.6, 1.7)
+    ax.set(xlim=(-0.2, span + 0.2), ylim=(-1.7 * (n_rows - 1) - 0.6, 1.7))
     ax.set_aspect("equal")
     ax.axis("off")
     if title:

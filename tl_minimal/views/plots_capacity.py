@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator, NullFormatter
 
-from .plots import as_numpy, finish
+from .plots import as_numpy, finish, labelled
 
 
 def recall_vs_pairs(curves: dict, title: str = "pair memory: recall against pairs stored"):
@@ -25,11 +25,7 @@ def recall_vs_pairs(curves: dict, title: str = "pair memory: recall against pair
         line, = ax.plot(range(1, len(r) + 1), 100 * r, marker="o", ms=3, label=f"S = {S}")
         ax.axvline(S, color=line.get_color(), ls="--", lw=1)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("pairs stored (dashed: n = S)")
-    ax.set_ylabel("pairs recalled (%)")
-    ax.set_ylim(0, 105)
-    ax.set_title(title)
-    ax.legend(fontsize=9)
+    labelled(ax, 9, xlabel="pairs stored (dashed: n = S)", ylabel="pairs recalled (%)", ylim=(0, 105), title=title)
     return finish(fig)
 
 
@@ -86,8 +82,7 @@ def recall_vs_state_bytes(rows: list[dict], title: str = "recall against the sta
         ax.xaxis.set_minor_formatter(NullFormatter())  # decades only: the minor labels overlap
         ax.set_xlabel("state bytes after T tokens (log)")
         ax.set_title(f"{n}-pair recall" if task == "recall" else f"MQAR, {n} pairs", fontsize=10)
-    axes[0][0].set_ylabel("accuracy (%, mean over seeds)")
-    axes[0][0].set_ylim(0, 105)
+    axes[0][0].set(ylabel="accuracy (%, mean over seeds)", ylim=(0, 105))
     handles = [Line2D([], [], color=colors[v], marker="o", ms=4) for v in variants]  # every variant, one size
     axes[0][-1].legend(handles, variants, fontsize=8, loc="center left")
     return finish(fig, title)

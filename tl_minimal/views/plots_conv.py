@@ -51,8 +51,7 @@ def influence_maps(maps: dict, title: str = "which inputs each output reads"):
                 if M[t, tau] > 1e-12:                               # output t reads a future input
                     ax.add_patch(plt.Rectangle((tau, t), 1, 1, fill=False, edgecolor=VERMILLION, lw=1.5, hatch="////"))
         ax.plot([0, T], [0, T], color=_DIAGONAL, lw=1)
-        ax.set_xlabel("input position τ")
-        ax.set_ylabel("output position t")
+        ax.set(xlabel="input position τ", ylabel="output position t")
         ax.set_title(name, fontsize=9)
     return finish(fig, title + " (red, hatched: τ > t, the future)")
 
@@ -83,8 +82,6 @@ def tap_norms(kernels: dict, ax=None, title: str = "size of each kernel tap afte
     ax.axvspan(0.5, max(ticks) + 0.5, facecolor=tint(VERMILLION, 0.9), edgecolor=tint(VERMILLION, 0.5), hatch="//",
                lw=0, label="future inputs (hatched)")
     ax.set_ylim(0, 1.3 * ax.get_ylim()[1])                          # room for the legend above the bars
-    ax.set_xlabel("input the tap reads (relative to the output position t)")
-    ax.set_ylabel("||W[:, :, tap]||")
-    ax.set_title(title)
+    ax.set(xlabel="input the tap reads (relative to the output position t)", ylabel="||W[:, :, tap]||", title=title)
     ax.legend(fontsize=8, loc="upper left", ncol=len(kernels) + 1)
     return ax.figure

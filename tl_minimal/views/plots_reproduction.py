@@ -55,8 +55,7 @@ def mqar_accuracy(rows, order):
     ax.scatter(range(len(settings)), [chance[s] for s in settings], marker="_", s=400, c="k",
                label="chance (constant guess)")
     ax.set_xticks(range(len(settings)), [f"{p} pairs\nT={t}" for p, t in settings])
-    ax.set_ylabel("accuracy (last evaluated step)")
-    ax.set_ylim(-0.02, 1.05)
+    ax.set(ylabel="accuracy (last evaluated step)", ylim=(-0.02, 1.05))
     ax.set_title("MQAR: accuracy by number of pairs and sequence length", fontsize=9)
     ax.legend(fontsize=7, loc="center right")
     return finish(fig)
@@ -175,8 +174,7 @@ def ladder_figure(rows: list[dict], chance: float = 1 / 8, title: str | None = N
     labels = [f"{r['rung']}: {r['change']}" if r["rung"] != "reverse" else f"reverse: {r['change']}" for r in rows]
     ax.set_xticks(x, [label if len(label) < 42 else label[:40] + "..." for label in labels], rotation=35,
                   ha="right", fontsize=8)
-    ax.set_ylim(0, 105)
-    ax.set_ylabel("recall accuracy (%)")
+    ax.set(ylim=(0, 105), ylabel="recall accuracy (%)")
     ax.legend(fontsize=8, loc="center right")
     ax.set_title(title or "from triple_latent (0) to gla (7), one change a rung: 4-pair recall, every seed",
                  fontsize=10)

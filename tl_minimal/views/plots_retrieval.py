@@ -144,8 +144,7 @@ def position_bars(ax, values, names=None, marks: dict | None = None, ylabel: str
     ax.set_xlim(-0.8, len(v) - 0.2)
     if ylim is not None:
         ax.set_ylim(*ylim)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    ax.set(xlabel=xlabel, ylabel=ylabel)
     if marks:
         ax.legend(fontsize=8, loc="upper center", framealpha=0.9)
     if title:  # beside a verdict, the title moves to the right so that the two never overlap
