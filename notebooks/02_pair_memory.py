@@ -21,7 +21,7 @@
 # **Prerequisites.** Notebook 01 (the running state $s_t$, the unrolled sum, `fit`). The outer
 # product of two vectors.
 #
-# **Time.** About 60 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# **Time.** About 55 minutes: reading at the course's pace (notebook 00, section 5) and a run of
 # every cell in default mode, measured at 79 s (CPU 23 s, peak 584 MiB) on a 2-core CPU
 # (`docs/notebook_cost.json`).
 #

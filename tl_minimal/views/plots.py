@@ -299,17 +299,14 @@ def gate_heatmaps(gates, labels=None, title: str | None = None, name: str = "gat
 
 # --- reading a model -----------------------------------------------------------------------
 
-def _one_sequence(tokens) -> torch.Tensor:
+def _one_sequence(tokens, model) -> torch.Tensor:
+    """tokens [T] or [1, T] -> [1, T] int64 on the model's device."""
     tokens = torch.as_tensor(tokens)
     if tokens.dim() == 1:
         tokens = tokens[None]
     if tokens.dim() != 2 or tokens.shape[0] != 1:
         raise ValueError(f"give one sequence: tokens [T] or [1, T], got shape {tuple(tokens.shape)}")
-    return tokens.long()
-
-
-def _model_device(model) -> torch.device:
-    return next(model.parameters()).device
+    return tokens.long().to(next(model.parameters()).device)
 
 
 def model_gates(model, tokens, key: str = "gam") -> torch.Tensor:
@@ -318,7 +315,7 @@ def model_gates(model, tokens, key: str = "gam") -> torch.Tensor:
     key: "gam" (pair-memory keep gate) or "lam" (running-state keep gate). Layers without that
     gate (attention) are an error that says which layers have it.
     """
-    tokens = _one_sequence(tokens).to(_model_device(model))
+    tokens = _one_sequence(tokens, model)
     _, record = model.internals(tokens)                             # eval mode: the gates as used at test time
     found = [layer.get(key) for layer in record["layers"]]
     if any(g is None for g in found):
@@ -330,7 +327,7 @@ def model_gates(model, tokens, key: str = "gam") -> torch.Tensor:
 
 def model_pair_memories(model, tokens, positions) -> list[dict]:
     """P_t of every layer at ``positions`` of one sequence, in one forward pass: [{t: [H, S, S]}] per layer."""
-    tokens = _one_sequence(tokens).to(_model_device(model))
+    tokens = _one_sequence(tokens, model)
     positions = [int(p) for p in positions]
     _, record = model.internals(tokens, snapshot_at=positions)
     layers = record["layers"]
