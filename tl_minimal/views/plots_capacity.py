@@ -85,4 +85,5 @@ def recall_vs_state_bytes(rows: list[dict], title: str = "recall against the sta
     axes[0][0].set(ylabel="accuracy (%, mean over seeds)", ylim=(0, 105))
     handles = [Line2D([], [], color=colors[v], marker="o", ms=4) for v in variants]  # every variant, one size
     axes[0][-1].legend(handles, variants, fontsize=8, loc="center left")
-    return finish(fig, title)
+    fig.suptitle(title)  # the default size, larger than finish's
+    return finish(fig)
