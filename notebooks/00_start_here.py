@@ -44,7 +44,7 @@ import torch
 from tl_minimal import default_config, views
 from tl_minimal.course import setup
 from tl_minimal.training.protocols import chunk_eval_set, protocol
-from tl_minimal.views import diagrams, plots, plots_cost, tables_cost, widgets
+from tl_minimal.views import diagrams, plots, plots_training, tables, widgets
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
@@ -73,11 +73,11 @@ state_numbers = H * (S + S * S)  # s_t: H x S, P_t: H x S x S
 # each, and a weighted sum of t values of d each); of triple-latent (update s: S, update P: S x S,
 # read P^T q^l: S x S, per head)
 rows = [(t, 2 * t * d, state_numbers, 2 * t * d, H * (S + 2 * S * S)) for t in (128, 1_024, 8_192, 65_536)]
-tables_cost.print_generation_cost(d, H, S, rows)
+tables.print_generation_cost(d, H, S, rows)
 
 # %%
 lengths = [2**k for k in range(4, 18)]
-plots_cost.numbers_kept(lengths, [2 * t * d for t in lengths], state_numbers)  # log-log axes
+plots_training.numbers_kept(lengths, [2 * t * d for t in lengths], state_numbers)  # log-log axes
 plt.show()
 
 # %% [markdown]
@@ -258,7 +258,7 @@ for word in ["cat", "café", "a—b"]:
 # NBVAL_IGNORE_OUTPUT
 train = data_text.load_split("train")
 UNIGRAM_BPB = unigram_bits(train.tokens, valid.tokens[1:], data_text.VOCAB_SIZE)
-tables_cost.print_baselines(data_text.VOCAB_SIZE, UNIGRAM_BPB)  # uniform: log2 V; then the unigram
+tables.print_baselines(data_text.VOCAB_SIZE, UNIGRAM_BPB)  # uniform: log2 V; then the unigram
 
 # %% [markdown]
 # **How much text a run sees.** Every byte-level run follows the paper's protocol (`docs/paper.md`
@@ -270,10 +270,10 @@ tables_cost.print_baselines(data_text.VOCAB_SIZE, UNIGRAM_BPB)  # uniform: log2 
 # %%
 # NBVAL_IGNORE_OUTPUT
 lm = protocol("lm")  # the paper's byte-level protocol, as every notebook builds it
-tables_cost.print_training_text(train.source, len(train.tokens), lm)  # one run: steps x batch x seq_len bytes
+tables.print_training_text(train.source, len(train.tokens), lm)  # one run: steps x batch x seq_len bytes
 _, y_table = chunk_eval_set(valid.tokens, lm)  # the validation bytes a BPB table scores
 unigram_table = unigram_bits(train.tokens, y_table, data_text.VOCAB_SIZE)
-tables_cost.print_two_unigrams(UNIGRAM_BPB, unigram_table, lm)  # whole split, then a table's chunks
+tables.print_two_unigrams(UNIGRAM_BPB, unigram_table, lm)  # whole split, then a table's chunks
 
 # %% [markdown]
 # **Which unigram baseline a table uses.** The baseline is scored on *the same validation bytes as

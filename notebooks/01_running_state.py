@@ -66,7 +66,7 @@ from tl_minimal.running_state import causal_decay, log_gate, running_state
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import unigram_bits
-from tl_minimal.views import diagrams, plots, plots_heads, plots_training, tables_gates, tables_training, widgets
+from tl_minimal.views import diagrams, plots, plots_training, tables, widgets
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
@@ -274,7 +274,7 @@ print("the loop above and fit() give the same losses:", same)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-tables_training.print_loop_against_fit(toy_losses, short_history["loss"])  # in bits per byte
+tables.print_loop_against_fit(toy_losses, short_history["loss"])  # in bits per byte
 
 # %% [markdown]
 # Now the real run: `fit` with the paper's number of steps (`STEPS`). Its history is in nats per
@@ -291,7 +291,7 @@ UNIGRAM_BPB = unigram_bits(train_split.tokens, valid_split.tokens[1:], data_text
 seed_everything(0)
 untrained = build("triple_latent", lm).to(DEVICE)  # the weights fit() starts from
 model, history = fit("triple_latent", lm, seed=0, device=DEVICE, data=train_split.tokens, progress=False)
-tables_training.print_short_run(history, UNIGRAM_BPB, "the validation split")  # losses in nats, printed / ln 2
+tables.print_short_run(history, UNIGRAM_BPB, "the validation split")  # losses in nats, printed / ln 2
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -319,7 +319,7 @@ long_model, long_record = shipped_or_retrained("triple_latent", RETRAIN, train_s
 LONG = long_record["steps"]
 # its validation BPB scores the protocol's first chunks: the unigram baseline on those same bytes (notebook 00, 7.1)
 UNIGRAM_CHUNKS, n_chunks = unigram_on_record_chunks(train_split.tokens, valid_split.tokens, long_record)
-tables_training.print_shipped_record(long_record, UNIGRAM_CHUNKS, n_chunks)  # how it was made, loss, BPB
+tables.print_shipped_record(long_record, UNIGRAM_CHUNKS, n_chunks)  # how it was made, loss, BPB
 
 # %% [markdown]
 # We read the gates $\lambda$ on one sentence through `model.internals` (it runs the model in
@@ -358,11 +358,11 @@ def mean_half_life(lam_g):  # [L, T, H] -> [L, H]: ln(1/2) / mean_t ln(lambda_t)
 
 half_lives = {"initialization": mean_half_life(lam_init), f"{history['steps']} steps": mean_half_life(lam_trained),
               f"{LONG} steps": mean_half_life(lam_long)}  # {run: [L, H]}
-plots_heads.per_head_bars(half_lives, "half-life of the mean decay (tokens)",
-                          "how far back each head's running state remembers")
+plots_training.per_head_bars(half_lives, "half-life of the mean decay (tokens)",
+                             "how far back each head's running state remembers")
 plt.show()
-tables_gates.print_half_lives({history["steps"]: (half_lives[f"{history['steps']} steps"], lam_trained),
-                               LONG: (half_lives[f"{LONG} steps"], lam_long)})  # per head, then λ's range and spread
+tables.print_half_lives({history["steps"]: (half_lives[f"{history['steps']} steps"], lam_trained),
+                          LONG: (half_lives[f"{LONG} steps"], lam_long)})  # per head, then λ's range and spread
 
 # %% [markdown]
 # Look at the bar heights against one token. Training moved the gates, and not towards a longer

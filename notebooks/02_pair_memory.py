@@ -21,7 +21,7 @@
 # **Prerequisites.** Notebook 01 (the running state $s_t$, the unrolled sum, `fit`). The outer
 # product of two vectors.
 #
-# **Time.** About 60 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# **Time.** About 55 minutes: reading at the course's pace (notebook 00, section 5) and a run of
 # every cell in default mode, measured at 79 s (CPU 23 s, peak 584 MiB) on a 2-core CPU
 # (`docs/notebook_cost.json`).
 #
@@ -75,7 +75,7 @@ from tl_minimal.pair_memory import pair_memory, pair_memory_at, pair_memory_step
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import unigram_bits
-from tl_minimal.views import diagrams, plots, plots_capacity, plots_heads, tables_gates, tables_pairs, widgets
+from tl_minimal.views import diagrams, plots, plots_capacity, plots_training, tables, widgets
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
@@ -165,7 +165,7 @@ from tl_minimal.course import pair_toy
 
 reads = pair_toy.read_both(s_prev_toy, b_toy, gam=gam_toy, lam=0.5)  # {name: [3 questions, S]}
 for name, answer in reads.items():
-    tables_pairs.print_cosine_table(name, pair_toy.cosine_table(answer, b_toy))  # [question i, write j]
+    tables.print_cosine_table(name, pair_toy.cosine_table(answer, b_toy))  # [question i, write j]
 
 # %% [markdown]
 # The running state's three rows are identical: it holds a blend of the writes, weighted towards
@@ -184,7 +184,7 @@ contexts_20 = pair_toy.spread_contexts(20, 8, gen)  # [n = 20, S = 8] unit conte
 writes_20 = torch.randn(20, 8, generator=gen, dtype=torch.float64)  # [20, 8]
 table_20 = pair_toy.cosine_table(pair_toy.read_both(contexts_20, writes_20, gam=0.999, lam=0.5)["pair memory"],
                                  writes_20)  # [20 questions, 20 writes]
-tables_pairs.print_many_pairs(table_20, S=8)
+tables.print_many_pairs(table_20, S=8)
 
 # %% [markdown]
 # `pair_toy.recall_curve` repeats this for every number of pairs up to 20, over many random
@@ -196,7 +196,7 @@ N_PAIRS, TRIALS = 20, config.pick(200, 20)
 curves = {S_toy: pair_toy.recall_curve(S_toy, N_PAIRS, trials=TRIALS) for S_toy in (8, 16)}
 plots_capacity.recall_vs_pairs(curves)
 plt.show()
-tables_pairs.print_recall_at(curves, N_PAIRS)  # each curve at S pairs and at 20
+tables.print_recall_at(curves, N_PAIRS)  # each curve at S pairs and at 20
 
 # %% [markdown]
 # Each line leaves perfect recall right after its dashed line, where the pairs number $S$. Up to
@@ -262,7 +262,6 @@ print("sum of the weights + weight of P_-1 = 1:", round(w[0, 0, :, 0].sum().item
 from tl_minimal.course.shipped import shipped_or_retrained, unigram_on_record_chunks
 from tl_minimal.training.protocols import protocol
 from tl_minimal.training.recipes import fit
-from tl_minimal.views import tables_training
 
 lm = protocol("lm", steps=STEPS)
 train_split = data_text.load_split("train")
@@ -273,10 +272,10 @@ model, history = fit("triple_latent", lm, seed=0, device=DEVICE, data=train_spli
 RETRAIN = False  # True: train the 2,000-step model here instead of loading the shipped one
 long_model, long_record = shipped_or_retrained("triple_latent", RETRAIN, train_split.tokens, DEVICE)
 LONG = long_record["steps"]
-tables_training.print_short_run(history, UNIGRAM_BPB, "the whole validation split")  # history in nats, / ln 2
+tables.print_short_run(history, UNIGRAM_BPB, "the whole validation split")  # history in nats, / ln 2
 # its validation BPB scores the protocol's first chunks: the unigram baseline on those same bytes (notebook 00, 7.1)
 UNIGRAM_CHUNKS, n_chunks = unigram_on_record_chunks(train_split.tokens, valid_split.tokens, long_record)
-tables_training.print_shipped_bpb(long_record, UNIGRAM_CHUNKS, n_chunks)  # how it was made, its validation BPB
+tables.print_shipped_bpb(long_record, UNIGRAM_CHUNKS, n_chunks)  # how it was made, its validation BPB
 
 # %% [markdown]
 # The memory of the first layer, per head (columns), after reading the token named in each
@@ -326,8 +325,8 @@ for steps, m in ((history["steps"], model), (LONG, long_model)):
                                 for layer in snaps[steps]])  # [L, H]: mean over the sentence
     print(f"{steps:5d} steps: effective rank of P_t per layer", [round(r, 2) for r in ranks[steps].mean(1).tolist()])
 
-plots_heads.per_head_bars({f"{steps} steps": r for steps, r in ranks.items()}, "effective rank of P_t",
-                          "how many directions each head's pair memory uses (mean over the sentence)", figsize=(7, 2.8))
+plots_training.per_head_bars({f"{steps} steps": r for steps, r in ranks.items()}, "effective rank of P_t",
+                             "how many directions each head's pair memory uses (mean over the sentence)", figsize=(7, 2.8))
 plt.show()
 
 # %% [markdown]
@@ -345,7 +344,7 @@ plt.show()
 # NBVAL_IGNORE_OUTPUT
 norms = torch.stack([torch.stack([layer[t].flatten(1).norm(dim=1) for t in all_positions])
                      for layer in snaps[LONG]])  # [L, T, H]: the Frobenius norm of each head's P_t
-plots_heads.per_head_lines(norms, labels, "‖P_t‖", f"size of the pair memory along the sentence ({LONG} steps)")
+plots_training.per_head_lines(norms, labels, "‖P_t‖", f"size of the pair memory along the sentence ({LONG} steps)")
 plt.show()
 
 # %% [markdown]
@@ -361,7 +360,7 @@ gam_trained = plots.model_gates(model, tokens, "gam")  # [layers, T, heads]
 gam_long = plots.model_gates(long_model, tokens, "gam")
 plots.gate_heatmaps(gam_long, labels, name="γ", title=f"pair-memory gate γ after {LONG} steps")
 plt.show()
-tables_gates.print_gate_means({history["steps"]: gam_trained, LONG: gam_long})  # per layer; spread over tokens
+tables.print_gate_means({history["steps"]: gam_trained, LONG: gam_long})  # per layer; spread over tokens
 
 # %% [markdown]
 # In the heatmap, look for differences between the layers (rows of panels) and for columns that

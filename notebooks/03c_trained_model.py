@@ -52,7 +52,7 @@ from tl_minimal.running_state import previous_states, running_state
 from tl_minimal.training import config
 from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import unigram_bits
-from tl_minimal.views import plots, plots_scores, plots_training, tables_training, widgets
+from tl_minimal.views import plots, plots_training, tables, widgets
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
@@ -113,9 +113,9 @@ print(f"{LONG} steps: made by {long_record['command']} ({long_record['train_seco
 # %%
 # NBVAL_IGNORE_OUTPUT
 PAPER_BPB = paper_bpb(["transformer", "triple_latent"])  # the paper's main table at d = 64: docs/paper.md section 5.1
-tables_training.print_bpb_table({v: count_parameters(m) for v, m in models.items()},
-                                {v: h["seconds"] for v, h in histories.items()}, bpb, PAPER_BPB, UNIGRAM_BPB,
-                                data_text.VOCAB_SIZE)
+tables.print_bpb_table({v: count_parameters(m) for v, m in models.items()},
+                       {v: h["seconds"] for v, h in histories.items()}, bpb, PAPER_BPB, UNIGRAM_BPB,
+                       data_text.VOCAB_SIZE)
 plots_training.loss_and_bpb(histories, bpb, UNIGRAM_BPB, PAPER_BPB, smooth=5, loss_title=f"training loss, {STEPS} steps",
                             bar_title="after training", bar_ylabel="validation BPB (lower is better)")
 plt.show()
@@ -185,7 +185,7 @@ attn = rec["layers"][0]["attn"][0, 0].cpu()  # layer 0, head 0: [T, T]
 for steps, (_, lam_mean, gam_mean) in scores.items():
     print(f"{steps:5d} steps: mean keep gates of layer 0 on these bytes: λ {lam_mean:.2f}, γ {gam_mean:.2f}")
 
-plots_scores.scores_beside_softmax({steps: A for steps, (A, _, _) in scores.items()}, attn, short_labels, STEPS)
+plots_training.scores_beside_softmax({steps: A for steps, (A, _, _) in scores.items()}, attn, short_labels, STEPS)
 plt.show()
 
 # %% [markdown]

@@ -80,7 +80,7 @@ from tl_minimal.training.device import get_device
 from tl_minimal.training.evaluate import bits_per_byte, unigram_bits
 from tl_minimal.training.protocols import protocol
 from tl_minimal.training.recipes import count_parameters, fit
-from tl_minimal.views import plots, plots_slots, plots_training, tables_gates, widgets
+from tl_minimal.views import plots, plots_slots, plots_training, tables, widgets
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
@@ -277,7 +277,7 @@ for steps, m in ((STEPS, model), (LONG, long_model)):
     gw = torch.stack([layer["slot_weights"].cpu() for layer in rec_chunks["layers"]])  # [L, B, T, H, K]
     entropy[steps] = -(gw * gw.clamp_min(1e-12).log()).sum(-1).mean((1, 2))  # [L, H]: mean over chunks, tokens
     largest[steps] = gw.max(-1).values.mean((1, 2, 3))  # [L]: a token's largest weight, on average
-tables_gates.print_slot_choices(entropy, largest)  # one line per run and layer
+tables.print_slot_choices(entropy, largest)  # one line per run and layer
 plots_slots.entropy_bars(entropy, math.log(model.config.num_slots))
 plt.show()
 

@@ -82,7 +82,7 @@ from tl_minimal.training import config
 from tl_minimal.training.protocols import protocol
 from tl_minimal.training.recipes import build
 from tl_minimal.training.train import seed_everything
-from tl_minimal.views import plots_kv
+from tl_minimal.views import plots_retrieval
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
@@ -241,7 +241,7 @@ for what, counts in sizes.items():
 print(f"key-value memory: 2 x D_kv = {2 * GATED['assoc_dim']} more per token (D_kv = assoc_dim = {GATED['assoc_dim']})")
 
 # %%
-plots_kv.state_sizes(checkpoints, sizes)
+plots_retrieval.state_sizes(checkpoints, sizes)
 plt.show()
 
 # %% [markdown]
@@ -270,7 +270,7 @@ for beta in (1.0, 5.0, 20.0):
 # %%
 betas = torch.linspace(0.5, 25, 60)
 best = [kv_read(query8, keys8, values8, [8], top_k=8, scale=float(b))[0][0, 0, 3].item() for b in betas]
-plots_kv.perfect_match(betas, best, default_config("gated_hybrid_paper")["score_scale"], GATED["score_scale"])
+plots_retrieval.perfect_match(betas, best, default_config("gated_hybrid_paper")["score_scale"], GATED["score_scale"])
 plt.show()
 
 # %% [markdown]
@@ -318,7 +318,7 @@ with torch.no_grad():
               f"{(ranks == 0).float().mean():.0%} of reads; median number of entries above it: {ranks.median()}")
 
 # %%
-plots_kv.cosines_at_init(repeat_cos, other_cos)
+plots_retrieval.cosines_at_init(repeat_cos, other_cos)
 plt.show()
 
 # %% [markdown]

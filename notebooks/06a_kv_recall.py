@@ -58,7 +58,7 @@ from tl_minimal.training.evaluate import recall_accuracy
 from tl_minimal.training.protocols import protocol
 from tl_minimal.training.recipes import build, count_parameters, fit
 from tl_minimal.training.train import seed_everything
-from tl_minimal.views import plots_forgetting, plots_kv, plots_retrieval, widgets
+from tl_minimal.views import plots_retrieval, widgets
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 
@@ -107,7 +107,7 @@ for variant in ("transformer", "gated_hybrid_repaired"):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-plots_kv.recall_training(recall_hist, accuracy, RECALL_STEPS)
+plots_retrieval.recall_training(recall_hist, accuracy, RECALL_STEPS)
 plt.show()
 
 # %% [markdown]
@@ -127,7 +127,7 @@ trained_read = plots_retrieval.read_at(recall_models["gated_hybrid_repaired"], x
 seed_everything(0)
 fresh_gated = build("gated_hybrid_repaired", RP).to(DEVICE).eval()
 fresh_read = plots_retrieval.read_at(fresh_gated, x_few, y_few)
-plots_retrieval.retrieval_grid(plots_kv.read_panels(trained_read, fresh_read, x_few, y_few),
+plots_retrieval.retrieval_grid(plots_retrieval.read_panels(trained_read, fresh_read, x_few, y_few),
                                title="gated_hybrid_repaired: the memory's weights at the answer position")
 plt.show()
 
@@ -175,7 +175,7 @@ x_gap, _ = data_recall.eval_set(256, seed=0)
 gates = forgetting.recall_gates(latent, x_gap)  # {"lam", "gam"}: [256, layers, T, heads]
 gap = forgetting.filler_gap(x_gap[0])  # (first filler position, one past the last)
 print(f"filler: positions {gap[0]} .. {gap[1] - 1}, {gap[1] - gap[0]} tokens")
-plots_forgetting.gates_along_recall(gates, gap)
+plots_retrieval.gates_along_recall(gates, gap)
 plt.show()
 
 # %% [markdown]
@@ -193,7 +193,7 @@ print(f"a constant gate of 0.5 over the gap: 10^{(gap[1] - gap[0]) * math.log10(
       f"would take a gate of {0.5 ** (1 / (gap[1] - gap[0])):.4f} at every filler token")
 
 # %%
-plots_forgetting.kept_across_gap(kept, gap[1] - gap[0])
+plots_retrieval.kept_across_gap(kept, gap[1] - gap[0])
 plt.show()
 
 # %% [markdown]
@@ -225,7 +225,7 @@ reach = [{**gradient_reach.measure(variant, seeds=(0,), **settings), "label": la
          for label, variant, settings in REACH_ROWS]
 for row in reach:
     print(f"{row['label']:40s} gradient at the pairs / at the questions: {row['pair_reach']:.1e}")
-plots_forgetting.gradient_reach(reach)
+plots_retrieval.gradient_reach(reach)
 plt.show()
 
 # %% [markdown]

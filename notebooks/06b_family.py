@@ -59,8 +59,8 @@ from tl_minimal.results.calibrated_table import budget as recall_budget
 from tl_minimal.results.calibrated_table import calibrated_markdown
 from tl_minimal.results.family_table import budget, family_rows
 from tl_minimal.running_state import previous_states, running_state
-from tl_minimal.views import plots_gate_start
-from tl_minimal.views.plots_family import family_figure, family_markdown
+from tl_minimal.views import plots_reproduction
+from tl_minimal.views.plots_reproduction import family_figure, family_markdown
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 torch.manual_seed(0)
@@ -368,7 +368,7 @@ display(Markdown(calibrated_markdown(FAMILY_RECALL)))
 ladder = recall_start.ladder_rows()
 for rung, settings in [*enumerate(RUNGS), ("reverse", GLA_SHORT_START)]:  # the pair gate's start per rung
     print(f"rung {rung}: gamma starts at {recall_start.gate_start(settings['gam_bias'], settings['gate_norm'])}")
-plots_gate_start.ladder_figure(ladder)
+plots_reproduction.ladder_figure(ladder)
 plt.show()
 
 # %% [markdown]

@@ -204,7 +204,7 @@ for variant, value in lm_bpb.items():
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-plots_reproduction.logit_scale(lm_hist, scaled, factors, unigram, LM_STEPS)
+plots_seeds.logit_scale(lm_hist, scaled, factors, unigram, LM_STEPS)
 plt.show()
 
 # %% [markdown]
@@ -263,7 +263,7 @@ print("\n".join(results.lead_lines()))  # how far each model is ahead of the Tra
 # NBVAL_IGNORE_OUTPUT
 per_seed, seed_lines = results.per_seed_recall()  # the paper's 3 runs, its own code, ours
 print("\n".join(seed_lines))
-plots_reproduction.per_seed_recall(per_seed)
+plots_seeds.per_seed_recall(per_seed)
 plt.show()
 
 # %% [markdown]

@@ -57,7 +57,7 @@ def paper_recall() -> list[RecallLayout]:
 GATE_START = "recall_gate_start.json"
 # (notebook, a string of the code cell that shows the table or figure, the layouts of its tasks)
 NOTEBOOK_TABLES = [
-    ("06a_kv_recall", "plots_kv.recall_training(", paper_recall),
+    ("06a_kv_recall", "plots_retrieval.recall_training(", paper_recall),
     ("06a_kv_recall", 'recall_start.gate_start_rows(["triple_latent"])', lambda: layouts_of_files(GATE_START)),
     ("06b_family", "calibrated_markdown(FAMILY_RECALL)", lambda: layouts_of_files("recall_calibrated_family.json")),
     ("06b_family", "recall_start.ladder_rows()", lambda: layouts_of_files("recall_ladder.json")),

@@ -15,7 +15,7 @@ from tl_minimal.results.family_table import (
     seed_means,
     seeds_by_variant,
 )
-from tl_minimal.views.plots_family import family_figure, family_markdown
+from tl_minimal.views.plots_reproduction import family_figure, family_markdown
 
 
 def test_rows_follow_the_order_and_pair_with_both_yardsticks():

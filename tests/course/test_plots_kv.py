@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from tl_minimal.data import recall as data_recall
-from tl_minimal.views import plots_kv
+from tl_minimal.views import plots_retrieval
 
 
 @pytest.fixture(autouse=True)
@@ -21,11 +21,11 @@ def _close_figures():
 
 
 def test_state_sizes_and_perfect_match_draw_one_line_per_input():
-    fig = plots_kv.state_sizes([1, 2, 4], {"cache": [2, 4, 8], "state": [5, 5, 5]})
+    fig = plots_retrieval.state_sizes([1, 2, 4], {"cache": [2, 4, 8], "state": [5, 5, 5]})
     assert len(fig.axes[0].get_lines()) == 2
     with pytest.raises(ValueError, match="one count per checkpoint"):
-        plots_kv.state_sizes([1, 2], {"cache": [2]})
-    fig = plots_kv.perfect_match([1.0, 2.0, 3.0], [0.3, 0.5, 0.7], 1.0, 10.0)
+        plots_retrieval.state_sizes([1, 2], {"cache": [2]})
+    fig = plots_retrieval.perfect_match([1.0, 2.0, 3.0], [0.3, 0.5, 0.7], 1.0, 10.0)
     labels = fig.axes[0].get_legend_handles_labels()[1]
     assert labels == ["β = 1 (the paper)", "β = 10 (gated_hybrid_repaired's start)"]
 
@@ -33,12 +33,12 @@ def test_state_sizes_and_perfect_match_draw_one_line_per_input():
 def test_cosines_at_init_has_a_panel_per_configuration():
     rep = {"tied": [torch.ones(4)], "untied": [torch.rand(4)]}
     other = {"tied": [torch.rand(20) * 2 - 1], "untied": [torch.rand(20) * 2 - 1]}
-    fig = plots_kv.cosines_at_init(rep, other)
+    fig = plots_retrieval.cosines_at_init(rep, other)
     assert [ax.get_title() for ax in fig.axes] == ["tied", "untied"]
 
 
 def test_recall_training_draws_the_chance_lines():
-    fig = plots_kv.recall_training({"a": {"loss": [2.0, 1.5, 1.0]}}, {"a": 0.5}, steps=3)
+    fig = plots_retrieval.recall_training({"a": {"loss": [2.0, 1.5, 1.0]}}, {"a": 0.5}, steps=3)
     labels = fig.axes[1].get_legend_handles_labels()[1]
     assert "constant guess 1/8" in labels and "random value in context 1/4" in labels
 
@@ -51,9 +51,7 @@ def _read(n, T, correct):
 def test_read_panels_take_a_right_and_a_wrong_example_and_the_fresh_one():
     x, y = data_recall.eval_set(3, seed=0)
     T = x.shape[1]
-    panels = plots_kv.read_panels(_read(3, T, [False, True, False]), _read(3, T, [False] * 3), x, y)
+    panels = plots_retrieval.read_panels(_read(3, T, [False, True, False]), _read(3, T, [False] * 3), x, y)
     assert list(panels) == ["trained, example 1", "trained, example 0", "initialized, example 0"]
-    only_right = plots_kv.read_panels(_read(3, T, [True] * 3), _read(3, T, [False] * 3), x, y)
+    only_right = plots_retrieval.read_panels(_read(3, T, [True] * 3), _read(3, T, [False] * 3), x, y)
     assert list(only_right) == ["trained, example 0", "initialized, example 0"]
-    fig = plots_kv.attention_heads(torch.rand(4, T).softmax(-1), x[0], y[0], right=False)
-    assert fig._suptitle.get_text().startswith("WRONG")

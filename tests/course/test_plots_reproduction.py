@@ -93,13 +93,13 @@ def test_the_reproduction_figures_draw():
     fig = plots_reproduction.bpb_against_steps(results.bpb_by_steps(), unigram, "t")
     assert fig.axes[0].get_xscale() == "log"
     assert plots_reproduction.mqar_accuracy(results.mqar_rows(), results.ORDER).axes[0].get_title()
-    assert len(plots_reproduction.per_seed_recall(research.per_seed_recall()[0]).axes[0].get_xticklabels()) == 4
+    assert len(plots_seeds.per_seed_recall(research.per_seed_recall()[0]).axes[0].get_xticklabels()) == 4
     assert len(plots_seeds.paper_recall_experiments(research.recall_experiment_panels()).axes) == 3
     history = {"a": [5.0, 4.0, 3.0], "b": [5.0, 3.5, 2.5]}
-    fig = plots_reproduction.logit_scale(history, {"a": [4.0, 3.0], "b": [3.5, 3.2]}, [1.0, 2.0], unigram, 3)
+    fig = plots_seeds.logit_scale(history, {"a": [4.0, 3.0], "b": [3.5, 3.2]}, [1.0, 2.0], unigram, 3)
     assert len(fig.axes) == 2
     with pytest.raises(ValueError, match="one BPB per factor"):
-        plots_reproduction.logit_scale(history, {"a": [4.0]}, [1.0, 2.0], unigram, 3)
+        plots_seeds.logit_scale(history, {"a": [4.0]}, [1.0, 2.0], unigram, 3)
 
 
 def test_the_break_figures_draw_and_return_none_without_rows():

@@ -13,7 +13,7 @@ from tl_minimal.course import setup, shipped
 from tl_minimal.training import device
 from tl_minimal.training.evaluate import unigram_bits
 from tl_minimal.training.protocols import protocol
-from tl_minimal.views import tables_cost, tables_pairs, tables_training
+from tl_minimal.views import tables
 
 
 def test_setup_prints_device_missing_devices_and_smoke(capsys, monkeypatch):
@@ -38,19 +38,19 @@ def test_setup_prints_device_missing_devices_and_smoke(capsys, monkeypatch):
 
 
 def test_baselines_and_training_text(capsys):
-    tables_cost.print_baselines(259, 4.5891)
+    tables.print_baselines(259, 4.5891)
     assert capsys.readouterr().out.splitlines() == [
         "uniform over 259 ids: 8.017 BPB",
         "unigram (byte frequencies of the train split), on the validation split: 4.589 BPB"]
-    tables_cost.print_training_text("the head", 1_000_000, protocol("lm"))
+    tables.print_training_text("the head", 1_000_000, protocol("lm"))
     source, seen = capsys.readouterr().out.splitlines()
     assert source == "training text: the head"
     assert seen == ("one 80-step run sees 80 x 16 windows x 128 bytes = 163,840 bytes, 16.4% of the "
                     "1,000,000 training bytes (windows may overlap)")
     with pytest.raises(ValueError, match="at least two ids"):
-        tables_cost.print_baselines(1, 1.0)
+        tables.print_baselines(1, 1.0)
     with pytest.raises(ValueError, match="has bytes"):
-        tables_cost.print_training_text("x", 0, protocol("lm"))
+        tables.print_training_text("x", 0, protocol("lm"))
 
 
 def test_unigram_on_record_chunks_is_the_baseline_on_the_scored_chunks():
@@ -67,30 +67,30 @@ def test_unigram_on_record_chunks_is_the_baseline_on_the_scored_chunks():
 
 def test_short_run_and_shipped_record_lines(capsys):
     history = {"steps": 80, "seconds": 41.6, "loss": [5.0 * math.log(2), 3.25 * math.log(2)]}
-    tables_training.print_short_run(history, 4.589, "the validation split")
+    tables.print_short_run(history, 4.589, "the validation split")
     assert capsys.readouterr().out == ("80 steps in 42 s; training loss 5.000 -> 3.250 bits per byte "
                                        "(unigram baseline on the validation split: 4.589)\n")
     record = {"command": "python -m x", "train_seconds": 270.0, "threads": 1, "steps": 2000,
               "loss_log": {"loss": [2.5 * math.log(2)]}, "val_bpb": 2.6951}
-    tables_training.print_shipped_record(record, 4.6712, 2048)
+    tables.print_shipped_record(record, 4.6712, 2048)
     assert capsys.readouterr().out.splitlines() == [
         "made by: python -m x  (4.5 min of training on 1 CPU thread)",
         "2000 steps: training loss 2.500 bits per byte at the last step, validation BPB 2.695 (unigram baseline on "
         "the same 2,048 chunks: 4.671)"]
-    tables_training.print_shipped_bpb(record, 4.6712, 2048)
+    tables.print_shipped_bpb(record, 4.6712, 2048)
     assert capsys.readouterr().out == ("2000 steps (made by: python -m x, 4.5 min of training): validation BPB 2.695 "
                                        "(unigram baseline on the same 2,048 chunks: 4.671)\n")
     with pytest.raises(ValueError, match="its losses"):
-        tables_training.print_short_run({"steps": 0, "seconds": 0, "loss": []}, 4.6, "x")
+        tables.print_short_run({"steps": 0, "seconds": 0, "loss": []}, 4.6, "x")
     with pytest.raises(ValueError, match="val_bpb"):
-        tables_training.print_shipped_bpb({"command": "x"}, 4.6, 1)
+        tables.print_shipped_bpb({"command": "x"}, 4.6, 1)
 
 
 def test_recall_at_reads_each_curve_at_S_and_at_the_end(capsys):
     curves = {8: torch.linspace(1, 0.45, 20), 16: torch.ones(20)}
-    tables_pairs.print_recall_at(curves, 20)
+    tables.print_recall_at(curves, 20)
     assert capsys.readouterr().out.splitlines() == [
         f"S =  8: recall with 8 pairs {curves[8][7]:.0%}, with 20 pairs 45%",
         "S = 16: recall with 16 pairs 100%, with 20 pairs 100%"]
     with pytest.raises(ValueError, match="one recall per number of pairs"):
-        tables_pairs.print_recall_at({8: torch.ones(5)}, 20)
+        tables.print_recall_at({8: torch.ones(5)}, 20)

@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import pytest
 import torch
 
-from tl_minimal.views import plots_slots, plots_training, tables_gates
+from tl_minimal.views import plots_slots, plots_training, tables
 
 
 def _mem(T=5, H=2, S=3):
@@ -71,8 +71,8 @@ def test_loss_and_bpb_two_panels_with_the_baseline():
 
 
 def test_print_slot_choices(capsys):
-    tables_gates.print_slot_choices({80: torch.tensor([[2.0, 1.0]])}, {80: torch.tensor([0.25])})
+    tables.print_slot_choices({80: torch.tensor([[2.0, 1.0]])}, {80: torch.tensor([0.25])})
     out = capsys.readouterr().out
     assert out == "   80 steps, layer 0: mean entropy per head [2.0, 1.0], largest weight on average 0.250\n"
     with pytest.raises(ValueError, match="entropy \\[L, H\\] and largest \\[L\\]"):
-        tables_gates.print_slot_choices({80: torch.ones(2, 2)}, {80: torch.ones(3)})
+        tables.print_slot_choices({80: torch.ones(2, 2)}, {80: torch.ones(3)})

@@ -1,20 +1,13 @@
 """A text alternative for every figure a notebook shows, and a picture sharp enough for a phone.
 
-``describe(fig)`` writes one from what the figure itself says: its title, each panel's title,
-axis labels and legend entries. In a Jupyter kernel, importing ``tl_minimal.views`` calls
-``install()``, which makes every displayed figure carry that text in its output's metadata
-(``{"image/png": {"alt": ...}}``), so a notebook executed with the library saves an alt text beside
-each picture; the course's website uses it. Important figures get a written one instead (the site
-keeps those). Outside a kernel, ``install`` does nothing.
+In a Jupyter kernel, ``install()`` makes every displayed figure carry ``describe(fig)`` in its
+output's metadata (``{"image/png": {"alt": ...}}``, the course's website uses it), draws the PNG at
+twice its pixels (IPython's "retina" PNG, shown at its usual size) and records the smallest text
+drawn, in CSS pixels at that size (``font_px``: the site keeps tick labels at least 9 px tall).
 
-The same hook saves the picture at twice its pixels (IPython's "retina" PNG: the metadata keeps the
-figure's own width and height, so a page shows it at its usual size, sharp on a phone's screen) and
-the size of the smallest text drawn in it, in CSS pixels at that usual size (``smallest_text_px``):
-the website uses it to keep every tick label at least 9 px tall on a 390 px phone.
-
-    describe(fig)           -> "Figure: <title>. Panel 1: <title>; x axis: ...; y axis: ...; lines: a, b."
+    describe(fig)           -> "Figure: <title>. Panel 1: <title>; x axis: ...; y axis: ...; legend: a, b."
     smallest_text_px(fig)   -> 9.72 (a 7 pt tick label of a 100 dpi figure)
-    install()               display hook for matplotlib figures (a kernel only; idempotent)
+    install()               the display hook for matplotlib figures (a kernel only; idempotent)
 """
 
 from __future__ import annotations

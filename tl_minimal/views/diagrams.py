@@ -1,21 +1,13 @@
-"""Drawn diagrams: the triple-latent layer, the language model around it, and the chunked form.
+"""Drawn diagrams of the architecture (not of data), in the notation of notebook 00's glossary.
 
-Pictures of the *architecture*, not of data: boxes, arrows and the equations inside them,
-drawn with matplotlib so they live in the repository as code and render the same everywhere.
-Every symbol they show is the notation of notebook 00's glossary (one symbol, one meaning).
+    layer_diagram(highlight=None)   one triple-latent layer at token t: LN, the four tanh projections and
+                                    two gates, running state s, pair memory P, readout r, W_o, the residual
+    model_diagram()                 the language model: embedding + positions, optional convolution, the
+                                    blocks (one drawn open), final LayerNorm, optional late fusion, tied head
+    chunk_diagram(T, C)             the chunked form: C x C blocks inside chunks, a carried state between
 
-    layer_diagram(highlight=None)   one triple-latent layer at token t: LN, the four tanh
-                                    projections and two gates, running state s, pair memory P,
-                                    readout r, W_o, the residual add
-    model_diagram()                 the language model: embedding + positions, optional
-                                    convolution, the blocks (one drawn open), final LayerNorm,
-                                    optional late fusion, tied head
-    chunk_diagram(T, C)             the chunked form: C x C blocks inside chunks, a carried
-                                    state between them
-
-``LAYER_SYMBOLS`` / ``MODEL_SYMBOLS`` list the symbols each diagram must name (the tests check
-that every one is drawn). Each function returns the matplotlib ``Figure``; widths stay within
-9.5 inches (about 950 px in a notebook) and text at 9 points or more.
+``LAYER_SYMBOLS`` / ``MODEL_SYMBOLS`` list the symbols each diagram must name (the tests check that
+every one is drawn). Widths stay within 9.5 inches (about 950 px) and text at 9 points or more.
 """
 
 from __future__ import annotations

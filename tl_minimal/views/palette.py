@@ -1,22 +1,13 @@
-"""The one set of colours every picture uses, safe for colour-blind readers.
+"""The one set of colours every picture uses, safe for colour-blind readers: the eight colours of
+Okabe and Ito ("Color Universal Design", 2008) stay distinct under every common colour-vision
+deficiency. Continuous values keep their perceptual colour maps (vlag, mako, rocket, viridis), and
+no picture carries a meaning by colour alone: right / wrong also differ by a hatch and a word. No
+other file of ``views/`` writes a colour code other than a grey (``tests/course/test_palette.py``).
 
-About one man in twelve sees red and green as nearly the same colour (deuteranopia, protanopia).
-So every categorical picture of the course (lines, bars, marked positions, the diagrams' roles)
-takes its colours from the palette of Okabe and Ito ("Color Universal Design", 2008): eight
-colours that stay distinct under every common colour-vision deficiency. Continuous values keep
-their perceptual colour maps (vlag, mako, rocket, viridis: also readable without full colour
-vision). And no picture carries a meaning by colour alone: right / wrong also differ by a hatch
-and a word, the future by a hatch, the diagrams' roles by the text inside each box.
-
-``apply()`` sets the palette as matplotlib's colour cycle; importing ``tl_minimal.views`` calls it,
-so a notebook's own ``plt.plot`` lines get it too. No other file of ``views/`` writes a colour
-code other than a grey (``tests/course/test_palette.py`` checks that).
-
-    OKABE_ITO      the eight colours by name
-    CATEGORICAL    the cycle order: blue, orange, bluish green, vermillion, reddish purple,
-                   sky blue, yellow, black
-    tint(c, f)     a colour mixed with white (fills behind text)
-    RIGHT, WRONG   how a right and a wrong guess look: colour, fill, hatch and the word
+    OKABE_ITO, CATEGORICAL    the eight colours by name; the cycle order (blue, orange, bluish green, ...)
+    tint(c, f)                a colour mixed with white (fills behind text)
+    RIGHT, WRONG              how a right and a wrong guess look: colour, fill, hatch and the word
+    apply()                   CATEGORICAL as matplotlib's colour cycle (``views.use_course_style`` calls it)
 """
 
 from __future__ import annotations

@@ -1,23 +1,16 @@
-"""Pictures of the triple-latent family, drawn the same way in every notebook.
+"""Pictures of the triple-latent family, drawn the same way in every notebook, and the helpers the
+other ``plots_*`` modules share. Each function takes plain tensors (or a model and some tokens), draws
+one picture with labelled axes and a title and returns the matplotlib ``Figure``. Nothing here
+re-implements the math: ``pulse_memory`` calls ``running_state``, the gate and pair-memory pictures
+read ``model.internals``. Shapes follow the library: gates [T, H] per layer, P [H, S, S] per position.
 
-Each function takes plain tensors (or a model and some tokens), draws one kind of picture with
-labelled axes and a title, and returns the matplotlib ``Figure``; the notebook then calls
-``plt.show()``. Nothing here re-implements the math: the pulse plot calls
-``running_state.running_state``, and the gate / pair-memory pictures read ``model.internals``.
-
-What is here (read in the order the notebooks use them)
-    token_labels, token_strip     bytes or tokens as a row of labelled boxes, some highlighted
-    recall_strip                  one associative-recall example, key / value / question marked
-    pulse_memory                  what a running state remembers of one pulse, for a few lambda
-    as_numpy                      a tensor on any device (or an array) as a float64 array
-    matrix_heatmap                one labelled seaborn heatmap (the building block of the rest)
-    outer_product_step            s_{t-1}, b_t, their outer product and P_t side by side
-    pair_memory_grid              P_t per head (columns) at a few positions (rows)
-    gate_heatmaps                 gates [layers, T, H]: one heatmap per layer, heads x tokens
-    model_gates, model_pair_memory(ies)   the tensors above, read from a trained model's internals
-    loss_curves, metric_bars      training losses of several runs; a metric beside the paper's
-
-Shapes follow the library: gates [T, H] per layer, pair memory [H, S, S] per position.
+    token_labels, token_strip, recall_strip    tokens as labelled boxes; one recall example marked
+    half_life, pulse_response, pulse_memory    what a running state remembers of one pulse
+    matrix_heatmap                 one labelled heatmap (the building block of the rest)
+    outer_product_step, pair_memory_grid, gate_heatmaps    one P update; P_t per head; gates per layer
+    model_gates, model_pair_memory(ies)        those tensors, read from a trained model's internals
+    loss_curves, metric_bars       training losses of several runs; a metric beside the paper's
+    as_numpy, labelled, finish     a tensor as a float64 array; an axes' labels and legend; a figure's title
 """
 
 from __future__ import annotations
@@ -45,6 +38,21 @@ def as_numpy(x) -> np.ndarray:
     if isinstance(x, torch.Tensor):
         return x.detach().cpu().double().numpy()  # to the CPU first, then cast: MPS has no float64
     return np.asarray(x, dtype=np.float64)
+
+
+def labelled(ax, legend: float | None = 8, **names) -> None:
+    """``ax.set(**names)`` (xlabel=, ylabel=, title=, ylim= ...), then a legend of font size ``legend``."""
+    ax.set(**names)
+    if legend:
+        ax.legend(fontsize=legend)
+
+
+def finish(fig, title: str | None = None, fontsize: float = 11):
+    """The figure's own title (when given) and a tight layout; returns the figure."""
+    if title:
+        fig.suptitle(title, fontsize=fontsize)
+    fig.tight_layout()
+    return fig
 
 
 def _check_rank(name: str, x: np.ndarray, ndim: int, shape_words: str) -> np.ndarray:
@@ -109,8 +117,7 @@ def token_strip(labels, ids=None, highlight=None, per_row: int = 32, title: str 
         ax.text(c + w / 2, y - 0.2, under, ha="center", va="center", fontsize=7, color="#555555")
         if note:
             ax.text(c + w / 2, y + 1.05, note, ha="center", va="bottom", fontsize=8)
-    ax.set_xlim(-0.2, span + 0.2)
-    ax.set_ylim(-1.7 * (n_rows - 1) - 0.6, 1.7)
+    ax.set(xlim=(-0.2, span + 0.2), ylim=(-1.7 * (n_rows - 1) - 0.6, 1.7))
     ax.set_aspect("equal")
     ax.axis("off")
     if title:
@@ -186,12 +193,9 @@ def pulse_memory(lams=(0.5, 0.8, 0.95), T: int | None = None, title: str | None 
     ax_left.set_ylabel("share left  s_t / s_0 = λ^t")
     ax_left.set_title("what is left: 1/2 at the half-life (dotted)", fontsize=10)
     for ax in (ax_s, ax_left):
-        ax.set_xlabel("tokens since the pulse t")
-        ax.set_xlim(0, T - 1)
+        ax.set(xlabel="tokens since the pulse t", xlim=(0, T - 1))
     ax_s.legend(fontsize=8)
-    fig.suptitle(title or "memory of one pulse a_0 = 1", fontsize=11)
-    fig.tight_layout()
-    return fig
+    return finish(fig, title or "memory of one pulse a_0 = 1")
 
 
 # --- heatmaps ------------------------------------------------------------------------------
@@ -220,8 +224,7 @@ def matrix_heatmap(M, xlabels=None, ylabels=None, ax=None, title: str | None = N
                 yticklabels=ylabels if ylabels is not None else "auto")
     ax.tick_params(axis="x", labelrotation=0)
     ax.tick_params(axis="y", labelrotation=0)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    ax.set(xlabel=xlabel, ylabel=ylabel)
     if title:
         ax.set_title(title, fontsize=9)
     return ax.figure
@@ -240,9 +243,7 @@ def outer_product_step(s_prev_t, b_t, P_prev, P_t, gam_t: float, t: int | None =
     matrix_heatmap(P_prev, ax=axes[3], title="P_{t-1}", xlabel="j", **kw)
     matrix_heatmap(P_t, ax=axes[4], title=f"P_t = {gam_t:.2f} P_(t-1) + {1 - gam_t:.2f} outer", xlabel="j",
                    cbar=True, vmin=-top, vmax=top)
-    fig.suptitle("one pair-memory step" + (f" at t = {t}" if t is not None else ""), fontsize=11)
-    fig.tight_layout()
-    return fig
+    return finish(fig, "one pair-memory step" + (f" at t = {t}" if t is not None else ""))
 
 
 def pair_memory_grid(snapshots: dict, labels=None, heads=None, title: str | None = None):
@@ -271,9 +272,7 @@ def pair_memory_grid(snapshots: dict, labels=None, heads=None, title: str | None
                 ax.set_xlabel("j (write b)")
             if c == 0:
                 ax.set_ylabel("i (state s)")
-    fig.suptitle(title or "pair memory P_t", fontsize=11)
-    fig.tight_layout()
-    return fig
+    return finish(fig, title or "pair memory P_t")
 
 
 def gate_heatmaps(gates, labels=None, title: str | None = None, name: str = "gate", vmin=0.0, vmax=1.0,
@@ -295,24 +294,19 @@ def gate_heatmaps(gates, labels=None, title: str | None = None, name: str = "gat
         ax.set_ylabel(f"layer {layer}\nhead")
         ax.tick_params(axis="x", labelrotation=0, labelsize=7)
     axes[-1, 0].set_xlabel("token (the gate applied when reading it)")
-    fig.suptitle(title or f"{name} per layer, head and token", fontsize=11)
-    fig.tight_layout()
-    return fig
+    return finish(fig, title or f"{name} per layer, head and token")
 
 
 # --- reading a model -----------------------------------------------------------------------
 
-def _one_sequence(tokens) -> torch.Tensor:
+def _one_sequence(tokens, model) -> torch.Tensor:
+    """tokens [T] or [1, T] -> [1, T] int64 on the model's device."""
     tokens = torch.as_tensor(tokens)
     if tokens.dim() == 1:
         tokens = tokens[None]
     if tokens.dim() != 2 or tokens.shape[0] != 1:
         raise ValueError(f"give one sequence: tokens [T] or [1, T], got shape {tuple(tokens.shape)}")
-    return tokens.long()
-
-
-def _model_device(model) -> torch.device:
-    return next(model.parameters()).device
+    return tokens.long().to(next(model.parameters()).device)
 
 
 def model_gates(model, tokens, key: str = "gam") -> torch.Tensor:
@@ -321,7 +315,7 @@ def model_gates(model, tokens, key: str = "gam") -> torch.Tensor:
     key: "gam" (pair-memory keep gate) or "lam" (running-state keep gate). Layers without that
     gate (attention) are an error that says which layers have it.
     """
-    tokens = _one_sequence(tokens).to(_model_device(model))
+    tokens = _one_sequence(tokens, model)
     _, record = model.internals(tokens)                             # eval mode: the gates as used at test time
     found = [layer.get(key) for layer in record["layers"]]
     if any(g is None for g in found):
@@ -333,7 +327,7 @@ def model_gates(model, tokens, key: str = "gam") -> torch.Tensor:
 
 def model_pair_memories(model, tokens, positions) -> list[dict]:
     """P_t of every layer at ``positions`` of one sequence, in one forward pass: [{t: [H, S, S]}] per layer."""
-    tokens = _one_sequence(tokens).to(_model_device(model))
+    tokens = _one_sequence(tokens, model)
     positions = [int(p) for p in positions]
     _, record = model.internals(tokens, snapshot_at=positions)
     layers = record["layers"]
@@ -373,10 +367,8 @@ def loss_curves(histories: dict, ax=None, title: str = "training loss", bits: bo
         if averaged:
             avg = np.convolve(loss, np.ones(smooth) / smooth, mode="valid")
             ax.plot(np.arange(smooth, len(loss) + 1), avg, lw=2, color=line.get_color(), label=name)
-    ax.set_xlabel("optimizer step")
-    ax.set_ylabel("training loss (bits per byte)" if bits else "training loss (nats)")
-    ax.set_title(title)
-    ax.legend(fontsize=8)
+    labelled(ax, xlabel="optimizer step", ylabel="training loss (bits per byte)" if bits else "training loss (nats)",
+             title=title)
     return ax.figure
 
 
@@ -394,7 +386,5 @@ def metric_bars(ours: dict, paper: dict | None = None, ax=None, ylabel: str = "B
         vals = [paper.get(n, np.nan) for n in names]
         ax.bar(x + 0.2, vals, width=0.4, hatch="//", alpha=0.6, label="paper")
     ax.set_xticks(x, names)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.legend(fontsize=8)
+    labelled(ax, ylabel=ylabel, title=title)
     return ax.figure

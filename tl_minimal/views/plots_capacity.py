@@ -1,10 +1,8 @@
-"""Pictures for notebook 02's toy: how many pairs an S x S pair memory recalls.
-
-Like ``plots.py``, the function draws one picture with labelled axes and a title and returns the
-matplotlib ``Figure``; the numbers come from ``tl_minimal.course.pair_toy.recall_curve``.
+"""How many pairs a pair memory recalls: notebook 02's toy (numbers from
+``tl_minimal.course.pair_toy.recall_curve``) and the trained study of notebook 07 (issue 32).
 
     recall_vs_pairs         recall against the number of pairs stored, one line per state size S
-    recall_vs_state_bytes   trained recall against the bytes of state a model keeps (issue 32's study)
+    recall_vs_state_bytes   trained recall against the bytes of state a model keeps
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator, NullFormatter
 
-from .plots import as_numpy
+from .plots import as_numpy, finish, labelled
 
 
 def recall_vs_pairs(curves: dict, title: str = "pair memory: recall against pairs stored"):
@@ -27,13 +25,8 @@ def recall_vs_pairs(curves: dict, title: str = "pair memory: recall against pair
         line, = ax.plot(range(1, len(r) + 1), 100 * r, marker="o", ms=3, label=f"S = {S}")
         ax.axvline(S, color=line.get_color(), ls="--", lw=1)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("pairs stored (dashed: n = S)")
-    ax.set_ylabel("pairs recalled (%)")
-    ax.set_ylim(0, 105)
-    ax.set_title(title)
-    ax.legend(fontsize=9)
-    fig.tight_layout()
-    return fig
+    labelled(ax, 9, xlabel="pairs stored (dashed: n = S)", ylabel="pairs recalled (%)", ylim=(0, 105), title=title)
+    return finish(fig)
 
 
 def _points(rows, variant: str, task: str, n_pairs: int) -> dict:
@@ -89,10 +82,8 @@ def recall_vs_state_bytes(rows: list[dict], title: str = "recall against the sta
         ax.xaxis.set_minor_formatter(NullFormatter())  # decades only: the minor labels overlap
         ax.set_xlabel("state bytes after T tokens (log)")
         ax.set_title(f"{n}-pair recall" if task == "recall" else f"MQAR, {n} pairs", fontsize=10)
-    axes[0][0].set_ylabel("accuracy (%, mean over seeds)")
-    axes[0][0].set_ylim(0, 105)
+    axes[0][0].set(ylabel="accuracy (%, mean over seeds)", ylim=(0, 105))
     handles = [Line2D([], [], color=colors[v], marker="o", ms=4) for v in variants]  # every variant, one size
     axes[0][-1].legend(handles, variants, fontsize=8, loc="center left")
-    fig.suptitle(title)
-    fig.tight_layout()
-    return fig
+    fig.suptitle(title)  # the default size, larger than finish's
+    return finish(fig)

@@ -1,14 +1,9 @@
-"""Pictures for notebook 05: what a convolution reads, and what its trained taps weigh.
+"""Pictures for notebook 05: what a convolution reads, and what its trained taps weigh. The influence
+maps differentiate the library's own convolution (conv.py); they do not re-implement it.
 
-Like ``plots.py``, every function draws one kind of picture with labelled axes and a title and
-returns the matplotlib ``Figure``; the influence maps differentiate the library's own
-convolution (conv.py), they do not re-implement it.
-
-    conv_influence    |d y_t / d x_tau| of a convolution: which inputs each output reads
+    conv_influence    |d y_t / d x_tau| [T, T] of a convolution: which inputs each output reads
     influence_maps    those maps side by side, reads from the future (tau > t) outlined
-    tap_norms         ||W[:, :, i]|| per kernel tap of trained convolutions, by offset
-
-Shapes: kernels [d, d, k]; an influence map [T, T].
+    tap_norms         ||W[:, :, i]|| per kernel tap [d, d, k] of trained convolutions, by offset
 """
 
 from __future__ import annotations
@@ -19,7 +14,7 @@ import seaborn as sns
 import torch
 
 from .palette import BLUE, VERMILLION, tint
-from .plots import MAX_WIDTH, as_numpy
+from .plots import MAX_WIDTH, as_numpy, finish
 
 _DIAGONAL = BLUE  # the line t = tau: reads above it come from the future
 
@@ -56,12 +51,9 @@ def influence_maps(maps: dict, title: str = "which inputs each output reads"):
                 if M[t, tau] > 1e-12:                               # output t reads a future input
                     ax.add_patch(plt.Rectangle((tau, t), 1, 1, fill=False, edgecolor=VERMILLION, lw=1.5, hatch="////"))
         ax.plot([0, T], [0, T], color=_DIAGONAL, lw=1)
-        ax.set_xlabel("input position τ")
-        ax.set_ylabel("output position t")
+        ax.set(xlabel="input position τ", ylabel="output position t")
         ax.set_title(name, fontsize=9)
-    fig.suptitle(title + " (red, hatched: τ > t, the future)", fontsize=11)
-    fig.tight_layout()
-    return fig
+    return finish(fig, title + " (red, hatched: τ > t, the future)")
 
 
 def tap_norms(kernels: dict, ax=None, title: str = "size of each kernel tap after training"):
@@ -90,8 +82,6 @@ def tap_norms(kernels: dict, ax=None, title: str = "size of each kernel tap afte
     ax.axvspan(0.5, max(ticks) + 0.5, facecolor=tint(VERMILLION, 0.9), edgecolor=tint(VERMILLION, 0.5), hatch="//",
                lw=0, label="future inputs (hatched)")
     ax.set_ylim(0, 1.3 * ax.get_ylim()[1])                          # room for the legend above the bars
-    ax.set_xlabel("input the tap reads (relative to the output position t)")
-    ax.set_ylabel("||W[:, :, tap]||")
-    ax.set_title(title)
+    ax.set(xlabel="input the tap reads (relative to the output position t)", ylabel="||W[:, :, tap]||", title=title)
     ax.legend(fontsize=8, loc="upper left", ncol=len(kernels) + 1)
     return ax.figure

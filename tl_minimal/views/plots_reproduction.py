@@ -1,13 +1,18 @@
-"""The pictures of the reproduction (notebooks 07 and 07b): our tables beside the paper's numbers.
+"""The pictures of the study's results: our tables beside the paper's numbers (notebooks 07 and 07b),
+the family beside its two yardsticks (06b, section 4) and the ladder from triple_latent to gla (06b).
+Inputs are what :mod:`tl_minimal.results` and ``tl_minimal.course.recall_start`` return (rows, curves,
+per-seed lists); every function returns its figure and draws nothing it has not been given.
 
-    logit_scale          training curves and BPB against a factor on the trained logits (07b, section 1)
     bpb_against_steps    each variant's BPB after 80, about 300 and 2,000 steps, log x axis
     mqar_accuracy        MQAR accuracy per (pairs, length) setting, one marker per model, chance lines
     beside_paper         sideways bars of our seeds' mean, dots per seed, the paper's number as a diamond
-    per_seed_recall      one dot per seed of recall at 500 steps, the mean as a bar, the two chance lines
+    family_figure        mean BPB per variant (every seed a dot), the paired differences to two yardsticks
+    family_markdown      the same numbers as a Markdown table
+    ladder_figure        accuracy per seed (dots) and mean (bar) of every rung, with a constant guess's 1/8
 
-Inputs are what :mod:`tl_minimal.results` returns (rows, curves, per-seed lists); every
-function returns its figure and draws nothing it has not been given.
+``family_figure``'s rows (``tl_minimal.results.family_table.family_rows``) have ``variant``, ``seeds``,
+``values`` (one per seed), ``mean``, ``sd``, ``params`` and ``vs`` = {yardstick: difference or None}, a
+difference having ``mean``, ``low``, ``high`` and ``differences`` (one per seed).
 """
 
 from __future__ import annotations
@@ -15,35 +20,14 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from . import plots
-from .palette import BLUE, SKY
+from .palette import BLUE, INK, ORANGE, SKY, VERMILLION, tint
+from .plots import MAX_WIDTH, finish, labelled
 
 
 def _figure(ax, figsize):
     if ax is None:
         return plt.subplots(figsize=figsize)
     return ax.figure, ax
-
-
-def logit_scale(histories: dict, scaled: dict, factors, unigram: float, steps: int):
-    """Left: the training losses in bits (``histories``: {name: losses}); right: validation BPB against
-    a factor mu multiplying each trained model's logits (``scaled``: {name: BPB per factor})."""
-    if any(len(v) != len(factors) for v in scaled.values()):
-        raise ValueError(f"every scaled curve needs one BPB per factor ({len(factors)})")
-    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.5))
-    plots.loss_curves(histories, bits=True, ax=axes[0], smooth=5, title=f"training loss, {steps} steps")
-    axes[0].axhline(unigram, color="black", ls=":", lw=1, label="unigram baseline")
-    axes[0].legend(fontsize=8)
-    for variant, values in scaled.items():
-        axes[1].plot(factors, values, marker="o", label=variant)
-    axes[1].axhline(unigram, color="black", ls=":", lw=1, label="unigram baseline")
-    axes[1].axvline(1.0, color="grey", lw=0.5)
-    axes[1].set_xlabel("factor μ multiplying the trained logits")
-    axes[1].set_ylabel("validation BPB")
-    axes[1].set_title("how much is only the logits' scale?")
-    axes[1].legend(fontsize=8)
-    fig.tight_layout()
-    return fig
 
 
 def bpb_against_steps(curves: dict, unigram: float, title: str, ax=None, figsize=(6.5, 3.8), legend_size=7,
@@ -55,12 +39,8 @@ def bpb_against_steps(curves: dict, unigram: float, title: str, ax=None, figsize
         ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=name)
     ax.axhline(unigram, color="black", ls=":", lw=1, label=f"unigram baseline ({unigram:.2f})")
     ax.set_xscale("log")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.legend(fontsize=legend_size)
-    fig.tight_layout()
-    return fig
+    labelled(ax, legend_size, xlabel=xlabel, ylabel=ylabel, title=title)
+    return finish(fig)
 
 
 def mqar_accuracy(rows, order):
@@ -75,12 +55,10 @@ def mqar_accuracy(rows, order):
     ax.scatter(range(len(settings)), [chance[s] for s in settings], marker="_", s=400, c="k",
                label="chance (constant guess)")
     ax.set_xticks(range(len(settings)), [f"{p} pairs\nT={t}" for p, t in settings])
-    ax.set_ylabel("accuracy (last evaluated step)")
-    ax.set_ylim(-0.02, 1.05)
+    ax.set(ylabel="accuracy (last evaluated step)", ylim=(-0.02, 1.05))
     ax.set_title("MQAR: accuracy by number of pairs and sequence length", fontsize=9)
     ax.legend(fontsize=7, loc="center right")
-    fig.tight_layout()
-    return fig
+    return finish(fig)
 
 
 def beside_paper(panels: list[dict]):
@@ -115,24 +93,89 @@ def beside_paper(panels: list[dict]):
         ax.tick_params(axis="x", labelsize=8)
         ax.set_title(panel["title"], fontsize=9)
         ax.legend(fontsize=8, loc="best")
-    fig.tight_layout()
-    return fig
+    return finish(fig)
 
 
-def per_seed_recall(per_seed: dict):
-    """``per_seed``: {label: [accuracy per seed]} (:func:`results.per_seed_recall`)."""
-    fig, ax = plt.subplots(figsize=(8.5, 3.6))
-    for i, accs in enumerate(per_seed.values()):
-        ax.plot([i] * len(accs), accs, "o", ms=7, alpha=0.7)
-        ax.plot([i - 0.25, i + 0.25], [np.mean(accs)] * 2, color="black", lw=2)
-        ax.annotate(f"mean {np.mean(accs):.1%}", (i + 0.28, np.mean(accs)), fontsize=9, va="center")
-    ax.axhline(1 / 8, color="black", ls=":", lw=1, label="constant guess 1/8")
-    ax.axhline(1 / 4, color="grey", ls="--", lw=1, label="random value in context 1/4")
-    ax.set_xticks(range(len(per_seed)), list(per_seed), fontsize=8)
-    ax.set_xlim(-0.5, len(per_seed) - 0.1)
-    ax.set_ylim(0, 1.08)
-    ax.set_ylabel("recall accuracy, 500 steps")
-    ax.set_title("one dot per seed: the paper's mean rests on one run that did not reproduce", fontsize=10)
+# --- the family beside its yardsticks (notebook 06b) -----------------------------------------
+
+def _check(rows) -> list:
+    rows = list(rows)
+    if not rows:
+        raise ValueError("rows is empty: give one row per variant (family_table.family_rows())")
+    return rows
+
+
+def _difference_panel(ax, rows, yardstick: str, colour: str) -> None:
+    for i, row in enumerate(rows):
+        d = row.vs.get(yardstick)
+        if d is None:  # the yardstick itself
+            ax.text(0, i, "yardstick", ha="center", va="center", fontsize=8, color=INK,
+                    bbox={"facecolor": "white", "edgecolor": "none"})
+            continue
+        ax.plot([d.low, d.high], [i, i], color=colour, lw=2)  # the paired 95% interval
+        ax.plot(d.differences, [i] * len(d.differences), "o", ms=3, color=colour, alpha=0.45)
+        ax.plot([d.mean], [i], "D", ms=6, color=colour)
+    ax.axvline(0, color=INK, lw=0.8, ls="--")
+    ax.tick_params(labelleft=False)  # the rows' names are on the first panel (the y axis is shared)
+    ax.set_xlabel(f"BPB minus {yardstick}'s\n(< 0: better than {yardstick})", fontsize=9)
+    ax.set_title(f"paired against {yardstick}", fontsize=10)
+
+
+def family_figure(rows, title: str | None = None):
+    """Mean BPB per variant, and the paired differences (diamond: mean; line: 95% interval; dots: seeds)."""
+    rows = _check(rows)
+    yardsticks = list(rows[0].vs)
+    if len(yardsticks) != 2:
+        raise ValueError(f"expected two yardsticks per row, got {yardsticks}")
+    fig, axes = plt.subplots(1, 3, figsize=(min(MAX_WIDTH, 10), 0.42 * len(rows) + 1.6), sharey=True)
+    y = np.arange(len(rows))
+    for i, row in enumerate(rows):
+        axes[0].plot(row.values, [i] * len(row.values), "o", ms=3, color=BLUE, alpha=0.45)
+        axes[0].plot([row.mean], [i], "D", ms=6, color=BLUE)
+    axes[0].set_yticks(y, [f"{r.variant} ({r.params / 1000:.0f}k)" for r in rows], fontsize=9)
+    axes[0].invert_yaxis()  # the first row on top (once: the three panels share this axis)
+    axes[0].set_xlabel("validation BPB (lower is better)", fontsize=9)
+    axes[0].set_title("mean over seeds (dots: seeds)", fontsize=10)
+    for ax, yardstick, colour in zip(axes[1:], yardsticks, (ORANGE, VERMILLION), strict=True):
+        _difference_panel(ax, rows, yardstick, colour)
+    return finish(fig, title, fontsize=10)
+
+
+def family_markdown(rows) -> str:
+    """Variant, parameters, mean BPB +- sd, and each paired difference with its 95% interval."""
+    rows = _check(rows)
+    yardsticks = list(rows[0].vs)
+    head = ["variant", "params", f"BPB (mean ± sd, {len(rows[0].seeds)} seeds)"]
+    head += [f"minus {y} [95% interval]" for y in yardsticks]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [f"`{r.variant}`", f"{r.params:,}", f"{r.mean:.3f} ± {r.sd:.3f}"]
+        for y in yardsticks:
+            d = r.vs[y]
+            cells.append("-" if d is None else f"{d.mean:+.3f} [{d.low:+.3f}, {d.high:+.3f}]")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+# --- the ladder from triple_latent to gla (notebook 06b) ---------------------------------------
+
+def ladder_figure(rows: list[dict], chance: float = 1 / 8, title: str | None = None):
+    """One column per rung: its seeds' accuracies (dots), their mean (a bar); a rung not run yet says so."""
+    fig, ax = plt.subplots(figsize=(MAX_WIDTH, 4.4))
+    x = np.arange(len(rows))
+    for i, row in enumerate(rows):
+        values = np.asarray(row["values"], dtype=float) * 100
+        if len(values) == 0:
+            ax.text(i, 50, "not run yet", rotation=90, ha="center", va="center", fontsize=8, color=INK)
+            continue
+        ax.bar(i, values.mean(), width=0.6, color=tint(INK, 0.7))
+        ax.scatter(np.full(len(values), i), values, s=18, color=VERMILLION, zorder=3)
+    ax.axhline(100 * chance, color=INK, ls=":", lw=1, label=f"a constant guess ({100 * chance:.1f}%)")
+    labels = [f"{r['rung']}: {r['change']}" if r["rung"] != "reverse" else f"reverse: {r['change']}" for r in rows]
+    ax.set_xticks(x, [label if len(label) < 42 else label[:40] + "..." for label in labels], rotation=35,
+                  ha="right", fontsize=8)
+    ax.set(ylim=(0, 105), ylabel="recall accuracy (%)")
     ax.legend(fontsize=8, loc="center right")
-    fig.tight_layout()
-    return fig
+    ax.set_title(title or "from triple_latent (0) to gla (7), one change a rung: 4-pair recall, every seed",
+                 fontsize=10)
+    return finish(fig)

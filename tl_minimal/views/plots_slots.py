@@ -1,16 +1,10 @@
-"""Pictures for notebook 04: how the slot layer uses its slots, and what its memory spans.
+"""Pictures for notebook 04: how the slot layer uses its slots, and what its memory spans. Slot
+weights come from ``model.internals``; nothing re-implements the model's math.
 
-Like ``plots.py``, every function draws one kind of picture with labelled axes and a title and
-returns the matplotlib ``Figure``; nothing re-implements the model's math (slot weights come
-from ``model.internals``).
-
-    slot_usage           slot weights g [T, H, K] of one layer: who writes to which slot
-    spectra              singular values of a few S x S memories (dense P against the slots')
-    toy_memories         section 2's toy: the dense P beside the slots' M for each choice of slots
-    entropy_bars         section 4: the entropy of g_t per layer and head, 80 against 2,000 steps
-    dense_against_slots  section 5: P_t and P~_t of one head at one position, and their spectra
-    memories_alike       section 5: cosine(P_t, P~_t) along the chunk, and both reads side by side
-    slot_widget          section 6: a sentence and a layer in, the slot_usage picture out
+    slot_usage, slot_widget     slot weights g [T, H, K] of one layer; a sentence and a layer in, that picture out
+    spectra                     singular values of a few S x S memories (dense P against the slots')
+    toy_memories, entropy_bars  section 2's toy memories; section 4's entropy of g_t per layer and head
+    dense_against_slots, memories_alike    section 5: P_t beside P~_t, their spectra, cosine and reads
 """
 
 from __future__ import annotations
@@ -20,7 +14,7 @@ import numpy as np
 import seaborn as sns
 
 from . import widgets
-from .plots import MAX_WIDTH, as_numpy, matrix_heatmap, token_labels
+from .plots import MAX_WIDTH, as_numpy, finish, labelled, matrix_heatmap, token_labels
 
 
 def slot_usage(g, labels=None, title: str | None = None):
@@ -53,12 +47,9 @@ def slot_usage(g, labels=None, title: str | None = None):
         ax.bar(np.arange(K) + (h - (H - 1) / 2) * width, mean[h], width=width, label=f"head {h}")
     ax.axhline(1 / K, color="black", ls=":", lw=1, label=f"even use 1/K = {1 / K:.3f}")
     ax.set_xticks(np.arange(K), [f"k{k}" for k in range(K)])
-    ax.set_xlabel("slot")
-    ax.set_ylabel("mean weight")
+    ax.set(xlabel="slot", ylabel="mean weight")
     ax.legend(fontsize=8, ncol=H + 1)
-    fig.suptitle(title or "slot weights g_t: which slot each token writes to", fontsize=11)
-    fig.tight_layout()
-    return fig
+    return finish(fig, title or "slot weights g_t: which slot each token writes to")
 
 
 def spectra(mats: dict, ax=None, title: str = "singular values of the memory"):
@@ -73,10 +64,7 @@ def spectra(mats: dict, ax=None, title: str = "singular values of the memory"):
             raise ValueError(f"{name}: expected a matrix [S, S], got shape {M.shape}")
         sv = np.linalg.svd(M, compute_uv=False)
         ax.semilogy(np.arange(1, len(sv) + 1), sv / max(sv[0], 1e-30), marker="o", ms=3, label=name)
-    ax.set_xlabel("index of the singular value")
-    ax.set_ylabel("singular value / largest")
-    ax.set_title(title)
-    ax.legend(fontsize=8)
+    labelled(ax, xlabel="index of the singular value", ylabel="singular value / largest", title=title)
     return ax.figure
 
 
@@ -95,9 +83,7 @@ def toy_memories(P, memories: dict,
     for ax in axes.flat:
         for number in ax.texts:  # the cell values, large enough to read
             number.set_fontsize(9)
-    fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
-    return fig
+    return finish(fig, title)
 
 
 def entropy_bars(entropy: dict, ln_k: float,
@@ -115,11 +101,8 @@ def entropy_bars(entropy: dict, ln_k: float,
         ax.axhline(ln_k, color="black", ls=":", label="ln K (even spread)")
         ax.set_xlabel("layer x 5 + head")
         ax.set_title(f"{steps} steps", fontsize=10)
-    axes[0, 0].set_ylabel("entropy of g_t (nats)")
-    axes[0, 0].legend(fontsize=8)
-    fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
-    return fig
+    labelled(axes[0, 0], ylabel="entropy of g_t (nats)")
+    return finish(fig, title)
 
 
 def dense_against_slots(mem: dict, t: int, head: int):
@@ -140,8 +123,7 @@ def dense_against_slots(mem: dict, t: int, head: int):
             title=f"singular values, head {head}")
     axes[2].title.set_fontsize(9)
     axes[2].legend(fontsize=7)
-    fig.tight_layout()
-    return fig
+    return finish(fig)
 
 
 def memories_alike(mem: dict, head: int):
@@ -153,19 +135,16 @@ def memories_alike(mem: dict, head: int):
     fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.2))
     for steps, ls in ((short, ":"), (long, "-")):
         axes[0].plot(as_numpy(mem[steps]["cos"][:, head]), ls=ls, label=f"{steps} steps")
-    axes[0].set_xlabel("position t")
-    axes[0].set_ylabel("cosine(P_t, P̃_t)")
+    axes[0].set(xlabel="position t", ylabel="cosine(P_t, P̃_t)")
     axes[0].set_title(f"how alike the two memories are, head {head}", fontsize=10)
     axes[0].legend(fontsize=8)
     read_dense, read_slot = (as_numpy(r[:, head]) for r in mem[long]["reads"])
     axes[1].plot(read_dense / np.abs(read_dense).max(), label="dense: Σ_j r_t[j] = q^l P q^r")  # shapes, not sizes
     axes[1].plot(read_slot / np.abs(read_slot).max(), label="slots: Σ_k f_t[k]")
-    axes[1].set_xlabel("position t")
-    axes[1].set_ylabel("read (scaled to max 1)")
+    axes[1].set(xlabel="position t", ylabel="read (scaled to max 1)")
     axes[1].set_title(f"{long} steps: the same queries, both memories", fontsize=10)
     axes[1].legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+    return finish(fig)
 
 
 def slot_widget(model, sentence: str, seq_len: int, steps: int):

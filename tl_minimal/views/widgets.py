@@ -1,31 +1,19 @@
 """Things to play with: sliders, menus and text boxes that redraw a picture from ``plots.py``.
 
-In a live notebook (a Jupyter kernel with ipywidgets) a helper returns the controls and a
-figure that is redrawn when a control changes; anywhere else (a plain script, pytest,
-ipywidgets missing, or ``static=True``) it draws the figure once with the controls' starting
-values and returns that ``Figure``.
+In a live notebook (a Jupyter kernel with ipywidgets) a helper returns the controls and a figure
+redrawn when a control changes; anywhere else (a script, pytest, no ipywidgets, ``static=True``) it
+draws the figure once with the starting values and returns that ``Figure``. The returned view also
+carries a PNG of its latest picture, so a committed notebook shows the picture without a kernel.
 
-A notebook opened before it runs (JupyterLab, a code-hosting site) cannot draw widgets, so the
-returned view also carries a PNG of its latest picture in its display data: readers of the
-committed notebook see the picture, a live kernel shows the controls.
-
-Controls are small specs, so the fallback needs no ipywidgets:
-    Slider(value, min, max, step)   a float slider (an int slider when all four are ints)
-    Text(value)                     a text box (applied on Enter or when it loses focus)
-    Choice(value, options)          a drop-down; options are values or (label, value) pairs
-Each takes a ``description`` (its name on screen) and a ``hint``: the rule for its input, shown
-next to it. A Choice can follow another control: ``Choice(..., follows="pairs",
-options_for=fn)`` takes its options from ``fn(value of pairs)`` whenever that control changes.
-
-Bad input: when ``draw`` raises ValueError (the library's error for bad input, saying what is
-valid), the message appears under the controls and the picture is removed, so no stale picture
-looks current; other errors show their traceback in place of the picture.
+Controls are small specs, so the fallback needs no ipywidgets: ``Slider(value, min, max, step)``
+(an int slider when all four are ints), ``Text(value)`` (applied on Enter), ``Choice(value,
+options)`` (values or (label, value) pairs; ``follows="pairs", options_for=fn`` takes its options
+from ``fn(value of pairs)``). Each takes a ``description`` and a ``hint`` (the rule for its input).
+When ``draw`` raises ValueError, the message replaces the picture (no stale picture looks current);
+other errors show their traceback.
 
     interactive(draw, **controls)   the general helper: draw(**values) returns a Figure
-    pulse_memory_widget             lambda slider -> the state's memory of a pulse
-    pair_memory_widget              position slider -> P_t per head of a trained model
-    gate_widget                     type a sentence -> a trained model's gates per layer and head
-    recall_widget                   write key-value pairs, ask a key -> where the memory reads
+    pulse_memory_widget, pair_memory_widget, gate_widget, recall_widget    the notebooks' widgets
 """
 
 from __future__ import annotations

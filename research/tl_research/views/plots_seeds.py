@@ -7,6 +7,8 @@ the paper's own runs as black stars, with the two yardsticks of the recall task 
 paper's width sweep, its retrain recipe and table 4's rows (``paper_recall_experiments``).
 
     seeds_beside_paper    panels of groups; each group: our per-seed values and the paper's
+    per_seed_recall       one dot per seed of recall at 500 steps, the mean as a bar, the two chance lines
+    logit_scale           training curves and BPB against a factor on the trained logits (07b, section 1)
 
 Input: ``panels`` = {panel title: [Group, ...]}; a ``Group`` holds a label, our values (one per
 seed, fractions in [0, 1]) and the paper's values (possibly none).
@@ -20,7 +22,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from tl_minimal.views.palette import CATEGORICAL, INK
-from tl_minimal.views.plots import MAX_WIDTH
+from tl_minimal.views.plots import MAX_WIDTH, finish, labelled, loss_curves
 
 
 @dataclass
@@ -91,7 +93,6 @@ def seeds_beside_paper(panels: dict, yardsticks: dict | None = None, title: str 
     return fig
 
 
-
 def paper_recall_experiments(panels: dict):
     """The paper's width sweep, its retrain recipe and table 4's other rows: our seeds after 500 steps
     beside the paper's runs. ``panels``: {title: [(label, ours, paper, colour index), ...]}, as
@@ -99,3 +100,39 @@ def paper_recall_experiments(panels: dict):
     return seeds_beside_paper({title: [Group(*g) for g in groups] for title, groups in panels.items()},
                               {"constant guess 1/8": 1 / 8, "random value in context 1/4": 1 / 4},
                               title="recall after 500 steps: every seed of ours beside the paper's runs")
+
+
+def per_seed_recall(per_seed: dict):
+    """``per_seed``: {label: [accuracy per seed]} (:func:`results.per_seed_recall`)."""
+    fig, ax = plt.subplots(figsize=(8.5, 3.6))
+    for i, accs in enumerate(per_seed.values()):
+        ax.plot([i] * len(accs), accs, "o", ms=7, alpha=0.7)
+        ax.plot([i - 0.25, i + 0.25], [np.mean(accs)] * 2, color="black", lw=2)
+        ax.annotate(f"mean {np.mean(accs):.1%}", (i + 0.28, np.mean(accs)), fontsize=9, va="center")
+    ax.axhline(1 / 8, color="black", ls=":", lw=1, label="constant guess 1/8")
+    ax.axhline(1 / 4, color="grey", ls="--", lw=1, label="random value in context 1/4")
+    ax.set_xticks(range(len(per_seed)), list(per_seed), fontsize=8)
+    ax.set_xlim(-0.5, len(per_seed) - 0.1)
+    ax.set_ylim(0, 1.08)
+    ax.set_ylabel("recall accuracy, 500 steps")
+    ax.set_title("one dot per seed: the paper's mean rests on one run that did not reproduce", fontsize=10)
+    ax.legend(fontsize=8, loc="center right")
+    return finish(fig)
+
+
+def logit_scale(histories: dict, scaled: dict, factors, unigram: float, steps: int):
+    """Left: the training losses in bits (``histories``: {name: losses}); right: validation BPB against
+    a factor mu multiplying each trained model's logits (``scaled``: {name: BPB per factor})."""
+    if any(len(v) != len(factors) for v in scaled.values()):
+        raise ValueError(f"every scaled curve needs one BPB per factor ({len(factors)})")
+    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.5))
+    loss_curves(histories, bits=True, ax=axes[0], smooth=5, title=f"training loss, {steps} steps")
+    axes[0].axhline(unigram, color="black", ls=":", lw=1, label="unigram baseline")
+    axes[0].legend(fontsize=8)
+    for variant, values in scaled.items():
+        axes[1].plot(factors, values, marker="o", label=variant)
+    axes[1].axhline(unigram, color="black", ls=":", lw=1, label="unigram baseline")
+    axes[1].axvline(1.0, color="grey", lw=0.5)
+    labelled(axes[1], xlabel="factor μ multiplying the trained logits", ylabel="validation BPB",
+             title="how much is only the logits' scale?")
+    return finish(fig)
