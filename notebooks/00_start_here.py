@@ -169,7 +169,7 @@ plt.show()
 # | `00_start_here` | why a fixed-size state; the layer drawn; set-up | 45 min (runs in 17 s) |
 # | `01_running_state` | the running state; how long a gate remembers | 60 min (runs in 55 s) |
 # | `01b_chunked_running_state` | its fast, chunked form | 55 min (runs in 9 s) |
-# | `02_pair_memory` | the pair memory | 60 min (runs in 79 s) |
+# | `02_pair_memory` | the pair memory | 55 min (runs in 79 s) |
 # | `03_readout` | the readout as linear attention; the whole layer | 55 min (runs in 19 s) |
 # | `03b_chunked_readout` | the readout's chunked form | 45 min (runs in 9 s) |
 # | `03c_trained_model` | a trained layer against a Transformer | 45 min (runs in 146 s) |
