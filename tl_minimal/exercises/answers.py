@@ -47,12 +47,11 @@ def _running_notebook() -> Path | None:
     return Path(name) if name.endswith(".ipynb") else None
 
 
-def find_key(start: Path | None = None) -> dict:
+def find_key() -> dict:
     """The sealed answer key (the module docstring says where it is looked for), or {} if none."""
     explicit = os.environ.get("TL_ANSWER_KEY", "").strip()
     candidates = [Path(explicit).expanduser()] if explicit else []
-    notebook = _running_notebook() if start is None else None
-    start = Path.cwd() if start is None else Path(start)
+    notebook, start = _running_notebook(), Path.cwd()
     folders = ([notebook.parent] if notebook else []) + [start, *list(start.parents)[:3]]
     candidates += [folder / place / KEY_FILE for folder in folders for place in KEY_PLACES]
     for path in candidates:

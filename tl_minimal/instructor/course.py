@@ -381,7 +381,3 @@ def _run(args) -> int:
     else:
         print("wrote", export(args.course, args.to))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
