@@ -42,12 +42,8 @@ def _plain(value, arrays: dict):
         arrays[key] = (data if data.dtype in (torch.bool, torch.int64, torch.float64)
                        else data.to(torch.float64 if data.is_floating_point() else torch.int64)).numpy()
         return {"tensor": key}
-    if type(value) is bool:
-        return {"bool": value}
-    if type(value) is int:
-        return {"int": value}
-    if type(value) is float:
-        return {"float": value}
+    if type(value) in (bool, int, float):  # exactly these types, never a subclass
+        return {type(value).__name__: value}
     if value is None:
         return {"none": True}
     if type(value) in (tuple, list):

@@ -28,13 +28,12 @@ import re
 import sys
 from pathlib import Path
 
-from tl_minimal.exercises.answers import seal
+from tl_minimal.exercises.answers import KEY_FILE, seal
 
 BEGIN, END, BLANK, ONLY = "### BEGIN SOLUTION", "### END SOLUTION", "### BLANK:", "<!-- solutions only -->"
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 SOLUTION_TAG = "solution"  # markdown cells tagged so are model answers: their text becomes ANSWER_STUB
 ANSWER_STUB = "YOUR ANSWER HERE"  # nbgrader's own text for a written answer (ClearSolutions.text_stub)
-KEY_FILE = "answer_key.json"
 _TAGS = re.compile(r"\btags=(\[[^\]]*\])")
 
 
