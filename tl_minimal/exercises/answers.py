@@ -1,36 +1,20 @@
 """Prediction questions: judged from an answer key that the installed package does not contain.
 
 Each exercise has one "predict before you plot" question: a number (exercise 01) or a letter.
-Its answer, the hint for each wrong letter and the explanation live in one place only: the
-hidden test of the solutions notebook, a call
-
-    ex.mark_prediction(my_prediction, task="01.3 impulse prediction", correct=<the answer>,
-                       tolerance=1e-3, hints={"number": "..."}, explanation="...")
-
-between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``. So the answer is readable
-neither from the package's source nor from the students' release (nbgrader removes hidden
-tests), and a wrong letter's hint cannot give the answer away by elimination before grading.
+Its answer, the hint for each wrong letter and the explanation live only in the hidden test of the
+solutions notebook, a call ``ex.mark_prediction(my_prediction, task="01.3 impulse prediction",
+correct=<the answer>, tolerance=1e-3, hints={"number": "..."}, explanation="...")``: readable
+neither from the package nor from the students' release (nbgrader removes hidden tests).
 
 Self-study keeps its immediate verdict: ``python -m tl_minimal.instructor.blanks`` seals those
-keys into ``notebooks/exercises/solutions/answer_key.json`` (beside the solutions, which a
-self-study clone has anyway; not in the students' folder, not in the installed package). Sealed:
-each possible answer's verdict is stored under a hash of that answer and encrypted with a key made
-from it, so the file names no answer, and a verdict (with the explanation or the hint) opens only
-once a student has recorded that answer. The visible check
-(``ex.check_impulse_prediction(my_prediction)``) looks for the file (:func:`find_key`) in
-``solutions/`` beside the running notebook (the path JupyterLab or VS Code gives the kernel), then
-below the kernel's working folder or one of the three above it, also as ``exercises/solutions`` or
-``notebooks/exercises/solutions`` (a kernel started at the clone's root or in ``notebooks/``, as VS
-Code and some hubs do); ``TL_ANSWER_KEY`` may name the file itself:
-
-    self-study, key found      correct / not quite + the wrong letter's hint (as before)
-    self-study, no key         "answered: ..." and how to get the verdict now (a course release:
-                               marked after submission)
-    graded mode (TL_GRADED=1)  only the form is checked (a number, one of the letters); the
-                               hidden test marks it, and its hint reaches the feedback
-
-A number is judged on the grid its tolerance makes: answers that round to the key's step, or
-a step either side, count as correct (within about 1.5 tolerances).
+keys into ``notebooks/exercises/solutions/answer_key.json`` (:func:`seal`: each possible answer's
+verdict is stored under a hash of that answer and encrypted with a key made from it, so the file
+names no answer and a verdict opens only once a student has recorded that answer). The visible
+check finds the file (:func:`find_key`) beside the running notebook, or below the kernel's
+folder or one of the three above it (``TL_ANSWER_KEY`` may name it). Without a key it says
+"answered: ..."; in graded mode it checks only the form, and the hidden test marks the answer. A
+number counts as correct when it rounds to the key's step on the tolerance's grid, or a step
+either side.
 """
 
 from __future__ import annotations
@@ -43,8 +27,6 @@ from pathlib import Path
 from .harness import Result, graded, report
 
 KEY_FILE = "answer_key.json"
-
-
 KEY_PLACES = ("solutions", ".", "exercises/solutions", "notebooks/exercises/solutions")  # below a folder
 NO_KEY_HINT = ("working on your own? The verdict comes at once when the kernel can find the clone's "
                "notebooks/exercises/solutions/answer_key.json: open this notebook from notebooks/exercises/, "
@@ -65,12 +47,11 @@ def _running_notebook() -> Path | None:
     return Path(name) if name.endswith(".ipynb") else None
 
 
-def find_key(start: Path | None = None) -> dict:
+def find_key() -> dict:
     """The sealed answer key (the module docstring says where it is looked for), or {} if none."""
     explicit = os.environ.get("TL_ANSWER_KEY", "").strip()
     candidates = [Path(explicit).expanduser()] if explicit else []
-    notebook = _running_notebook() if start is None else None
-    start = Path.cwd() if start is None else Path(start)
+    notebook, start = _running_notebook(), Path.cwd()
     folders = ([notebook.parent] if notebook else []) + [start, *list(start.parents)[:3]]
     candidates += [folder / place / KEY_FILE for folder in folders for place in KEY_PLACES]
     for path in candidates:
@@ -79,11 +60,14 @@ def find_key(start: Path | None = None) -> dict:
     return {}
 
 
-def _normal(answer, tolerance) -> str:
+def letter(answer) -> str:
+    """A letter answer as the key stores it: "(B) " -> "b"."""
+    return str(answer).strip().lower().strip("()")
+
+
+def normal(answer, tolerance) -> str:
     """The answer as the key stores it: a letter, or a number's step on the tolerance's grid."""
-    if tolerance is None:
-        return str(answer).strip().lower().strip("()")
-    return str(round(float(answer) / tolerance))
+    return letter(answer) if tolerance is None else str(round(float(answer) / tolerance))
 
 
 def _hash(*parts: str) -> str:
@@ -115,11 +99,11 @@ def seal(task_id: str, key: dict) -> dict:
 
 def _open(task_id: str, entry: dict, answer) -> tuple[bool, str]:
     """The verdict the sealed key holds for ``answer`` (opened with that answer only)."""
-    normal, salt = _normal(answer, entry["tolerance"]), entry["salt"]
-    box = entry["sealed"].get(_hash(salt, task_id, normal))
+    given, salt = normal(answer, entry["tolerance"]), entry["salt"]
+    box = entry["sealed"].get(_hash(salt, task_id, given))
     if box is None:
         return False, entry["otherwise"]
-    text = _xor(bytes.fromhex(box), _hash("open", salt, task_id, normal)).decode("utf-8")
+    text = _xor(bytes.fromhex(box), _hash("open", salt, task_id, given)).decode("utf-8")
     return text.startswith("correct"), text
 
 
@@ -131,7 +115,7 @@ def _form_problem(answer, choices: str | None) -> str | None:
         except (TypeError, ValueError):
             return f"the answer should be a number, got {answer!r}"
         return None
-    if str(answer).strip().lower().strip("()") not in choices:
+    if letter(answer) not in choices:
         return f"answer with one letter ({', '.join(choices)}), got {answer!r}"
     return None
 
@@ -141,17 +125,15 @@ def _verdict(answer, correct, tolerance, hints: dict, explanation: str) -> tuple
         if abs(float(answer) - float(correct)) <= tolerance:
             return True, f"correct: {explanation}"
         return False, f"not quite: {hints.get('number', 'recompute it, step by step')}"
-    choice = str(answer).strip().lower().strip("()")
+    choice = letter(answer)
     if choice == correct:
         return True, f"correct: {explanation}"
     return False, f"not quite: {hints.get(choice, 'not this one: read the question again')}"
 
 
 def check_prediction(task_id: str, answer, todo: str, choices: str | None = None) -> Result:
-    """The visible check of a prediction (see the module docstring for what it says when).
-
-    ``choices`` is the string of allowed letters ("abcd"), or None for a number.
-    """
+    """The visible check of a prediction; ``choices`` is the string of allowed letters ("abcd"), or
+    None for a number."""
     task = f"{task_id} prediction"
     if answer is None or answer is Ellipsis:
         return report(task, False, f"not done yet: {todo}")
@@ -168,13 +150,19 @@ def check_prediction(task_id: str, answer, todo: str, choices: str | None = None
     return report(entry["task"], passed, message)
 
 
+def prediction_check(task_id: str, todo: str, choices: str | None = None, doc: str = ""):
+    """The visible check of one exercise's prediction question (the answer is not here: see the top)."""
+    def check(answer) -> Result:
+        return check_prediction(task_id, answer, todo=todo, choices=choices)
+
+    check.__doc__ = doc
+    return check
+
+
 def mark_prediction(answer, task: str, correct, explanation: str, hints: dict | None = None,
                     tolerance: float | None = None, choices: str | None = None) -> Result:
-    """The hidden test of a prediction: judge ``answer`` against the key given here.
-
-    ``correct`` is a letter, or a number with ``tolerance``; ``hints`` maps wrong letters (or
-    "number") to what they get wrong. Raises in graded mode when wrong, like every checker.
-    """
+    """The hidden test of a prediction: judge ``answer`` against the key given here (``correct`` a
+    letter, or a number with ``tolerance``; ``hints``: wrong letter or "number" -> what it gets wrong)."""
     if answer is None or answer is Ellipsis:
         return report(task, False, "not done yet: no answer was given")
     problem = _form_problem(answer, None if tolerance is not None else (choices or "abcd"))

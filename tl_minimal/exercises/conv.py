@@ -15,14 +15,16 @@ import torch
 import torch.nn.functional as F
 
 from .. import conv
-from .answers import check_prediction
+from .answers import prediction_check
 from .harness import (
-    Case,
     Mistake,
     Result,
+    case,
     check_function,
+    first_line,
     generator,
     hidden,
+    is_bool,
     one_thread,
     rand,
     report,
@@ -37,14 +39,11 @@ def _pad(x, left, right):
 
 def check_causal_pad(student):
     """Task 1: k-1 zeros before the first token, none after the last."""
-    def make(seed, T, k):
-        def args():
-            B, D = sizes("B", "D")  # the hidden tests' own sizes inside hidden_tests()
-            return rand(generator(seed), B, T, D), k
-        return args
+    def make(T, k):
+        return lambda g, B, D, **_: (rand(g, B, T, D), k)
     k1, k2 = (4, 2) if hidden() else (5, 3)  # the hidden tests use other kernel sizes
-    cases = [Case(f"T = 6, k = {k1}", make(0, 6, k1)), Case(f"T = 1, k = {k1}", make(1, 1, k1)),
-             Case(f"T = 7, k = {k2}", make(2, 7, k2))]
+    cases = [case(f"T = 6, k = {k1}", 0, make(6, k1)), case(f"T = 1, k = {k1}", 1, make(1, k1)),
+             case(f"T = 7, k = {k2}", 2, make(7, k2))]
     mistakes = [
         Mistake("leaks the future: that pads both sides (the paper's padding); put all k-1 zeros on the LEFT",
                 lambda x, k: _pad(x, (k - 1) // 2, (k - 1) // 2)),
@@ -60,12 +59,8 @@ def check_causal_pad(student):
                           what=f"3 cases: T = 6, T = 1, k = {k2}")
 
 
-def _conv_case(seed, T, k=5):
-    def make():
-        g = generator(seed)
-        B, D = sizes("B", "D")  # the hidden tests' own sizes inside hidden_tests()
-        return rand(g, B, T, D), rand(g, D, D, k), rand(g, D)
-    return make
+def _conv(T, k):
+    return lambda g, B, D, **_: (rand(g, B, T, D), rand(g, D, D, k), rand(g, D))
 
 
 def check_causal_conv(student):
@@ -87,20 +82,17 @@ def check_causal_conv(student):
                 lambda x, w, c: ref(torch.cat([torch.zeros_like(x[:, :1]), x[:, :-1]], 1), w, c)),
     ]
     k1, k2 = (4, 2) if hidden() else (5, 3)  # the hidden tests use other kernel sizes
-    cases = [Case(f"T = 8, k = {k1}", _conv_case(10, 8, k1)), Case("T = 1", _conv_case(11, 1, k1)),
-             Case(f"T = 7, k = {k2}", _conv_case(12, 7, k2))]
+    cases = [case(f"T = 8, k = {k1}", 10, _conv(8, k1)), case("T = 1", 11, _conv(1, k1)),
+             case(f"T = 7, k = {k2}", 12, _conv(7, k2))]
     return check_function("05.2 causal_conv", student, ref, cases, mistakes,
                           todo="Task 2: equation (1) of the Recap, one tap at a time, on the sequence your "
                                "causal_pad returns",
                           what=f"3 cases: T = 8, T = 1, k = {k2}")
 
 
-def check_leak_prediction(answer):
-    """Task 3: how many future tokens the paper's symmetric convolution shows (a letter)
-
-    The answer is not here: see answers.py (self-study reads it from the answer key beside the
-    notebooks, the graded edition from its hidden test)."""
-    return check_prediction('05.3', answer, todo='replace None by the letter of your answer', choices='abcd')
+check_leak_prediction = prediction_check(
+    "05.3", "replace None by the letter of your answer", "abcd",
+    doc="Task 3: how many future tokens the paper's symmetric convolution shows (a letter)")
 
 
 def _late_leak(start: int):
@@ -141,10 +133,8 @@ LEAKS = {"the causal convolution": False, "the symmetric (paper's) convolution":
 
 
 def check_leaks_future(student, extra: dict | None = None) -> Result:
-    """Task 4: run the student's test on known causal and leaky functions (T = 8).
-
-    ``extra`` adds more: name -> (fn, leaks) or (fn, leaks, d) where d is the width fn expects.
-    """
+    """Task 4: run the student's test on known causal and leaky functions (T = 8); ``extra`` adds
+    more: name -> (fn, leaks) or (fn, leaks, d) where d is the width fn expects."""
     with one_thread(), warnings_to_stdout():
         return _check_leaks_future(student, extra)
 
@@ -152,26 +142,26 @@ def check_leaks_future(student, extra: dict | None = None) -> Result:
 def _check_leaks_future(student, extra):
     widths = {name: spec[2] for name, spec in (extra or {}).items() if len(spec) > 2}
     functions = _functions(extra)
+    task = "05.4 leaks_future"
     for name, fn in functions.items():
         try:
             verdict = student(fn, 8, widths.get(name, sizes("D")[0]))
         except NotImplementedError:
-            return report("05.4 leaks_future", False, "not done yet: see Task 4's definition of a leak, and the "
-                                                     "Recap's equation (1): which inputs may y_t read?")
+            return report(task, False, "not done yet: see Task 4's definition of a leak, and the "
+                                       "Recap's equation (1): which inputs may y_t read?")
         except Exception as exc:
-            return report("05.4 leaks_future", False, f"not quite: on {name} your function raised "
-                                                     f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
-        if type(verdict) is not bool and not (type(verdict) is torch.Tensor and verdict.numel() == 1
-                                             and verdict.dtype == torch.bool):
-            return report("05.4 leaks_future", False, f"not quite: return True or False, got {verdict!r}")
+            return report(task, False, f"not quite: on {name} your function raised {type(exc).__name__}: "
+                                       f"{first_line(exc)}")
+        if not is_bool(verdict):
+            return report(task, False, f"not quite: return True or False, got {verdict!r}")
         leaks = {**LEAKS, **{n: spec[1] for n, spec in (extra or {}).items()}}[name]  # looked up only now
         if bool(verdict) != leaks and leaks:
-            return report("05.4 leaks_future", False,
-                          f"not quite: {name} reads the future but your test says it does not; perturb EVERY "
-                          "later position t+1 .. T-1 for EVERY t, and compare all outputs up to t")
+            return report(task, False, f"not quite: {name} reads the future but your test says it does not; "
+                                       "perturb EVERY later position t+1 .. T-1 for EVERY t, and compare all "
+                                       "outputs up to t")
         if bool(verdict) != leaks:
-            return report("05.4 leaks_future", False,
-                          f"not quite: {name} is causal but your test says it leaks; change only inputs AFTER t "
-                          "and compare outputs at positions <= t (y_t may depend on x_t itself)")
-    return report("05.4 leaks_future", True, f"correct: right verdict on all {len(functions)} functions"
+            return report(task, False, f"not quite: {name} is causal but your test says it leaks; change only "
+                                       "inputs AFTER t and compare outputs at positions <= t (y_t may depend on "
+                                       "x_t itself)")
+    return report(task, True, f"correct: right verdict on all {len(functions)} functions"
                   + (", including the trained convolutions" if extra else ""))

@@ -1,31 +1,18 @@
 """The shared machinery of the exercise checkers: run the student's code, compare, diagnose.
 
-Two modes, one text. In **self-study** (the default) a checker never raises and never shows a
-traceback: it prints its verdict and returns a :class:`Result`. In **graded** mode (environment
-variable ``TL_GRADED=1``, which ``python -m tl_minimal.instructor grade`` sets in the environment
-nbgrader's grading kernel starts with) a failed check prints the same verdict and then raises an
-``AssertionError`` carrying it, so the test cell scores zero and the student's feedback shows the
-hint. The mode is read once, when the kernel first imports this module: a notebook cell that
-writes ``os.environ`` later changes nothing. The hidden tests go further (:func:`hidden_tests`):
-they raise on a failure in any mode, on other inputs and other shapes.
+A checker runs the student's function and the library's reference on the same fresh inputs
+(several random cases, including T = 1 and odd lengths) and prints ``correct: <what was
+checked>``, ``not done yet: <the task's hint>`` (the function still raises NotImplementedError)
+or ``not quite: <a specific hint>``. A known mistake is recognised by running a deliberately wrong
+reference (a :class:`Mistake`) on the same inputs: if the student's output matches it, its hint is
+printed. In self-study a checker never raises; in graded mode (``TL_GRADED=1``, read once when the
+kernel first imports this module, so a cell writing ``os.environ`` later changes nothing) a failed
+check raises ``AssertionError`` with the same hint. :func:`hidden_tests` raises in any mode.
 
 The student's function always runs **before** the reference computes the expected value, so no
-frame the student's code can inspect holds the answer while it runs; a result must be a plain
-``torch.Tensor`` (or a plain number), not an object that compares itself. Warnings raised inside
-a check are caught and printed as a note on stdout: a warning on stderr would make nbgrader score
-the test cell zero for correct code.
-
-A checker runs the student's function and the
-library's reference on the same fresh inputs (several random cases, including T = 1 and odd
-lengths), and prints one of:
-
-    correct: <what was checked>
-    not done yet: <the task's hint>                    the function still raises NotImplementedError
-    not quite: <a specific hint>                       a known mistake, a wrong shape, an error
-
-Known mistakes are recognised by running deliberately wrong versions of the reference (a
-:class:`Mistake`: "uses s_t instead of s_{t-1}", "forgot the (1 - gate) factor", ...) on the same
-inputs: if the student's output matches one of them, its hint is printed.
+frame the student's code can inspect holds the answer; a result must be a plain ``torch.Tensor``
+(or a plain number), not an object that compares itself. Warnings inside a check are printed on
+stdout: a warning on stderr would make nbgrader score a correct test cell zero.
 
 Glossary
     Case       one set of inputs: a description ("T = 7, with s0") and a function making fresh args
@@ -56,15 +43,10 @@ SIZES = {"B": 2, "H": 3, "S": 4, "K": 5, "D": 3, "D_KV": 6}
 HIDDEN_SHAPES = ({"B": 1, "H": 3, "S": 5, "K": 3, "D": 5, "D_KV": 5},
                  {"B": 3, "H": 1, "S": 3, "K": 5, "D": 1, "D_KV": 3},
                  {"B": 2, "H": 2, "S": 7, "K": 3, "D": 7, "D_KV": 7})
-HIDDEN_SIZES = HIDDEN_SHAPES[0]  # the first shape (older name)
 _SHAPE = [0]  # which of HIDDEN_SHAPES the hidden tests use now
 
-
-def _graded_at_start() -> bool:
-    return os.environ.get(GRADED_ENV, "0").strip().lower() not in ("", "0", "false", "no")
-
-
-GRADED = _graded_at_start()  # read once, at the first import: a cell writing os.environ later changes nothing
+# read once, at the first import: a cell writing os.environ later changes nothing
+GRADED = os.environ.get(GRADED_ENV, "0").strip().lower() not in ("", "0", "false", "no")
 # a grade run that records the hidden tests' outputs (record.py): a visible check that fails does not
 # raise, so the hidden test after it in the same cell still runs and records; the hidden test raises
 RECORDING = bool(os.environ.get("TL_GRADE_RECORD"))
@@ -88,11 +70,8 @@ def sizes(*names: str) -> tuple[int, ...]:
 
 @contextlib.contextmanager
 def more_cases(shift: int = 1000):
-    """Run the checks inside on other random inputs (every case's seed moves by ``shift``).
-
-    The hidden tests of the graded edition use it, so code fitted to the visible cases' numbers
-    does not pass: ``with ex.more_cases(): ex.check_running_state(running_state_loop)``.
-    """
+    """Run the checks inside on other random inputs (every case's seed moves by ``shift``), so code
+    fitted to the visible cases' numbers does not pass: ``with ex.more_cases(): ex.check_...(f)``."""
     _SEED_SHIFT[0] += shift
     try:
         yield
@@ -103,9 +82,7 @@ def more_cases(shift: int = 1000):
 @contextlib.contextmanager
 def hidden_tests(shift: int = 1000, shape: int = 0):
     """The graded edition's hidden tests: other random inputs, the sizes of ``HIDDEN_SHAPES[shape]``,
-    and a failed check raises whatever the mode. The hidden test cells run every shape in turn
-    (``record.hidden_check``); under the instructor's ``grade`` they only record the outputs, and
-    a process that never ran student code compares them (``tl_minimal.instructor.verdict``)."""
+    and a failed check raises whatever the mode (``record.hidden_check`` runs every shape in turn)."""
     before = _HIDDEN[0], _SHAPE[0]
     _HIDDEN[0], _SHAPE[0] = True, shape
     try:
@@ -126,10 +103,6 @@ class Result:
     def __bool__(self) -> bool:
         return self.passed
 
-    @property
-    def not_done(self) -> bool:
-        return self.message.startswith("not done yet")
-
     def _ipython_display_(self):  # the checker printed the message already: show nothing twice
         pass
 
@@ -148,6 +121,12 @@ class Mistake:
 
     hint: str
     fn: Callable
+
+
+def case(description: str, seed: int, make: Callable) -> Case:
+    """A :class:`Case` whose arguments are ``make(g, **sizes)``: ``g`` the case's seeded generator,
+    the sizes those in force (the hidden tests' own inside :func:`hidden_tests`)."""
+    return Case(description, lambda: make(generator(seed), **dict(zip(SIZES, sizes(*SIZES), strict=True))))
 
 
 @contextlib.contextmanager
@@ -180,11 +159,8 @@ def one_thread():
 
 
 def report(task: str, passed: bool, message: str) -> Result:
-    """Print ``message`` and wrap it in a :class:`Result`; in graded mode a failure also raises.
-
-    The ``AssertionError`` names the task and carries the printed hint, nothing more: nbgrader
-    shows it to the student as the reason the test cell scored zero.
-    """
+    """Print ``message`` and wrap it in a :class:`Result`; in graded mode a failure also raises an
+    ``AssertionError`` naming the task and carrying the hint (nbgrader shows it to the student)."""
     print(message)
     if graded() and not passed and (hidden() or not RECORDING):
         raise AssertionError(f"{task}: {message}")
@@ -210,8 +186,7 @@ def gates(g: torch.Generator, *shape, low: float = 0.05, high: float = 0.95) -> 
 
 def relative_error(got: torch.Tensor, want: torch.Tensor) -> float:
     got, want = got.detach().cpu().double(), want.detach().cpu().double()  # CPU first: no float64 on MPS
-    scale = max(want.norm().item(), 1e-12)
-    return (got - want).norm().item() / scale
+    return (got - want).norm().item() / max(want.norm().item(), 1e-12)
 
 
 def is_tensor(x) -> bool:
@@ -225,6 +200,11 @@ def describe(x) -> str:
     if isinstance(x, (tuple, list)):
         return f"a {type(x).__name__} of {len(x)} items"
     return f"a {type(x).__name__}"
+
+
+def is_bool(x) -> bool:
+    """A bool, or a plain one-element bool tensor."""
+    return type(x) is bool or (is_tensor(x) and x.numel() == 1 and x.dtype == torch.bool)
 
 
 def difference(got, want) -> str | None:
@@ -247,7 +227,7 @@ def difference(got, want) -> str | None:
         err = relative_error(got, want)
         return None if err < RTOL else f"wrong values (relative error {err:.2g})"
     if isinstance(want, bool):
-        if type(got) is not bool and not (is_tensor(got) and got.numel() == 1 and got.dtype == torch.bool):
+        if not is_bool(got):
             return f"expected {want} (a bool), got {describe(got)}"
         return None if bool(got) == want else f"expected {want}, got {bool(got)}"
     if isinstance(want, (int, float)):
@@ -267,6 +247,11 @@ def _safe(fn, args):
         return fn(*_clone(args))
     except Exception:
         return None
+
+
+def first_line(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:200] if text else "(no message)"
 
 
 # --- the check --------------------------------------------------------------------------------
@@ -296,7 +281,7 @@ def _check_function(task, student, reference, cases, mistakes, todo, what, on_er
             extra = next((h for key, h in (on_error or {}).items() if key in str(exc)), None)
             hint = f". Hint: {extra}" if extra else ""
             return report(task, False, f"not quite: on {case.description} your function raised "
-                                       f"{type(exc).__name__}: {_first_line(exc)}" + hint)
+                                       f"{type(exc).__name__}: {first_line(exc)}" + hint)
         want = reference(*_clone(args))
         problem = difference(got, want)
         del want  # the next case's student call must not find this one's answer either
@@ -307,8 +292,3 @@ def _check_function(task, student, reference, cases, mistakes, todo, what, on_er
                 return report(task, False, f"not quite ({case.description}): {mistake.hint}")
         return report(task, False, f"not quite ({case.description}): {problem}")
     return report(task, True, f"correct: {what}")
-
-
-def _first_line(exc: Exception) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0][:200] if text else "(no message)"

@@ -14,10 +14,10 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from .answers import check_prediction
-from .harness import Case, Mistake, check_function, generator, rand, sizes
+from .answers import prediction_check
+from .harness import Case, Mistake, case, check_function, rand
 
-B, T, N, D_KV = 2, 5, 9, 6
+T, N = 5, 9  # queries and memory entries of the visible cases
 
 
 def _ref_scores(q, keys):
@@ -26,12 +26,8 @@ def _ref_scores(q, keys):
 
 def check_cosine_scores(student):
     """Task 1: cosine similarity of every query with every key."""
-    def make(seed, t, n):
-        def args():
-            g = generator(seed)
-            B, D_KV = sizes("B", "D_KV")  # the hidden tests' own sizes inside hidden_tests()
-            return 3 * rand(g, B, t, D_KV), 3 * rand(g, B, n, D_KV)
-        return args
+    def make(t, n):
+        return lambda g, B, D_KV, **_: (3 * rand(g, B, t, D_KV), 3 * rand(g, B, n, D_KV))
     mistakes = [
         Mistake("that is the dot product: divide by both lengths |q| |k| (normalize first) to get the cosine",
                 lambda q, k: q @ k.transpose(1, 2)),
@@ -45,8 +41,8 @@ def check_cosine_scores(student):
                 lambda q, k: _ref_scores(q, k).transpose(1, 2)),
     ]
     return check_function("06.1 cosine_scores", student, _ref_scores,
-                          [Case("T = 5, N = 9", make(0, T, N)), Case("T = 1, N = 1", make(1, 1, 1)),
-                           Case("T = 4, N = 7", make(2, 4, 7))], mistakes,
+                          [case("T = 5, N = 9", 0, make(T, N)), case("T = 1, N = 1", 1, make(1, 1)),
+                           case("T = 4, N = 7", 2, make(4, 7))], mistakes,
                           todo="Task 1: the cosine of equation (1) of the Recap, for every query and key",
                           what="3 cases incl. a single query and a single key")
 
@@ -72,12 +68,8 @@ def _weighted(w, idx, values):
 
 def check_topk_read(student):
     """Task 2: keep the top k scores, softmax over them, mix the values."""
-    def make(seed, k, n=N):
-        def args():
-            g = generator(seed)
-            B, D_KV = sizes("B", "D_KV")  # the hidden tests' own sizes inside hidden_tests()
-            return 2 * rand(g, B, T, n), rand(g, B, n, D_KV), k
-        return args
+    def make(k, n=N):
+        return lambda g, B, D_KV, **_: (2 * rand(g, B, T, n), rand(g, B, n, D_KV), k)
     mistakes = [
         Mistake("no top-k: keep only the k best scores and give every other entry weight 0",
                 lambda s, v, k: s.softmax(-1) @ v),
@@ -89,19 +81,16 @@ def check_topk_read(student):
                 lambda s, v, k: _weighted(torch.full((*s.shape[:2], k), 1.0 / k, dtype=s.dtype), s.topk(k, -1)[1], v)),
     ]
     return check_function("06.2 topk_read", student, _ref_read,
-                          [Case("k = 3 of 9 entries", make(10, 3)), Case("k = 1", make(11, 1)),
-                           Case("k = 4 of 4 entries", make(12, 4, 4))], mistakes,
+                          [case("k = 3 of 9 entries", 10, make(3)), case("k = 1", 11, make(1)),
+                           case("k = 4 of 4 entries", 12, make(4, 4))], mistakes,
                           todo="Task 2: equation (1) of the Recap after the scores (keep the top k, softmax, "
                                "weighted sum)",
                           what="3 cases incl. k = 1 and k = N")
 
 
-def check_visible_prediction(answer):
-    """Task 3: which memory entries position t may read (a letter)
-
-    The answer is not here: see answers.py (self-study reads it from the answer key beside the
-    notebooks, the graded edition from its hidden test)."""
-    return check_prediction('06.3', answer, todo='replace None by the letter of your answer', choices='abc')
+check_visible_prediction = prediction_check(
+    "06.3", "replace None by the letter of your answer", "abc",
+    doc="Task 3: which memory entries position t may read (a letter)")
 
 
 def top_entry(weights, index):
@@ -112,16 +101,12 @@ def top_entry(weights, index):
 
 def check_top_entry(student, weights: torch.Tensor | None = None, index: torch.Tensor | None = None):
     """Task 4: the memory position with the largest weight (-1 where nothing could be read)."""
-    def make(seed):
-        def args():
-            g = generator(seed)
-            (B,) = sizes("B")  # the hidden tests' own sizes inside hidden_tests()
-            w = torch.softmax(3 * rand(g, B, T, 4), -1)  # [B, T, K]
-            idx = torch.stack([torch.randperm(N, generator=g)[:4] for _ in range(B * T)]).view(B, T, 4)
-            w[:, 0], idx[:, 0] = 0.0, -1  # the first position has nothing to read
-            return w, idx
-        return args
-    cases = [Case("random weights, nothing to read at t = 0", make(20)), Case("other weights", make(21))]
+    def make(g, B, **_):
+        w = torch.softmax(3 * rand(g, B, T, 4), -1)  # [B, T, K]
+        idx = torch.stack([torch.randperm(N, generator=g)[:4] for _ in range(B * T)]).view(B, T, 4)
+        w[:, 0], idx[:, 0] = 0.0, -1  # the first position has nothing to read
+        return w, idx
+    cases = [case("random weights, nothing to read at t = 0", 20, make), case("other weights", 21, make)]
     if weights is not None:
         trained = (weights.detach().double(), index.detach())
         cases.append(Case("the trained model's retrieval", lambda: (trained[0].clone(), trained[1].clone())))

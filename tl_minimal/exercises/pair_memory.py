@@ -13,10 +13,9 @@ import torch
 
 from ..pair_memory import pair_memory, pair_memory_step, unrolled_weights
 from ..running_state import previous_states
-from .answers import check_prediction
-from .harness import Case, Mistake, check_function, gates, generator, rand, sizes
+from .answers import prediction_check
+from .harness import Case, Mistake, case, check_function, gates, generator, rand
 
-B, H, S = 2, 3, 4
 BROADCAST = {"must match the size": "gam_t is [B, H]; give it two trailing axes (gam_t[..., None, None]) "
                                     "so it scales the whole S x S memory of its head"}
 
@@ -25,12 +24,8 @@ def _outer(x, y):
     return x.unsqueeze(-1) * y.unsqueeze(-2)  # [..., S, S]
 
 
-def _step_case(seed):
-    def make():
-        g = generator(seed)
-        B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
-        return rand(g, B, H, S, S), rand(g, B, H, S), rand(g, B, H, S), gates(g, B, H)
-    return make
+def _step(g, B, H, S, **_):
+    return rand(g, B, H, S, S), rand(g, B, H, S), rand(g, B, H, S), gates(g, B, H)
 
 
 def check_pair_memory_step(student):
@@ -50,70 +45,49 @@ def check_pair_memory_step(student):
         Mistake("the old memory P_prev is missing", lambda P, s, b, g: (1 - gate(g)) * _outer(s, b)),
     ]
     return check_function("02.1 pair_memory_step", student, pair_memory_step,
-                          [Case("a random token", _step_case(0)), Case("another random token", _step_case(1))],
-                          mistakes,
+                          [case("a random token", 0, _step), case("another random token", 1, _step)], mistakes,
                           todo="Task 1: equation (1) of the Recap for one token, per head; Task 1 gives the shapes",
                           what="one token, 2 random cases", on_error=BROADCAST)
 
 
-def _seq_case(seed, T):
-    def make():
-        g = generator(seed)
-        B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
-        return rand(g, B, T, H, S), rand(g, B, T, H, S), gates(g, B, T, H)
-    return make
+def _seq(T):
+    return lambda g, B, H, S, **_: (rand(g, B, T, H, S), rand(g, B, T, H, S), gates(g, B, T, H))
 
 
-def _reference_from_states(s, b, gam):
+def _from_states(s, b, gam):
     return pair_memory(previous_states(s), b, gam, mode="loop")
 
 
 def check_pair_memory_from_states(student):
     """Task 2: P for every t from the running states s (s[:, t] = s_t), so the student must shift."""
-    def loop(s_prev, b, gam):
-        return pair_memory(s_prev, b, gam, mode="loop")
-
     mistakes = [
         Mistake("uses s_t instead of s_{t-1}: token t pairs its write b_t with the state BEFORE it, "
-                "s_prev[:, 0] = 0 and s_prev[:, t] = s[:, t-1]", lambda s, b, gam: loop(s, b, gam)),
+                "s_prev[:, 0] = 0 and s_prev[:, t] = s[:, t-1]", lambda s, b, gam: pair_memory(s, b, gam, mode="loop")),
         Mistake("off by one in time: P[:, t] must be the memory AFTER token t (P_t); you stored P_{t-1}",
-                lambda s, b, gam: torch.cat([torch.zeros_like(_reference_from_states(s, b, gam)[:, :1]),
-                                             _reference_from_states(s, b, gam)[:, :-1]], 1)),
+                lambda s, b, gam: previous_states(_from_states(s, b, gam))),
         Mistake("the outer product is transposed: outer(s_{t-1}, b_t)[i, j] = s_{t-1}[i] * b_t[j]",
-                lambda s, b, gam: _reference_from_states(s, b, gam).transpose(-1, -2)),
+                lambda s, b, gam: _from_states(s, b, gam).transpose(-1, -2)),
         Mistake("forgot the (1 - gam_t) factor on the new outer product",
-                lambda s, b, gam: pair_memory(previous_states(s), b / (1 - gam[..., None]), gam, mode="loop")),
+                lambda s, b, gam: _from_states(s, b / (1 - gam[..., None]), gam)),
         Mistake("time is on the wrong axis: stack along dim=1, the result is [B, T, H, S, S]",
-                lambda s, b, gam: _reference_from_states(s, b, gam).transpose(0, 1)),
+                lambda s, b, gam: _from_states(s, b, gam).transpose(0, 1)),
     ]
-    return check_function("02.2 pair_memory_from_states", student, _reference_from_states,
-                          [Case("T = 5", _seq_case(10, 5)), Case("T = 1", _seq_case(11, 1)),
-                           Case("T = 7", _seq_case(12, 7))], mistakes,
+    return check_function("02.2 pair_memory_from_states", student, _from_states,
+                          [case("T = 5", 10, _seq(5)), case("T = 1", 11, _seq(1)), case("T = 7", 12, _seq(7))],
+                          mistakes,
                           todo="Task 2: which state does token t pair with in equation (1)? Then equation (1) token "
                                "after token",
                           what="3 sequences: T = 5, T = 1, T = 7", on_error=BROADCAST)
 
 
-def check_first_memory_prediction(answer):
-    """Task 3: what is P_0? (a letter)
-
-    The answer is not here: see answers.py (self-study reads it from the answer key beside the
-    notebooks, the graded edition from its hidden test)."""
-    return check_prediction('02.3', answer, todo='replace None by the letter of your answer, e.g. "a"', choices='abcd')
+check_first_memory_prediction = prediction_check(
+    "02.3", 'replace None by the letter of your answer, e.g. "a"', "abcd", doc="Task 3: what is P_0? (a letter)")
 
 
 def unrolled_weights_row(gam: torch.Tensor, t: int) -> torch.Tensor:
     """Reference: w[tau] = (1 - gam[tau]) prod_{u=tau+1..t} gam[u] for tau <= t, 0 after; gam [T] -> w [T]."""
     w, _ = unrolled_weights(gam[None, :, None], [t])  # [1, 1, T, 1]
     return w[0, 0, :, 0]
-
-
-def _no_one_minus(gam, t):
-    return unrolled_weights_row(gam, t) / (1 - gam)
-
-
-def _product_from_tau(gam, t):
-    return unrolled_weights_row(gam, t) * gam
 
 
 def _no_mask(gam, t):
@@ -134,9 +108,9 @@ def check_unrolled_weights(student, gam: torch.Tensor | None = None):
         cases.append(Case("the trained head's gates", lambda: (trained.clone(), len(trained) - 1)))
     mistakes = [
         Mistake("off by one: the product of later gates runs over u = tau+1 .. t; you included gam[tau] too",
-                _product_from_tau),
+                lambda gam, t: unrolled_weights_row(gam, t) * gam),
         Mistake("forgot the (1 - gam[tau]) factor: each write enters the memory scaled by (1 - gam_tau)",
-                _no_one_minus),
+                lambda gam, t: unrolled_weights_row(gam, t) / (1 - gam)),
         Mistake("leaks the future: writes after t are not in P_t yet, so w[tau] = 0 for tau > t", _no_mask),
     ]
     return check_function("02.4 unrolled_weights_row", student, unrolled_weights_row, cases, mistakes,

@@ -13,22 +13,16 @@ import torch
 
 from ..pair_memory import pair_memory, unrolled_weights
 from ..readout import pair_readout
-from .answers import check_prediction
-from .harness import Case, Mistake, check_function, gates, generator, rand, sizes
-
-B, H, S = 2, 3, 4
+from .answers import prediction_check
+from .harness import Case, Mistake, case, check_function, gates, rand
 
 
 def _ref_step(P, ql, qr):
     return (ql.unsqueeze(-2) @ P).squeeze(-2) * qr  # [B, H, S]
 
 
-def _step_case(seed):
-    def make():
-        g = generator(seed)
-        B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
-        return rand(g, B, H, S, S), rand(g, B, H, S), rand(g, B, H, S)
-    return make
+def _step(g, B, H, S, **_):
+    return rand(g, B, H, S, S), rand(g, B, H, S), rand(g, B, H, S)
 
 
 def check_readout_step(student):
@@ -44,18 +38,14 @@ def check_readout_step(student):
                 lambda P, ql, qr: (P @ qr.unsqueeze(-1)).squeeze(-1) * ql),
     ]
     return check_function("03.1 readout_step", student, _ref_step,
-                          [Case("a random memory", _step_case(0)), Case("another memory", _step_case(1))], mistakes,
+                          [case("a random memory", 0, _step), case("another memory", 1, _step)], mistakes,
                           todo="Task 1: equation (1) of the Recap for one memory, per head; Task 1 gives the shapes",
                           what="2 random memories")
 
 
-def _seq_case(seed, T, low=0.05, high=0.95):
-    def make():
-        g = generator(seed)
-        B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
-        return (rand(g, B, T, H, S), rand(g, B, T, H, S), gates(g, B, T, H, low=low, high=high),
-                rand(g, B, T, H, S), rand(g, B, T, H, S))
-    return make
+def _seq(T, low=0.05, high=0.95):
+    return lambda g, B, H, S, **_: (rand(g, B, T, H, S), rand(g, B, T, H, S), gates(g, B, T, H, low=low, high=high),
+                                    rand(g, B, T, H, S), rand(g, B, T, H, S))
 
 
 def _loop(s_prev, b, gam, ql, qr):
@@ -79,20 +69,16 @@ def check_readout_loop(student):
         Mistake("time is on the wrong axis: stack along dim=1, the result is [B, T, H, S]",
                 lambda *args: _loop(*args).transpose(0, 1)),
     ]
-    cases = [Case("T = 5", _seq_case(10, 5)), Case("T = 1", _seq_case(11, 1)), Case("T = 9", _seq_case(12, 9)),
-             Case("T = 7, gates near 1", _seq_case(13, 7, 0.95, 0.999))]
+    cases = [case("T = 5", 10, _seq(5)), case("T = 1", 11, _seq(1)), case("T = 9", 12, _seq(9)),
+             case("T = 7, gates near 1", 13, _seq(7, 0.95, 0.999))]
     return check_function("03.2 readout_loop", student, _loop, cases, mistakes,
                           todo="Task 2: for every token, write the memory (exercise 02, equation (1)), then read it "
                                "with equation (1) of the Recap",
                           what="4 sequences: T = 5, T = 1, T = 9, T = 7 with gates near 1")
 
 
-def check_first_readout_prediction(answer):
-    """Task 3: what is r_0? (a letter)
-
-    The answer is not here: see answers.py (self-study reads it from the answer key beside the
-    notebooks, the graded edition from its hidden test)."""
-    return check_prediction('03.3', answer, todo='replace None by the letter of your answer', choices='abcd')
+check_first_readout_prediction = prediction_check(
+    "03.3", "replace None by the letter of your answer", "abcd", doc="Task 3: what is r_0? (a letter)")
 
 
 def scores_reference(s_prev, gam, ql):
@@ -111,13 +97,9 @@ def _no_mask(s_prev, gam, ql):
 
 def check_readout_scores(student, inputs: dict | None = None):
     """Task 4: the attention-like weights of the readout; ``inputs`` (optional) from a trained model."""
-    def make(seed, T):
-        def args():
-            g = generator(seed)
-            B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
-            return rand(g, B, T, H, S), gates(g, B, T, H), rand(g, B, T, H, S)
-        return args
-    cases = [Case("T = 6", make(30, 6)), Case("T = 1", make(31, 1)), Case("T = 11", make(32, 11))]
+    def make(T):
+        return lambda g, B, H, S, **_: (rand(g, B, T, H, S), gates(g, B, T, H), rand(g, B, T, H, S))
+    cases = [case("T = 6", 30, make(6)), case("T = 1", 31, make(1)), case("T = 11", 32, make(11))]
     if inputs is not None:
         trained = tuple(inputs[k].detach().double() for k in ("s_prev", "gam", "q_left"))
         cases.append(Case("the trained model's layer 0", lambda: tuple(x.clone() for x in trained)))

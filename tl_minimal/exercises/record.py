@@ -1,22 +1,15 @@
 """The hidden tests' two halves: the student's kernel records outputs, a clean process judges them.
 
 A hidden test cell of the graded edition is one call, ``hidden_check(check_readout_step,
-readout_step)``. It runs the check on every hidden shape (:data:`harness.HIDDEN_SHAPES`: B = 1 with
-H > 1, B > 1 with H = 1, both > 1) and raises on a failure, so the student's feedback shows the
-hint. That verdict is for the student only. Under the instructor's ``grade`` command the grade
-comes from elsewhere:
-
-1. the command writes ``tasks.json`` into a fresh folder named by the environment variable
-   ``TL_GRADE_RECORD``: for each check, the seed of its hidden inputs and a nonce, both drawn for
-   this student and this run;
-2. in the kernel, ``hidden_check`` wraps the student's function in a :class:`Recorder` and writes
-   what it returned (or raised) for every hidden input as plain arrays, ``<nonce>.npz`` (read back
-   with ``allow_pickle=False``) and ``<nonce>.json``; a missing file is the evidence that the test
-   did not run (an input transformer, a kernel that exited, a faked checker module);
-3. ``python -m tl_minimal.instructor.verdict``, a process that never ran student code, replays the
-   recorded outputs through the same check (:func:`judge`), against the library's references on
-   inputs it makes itself from the seed. A kernel that patched torch, the import system or the
-   checkers only recorded wrong data.
+readout_step)``: the check on every hidden shape (:data:`harness.HIDDEN_SHAPES`), raising on a
+failure so the student's feedback shows the hint. Under the instructor's ``grade`` the grade comes
+from elsewhere: ``TL_GRADE_RECORD`` names a fresh folder whose ``tasks.json`` gives each check a
+seed and a nonce drawn for this student and run; :class:`Recorder` writes what the student's
+function returned (or raised) on every hidden input as plain arrays (``<nonce>.npz``, read with
+``allow_pickle=False``, and ``<nonce>.json``), and ``python -m tl_minimal.instructor.verdict``, a
+process that never ran student code, replays them through the same check (:func:`judge`) on inputs
+it makes itself from the seed. A missing record is evidence that the test did not run; a kernel
+that patched torch, the import system or the checkers only recorded wrong data.
 
 Glossary
     record   {"nonce", "check", "shapes": [[call, ...] per shape]}, a call {"value": plain} or
@@ -49,12 +42,8 @@ def _plain(value, arrays: dict):
         arrays[key] = (data if data.dtype in (torch.bool, torch.int64, torch.float64)
                        else data.to(torch.float64 if data.is_floating_point() else torch.int64)).numpy()
         return {"tensor": key}
-    if type(value) is bool:
-        return {"bool": value}
-    if type(value) is int:
-        return {"int": value}
-    if type(value) is float:
-        return {"float": value}
+    if type(value) in (bool, int, float):  # exactly these types, never a subclass
+        return {type(value).__name__: value}
     if value is None:
         return {"none": True}
     if type(value) in (tuple, list):

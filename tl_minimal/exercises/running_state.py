@@ -14,26 +14,21 @@ import math
 import torch
 
 from ..running_state import previous_states, running_state, running_state_step
-from .answers import check_prediction
-from .harness import Case, Mistake, check_function, gates, generator, rand, sizes
+from .answers import prediction_check
+from .harness import Case, Mistake, case, check_function, gates, generator, rand
 
-B, H, S = 2, 3, 4  # distinct sizes, so a gate that does not broadcast over S is an error, not a silent bug
 BROADCAST = {"must match the size": "lam_t is [B, H]; give it a last axis (lam_t[..., None]) so it "
                                     "multiplies every one of the S numbers of its head"}
 
 
-def _step_case(seed: int, low=0.05, high=0.95):
-    def make():
-        g = generator(seed)
-        B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
-        return rand(g, B, H, S), gates(g, B, H, low=low, high=high), rand(g, B, H, S)
-    return make
+def _step(low=0.05, high=0.95):
+    return lambda g, B, H, S, **_: (rand(g, B, H, S), gates(g, B, H, low=low, high=high), rand(g, B, H, S))
 
 
 def check_running_state_step(student):
     """Task 1: one token of the recurrence, against ``running_state_step``."""
-    cases = [Case("a random token", _step_case(0)), Case("gates near 1", _step_case(1, 0.9, 0.999)),
-             Case("gates near 0", _step_case(2, 0.001, 0.1))]
+    cases = [case("a random token", 0, _step()), case("gates near 1", 1, _step(0.9, 0.999)),
+             case("gates near 0", 2, _step(0.001, 0.1))]
     def lam(lam_t):  # [B, H] -> [B, H, 1]: one gate per channel of the state
         return lam_t.unsqueeze(-1)
 
@@ -50,69 +45,54 @@ def check_running_state_step(student):
                           what="one token, 3 random cases (ordinary, near-1 and near-0 gates)", on_error=BROADCAST)
 
 
-def _seq_case(seed: int, T: int, with_s0: bool, low=0.05, high=0.95):
-    def make():
-        g = generator(seed)
-        B, H, S = sizes("B", "H", "S")  # the hidden tests' own sizes inside hidden_tests()
+def _seq(T: int, with_s0: bool, low=0.05, high=0.95):
+    def make(g, B, H, S, **_):
         a, lam = rand(g, B, T, H, S), gates(g, B, T, H, low=low, high=high)
         return (a, lam, rand(g, B, H, S)) if with_s0 else (a, lam)
     return make
 
 
-def _shifted(a, lam, s0=None):
-    """Wrong on purpose: stores the state *before* each token (s_{t-1}) instead of after it."""
-    s = running_state(a, lam, s0, mode="loop")
-    return previous_states(s, s0)
+def _loop(a, lam, s0=None):
+    return running_state(a, lam, s0, mode="loop")
+
+
+def _recurrence(a, lam, s0, keep, write):
+    """Wrong on purpose (with the wrong ``keep`` and ``write`` factors): s_t = keep s_{t-1} + write a_t."""
+    s, out = (torch.zeros_like(a[:, 0]) if s0 is None else s0), []
+    for t in range(a.shape[1]):
+        lt = lam[:, t, :, None]
+        s = keep(lt) * s + write(lt) * a[:, t]
+        out.append(s)
+    return torch.stack(out, 1)
 
 
 def check_running_state(student):
     """Task 2: the whole sequence, against ``running_state(mode="loop")``."""
-    cases = [Case("T = 5, no s0", _seq_case(10, 5, False)), Case("T = 1", _seq_case(11, 1, False)),
-             Case("T = 7 with an initial state s0", _seq_case(12, 7, True)),
-             Case("T = 13, gates near 1", _seq_case(13, 13, True, 0.95, 0.999))]
-    def loop(a, lam, s0=None):
-        return running_state(a, lam, s0, mode="loop")
-
+    cases = [case("T = 5, no s0", 10, _seq(5, False)), case("T = 1", 11, _seq(1, False)),
+             case("T = 7 with an initial state s0", 12, _seq(7, True)),
+             case("T = 13, gates near 1", 13, _seq(13, True, 0.95, 0.999))]
     mistakes = [
         Mistake("off by one in time: s[:, t] must be the state AFTER token t (s_t); you stored the state "
-                "before it (s_{t-1})", _shifted),
+                "before it (s_{t-1})", lambda a, lam, s0=None: previous_states(_loop(a, lam, s0), s0)),
         Mistake("the initial state s0 is ignored: when it is given, s_{-1} = s0 (zeros only when s0 is None)",
-                lambda a, lam, s0=None: loop(a, lam)),
+                lambda a, lam, s0=None: _loop(a, lam)),
         Mistake("time is on the wrong axis: stack the states along dim=1, the result is [B, T, H, S]",
-                lambda a, lam, s0=None: loop(a, lam, s0).transpose(0, 1)),
-        Mistake("the gates are swapped: lam_t keeps s_{t-1}, (1 - lam_t) scales a_t", _swapped),
-        Mistake("forgot the (1 - lam_t) factor on a_t", _no_one_minus),
+                lambda a, lam, s0=None: _loop(a, lam, s0).transpose(0, 1)),
+        Mistake("the gates are swapped: lam_t keeps s_{t-1}, (1 - lam_t) scales a_t",
+                lambda a, lam, s0=None: _recurrence(a, lam, s0, lambda lt: 1 - lt, lambda lt: lt)),
+        Mistake("forgot the (1 - lam_t) factor on a_t",
+                lambda a, lam, s0=None: _recurrence(a, lam, s0, lambda lt: lt, lambda lt: 1)),
     ]
-    return check_function("01.2 running_state_loop", student, loop, cases, mistakes,
+    return check_function("01.2 running_state_loop", student, _loop, cases, mistakes,
                           todo="Task 2: equation (1) of the Recap, token after token, from s_{-1} (Task 2 says what "
                                "s0=None means)",
                           what="4 sequences: T = 5, T = 1, T = 7 with s0, T = 13 with gates near 1",
                           on_error=BROADCAST)
 
 
-def _swapped(a, lam, s0=None):
-    s, out = (torch.zeros_like(a[:, 0]) if s0 is None else s0), []
-    for t in range(a.shape[1]):
-        lt = lam[:, t, :, None]
-        s = (1 - lt) * s + lt * a[:, t]
-        out.append(s)
-    return torch.stack(out, 1)
-
-
-def _no_one_minus(a, lam, s0=None):
-    s, out = (torch.zeros_like(a[:, 0]) if s0 is None else s0), []
-    for t in range(a.shape[1]):
-        s = lam[:, t, :, None] * s + a[:, t]
-        out.append(s)
-    return torch.stack(out, 1)
-
-
-def check_impulse_prediction(answer):
-    """Task 3: the impulse response, s_5 for a_0 = 1, a_t = 0 after, lam = 0.8, s_{-1} = 0.
-
-    The answer is not here: see answers.py (self-study reads it from the answer key beside the
-    notebooks, the graded edition from its hidden test)."""
-    return check_prediction('01.3', answer, todo='replace None by your predicted value of s_5 (a number)')
+check_impulse_prediction = prediction_check(
+    "01.3", "replace None by your predicted value of s_5 (a number)",
+    doc="Task 3: the impulse response, s_5 for a_0 = 1, a_t = 0 after, lam = 0.8, s_{-1} = 0.")
 
 
 def half_life(lam: torch.Tensor) -> torch.Tensor:

@@ -18,23 +18,19 @@ import torch
 
 from .. import slots
 from ..pair_memory import pair_memory
-from .answers import check_prediction
-from .harness import Case, Mistake, check_function, gates, generator, rand, sizes
+from .answers import prediction_check
+from .harness import Case, Mistake, case, check_function, gates, generator, rand, sizes
 
-B, H, K, S = 2, 3, 5, 4
+K = 5  # slots in task 4's cases
 
 
 def _weights(g, *shape):
     return torch.softmax(3 * rand(g, *shape), dim=-1)  # rows sum to 1 over the K slots
 
 
-def _step_case(seed):
-    def make():
-        g = generator(seed)
-        B, H, K, S = sizes("B", "H", "K", "S")  # the hidden tests' own sizes inside hidden_tests()
-        return (rand(g, B, H, K, S), rand(g, B, H, K, S), rand(g, B, H, S), rand(g, B, H, S),
-                _weights(g, B, H, K), gates(g, B, H))
-    return make
+def _step(g, B, H, K, S, **_):
+    return (rand(g, B, H, K, S), rand(g, B, H, K, S), rand(g, B, H, S), rand(g, B, H, S),
+            _weights(g, B, H, K), gates(g, B, H))
 
 
 def _ref_step(L, R, s, b, g, gam):
@@ -58,7 +54,7 @@ def check_slot_step(student):
                                                      b * gam[..., None] / (1 - gam[..., None]), g, gam)),
     ]
     return check_function("04.1 slot_step", student, _ref_step,
-                          [Case("a random token", _step_case(0)), Case("another token", _step_case(1))], mistakes,
+                          [case("a random token", 0, _step), case("another token", 1, _step)], mistakes,
                           todo="Task 1: equations (1) of the Recap for one token, both memories; Task 1 gives the "
                                "shapes",
                           what="one token, 2 random cases",
@@ -71,12 +67,8 @@ def _ref_features(L, R, ql, qr):
     return (L @ ql.unsqueeze(-1)).squeeze(-1) * (R @ qr.unsqueeze(-1)).squeeze(-1)  # [B, H, K]
 
 
-def _feat_case(seed):
-    def make():
-        g = generator(seed)
-        B, H, K, S = sizes("B", "H", "K", "S")  # the hidden tests' own sizes inside hidden_tests()
-        return rand(g, B, H, K, S), rand(g, B, H, K, S), rand(g, B, H, S), rand(g, B, H, S)
-    return make
+def _features(g, B, H, K, S, **_):
+    return rand(g, B, H, K, S), rand(g, B, H, K, S), rand(g, B, H, S), rand(g, B, H, S)
 
 
 def check_slot_features(student):
@@ -90,17 +82,14 @@ def check_slot_features(student):
                 lambda L, R, ql, qr: (L * ql.unsqueeze(-2) * R * qr.unsqueeze(-2)).sum(-1)),
     ]
     return check_function("04.2 slot_features", student, _ref_features,
-                          [Case("random slots", _feat_case(10)), Case("other slots", _feat_case(11))], mistakes,
+                          [case("random slots", 10, _features), case("other slots", 11, _features)], mistakes,
                           todo="Task 2: equation (2) of the Recap, for every slot",
                           what="2 random cases")
 
 
-def check_dense_prediction(answer):
-    """Task 3: the slots' sum of outer products against the dense memory (a letter)
-
-    The answer is not here: see answers.py (self-study reads it from the answer key beside the
-    notebooks, the graded edition from its hidden test)."""
-    return check_prediction('04.3', answer, todo='replace None by the letter of your answer', choices='abc')
+check_dense_prediction = prediction_check(
+    "04.3", "replace None by the letter of your answer", "abc",
+    doc="Task 3: the slots' sum of outer products against the dense memory (a letter)")
 
 
 def slot_entropy(g: torch.Tensor) -> torch.Tensor:

@@ -5,21 +5,12 @@
     tokens = sample_tokens(info, batch=2)            # [2, T] int64 from the same source
     parts = layer_inputs(model, tokens)              # a, b, q_left, q_right [B, T, H, S], lam, gam [B, T, H]
 
-The models are small (d_model 32, 2 layers, 2 heads, S = 8, context 64) and train for
-``config.pick(150, 8)`` steps: enough for the gates to move away from their initial 0.5, not
-enough to be good language models. Everything is seeded, on the CPU, so a notebook's plots
-come out the same on every run of the same machine.
-
-Learning rate: :data:`LR` = 3e-3, ten times the notebooks' 3e-4 (the paper's protocols), because
-an exercise trains for 150 steps in seconds where a notebook trains for minutes. Measured at
-seed 0, 150 steps, these sizes (``training_note`` prints the rate with every model):
-    triple_latent on text   3e-4: 5.19 bits per byte at the end (unigram baseline 4.59), keep
-                            gates of layer 0 in 0.32-0.60;  3e-3: 3.57 bits per byte, gates 0.02-0.88
-    gated_hybrid_repaired on recall  3e-4: 64% of 256 examples right;  3e-3: 100%
-At 3e-4 the tasks' pictures (gates that moved, a retrieval that found the key) would barely show.
-
-Losses: ``info["losses"]`` is the training history in nats (what the loss function returns);
-``info["loss_bits"]`` divides it by ln 2: bits per byte on text, bits per answer token on recall.
+Small models (d_model 32, 2 layers, 2 heads, S = 8, context 64), ``config.pick(150, 8)`` steps,
+seeded, on the CPU: enough for the gates to move away from their initial 0.5. :data:`LR` = 3e-3
+is ten times the notebooks' 3e-4 because 150 steps must do in seconds; measured at seed 0, at
+3e-4 triple_latent ended at 5.19 bits per byte (unigram baseline 4.59), its layer-0 keep gates in
+0.32-0.60, and gated_hybrid_repaired recalled 64% of 256 examples; at 3e-3: 3.57 bits per byte,
+gates 0.02-0.88, and 100%. ``info["losses"]`` is in nats, ``info["loss_bits"]`` in bits.
 """
 
 from __future__ import annotations

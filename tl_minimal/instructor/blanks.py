@@ -1,10 +1,8 @@
 """Make the blank exercise notebooks from the solutions, so the two can never drift apart.
 
 The solutions (``notebooks/exercises/solutions/*.py``, jupytext percent format) are the single
-source of both student editions: the self-study blanks made here, and nbgrader's release made by
-``python -m tl_minimal.instructor release`` with the same rules (:func:`blank_cell`), so a
-course's students read exactly the text of the self-study notebooks. The markers are comments,
-so a solutions file is an ordinary notebook:
+source of the self-study blanks made here and of nbgrader's release (same rules,
+:func:`blank_cell`). The markers are comments, so a solutions file is an ordinary notebook:
 
     ### BEGIN SOLUTION          these lines, through
     ### END SOLUTION            this one, are removed (nbgrader's solution region)
@@ -16,14 +14,9 @@ so a solutions file is an ordinary notebook:
                                 a model answer to a "To discuss" prompt: its text becomes
                                 "YOUR ANSWER HERE" (nbgrader grades the cell by hand)
 
-Cells carry nbgrader's metadata in their ``# %%`` header (``nbgrader={...}``: solution cells,
-autograded test cells with points, the manually graded answer cells); jupytext.toml keeps it.
-
-Run ``python -m tl_minimal.instructor.blanks`` to rewrite ``notebooks/exercises/*.py`` from the
-solutions, with each its ``.ipynb`` **without outputs**, as a student receives it, and
-``notebooks/exercises/solutions/answer_key.json``: the prediction questions' verdicts copied from
-the solutions' hidden tests and sealed (answers.seal: no answer readable, a verdict opens only
-for an answer given), which the self-study checkers read. tests/course/test_exercises.py checks that the
+``python -m tl_minimal.instructor.blanks`` rewrites ``notebooks/exercises/*.py`` and their
+``.ipynb`` without outputs, and ``solutions/answer_key.json``: the predictions' verdicts from the
+solutions' hidden tests, sealed (answers.seal). tests/course/test_exercises.py checks that the
 committed files are what this produces.
 """
 
@@ -35,13 +28,12 @@ import re
 import sys
 from pathlib import Path
 
-from tl_minimal.exercises.answers import seal
+from tl_minimal.exercises.answers import KEY_FILE, seal
 
 BEGIN, END, BLANK, ONLY = "### BEGIN SOLUTION", "### END SOLUTION", "### BLANK:", "<!-- solutions only -->"
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 SOLUTION_TAG = "solution"  # markdown cells tagged so are model answers: their text becomes ANSWER_STUB
 ANSWER_STUB = "YOUR ANSWER HERE"  # nbgrader's own text for a written answer (ClearSolutions.text_stub)
-KEY_FILE = "answer_key.json"
 _TAGS = re.compile(r"\btags=(\[[^\]]*\])")
 
 

@@ -5,30 +5,15 @@
     python -m tl_minimal.instructor grade   COURSE [--exercise ...] [--jobs N]
     python -m tl_minimal.instructor export  COURSE [--to grades.csv]
 
-``release`` makes (or updates) the nbgrader course directory COURSE: the solutions notebooks
-(``--solutions``, default notebooks/exercises/solutions) become nbgrader's ``source/``, and
-``nbgrader generate_assignment`` writes the student version to ``release/<exercise>/`` (no
-solutions, no outputs, no hidden tests: the text of the self-study blank) and a zip of it to
-``zips/`` for courses without a hub. The course's ``nbgrader_config.py`` gets our two lines on
-top; every line the instructor added (``course_id``, ``Exchange.root``) stays.
-
-``collect`` files submissions as ``SUBMISSIONS/<student>/<exercise>.ipynb`` (or
-``<student>/<exercise>/<exercise>.ipynb``) into ``submitted/``; a hub's exchange (``nbgrader
-collect``) fills the same folder. Every grade cell is compared with the release: a test cell whose
-metadata, type or text was changed is restored from the release, and the student is named.
-
-``grade`` runs each student's notebook on its own (one ``nbgrader autograde --student`` each, with
-``TL_GRADED=1``; ``--jobs`` of them at once, default ``DEFAULT_JOBS``), where the hidden tests
-only record outputs; a clean process judges them and its
-verdict is the score (grading.py, verdict.py); then the feedback. A notebook that cannot be graded
-(a kernel that ignores the interrupt) is "not graded" with the reason and a feedback page. It also
-flags cells that reach for what grades them (scan.py). ``export`` writes nbgrader's grades table
-with our columns: ``status``, ``flags``, ``repairs`` and one status per test cell; a grade that was
-not given is left empty, never 0. docs/instructors.md walks through a term. Needs nbgrader.
-
-Bad input stops with a message naming it and a non-zero exit: a missing course directory, an
-unknown exercise, a submission that is not a notebook or lacks cells of the release (the other
-submissions are still collected).
+``release`` turns the solutions into nbgrader's ``source/`` and the student release (the text of
+the self-study blank) with a zip of each; the course's ``nbgrader_config.py`` gets our two lines on
+top, and the instructor's own lines stay. ``collect`` files submissions into ``submitted/`` and
+restores every grade cell a student changed from the release (:func:`repair`), naming the student.
+``grade`` runs each notebook on its own (grading.py: the hidden tests only record; a clean process
+judges), flags cells that reach for what grades them (scan.py) and writes the feedback. ``export``
+writes nbgrader's grades table with our columns (``status``, ``flags``, ``repairs``, one status
+per test cell); a grade that was not given is left empty, never 0. docs/instructors.md walks
+through a term. Bad input stops with a message naming it and a non-zero exit.
 """
 
 from __future__ import annotations
@@ -50,13 +35,14 @@ from pathlib import Path
 from .blanks import blank_path
 from .grading import DEFAULT_JOBS, REPAIRS, feedback, grade_exercise, gradebook_url, start_autograde
 from .nbgrader_config import DEFAULT_GRACE, DEFAULT_TIMEOUT
+from .predictions import GRADED, grade_cells, load
 
 OURS = "from tl_minimal.instructor.nbgrader_config import configure"
 CONFIG = f"# added by python -m tl_minimal.instructor release (lines of your own go below)\n{OURS}\n\n" \
          "configure(get_config())  # noqa: F821\n"
 OLD = "tl_minimal.exercises.nbgrader_config"  # where the settings lived before version 1.1
 STATUS = "grading.json"  # grade's record: exercise -> student -> {"status": ..., "flags": [...]}
-GRADED, NOT_SUBMITTED = "graded", "not submitted"
+NOT_SUBMITTED = "not submitted"
 
 
 class CourseError(Exception):
@@ -70,10 +56,10 @@ def _env(graded: bool, extra: dict | None = None) -> dict:
     return env
 
 
-def _nbgrader(course: Path, *args: str, graded: bool = False) -> None:
+def _nbgrader(course: Path, *args: str) -> None:
     force = [] if args[0] == "export" else ["--force"]  # redo a step that ran before (export has no such flag)
     done = subprocess.run([sys.executable, "-m", "nbgrader", *args, *force], check=False, cwd=course,
-                          env=_env(graded))
+                          env=_env(False))
     if done.returncode != 0:
         raise CourseError(f"nbgrader {args[0]} {' '.join(args[1:])} failed (exit {done.returncode}): see its log above")
 
@@ -164,11 +150,6 @@ def release(course: Path, solutions: Path, exercises: list[str] | None = None) -
     return written
 
 
-def _grade_ids(notebook: dict) -> set[str]:
-    return {c["metadata"]["nbgrader"]["grade_id"] for c in notebook.get("cells", [])
-            if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")}
-
-
 def _read_notebook(path: Path) -> dict:
     try:
         notebook = json.loads(path.read_text(encoding="utf-8"))
@@ -187,18 +168,12 @@ def _submissions(folder: Path):
                 yield student.name, path.stem, path
 
 
-def _grade_cells(notebook: dict) -> dict:
-    return {c["metadata"]["nbgrader"]["grade_id"]: c for c in notebook.get("cells", [])
-            if isinstance(c.get("metadata", {}).get("nbgrader"), dict)
-            and c["metadata"]["nbgrader"].get("grade_id")}
-
-
 def repair(notebook: dict, release: dict) -> list[str]:
     """Restore every grade cell's metadata (and a locked cell's type and text) from the release.
 
     Returns what was changed ("task2_check: metadata"), empty when the grade cells are intact. A cell
     that claims a grade id the release does not have, or a second copy of one, loses that metadata."""
-    want, changes, seen = _grade_cells(release), [], set()
+    want, changes, seen = grade_cells(release), [], set()
     for cell in notebook.get("cells", []):
         meta = cell.get("metadata", {}).get("nbgrader")
         grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
@@ -248,7 +223,7 @@ def collect(course: Path, submissions: Path) -> tuple[list[Path], list[str], lis
                     raise CourseError(f"{path}: unknown exercise {name!r} (released: {', '.join(known)})")
                 release_nb = _read_notebook(course / "release" / name / f"{name}.ipynb")
                 notebook = _read_notebook(path)
-                missing = _grade_ids(release_nb) - _grade_ids(notebook)
+                missing = set(grade_cells(release_nb)) - set(grade_cells(notebook))
                 if missing:
                     raise CourseError(f"{path}: cells of the release are missing (deleted?): "
                                       f"{', '.join(sorted(missing))}")
@@ -256,7 +231,7 @@ def collect(course: Path, submissions: Path) -> tuple[list[Path], list[str], lis
                 problems.append(str(problem))
                 continue
             changes = repair(notebook, release_nb)
-            record = json.loads((course / REPAIRS).read_text(encoding="utf-8")) if (course / REPAIRS).is_file() else {}
+            record = load(course / REPAIRS)
             record.setdefault(name, {})[student] = changes  # grade puts them in the CSV
             (course / REPAIRS).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             if changes:
@@ -286,7 +261,7 @@ def grade(course: Path, exercises: list[str] | None = None, log=print, jobs: int
     jobs = DEFAULT_JOBS if jobs is None else jobs
     if jobs < 1:
         raise CourseError(f"--jobs must be at least 1, not {jobs}")
-    record = json.loads((course / STATUS).read_text(encoding="utf-8")) if (course / STATUS).is_file() else {}
+    record = load(course / STATUS)
     started, runs = time.monotonic(), {}
     pool = ThreadPoolExecutor(max_workers=jobs)  # its threads wait for the notebooks' nbgrader processes
     try:
@@ -326,7 +301,7 @@ def export(course: Path, to: Path) -> Path:
         _nbgrader(_course(course), "export", f"--to={raw}")
         with raw.open(encoding="utf-8", newline="") as f:
             rows = list(csv.DictReader(f))
-    record = json.loads((course / STATUS).read_text(encoding="utf-8")) if (course / STATUS).is_file() else {}
+    record = load(course / STATUS)
     fields = list(rows[0]) if rows else ["assignment", "student_id", "score", "max_score"]
     columns = sorted({g for per in record.values() for e in per.values() for g in e.get("tasks", {})})
     for row in rows:
@@ -406,7 +381,3 @@ def _run(args) -> int:
     else:
         print("wrote", export(args.course, args.to))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,25 +1,17 @@
 """The instructor's ``grade`` step: nbgrader runs each notebook, the course decides each task's points.
 
-For each exercise and each collected student:
-
-1. scan.py flags the cells that reach for what grades them (a status, with the matched line);
-2. a fresh folder outside the course gets ``tasks.json``: for each function task, a seed for its
-   hidden inputs and a nonce, drawn for this student (``secrets``); ``nbgrader autograde`` runs the
-   notebook with ``TL_GRADED=1`` and ``TL_GRADE_RECORD`` naming the folder, and the hidden test
-   cells record the student's outputs there (``tl_minimal.exercises.record``). The grade process
-   reads the records into memory as soon as that notebook is done and removes the folder, so a
-   kernel started later finds nothing to read or change. ``jobs`` notebooks are autograded at once
-   (``grade --jobs``; every exercise's notebooks are queued at the start, so one slow notebook
-   holds up no exercise but its own): each has its own folder, log and kernel; their processes wait
-   for each other's gradebook writes (:func:`gradebook_url`: SQLite's busy timeout). Kernels that
-   run at the same time run as the same user, so one could find the other's folder: ``--jobs 1``
-   grades one notebook at a time, as before;
-3. once every notebook of the exercise ran, one ``python -m tl_minimal.instructor.verdict`` (a
-   process that never ran student code, started in an empty folder) compares the records with
-   the library's references; predictions are read from the submitted source (predictions.py);
-4. those verdicts replace nbgrader's scores of the test cells (``manual_score`` in the gradebook),
-   nbgrader writes the feedback, and a table of the course's verdicts is added to it. A notebook
-   nbgrader could not grade gets a feedback page saying why.
+For each exercise and each collected student: scan.py flags the cells that reach for what grades
+them; a fresh folder outside the course gets ``tasks.json`` (for each function task a seed for its
+hidden inputs and a nonce, drawn with ``secrets``); ``nbgrader autograde`` runs the notebook with
+``TL_GRADED=1`` and ``TL_GRADE_RECORD`` naming that folder, where the hidden test cells record the
+student's outputs (``tl_minimal.exercises.record``). The records are read into memory as soon as
+the notebook is done and the folder removed, so a kernel started later finds nothing. Once every
+notebook of the exercise ran, one ``python -m tl_minimal.instructor.verdict`` (a process that never
+ran student code, in an empty folder) judges the records; predictions are read from the submitted
+source (predictions.py). Those verdicts replace nbgrader's scores of the test cells, nbgrader writes
+the feedback, and a table of the course's verdicts is added to it. ``--jobs N`` autogrades N
+notebooks at once (each with its own folder, log and kernel; their gradebook writes wait for each
+other, :func:`gradebook_url`); kernels side by side run as the same user, so the default is one.
 
 Each task ends with one status and a plain-language reason (grading.json, the CSV, the summary):
     graded                           the hidden test's record was judged (or the prediction read)
@@ -47,10 +39,10 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-from .predictions import GRADED, NOT_RUN, grade_prediction, plan
-from .scan import scan
+from tl_minimal.exercises.record import RECORD_ENV
 
-RECORD_ENV = "TL_GRADE_RECORD"  # = tl_minimal.exercises.record.RECORD_ENV (importing it would import torch)
+from .predictions import GRADED, NOT_RUN, grade_prediction, load, plan
+from .scan import scan
 
 FLAGGED, RESTORED, IGNORED = "flagged", "test cells changed and restored", "kernel ignored the interrupt"
 REPAIRS = "repairs.json"  # collect's record: exercise -> student -> [what was restored]
@@ -156,7 +148,7 @@ def _task_entries(tasks: dict, verdicts: dict, flags: list[str], repairs: list[s
 
 
 def _functions(course: Path, name: str) -> tuple[dict, dict]:
-    tasks = plan(json.loads((course / "source" / name / f"{name}.ipynb").read_text(encoding="utf-8")))
+    tasks = plan(load(course / "source" / name / f"{name}.ipynb"))
     return tasks, {g: t for g, t in tasks.items() if t["kind"] == "function"}
 
 
@@ -185,9 +177,7 @@ def grade_exercise(course: Path, name: str, runs: dict[str, Future], log=print) 
     notebooks ran. Returns {student: grading.json's entry}, the same however many ran at once."""
     release = json.loads((course / "release" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
     tasks, functions = _functions(course, name)
-    repaired = {}
-    if (course / REPAIRS).is_file():
-        repaired = json.loads((course / REPAIRS).read_text(encoding="utf-8")).get(name, {})
+    repaired = load(course / REPAIRS).get(name, {})
     students, done = list(runs), {student: run.result() for student, run in runs.items()}
     spans = [d[3] for d in done.values()] or [(time.monotonic(), time.monotonic())]
     ran, judging = {}, {}

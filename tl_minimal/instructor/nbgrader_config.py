@@ -1,21 +1,12 @@
 """nbgrader's settings for the classroom edition (imported by a course directory's nbgrader_config.py).
 
-``python -m tl_minimal.instructor release`` puts into the course directory's ``nbgrader_config.py``
-two lines that call :func:`configure` (above any lines the instructor added, which it keeps), so
-every ``nbgrader`` command run there (ours, or a TA's own ``nbgrader formgrader``) uses the same
-settings:
-
-- the student release is blanked by :class:`BlankSolutions`, nbgrader's ``ClearSolutions`` with
-  our markers (``### BLANK:`` lines, ``<!-- solutions only -->`` notes; blanks.blank_cell), so the
-  release reads exactly like the self-study blank notebook;
-- each cell of a submission may run ``TL_CELL_TIMEOUT`` seconds (default 120) before nbgrader
-  interrupts it and grades it as an error; a kernel that ignores the interrupt (a loop inside a
-  bare ``except:``) for ``TL_INTERRUPT_GRACE`` seconds more (default 10) stops that student's
-  grading with "kernel ignored the interrupt" (:class:`GuardedExecute`): the course command marks
-  the student "not graded" with that reason and grades the others with fresh kernels;
-- the feedback shows the hidden tests' verdicts, not their source (:class:`HideHiddenTests`).
-
-This module needs nbgrader (the ``course`` extra); nothing a student imports imports it.
+``release`` puts two lines calling :func:`configure` on top of the course's ``nbgrader_config.py``,
+so every ``nbgrader`` command run there (ours, or a TA's) uses the same settings: the release is
+blanked with our markers (:class:`BlankSolutions`), so it reads exactly like the self-study blank;
+a cell may run ``TL_CELL_TIMEOUT`` seconds before nbgrader interrupts it, and a kernel that ignores
+the interrupt for ``TL_INTERRUPT_GRACE`` seconds more stops that student's grading
+(:class:`GuardedExecute`: "not graded", the others get fresh kernels); the feedback shows the
+hidden tests' verdicts, not their source (:class:`HideHiddenTests`). Needs nbgrader.
 """
 
 from __future__ import annotations

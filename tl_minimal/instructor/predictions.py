@@ -1,13 +1,12 @@
 """What the grade reads without running anything: the tasks of an exercise and its predictions.
 
-* :func:`plan` reads the tasks from the instructor's source notebook's grade cells: a function task
-  (its hidden test is ``_ex.hidden_check(_ex.check_readout_step, readout_step)``, judged by
-  verdict.py from what the kernel recorded) or a prediction (``mark_prediction(..., correct=...)``:
-  the key, which the release and the installed package do not hold);
-* :func:`grade_prediction` reads a prediction from the submitted notebook's source: the first
-  answer the answer cell writes, a literal letter or number (or arithmetic on numbers); a later
-  change is noted, not scored; a value computed at run time scores 0. No value the student's
-  kernel computed is used, so trying letters at grading time opens nothing.
+:func:`plan` reads the tasks from the source notebook's grade cells: a function task (its hidden
+test ``_ex.hidden_check(_ex.check_readout_step, readout_step)``, judged by verdict.py from what the
+kernel recorded) or a prediction (``mark_prediction(..., correct=...)``: the key, which neither the
+release nor the installed package holds). :func:`grade_prediction` reads a prediction from the
+submitted source: the first answer the answer cell writes, a literal letter or number (or
+arithmetic on numbers); a later change is noted, not scored; a value computed at run time scores 0.
+No value the student's kernel computed is used, so trying letters at grading time opens nothing.
 
 Glossary
     plan     {grade_id: {"kind": "function", "check", "points"} | {"kind": "prediction", "name",
@@ -17,15 +16,30 @@ Glossary
 from __future__ import annotations
 
 import ast
+import json
 import re
+from pathlib import Path
+
+from tl_minimal.exercises.answers import normal
 
 HIDDEN = re.compile(r"_ex\.hidden_check\(\s*_ex\.(check_\w+)\s*,")
 GRADED, NOT_RUN = "graded", "tests did not run"
 
 
-def _text(cell: dict) -> str:
+def cell_text(cell: dict) -> str:
     source = cell.get("source", "")
     return "".join(source) if isinstance(source, list) else source
+
+
+def grade_cells(notebook: dict) -> dict:
+    """grade id -> cell, for the cells that carry nbgrader's metadata with a grade id."""
+    return {c["metadata"]["nbgrader"]["grade_id"]: c for c in notebook.get("cells", [])
+            if isinstance(c.get("metadata", {}).get("nbgrader"), dict) and c["metadata"]["nbgrader"].get("grade_id")}
+
+
+def load(path: Path) -> dict:
+    """The JSON file at ``path``, or {} when there is none."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
 def plan(source: dict) -> dict:
@@ -35,7 +49,7 @@ def plan(source: dict) -> dict:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if not meta.get("grade") or cell.get("cell_type") != "code":
             continue
-        text, points = _text(cell), meta.get("points", 0)
+        text, points = cell_text(cell), meta.get("points", 0)
         found = HIDDEN.search(text)
         if found:
             tasks[meta["grade_id"]] = {"kind": "function", "check": found.group(1), "points": points}
@@ -81,12 +95,6 @@ def _written(node):
     return None
 
 
-def _normal(answer, tolerance) -> str:
-    if tolerance is None:
-        return str(answer).strip().lower().strip("()")
-    return str(round(float(answer) / tolerance))
-
-
 def grade_prediction(task: dict, submission: dict, answer_cell: str) -> dict:
     """{"status", "passed", "reason"} for a prediction, from the submitted notebook's text only."""
     name, first, later = task["name"], None, 0
@@ -94,7 +102,7 @@ def grade_prediction(task: dict, submission: dict, answer_cell: str) -> dict:
         if cell.get("cell_type") != "code":
             continue
         try:
-            tree = ast.parse(_text(cell))
+            tree = ast.parse(cell_text(cell))
         except SyntaxError:
             continue
         is_answer = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == answer_cell
@@ -114,7 +122,7 @@ def grade_prediction(task: dict, submission: dict, answer_cell: str) -> dict:
         return {"status": GRADED, "passed": False,
                 "reason": f"the answer must be written in the cell as a letter or number, not computed{note}"}
     try:
-        got, want = _normal(answer, tolerance), _normal(task["correct"], tolerance)
+        got, want = normal(answer, tolerance), normal(task["correct"], tolerance)
     except (TypeError, ValueError):
         return {"status": GRADED, "passed": False, "reason": f"answered {answer!r}: not a number{note}"}
     close = got == want if tolerance is None else abs(int(got) - int(want)) <= 1

@@ -1,9 +1,10 @@
 """Flag the cells of a submission that reach for what grades it, for a TA to read.
 
-``python -m tl_minimal.instructor grade`` runs :func:`scan` on every submission and writes what it
-finds to the grades CSV (column ``flags``) and to its summary. A flag is not a zero: it names a
-cell and a reason, and a person decides. What is scanned: the answer cells, and every other code
-cell whose text differs from the release (a student may edit an unlocked cell). What is flagged:
+``grade`` runs :func:`scan` on every submission and writes what it finds to the grades CSV (column
+``flags``) and its summary. A flag is not a zero: it names a cell, a reason and the line it
+matched, and a person decides (the grade rests on the hidden tests' outputs, judged outside the
+kernel: verdict.py). Scanned: the answer cells, and every other code cell whose text differs from
+the release. Flagged:
 
     environment      os.environ, os.putenv, os.getenv (graded mode is an environment variable)
     checker          importing tl_minimal.exercises, or using the notebook's ``ex`` in an answer
@@ -21,17 +22,14 @@ cell whose text differs from the release (a student may edit an unlocked cell). 
     process          subprocess, os.system, os.fork, multiprocessing (work that outlives the kernel)
     not python       a cell that does not parse
 
-Every flag names the line it matched. The grade does not rest on the flags (the hidden tests'
-outputs are judged outside the kernel, see verdict.py): a flag marks code that could have fetched
-a reference answer, which only a person can tell from a student's own work.
-
-Glossary
-    flag     "<grade id or cell number>: <kind> (<what was seen>) line <n>: <the line>"
+A flag reads "<grade id or cell number>: <kind> (<what was seen>) line <n>: <the line>".
 """
 
 from __future__ import annotations
 
 import ast
+
+from .predictions import cell_text
 
 FRAMES = {"inspect", "currentframe", "_getframe", "f_back", "f_locals", "f_globals", "gc", "tb_frame",
           "get_referrers", "exc_info", "settrace", "setprofile"}
@@ -48,6 +46,11 @@ IMPORTS = {"meta_path", "path_hooks", "path_importer_cache", "importlib", "__imp
            "MetaPathFinder", "Loader", "module_from_spec", "spec_from_loader"}
 PROCESS = {"subprocess", "system", "fork", "Popen", "multiprocessing", "spawnv", "execv", "posix_spawn", "threading",
            "Thread"}
+WORDS = (("dynamic code", DYNAMIC), ("import system", IMPORTS), ("process", PROCESS))  # names, attributes, imports
+# a name or an attribute: the first rule whose words hold it
+NAMES = (({"get_ipython"}, "ipython"), (FRAMES, "frames"), (MONKEY, "monkeypatch"), (ENV, "environment"),
+         (KEY, "key file"), ({"ex"}, "checker"))
+ATTRIBUTES = ((FRAMES, "frames"), (ENV, "environment"), (MONKEY_ATTRIBUTES, "monkeypatch"), (KEY, "key file"))
 
 
 def _python(source: str) -> str:
@@ -103,16 +106,15 @@ def _cell_flags(source: str, modules: set[str], ours: set[str]) -> list[str]:
                 add("computed name", f"{name}()")
         if isinstance(node, (ast.Name, ast.Attribute)):
             word = node.id if isinstance(node, ast.Name) else node.attr
-            for kind, words in (("dynamic code", DYNAMIC), ("import system", IMPORTS), ("process", PROCESS)):
+            for kind, words in WORDS:
                 if word in words:
                     add(kind, word)
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 top = (alias.name if isinstance(node, ast.Import) else (node.module or "")).split(".")[0]
-                for kind, words in (("dynamic code", DYNAMIC), ("import system", IMPORTS), ("process", PROCESS)):
+                for kind, words in WORDS:
                     if top in words or alias.name in words:
                         add(kind, f"imports {alias.name if isinstance(node, ast.Import) else node.module}")
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             for name in names:
                 top = name.split(".")[0]
@@ -127,29 +129,15 @@ def _cell_flags(source: str, modules: set[str], ours: set[str]) -> list[str]:
                 elif top in ("importlib", "builtins"):
                     add("monkeypatch", f"imports {top}")
         elif isinstance(node, ast.Name):
-            if node.id == "get_ipython":
-                add("ipython", "get_ipython")
-            elif node.id in FRAMES:
-                add("frames", node.id)
-            elif node.id in MONKEY:
-                add("monkeypatch", node.id)
-            elif node.id in ENV:
-                add("environment", node.id)
-            elif node.id in KEY:
-                add("key file", node.id)
-            elif node.id == "ex":
-                add("checker", "uses ex")
+            kind = next((kind for words, kind in NAMES if node.id in words), None)
+            if kind:
+                add(kind, "uses ex" if node.id == "ex" else node.id)
             elif node.id in ours and isinstance(node.ctx, ast.Load):
                 add("reference", f"uses {node.id}, imported from tl_minimal")
         elif isinstance(node, ast.Attribute):
-            if node.attr in FRAMES:
-                add("frames", node.attr)
-            elif node.attr in ENV:
-                add("environment", node.attr)
-            elif node.attr in MONKEY_ATTRIBUTES:
-                add("monkeypatch", node.attr)
-            elif node.attr in KEY:
-                add("key file", node.attr)
+            kind = next((kind for words, kind in ATTRIBUTES if node.attr in words), None)
+            if kind:
+                add(kind, node.attr)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             if any(k in node.value for k in ("answer_key", "TL_GRADED", "solutions")):
                 add("key file" if "TL_GRADED" not in node.value else "environment", repr(node.value[:40]))
@@ -169,21 +157,16 @@ def _label(cell: dict, number: int) -> str:
     return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"cell {number}"
 
 
-def _source(cell: dict) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else source
-
-
 def scan(submission: dict, release: dict) -> list[str]:
     """The flags of one submitted notebook (a dict), judged against the release it answers."""
-    released = {_source(c) for c in release.get("cells", []) if c.get("cell_type") == "code"}
+    released = {cell_text(c) for c in release.get("cells", []) if c.get("cell_type") == "code"}
     locked = {c["metadata"]["nbgrader"]["grade_id"] for c in release.get("cells", [])
               if c.get("metadata", {}).get("nbgrader", {}).get("locked")}
     modules, ours = set(), set()
     for cell in submission.get("cells", []):
         if cell.get("cell_type") == "code":
             try:
-                more = _imported(ast.parse(_python(_source(cell))))
+                more = _imported(ast.parse(_python(cell_text(cell))))
             except SyntaxError:
                 continue
             modules |= more[0]
@@ -193,7 +176,7 @@ def scan(submission: dict, release: dict) -> list[str]:
         if cell.get("cell_type") != "code" or _label(cell, number) in locked:
             continue  # test cells are restored from the release before grading
         is_answer = cell.get("metadata", {}).get("nbgrader", {}).get("solution")
-        if not is_answer and _source(cell) in released:
+        if not is_answer and cell_text(cell) in released:
             continue  # an unchanged cell of the release
-        flags += [f"{_label(cell, number)}: {flag}" for flag in _cell_flags(_source(cell), modules, ours)]
+        flags += [f"{_label(cell, number)}: {flag}" for flag in _cell_flags(cell_text(cell), modules, ours)]
     return flags

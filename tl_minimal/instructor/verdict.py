@@ -2,14 +2,11 @@
 
     python -m tl_minimal.instructor.verdict JOB.json OUT.json
 
-The instructor's ``grade`` (grading.py) starts this once per exercise, in an empty folder, after
-every notebook of the exercise ran. Each hidden test cell recorded what the student's function
-returned for the grader's hidden inputs (``tl_minimal.exercises.record``); here the records are
-replayed through the same check against the library's references, on inputs made afresh from the
-seeds. JOB.json: {student: {grade_id: {"check", "seed", "nonce"}}}, the records in ``<n>/`` beside
-it (the n-th student in sorted order); OUT.json: {student: {grade_id: {"status", "passed",
-"reason"}}}. A task whose record (named by its nonce) is missing or bears another nonce is
-"tests did not run": 0 points. Predictions are read statically (predictions.py).
+grading.py starts this once per exercise, in an empty folder, after every notebook ran. JOB.json:
+{student: {grade_id: {"check", "seed", "nonce"}}}, the records in ``<n>/`` beside it (the n-th
+student in sorted order); OUT.json: {student: {grade_id: {"status", "passed", "reason"}}}. Each
+record is replayed through its check on inputs made afresh from the seed (``record.judge``); a
+record that is missing or bears another nonce is "tests did not run": 0 points.
 """
 
 from __future__ import annotations
