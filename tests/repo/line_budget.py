@@ -3,8 +3,9 @@
     python tests/repo/line_budget.py            # the table; exit status 1 when a group is over its budget
 
 The budgets are issue 31's (item 2): the six concept files with the blockwise top-k read, the model
-assembly, and each relative the family registers. What a reader needs for TripleLatentMixer is
-measured more finely by tests/repo/layer_reach.py (issue 51, item 2: the files and code lines its
+assembly, and each relative the family registers; and issue 51's, the course package but the
+relatives. What a reader needs for TripleLatentMixer is measured more finely by
+tests/repo/layer_reach.py (issue 51, item 2: the files and code lines its
 forward reaches), which replaced this file's whole-file budget for running_state, pair_memory and
 readout; the six concepts' budget grew from 1200 to 1300 lines with it (the chunk size, the segment
 matrices' cache and the named chunked forms moved into the concept files from kernels.py, which
@@ -24,6 +25,12 @@ BUDGETS = (
     ("the model assembly", ("layers", "models", "model_config", "registry"), 600),
 )
 RELATIVE_BUDGET = 200  # each relative's concept file at most
+# The course package (every .py file of tl_minimal/, what `pip install tl-minimal` holds) but the
+# relatives, which have their own budget above, so that adding one needs no edit here. Issue 51 asks
+# for 9,000 lines in all; the rewrite of December 2026 took the whole package from 14,172 to 12,054
+# (11,531 without the four relatives) and found no more to cut without dropping a feature the course
+# uses. This budget keeps it from growing back; lower it whenever code leaves.
+PACKAGE_BUDGET = 11_600
 
 
 def relatives() -> tuple[str, ...]:
@@ -43,6 +50,9 @@ def groups() -> list[tuple[str, int, int]]:
     """(group, lines, budget) for every group and every relative that exists."""
     rows = [(group, sum(lines(f) for f in files), budget) for group, files, budget in BUDGETS]
     rows += [(f"relative {r}", lines(r), RELATIVE_BUDGET) for r in relatives()]
+    others = [f for f in PACKAGE.rglob("*.py") if f.parent != PACKAGE or f.stem not in relatives()]
+    rows.append(("tl_minimal/ but the relatives", sum(len(f.read_text(encoding="utf-8").splitlines())
+                                                     for f in others), PACKAGE_BUDGET))
     return rows
 
 
