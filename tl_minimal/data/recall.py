@@ -189,12 +189,8 @@ def recall_batch(
     layout: RecallLayout = PAPER_LAYOUT,
     generator: torch.Generator | None = None,
 ):
-    """The paper's task: x, y [B, T]; y is IGNORE except y[:, -1] = the queried key's value.
-
-    The module docstring's worked example: x[0] = [1, 7, 17, 2, 8, 18, 2, 9, 19, 2, 11, 15, 2, 27, 29, 25,
-    24, 3, 9, 4], y[0, -1] = 19. Without ``generator`` a generator seeded with 0 is used, so two such
-    calls return the same batch (use :class:`RecallSampler` to train).
-    """
+    """The paper's task (the module docstring's worked example): x, y [B, T]; y is IGNORE except
+    y[:, -1] = the queried key's value. Without ``generator``: one seeded with 0 (to train: RecallSampler)."""
     return mqar_batch(batch_size, 1, n_pairs, seq_len, layout, generator)
 
 
