@@ -74,21 +74,13 @@ class RecallLayout:
         return self.first_value + self.n_values
 
     def __post_init__(self):
-        if self.first_filler + self.n_filler > self.vocab_size:
-            raise ValueError(
-                f"layout needs {self.first_filler + self.n_filler} ids but vocab_size is {self.vocab_size}"
-            )
+        if (need := self.first_filler + self.n_filler) > self.vocab_size:
+            raise ValueError(f"layout needs {need} ids but vocab_size is {self.vocab_size}")
 
     def name(self, token: int) -> str:
         """Readable name of one id: BOS, k5, v13, f0 (filler index), ..."""
         token = int(token)
-        specials = {
-            self.PAD: "PAD",
-            self.BOS: "BOS",
-            self.SEP: "SEP",
-            self.QUERY: "QUERY",
-            self.ANSWER: "ANSWER",
-        }
+        specials = {self.PAD: "PAD", self.BOS: "BOS", self.SEP: "SEP", self.QUERY: "QUERY", self.ANSWER: "ANSWER"}
         if token in specials:
             return specials[token]
         if self.first_key <= token < self.first_value:
@@ -222,24 +214,13 @@ def eval_set(n_examples: int = 2048, seed: int = 0, n_queries: int = 1, **option
 
 # ----------------------------------------------------------------------------- for people
 def locate(x: torch.Tensor, y: torch.Tensor, layout: RecallLayout = PAPER_LAYOUT) -> list[dict]:
-    """For one sequence x, y [T]: each question's positions (query, key in context, its value, answer).
-
-    Notebooks use this to highlight where the model should look.
-    """
+    """For one sequence x, y [T]: each question's positions (query, key in context, its value, answer)."""
     out = []
     for a in (y != IGNORE).nonzero().flatten().tolist():
         key = int(x[a - 1])
         key_pos = int((x[: a - 2] == key).nonzero()[0])
-        out.append(
-            {
-                "answer_pos": a,
-                "query_pos": a - 2,
-                "key": key,
-                "key_pos": key_pos,
-                "value": int(y[a]),
-                "value_pos": key_pos + 1,
-            }
-        )
+        out.append({"answer_pos": a, "query_pos": a - 2, "key": key, "key_pos": key_pos, "value": int(y[a]),
+                    "value_pos": key_pos + 1})
     return out
 
 
@@ -262,8 +243,6 @@ def describe(x: torch.Tensor, y: torch.Tensor, layout: RecallLayout = PAPER_LAYO
         i += 1
     lines = [" ".join(parts)]
     for q in locate(x, y, layout):
-        lines.append(
-            f"  asks {layout.name(q['key'])} (written at {q['key_pos']}, value {layout.name(q['value'])} "
-            f"at {q['value_pos']}); answer due at position {q['answer_pos']}"
-        )
+        lines.append(f"  asks {layout.name(q['key'])} (written at {q['key_pos']}, value {layout.name(q['value'])} "
+                     f"at {q['value_pos']}); answer due at position {q['answer_pos']}")
     return "\n".join(lines)

@@ -68,8 +68,7 @@ def get_device(choice: str | torch.device | None = None) -> torch.device:
 
 # ----------------------------------------------------------------------------- per-device kernels
 def optimizer_options(device: torch.device | str) -> dict:
-    """Extra AdamW arguments: ``fused=True`` (one kernel for all parameters) on CUDA and MPS; on the CPU
-    none, so CPU numbers stay as they were. ``make_optimizer`` falls back to ``foreach`` on an older torch."""
+    """Extra AdamW arguments: ``fused=True`` (one kernel for all parameters) on CUDA and MPS; none on the CPU."""
     return {"fused": True} if torch.device(device).type in ("cuda", "mps") else {}
 
 
