@@ -25,12 +25,9 @@ The key k9 was written once, at position 7, followed by its value v19; at the la
 sequence are distinct, values too; filler is uniform over the 10 filler ids. A constant guess
 scores 1/8; picking one of the four values in context at random scores 1/4.
 
-MQAR (:func:`mqar_batch`, multi-query associative recall; its docstring has a worked example) asks
-several questions per sequence, each about a different key in context. All but the last are
-followed by their answer, so the sequence is still read left to right; the labels sit at the ANSWER
-positions. With Q = 1 it is exactly the paper's task. Showing earlier answers opens a shortcut (rule
-out the values already answered; data/results/RECALL_STUDY.md section 0): ``hide_answers=True``
-puts a filler token after each ANSWER instead, as Zoology's MQAR does.
+MQAR (:func:`mqar_batch`, multi-query associative recall, with its own worked example) asks Q questions
+about different keys in context, each but the last followed by its answer (``hide_answers=True``: a
+filler token instead, as Zoology's MQAR); the labels sit at the ANSWER positions. Q = 1 is the paper's task.
 
 Every random choice comes from one ``torch.Generator`` the caller seeds; training and evaluation
 use different seeds (:func:`eval_seed`), so evaluation examples are fresh.

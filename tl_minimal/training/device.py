@@ -37,8 +37,8 @@ def cuda_device_count() -> int:
 
 
 def get_device(choice: str | torch.device | None = None) -> torch.device:
-    """The torch.device for ``choice``: ``"auto"`` or None (``TL_DEVICE`` if set, else MPS, CUDA, CPU), ``"cpu"``,
-    ``"cuda"``, ``"cuda:N"`` or ``"mps"``. An unknown name is a ValueError, a missing device a RuntimeError."""
+    """The torch.device for ``choice`` ("auto" or None, "cpu", "cuda", "cuda:N", "mps"): an unknown name is a
+    ValueError, a missing device a RuntimeError."""
     if isinstance(choice, torch.device):
         choice = str(choice)
     if choice is not None and not isinstance(choice, str):
