@@ -36,11 +36,11 @@ import sys
 import torch
 
 from tl_minimal.data.text import BadDataFile, DataUnavailable
-from tl_minimal.training.checkpoint import CheckpointError
 from tl_minimal.training.device import get_device
 
 from .arguments import UsageError, build_parser
 from .bench import speed
+from .checkpoint import CheckpointError
 from .provenance import portable
 from .runner import Experiment, check_variants, run
 from .studies import recall_study

@@ -124,6 +124,5 @@ def fit(variant: str, protocol, seed: int, data=None, overrides: dict | None = N
     model = wrap(seeded_model(variant, protocol, seed, overrides).to(device), device)
     sampler = make_sampler(protocol, seed, data, stream=rank())
     history = train(model, sampler, protocol.steps,
-                    dataclasses.replace(config, device=device, resume=config.checkpoint_path is not None,
-                                        desc=f"{protocol.task} {variant} s{seed}"))
+                    dataclasses.replace(config, device=device, desc=f"{protocol.task} {variant} s{seed}"))
     return model, history

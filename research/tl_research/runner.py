@@ -29,6 +29,7 @@ from tl_minimal.training.recipes import build
 from tl_minimal.training.train import TrainConfig, TrainingDiverged
 
 from . import distributed
+from .checkpoint import Checkpoint
 from .protocols import PAPER_VARIANTS, PROTOCOLS, check_fields
 from .protocols import protocol as make_protocol
 from .provenance import environment
@@ -140,8 +141,7 @@ def settle(s: Experiment):
             raise ValueError(f"--checkpoint-every: must be >= 1, got {s.checkpoint_every}")
     check_variants(variants, p, overrides)
     device = distributed.setup(device)  # under torchrun: join the group, take this rank's GPU
-    config = p.train_config(device=device, progress=s.progress, max_seconds=s.max_seconds,
-                            checkpoint_every=s.checkpoint_every)
+    config = p.train_config(device=device, progress=s.progress, max_seconds=s.max_seconds)
     return p, variants, overrides, config
 
 
@@ -213,11 +213,12 @@ def run_plan(task: str, p, data, plan, overrides: dict, config: TrainConfig, sui
             if suite is not None and suite.has(variant, seed):
                 continue
             ckpt = suite.checkpoint_path(variant, seed) if s.checkpoint_every else None
+            checkpoint = Checkpoint(ckpt, s.checkpoint_every) if ckpt is not None else None
             if ckpt is not None and ckpt.exists():
                 say(f"  {variant:<24} seed {seed:<3} continues from its checkpoint {ckpt}")
             try:
                 run = TASKS[task].run_one(p, data, variant, seed, overrides,
-                                          dataclasses.replace(config, checkpoint_path=ckpt))
+                                          dataclasses.replace(config, checkpoint=checkpoint))
             except TrainingDiverged as exc:
                 run = {"variant": variant, "seed": seed, "params": None, "metric": p.metric, "value": None,
                        "steps": None, "seconds": None, "device": str(config.device), "error": str(exc)}

@@ -6,7 +6,7 @@ import torch
 
 from tl_minimal.training import device
 from tl_minimal.training.train import make_optimizer
-from tl_research import cli
+from tl_research import checkpoint, cli
 
 
 @pytest.fixture
@@ -93,16 +93,16 @@ def test_random_states_live_on_the_cpu_and_include_the_accelerators(monkeypatch)
     monkeypatch.setattr(torch.mps, "set_rng_state", lambda s: saved.setdefault("mps", s))
     monkeypatch.setattr(torch.cuda, "get_rng_state", lambda d: torch.full((3,), d.index or 0, dtype=torch.uint8))
     monkeypatch.setattr(torch.cuda, "set_rng_state", lambda s, d: saved.setdefault("cuda", (s, d)))
-    mps = device.rng_state("mps")
+    mps = checkpoint.rng_state("mps")
     assert set(mps) == {"cpu", "mps"} and all(s.device.type == "cpu" and s.dtype == torch.uint8 for s in mps.values())
-    cuda = device.rng_state("cuda:1")
+    cuda = checkpoint.rng_state("cuda:1")
     assert set(cuda) == {"cpu", "cuda"} and cuda["cuda"].tolist() == [1, 1, 1]  # the generator of GPU 1
-    assert set(device.rng_state("cpu")) == {"cpu"}
-    device.set_rng_state(mps, "mps")
-    device.set_rng_state(cuda, "cuda:1")
+    assert set(checkpoint.rng_state("cpu")) == {"cpu"}
+    checkpoint.set_rng_state(mps, "mps")
+    checkpoint.set_rng_state(cuda, "cuda:1")
     assert saved["mps"].tolist() == [0, 1, 2, 3] and saved["cuda"][1] == torch.device("cuda", 1)
     with pytest.warns(UserWarning, match="not bit-exactly"):
-        device.set_rng_state(mps, "cpu")
+        checkpoint.set_rng_state(mps, "cpu")
 
 
 def test_synchronize_waits_on_the_device_asked_for(monkeypatch):

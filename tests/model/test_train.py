@@ -9,7 +9,8 @@ from torch import nn
 from tl_minimal.data import recall as data_recall
 from tl_minimal.data import text as data_text
 from tl_minimal.training.evaluate import bits_per_byte, mean_token_loss, recall_accuracy
-from tl_minimal.training.train import TrainingDiverged, load_checkpoint, lr_at, seed_everything, train
+from tl_minimal.training.train import TrainingDiverged, lr_at, seed_everything, train
+from tl_research.checkpoint import Checkpoint, load_checkpoint
 
 
 class TinyLM(nn.Module):
@@ -116,7 +117,7 @@ def test_resume_reproduces_the_uninterrupted_run_exactly(tmp_path):
 
     seed_everything(1)
     ckpt = tmp_path / "run.pt"
-    first = train(TinyLM(), _sampler(), steps=4, lr=1e-2, device="cpu", progress=False, checkpoint_path=ckpt)
+    first = train(TinyLM(), _sampler(), steps=4, lr=1e-2, device="cpu", progress=False, checkpoint=Checkpoint(ckpt))
     torch.manual_seed(12345)  # disturb every random state: resuming must restore them
     seed_everything(999)
     resumed = train(
@@ -126,39 +127,12 @@ def test_resume_reproduces_the_uninterrupted_run_exactly(tmp_path):
         lr=1e-2,
         device="cpu",
         progress=False,
-        checkpoint_path=ckpt,
-        resume=True,
+        checkpoint=Checkpoint(ckpt),
     )
     assert first["loss"] == full[:4]
     assert resumed["loss"] == full  # bit-for-bit, including dropout
     model = TinyLM()
     assert load_checkpoint(ckpt, model)["step"] == 8
-
-
-def test_resume_with_an_iterator_fast_forwards(tmp_path):
-    def stream():
-        s = _sampler()
-        k = 0
-        while True:
-            yield s(k)
-            k += 1
-
-    seed_everything(2)
-    full = train(TinyLM(), stream(), steps=6, device="cpu", progress=False)["loss"]
-    seed_everything(2)
-    train(TinyLM(), stream(), steps=3, device="cpu", progress=False, checkpoint_path=tmp_path / "c.pt")
-    assert (
-        train(
-            TinyLM(),
-            stream(),
-            steps=6,
-            device="cpu",
-            progress=False,
-            checkpoint_path=tmp_path / "c.pt",
-            resume=True,
-        )["loss"]
-        == full
-    )
 
 
 def test_nan_loss_stops_with_the_step_named():
@@ -210,11 +184,11 @@ def test_checkpoints_between_reads_hold_every_loss(tmp_path):
         return sampler(step)
 
     with pytest.raises(Killed):  # a run killed at step 7, last checkpoint after step 3 + 3 = 6
-        train(TinyLM(), dies_at_7, steps=9, device="cpu", progress=False, log_every=4, checkpoint_path=ckpt,
-              checkpoint_every=3)
+        train(TinyLM(), dies_at_7, steps=9, device="cpu", progress=False, log_every=4,
+              checkpoint=Checkpoint(ckpt, every=3))
     assert load_checkpoint(ckpt, TinyLM())["history"]["loss"] == full[:6]
     resumed = train(TinyLM(), _sampler(), steps=9, device="cpu", progress=False, log_every=4,
-                    checkpoint_path=ckpt, resume=True)
+                    checkpoint=Checkpoint(ckpt))
     assert resumed["loss"] == full
 
 
@@ -301,7 +275,7 @@ def test_fit_takes_a_tasks_own_sampler_and_one_train_config(tmp_path):
     _, same = fit("triple_latent", p, 3, overrides=over, config=config)  # the protocol's sampler: the same batches
     assert history["loss"] == same["loss"] and model.config.state_dim == 4
     ckpt = tmp_path / "c.pt"
-    fit("triple_latent", p, 3, overrides=over, config=config, checkpoint_path=ckpt)  # a keyword changes one field
+    fit("triple_latent", p, 3, overrides=over, config=config, checkpoint=Checkpoint(ckpt))  # a keyword: one field
     assert ckpt.exists()
 
 

@@ -1,14 +1,10 @@
 """Whether the Hugging Face hub can be reached, decided before any request is made (issue 52).
 
 Without a network, ``datasets`` and ``huggingface_hub`` retry each request for about 30 seconds,
-printing lines that look like a crash. The loaders ask :func:`offline_reason` first; offline they
-read only this machine's copies (a local directory, then the Hugging Face cache, inside
-:func:`hub_offline`) and say in one line what they used. The answer, in this order:
-1. ``TL_OFFLINE``, ``HF_HUB_OFFLINE`` or ``HF_DATASETS_OFFLINE`` true (1, true, yes, on): offline.
-   ``TL_OFFLINE=0`` (false, no, off) says online without a probe (for a slow network);
-2. otherwise one TCP connection to huggingface.co:443 that must open within ``PROBE_SECONDS``,
-   in a daemon thread (a hanging name lookup cannot hold the caller); kept for the process's life.
-A local directory (``TL_MINIMAL_DATA``) is read before any of this is asked.
+printing lines that look like a crash. So the loaders ask :func:`offline_reason` first, and offline read
+only the Hugging Face cache (inside :func:`hub_offline`). Offline: ``TL_OFFLINE``, ``HF_HUB_OFFLINE`` or
+``HF_DATASETS_OFFLINE`` true (``TL_OFFLINE=0``: online, no probe), else when one TCP connection to
+huggingface.co:443 does not open within ``PROBE_SECONDS`` (asked once per process, in a daemon thread).
 """
 
 from __future__ import annotations
@@ -65,11 +61,8 @@ def _cache_roots() -> list[Path]:
 
 
 def in_hub_cache(kind: str, repo: str) -> bool:
-    """True when a cache folder of ``repo`` (kind "datasets" or "models") exists: worth a cache-only load.
-
-    Only folder names are looked at (``datasets--wikitext``, ``wikitext``), so the answer is instant and
-    may be a false yes (a partial download); the cache-only load then fails fast, with no request.
-    """
+    """True when a cache folder of ``repo`` (kind "datasets" or "models") exists: worth a cache-only load
+    (only folder names are looked at: a partial download is a false yes, whose load then fails fast)."""
     names = [f"{kind}--{repo.replace('/', '--')}", repo.replace("/", "___"), repo.split("/")[-1]]
     return any((root / name).exists() for root in _cache_roots() for name in names)
 
@@ -78,10 +71,8 @@ def in_hub_cache(kind: str, repo: str) -> bool:
 def hub_offline():
     """Inside, ``datasets`` and ``huggingface_hub`` use their cache only and make no request.
 
-    Both read HF_HUB_OFFLINE / HF_DATASETS_OFFLINE once, at their first import, into module flags
-    that every request checks: they are imported first (with the user's environment, so the flags
-    keep their own values afterwards), then the flags and the variables are set, and all are put back
-    on leaving. Without ``datasets`` installed this raises ImportError, as the load itself would.
+    Both copy HF_HUB_OFFLINE / HF_DATASETS_OFFLINE into module flags at their first import: they are
+    imported first, then flags and variables are set, and all are put back on leaving.
     """
     import datasets.config as datasets_config
     import huggingface_hub.constants as hub_constants

@@ -25,12 +25,9 @@ The key k9 was written once, at position 7, followed by its value v19; at the la
 sequence are distinct, values too; filler is uniform over the 10 filler ids. A constant guess
 scores 1/8; picking one of the four values in context at random scores 1/4.
 
-MQAR (:func:`mqar_batch`, multi-query associative recall; its docstring has a worked example) asks
-several questions per sequence, each about a different key in context. All but the last are
-followed by their answer, so the sequence is still read left to right; the labels sit at the ANSWER
-positions. With Q = 1 it is exactly the paper's task. Showing earlier answers opens a shortcut (rule
-out the values already answered; data/results/RECALL_STUDY.md section 0): ``hide_answers=True``
-puts a filler token after each ANSWER instead, as Zoology's MQAR does.
+MQAR (:func:`mqar_batch`, multi-query associative recall, with its own worked example) asks Q questions
+about different keys in context, each but the last followed by its answer (``hide_answers=True``: a
+filler token instead, as Zoology's MQAR); the labels sit at the ANSWER positions. Q = 1 is the paper's task.
 
 Every random choice comes from one ``torch.Generator`` the caller seeds; training and evaluation
 use different seeds (:func:`eval_seed`), so evaluation examples are fresh.
@@ -74,21 +71,13 @@ class RecallLayout:
         return self.first_value + self.n_values
 
     def __post_init__(self):
-        if self.first_filler + self.n_filler > self.vocab_size:
-            raise ValueError(
-                f"layout needs {self.first_filler + self.n_filler} ids but vocab_size is {self.vocab_size}"
-            )
+        if (need := self.first_filler + self.n_filler) > self.vocab_size:
+            raise ValueError(f"layout needs {need} ids but vocab_size is {self.vocab_size}")
 
     def name(self, token: int) -> str:
         """Readable name of one id: BOS, k5, v13, f0 (filler index), ..."""
         token = int(token)
-        specials = {
-            self.PAD: "PAD",
-            self.BOS: "BOS",
-            self.SEP: "SEP",
-            self.QUERY: "QUERY",
-            self.ANSWER: "ANSWER",
-        }
+        specials = {self.PAD: "PAD", self.BOS: "BOS", self.SEP: "SEP", self.QUERY: "QUERY", self.ANSWER: "ANSWER"}
         if token in specials:
             return specials[token]
         if self.first_key <= token < self.first_value:
@@ -189,12 +178,8 @@ def recall_batch(
     layout: RecallLayout = PAPER_LAYOUT,
     generator: torch.Generator | None = None,
 ):
-    """The paper's task: x, y [B, T]; y is IGNORE except y[:, -1] = the queried key's value.
-
-    The module docstring's worked example: x[0] = [1, 7, 17, 2, 8, 18, 2, 9, 19, 2, 11, 15, 2, 27, 29, 25,
-    24, 3, 9, 4], y[0, -1] = 19. Without ``generator`` a generator seeded with 0 is used, so two such
-    calls return the same batch (use :class:`RecallSampler` to train).
-    """
+    """The paper's task (the module docstring's worked example): x, y [B, T]; y is IGNORE except
+    y[:, -1] = the queried key's value. Without ``generator``: one seeded with 0 (to train: RecallSampler)."""
     return mqar_batch(batch_size, 1, n_pairs, seq_len, layout, generator)
 
 
@@ -226,24 +211,13 @@ def eval_set(n_examples: int = 2048, seed: int = 0, n_queries: int = 1, **option
 
 # ----------------------------------------------------------------------------- for people
 def locate(x: torch.Tensor, y: torch.Tensor, layout: RecallLayout = PAPER_LAYOUT) -> list[dict]:
-    """For one sequence x, y [T]: each question's positions (query, key in context, its value, answer).
-
-    Notebooks use this to highlight where the model should look.
-    """
+    """For one sequence x, y [T]: each question's positions (query, key in context, its value, answer)."""
     out = []
     for a in (y != IGNORE).nonzero().flatten().tolist():
         key = int(x[a - 1])
         key_pos = int((x[: a - 2] == key).nonzero()[0])
-        out.append(
-            {
-                "answer_pos": a,
-                "query_pos": a - 2,
-                "key": key,
-                "key_pos": key_pos,
-                "value": int(y[a]),
-                "value_pos": key_pos + 1,
-            }
-        )
+        out.append({"answer_pos": a, "query_pos": a - 2, "key": key, "key_pos": key_pos, "value": int(y[a]),
+                    "value_pos": key_pos + 1})
     return out
 
 
@@ -266,8 +240,6 @@ def describe(x: torch.Tensor, y: torch.Tensor, layout: RecallLayout = PAPER_LAYO
         i += 1
     lines = [" ".join(parts)]
     for q in locate(x, y, layout):
-        lines.append(
-            f"  asks {layout.name(q['key'])} (written at {q['key_pos']}, value {layout.name(q['value'])} "
-            f"at {q['value_pos']}); answer due at position {q['answer_pos']}"
-        )
+        lines.append(f"  asks {layout.name(q['key'])} (written at {q['key_pos']}, value {layout.name(q['value'])} "
+                     f"at {q['value_pos']}); answer due at position {q['answer_pos']}")
     return "\n".join(lines)

@@ -11,17 +11,11 @@ Glossary
 Preprocessing, exactly as the paper's reference code: strip every line, drop the empty ones,
 join with "\n", encode as UTF-8, and put one BOS ... EOS around the whole split.
 
-Where the text comes from, in this order (:attr:`TextSplit.source` says which, naming a file
-under ``TL_MINIMAL_DATA`` as ``$TL_MINIMAL_DATA/...``, so results record no machine's paths):
-1. a local directory (``TL_MINIMAL_DATA``, or ``data_dir=``): ``<dir>/wikitext-2-raw/wiki.{train,
-   valid,test}.raw``, or only the first 1,000,000 bytes of the train split
-   (``wiki.train.head1MB.txt``, what an offline copy such as CI's holds);
-2. Hugging Face ``datasets`` (``wikitext`` / ``wikitext-2-raw-v1``); offline (``offline.py``)
-   only its cache, with no request at all when the cache holds no copy;
-3. otherwise :class:`DataUnavailable` naming both ways (:class:`Offline` when it was decided offline).
-A local file that is there but unusable (unreadable, not UTF-8, empty, too short) is a
-:class:`BadDataFile` naming the file, a kind of DataUnavailable. Every sampler seeds its own
-``torch.Generator``; nothing here touches the global random state.
+Where the text comes from (:attr:`TextSplit.source` says which): a local directory (``TL_MINIMAL_DATA``
+or ``data_dir=``: ``<dir>/wikitext-2-raw/wiki.{train,valid,test}.raw``, or the train split's first
+1,000,000 bytes, ``wiki.train.head1MB.txt``), then Hugging Face ``datasets`` (offline: its cache only,
+``offline.py``), else :class:`DataUnavailable` naming both ways. An unusable local file is a
+:class:`BadDataFile` naming it. Every sampler seeds its own ``torch.Generator``.
 """
 
 from __future__ import annotations

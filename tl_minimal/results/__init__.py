@@ -1,13 +1,7 @@
 """Committed results, read back: the course's reader of the result files that notebooks 06b and 07 show.
 
-``data/results/`` holds one JSON file per suite (one task under one set of settings, written by the
-research package's command); ``data/results/README.md`` is the index. The wheel ships the folder, so
-this reader needs no clone. The modules, in reading order: :mod:`.files` (where the files are, loading
-them), :mod:`.stats` (what every table shares), :mod:`.paper_numbers`, :mod:`.tables` (the
-language-model tables, :data:`TABLES`), :mod:`.recall_tables` (tables 4 and 5), :mod:`.intervals`,
-:mod:`.family_table`, :mod:`.calibrated_table`, :mod:`.state_size_table`, and :mod:`.lm_reports`
-(what notebook 07 prints beside the tables). The optional notebooks' tables are research code
-(``tl_research.results``).
+``data/results/`` (shipped in the wheel) holds one JSON file per suite, written by the research package's
+command; ``data/results/README.md`` is the index. The optional notebooks' tables: ``tl_research.results``.
 
     from tl_minimal import results
     print(results.TABLES["lm_matched_width"].markdown())

@@ -1,8 +1,6 @@
-"""The calibrated recall table (notebook 06b): recall measured at a budget where attention succeeds.
-
-The protocol is Zoology's form of multi-query recall, each model at the better lr of a two-point sweep
-(RECALL_STUDY.md section 0). Each task's rows are gathered into one file; the family's file
-has a second yardstick, ``triple_latent``. ``python -m tl_research.results calibrated`` prints them all.
+"""The calibrated recall table (notebook 06b): recall at a budget where attention succeeds (Zoology's
+multi-query recall, each model at the better lr of two; RECALL_STUDY.md section 0). The family's file
+has a second yardstick, ``triple_latent``.
 
 Glossary (statistics -> code name)
     a_i            accuracy of a variant's seed i (2,048 fresh examples, every question counted)

@@ -3,11 +3,9 @@ against two yardsticks, ``triple_latent`` and the Transformer, from ``data/resul
 
 Glossary (statistics -> code name)
     a_i, b_i        _finished(...)          BPB of two variants with the same seed i (shared batches)
-    d_i = a_i - b_i PairedDifference        one per shared seed; its mean, t interval, p-value
-    row             FamilyRow               a variant: seeds, BPB per seed, mean, sd, parameters, and
+    d_i = a_i - b_i PairedDifference        one per shared seed (positive: the variant is worse)
+    row             FamilyRow               a variant's seeds, BPB per seed, mean, sd, parameters, and
                                             {yardstick: PairedDifference} (None against itself)
-
-A positive difference means the variant's BPB is higher, i.e. worse, than the yardstick's.
 """
 
 from __future__ import annotations

@@ -33,9 +33,8 @@ def expand(paths) -> list[Path]:
 
 
 def is_gathered(data: dict) -> bool:
-    """A file gathered from other results files, not one suite's file: merge and table 5 leave it alone.
-    Gathered files name their ``sources``: an lr sweep (studies/calibrated.py: each model at its lr, the lrs
-    not chosen kept in ``sweep_runs``) and recall against state size (studies/state_size.py)."""
+    """A file gathered from other results files (``sources``; an lr sweep's ``sweep_runs``), not one
+    suite's file: merge and table 5 leave it alone."""
     return "sweep_runs" in data or "sources" in data
 
 

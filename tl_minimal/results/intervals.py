@@ -3,8 +3,7 @@
 Runs with the same seed share their batches, so model A is compared with model B per seed: a Student
 t interval for the mean of d_i = a_i - b_i (:func:`paired_difference`). k wins in n seeds get the exact
 (Clopper-Pearson) binomial interval (:func:`clopper_pearson`). Both distributions are regularized
-incomplete beta functions I_x(a, b) (:func:`betainc`, by its continued fraction; no scipy), and
-quantiles are found by bisection. The command line is ``python -m tl_research.results paired | rate``.
+incomplete beta functions I_x(a, b) (:func:`betainc`, by its continued fraction; no scipy), inverted by bisection.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""The language-model tables (1-3, 6): rows over seeds, markdown beside the paper, the table list.
-
-A row is one (variant, overrides) over seeds (:func:`summarize`); :func:`markdown_table` sets ours beside
-the paper's numbers and, where a table names a yardstick (``paired_with``), adds each row's paired
-difference from it with its 95% t interval (:mod:`.intervals`). :data:`TABLES` says which files back
-which table.
+"""The language-model tables (1-3, 6): a row is one (variant, overrides) over seeds (:func:`summarize`);
+:func:`markdown_table` sets it beside the paper's number and a yardstick row's paired difference;
+:data:`TABLES` says which files back which table.
 
     print(TABLES["lm_matched_width"].markdown())
 """
@@ -122,13 +119,10 @@ class Table:
     paired_with: str | None = None  # a row label: each row's paired difference from it, by seed
 
     def runs(self, root=None) -> list[dict]:
+        """The runs of the files that are there (a table whose runs have not landed yet shows what it has)."""
         root = Path(root or results_dir())
-        out = []
-        for pattern, variants in self.sources:
-            if not glob.glob(str(root / pattern)):
-                continue  # a table whose runs have not landed yet shows what it has
-            out += [r for r in load_runs(root / pattern) if variants is None or r["variant"] in variants]
-        return out
+        return [r for pattern, variants in self.sources for r in load_runs(sorted(glob.glob(str(root / pattern))))
+                if variants is None or r["variant"] in variants]
 
     def files(self, root=None) -> list[Path]:
         root = Path(root or results_dir())

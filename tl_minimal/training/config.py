@@ -1,12 +1,6 @@
-"""Project-wide switches, read in one place.
-
-``TL_SMOKE=1`` (or any of ``true``/``yes``/``on``) turns on *smoke mode*: notebooks and
-experiments cut steps, seeds and sizes so that the whole suite runs quickly on a 2-core CPU.
-Everything that wants to know calls :func:`smoke` or :func:`pick`, never reads the variable itself.
-
-``TL_MINIMAL_DATA`` names a local directory holding offline copies of the data sets (see
-``data/README.md``); :func:`data_dir` is that path or ``None``.
-"""
+"""Project-wide switches, read in one place: ``TL_SMOKE=1`` (true, yes, on) turns on *smoke mode* (notebooks
+and experiments cut steps, seeds and sizes: :func:`smoke`, :func:`pick`); :func:`data_dir` is
+``TL_MINIMAL_DATA``'s local data directory (``data/README.md``) or None."""
 
 from __future__ import annotations
 

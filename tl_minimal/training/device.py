@@ -3,8 +3,8 @@
 :func:`get_device`: an explicit choice (``"cuda:1"``) wins, then ``TL_DEVICE``, then MPS, CUDA,
 the CPU. A device this machine lacks is an error naming the available ones, raised before any
 work starts. Per device, kept here so the training loop reads the same everywhere: AdamW's fused
-kernel (:func:`optimizer_options`), clip_grad_norm_'s foreach path (:func:`clip_options`), the
-generators a run draws from (:func:`rng_state`), waiting for queued kernels (:func:`synchronize`).
+kernel (:func:`optimizer_options`), clip_grad_norm_'s foreach path (:func:`clip_options`), waiting for
+queued kernels (:func:`synchronize`).
 
 MPS has no float64: tensors are float32 everywhere, and anything that needs float64 moves to
 the CPU first and casts there (``x.cpu().double()``, never ``x.double().cpu()``).
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import platform
-import warnings
 
 import torch
 
@@ -38,8 +37,8 @@ def cuda_device_count() -> int:
 
 
 def get_device(choice: str | torch.device | None = None) -> torch.device:
-    """The torch.device for ``choice``: ``"auto"`` or None (``TL_DEVICE`` if set, else MPS, CUDA, CPU), ``"cpu"``,
-    ``"cuda"``, ``"cuda:N"`` or ``"mps"``. An unknown name is a ValueError, a missing device a RuntimeError."""
+    """The torch.device for ``choice`` ("auto" or None, "cpu", "cuda", "cuda:N", "mps"): an unknown name is a
+    ValueError, a missing device a RuntimeError."""
     if isinstance(choice, torch.device):
         choice = str(choice)
     if choice is not None and not isinstance(choice, str):
@@ -69,8 +68,7 @@ def get_device(choice: str | torch.device | None = None) -> torch.device:
 
 # ----------------------------------------------------------------------------- per-device kernels
 def optimizer_options(device: torch.device | str) -> dict:
-    """Extra AdamW arguments: ``fused=True`` (one kernel for all parameters) on CUDA and MPS; on the CPU
-    none, so CPU numbers stay as they were. ``make_optimizer`` falls back to ``foreach`` on an older torch."""
+    """Extra AdamW arguments: ``fused=True`` (one kernel for all parameters) on CUDA and MPS; none on the CPU."""
     return {"fused": True} if torch.device(device).type in ("cuda", "mps") else {}
 
 
@@ -78,33 +76,6 @@ def clip_options(device: torch.device | str) -> dict:
     """``foreach=True`` for clip_grad_norm_ on CUDA and the CPU; not on MPS, where torch has no foreach
     kernels (clip_grad_norm_(foreach=True) raises there)."""
     return {"foreach": True} if torch.device(device).type in ("cuda", "cpu") else {}
-
-
-# ----------------------------------------------------------------------------- random states
-def rng_state(device: torch.device | str) -> dict:
-    """The torch generators a run on ``device`` draws from, each a CPU uint8 tensor: "cpu" always, and
-    "cuda" (the GPU in use) or "mps" when training there (dropout there draws from its generator)."""
-    device = torch.device(device)
-    state = {"cpu": torch.get_rng_state()}
-    if device.type == "cuda":
-        state["cuda"] = torch.cuda.get_rng_state(device).cpu()
-    elif device.type == "mps":
-        state["mps"] = torch.mps.get_rng_state().cpu()
-    return state
-
-
-def set_rng_state(state: dict, device: torch.device | str) -> None:
-    """Restore what :func:`rng_state` saved (states are moved to the CPU first, as torch requires)."""
-    device = torch.device(device)
-    torch.set_rng_state(state["cpu"].cpu())
-    if "cuda" in state and device.type == "cuda":
-        torch.cuda.set_rng_state(state["cuda"].cpu(), device)
-    elif "mps" in state and device.type == "mps":
-        torch.mps.set_rng_state(state["mps"].cpu())
-    elif set(state) - {"cpu"}:
-        saved = ", ".join(sorted(set(state) - {"cpu"}))
-        warnings.warn(f"resuming a {saved} checkpoint on {device}: the run continues, but not bit-exactly "
-                      f"as it would have on {saved} (its generator state has no use here)", stacklevel=3)
 
 
 # ----------------------------------------------------------------------------- clocks and names

@@ -1,19 +1,13 @@
 """Metrics: bits per byte, mean token loss, recall accuracy (and per-query accuracy for MQAR).
 
 Glossary
-    CE            cross-entropy in nats, -log p(target), averaged over supervised positions
-    BPB           bits per byte = CE / ln 2 on byte-level text (one token = one byte);
-                  a model that spreads probability evenly over 259 ids scores log2(259) = 8.017
-    mean token loss  CE over tokens (the tokenized benchmark's metric, nats)
-    accuracy      fraction of supervised positions where argmax over the WHOLE vocabulary
-                  equals the target (recall: only the last position is supervised)
-    per-query     MQAR: accuracy of the 1st, 2nd, ... question of each sequence separately
-    unigram       the yardstick for BPB: predict every byte from its frequency in the training
-                  text, ignoring all context (add-one smoothing); a model must beat it to have
-                  learned anything about context
+    CE            cross-entropy in nats, -log p(target), averaged over supervised positions (mean token loss)
+    BPB           bits per byte = CE / ln 2 on byte-level text; uniform over 259 ids: log2(259) = 8.017
+    accuracy      fraction of supervised positions where argmax over the WHOLE vocabulary equals the target
+    unigram       BPB's yardstick: every byte from its frequency in the training text, no context
 
-All metrics run the model in eval mode (no dropout) under ``torch.no_grad`` and put it back
-in the mode it was in. Positions whose target is IGNORE (-100) are skipped.
+All metrics run the model in eval mode under ``torch.no_grad``, then restore its mode; positions whose
+target is IGNORE (-100) are skipped.
 """
 
 from __future__ import annotations
@@ -44,10 +38,7 @@ def evaluating(model: torch.nn.Module):
 
 def mean_token_loss(model: torch.nn.Module, batches, max_batches: int | None = None) -> float:
     """Mean CE per supervised token (nats) over ``batches`` of (x, y) (or the first ``max_batches``).
-
-    Each batch's sum stays on the device and all are read back together at the end (one
-    host-device sync, not one per batch); the sum over batches is then done in float64.
-    """
+    Batch sums stay on the device until the end (one sync), then add up in float64."""
     device = next(model.parameters()).device
     sums, count = [], 0
     with evaluating(model):
@@ -75,10 +66,7 @@ def in_batches(x: torch.Tensor, y: torch.Tensor, size: int = FORWARD_BATCH) -> l
 
 
 def bits_per_byte(model: torch.nn.Module, batches, max_batches: int | None = None) -> float:
-    """BPB = mean CE (nats) / ln 2 over all target bytes of ``batches`` (or the first ``max_batches``).
-
-    With equal-sized chunks this equals the paper's mean of per-batch losses / ln 2.
-    """
+    """BPB = mean CE (nats) / ln 2 over all target bytes of ``batches`` (or the first ``max_batches``)."""
     return mean_token_loss(model, batches, max_batches) / math.log(2)
 
 
@@ -99,12 +87,8 @@ def unigram_bits(train_tokens: torch.Tensor, targets: torch.Tensor, vocab_size: 
 
 
 def recall_accuracy(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, batch_size: int = 256) -> dict:
-    """Accuracy at the supervised positions of x, y [N, T] (argmax over the whole vocabulary).
-
-    Returns {"accuracy": fraction over all questions, "per_query": [fraction for question 1, 2, ...],
-    "n": number of sequences}. For the paper's task (one question at the last position) both are
-    the last-position accuracy; for MQAR ``per_query`` shows whether later questions are harder.
-    """
+    """Accuracy at the supervised positions of x, y [N, T] (argmax over the whole vocabulary):
+    {"accuracy": over all questions, "per_query": [for question 1, 2, ...], "n": sequences}."""
     device = next(model.parameters()).device
     labelled = y != IGNORE  # [N, T]
     per_row = labelled.sum(1)

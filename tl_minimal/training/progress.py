@@ -1,9 +1,7 @@
 """How a training run shows its progress: a text bar in a terminal, one updated line in a notebook.
 
-A progress *widget* would be the wrong choice in a Jupyter kernel: an executed notebook keeps the
-output a cell first displayed, so every reader of the committed notebook would see a bar frozen at
-"0%". In a kernel the progress is one plain text output, updated in place at most once a second
-(executed notebooks apply the updates too), that ends as the run's final line:
+Not a widget: an executed notebook keeps a widget's first output, a bar frozen at "0%". In a kernel the
+progress is one plain text output, updated in place at most once a second, that ends as the final line:
 
     triple_latent s0: ████████████████████ 80/80 steps, 12.3 s, loss 2.105 bits
 """

@@ -5,9 +5,8 @@
 
 A protocol is the model's sizes (defaults: ``registry.COMMON``), the run's length and seeds, the
 training loop's :class:`~tl_minimal.training.train.TrainConfig` (field ``train``; ``p.lr`` reads
-``p.train.lr``) and the task's data and evaluation fields. docs/paper.md section 4 gives most
-numbers; where the paper is silent the value chosen is listed in the ``assumed`` field. The
-studies' protocols are ``tl_research.protocols``.
+``p.train.lr``) and the task's data and evaluation fields (docs/paper.md section 4; where the paper
+is silent, the ``assumed`` field says what was chosen). The studies' protocols: ``tl_research.protocols``.
 """
 
 from __future__ import annotations
@@ -66,20 +65,15 @@ class Protocol:
         super().__setattr__(name, value)
 
     def model_config(self, overrides: dict | None = None, allowed=None) -> dict:
-        """Keyword arguments for ``build_model``: the protocol's model fields, then ``overrides``.
-
-        Settings the protocol does not fix (state size, slots, conv kernel, ...) stay at the
-        variant's registry default (S = 16, and 8 for the gated hybrid, as in the paper).
-        ``allowed`` (the variant's setting names) drops overrides the variant does not have.
-        """
+        """Keyword arguments for ``build_model``: the protocol's model fields, then ``overrides`` (those in
+        ``allowed``, the variant's setting names, when given); the rest stay at the registry's defaults."""
         config = {k: getattr(self, k) for k in MODEL_KEYS}
         config["max_seq_len"] = self.seq_len
         config.update({k: v for k, v in (overrides or {}).items() if allowed is None or k in allowed})
         return config
 
     def train_config(self, **changes) -> TrainConfig:
-        """The training loop's :class:`~tl_minimal.training.train.TrainConfig`: this protocol's optimizer
-        settings (lr, weight decay, AdamW betas, clipping, warmup, schedule), then ``changes`` (device, ...)."""
+        """The training loop's TrainConfig: this protocol's optimizer settings, then ``changes`` (device, ...)."""
         return dataclasses.replace(self.train, **changes)
 
     def replace(self, **changes) -> Protocol:
@@ -89,9 +83,8 @@ class Protocol:
         return dataclasses.replace(self, train=dataclasses.replace(self.train, **train), **changes)
 
     def to_dict(self) -> dict:
-        """Every field, ``train`` as its :data:`TRAIN_KEYS` in its place, except the :attr:`OPTIONAL` ones
-        that are off: a results file written before such a field existed has the same settings as one
-        written now without it."""
+        """Every field, ``train`` as its :data:`TRAIN_KEYS` in its place, but the :attr:`OPTIONAL` ones that
+        are off (so older results files, written before such a field, still match)."""
         out = {}
         for k, v in dataclasses.asdict(self).items():
             out.update({t: v[t] for t in TRAIN_KEYS} if k == "train" else {k: v})
@@ -125,10 +118,8 @@ class LMProtocol(Protocol):
 
 @dataclass
 class RecallProtocol(Protocol):
-    """The paper's associative recall: 4 pairs, one question at the last position.
-
-    ``tl_research.protocols.RecallProtocol`` adds the studies' switches (a length curriculum,
-    hidden answers, wider key ids, a pool of pair counts)."""
+    """The paper's associative recall: 4 pairs, one question at the last position (the studies' switches:
+    ``tl_research.protocols.RecallProtocol``)."""
 
     task: str = "recall"
     metric: str = "accuracy"
@@ -158,8 +149,7 @@ class RecallProtocol(Protocol):
         return RecallSampler(self.batch_size, seed, **self.batch_options())
 
     def eval_set(self, seed: int):
-        """The fresh examples that score training seed ``seed``: ``eval_examples`` sequences of this
-        protocol's sizes, layout and switches, drawn from the seed's evaluation stream -> (x, y) [N, T]."""
+        """The fresh examples that score training seed ``seed``: (x, y) [eval_examples, T]."""
         return eval_set(self.eval_examples, seed, **self.batch_options())
 
 

@@ -2,16 +2,9 @@
 
     model, history = fit("triple_latent", protocol("lm"), seed=0, device=DEVICE)
 
-The recipe, line by line (notebook 01 shows the training loop itself, ``train.train``):
-
-    seed_everything(seed)                                   initialization and dropout from the seed
-    model = build(variant, protocol, overrides)             build_model with the protocol's sizes
-    sampler = make_sampler(protocol, seed, data)            batch k is a pure function of (seed, k)
-    history = train(model, sampler, protocol.steps, the protocol's optimizer settings)
-
-What a run adds to its protocol's optimizer settings (device, time budget, checkpoints) is one
-:class:`~.train.TrainConfig` (``p.train_config(device="cpu")``, or keywords of :func:`fit`).
-:func:`seeded_model` (the first two lines) gives a model that is only looked at, not trained.
+is seed_everything(seed), build (build_model with the protocol's sizes), make_sampler (batch k a pure
+function of (seed, k)) and train (notebook 01 shows the loop itself) with the protocol's optimizer
+settings; a run adds its own (device, time budget, ...) as keywords or one :class:`~.train.TrainConfig`.
 """
 
 from __future__ import annotations
@@ -72,14 +65,11 @@ def make_sampler(protocol, seed: int, data=None, stream: int = 0):
 
 def fit(variant: str, protocol, seed: int = 0, data=None, sampler=None, overrides: dict | None = None,
         config: TrainConfig | None = None, **config_changes):
-    """Seed, build, sample and train ``variant`` under ``protocol``; returns (model, history).
+    """Seed, build, sample and train ``variant`` under ``protocol``; returns (model, :func:`train.train`'s history).
 
-    ``data``: the token stream of a text task (see :func:`make_sampler`); ``sampler``: the
-    batches of a task :func:`make_sampler` does not know (``sampler(step) -> (x, y)``);
-    ``overrides``: model settings on top of the protocol's (``--set``). ``config``: the
-    :class:`~.train.TrainConfig` (default: ``protocol.train_config()``), or its fields as keywords
-    (``device=DEVICE, progress=False``). Under torchrun: ``tl_research.distributed.fit``.
-    ``history`` is :func:`train.train`'s: {"loss": per step (nats), "steps", ...}.
+    ``data``: a text task's token stream (:func:`make_sampler`); ``sampler``: the batches of a task
+    :func:`make_sampler` does not know; ``overrides``: model settings on top of the protocol's (``--set``);
+    ``config``: the TrainConfig (default: ``protocol.train_config()``), changed by keywords.
     """
     config = dataclasses.replace(config or protocol.train_config(), **config_changes)
     device = get_device(config.device)
@@ -87,6 +77,5 @@ def fit(variant: str, protocol, seed: int = 0, data=None, sampler=None, override
     if sampler is None:
         sampler = make_sampler(protocol, seed, data)
     history = train(model, sampler, protocol.steps,
-                    dataclasses.replace(config, device=device, resume=config.checkpoint_path is not None,
-                                        desc=f"{protocol.task} {variant} s{seed}"))
+                    dataclasses.replace(config, device=device, desc=f"{protocol.task} {variant} s{seed}"))
     return model, history

@@ -1,10 +1,9 @@
 """The one training loop every task uses: AdamW, gradient clipping, constant lr (or warmup, cosine decay).
 
 Glossary
-    batches      ``batches(step) -> (x, y[, mask])`` (batch k a pure function of k, as the samplers of
-                 ``tl_minimal.data`` give), or an iterator of such tuples (fast-forwarded on resume)
+    batches      ``batches(step) -> (x, y)``: batch k a pure function of k, as the samplers of
+                 ``tl_minimal.data`` give
     x, y         [B, T] int64 inputs and targets; y = IGNORE (-100) where nothing is supervised
-    mask         optional [B, T] bool: False positions are not supervised (same as y = -100)
     loss         mean cross-entropy (nats) over the supervised positions
     history      {"loss": [one float per step, nats], "lr": [...], "steps", "seconds", "stopped"}
 
@@ -12,11 +11,9 @@ Glossary
     "cosine", after the warmup (k = W .. K-1):  lr_k = lr * (1 + cos(pi * (k - W) / (K - W))) / 2
 
 Every knob is a field of :class:`TrainConfig`: ``train(model, batches, steps, lr=1e-3, device="cpu")``
-fills it from keywords, ``config=`` passes it whole. A checkpoint (``checkpoint.py``) holds every
-random state, so a resumed run repeats the uninterrupted run's losses exactly on the same device.
-Each step's loss stays on the device; all are read at once every ``log_every`` steps (a GPU waits
-only then). A NaN or inf loss stops the run there with :class:`TrainingDiverged` naming the first
-bad step; nothing after it is saved or returned.
+fills it from keywords, ``config=`` passes it whole. Each step's loss stays on the device; all are
+read at once every ``log_every`` steps (a GPU waits only then). A NaN or inf loss stops the run there
+with :class:`TrainingDiverged` naming the first bad step; nothing after it is saved or returned.
 """
 
 from __future__ import annotations
@@ -26,7 +23,6 @@ import math
 import random
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -35,7 +31,6 @@ import torch.nn.functional as F
 
 from ..checks import checked_ids
 from ..data.recall import IGNORE
-from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint, unwrap  # noqa: F401  (re-exported)
 from .device import clip_options, get_device, optimizer_options
 from .progress import progress_bar  # a text bar in a terminal, one updated line in a notebook
 
@@ -58,8 +53,7 @@ class TrainConfig:
     lr_schedule               "constant" after the warmup (the paper) or "cosine" decay to the last step
     device                    where to train (None / "auto": :func:`~.device.get_device`'s choice)
     seed                      seed the global generators first (dropout); None leaves them alone
-    checkpoint_path           save here at the end (and every ``checkpoint_every`` steps)
-    resume                    continue from ``checkpoint_path`` when it exists
+    checkpoint                saves the run and resumes it (``tl_research.checkpoint.Checkpoint``)
     log_every                 read the losses (and show them) every this many steps
     progress, desc            show a progress bar, and its label
     max_seconds               stop early once this wall-clock budget is used (time-matched runs)
@@ -73,9 +67,7 @@ class TrainConfig:
     lr_schedule: str = "constant"
     device: object = None
     seed: int | None = None
-    checkpoint_path: object = None
-    checkpoint_every: int | None = None
-    resume: bool = False
+    checkpoint: object = None
     log_every: int = LOG_EVERY
     progress: bool = True
     max_seconds: float | None = None
@@ -123,10 +115,8 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def lm_loss(logits: torch.Tensor, y: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+def lm_loss(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Mean cross-entropy over supervised positions: logits [B, T, V], y [B, T] (IGNORE = skip)."""
-    if mask is not None:
-        y = y.masked_fill(~mask.bool(), IGNORE)
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), y.reshape(-1), ignore_index=IGNORE)
 
 
@@ -160,24 +150,13 @@ def lr_at(step: int, lr: float, warmup_steps: int, schedule: str = "constant",
 
 
 # ----------------------------------------------------------------------------- the loop
-def _batch_source(batches, start: int):
-    """Turn ``batches`` into a function of the step; iterators are fast-forwarded to ``start``."""
-    if callable(batches) and not hasattr(batches, "__next__"):
-        return batches
-    it = iter(batches)
-    for _ in range(start):
-        next(it)
-    return lambda step: next(it)
-
-
 def _one_step(model, optimizer, batch, step: int, steps: int, s: TrainConfig, device) -> torch.Tensor:
     """Forward, loss, backward, clip, AdamW: one optimizer step; returns the loss (on the device)."""
     x, y = batch[0], batch[1]
-    mask = batch[2].to(device) if len(batch) > 2 else None
     for group in optimizer.param_groups:
         group["lr"] = lr_at(step, s.lr, s.warmup_steps, s.lr_schedule, steps)
     with checked_ids(model, x):  # ids checked on the CPU batch: the forward pass skips its device check
-        loss = lm_loss(model(x.to(device)), y.to(device), mask)
+        loss = lm_loss(model(x.to(device)), y.to(device))
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
     if s.grad_clip is not None and s.grad_clip > 0:
@@ -220,21 +199,17 @@ def train(model: torch.nn.Module, batches, steps: int, config: TrainConfig | Non
     optimizer = make_optimizer(model, s.lr, s.weight_decay, s.betas, device=device)
     history = {"loss": [], "lr": [], "steps": 0, "seconds": 0.0, "stopped": "done"}
     start = 0
-    if s.resume and s.checkpoint_path is not None and Path(s.checkpoint_path).exists():
-        ckpt = load_checkpoint(s.checkpoint_path, model, optimizer, device=device)
-        start, history = ckpt["step"], ckpt["history"]
-        history["stopped"] = "done"
-    next_batch = _batch_source(batches, start)
+    if s.checkpoint is not None:
+        start, history = s.checkpoint.resume(model, optimizer, device, history)
     bar = progress_bar(range(start, steps), total=steps, initial=start, desc=s.desc, enabled=s.progress and is_main())
     t0 = time.perf_counter() - history["seconds"]
     unread = []  # this interval's losses, still on the device: [loss_k] 0-dim tensors
     for step in bar:
-        unread.append(_one_step(model, optimizer, next_batch(step), step, steps, s, device))
+        unread.append(_one_step(model, optimizer, batches(step), step, steps, s, device))
         history["lr"].append(optimizer.param_groups[0]["lr"])
         history["steps"] = step + 1
         history["seconds"] = time.perf_counter() - t0
-        checkpoint_due = (s.checkpoint_path is not None and bool(s.checkpoint_every)
-                          and (step + 1) % s.checkpoint_every == 0)
+        checkpoint_due = s.checkpoint is not None and s.checkpoint.due(step + 1)
         read = len(unread) == s.log_every or step == steps - 1 or checkpoint_due
         if not read and s.max_seconds is not None and not initialized():
             read = history["seconds"] >= s.max_seconds  # the host's clock: no sync (under DDP: at reads only)
@@ -245,13 +220,13 @@ def train(model: torch.nn.Module, batches, steps: int, config: TrainConfig | Non
         unread = []
         bar.set_postfix(loss=f"{values[-1] / math.log(2):.3f} bits")  # nats / ln 2
         if checkpoint_due and is_main():
-            save_checkpoint(s.checkpoint_path, model, optimizer, step + 1, history, device=device)
+            s.checkpoint.save(model, optimizer, step + 1, history, device)
         if s.max_seconds is not None and step + 1 < steps and any_rank(history["seconds"] >= s.max_seconds):
             history["stopped"] = f"time budget of {s.max_seconds:g} s used after {step + 1} steps"
             break
     bar.n = history["steps"]  # the steps really done (a break skips the bar's own count)
     bar.close()
-    if s.checkpoint_path is not None and is_main():
-        save_checkpoint(s.checkpoint_path, model, optimizer, history["steps"], history, device=device)
+    if s.checkpoint is not None and is_main():
+        s.checkpoint.save(model, optimizer, history["steps"], history, device)
     return history
 

@@ -34,8 +34,9 @@ from tl_minimal.data.recall import IGNORE, PAPER_LAYOUT, RecallLayout
 from tl_minimal.registry import is_gated_hybrid
 from tl_minimal.training.evaluate import evaluating
 from tl_minimal.training.recipes import seeded_model
-from tl_minimal.training.train import lm_loss, unwrap
+from tl_minimal.training.train import lm_loss
 
+from ..checkpoint import unwrap
 from ..protocols import protocol
 
 

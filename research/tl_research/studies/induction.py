@@ -50,8 +50,9 @@ from tl_minimal.checks import checked_ids
 from tl_minimal.data import text as data_text
 from tl_minimal.training.evaluate import FORWARD_BATCH, evaluating, in_batches, mean_token_loss, unigram_bits
 from tl_minimal.training.recipes import fit
-from tl_minimal.training.train import TrainConfig, unwrap
+from tl_minimal.training.train import TrainConfig
 
+from ..checkpoint import unwrap
 from ..tasks import induction_data as data_induction
 from ..tasks.common import ConfigError, Task, loss_curve, run_record
 from ..tasks.paper import load_lm

@@ -45,6 +45,7 @@ from tl_minimal.training.evaluate import recall_accuracy
 from tl_minimal.training.recipes import count_parameters, fit, seeded_model
 from tl_minimal.training.train import TrainConfig
 
+from ..checkpoint import Checkpoint
 from ..protocols import protocol
 from ..provenance import environment
 from ..suite import write_atomic
@@ -72,7 +73,7 @@ def study_protocol(task: str = "recall", seq_len=None, n_pairs=None, n_queries=N
 
 def advance(p, variant: str, seed: int, steps: int, overrides: dict | None, config: TrainConfig,
             run: dict | None = None) -> dict:
-    """Train (variant, seed) up to ``steps``, resuming from ``config.checkpoint_path``; evaluate and probe.
+    """Train (variant, seed) up to ``steps``, resuming from ``config.checkpoint``; evaluate and probe.
 
     ``run`` is the record of the earlier evaluations of this (variant, seed) (None the first time);
     the updated record is returned and the checkpoint is left at ``steps`` for the next call.
@@ -104,7 +105,7 @@ def study_train(p, variants, seeds, eval_at, overrides: dict | None, config: Tra
 
     Breadth first: every (variant, seed) reaches the first eval step before any goes further, and
     the file ``out`` is rewritten after each evaluation, so a stopped study keeps its numbers.
-    ``config.checkpoint_path`` is set per run, inside ``ckpt_dir`` (default: a temporary folder).
+    ``config.checkpoint`` is set per run, inside ``ckpt_dir`` (default: a temporary folder).
     """
     if getattr(p, "lr_schedule", None) == "cosine" and len(set(eval_at)) > 1:
         raise ValueError("a cosine lr schedule depends on the run's length: the model at an earlier "
@@ -117,7 +118,7 @@ def study_train(p, variants, seeds, eval_at, overrides: dict | None, config: Tra
         for v in variants:
             for seed in seeds:
                 ckpt = ckpt_dir / f"{p.task}-{v}-s{seed}.pt"
-                runs[v, seed] = advance(p, v, seed, steps, overrides, replace(config, checkpoint_path=ckpt),
+                runs[v, seed] = advance(p, v, seed, steps, overrides, replace(config, checkpoint=Checkpoint(ckpt)),
                                         runs.get((v, seed)))
                 print(f"  {v:<22} seed {seed}: {steps} steps {100 * runs[v, seed]['value']:.1f}%  "
                       f"({runs[v, seed]['seconds']} s)", flush=True)

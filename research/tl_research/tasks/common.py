@@ -20,7 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tl_minimal.training.recipes import count_parameters
-from tl_minimal.training.train import unwrap
+
+from ..checkpoint import unwrap
 
 
 @dataclass

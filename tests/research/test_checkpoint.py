@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch import nn
 
-from tl_minimal.training.checkpoint import CheckpointError, load_checkpoint, read_checkpoint, save_checkpoint
+from tl_research.checkpoint import CheckpointError, load_checkpoint, read_checkpoint, save_checkpoint
 
 
 def _saved(tmp_path, model=None):

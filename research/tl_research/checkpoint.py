@@ -1,5 +1,6 @@
 """Checkpoints: everything a training run needs to continue exactly where it stopped.
 
+    train(model, batches, steps, checkpoint=Checkpoint(path, every=100))  # saves, and resumes from path
     save_checkpoint(path, model, optimizer, step, history, device=device)
     ckpt = load_checkpoint(path, model, optimizer, device=device)     # -> the saved dict
 
@@ -16,12 +17,12 @@ from __future__ import annotations
 import os
 import random
 import tempfile
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
-
-from .device import rng_state, set_rng_state
 
 FORMAT = "tl_minimal checkpoint 1"
 KEYS = ("model", "optimizer", "step", "history", "rng")
@@ -34,6 +35,56 @@ class CheckpointError(ValueError):
 def unwrap(model: torch.nn.Module) -> torch.nn.Module:
     """The plain model inside a DistributedDataParallel wrapper (or the model itself)."""
     return model.module if isinstance(model, torch.nn.parallel.DistributedDataParallel) else model
+
+
+@dataclass
+class Checkpoint:
+    """What ``train``'s ``checkpoint`` field takes: save the run to ``path`` at the end and every ``every``
+    steps, and continue from ``path`` when it exists."""
+
+    path: object
+    every: int | None = None
+
+    def due(self, done: int) -> bool:
+        """Whether to save after ``done`` steps (between the end's save)."""
+        return bool(self.every) and done % self.every == 0
+
+    def resume(self, model, optimizer, device, history: dict) -> tuple[int, dict]:
+        """(steps done, history so far): the saved ones when ``path`` exists, else (0, ``history``)."""
+        if not Path(self.path).exists():
+            return 0, history
+        ckpt = load_checkpoint(self.path, model, optimizer, device=device)
+        return ckpt["step"], {**ckpt["history"], "stopped": "done"}
+
+    def save(self, model, optimizer, step: int, history: dict, device) -> None:
+        save_checkpoint(self.path, model, optimizer, step, history, device=device)
+
+
+# ----------------------------------------------------------------------------- torch's generators per device
+def rng_state(device: torch.device | str) -> dict:
+    """The torch generators a run on ``device`` draws from, each a CPU uint8 tensor: "cpu" always, and
+    "cuda" (the GPU in use) or "mps" when training there (dropout there draws from its generator)."""
+    device = torch.device(device)
+    state = {"cpu": torch.get_rng_state()}
+    if device.type == "cuda":
+        state["cuda"] = torch.cuda.get_rng_state(device).cpu()
+    elif device.type == "mps":
+        state["mps"] = torch.mps.get_rng_state().cpu()
+    return state
+
+
+def set_rng_state(state: dict, device: torch.device | str) -> None:
+    """Restore what :func:`rng_state` saved (states are moved to the CPU first, as torch requires)."""
+    device = torch.device(device)
+    torch.set_rng_state(state["cpu"].cpu())
+    if "cuda" in state and device.type == "cuda":
+        torch.cuda.set_rng_state(state["cuda"].cpu(), device)
+    elif "mps" in state and device.type == "mps":
+        torch.mps.set_rng_state(state["mps"].cpu())
+    elif set(state) - {"cpu"}:
+        saved = ", ".join(sorted(set(state) - {"cpu"}))
+        warnings.warn(f"resuming a {saved} checkpoint on {device}: the run continues, but not bit-exactly "
+                      f"as it would have on {saved} (its generator state has no use here)", stacklevel=3)
 
 
 # ----------------------------------------------------------------------------- random states as plain data
