@@ -3,11 +3,6 @@ Okabe and Ito ("Color Universal Design", 2008) stay distinct under every common 
 deficiency. Continuous values keep their perceptual colour maps (vlag, mako, rocket, viridis), and
 no picture carries a meaning by colour alone: right / wrong also differ by a hatch and a word. No
 other file of ``views/`` writes a colour code other than a grey (``tests/course/test_palette.py``).
-
-    OKABE_ITO, CATEGORICAL    the eight colours by name; the cycle order (blue, orange, bluish green, ...)
-    tint(c, f)                a colour mixed with white (fills behind text)
-    RIGHT, WRONG              how a right and a wrong guess look: colour, fill, hatch and the word
-    apply()                   CATEGORICAL as matplotlib's colour cycle (``views.use_course_style`` calls it)
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
 """Pictures for notebook 05: what a convolution reads, and what its trained taps weigh. The influence
-maps differentiate the library's own convolution (conv.py); they do not re-implement it.
-
-    conv_influence    |d y_t / d x_tau| [T, T] of a convolution: which inputs each output reads
-    influence_maps    those maps side by side, reads from the future (tau > t) outlined
-    tap_norms         ||W[:, :, i]|| per kernel tap [d, d, k] of trained convolutions, by offset
-"""
+maps differentiate the library's own convolution (conv.py); they do not re-implement it."""
 
 from __future__ import annotations
 
@@ -20,11 +15,8 @@ _DIAGONAL = BLUE  # the line t = tau: reads above it come from the future
 
 
 def conv_influence(fn, T: int = 12, d: int = 4, seed: int = 0) -> torch.Tensor:
-    """|d y_t / d x_tau| [T, T] of ``fn(x [1, T, d]) -> y [1, T, d]`` at a random x (autograd).
-
-    Entry (t, tau) is the size of the Jacobian block of output t with respect to input tau:
-    zero means output t cannot see input tau at all.
-    """
+    """|d y_t / d x_tau| [T, T] of ``fn(x [1, T, d]) -> y [1, T, d]`` at a random x (autograd): the size of
+    the Jacobian block of output t with respect to input tau (zero: output t cannot see input tau)."""
     x = torch.randn(1, T, d, generator=torch.Generator().manual_seed(seed), requires_grad=True)
     y = fn(x)
     if y.shape != x.shape:
@@ -38,8 +30,6 @@ def conv_influence(fn, T: int = 12, d: int = 4, seed: int = 0) -> torch.Tensor:
 
 def influence_maps(maps: dict, title: str = "which inputs each output reads"):
     """Influence maps {name: [T, T]} side by side; cells above the diagonal (the future) outlined."""
-    if not maps:
-        raise ValueError("maps is empty: give {name: influence [T, T]}")
     fig, axes = plt.subplots(1, len(maps), figsize=(min(MAX_WIDTH, 4.6 * len(maps)), 3.8), squeeze=False)
     for ax, (name, M) in zip(axes[0], maps.items(), strict=True):
         M = as_numpy(M)
@@ -57,21 +47,14 @@ def influence_maps(maps: dict, title: str = "which inputs each output reads"):
 
 
 def tap_norms(kernels: dict, ax=None, title: str = "size of each kernel tap after training"):
-    """Bars of ||W[:, :, i]|| per tap, placed at the input offset the tap reads.
-
-    kernels: {name: (weight [d, d, k], causal)}; a causal tap i reads x_{t-(k-1)+i}, a
-    symmetric one x_{t-(k-1)/2+i}.
-    """
-    if not kernels:
-        raise ValueError("kernels is empty: give {name: (weight [d, d, k], causal)}")
+    """Bars of ||W[:, :, i]|| per tap at the input offset it reads: kernels {name: (weight [d, d, k], causal)};
+    a causal tap i reads x_{t-(k-1)+i}, a symmetric one x_{t-(k-1)/2+i}."""
     if ax is None:
         _, ax = plt.subplots(figsize=(6.5, 3.2))
     width = 0.8 / len(kernels)
     offsets_seen = set()
     for n, (name, (W, causal)) in enumerate(kernels.items()):
         W = as_numpy(W)
-        if W.ndim != 3:
-            raise ValueError(f"{name}: expected a conv weight [d, d, k], got shape {W.shape}")
         k = W.shape[-1]
         offsets = np.arange(k) - ((k - 1) if causal else (k - 1) // 2)
         offsets_seen.update(offsets.tolist())

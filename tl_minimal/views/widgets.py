@@ -11,9 +11,6 @@ options)`` (values or (label, value) pairs; ``follows="pairs", options_for=fn`` 
 from ``fn(value of pairs)``). Each takes a ``description`` and a ``hint`` (the rule for its input).
 When ``draw`` raises ValueError, the message replaces the picture (no stale picture looks current);
 other errors show their traceback.
-
-    interactive(draw, **controls)   the general helper: draw(**values) returns a Figure
-    pulse_memory_widget, pair_memory_widget, gate_widget, recall_widget    the notebooks' widgets
 """
 
 from __future__ import annotations
@@ -150,20 +147,14 @@ def _check_controls(controls: dict) -> None:
     for name, spec in controls.items():
         if not isinstance(spec, (Slider, Text, Choice)):
             raise TypeError(f"control {name!r} must be a Slider, Text or Choice, got {type(spec).__name__}")
-        if isinstance(spec, Choice) and (spec.follows is None) != (spec.options_for is None):
-            raise ValueError(f"Choice {name!r}: give both follows= and options_for=, or neither")
         if isinstance(spec, Choice) and spec.follows is not None and spec.follows not in controls:
             raise ValueError(f"Choice {name!r} follows {spec.follows!r}, which is not one of {list(controls)}")
 
 
 def interactive(draw, static: bool | None = None, **controls):
-    """Controls + a figure redrawn by ``draw(**values) -> Figure`` whenever a control changes.
-
-    Returns an ``InteractiveView`` (an ipywidgets VBox; make it the cell's last expression), or,
-    without a frontend or with ``static=True``, the ``Figure`` drawn once with the starting values.
-    ``draw`` raising ValueError on the starting values is an error here (the caller chose them);
-    later it becomes the message shown under the controls.
-    """
+    """Controls + a figure redrawn by ``draw(**values) -> Figure`` whenever a control changes: an
+    ``InteractiveView`` (make it the cell's last expression), or, without a frontend or with ``static=True``,
+    the ``Figure`` drawn once. A ValueError on the starting values raises here; later it is the message."""
     _check_controls(controls)
     if static or (static is None and not has_frontend()):
         fig = draw(**{name: spec.value for name, spec in controls.items()})
@@ -266,11 +257,8 @@ class _LiveFigure:
 
 def pulse_memory_widget(lam: float = 0.9, T: int | None = None, compare: tuple = (0.5,),
                         static: bool | None = None):
-    """A lambda slider redrawing the running state's memory of one pulse (``plots.pulse_memory``).
-
-    ``compare`` lambdas stay on the plot as fixed references; the time axis follows the longest
-    half-life shown unless ``T`` is given.
-    """
+    """A lambda slider redrawing the running state's memory of one pulse (``plots.pulse_memory``); the
+    ``compare`` lambdas stay as fixed references."""
     def draw(lam):
         return plots.pulse_memory([*compare, lam], T=T)
 
@@ -281,8 +269,6 @@ def pulse_memory_widget(lam: float = 0.9, T: int | None = None, compare: tuple =
 def pair_memory_widget(snapshots: dict, labels=None, heads=None, start: int | None = None,
                        static: bool | None = None, title: str = "pair memory P_t"):
     """A position slider stepping through P_t: snapshots {t: [H, S, S]} (``plots.model_pair_memory``)."""
-    if not snapshots:
-        raise ValueError("snapshots is empty: give {position: P [H, S, S]}")
     positions = sorted(int(t) for t in snapshots)
     lo, hi = positions[0], positions[-1]
     start = hi if start is None else int(start)
@@ -304,12 +290,8 @@ GATE_NAMES = {"gam": "γ (pair-memory keep gate)", "lam": "λ (running-state kee
 
 
 def gate_widget(model, text: str, key: str = "gam", encode=None, static: bool | None = None):
-    """Type a sentence, see the model's gates per layer and head (``plots.gate_heatmaps``).
-
-    encode(text) -> tokens [T] (default: byte level with BOS, cut to the model's context).
-    key: the gate shown first, "gam" (γ, pair memory) or "lam" (λ, running state); a menu
-    labelled with the symbols switches.
-    """
+    """Type a sentence, see the model's gates per layer and head (``plots.gate_heatmaps``); key: the gate
+    shown first ("gam" or "lam"; a menu switches); encode(text) -> tokens [T] (default: bytes with BOS)."""
     if key not in GATE_NAMES:
         raise ValueError(f"key must be 'lam' (λ) or 'gam' (γ), got {key!r}")
     limit = "" if encode is not None else f"; the first {model.max_seq_len - 1} bytes are read"
@@ -357,14 +339,8 @@ def parse_pairs(text: str, layout: data_recall.RecallLayout = data_recall.PAPER_
 def recall_widget(models: dict, pairs: str = "k5=v13 k6=v20 k7=v17 k8=v14", ask: str = "k7", filler: int = 60,
                   model: str | None = None, max_len: int = 128,
                   layout: data_recall.RecallLayout = data_recall.PAPER_LAYOUT, static: bool | None = None):
-    """Write key-value pairs, ask one key, and see where a trained model's memory reads.
-
-    models: {name: model with a key-value memory} (``plots_retrieval.read_at``). The ask menu offers
-    only the keys among the pairs; the filler slider stops where a sequence of ``max_len``
-    tokens (the models' context) still holds every key.
-    """
-    if not models:
-        raise ValueError("models is empty: give {name: trained model with a key-value memory}")
+    """Write key-value pairs, ask one key, and see where a trained model's memory reads: models {name: model
+    with a key-value memory} (``plots_retrieval.read_at``); the filler stops where ``max_len`` tokens hold every key."""
     model = next(iter(models)) if model is None else model
     def names(x):
         return [layout.name(t) for t in x.tolist()]
