@@ -1,9 +1,6 @@
-"""What the fast forms cost, counted term by term as the library computes them (notebooks 01b and 03b).
-
-Multiply-adds per head and per sequence; a matmul [m, k] @ [k, n] counts m k n; padding of a length that
-is not a multiple of C is counted. ``FlopCounterMode`` on the library's forward gives twice the sum of the
-matmul terms (tests/course/test_cost.py). ``carry`` is the recursion: the chunk-end states are solved by
-the same chunked function over T/C of them. ``ELEMENTWISE`` names the terms that are not matmuls.
+"""What the fast forms cost, counted term by term as the library computes them (notebooks 01b and 03b):
+multiply-adds per head and per sequence, a matmul [m, k] @ [k, n] counting m k n, padding counted. A flop
+counter on the library's forward sees twice the matmul terms (tests/course/test_cost.py).
 """
 
 from __future__ import annotations

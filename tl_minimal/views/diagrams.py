@@ -22,8 +22,7 @@ _STEPS = {"s": "running state", "P": "pair memory", "r": "readout"}
 
 def _canvas(width: float, height: float, xlim, ylim):
     fig, ax = plt.subplots(figsize=(width, height))
-    ax.set_xlim(*xlim)
-    ax.set_ylim(*ylim)
+    ax.set(xlim=xlim, ylim=ylim)
     ax.axis("off")
     return fig, ax
 
@@ -228,9 +227,7 @@ def chunk_diagram(T: int = 64, C: int = 16):
     fig, (left, right) = plt.subplots(1, 2, figsize=(9.5, 4.0), gridspec_kw={"width_ratios": [1, 1.3]})
 
     # left: which blocks of W[t, tau] are built
-    left.set_xlim(0, T)
-    left.set_ylim(T, 0)
-    left.set_aspect("equal")
+    left.set(xlim=(0, T), ylim=(T, 0), aspect="equal")
     for i in range(N):
         for j in range(N):
             x, y = j * C, i * C
@@ -240,8 +237,7 @@ def chunk_diagram(T: int = 64, C: int = 16):
                 left.add_patch(Rectangle((x, y), C, C, fc=_GATE, ec="black", lw=0.8, hatch="///"))
             else:           # the future: zero
                 left.add_patch(Rectangle((x, y), C, C, fc="white", ec="#bbbbbb", lw=0.5))
-    left.set_xticks([k * C for k in range(N + 1)])
-    left.set_yticks([k * C for k in range(N + 1)])
+    left.set(xticks=[k * C for k in range(N + 1)], yticks=[k * C for k in range(N + 1)])
     left.tick_params(labelsize=9)
     left.set_xlabel("write τ", fontsize=10)
     left.set_ylabel("state at t", fontsize=10)
@@ -253,8 +249,7 @@ def chunk_diagram(T: int = 64, C: int = 16):
                 loc="upper left", bbox_to_anchor=(-0.05, -0.16), frameon=False)
 
     # right: chunks along time, the state at each chunk's end carried to the next
-    right.set_xlim(0, 10 * N + 2)
-    right.set_ylim(0, 10)
+    right.set(xlim=(0, 10 * N + 2), ylim=(0, 10))
     right.axis("off")
     for n in range(N):
         x = 1 + 10 * n

@@ -30,23 +30,20 @@ INK = "#444444"  # secondary text
 
 def tint(colour: str, white: float = 0.75) -> str:
     """``colour`` mixed with a share ``white`` (0..1) of white: a pale fill that keeps text readable."""
-    if not 0 <= white <= 1:
-        raise ValueError(f"white is a share between 0 and 1, got {white}")
     rgb = mpl.colors.to_rgb(colour)
     return mpl.colors.to_hex([c + (1 - c) * white for c in rgb])
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """How one verdict is drawn: text colour, box fill, hatch and the word that names it."""
+    """How one verdict is drawn: text colour, box fill and hatch (the words RIGHT / WRONG are written too)."""
     colour: str
     fill: str
     hatch: str
-    word: str
 
 
-RIGHT = Verdict(colour=GREEN, fill=tint(GREEN, 0.65), hatch="///", word="right")
-WRONG = Verdict(colour=VERMILLION, fill=tint(VERMILLION, 0.65), hatch="xx", word="wrong")
+RIGHT = Verdict(colour=GREEN, fill=tint(GREEN, 0.65), hatch="///")
+WRONG = Verdict(colour=VERMILLION, fill=tint(VERMILLION, 0.65), hatch="xx")
 
 
 def apply() -> None:

@@ -159,12 +159,10 @@ def pulse_memory(lams=(0.5, 0.8, 0.95), T: int | None = None, title: str | None 
             for ax in (ax_s, ax_left):
                 ax.axvline(h, color=line.get_color(), ls=":", lw=1)
     ax_left.axhline(0.5, color="#777777", ls="--", lw=0.8)
-    ax_s.set_ylabel("state s_t")
     ax_s.set_title("s_t = (1 - λ) λ^t", fontsize=10)
-    ax_left.set_ylabel("share left  s_t / s_0 = λ^t")
     ax_left.set_title("what is left: 1/2 at the half-life (dotted)", fontsize=10)
-    for ax in (ax_s, ax_left):
-        ax.set(xlabel="tokens since the pulse t", xlim=(0, T - 1))
+    for ax, ylabel in ((ax_s, "state s_t"), (ax_left, "share left  s_t / s_0 = λ^t")):
+        ax.set(xlabel="tokens since the pulse t", ylabel=ylabel, xlim=(0, T - 1))
     ax_s.legend(fontsize=8)
     return finish(fig, title or "memory of one pulse a_0 = 1")
 
@@ -237,8 +235,7 @@ def pair_memory_grid(snapshots: dict, labels=None, heads=None, title: str | None
     return finish(fig, title or "pair memory P_t")
 
 
-def gate_heatmaps(gates, labels=None, title: str | None = None, name: str = "gate", vmin=0.0, vmax=1.0,
-                  cmap: str = "mako"):
+def gate_heatmaps(gates, labels=None, title: str | None = None, name: str = "gate"):
     """Gates [L, T, H] (or a list of [T, H] per layer): one heatmap per layer, heads x tokens."""
     if isinstance(gates, (list, tuple)):
         gates = torch.stack([torch.as_tensor(g) for g in gates])
@@ -248,7 +245,7 @@ def gate_heatmaps(gates, labels=None, title: str | None = None, name: str = "gat
                              squeeze=False)
     for layer in range(L):
         ax = axes[layer, 0]
-        sns.heatmap(G[layer].T, ax=ax, vmin=vmin, vmax=vmax, cmap=cmap, cbar_kws={"label": name},
+        sns.heatmap(G[layer].T, ax=ax, vmin=0.0, vmax=1.0, cmap="mako", cbar_kws={"label": name},
                     xticklabels=labels if labels is not None and layer == L - 1 else False,
                     yticklabels=[f"h{h}" for h in range(H)])
         ax.set_ylabel(f"layer {layer}\nhead")

@@ -17,15 +17,11 @@ _DIAGONAL = BLUE  # the line t = tau: reads above it come from the future
 def conv_influence(fn, T: int = 12, d: int = 4, seed: int = 0) -> torch.Tensor:
     """|d y_t / d x_tau| [T, T] of ``fn(x [1, T, d]) -> y [1, T, d]`` at a random x (autograd): the size of
     the Jacobian block of output t with respect to input tau (zero: output t cannot see input tau)."""
-    x = torch.randn(1, T, d, generator=torch.Generator().manual_seed(seed), requires_grad=True)
-    y = fn(x)
-    if y.shape != x.shape:
-        raise ValueError(f"fn must map [1, T, d] to [1, T, d]; got {tuple(y.shape)} from {tuple(x.shape)}")
-    rows = []
-    for t in range(T):
-        grads = [torch.autograd.grad(y[0, t, c], x, retain_graph=True)[0][0] for c in range(d)]  # d x [T, d]
-        rows.append(torch.stack(grads).pow(2).sum((0, 2)).sqrt())  # [T]: Frobenius norm per input
-    return torch.stack(rows).detach()
+    x = torch.randn(1, T, d, generator=torch.Generator().manual_seed(seed))
+    J = torch.autograd.functional.jacobian(lambda v: fn(v)[0], x)[..., 0, :, :]  # [T', d', T, d]
+    if J.shape != (T, d, T, d):
+        raise ValueError(f"fn must map [1, T, d] to [1, T, d]; got {(1, *J.shape[:2])} from {tuple(x.shape)}")
+    return J.pow(2).sum((1, 3)).sqrt()  # [T, T]: Frobenius norm per (output, input)
 
 
 def influence_maps(maps: dict, title: str = "which inputs each output reads"):

@@ -24,8 +24,7 @@ def bpb_against_steps(curves: dict, unigram: float, title: str, figsize=(6.5, 3.
         xs, ys, es = zip(*sorted(pts), strict=True)
         ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=name)
     ax.axhline(unigram, color="black", ls=":", lw=1, label=f"unigram baseline ({unigram:.2f})")
-    ax.set_xscale("log")
-    labelled(ax, legend_size, xlabel=xlabel, ylabel=ylabel, title=title)
+    labelled(ax, legend_size, xscale="log", xlabel=xlabel, ylabel=ylabel, title=title)
     return finish(fig)
 
 
@@ -48,11 +47,9 @@ def mqar_accuracy(rows, order):
 
 
 def beside_paper(panels: list[dict]):
-    """One panel per table, stacked: a bar per row (our seeds' mean), a dot per seed, the paper's number
-    as a diamond. Each panel: ``title``, ``rows`` (with ``label``, ``mean``, ``ok`` per-seed values),
-    ``paper`` (the paper's number per row, or None), ``ylabel`` (the measure, on the x axis here) and
-    ``unigram`` (or None). Bars lie sideways, so a row's label reads on one line beside its bar however
-    many rows a panel has (upright bars put ten two-line labels on top of each other)."""
+    """One panel per table, stacked: a sideways bar per row (our seeds' mean), a dot per seed, the paper's
+    number as a diamond. Each panel: ``title``, ``rows`` (``label``, ``mean``, ``ok`` per-seed values),
+    ``paper`` (per row, or None), ``paper_all``, ``ylabel`` (the measure, on the x axis) and ``unigram``."""
     sizes = [max(len(panel["rows"]), 1) for panel in panels]
     fig, axes = plt.subplots(len(panels), 1, figsize=(7.0, 0.9 * len(panels) + 0.3 * sum(sizes)),
                              gridspec_kw={"height_ratios": sizes}, squeeze=False)

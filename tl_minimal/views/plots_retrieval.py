@@ -59,27 +59,18 @@ def recall_sequence(pairs, ask, n_filler: int = 20, seed: int = 0,
     return x, y
 
 
-def _last_label(y: torch.Tensor) -> torch.Tensor:
-    """Position of each row's last supervised token: [B]."""
-    supervised = (y != data_recall.IGNORE).long()                     # [B, T]
-    return (supervised * torch.arange(y.shape[1])).argmax(1)
-
-
 @torch.no_grad()
 def read_at(model, x, y) -> dict:
-    """The gated hybrid's memory read at each row's last supervised position (the answer).
-
-    x, y [B, T] (or one example [T]). Returns CPU tensors: "weights" [B, T] (the weight of memory
-    entry j, whose key is the token at j and whose value is the token at j + 1, placed at j),
-    "read_gate" [B], "pred", "target", "pos" [B] and "correct" [B] (argmax over the vocabulary).
-    """
+    """The gated hybrid's memory read at each row's last supervised position (the answer) of x, y [B, T] or [T]:
+    CPU tensors "weights" [B, T] (at j: memory entry j, key x_j, value x_j+1), "read_gate", "pred", "target",
+    "pos" and "correct" [B] (argmax over the vocabulary)."""
     x, y = torch.as_tensor(x), torch.as_tensor(y)
     if x.dim() == 1:
         x, y = x[None], y[None]
     logits, rec = model.internals(x.long().to(next(model.parameters()).device))
     if "retrieval" not in rec:
         raise ValueError(f"this {model.variant} model has no key-value memory (no 'retrieval' internals)")
-    pos = _last_label(y.cpu())
+    pos = ((y.cpu() != data_recall.IGNORE).long() * torch.arange(y.shape[1])).argmax(1)  # last supervised: [B]
     rows = torch.arange(len(x))
     r = {k: v.cpu() for k, v in rec["retrieval"].items()}
     w, idx = r["weights"][rows, pos], r["index"][rows, pos]         # [B, K]
@@ -91,9 +82,7 @@ def read_at(model, x, y) -> dict:
 
 
 def position_bars(ax, values, names=None, marks: dict | None = None, ylabel: str = "weight",
-                  title: str | None = None, ylim=None,
-                  xlabel: str = "memory position j (entry j: key x_j, value x_j+1)",
-                  verdict: bool | None = None):
+                  title: str | None = None, ylim=None, verdict: bool | None = None):
     """Bars of values [T] over positions; marks {position: (colour, note)} shade positions, named in a legend;
     names [T] label the non-filler positions when T <= 48; verdict (True / False) writes RIGHT or WRONG
     above the panel. After ax and values, only optional labels and marks of one panel."""
@@ -107,7 +96,7 @@ def position_bars(ax, values, names=None, marks: dict | None = None, ylabel: str
     ax.set_xlim(-0.8, len(v) - 0.2)
     if ylim is not None:
         ax.set_ylim(*ylim)
-    ax.set(xlabel=xlabel, ylabel=ylabel)
+    ax.set(xlabel="memory position j (entry j: key x_j, value x_j+1)", ylabel=ylabel)
     if marks:
         ax.legend(fontsize=8, loc="upper center", framealpha=0.9)
     if title:  # beside a verdict, the title moves to the right so that the two never overlap
@@ -128,8 +117,8 @@ def recall_marks(x, y, layout: data_recall.RecallLayout = data_recall.PAPER_LAYO
 
 def retrieval_grid(panels: dict, title: str = "where the memory reads at the answer position",
                    ylabel: str = "retrieval weight"):
-    """Rows of panels {row name: [panel, ...]}; a panel is {"values" [T], "names", "marks", "title"}
-    (optional "ylim", default (0, 1), "xlabel", and "verdict": True / False for RIGHT / WRONG)."""
+    """Rows of panels {row name: [panel, ...]}; a panel is {"values" [T], optional "names", "marks", "title" and
+    "verdict": True / False for RIGHT / WRONG}, drawn by :func:`position_bars` on a scale of 0 to 1."""
     n_cols = max(len(row) for row in panels.values())
     fig, axes = plt.subplots(len(panels), n_cols, figsize=(min(MAX_WIDTH, max(9.0, 6.5 * n_cols)), 2.9 * len(panels)),
                              squeeze=False)
@@ -140,10 +129,9 @@ def retrieval_grid(panels: dict, title: str = "where the memory reads at the ans
                 ax.axis("off")
                 continue
             p = row[c]
-            extra = {key: p[key] for key in ("xlabel", "verdict") if key in p}
             row_label = f"{name}\n{ylabel}" if c == 0 else ylabel      # the row's name once, at its left
-            position_bars(ax, p["values"], p.get("names"), p.get("marks"), row_label, p.get("title"),
-                          p.get("ylim", (0, 1)), **extra)
+            position_bars(ax, p["values"], p.get("names"), p.get("marks"), row_label, p.get("title"), (0, 1),
+                          p.get("verdict"))
     return finish(fig, title)
 
 
@@ -261,15 +249,13 @@ def kept_across_gap(kept: dict, gap_length: int, title: str | None = None):
 
 
 def gradient_reach(rows: list[dict], floor: float = 1e-40, title: str | None = None):
-    """How much of the question loss's gradient reaches a token k places back, at initialization. rows:
-    ``course.gradient_reach.measure`` results (``label`` or ``variant``, ``reach`` [K + 1], reach[0] = 1). Left:
-    reach against distance, log scale; right: each row's pair reach. A float32 0 is drawn at ``floor``."""
+    """The question loss's gradient reaching k tokens back (left, log scale; a float32 0 drawn at ``floor``) and
+    each row's pair reach (right), at initialization: rows of ``course.gradient_reach.measure``."""
     fig, (ax, bars) = plt.subplots(1, 2, figsize=(MAX_WIDTH, 4.2), gridspec_kw={"width_ratios": [3, 2]})
     for row in rows:
         reach = np.maximum(np.asarray(row["reach"], dtype=float), floor)
         ax.plot(np.arange(len(reach)), reach, lw=1.4, label=row.get("label", row["variant"]))
-    ax.set_yscale("log")
-    ax.set_ylim(floor / 3, 3)
+    ax.set(yscale="log", ylim=(floor / 3, 3))
     ax.axhline(floor, color=INK, lw=0.8, ls=":")
     ax.set(xlabel="distance k back from the question (tokens)", ylabel="gradient at t - k / gradient at t")
     ax.set_title(f"reach by distance (dotted: exactly 0 in float32, drawn at {floor:g})", fontsize=9)
