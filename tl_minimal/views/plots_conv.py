@@ -42,11 +42,10 @@ def influence_maps(maps: dict, title: str = "which inputs each output reads"):
     return finish(fig, title + " (red, hatched: τ > t, the future)")
 
 
-def tap_norms(kernels: dict, ax=None, title: str = "size of each kernel tap after training"):
+def tap_norms(kernels: dict, title: str = "size of each kernel tap after training"):
     """Bars of ||W[:, :, i]|| per tap at the input offset it reads: kernels {name: (weight [d, d, k], causal)};
     a causal tap i reads x_{t-(k-1)+i}, a symmetric one x_{t-(k-1)/2+i}."""
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.5, 3.2))
+    _, ax = plt.subplots(figsize=(6.5, 3.2))
     width = 0.8 / len(kernels)
     offsets_seen = set()
     for n, (name, (W, causal)) in enumerate(kernels.items()):

@@ -55,10 +55,9 @@ def toy_memories(P, memories: dict,
     """The dense P [S, S] and three slot memories {choice: M [S, S]} as annotated heatmaps on one colour scale."""
     top = max(float(P.max()), *(float(M.max()) for M in memories.values()))  # one colour scale for all four
     fig, axes = plt.subplots(2, 2, figsize=(8, 6.2))
-    matrix_heatmap(P, ax=axes[0, 0], title="dense P (true pairs)", xlabel="j (write b)", ylabel="i (state s)",
-                   annot=True, vmin=0, vmax=top, center=None, cmap="Blues")
-    for ax, (name, M) in zip(axes.flat[1:], memories.items(), strict=True):
-        matrix_heatmap(M, ax=ax, title=f"slots: {name}", xlabel="j (write b)", ylabel="i (state s)", annot=True,
+    panels = {"dense P (true pairs)": P, **{f"slots: {name}": M for name, M in memories.items()}}
+    for ax, (name, M) in zip(axes.flat, panels.items(), strict=True):
+        matrix_heatmap(M, ax=ax, title=name, xlabel="j (write b)", ylabel="i (state s)", annot=True,
                        vmin=0, vmax=top, center=None, cmap="Blues")
     for ax in axes.flat:
         for number in ax.texts:  # the cell values, large enough to read

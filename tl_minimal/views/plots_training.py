@@ -25,10 +25,10 @@ def _baseline(ax, baseline: float, name: str) -> None:
     ax.legend(fontsize=9)
 
 
-def loss_with_baseline(histories: dict, baseline: float, title: str, name: str = "unigram baseline", ax=None):
+def loss_with_baseline(histories: dict, baseline: float, title: str, name: str = "unigram baseline"):
     """``plots.loss_curves(histories, bits=True)`` with a dashed line at ``baseline`` (bits per byte)."""
-    fig = loss_curves(histories, ax=ax, bits=True, title=title)
-    _baseline(ax if ax is not None else fig.axes[0], baseline, name)
+    fig = loss_curves(histories, bits=True, title=title)
+    _baseline(fig.axes[0], baseline, name)
     return fig
 
 

@@ -80,9 +80,8 @@ def _chunks_phrase(record: dict, unigram: float, n_chunks: int) -> str:
 
 
 def print_shipped_record(record: dict, unigram: float, n_chunks: int) -> None:
-    """record: a shipped model's (``course.shipped``); unigram, n_chunks: the baseline on the chunks its
-    val_bpb scored, and how many (``course.shipped.unigram_on_record_chunks``). Two lines: how it was made,
-    then its last training loss (bits per byte) and its validation BPB beside the baseline."""
+    """How a shipped model (its ``record``) was made, then its last training loss and validation BPB beside the
+    baseline on the same chunks (``course.shipped.unigram_on_record_chunks``'s unigram, n_chunks)."""
     scored = _chunks_phrase(record, unigram, n_chunks)
     print(f"made by: {record['command']}  ({record['train_seconds'] / 60:.1f} min of training on "
           f"{record['threads']} CPU thread)")
