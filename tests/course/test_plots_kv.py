@@ -23,8 +23,6 @@ def _close_figures():
 def test_state_sizes_and_perfect_match_draw_one_line_per_input():
     fig = plots_retrieval.state_sizes([1, 2, 4], {"cache": [2, 4, 8], "state": [5, 5, 5]})
     assert len(fig.axes[0].get_lines()) == 2
-    with pytest.raises(ValueError, match="one count per checkpoint"):
-        plots_retrieval.state_sizes([1, 2], {"cache": [2]})
     fig = plots_retrieval.perfect_match([1.0, 2.0, 3.0], [0.3, 0.5, 0.7], 1.0, 10.0)
     labels = fig.axes[0].get_legend_handles_labels()[1]
     assert labels == ["β = 1 (the paper)", "β = 10 (gated_hybrid_repaired's start)"]

@@ -23,8 +23,6 @@ def test_loss_with_baseline_draws_the_curve_in_bits_and_a_labelled_line():
     assert list(ax.lines[1].get_ydata()) == [4.5, 4.5]
     assert "unigram baseline 4.50" in [t.get_text() for t in ax.get_legend().get_texts()]
     plt.close(fig)
-    with pytest.raises(ValueError, match="histories is empty"):
-        plots_training.loss_with_baseline({}, 4.5, "t")
 
 
 def test_per_head_bars_one_bar_per_run_and_head_with_layer_head_ticks():
@@ -35,10 +33,6 @@ def test_per_head_bars_one_bar_per_run_and_head_with_layer_head_ticks():
     assert [t.get_text() for t in ax.get_xticklabels()] == ["L0h0", "L0h1", "L0h2", "L1h0", "L1h1", "L1h2"]
     assert sorted({p.get_height() for p in ax.patches}) == [0.0, 1.0, 2.0]
     plt.close(fig)
-    with pytest.raises(ValueError, match="same \\[L, H\\] shape"):
-        plots_training.per_head_bars({"a": torch.ones(2, 3), "b": torch.ones(3, 2)}, "y", "t")
-    with pytest.raises(ValueError, match="values is empty"):
-        plots_training.per_head_bars({}, "y", "t")
 
 
 def test_print_half_lives_one_line_per_layer_and_a_summary(capsys):
@@ -48,16 +42,12 @@ def test_print_half_lives_one_line_per_layer_and_a_summary(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "80 steps, layer 0: half-life of the mean decay per head [1.0, 0.5]"
     assert out[2].startswith("80 steps: λ from 0.10 to 0.90;")
-    with pytest.raises(ValueError, match="half-lives \\[L, H\\] and gates \\[L, T, H\\]"):
-        tables.print_half_lives({80: (half, lam[0])})
 
 
 def test_print_loop_against_fit_in_bits(capsys):
     tables.print_loop_against_fit([math.log(2)], [2 * math.log(2)])
     out = capsys.readouterr().out.splitlines()
     assert out[1].split() == ["0", "1.0000", "2.0000"]
-    with pytest.raises(ValueError, match="one loss per step"):
-        tables.print_loop_against_fit([1.0], [])
 
 
 def test_per_head_lines_a_panel_per_layer_and_a_line_per_head():
@@ -65,15 +55,11 @@ def test_per_head_lines_a_panel_per_layer_and_a_line_per_head():
     assert len(fig.axes) == 2 and all(len(ax.lines) == 3 for ax in fig.axes)
     assert [t.get_text() for t in fig.axes[-1].get_xticklabels()] == list("abcd")
     plt.close(fig)
-    with pytest.raises(ValueError, match=r"\[L, T, H\] with T = 3"):
-        plots_training.per_head_lines(torch.rand(2, 4, 3), list("abc"), "y", "t")
 
 
 def test_print_gate_means(capsys):
     tables.print_gate_means({80: torch.full((2, 3, 4), 0.5)})
     assert capsys.readouterr().out.startswith("   80 steps: mean γ per layer [0.5, 0.5] ; spread over tokens")
-    with pytest.raises(ValueError, match=r"\[L, T, H\]"):
-        tables.print_gate_means({80: torch.ones(2, 3)})
 
 
 def test_pair_tables_count_the_own_writes(capsys):
@@ -83,5 +69,3 @@ def test_pair_tables_count_the_own_writes(capsys):
     tables.print_many_pairs(table, S=1)
     assert capsys.readouterr().out.startswith("2 pairs in S = 1: 1 of 2 answered with their own write; cosine "
                                               "with it from 0.20 to 0.90")
-    with pytest.raises(ValueError, match="cosine table"):
-        tables.print_cosine_table("x", torch.ones(2, 3))

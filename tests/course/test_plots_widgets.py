@@ -92,10 +92,6 @@ def test_heatmaps_draw():
     assert len([ax for ax in fig.axes if ax.get_title()]) == 4
     fig = plots.gate_heatmaps(torch.rand(2, 5, 3), labels=list("abcde"))
     assert len([ax for ax in fig.axes if ax.get_ylabel().startswith("layer")]) == 2
-    with pytest.raises(ValueError, match=r"\[layers, T, heads\]"):
-        plots.gate_heatmaps(torch.rand(5, 3))
-    with pytest.raises(ValueError, match="empty"):
-        plots.pair_memory_grid({})
 
 
 def test_loss_curves_draw_each_run_in_bits_with_its_moving_average():
@@ -114,8 +110,6 @@ def test_loss_curves_draw_each_run_in_bits_with_its_moving_average():
     nats = plots.loss_curves({"c": [2.0, 1.0]}).axes[0]  # no smoothing: one line, in nats
     assert [list(line.get_ydata()) for line in nats.get_lines()] == [[2.0, 1.0]]
     assert nats.get_ylabel() == "training loss (nats)"
-    with pytest.raises(ValueError, match="empty"):
-        plots.loss_curves({})
 
 
 def test_metric_bars_put_ours_beside_the_papers_value_where_it_reports_one():

@@ -1,9 +1,6 @@
-"""What the fast forms cost, counted term by term as the library computes them (notebooks 01b and 03b).
-
-Multiply-adds per head and per sequence; a matmul [m, k] @ [k, n] counts m k n; padding of a length that
-is not a multiple of C is counted. ``FlopCounterMode`` on the library's forward gives twice the sum of the
-matmul terms (tests/course/test_cost.py). ``carry`` is the recursion: the chunk-end states are solved by
-the same chunked function over T/C of them. ``ELEMENTWISE`` names the terms that are not matmuls.
+"""What the fast forms cost, counted term by term as the library computes them (notebooks 01b and 03b):
+multiply-adds per head and per sequence, a matmul [m, k] @ [k, n] counting m k n, padding counted. A flop
+counter on the library's forward sees twice the matmul terms (tests/course/test_cost.py).
 """
 
 from __future__ import annotations
@@ -22,8 +19,7 @@ def _chunks(T: int, C: int) -> tuple[int, int]:
 
 
 def running_state_cost(T: int, D: int, C: int = DEFAULT_CHUNK, elementwise: bool = True) -> dict[str, int]:
-    """running_state(mode="fast"), i.e. running_state.decayed_cumsum, over T steps of D numbers (D = S), per head.
-
+    """running_state(mode="fast") (decayed_cumsum) over T steps of D numbers (D = S), per head.
     mask      causal_decay: [C] log-gates @ [C, C^2] 0/1 matrix, C^3 per chunk
     within    W @ x: [C, C] @ [C, D], C^2 D per chunk
     entering  h_local + decay * h_enter, D per token (elementwise)
@@ -38,8 +34,7 @@ def running_state_cost(T: int, D: int, C: int = DEFAULT_CHUNK, elementwise: bool
 
 
 def readout_cost(T: int, S: int, C: int = DEFAULT_CHUNK, elementwise: bool = True) -> dict[str, int]:
-    """pair_readout(mode="fast") for T tokens, S x S memory, P0 = None (readout.decayed_attention), per head.
-
+    """pair_readout(mode="fast") (decayed_attention) for T tokens, S x S memory, P0 = None, per head.
     mask      causal_decay over the T tokens' gates, C^3 per chunk
     scores    q @ k^T within each chunk, C^2 S per chunk
     weighted  scores @ values, C^2 S per chunk

@@ -23,13 +23,8 @@ GATES = ("lam", "gam")  # the keep gates a triple-latent layer records
 
 @torch.no_grad()
 def recall_gates(model, x: torch.Tensor) -> dict:
-    """lambda_t and gamma_t of every layer and head on the sequences x [N, T]: {"lam", "gam"} -> [N, L, T, H].
-
-    Read from ``model.internals`` (eval mode: the gates as used at test time); a model without
-    triple-latent layers (attention only) is an error that says so.
-    """
-    if x.dim() != 2:
-        raise ValueError(f"x must be token ids [N, T], got shape {tuple(x.shape)}")
+    """lambda_t and gamma_t of every layer and head on the sequences x [N, T], from ``model.internals``:
+    {"lam", "gam"} -> [N, L, T, H]."""
     _, record = model.internals(x.to(next(model.parameters()).device))
     layers = record["layers"]
     missing = [i for i, layer in enumerate(layers) if any(key not in layer for key in GATES)]
@@ -49,10 +44,8 @@ def filler_gap(x: torch.Tensor, layout: data_recall.RecallLayout = data_recall.P
 
 
 def kept_fraction(gate: torch.Tensor, start: int, stop: int) -> torch.Tensor:
-    """log10 of prod_{u=start..stop-1} gate_u over the time axis (dim -2): gate [..., T, H] -> [..., H].
-
-    Summed in log space, so a product far below float32's smallest number is still exact.
-    """
+    """log10 of prod_{u=start..stop-1} gate_u over the time axis (dim -2): gate [..., T, H] -> [..., H], summed
+    in log space (exact far below float32's smallest number)."""
     T = gate.shape[-2]
     if not 0 <= start < stop <= T:
         raise ValueError(f"the gap [start, stop) must lie in [0, {T}] with start < stop, got [{start}, {stop})")

@@ -75,10 +75,8 @@ def pair_reach(model, x: torch.Tensor, y: torch.Tensor, n_pairs: int = TASK["n_p
 
 def measure(variant: str, seeds=(0, 1, 2), batch_size: int = 16, max_distance: int = 127,
             dtype: torch.dtype = torch.float32, **settings) -> dict:
-    """pair reach and reach by distance of ``variant`` at initialization, averaged over ``seeds``.
-
-    ``settings`` go to build_model after the calibrated task's (``MODEL``, e.g. gam_bias=4.0);
-    ``dtype`` float64 shows the numbers float32 rounds to 0 (CPU only: MPS has no float64)."""
+    """pair reach and reach by distance of ``variant`` at initialization, averaged over ``seeds``; ``settings``
+    go to build_model after ``MODEL`` (e.g. gam_bias=4.0); float64 shows what float32 rounds to 0 (CPU only)."""
     pairs, curves = [], []
     for seed in seeds:
         torch.manual_seed(seed)

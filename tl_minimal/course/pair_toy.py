@@ -14,24 +14,14 @@ Recall of pair i is right when, of the n stored writes, b_i has the largest cosi
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 
 from ..pair_memory import pair_memory
 from ..running_state import running_state
 
 
-def _check_pairs(contexts: torch.Tensor, writes: torch.Tensor) -> None:
-    if contexts.ndim != 2 or contexts.shape != writes.shape:
-        raise ValueError(f"contexts and writes must both be [n, S], got {tuple(contexts.shape)} and "
-                         f"{tuple(writes.shape)}")
-
-
-def _unit(x: torch.Tensor) -> torch.Tensor:
-    return x / x.norm(dim=-1, keepdim=True).clamp_min(1e-30)
-
-
 def store_pairs(contexts: torch.Tensor, writes: torch.Tensor, gam: float, lam: float):
     """Run both memories over n tokens: token i has context c_i and writes b_i. -> (s [S], P [S, S])."""
-    _check_pairs(contexts, writes)
     n, S = writes.shape
     as_layout = lambda x: x.view(1, n, 1, S)                       # noqa: E731  [n, S] -> [B=1, T=n, H=1, S]
     gates = lambda g: torch.full((1, n, 1), g, dtype=writes.dtype)  # noqa: E731  [B, T, H]
@@ -51,19 +41,13 @@ def read_both(contexts: torch.Tensor, writes: torch.Tensor, gam: float, lam: flo
 
 def cosine_table(reads: torch.Tensor, writes: torch.Tensor) -> torch.Tensor:
     """[n, n]: cosine similarity of read i with stored write j (1 on the diagonal is a perfect recall)."""
-    _check_pairs(reads, writes)
-    return _unit(reads) @ _unit(writes).T                             # [n, n]
+    return F.normalize(reads, dim=-1, eps=1e-30) @ F.normalize(writes, dim=-1, eps=1e-30).T  # [n, n]
 
 
 def spread_contexts(n: int, S: int, generator: torch.Generator | None = None, trials: int | None = None,
                     dtype: torch.dtype = torch.float64) -> torch.Tensor:
-    """n unit contexts in R^S as far apart as S allows: orthonormal for n <= S, a tight frame beyond.
-
-    Columns of a random orthogonal matrix of size max(n, S), kept to their first S entries and
-    rescaled to length 1. -> [n, S], or [trials, n, S] with ``trials`` independent draws.
-    """
-    if n < 1 or S < 1:
-        raise ValueError(f"n and S must be >= 1, got n = {n}, S = {S}")
+    """n unit contexts in R^S as far apart as S allows (orthonormal for n <= S, a tight frame beyond): columns
+    of a random orthogonal matrix of size max(n, S), cut to S entries, length 1. -> [n, S] or [trials, n, S]."""
     m = max(n, S)
     batch = () if trials is None else (trials,)
     Q, _ = torch.linalg.qr(torch.randn(*batch, m, m, generator=generator, dtype=dtype))  # [..., m, m] orthogonal
@@ -72,15 +56,9 @@ def spread_contexts(n: int, S: int, generator: torch.Generator | None = None, tr
 
 
 def recall_curve(S: int, n_max: int, trials: int = 200, gam: float = 0.999, seed: int = 0) -> torch.Tensor:
-    """Recall of the pair memory after storing n = 1..n_max pairs of size S. -> [n_max] in [0, 1].
-
-    Each of ``trials`` draws has ``spread_contexts`` and Gaussian writes, stored with a keep gate
-    ``gam`` near 1 (so no pair has faded: what is lost is interference, not forgetting); every
-    pair is read back, P^T c_i, and counts as right when b_i is the stored write most similar to
-    the read. The trials run as one batch through ``pair_memory``.
-    """
-    if n_max < 1 or trials < 1 or not 0 < gam < 1:
-        raise ValueError(f"need n_max >= 1, trials >= 1 and 0 < gam < 1, got {n_max}, {trials}, {gam}")
+    """Recall of the pair memory after storing n = 1..n_max pairs of size S -> [n_max] in [0, 1]: ``trials``
+    draws of ``spread_contexts`` and Gaussian writes, kept with ``gam`` near 1 (interference, not forgetting);
+    pair i is right when b_i is the stored write most similar to the read P^T c_i."""
     gen = torch.Generator().manual_seed(seed)
     recall = torch.zeros(n_max, dtype=torch.float64)
     for n in range(1, n_max + 1):
@@ -89,6 +67,7 @@ def recall_curve(S: int, n_max: int, trials: int = 200, gam: float = 0.999, seed
         gates = torch.full((trials, n, 1), gam, dtype=torch.float64)  # [B, T, H]
         P = pair_memory(contexts.unsqueeze(2), writes.unsqueeze(2), gates)[:, -1, 0]  # [trials, S, S]
         reads = contexts @ P                                        # [trials, n, S]: row i is (P^T c_i)^T
-        similar = _unit(reads) @ _unit(writes).transpose(1, 2)        # [trials, n(read), n(write)]
+        unit_reads, unit_writes = F.normalize(reads, dim=-1, eps=1e-30), F.normalize(writes, dim=-1, eps=1e-30)
+        similar = unit_reads @ unit_writes.transpose(1, 2)                # [trials, n(read), n(write)]
         recall[n - 1] = (similar.argmax(dim=-1) == torch.arange(n)).double().mean()
     return recall

@@ -2,8 +2,6 @@
 files ``recall_gate_start.json`` (rows: variant, gam_bias) and ``recall_ladder.json`` (rows: rung, change,
 variant). Each row has ``values`` (accuracy per seed), ``mean``, ``recall`` (seeds at >= 95%) and
 ``recall_interval`` (Clopper-Pearson 95% of that rate).
-
-    display(Markdown(markdown(gate_start_rows(), ("variant", "gam_bias"))))
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """Shipped checkpoints: small trained models that come with the repository, for the "look inside" sections.
 
-    model, record = shipped_or_retrained("triple_latent", retrain=RETRAIN)   # notebooks 01-04: 2,000 steps
-    model, record = shipped_or_retrained("triple_latent", task="recall", steps=200)   # notebook 06a
-    unigram, n_chunks = unigram_on_record_chunks(train, valid, record)   # the baseline beside record["val_bpb"]
-
 Two files per model in ``data/checkpoints/`` (package data ``tl_minimal.checkpoint_files`` in a wheel):
-``<task>_<variant>_s<seed>_<steps>steps.pt`` (the float32 weights, read with ``weights_only=True``) and
-``.json`` (the record: protocol, command, commit, train time, loss log, evaluation). The command that
-writes them is ``python -m tl_research.ship_checkpoint``; a missing file is a
-:class:`ShippedCheckpointMissing` that names it and that command.
+``<task>_<variant>_s<seed>_<steps>steps.pt`` (the float32 weights) and ``.json`` (the record: protocol,
+command, commit, train time, loss log, evaluation), written by ``python -m tl_research.ship_checkpoint``.
 """
 
 from __future__ import annotations
@@ -40,17 +34,12 @@ class ShippedCheckpointMissing(FileNotFoundError):
 TASKS = ("lm", "recall")  # the protocols a shipped model can be trained on
 
 
-def shipped_name(variant: str, seed: int = 0, steps: int = 2000, task: str = "lm") -> str:
-    """The file name, without suffix, of a shipped model: ``lm_triple_latent_s0_2000steps``,
-    ``recall_triple_latent_s0_200steps``."""
+def shipped_paths(variant: str, seed: int = 0, steps: int = 2000, folder=None, task: str = "lm") -> tuple[Path, Path]:
+    """(weights ``.pt``, record ``.json``) of a shipped model, e.g. ``lm_triple_latent_s0_2000steps.pt``, in
+    ``folder`` (default :func:`checkpoint_dir`)."""
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r} for a shipped model: expected one of {', '.join(TASKS)}")
-    return f"{task}_{variant}_s{seed}_{steps}steps"
-
-
-def shipped_paths(variant: str, seed: int = 0, steps: int = 2000, folder=None, task: str = "lm") -> tuple[Path, Path]:
-    """(weights ``.pt``, record ``.json``) of a shipped model, in ``folder`` (default :func:`checkpoint_dir`)."""
-    stem = Path(folder if folder is not None else checkpoint_dir()) / shipped_name(variant, seed, steps, task)
+    stem = Path(folder if folder is not None else checkpoint_dir()) / f"{task}_{variant}_s{seed}_{steps}steps"
     return stem.with_suffix(".pt"), stem.with_suffix(".json")
 
 
@@ -77,11 +66,8 @@ def read_record(variant: str, seed: int = 0, steps: int = 2000, folder=None, tas
 
 
 def load_shipped(variant: str, seed: int = 0, steps: int = 2000, folder=None, device="cpu", task: str = "lm"):
-    """The shipped trained model (in eval mode, on ``device``) and its record: ``(model, record)``.
-
-    The weights are read as plain data (``weights_only=True``); a file for another variant or
-    another format is a ValueError saying what it holds.
-    """
+    """The shipped trained model (in eval mode, on ``device``) and its record: ``(model, record)``. The weights
+    are read as plain data (``weights_only=True``); another variant or format is a ValueError saying so."""
     weights_path, _ = shipped_paths(variant, seed, steps, folder, task)
     _require(weights_path, variant, seed, steps, task)
     record = read_record(variant, seed, steps, folder, task)
@@ -100,12 +86,8 @@ def load_shipped(variant: str, seed: int = 0, steps: int = 2000, folder=None, de
 
 def shipped_or_retrained(variant: str, retrain: bool = False, data=None, device="cpu", seed: int = 0,
                          steps: int = 2000, task: str = "lm"):
-    """The shipped model and its record; ``retrain=True`` trains the model here instead, as it was made.
-
-    What the notebooks' "look inside" sections call: the record (how the shipped model was made) is
-    returned either way. ``data``: the lm task's training tokens (default: WikiText-2's train split);
-    the recall task draws fresh synthetic examples from the seed and takes no data.
-    """
+    """The shipped model and its record; ``retrain=True`` trains the model here instead, as it was made (the
+    record is returned either way). ``data``: the lm task's training tokens (default: WikiText-2's train split)."""
     model, record = load_shipped(variant, seed, steps, device=device, task=task)
     if retrain:
         p = protocol(task, steps=record["steps"], seeds=(seed,))
@@ -118,10 +100,7 @@ def shipped_or_retrained(variant: str, retrain: bool = False, data=None, device=
 
 def unigram_on_record_chunks(train_tokens: torch.Tensor, valid_tokens: torch.Tensor, record: dict) -> tuple[float, int]:
     """The unigram baseline (BPB) on the validation chunks a shipped lm model's ``val_bpb`` scored, and how many
-    chunks that is: ``(unigram, n_chunks)``. A BPB stands beside the baseline on the same bytes (notebook 00, 7.1).
-
-    train_tokens, valid_tokens: [N] byte ids of the two splits; record: :func:`read_record`'s dict.
-    """
+    chunks that is: ``(unigram, n_chunks)``; train_tokens, valid_tokens: [N] byte ids of the two splits."""
     if record.get("protocol", {}).get("task") != "lm" or "val_bpb" not in record:
         raise ValueError("a unigram baseline beside a BPB needs a shipped lm model's record (with val_bpb); "
                          f"got one with keys {sorted(record)}")

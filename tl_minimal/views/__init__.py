@@ -1,11 +1,6 @@
-"""Pictures and widgets. Views read tensors and a model's recorded internals; they never train a
-model and never re-implement the math. ``diagrams`` draws the architecture; ``plots`` tokens, gates,
-memories and curves (and the helpers the other ``plots_*`` share); ``plots_training`` training runs
-and per-head numbers (notebooks 00-04); ``plots_capacity`` how many pairs a memory recalls (02, 07);
-``plots_slots`` (04); ``plots_conv`` (05); ``plots_retrieval`` predictions, reads, the key-value memory
-and forgetting (05-06a); ``plots_reproduction`` the study's results (06b, 07, 07b); ``tables`` the
-printed numbers under the figures (00-04); ``widgets`` the interactive controls. All draw with the
-colour-blind-safe ``palette``; in a notebook every figure carries a text alternative (``alt_text``).
+"""Pictures, printed tables and widgets. Views read tensors and a model's recorded internals; they never
+train a model and never re-implement the math. All draw with the colour-blind-safe ``palette``; in a
+notebook every figure carries a text alternative (``alt_text``).
 
 Importing this package changes nothing outside it. A notebook asks for the course's style once::
 

@@ -4,10 +4,6 @@ In a Jupyter kernel, ``install()`` makes every displayed figure carry ``describe
 output's metadata (``{"image/png": {"alt": ...}}``, the course's website uses it), draws the PNG at
 twice its pixels (IPython's "retina" PNG, shown at its usual size) and records the smallest text
 drawn, in CSS pixels at that size (``font_px``: the site keeps tick labels at least 9 px tall).
-
-    describe(fig)           -> "Figure: <title>. Panel 1: <title>; x axis: ...; y axis: ...; legend: a, b."
-    smallest_text_px(fig)   -> 9.72 (a 7 pt tick label of a 100 dpi figure)
-    install()               the display hook for matplotlib figures (a kernel only; idempotent)
 """
 
 from __future__ import annotations
@@ -39,10 +35,8 @@ def _panel(ax, number: int) -> str:
 
 
 def describe(fig) -> str:
-    """An alt text generated from the figure's title and its panels' titles, axes and legends.
-
-    Colour bars and empty (switched off) panels are skipped; a figure with nothing written on it
-    says so, rather than returning an empty string."""
+    """"Figure: <title>. Panel 1: <title>; x axis: ...; y axis: ...; legend: a, b." from the figure's title and
+    its panels' (colour bars and switched-off panels skipped; a figure with no text says so)."""
     title = fig.get_suptitle() if hasattr(fig, "get_suptitle") else ""  # matplotlib >= 3.8
     panels = [ax for ax in fig.axes if ax.get_visible() and ax.axison and ax.get_label() != "<colorbar>"]
     text_panels = [ax for ax in fig.axes if not ax.axison and ax.get_title().strip()]
@@ -52,29 +46,20 @@ def describe(fig) -> str:
 
 
 def smallest_text_px(fig, drawn: bool = False) -> float | None:
-    """The smallest font of any text the figure shows (tick labels, titles, legends, annotations), in
-    CSS pixels when the picture is shown at its own size: points x dpi / 72. None: no text at all.
-    Unless ``drawn`` (its PNG was just made), the figure is laid out first (no pixels drawn):
-    matplotlib makes tick labels only then."""
+    """The smallest font of any text shown, in CSS pixels at the picture's own size (points x dpi / 72; a 7 pt
+    tick label at 100 dpi is 9.72); None: no text. Unless ``drawn`` (its PNG was just made), the figure is
+    laid out first: matplotlib makes tick labels only then. Text in a switched-off panel is not drawn."""
     if not drawn:
         fig.draw_without_rendering()
-    sizes = [t.get_fontsize() for t in fig.findobj(Text)
-             if t.get_visible() and t.get_text().strip() and _shown(t)]
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()
+             and (t.axes is None or t.axes.get_visible())]
     return round(min(sizes) * fig.dpi / 72, 2) if sizes else None
 
 
-def _shown(artist) -> bool:
-    """False when the text sits in a switched-off panel (its axes hidden): it is not drawn."""
-    axes = getattr(artist, "axes", None)
-    return axes is None or axes.get_visible()
-
-
 def install() -> bool:
-    """Make the kernel's PNG of every matplotlib figure carry ``describe(fig)`` as its alt text.
-
-    matplotlib loads its inline backend (which registers the PNG formatter wrapped here) only when
-    first used, so it is loaded first; if the formatter is still missing, the hook is installed
-    after the cell that runs now. Returns True when installed now."""
+    """Make the kernel's PNG of every matplotlib figure carry ``describe(fig)`` as its alt text (idempotent).
+    The inline backend (which registers the PNG formatter wrapped here) is loaded first; if the formatter is
+    still missing, the hook is installed after the cell that runs now. Returns True when installed now."""
     if not in_jupyter_kernel():
         return False
     from IPython import get_ipython

@@ -1,13 +1,6 @@
-"""Drawn diagrams of the architecture (not of data), in the notation of notebook 00's glossary.
-
-    layer_diagram(highlight=None)   one triple-latent layer at token t: LN, the four tanh projections and
-                                    two gates, running state s, pair memory P, readout r, W_o, the residual
-    model_diagram()                 the language model: embedding + positions, optional convolution, the
-                                    blocks (one drawn open), final LayerNorm, optional late fusion, tied head
-    chunk_diagram(T, C)             the chunked form: C x C blocks inside chunks, a carried state between
-
-``LAYER_SYMBOLS`` / ``MODEL_SYMBOLS`` list the symbols each diagram must name (the tests check that
-every one is drawn). Widths stay within 9.5 inches (about 950 px) and text at 9 points or more.
+"""Drawn diagrams of the architecture (not of data), in the notation of notebook 00's glossary: one
+triple-latent layer, the language model around the layers, the chunked form. ``LAYER_SYMBOLS`` /
+``MODEL_SYMBOLS`` list the symbols each diagram must name (the tests check that every one is drawn).
 """
 
 from __future__ import annotations
@@ -17,7 +10,6 @@ from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
 
 from .palette import BLUE, GREEN, ORANGE, SKY, VERMILLION, tint
 
-# mathtext fragments each diagram must contain (checked by tests/course/test_diagrams.py)
 LAYER_SYMBOLS = ("x_t", "n_t", "a_t", "b_t", "q^l_t", "q^r_t", r"\lambda_t", r"\gamma_t", "s_t", "s_{t-1}",
                  "P_t", "P_{t-1}", "r_t", "W_o", "o_t")
 MODEL_SYMBOLS = (r"\mathrm{token}_t", "e_t", "E", "pos_t", "x_t", "n_t", "o_t", "h_t", "z_t", r"\mathrm{logits}_t")
@@ -30,15 +22,13 @@ _STEPS = {"s": "running state", "P": "pair memory", "r": "readout"}
 
 def _canvas(width: float, height: float, xlim, ylim):
     fig, ax = plt.subplots(figsize=(width, height))
-    ax.set_xlim(*xlim)
-    ax.set_ylim(*ylim)
+    ax.set(xlim=xlim, ylim=ylim)
     ax.axis("off")
     return fig, ax
 
 
 def _box(ax, x, y, w, h, text, color=_PLAIN, fontsize=10, dashed=False, lw=1.0, alpha=1.0, weight="normal"):
-    """A rounded box with lower-left corner (x, y), size (w, h), centred text. Twelve parameters: position,
-    size and text, then optional matplotlib styles (the diagrams' one drawing primitive for boxes)."""
+    """A rounded box with lower-left corner (x, y), size (w, h), centred text; then optional matplotlib styles."""
     ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.3,rounding_size=0.8", fc=color,
                                 ec="black", lw=lw, ls="--" if dashed else "-", alpha=alpha))
     ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=fontsize, alpha=max(alpha, 0.5),
@@ -47,8 +37,7 @@ def _box(ax, x, y, w, h, text, color=_PLAIN, fontsize=10, dashed=False, lw=1.0, 
 
 def _arrow(ax, start, end, text=None, text_at=0.5, offset=(0, 1.2), dashed=False, fontsize=10, color="black",
            ha="center", curve=0.0):
-    """An arrow from start to end, optionally labelled at ``text_at`` (0 = start, 1 = end) + ``offset``.
-    Eleven parameters: the ends and label, then optional matplotlib styles."""
+    """An arrow from start to end, optionally labelled at ``text_at`` (0 = start, 1 = end) + ``offset``."""
     ax.annotate("", xy=end, xytext=start,
                 arrowprops={"arrowstyle": "-|>", "color": color, "lw": 1.1, "ls": "--" if dashed else "-",
                             "shrinkA": 0, "shrinkB": 0, "connectionstyle": f"arc3,rad={curve}"})
@@ -67,7 +56,6 @@ def _plus(ax, x, y, r=1.6):
 
 def _layer_inputs(ax, fade: dict) -> None:
     """layer_diagram's left part: x_t, LN, and the six projections of n_t (faded by step)."""
-    # input, LayerNorm, the bus that carries n_t to the six projections
     _box(ax, 0.5, 24, 9, 10, "$x_t$\nlayer\ninput")
     _box(ax, 12.5, 26, 7, 6, "LN")
     _arrow(ax, (10, 29), (12.2, 29))
@@ -92,7 +80,6 @@ def _layer_inputs(ax, fade: dict) -> None:
 
 def _layer_steps(ax, highlight, fade: dict, edge: dict) -> None:
     """layer_diagram's middle: the three steps (s, P, r), what flows between them and across tokens."""
-    # the three steps
     steps = {
         "s": (47, "① running state", r"$s_t = \lambda_t\, s_{t-1} + (1 - \lambda_t)\, a_t$",
               "S numbers per head, carried"),
@@ -116,7 +103,6 @@ def _layer_steps(ax, highlight, fade: dict, edge: dict) -> None:
 
 def _layer_output(ax) -> None:
     """layer_diagram's right part and captions: W_o, the residual add, the legend lines."""
-    # output projection and the residual add
     _box(ax, 84, 8, 12.5, 6, r"$o_t = W_o\, \mathrm{vec}(r_t)$", _PLAIN, fontsize=9)
     _arrow(ax, (82.4, 11), (83.7, 11))
     _plus(ax, 98, 57)
@@ -134,10 +120,8 @@ def _layer_output(ax) -> None:
 
 
 def layer_diagram(highlight: str | None = None):
-    """One triple-latent layer at token t, every symbol named; ``highlight`` in {None, "s", "P", "r"}.
-
-    With ``highlight`` the step taught by a notebook is drawn bold and the rest faded.
-    """
+    """One triple-latent layer at token t, every symbol named; ``highlight`` ("s", "P" or "r"): that step bold,
+    the rest faded."""
     if highlight not in (None, *_STEPS):
         raise ValueError(f"highlight must be None or one of {list(_STEPS)} (running state, pair memory, "
                          f"readout), got {highlight!r}")
@@ -195,7 +179,6 @@ def _model_column(ax, x0: float, w: float) -> None:
 
 def _open_block(ax, x0: float, w: float) -> None:
     """model_diagram's right part: one pre-LN residual block drawn open beside the column."""
-    # one block, open
     bx, bw = 62, 30
     bmid = bx + bw / 2
     ax.add_patch(Rectangle((bx - 3, 4), bw + 6, 60, fc=tint(GREEN, 0.95), ec=GREEN, lw=1.2, ls="--"))
@@ -244,9 +227,7 @@ def chunk_diagram(T: int = 64, C: int = 16):
     fig, (left, right) = plt.subplots(1, 2, figsize=(9.5, 4.0), gridspec_kw={"width_ratios": [1, 1.3]})
 
     # left: which blocks of W[t, tau] are built
-    left.set_xlim(0, T)
-    left.set_ylim(T, 0)
-    left.set_aspect("equal")
+    left.set(xlim=(0, T), ylim=(T, 0), aspect="equal")
     for i in range(N):
         for j in range(N):
             x, y = j * C, i * C
@@ -256,8 +237,7 @@ def chunk_diagram(T: int = 64, C: int = 16):
                 left.add_patch(Rectangle((x, y), C, C, fc=_GATE, ec="black", lw=0.8, hatch="///"))
             else:           # the future: zero
                 left.add_patch(Rectangle((x, y), C, C, fc="white", ec="#bbbbbb", lw=0.5))
-    left.set_xticks([k * C for k in range(N + 1)])
-    left.set_yticks([k * C for k in range(N + 1)])
+    left.set(xticks=[k * C for k in range(N + 1)], yticks=[k * C for k in range(N + 1)])
     left.tick_params(labelsize=9)
     left.set_xlabel("write τ", fontsize=10)
     left.set_ylabel("state at t", fontsize=10)
@@ -269,8 +249,7 @@ def chunk_diagram(T: int = 64, C: int = 16):
                 loc="upper left", bbox_to_anchor=(-0.05, -0.16), frameon=False)
 
     # right: chunks along time, the state at each chunk's end carried to the next
-    right.set_xlim(0, 10 * N + 2)
-    right.set_ylim(0, 10)
+    right.set(xlim=(0, 10 * N + 2), ylim=(0, 10))
     right.axis("off")
     for n in range(N):
         x = 1 + 10 * n

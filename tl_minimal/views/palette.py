@@ -3,11 +3,6 @@ Okabe and Ito ("Color Universal Design", 2008) stay distinct under every common 
 deficiency. Continuous values keep their perceptual colour maps (vlag, mako, rocket, viridis), and
 no picture carries a meaning by colour alone: right / wrong also differ by a hatch and a word. No
 other file of ``views/`` writes a colour code other than a grey (``tests/course/test_palette.py``).
-
-    OKABE_ITO, CATEGORICAL    the eight colours by name; the cycle order (blue, orange, bluish green, ...)
-    tint(c, f)                a colour mixed with white (fills behind text)
-    RIGHT, WRONG              how a right and a wrong guess look: colour, fill, hatch and the word
-    apply()                   CATEGORICAL as matplotlib's colour cycle (``views.use_course_style`` calls it)
 """
 
 from __future__ import annotations
@@ -35,23 +30,20 @@ INK = "#444444"  # secondary text
 
 def tint(colour: str, white: float = 0.75) -> str:
     """``colour`` mixed with a share ``white`` (0..1) of white: a pale fill that keeps text readable."""
-    if not 0 <= white <= 1:
-        raise ValueError(f"white is a share between 0 and 1, got {white}")
     rgb = mpl.colors.to_rgb(colour)
     return mpl.colors.to_hex([c + (1 - c) * white for c in rgb])
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """How one verdict is drawn: text colour, box fill, hatch and the word that names it."""
+    """How one verdict is drawn: text colour, box fill and hatch (the words RIGHT / WRONG are written too)."""
     colour: str
     fill: str
     hatch: str
-    word: str
 
 
-RIGHT = Verdict(colour=GREEN, fill=tint(GREEN, 0.65), hatch="///", word="right")
-WRONG = Verdict(colour=VERMILLION, fill=tint(VERMILLION, 0.65), hatch="xx", word="wrong")
+RIGHT = Verdict(colour=GREEN, fill=tint(GREEN, 0.65), hatch="///")
+WRONG = Verdict(colour=VERMILLION, fill=tint(VERMILLION, 0.65), hatch="xx")
 
 
 def apply() -> None:

@@ -3,14 +3,6 @@ other ``plots_*`` modules share. Each function takes plain tensors (or a model a
 one picture with labelled axes and a title and returns the matplotlib ``Figure``. Nothing here
 re-implements the math: ``pulse_memory`` calls ``running_state``, the gate and pair-memory pictures
 read ``model.internals``. Shapes follow the library: gates [T, H] per layer, P [H, S, S] per position.
-
-    token_labels, token_strip, recall_strip    tokens as labelled boxes; one recall example marked
-    half_life, pulse_response, pulse_memory    what a running state remembers of one pulse
-    matrix_heatmap                 one labelled heatmap (the building block of the rest)
-    outer_product_step, pair_memory_grid, gate_heatmaps    one P update; P_t per head; gates per layer
-    model_gates, model_pair_memory(ies)        those tensors, read from a trained model's internals
-    loss_curves, metric_bars       training losses of several runs; a metric beside the paper's
-    as_numpy, labelled, finish     a tensor as a float64 array; an axes' labels and legend; a figure's title
 """
 
 from __future__ import annotations
@@ -55,12 +47,6 @@ def finish(fig, title: str | None = None, fontsize: float = 11):
     return fig
 
 
-def _check_rank(name: str, x: np.ndarray, ndim: int, shape_words: str) -> np.ndarray:
-    if x.ndim != ndim:
-        raise ValueError(f"{name} must be {shape_words}, got shape {tuple(x.shape)}")
-    return x
-
-
 # --- tokens as boxes -----------------------------------------------------------------------
 
 def byte_label(token: int) -> str:
@@ -83,18 +69,10 @@ def token_labels(tokens, name=None) -> list[str]:
 
 def token_strip(labels, ids=None, highlight=None, per_row: int = 32, title: str | None = None,
                 ax=None):
-    """Draw tokens as rows of boxes: the label inside, the id (or position) below.
-
-    Boxes widen with their label (multi-character tokens stay readable); a row holds about
-    ``per_row`` one-character boxes. highlight: {position: (colour, note)} or (colour, note, hatch)
-    colours those boxes (and hatches them: a meaning never rests on the colour alone) and writes
-    ``note`` above them.
-    """
+    """Draw tokens as rows of boxes (as wide as their label; about ``per_row`` one-character boxes a row):
+    the label inside, the id (or position) below. highlight: {position: (colour, note)} or (colour,
+    note, hatch) fills those boxes (hatched: a meaning never rests on colour alone), ``note`` above."""
     labels = [str(label) for label in labels]
-    if not labels:
-        raise ValueError("token_strip needs at least one token")
-    if ids is not None and len(ids) != len(labels):
-        raise ValueError(f"{len(labels)} labels but {len(ids)} ids")
     highlight = highlight or {}
     widths = [max(1.0, 0.55 * len(label) + 0.4) for label in labels]
     places, row, col = [], 0, 0.0                                   # (row, left edge) of each box
@@ -165,16 +143,9 @@ def pulse_response(lam: float, T: int = 40) -> torch.Tensor:
 
 
 def pulse_memory(lams=(0.5, 0.8, 0.95), T: int | None = None, title: str | None = None):
-    """The state's memory of one pulse for each lambda, with each half-life marked.
-
-    Left: s_t itself, which shows the trade-off (a larger lambda writes less, 1 - lambda, and
-    keeps it longer). Right: the share still left, s_t / s_0 = lambda^t, which crosses 1/2 at the
-    half-life for every lambda. T (tokens drawn) defaults to three times the longest half-life
-    shown (at least 20), so every curve visibly decays.
-    """
+    """The state's memory of one pulse for each lambda, half-lives marked: s_t (left) and the share left,
+    s_t / s_0 = lambda^t (right). T defaults to three times the longest half-life (at least 20)."""
     lams = [lams] if isinstance(lams, (int, float)) else list(lams)
-    if not lams:
-        raise ValueError("lams is empty: give one or more keep gates in (0, 1)")
     longest = max(half_life(lam) for lam in lams)
     T = max(20, math.ceil(3 * longest) + 1) if T is None else int(T)
     fig, (ax_s, ax_left) = plt.subplots(1, 2, figsize=(MAX_WIDTH, 3.4))
@@ -188,12 +159,10 @@ def pulse_memory(lams=(0.5, 0.8, 0.95), T: int | None = None, title: str | None 
             for ax in (ax_s, ax_left):
                 ax.axvline(h, color=line.get_color(), ls=":", lw=1)
     ax_left.axhline(0.5, color="#777777", ls="--", lw=0.8)
-    ax_s.set_ylabel("state s_t")
     ax_s.set_title("s_t = (1 - λ) λ^t", fontsize=10)
-    ax_left.set_ylabel("share left  s_t / s_0 = λ^t")
     ax_left.set_title("what is left: 1/2 at the half-life (dotted)", fontsize=10)
-    for ax in (ax_s, ax_left):
-        ax.set(xlabel="tokens since the pulse t", xlim=(0, T - 1))
+    for ax, ylabel in ((ax_s, "state s_t"), (ax_left, "share left  s_t / s_0 = λ^t")):
+        ax.set(xlabel="tokens since the pulse t", ylabel=ylabel, xlim=(0, T - 1))
     ax_s.legend(fontsize=8)
     return finish(fig, title or "memory of one pulse a_0 = 1")
 
@@ -203,13 +172,9 @@ def pulse_memory(lams=(0.5, 0.8, 0.95), T: int | None = None, title: str | None 
 def matrix_heatmap(M, xlabels=None, ylabels=None, ax=None, title: str | None = None, xlabel: str = "",
                    ylabel: str = "", center: float | None = 0.0, vmin=None, vmax=None, cmap=None,
                    cbar: bool = True, annot: bool = False, figsize=None):
-    """One matrix [rows, cols] as a seaborn heatmap; diverging colours around ``center``.
-
-    With ``center`` set and no vmin / vmax, the colour scale is symmetric: zero is white.
-    Many parameters: after M, every one is an optional seaborn / matplotlib styling option under
-    its usual name, so that every heatmap in the notebooks is this one function.
-    """
-    M = _check_rank("M", as_numpy(M), 2, "a matrix [rows, cols]")
+    """One matrix [rows, cols] as a seaborn heatmap; diverging colours around ``center`` (with no vmin /
+    vmax, a symmetric scale: zero is white). After M, only optional seaborn / matplotlib styling options."""
+    M = as_numpy(M)
     if ax is None:
         scale = 0.6 if annot else 0.25                              # room for the numbers
         size = figsize or (min(MAX_WIDTH, max(3.0, scale * M.shape[1] + 1.5)), max(2.0, scale * M.shape[0] + 1))
@@ -247,14 +212,9 @@ def outer_product_step(s_prev_t, b_t, P_prev, P_t, gam_t: float, t: int | None =
 
 
 def pair_memory_grid(snapshots: dict, labels=None, heads=None, title: str | None = None):
-    """P_t per head (columns) at the snapshot positions (rows): {t: [H, S, S]} -> Figure.
-
-    One symmetric colour scale for all panels, so rows can be compared; labels (token labels of
-    the whole sequence) name the token each row has just read.
-    """
-    if not snapshots:
-        raise ValueError("snapshots is empty: give {position: P [H, S, S]}")
-    items = sorted((int(t), _check_rank(f"snapshots[{t}]", as_numpy(P), 3, "[H, S, S]")) for t, P in snapshots.items())
+    """P_t per head (columns) at the snapshot positions (rows): {t: [H, S, S]}, on one colour scale;
+    labels (of the whole sequence) name the token each row has just read."""
+    items = sorted((int(t), as_numpy(P)) for t, P in snapshots.items())
     H = items[0][1].shape[0]
     heads = list(range(H)) if heads is None else list(heads)
     top = max(float(np.abs(P[heads]).max()) for _, P in items) or 1.0
@@ -275,20 +235,17 @@ def pair_memory_grid(snapshots: dict, labels=None, heads=None, title: str | None
     return finish(fig, title or "pair memory P_t")
 
 
-def gate_heatmaps(gates, labels=None, title: str | None = None, name: str = "gate", vmin=0.0, vmax=1.0,
-                  cmap: str = "mako"):
+def gate_heatmaps(gates, labels=None, title: str | None = None, name: str = "gate"):
     """Gates [L, T, H] (or a list of [T, H] per layer): one heatmap per layer, heads x tokens."""
     if isinstance(gates, (list, tuple)):
         gates = torch.stack([torch.as_tensor(g) for g in gates])
-    G = _check_rank("gates", as_numpy(gates), 3, "[layers, T, heads]")
+    G = as_numpy(gates)
     L, T, H = G.shape
-    if labels is not None and len(labels) != T:
-        raise ValueError(f"{len(labels)} labels for {T} time steps")
     fig, axes = plt.subplots(L, 1, figsize=(min(MAX_WIDTH, max(6.0, 0.2 * T + 2)), 1.0 + 0.45 * H * L + 0.5 * L),
                              squeeze=False)
     for layer in range(L):
         ax = axes[layer, 0]
-        sns.heatmap(G[layer].T, ax=ax, vmin=vmin, vmax=vmax, cmap=cmap, cbar_kws={"label": name},
+        sns.heatmap(G[layer].T, ax=ax, vmin=0.0, vmax=1.0, cmap="mako", cbar_kws={"label": name},
                     xticklabels=labels if labels is not None and layer == L - 1 else False,
                     yticklabels=[f"h{h}" for h in range(H)])
         ax.set_ylabel(f"layer {layer}\nhead")
@@ -310,11 +267,7 @@ def _one_sequence(tokens, model) -> torch.Tensor:
 
 
 def model_gates(model, tokens, key: str = "gam") -> torch.Tensor:
-    """The model's gates on one sequence, from ``model.internals``: [L, T, H] on the CPU.
-
-    key: "gam" (pair-memory keep gate) or "lam" (running-state keep gate). Layers without that
-    gate (attention) are an error that says which layers have it.
-    """
+    """The model's gate ``key`` ("gam" or "lam") on one sequence, from ``model.internals``: [L, T, H] on the CPU."""
     tokens = _one_sequence(tokens, model)
     _, record = model.internals(tokens)                             # eval mode: the gates as used at test time
     found = [layer.get(key) for layer in record["layers"]]
@@ -350,12 +303,8 @@ def model_pair_memory(model, tokens, positions, layer: int = 0) -> dict:
 
 def loss_curves(histories: dict, ax=None, title: str = "training loss", bits: bool = False,
                 smooth: int = 1):
-    """Loss per step of several runs: {name: history dict (with "loss") or list of floats}.
-
-    bits=True divides by ln 2 (bits per token = BPB on bytes); smooth > 1 adds a moving average.
-    """
-    if not histories:
-        raise ValueError("histories is empty: give {name: history}")
+    """Loss per step of runs {name: history dict (with "loss") or list of floats}; bits=True divides by
+    ln 2 (bits per token = BPB on bytes); smooth > 1 adds a moving average."""
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 3.5))
     scale = 1 / math.log(2) if bits else 1.0
@@ -375,8 +324,6 @@ def loss_curves(histories: dict, ax=None, title: str = "training loss", bits: bo
 def metric_bars(ours: dict, paper: dict | None = None, ax=None, ylabel: str = "BPB",
                 title: str = "ours beside the paper"):
     """Bars of one metric per model, ours and (hatched) the paper's where it reports one."""
-    if not ours:
-        raise ValueError("ours is empty: give {model name: value}")
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3.2))
     names = list(ours)

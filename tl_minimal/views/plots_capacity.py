@@ -1,9 +1,5 @@
 """How many pairs a pair memory recalls: notebook 02's toy (numbers from
-``tl_minimal.course.pair_toy.recall_curve``) and the trained study of notebook 07 (issue 32).
-
-    recall_vs_pairs         recall against the number of pairs stored, one line per state size S
-    recall_vs_state_bytes   trained recall against the bytes of state a model keeps
-"""
+``tl_minimal.course.pair_toy.recall_curve``) and the trained study of notebook 07 (issue 32)."""
 
 from __future__ import annotations
 
@@ -17,8 +13,6 @@ from .plots import as_numpy, finish, labelled
 def recall_vs_pairs(curves: dict, title: str = "pair memory: recall against pairs stored"):
     """curves {S: recall [n_max]} (recall after storing 1..n_max pairs) -> one line per S, a dashed
     line at n = S (the most pairs that can have orthogonal contexts)."""
-    if not curves:
-        raise ValueError("curves is empty: expected {S: recall [n_max]}")
     fig, ax = plt.subplots(figsize=(6.5, 3.2))
     for S, recall in curves.items():
         r = as_numpy(recall)
@@ -44,12 +38,8 @@ def _same(a: dict, b: dict) -> bool:
 
 
 def recall_vs_state_bytes(rows: list[dict], title: str = "recall against the state a model keeps"):
-    """Based/Zoology's picture: rows of ``data/results/recall_state_size.json`` (task, variant, n_pairs,
-    state_dim, accuracy, state_bytes) -> mean accuracy over seeds against state bytes (log scale), each seed
-    a faint dot, one panel per task and pair count, one line per variant (S grows along a recurrent
-    model's line). A row without ``task`` is an MQAR run."""
-    if not rows:
-        raise ValueError("rows is empty: expected the runs of recall_state_size.json")
+    """Based/Zoology's picture of the rows of ``recall_state_size.json``: mean accuracy over seeds (each seed a
+    faint dot) against state bytes, log scale, one panel per task and pair count, one line per variant."""
     panels = sorted({(r.get("task", "mqar"), r["n_pairs"]) for r in rows}, key=lambda k: (k[0] != "recall", k))
     fig, axes = plt.subplots(1, len(panels), figsize=(max(6.5, 3.4 * len(panels)), 3.2), sharey=True, squeeze=False)
     variants = list(dict.fromkeys(r["variant"] for r in rows))
@@ -78,9 +68,8 @@ def recall_vs_state_bytes(rows: list[dict], title: str = "recall against the sta
                 if sizes[b] is not None:
                     ax.annotate(f"S={sizes[b]}", (b, line.get_ydata()[x.index(b)]), textcoords="offset points",
                                 xytext=(0, 6), ha="center", fontsize=8, color=line.get_color())
-        ax.set_xscale("log")
+        ax.set(xscale="log", xlabel="state bytes after T tokens (log)")
         ax.xaxis.set_minor_formatter(NullFormatter())  # decades only: the minor labels overlap
-        ax.set_xlabel("state bytes after T tokens (log)")
         ax.set_title(f"{n}-pair recall" if task == "recall" else f"MQAR, {n} pairs", fontsize=10)
     axes[0][0].set(ylabel="accuracy (%, mean over seeds)", ylim=(0, 105))
     handles = [Line2D([], [], color=colors[v], marker="o", ms=4) for v in variants]  # every variant, one size

@@ -1,10 +1,5 @@
 """Pictures for notebook 05: what a convolution reads, and what its trained taps weigh. The influence
-maps differentiate the library's own convolution (conv.py); they do not re-implement it.
-
-    conv_influence    |d y_t / d x_tau| [T, T] of a convolution: which inputs each output reads
-    influence_maps    those maps side by side, reads from the future (tau > t) outlined
-    tap_norms         ||W[:, :, i]|| per kernel tap [d, d, k] of trained convolutions, by offset
-"""
+maps differentiate the library's own convolution (conv.py); they do not re-implement it."""
 
 from __future__ import annotations
 
@@ -20,26 +15,17 @@ _DIAGONAL = BLUE  # the line t = tau: reads above it come from the future
 
 
 def conv_influence(fn, T: int = 12, d: int = 4, seed: int = 0) -> torch.Tensor:
-    """|d y_t / d x_tau| [T, T] of ``fn(x [1, T, d]) -> y [1, T, d]`` at a random x (autograd).
-
-    Entry (t, tau) is the size of the Jacobian block of output t with respect to input tau:
-    zero means output t cannot see input tau at all.
-    """
-    x = torch.randn(1, T, d, generator=torch.Generator().manual_seed(seed), requires_grad=True)
-    y = fn(x)
-    if y.shape != x.shape:
-        raise ValueError(f"fn must map [1, T, d] to [1, T, d]; got {tuple(y.shape)} from {tuple(x.shape)}")
-    rows = []
-    for t in range(T):
-        grads = [torch.autograd.grad(y[0, t, c], x, retain_graph=True)[0][0] for c in range(d)]  # d x [T, d]
-        rows.append(torch.stack(grads).pow(2).sum((0, 2)).sqrt())  # [T]: Frobenius norm per input
-    return torch.stack(rows).detach()
+    """|d y_t / d x_tau| [T, T] of ``fn(x [1, T, d]) -> y [1, T, d]`` at a random x (autograd): the size of
+    the Jacobian block of output t with respect to input tau (zero: output t cannot see input tau)."""
+    x = torch.randn(1, T, d, generator=torch.Generator().manual_seed(seed))
+    J = torch.autograd.functional.jacobian(lambda v: fn(v)[0], x)[..., 0, :, :]  # [T', d', T, d]
+    if J.shape != (T, d, T, d):
+        raise ValueError(f"fn must map [1, T, d] to [1, T, d]; got {(1, *J.shape[:2])} from {tuple(x.shape)}")
+    return J.pow(2).sum((1, 3)).sqrt()  # [T, T]: Frobenius norm per (output, input)
 
 
 def influence_maps(maps: dict, title: str = "which inputs each output reads"):
     """Influence maps {name: [T, T]} side by side; cells above the diagonal (the future) outlined."""
-    if not maps:
-        raise ValueError("maps is empty: give {name: influence [T, T]}")
     fig, axes = plt.subplots(1, len(maps), figsize=(min(MAX_WIDTH, 4.6 * len(maps)), 3.8), squeeze=False)
     for ax, (name, M) in zip(axes[0], maps.items(), strict=True):
         M = as_numpy(M)
@@ -56,22 +42,14 @@ def influence_maps(maps: dict, title: str = "which inputs each output reads"):
     return finish(fig, title + " (red, hatched: τ > t, the future)")
 
 
-def tap_norms(kernels: dict, ax=None, title: str = "size of each kernel tap after training"):
-    """Bars of ||W[:, :, i]|| per tap, placed at the input offset the tap reads.
-
-    kernels: {name: (weight [d, d, k], causal)}; a causal tap i reads x_{t-(k-1)+i}, a
-    symmetric one x_{t-(k-1)/2+i}.
-    """
-    if not kernels:
-        raise ValueError("kernels is empty: give {name: (weight [d, d, k], causal)}")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.5, 3.2))
+def tap_norms(kernels: dict, title: str = "size of each kernel tap after training"):
+    """Bars of ||W[:, :, i]|| per tap at the input offset it reads: kernels {name: (weight [d, d, k], causal)};
+    a causal tap i reads x_{t-(k-1)+i}, a symmetric one x_{t-(k-1)/2+i}."""
+    _, ax = plt.subplots(figsize=(6.5, 3.2))
     width = 0.8 / len(kernels)
     offsets_seen = set()
     for n, (name, (W, causal)) in enumerate(kernels.items()):
         W = as_numpy(W)
-        if W.ndim != 3:
-            raise ValueError(f"{name}: expected a conv weight [d, d, k], got shape {W.shape}")
         k = W.shape[-1]
         offsets = np.arange(k) - ((k - 1) if causal else (k - 1) // 2)
         offsets_seen.update(offsets.tolist())

@@ -2,14 +2,6 @@
 the family beside its two yardsticks (06b, section 4) and the ladder from triple_latent to gla (06b).
 Inputs are what :mod:`tl_minimal.results` and ``tl_minimal.course.recall_start`` return (rows, curves,
 per-seed lists); every function returns its figure and draws nothing it has not been given.
-
-    bpb_against_steps    each variant's BPB after 80, about 300 and 2,000 steps, log x axis
-    mqar_accuracy        MQAR accuracy per (pairs, length) setting, one marker per model, chance lines
-    beside_paper         sideways bars of our seeds' mean, dots per seed, the paper's number as a diamond
-    family_figure        mean BPB per variant (every seed a dot), the paired differences to two yardsticks
-    family_markdown      the same numbers as a Markdown table
-    ladder_figure        accuracy per seed (dots) and mean (bar) of every rung, with a constant guess's 1/8
-
 ``family_figure``'s rows (``tl_minimal.results.family_table.family_rows``) have ``variant``, ``seeds``,
 ``values`` (one per seed), ``mean``, ``sd``, ``params`` and ``vs`` = {yardstick: difference or None}, a
 difference having ``mean``, ``low``, ``high`` and ``differences`` (one per seed).
@@ -24,22 +16,15 @@ from .palette import BLUE, INK, ORANGE, SKY, VERMILLION, tint
 from .plots import MAX_WIDTH, finish, labelled
 
 
-def _figure(ax, figsize):
-    if ax is None:
-        return plt.subplots(figsize=figsize)
-    return ax.figure, ax
-
-
-def bpb_against_steps(curves: dict, unigram: float, title: str, ax=None, figsize=(6.5, 3.8), legend_size=7,
+def bpb_against_steps(curves: dict, unigram: float, title: str, figsize=(6.5, 3.8), legend_size=7,
                       xlabel: str = "training steps (mean over seeds)", ylabel: str = "validation BPB"):
     """``curves``: {name: [(steps, mean BPB, std BPB), ...]} (:func:`results.bpb_by_steps`)."""
-    fig, ax = _figure(ax, figsize)
+    fig, ax = plt.subplots(figsize=figsize)
     for name, pts in curves.items():
         xs, ys, es = zip(*sorted(pts), strict=True)
         ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=name)
     ax.axhline(unigram, color="black", ls=":", lw=1, label=f"unigram baseline ({unigram:.2f})")
-    ax.set_xscale("log")
-    labelled(ax, legend_size, xlabel=xlabel, ylabel=ylabel, title=title)
+    labelled(ax, legend_size, xscale="log", xlabel=xlabel, ylabel=ylabel, title=title)
     return finish(fig)
 
 
@@ -62,11 +47,9 @@ def mqar_accuracy(rows, order):
 
 
 def beside_paper(panels: list[dict]):
-    """One panel per table, stacked: a bar per row (our seeds' mean), a dot per seed, the paper's number
-    as a diamond. Each panel: ``title``, ``rows`` (with ``label``, ``mean``, ``ok`` per-seed values),
-    ``paper`` (the paper's number per row, or None), ``ylabel`` (the measure, on the x axis here) and
-    ``unigram`` (or None). Bars lie sideways, so a row's label reads on one line beside its bar however
-    many rows a panel has (upright bars put ten two-line labels on top of each other)."""
+    """One panel per table, stacked: a sideways bar per row (our seeds' mean), a dot per seed, the paper's
+    number as a diamond. Each panel: ``title``, ``rows`` (``label``, ``mean``, ``ok`` per-seed values),
+    ``paper`` (per row, or None), ``paper_all``, ``ylabel`` (the measure, on the x axis) and ``unigram``."""
     sizes = [max(len(panel["rows"]), 1) for panel in panels]
     fig, axes = plt.subplots(len(panels), 1, figsize=(7.0, 0.9 * len(panels) + 0.3 * sum(sizes)),
                              gridspec_kw={"height_ratios": sizes}, squeeze=False)
@@ -98,13 +81,6 @@ def beside_paper(panels: list[dict]):
 
 # --- the family beside its yardsticks (notebook 06b) -----------------------------------------
 
-def _check(rows) -> list:
-    rows = list(rows)
-    if not rows:
-        raise ValueError("rows is empty: give one row per variant (family_table.family_rows())")
-    return rows
-
-
 def _difference_panel(ax, rows, yardstick: str, colour: str) -> None:
     for i, row in enumerate(rows):
         d = row.vs.get(yardstick)
@@ -123,10 +99,7 @@ def _difference_panel(ax, rows, yardstick: str, colour: str) -> None:
 
 def family_figure(rows, title: str | None = None):
     """Mean BPB per variant, and the paired differences (diamond: mean; line: 95% interval; dots: seeds)."""
-    rows = _check(rows)
-    yardsticks = list(rows[0].vs)
-    if len(yardsticks) != 2:
-        raise ValueError(f"expected two yardsticks per row, got {yardsticks}")
+    yardsticks = list(rows[0].vs)  # two
     fig, axes = plt.subplots(1, 3, figsize=(min(MAX_WIDTH, 10), 0.42 * len(rows) + 1.6), sharey=True)
     y = np.arange(len(rows))
     for i, row in enumerate(rows):
@@ -143,7 +116,6 @@ def family_figure(rows, title: str | None = None):
 
 def family_markdown(rows) -> str:
     """Variant, parameters, mean BPB +- sd, and each paired difference with its 95% interval."""
-    rows = _check(rows)
     yardsticks = list(rows[0].vs)
     head = ["variant", "params", f"BPB (mean ± sd, {len(rows[0].seeds)} seeds)"]
     head += [f"minus {y} [95% interval]" for y in yardsticks]

@@ -2,17 +2,6 @@
 its key-value memory stores, and what a ``triple_latent`` keeps of a pair across the filler. Nothing
 re-implements the models' math: retrieval weights and the read gate come from ``model.internals``,
 kept fractions and gradient reach from ``tl_minimal.course.forgetting`` and ``gradient_reach``.
-
-    prediction_strips     05: a text and each model's top next-byte guess, right guesses hatched
-    recall_sequence       one recall example built by hand (for widgets): x, y [T]
-    read_at               retrieval weights over memory positions, read gate and prediction
-    position_bars         one row of weights over positions with marked positions (building block)
-    recall_marks          the key, value and question positions of a recall example, as marks
-    retrieval_grid        models (rows) x examples (columns) of ``position_bars``; read_panels fills it
-    state_sizes, perfect_match, cosines_at_init     06: the memory's size, sharpness, cosines at the start
-    recall_training       06a: loss (bits per answer token) and recall accuracy beside the chance lines
-    gates_along_recall, kept_across_gap, gradient_reach    06a: what is kept of a pair across the gap
-
 Shapes: one sequence x [T]; weights over memory positions [T] or [B, T].
 """
 
@@ -34,12 +23,8 @@ NAMES = {"lam": "λ (running state)", "gam": "γ (pair memory)"}
 
 
 def prediction_strips(tokens, predictions: dict, per_row: int = 20, title: str | None = None):
-    """A byte sequence [T] and, per model, its top guess for the NEXT byte at each position.
-
-    predictions: {name: ids [T]} (argmax of the logits at each position). A guess is right when
-    it equals the byte that really comes next: its box is filled green AND hatched (so a reader
-    who cannot tell green from grey still sees it), and each row's title says so.
-    """
+    """A byte sequence [T] and, per model, its top guess for the NEXT byte at each position: predictions
+    {name: ids [T]}. A right guess (the byte that comes next) is filled green AND hatched."""
     ids = [int(t) for t in (tokens.tolist() if isinstance(tokens, torch.Tensor) else tokens)]
     T = len(ids)
     rows = 1 + len(predictions)
@@ -50,8 +35,6 @@ def prediction_strips(tokens, predictions: dict, per_row: int = 20, title: str |
     token_strip([byte_label(i) for i in ids], None, None, per_row, "text (position below each byte)", ax=axes[0])
     for row, (name, pred) in enumerate(predictions.items(), start=1):
         pred = [int(p) for p in (pred.tolist() if isinstance(pred, torch.Tensor) else pred)]
-        if len(pred) != T:
-            raise ValueError(f"{name}: {len(pred)} predictions for {T} tokens")
         right = {t: (RIGHT.fill, None, RIGHT.hatch) for t in range(T - 1) if pred[t] == ids[t + 1]}
         score = len(right) / max(T - 1, 1)
         token_strip([byte_label(p) for p in pred], None, right, per_row,
@@ -63,23 +46,10 @@ def prediction_strips(tokens, predictions: dict, per_row: int = 20, title: str |
 
 def recall_sequence(pairs, ask, n_filler: int = 20, seed: int = 0,
                     layout: data_recall.RecallLayout = data_recall.PAPER_LAYOUT):
-    """One recall example by hand: BOS, (key value SEP) per pair, filler, QUERY ask ANSWER.
-
-    pairs: [(key id, value id), ...]; ask: one of the keys. Returns x, y [T] int64 with the
-    answer (the asked key's value) as the only target, at the last position.
-    """
+    """One recall example by hand: BOS, (key value SEP) per pair, filler, QUERY ask ANSWER. pairs: [(key id,
+    value id), ...] as ``widgets.parse_pairs`` checks them; ask: one of the keys. -> x, y [T] int64, the
+    asked key's value the only target, at the last position."""
     L = layout
-    keys = [int(k) for k, _ in pairs]
-    if not pairs or len(set(keys)) != len(keys):
-        raise ValueError(f"pairs must be a non-empty list of (key, value) with distinct keys, got {pairs!r}")
-    for k, v in pairs:
-        if not (L.first_key <= int(k) < L.first_value and L.first_value <= int(v) < L.first_filler):
-            raise ValueError(f"pair ({k}, {v}): keys are ids {L.first_key}..{L.first_value - 1}, "
-                             f"values {L.first_value}..{L.first_filler - 1}")
-    if int(ask) not in keys:
-        raise ValueError(f"asked key {ask} is not one of the keys in context {keys}")
-    if n_filler < 0:
-        raise ValueError(f"n_filler must be >= 0, got {n_filler}")
     g = torch.Generator().manual_seed(seed)
     filler = torch.randint(L.first_filler, L.first_filler + L.n_filler, (n_filler,), generator=g).tolist()
     body = [t for k, v in pairs for t in (int(k), int(v), L.SEP)]
@@ -89,27 +59,18 @@ def recall_sequence(pairs, ask, n_filler: int = 20, seed: int = 0,
     return x, y
 
 
-def _last_label(y: torch.Tensor) -> torch.Tensor:
-    """Position of each row's last supervised token: [B]."""
-    supervised = (y != data_recall.IGNORE).long()                     # [B, T]
-    return (supervised * torch.arange(y.shape[1])).argmax(1)
-
-
 @torch.no_grad()
 def read_at(model, x, y) -> dict:
-    """The gated hybrid's memory read at each row's last supervised position (the answer).
-
-    x, y [B, T] (or one example [T]). Returns CPU tensors: "weights" [B, T] (the weight of memory
-    entry j, whose key is the token at j and whose value is the token at j + 1, placed at j),
-    "read_gate" [B], "pred", "target", "pos" [B] and "correct" [B] (argmax over the vocabulary).
-    """
+    """The gated hybrid's memory read at each row's last supervised position (the answer) of x, y [B, T] or [T]:
+    CPU tensors "weights" [B, T] (at j: memory entry j, key x_j, value x_j+1), "read_gate", "pred", "target",
+    "pos" and "correct" [B] (argmax over the vocabulary)."""
     x, y = torch.as_tensor(x), torch.as_tensor(y)
     if x.dim() == 1:
         x, y = x[None], y[None]
     logits, rec = model.internals(x.long().to(next(model.parameters()).device))
     if "retrieval" not in rec:
         raise ValueError(f"this {model.variant} model has no key-value memory (no 'retrieval' internals)")
-    pos = _last_label(y.cpu())
+    pos = ((y.cpu() != data_recall.IGNORE).long() * torch.arange(y.shape[1])).argmax(1)  # last supervised: [B]
     rows = torch.arange(len(x))
     r = {k: v.cpu() for k, v in rec["retrieval"].items()}
     w, idx = r["weights"][rows, pos], r["index"][rows, pos]         # [B, K]
@@ -121,20 +82,11 @@ def read_at(model, x, y) -> dict:
 
 
 def position_bars(ax, values, names=None, marks: dict | None = None, ylabel: str = "weight",
-                  title: str | None = None, ylim=None,
-                  xlabel: str = "memory position j (entry j: key x_j, value x_j+1)",
-                  verdict: bool | None = None):
-    """Bars of values [T] over positions; marks {position: (colour, note)} shade positions, named in a legend.
-
-    names (token names [T], optional) label the non-filler positions when the sequence is short
-    (T <= 48); longer sequences get plain position numbers, which stay readable. verdict (True /
-    False) writes RIGHT or WRONG above the panel, larger than any other text in it.
-    Nine parameters: after ax and values, optional labels and marks of one panel.
-    """
+                  title: str | None = None, ylim=None, verdict: bool | None = None):
+    """Bars of values [T] over positions; marks {position: (colour, note)} shade positions, named in a legend;
+    names [T] label the non-filler positions when T <= 48; verdict (True / False) writes RIGHT or WRONG
+    above the panel. After ax and values, only optional labels and marks of one panel."""
     v = as_numpy(values)
-    if v.ndim != 1 or (names is not None and len(names) != len(v)):
-        got = "no names" if names is None else f"{len(names)} names"
-        raise ValueError(f"values must be [T] (with T names when given); got shape {v.shape} and {got}")
     for p, (colour, note) in (marks or {}).items():
         ax.axvspan(p - 0.5, p + 0.5, color=colour, alpha=0.35, lw=0, label=f"{note} (position {p})")
     ax.bar(np.arange(len(v)), v, width=0.9, color="#37474f")
@@ -144,7 +96,7 @@ def position_bars(ax, values, names=None, marks: dict | None = None, ylabel: str
     ax.set_xlim(-0.8, len(v) - 0.2)
     if ylim is not None:
         ax.set_ylim(*ylim)
-    ax.set(xlabel=xlabel, ylabel=ylabel)
+    ax.set(xlabel="memory position j (entry j: key x_j, value x_j+1)", ylabel=ylabel)
     if marks:
         ax.legend(fontsize=8, loc="upper center", framealpha=0.9)
     if title:  # beside a verdict, the title moves to the right so that the two never overlap
@@ -165,10 +117,8 @@ def recall_marks(x, y, layout: data_recall.RecallLayout = data_recall.PAPER_LAYO
 
 def retrieval_grid(panels: dict, title: str = "where the memory reads at the answer position",
                    ylabel: str = "retrieval weight"):
-    """Rows of panels {row name: [panel, ...]}; a panel is {"values" [T], "names", "marks", "title"}
-    (optional "ylim", default (0, 1), "xlabel", and "verdict": True / False for RIGHT / WRONG)."""
-    if not panels or not all(panels.values()):
-        raise ValueError("panels is empty: give {row name: [panel dict, ...]}")
+    """Rows of panels {row name: [panel, ...]}; a panel is {"values" [T], optional "names", "marks", "title" and
+    "verdict": True / False for RIGHT / WRONG}, drawn by :func:`position_bars` on a scale of 0 to 1."""
     n_cols = max(len(row) for row in panels.values())
     fig, axes = plt.subplots(len(panels), n_cols, figsize=(min(MAX_WIDTH, max(9.0, 6.5 * n_cols)), 2.9 * len(panels)),
                              squeeze=False)
@@ -179,10 +129,9 @@ def retrieval_grid(panels: dict, title: str = "where the memory reads at the ans
                 ax.axis("off")
                 continue
             p = row[c]
-            extra = {key: p[key] for key in ("xlabel", "verdict") if key in p}
             row_label = f"{name}\n{ylabel}" if c == 0 else ylabel      # the row's name once, at its left
-            position_bars(ax, p["values"], p.get("names"), p.get("marks"), row_label, p.get("title"),
-                          p.get("ylim", (0, 1)), **extra)
+            position_bars(ax, p["values"], p.get("names"), p.get("marks"), row_label, p.get("title"), (0, 1),
+                          p.get("verdict"))
     return finish(fig, title)
 
 
@@ -190,8 +139,6 @@ def retrieval_grid(panels: dict, title: str = "where the memory reads at the ans
 
 def state_sizes(checkpoints, sizes: dict):
     """``sizes``: {what: [numbers stored after t tokens, one per checkpoint]}."""
-    if any(len(v) != len(checkpoints) for v in sizes.values()):
-        raise ValueError(f"every size list needs one count per checkpoint ({len(checkpoints)})")
     fig, ax = plt.subplots(figsize=(6.5, 3.2))
     for what, counts in sizes.items():
         ax.plot(checkpoints, counts, marker="o", label=what)
@@ -241,13 +188,9 @@ def recall_training(histories: dict, accuracy: dict, steps: int, n_values: int =
     return finish(fig)
 
 
-def _names(x, name):
-    return [name(t) for t in x.tolist()]
-
-
 def _panel(read, x, y, i, name):
     on_key = read["weights"][i, data_recall.locate(x[i], y[i])[-1]["key_pos"]]
-    return {"values": read["weights"][i], "names": _names(x[i], name),
+    return {"values": read["weights"][i], "names": [name(t) for t in x[i].tolist()],
             "marks": recall_marks(x[i], y[i]), "verdict": bool(read["correct"][i]),
             "title": f"answers {name(int(read['pred'][i]))} (target {name(int(read['target'][i]))}); "
                      f"weight on the key's entry {on_key:.2f}; read gate {read['read_gate'][i]:.2f}"}
@@ -306,15 +249,13 @@ def kept_across_gap(kept: dict, gap_length: int, title: str | None = None):
 
 
 def gradient_reach(rows: list[dict], floor: float = 1e-40, title: str | None = None):
-    """How much of the question loss's gradient reaches a token k places back, at initialization. rows:
-    ``course.gradient_reach.measure`` results (``label`` or ``variant``, ``reach`` [K + 1], reach[0] = 1). Left:
-    reach against distance, log scale; right: each row's pair reach. A float32 0 is drawn at ``floor``."""
+    """The question loss's gradient reaching k tokens back (left, log scale; a float32 0 drawn at ``floor``) and
+    each row's pair reach (right), at initialization: rows of ``course.gradient_reach.measure``."""
     fig, (ax, bars) = plt.subplots(1, 2, figsize=(MAX_WIDTH, 4.2), gridspec_kw={"width_ratios": [3, 2]})
     for row in rows:
         reach = np.maximum(np.asarray(row["reach"], dtype=float), floor)
         ax.plot(np.arange(len(reach)), reach, lw=1.4, label=row.get("label", row["variant"]))
-    ax.set_yscale("log")
-    ax.set_ylim(floor / 3, 3)
+    ax.set(yscale="log", ylim=(floor / 3, 3))
     ax.axhline(floor, color=INK, lw=0.8, ls=":")
     ax.set(xlabel="distance k back from the question (tokens)", ylabel="gradient at t - k / gradient at t")
     ax.set_title(f"reach by distance (dotted: exactly 0 in float32, drawn at {floor:g})", fontsize=9)

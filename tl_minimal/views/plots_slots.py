@@ -1,11 +1,5 @@
 """Pictures for notebook 04: how the slot layer uses its slots, and what its memory spans. Slot
-weights come from ``model.internals``; nothing re-implements the model's math.
-
-    slot_usage, slot_widget     slot weights g [T, H, K] of one layer; a sentence and a layer in, that picture out
-    spectra                     singular values of a few S x S memories (dense P against the slots')
-    toy_memories, entropy_bars  section 2's toy memories; section 4's entropy of g_t per layer and head
-    dense_against_slots, memories_alike    section 5: P_t beside P~_t, their spectra, cosine and reads
-"""
+weights come from ``model.internals``; nothing re-implements the model's math."""
 
 from __future__ import annotations
 
@@ -18,17 +12,10 @@ from .plots import MAX_WIDTH, as_numpy, finish, labelled, matrix_heatmap, token_
 
 
 def slot_usage(g, labels=None, title: str | None = None):
-    """Slot weights g [T, H, K] of one layer: a heatmap (slots x tokens) per head, then the mean use.
-
-    Each column of a heatmap sums to 1 (softmax over the K slots); the bar chart shows how much
-    of all writes each slot received, so an unused or dominant slot is visible at a glance.
-    """
+    """Slot weights g [T, H, K] of one layer: a heatmap (slots x tokens, each column sums to 1) per head,
+    then the share of all writes each slot received."""
     G = as_numpy(g)
-    if G.ndim != 3:
-        raise ValueError(f"g must be slot weights [T, H, K] of one sequence and layer, got shape {G.shape}")
     T, H, K = G.shape
-    if labels is not None and len(labels) != T:
-        raise ValueError(f"{len(labels)} labels for {T} tokens")
     figsize = (min(MAX_WIDTH, max(6.0, 0.18 * T + 2)), (0.22 * K + 0.5) * (H + 1) + 1.0)
     fig, axes = plt.subplots(H + 1, 1, figsize=figsize, squeeze=False)
     top = max(float(G.max()), 1 / K)                                # colour scale up to the largest weight
@@ -54,15 +41,10 @@ def slot_usage(g, labels=None, title: str | None = None):
 
 def spectra(mats: dict, ax=None, title: str = "singular values of the memory"):
     """Sorted singular values of each named matrix [S, S], each divided by its largest."""
-    if not mats:
-        raise ValueError("mats is empty: give {name: matrix [S, S]}")
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3.2))
     for name, M in mats.items():
-        M = as_numpy(M)
-        if M.ndim != 2:
-            raise ValueError(f"{name}: expected a matrix [S, S], got shape {M.shape}")
-        sv = np.linalg.svd(M, compute_uv=False)
+        sv = np.linalg.svd(as_numpy(M), compute_uv=False)
         ax.semilogy(np.arange(1, len(sv) + 1), sv / max(sv[0], 1e-30), marker="o", ms=3, label=name)
     labelled(ax, xlabel="index of the singular value", ylabel="singular value / largest", title=title)
     return ax.figure
@@ -71,14 +53,11 @@ def spectra(mats: dict, ax=None, title: str = "singular values of the memory"):
 def toy_memories(P, memories: dict,
                  title: str = "two tokens, two slots: M = Σ_k L_k R_k^T against P (one colour scale)"):
     """The dense P [S, S] and three slot memories {choice: M [S, S]} as annotated heatmaps on one colour scale."""
-    if len(memories) != 3:
-        raise ValueError(f"expected three slot choices beside the dense P, got {len(memories)}")
     top = max(float(P.max()), *(float(M.max()) for M in memories.values()))  # one colour scale for all four
     fig, axes = plt.subplots(2, 2, figsize=(8, 6.2))
-    matrix_heatmap(P, ax=axes[0, 0], title="dense P (true pairs)", xlabel="j (write b)", ylabel="i (state s)",
-                   annot=True, vmin=0, vmax=top, center=None, cmap="Blues")
-    for ax, (name, M) in zip(axes.flat[1:], memories.items(), strict=True):
-        matrix_heatmap(M, ax=ax, title=f"slots: {name}", xlabel="j (write b)", ylabel="i (state s)", annot=True,
+    panels = {"dense P (true pairs)": P, **{f"slots: {name}": M for name, M in memories.items()}}
+    for ax, (name, M) in zip(axes.flat, panels.items(), strict=True):
+        matrix_heatmap(M, ax=ax, title=name, xlabel="j (write b)", ylabel="i (state s)", annot=True,
                        vmin=0, vmax=top, center=None, cmap="Blues")
     for ax in axes.flat:
         for number in ax.texts:  # the cell values, large enough to read
@@ -89,14 +68,9 @@ def toy_memories(P, memories: dict,
 def entropy_bars(entropy: dict, ln_k: float,
                  title: str = "how evenly the tokens spread their writes over the slots"):
     """entropy {training steps: [L, H] mean entropy of g_t in nats}: one panel per run, bars at layer x 5 + head."""
-    if not entropy:
-        raise ValueError("entropy is empty: give {steps: [L, H]}")
     fig, axes = plt.subplots(1, len(entropy), figsize=(9.5, 3), sharey=True, squeeze=False)
     for ax, (steps, ent) in zip(axes[0], entropy.items(), strict=True):
-        ent = as_numpy(ent)
-        if ent.ndim != 2:
-            raise ValueError(f"{steps} steps: entropy must be [L, H], got shape {ent.shape}")
-        for i, per_head in enumerate(ent):
+        for i, per_head in enumerate(as_numpy(ent)):
             ax.bar([i * 5 + h for h in range(len(per_head))], per_head, label=f"layer {i}")
         ax.axhline(ln_k, color="black", ls=":", label="ln K (even spread)")
         ax.set_xlabel("layer x 5 + head")
@@ -108,8 +82,6 @@ def entropy_bars(entropy: dict, ln_k: float,
 def dense_against_slots(mem: dict, t: int, head: int):
     """mem {steps: {"dense", "slot": [T, H, S, S]}} of two runs (short, long): the long run's two memories at
     position t, and the singular values of all four."""
-    if len(mem) != 2:
-        raise ValueError(f"expected two runs (short, long), got {len(mem)}")
     long = list(mem)[1]
     fig, axes = plt.subplots(1, 3, figsize=(9.5, 3.2))
     matrix_heatmap(mem[long]["dense"][t, head], ax=axes[0], title=f"{long} steps: dense P_t, t = {t}",
@@ -129,8 +101,6 @@ def dense_against_slots(mem: dict, t: int, head: int):
 def memories_alike(mem: dict, head: int):
     """mem {steps: {"cos": [T, H], "reads": (dense [T, H], slot [T, H])}} of two runs (short, long): the cosine
     of the two memories along the chunk for both runs, and the long run's two reads, each scaled to max 1."""
-    if len(mem) != 2:
-        raise ValueError(f"expected two runs (short, long), got {len(mem)}")
     short, long = list(mem)
     fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.2))
     for steps, ls in ((short, ":"), (long, "-")):

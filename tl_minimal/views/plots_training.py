@@ -1,14 +1,6 @@
 """Pictures of training runs and of what a trained layer does (notebooks 00-04). The numbers (the
 unigram baseline, half-lives, ranks, scores, cache sizes) are computed in the notebook, where the
-student reads their formula; these functions only draw them.
-
-    numbers_kept            00: the KV cache per layer against the recurrent state, log-log axes
-    loss_with_baseline      01: loss per step in bits per byte, a dashed baseline
-    loss_and_bpb            03c, 04: the runs' losses, and their validation BPB beside the paper's
-    per_head_bars           01, 02: {run: [L, H]} as grouped bars, one group per head "L{layer}h{head}"
-    per_head_lines          02: [L, T, H] along a sentence, one panel per layer, one line per head
-    scores_beside_softmax   03c: triple-latent scores A[t, tau] beside a Transformer's softmax weights
-"""
+student reads their formula; these functions only draw them."""
 
 from __future__ import annotations
 
@@ -19,8 +11,6 @@ from .plots import as_numpy, finish, loss_curves, matrix_heatmap, metric_bars
 
 def numbers_kept(lengths: list, kv_cache: list, state: int):
     """kv_cache[i]: numbers a Transformer layer keeps at context lengths[i]; state: the recurrent layer's, fixed."""
-    if len(lengths) != len(kv_cache) or not lengths:
-        raise ValueError(f"one KV-cache size per length: {len(lengths)} lengths, {len(kv_cache)} sizes")
     fig, ax = plt.subplots(figsize=(7, 3.2))
     ax.loglog(lengths, kv_cache, marker="o", ms=3, label="Transformer: KV cache 2 t d")
     ax.loglog(lengths, [state] * len(lengths), marker="o", ms=3, label="triple-latent: state H(S + S²)")
@@ -35,12 +25,10 @@ def _baseline(ax, baseline: float, name: str) -> None:
     ax.legend(fontsize=9)
 
 
-def loss_with_baseline(histories: dict, baseline: float, title: str, name: str = "unigram baseline", ax=None):
+def loss_with_baseline(histories: dict, baseline: float, title: str, name: str = "unigram baseline"):
     """``plots.loss_curves(histories, bits=True)`` with a dashed line at ``baseline`` (bits per byte)."""
-    if not histories:
-        raise ValueError("histories is empty: give {name: history}")
-    fig = loss_curves(histories, ax=ax, bits=True, title=title)
-    _baseline(ax if ax is not None else fig.axes[0], baseline, name)
+    fig = loss_curves(histories, bits=True, title=title)
+    _baseline(fig.axes[0], baseline, name)
     return fig
 
 
@@ -49,8 +37,6 @@ def loss_and_bpb(histories: dict, bpb: dict, baseline: float, paper: dict | None
                  name: str = "unigram"):
     """Left: ``loss_curves`` of {run: history} in bits per byte; right: ``metric_bars`` of {run: BPB} beside
     ``paper``'s; the baseline (bits per byte) dashed in both. ylim: the bars' (bottom, top)."""
-    if set(bpb) != set(histories):
-        raise ValueError(f"one BPB per run: histories {sorted(histories)}, bpb {sorted(bpb)}")
     fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.4))
     loss_curves(histories, ax=axes[0], bits=True, smooth=smooth, title=loss_title)
     metric_bars(bpb, paper, ax=axes[1], ylabel=bar_ylabel, title=bar_title)
@@ -62,13 +48,8 @@ def loss_and_bpb(histories: dict, bpb: dict, baseline: float, paper: dict | None
 
 def per_head_bars(values: dict, ylabel: str, title: str, figsize=(7, 3), rotation: int = 45):
     """One bar per run for every layer and head: values {run label: [L, H]}, all of one shape."""
-    if not values:
-        raise ValueError("values is empty: give {run label: [L, H] tensor}")
     arrays = {label: as_numpy(v) for label, v in values.items()}
-    shapes = {a.shape for a in arrays.values()}
-    if len(shapes) != 1 or len(next(iter(shapes))) != 2:
-        raise ValueError(f"every run needs the same [L, H] shape; got {sorted(shapes)}")
-    L, H = next(iter(shapes))
+    L, H = next(iter(arrays.values())).shape
     width = 0.8 / len(arrays)  # the runs of one head fill 0.8 of its slot
     fig, ax = plt.subplots(figsize=figsize)
     for i, (label, a) in enumerate(arrays.items()):
@@ -83,8 +64,6 @@ def per_head_bars(values: dict, ylabel: str, title: str, figsize=(7, 3), rotatio
 def per_head_lines(values, xlabels, ylabel: str, title: str):
     """values [L, T, H] along a sequence: one panel per layer, one line per head, the tokens on the x axis."""
     v = as_numpy(values)
-    if v.ndim != 3 or v.shape[1] != len(xlabels):
-        raise ValueError(f"values must be [L, T, H] with T = {len(xlabels)} labels; got shape {v.shape}")
     L, T, H = v.shape
     fig, axes = plt.subplots(L, 1, figsize=(9.5, 2.0 * L), sharex=True, squeeze=False)
     for layer, ax in enumerate(axes[:, 0]):
@@ -101,8 +80,6 @@ def per_head_lines(values, xlabels, ylabel: str, title: str):
 def scores_beside_softmax(scores: dict, attn, labels: list, transformer_steps: int):
     """scores {training steps: A [T, T]} of triple_latent (two runs), attn [T, T] of the Transformer; the
     scores ``A[t, tau] = w[t, tau] (q^l_t . s_(tau-1))`` are formed in notebook 03c from the library's pieces."""
-    if len(scores) != 2:
-        raise ValueError(f"expected the scores of two triple_latent runs, got {len(scores)}")
     fig, axes = plt.subplots(1, 3, figsize=(9.5, 3.6))
     for ax, (steps, A) in zip(axes[:2], scores.items(), strict=True):  # the third panel: the Transformer
         matrix_heatmap(A, xlabels=labels, ylabels=labels, ax=ax, title=f"triple_latent, {steps} steps: A[t, τ]",

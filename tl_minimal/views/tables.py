@@ -1,13 +1,5 @@
 """The printed numbers under the figures of notebooks 00-04: views print what the notebook computed.
-
-Losses come in nats (the library's history) and are printed in bits per byte, nats / ln 2.
-
-    print_generation_cost, print_baselines, print_training_text, print_two_unigrams    notebook 00
-    print_loop_against_fit, print_short_run, print_shipped_record, print_half_lives    notebook 01
-    print_cosine_table, print_many_pairs, print_recall_at, print_shipped_bpb,
-    print_gate_means                                                                   notebook 02
-    print_bpb_table (03c), print_slot_choices (04)
-"""
+Losses come in nats (the library's history) and are printed in bits per byte, nats / ln 2."""
 
 from __future__ import annotations
 
@@ -24,9 +16,6 @@ def _rounded(values, digits: int) -> list:
 
 def print_generation_cost(d: int, H: int, S: int, rows: list) -> None:
     """rows: (t, KV cache, state, attention work, triple-latent work) per context length t."""
-    for row in rows:
-        if len(row) != 5:
-            raise ValueError(f"a row is (t, KV cache, state, attention work, triple-latent work); got {row}")
     print(f"d = {d}, H = {H}, S = {S}; per layer, while generating token t:")
     print(f"{'context t':>10s} {'KV cache (2 t d)':>18s} {'state H(S + S^2)':>18s} {'mixing work, attention':>24s} "
           f"{'mixing work, triple-latent':>27s}")
@@ -36,8 +25,6 @@ def print_generation_cost(d: int, H: int, S: int, rows: list) -> None:
 
 def print_baselines(vocab_size: int, unigram: float) -> None:
     """The two references of a BPB: uniform over ``vocab_size`` ids (log2 V bits) and the unigram (BPB)."""
-    if vocab_size < 2:
-        raise ValueError(f"a vocabulary has at least two ids; got {vocab_size}")
     print(f"uniform over {vocab_size} ids: {math.log2(vocab_size):.3f} BPB")
     print(f"unigram (byte frequencies of the train split), on the validation split: {unigram:.3f} BPB")
 
@@ -45,8 +32,6 @@ def print_baselines(vocab_size: int, unigram: float) -> None:
 def print_training_text(source: str, n_train: int, protocol) -> None:
     """source: the train split's ``source``; n_train: its length in bytes; protocol: the lm protocol. One run
     sees steps x batch_size windows x seq_len bytes (windows may overlap)."""
-    if n_train <= 0:
-        raise ValueError(f"the training text has bytes; got n_train = {n_train}")
     seen = protocol.steps * protocol.batch_size * protocol.seq_len  # bytes in the training windows of one run
     print("training text:", source)
     print(f"one {protocol.steps}-step run sees {protocol.steps} x {protocol.batch_size} windows x "
@@ -66,8 +51,6 @@ def print_two_unigrams(whole: float, table: float, protocol) -> None:
 
 def print_loop_against_fit(mine: list, fit_losses: list) -> None:
     """Two columns of losses in bits per byte, one row per step; both lists in nats, of one length."""
-    if len(mine) != len(fit_losses):
-        raise ValueError(f"one loss per step in both: got {len(mine)} and {len(fit_losses)} steps")
     print("step   loop above   fit()      (bits per byte = nats / ln 2)")
     for k, (a, b) in enumerate(zip(mine, fit_losses, strict=True)):
         print(f"{k:4d}   {a / math.log(2):10.4f}   {b / math.log(2):8.4f}")
@@ -76,9 +59,6 @@ def print_loop_against_fit(mine: list, fit_losses: list) -> None:
 def print_bpb_table(params: dict, seconds: dict, bpb: dict, paper: dict, unigram: float, vocab_size: int) -> None:
     """One row per model ({name: value} each): parameters, training seconds, our BPB, the paper's; then the
     unigram and uniform baselines (bits per byte)."""
-    if not set(params) == set(seconds) == set(bpb):
-        raise ValueError(f"one value per model in params, seconds and bpb: {sorted(params)}, {sorted(seconds)}, "
-                         f"{sorted(bpb)}")
     print(f"{'model':14s} {'params':>8s} {'training s':>10s} {'BPB (ours)':>11s} {'BPB (paper)':>12s}")
     for name in params:
         theirs = f"{paper[name]:.3f}" if name in paper else "-"
@@ -89,24 +69,19 @@ def print_bpb_table(params: dict, seconds: dict, bpb: dict, paper: dict, unigram
 
 def print_short_run(history: dict, unigram: float, where: str) -> None:
     """history: fit()'s (``steps``, ``seconds``, ``loss`` in nats); unigram: the baseline (BPB) on ``where``."""
-    if not history.get("loss"):
-        raise ValueError("a run's history needs its losses (fit()'s history['loss'], in nats); got none")
     bits = [v / math.log(2) for v in history["loss"]]  # nats -> bits per byte
     print(f"{history['steps']} steps in {history['seconds']:.0f} s; training loss {bits[0]:.3f} -> {bits[-1]:.3f} "
           f"bits per byte (unigram baseline on {where}: {unigram:.3f})")
 
 
 def _chunks_phrase(record: dict, unigram: float, n_chunks: int) -> str:
-    if "val_bpb" not in record:
-        raise ValueError(f"a shipped lm model's record has its val_bpb; got keys {sorted(record)}")
     return (f"validation BPB {record['val_bpb']:.3f} (unigram baseline on the same {n_chunks:,} chunks: "
             f"{unigram:.3f})")
 
 
 def print_shipped_record(record: dict, unigram: float, n_chunks: int) -> None:
-    """record: a shipped model's (``course.shipped``); unigram, n_chunks: the baseline on the chunks its
-    val_bpb scored, and how many (``course.shipped.unigram_on_record_chunks``). Two lines: how it was made,
-    then its last training loss (bits per byte) and its validation BPB beside the baseline."""
+    """How a shipped model (its ``record``) was made, then its last training loss and validation BPB beside the
+    baseline on the same chunks (``course.shipped.unigram_on_record_chunks``'s unigram, n_chunks)."""
     scored = _chunks_phrase(record, unigram, n_chunks)
     print(f"made by: {record['command']}  ({record['train_seconds'] / 60:.1f} min of training on "
           f"{record['threads']} CPU thread)")
@@ -126,9 +101,6 @@ def print_shipped_bpb(record: dict, unigram: float, n_chunks: int) -> None:
 def print_half_lives(runs: dict) -> None:
     """runs {training steps: (half-lives [L, H], gates [L, T, H])}: one line per layer, one summary per run."""
     for steps, (half_lives, lam) in runs.items():
-        if half_lives.dim() != 2 or lam.dim() != 3 or half_lives.shape[0] != lam.shape[0]:
-            raise ValueError(f"{steps} steps: want half-lives [L, H] and gates [L, T, H]; got "
-                             f"{tuple(half_lives.shape)} and {tuple(lam.shape)}")
         for layer in range(half_lives.shape[0]):
             print(f"{steps} steps, layer {layer}: half-life of the mean decay per head",
                   _rounded(half_lives[layer], 2))
@@ -140,8 +112,6 @@ def print_half_lives(runs: dict) -> None:
 def print_gate_means(gates: dict, name: str = "γ") -> None:
     """Notebook 02, section 4: gates {steps: [L, T, H]}; per run the mean per layer and the spread over tokens."""
     for steps, g in gates.items():
-        if g.dim() != 3:
-            raise ValueError(f"{steps} steps: gates must be [L, T, H], got shape {tuple(g.shape)}")
         print(f"{steps:5d} steps: mean {name} per layer", _rounded(g.mean(dim=(1, 2)), 3),
               "; spread over tokens (std, mean over heads)", _rounded(g.std(dim=1).mean(1), 2))
 
@@ -149,9 +119,6 @@ def print_gate_means(gates: dict, name: str = "γ") -> None:
 def print_slot_choices(entropy: dict, largest: dict) -> None:
     """Notebook 04, section 4: entropy {steps: [L, H]} of the slot weights and largest {steps: [L]} weight."""
     for steps, ent in entropy.items():
-        if ent.dim() != 2 or largest[steps].shape != ent.shape[:1]:
-            raise ValueError(f"{steps} steps: want entropy [L, H] and largest [L]; got {tuple(ent.shape)} and "
-                             f"{tuple(largest[steps].shape)}")
         for i in range(ent.shape[0]):
             print(f"{steps:5d} steps, layer {i}: mean entropy per head {_rounded(ent[i], 3)}, "
                   f"largest weight on average {largest[steps][i]:.3f}")
@@ -160,8 +127,6 @@ def print_slot_choices(entropy: dict, largest: dict) -> None:
 # --- notebook 02's pair toy: which write each memory returns for a context -------------------------
 
 def _own_write(table: torch.Tensor) -> int:
-    if table.dim() != 2 or table.shape[0] != table.shape[1]:
-        raise ValueError(f"a cosine table is [n questions, n writes]; got shape {tuple(table.shape)}")
     return int((table.argmax(dim=1) == torch.arange(table.shape[0])).sum())
 
 
@@ -183,7 +148,4 @@ def print_many_pairs(table: torch.Tensor, S: int) -> None:
 def print_recall_at(curves: dict, n_pairs: int) -> None:
     """curves: {S: recall [n_pairs]}, recall[n - 1] the fraction answered right with n pairs stored."""
     for S, recall in curves.items():
-        if len(recall) != n_pairs or S > n_pairs:
-            raise ValueError(f"a curve holds one recall per number of pairs 1..{n_pairs} (at least S = {S}); "
-                             f"got {len(recall)} values")
         print(f"S = {S:2d}: recall with {S} pairs {recall[S - 1]:.0%}, with {n_pairs} pairs {recall[-1]:.0%}")

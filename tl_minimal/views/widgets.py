@@ -1,24 +1,18 @@
-"""Things to play with: sliders, menus and text boxes that redraw a picture from ``plots.py``.
+"""Things to play with: sliders, menus and text boxes that redraw a picture from ``plots.py``. In a live
+notebook (a Jupyter kernel with ipywidgets) a helper returns the controls and a figure redrawn when a control
+changes, with a PNG of its latest picture for the committed notebook; anywhere else (or ``static=True``) it
+draws the figure once with the starting values and returns that ``Figure``.
 
-In a live notebook (a Jupyter kernel with ipywidgets) a helper returns the controls and a figure
-redrawn when a control changes; anywhere else (a script, pytest, no ipywidgets, ``static=True``) it
-draws the figure once with the starting values and returns that ``Figure``. The returned view also
-carries a PNG of its latest picture, so a committed notebook shows the picture without a kernel.
-
-Controls are small specs, so the fallback needs no ipywidgets: ``Slider(value, min, max, step)``
-(an int slider when all four are ints), ``Text(value)`` (applied on Enter), ``Choice(value,
-options)`` (values or (label, value) pairs; ``follows="pairs", options_for=fn`` takes its options
-from ``fn(value of pairs)``). Each takes a ``description`` and a ``hint`` (the rule for its input).
-When ``draw`` raises ValueError, the message replaces the picture (no stale picture looks current);
-other errors show their traceback.
-
-    interactive(draw, **controls)   the general helper: draw(**values) returns a Figure
-    pulse_memory_widget, pair_memory_widget, gate_widget, recall_widget    the notebooks' widgets
+Controls are small specs, so the fallback needs no ipywidgets: ``Slider(value, min, max, step)`` (ints: an
+int slider), ``Text(value)`` (applied on Enter), ``Choice(value, options)`` (values or (label, value) pairs;
+``follows="pairs", options_for=fn``: the options are ``fn(value of pairs)``), each with a ``description`` and
+a ``hint`` (the rule for its input). A ValueError of ``draw`` replaces the picture with its message.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import re
 import traceback
@@ -115,34 +109,29 @@ def _figure_bundle(fig) -> tuple[dict, dict]:
     return data, metadata
 
 
+@functools.cache
 def _view_class():
     """InteractiveView, an ipywidgets VBox that also carries a PNG of its picture (built on first use)."""
-    global _VIEW
-    if _VIEW is None:
-        import ipywidgets as w
+    import ipywidgets as w
 
-        class InteractiveView(w.VBox):
-            """Controls, a message line and the picture; displays as the widget plus a PNG and a short text."""
+    class InteractiveView(w.VBox):
+        """Controls, a message line and the picture; displays as the widget plus a PNG and a short text."""
 
-            def __init__(self, children, controls: dict, message, output, summary: str):
-                super().__init__(children)
-                self.controls, self.message, self.output, self.summary = controls, message, output, summary
-                self.picture: str | None = None                 # base64 PNG of the picture on show
-                self.picture_meta: dict = {}                    # its alt text, size, smallest text (alt_text)
+        def __init__(self, children, controls: dict, message, output, summary: str):
+            super().__init__(children)
+            self.controls, self.message, self.output, self.summary = controls, message, output, summary
+            self.picture: str | None = None                 # base64 PNG of the picture on show
+            self.picture_meta: dict = {}                    # its alt text, size, smallest text (alt_text)
 
-            def _repr_mimebundle_(self, **kwargs):
-                data = super()._repr_mimebundle_(**kwargs)
-                data["text/plain"] = self.summary
-                if self.picture is None:
-                    return data
-                data["image/png"] = self.picture
-                return (data, {"image/png": self.picture_meta}) if self.picture_meta else data
+        def _repr_mimebundle_(self, **kwargs):
+            data = super()._repr_mimebundle_(**kwargs)
+            data["text/plain"] = self.summary
+            if self.picture is None:
+                return data
+            data["image/png"] = self.picture
+            return (data, {"image/png": self.picture_meta}) if self.picture_meta else data
 
-        _VIEW = InteractiveView
-    return _VIEW
-
-
-_VIEW = None
+    return InteractiveView
 
 
 def _check_controls(controls: dict) -> None:
@@ -150,20 +139,14 @@ def _check_controls(controls: dict) -> None:
     for name, spec in controls.items():
         if not isinstance(spec, (Slider, Text, Choice)):
             raise TypeError(f"control {name!r} must be a Slider, Text or Choice, got {type(spec).__name__}")
-        if isinstance(spec, Choice) and (spec.follows is None) != (spec.options_for is None):
-            raise ValueError(f"Choice {name!r}: give both follows= and options_for=, or neither")
         if isinstance(spec, Choice) and spec.follows is not None and spec.follows not in controls:
             raise ValueError(f"Choice {name!r} follows {spec.follows!r}, which is not one of {list(controls)}")
 
 
 def interactive(draw, static: bool | None = None, **controls):
-    """Controls + a figure redrawn by ``draw(**values) -> Figure`` whenever a control changes.
-
-    Returns an ``InteractiveView`` (an ipywidgets VBox; make it the cell's last expression), or,
-    without a frontend or with ``static=True``, the ``Figure`` drawn once with the starting values.
-    ``draw`` raising ValueError on the starting values is an error here (the caller chose them);
-    later it becomes the message shown under the controls.
-    """
+    """Controls + a figure redrawn by ``draw(**values) -> Figure`` whenever a control changes: an
+    ``InteractiveView`` (make it the cell's last expression), or, without a frontend or with ``static=True``,
+    the ``Figure`` drawn once. A ValueError on the starting values raises here; later it is the message."""
     _check_controls(controls)
     if static or (static is None and not has_frontend()):
         fig = draw(**{name: spec.value for name, spec in controls.items()})
@@ -264,15 +247,11 @@ class _LiveFigure:
 
 # --- the widgets of the notebooks ------------------------------------------------------------
 
-def pulse_memory_widget(lam: float = 0.9, T: int | None = None, compare: tuple = (0.5,),
-                        static: bool | None = None):
-    """A lambda slider redrawing the running state's memory of one pulse (``plots.pulse_memory``).
-
-    ``compare`` lambdas stay on the plot as fixed references; the time axis follows the longest
-    half-life shown unless ``T`` is given.
-    """
+def pulse_memory_widget(lam: float = 0.9, T: int | None = None, static: bool | None = None):
+    """A lambda slider redrawing the running state's memory of one pulse (``plots.pulse_memory``) beside a
+    fixed lambda of 0.5."""
     def draw(lam):
-        return plots.pulse_memory([*compare, lam], T=T)
+        return plots.pulse_memory([0.5, lam], T=T)
 
     return interactive(draw, static, lam=Slider(lam, 0.05, 0.995, 0.005, "λ",
                                                  "keep gate in (0, 1); half-life ln(1/2) / ln(λ) tokens"))
@@ -281,8 +260,6 @@ def pulse_memory_widget(lam: float = 0.9, T: int | None = None, compare: tuple =
 def pair_memory_widget(snapshots: dict, labels=None, heads=None, start: int | None = None,
                        static: bool | None = None, title: str = "pair memory P_t"):
     """A position slider stepping through P_t: snapshots {t: [H, S, S]} (``plots.model_pair_memory``)."""
-    if not snapshots:
-        raise ValueError("snapshots is empty: give {position: P [H, S, S]}")
     positions = sorted(int(t) for t in snapshots)
     lo, hi = positions[0], positions[-1]
     start = hi if start is None else int(start)
@@ -303,25 +280,20 @@ def byte_prompt(text: str, max_len: int):
 GATE_NAMES = {"gam": "γ (pair-memory keep gate)", "lam": "λ (running-state keep gate)"}
 
 
-def gate_widget(model, text: str, key: str = "gam", encode=None, static: bool | None = None):
-    """Type a sentence, see the model's gates per layer and head (``plots.gate_heatmaps``).
-
-    encode(text) -> tokens [T] (default: byte level with BOS, cut to the model's context).
-    key: the gate shown first, "gam" (γ, pair memory) or "lam" (λ, running state); a menu
-    labelled with the symbols switches.
-    """
+def gate_widget(model, text: str, key: str = "gam", static: bool | None = None):
+    """Type a sentence (bytes with BOS, cut to the model's context), see the model's gates per layer and head
+    (``plots.gate_heatmaps``); key: the gate shown first ("gam" or "lam"; a menu switches)."""
     if key not in GATE_NAMES:
         raise ValueError(f"key must be 'lam' (λ) or 'gam' (γ), got {key!r}")
-    limit = "" if encode is not None else f"; the first {model.max_seq_len - 1} bytes are read"
-    encode = encode or (lambda s: byte_prompt(s, model.max_seq_len))
 
     def draw(text, key):
-        tokens = encode(text if text else " ")
+        tokens = byte_prompt(text if text else " ", model.max_seq_len)
         gates = plots.model_gates(model, tokens, key)               # [L, T, H]
         return plots.gate_heatmaps(gates, plots.token_labels(tokens), name=GATE_NAMES[key][0],
                                    title=f"{GATE_NAMES[key]} of the trained {model.variant}")
 
-    return interactive(draw, static, text=Text(text, "sentence", f"any text, then Enter{limit}"),
+    hint = f"any text, then Enter; the first {model.max_seq_len - 1} bytes are read"
+    return interactive(draw, static, text=Text(text, "sentence", hint),
                        key=Choice(key, tuple((label, k) for k, label in GATE_NAMES.items()), "gate"))
 
 
@@ -357,14 +329,8 @@ def parse_pairs(text: str, layout: data_recall.RecallLayout = data_recall.PAPER_
 def recall_widget(models: dict, pairs: str = "k5=v13 k6=v20 k7=v17 k8=v14", ask: str = "k7", filler: int = 60,
                   model: str | None = None, max_len: int = 128,
                   layout: data_recall.RecallLayout = data_recall.PAPER_LAYOUT, static: bool | None = None):
-    """Write key-value pairs, ask one key, and see where a trained model's memory reads.
-
-    models: {name: model with a key-value memory} (``plots_retrieval.read_at``). The ask menu offers
-    only the keys among the pairs; the filler slider stops where a sequence of ``max_len``
-    tokens (the models' context) still holds every key.
-    """
-    if not models:
-        raise ValueError("models is empty: give {name: trained model with a key-value memory}")
+    """Write key-value pairs, ask one key, and see where a trained model's memory reads: models {name: model
+    with a key-value memory} (``plots_retrieval.read_at``); the filler stops where ``max_len`` tokens hold every key."""
     model = next(iter(models)) if model is None else model
     def names(x):
         return [layout.name(t) for t in x.tolist()]
