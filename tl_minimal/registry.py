@@ -31,7 +31,7 @@ from .family import FAMILY_CLASSES, FAMILY_PRESETS, FAMILY_SETTINGS
 from .kv_fusion import KVConfig
 from .ladder import CHOICES
 from .model_config import KV_SETTINGS, ModelConfig
-from .models import MODEL_CLASSES, GatedHybridLM, LanguageModel
+from .models import MODEL_CLASSES, LanguageModel
 
 COMMON = {"d_model": 64, "n_layers": 3, "n_heads": 4, "max_seq_len": 128, "dropout": 0.1}
 RECURRENT = {"state_dim": 16, "mode": "fast", "lam_bias": 0.0, "gam_bias": 0.0}
@@ -140,11 +140,3 @@ def build_model(variant: str, vocab_size: int, **config) -> LanguageModel:
     """
     return model_class(variant)(model_config(variant, vocab_size, **config))
 
-
-def is_gated_hybrid(model_or_variant) -> bool:
-    """True for a model with the gated key-value memory, or the name of a variant that has one
-    (gated_hybrid_repaired, gated_hybrid_paper, gated_hybrid_printed): the one place that answers it, for
-    code that reads the memory's retrieval or switches its read off."""
-    if isinstance(model_or_variant, str):
-        return issubclass(model_class(model_or_variant), GatedHybridLM)
-    return isinstance(model_or_variant, GatedHybridLM)
