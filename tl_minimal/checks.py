@@ -25,15 +25,12 @@ def check_mode(mode: str) -> str:
     return mode
 
 
-def check_chunk_size(chunk_size: int) -> int:
+def check_form(mode: str, chunk_size: int) -> tuple[str, int]:
+    """An op's form: a known mode (check_mode) and chunk_size an int in [2, MAX_CHUNK]."""
+    check_mode(mode)
     if not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or not 2 <= chunk_size <= MAX_CHUNK:
         raise ValueError(f"chunk_size must be an int in [2, {MAX_CHUNK}], got {chunk_size!r}")
-    return chunk_size
-
-
-def check_form(mode: str, chunk_size: int) -> tuple[str, int]:
-    """An op's form: (check_mode(mode), check_chunk_size(chunk_size))."""
-    return check_mode(mode), check_chunk_size(chunk_size)
+    return mode, chunk_size
 
 
 def check_causal_decay_length(C: int) -> int:

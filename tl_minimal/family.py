@@ -59,11 +59,12 @@ FAMILY_PRESETS["gla_short_start"] = ("ladder", GLA_SHORT_START)
 
 
 class RelativeLM(LanguageModel):
-    """A relative's model (:data:`RELATIVES`): the shared stack with the relative's mixer in every
-    block, ``mixer_class(d_model, n_heads, **{name: config.name for name in settings})``."""
+    """A relative's model (:data:`RELATIVES`), and the ladder's (ladder, its presets): the shared stack
+    with the mixer in every block, ``mixer_class(d_model, n_heads, **{name: config.name for name in settings})``."""
 
     def make_mixer(self, config: ModelConfig) -> nn.Module:
-        mixer_class, settings = RELATIVES[FAMILY_PRESETS.get(config.variant, (config.variant,))[0]]
+        mixers = {**RELATIVES, "ladder": (LadderMixer, FAMILY_SETTINGS["ladder"])}
+        mixer_class, settings = mixers[FAMILY_PRESETS.get(config.variant, (config.variant,))[0]]
         return mixer_class(config.d_model, config.n_heads, **{name: getattr(config, name) for name in settings})
 
 
@@ -87,14 +88,6 @@ class ConvOnlyLM(TripleHybridLM):
     """conv_only: triple_hybrid with lambda = gamma = 0 in every block: only local mixing."""
 
     make_mixer = KeySourceLM.make_mixer
-
-
-class LadderLM(LanguageModel):
-    """ladder (and its presets): LadderMixer blocks, one rung of the ladder from triple_latent to gla."""
-
-    def make_mixer(self, config):
-        settings = FAMILY_SETTINGS["ladder"]  # LadderMixer's keywords are the settings' names
-        return LadderMixer(config.d_model, config.n_heads, **{name: getattr(config, name) for name in settings})
 
 
 class NoPositions(nn.Module):
@@ -121,4 +114,4 @@ class TransformerRoPELM(TransformerLM):
 
 FAMILY_CLASSES = {**dict.fromkeys(RELATIVES, RelativeLM), "triple_key_shift": KeySourceLM,
                   "triple_key_current": KeySourceLM, "conv_only": ConvOnlyLM, "transformer_rope": TransformerRoPELM,
-                  "ladder": LadderLM}
+                  "ladder": RelativeLM}

@@ -31,7 +31,6 @@ import torch.nn.functional as F
 from torch import nn
 
 from .checks import check_axes, check_form, check_heads, check_layer_input, check_short_conv_input, check_state
-from .kernels import heads_first
 from .readout import decayed_attention, normal_init
 from .recording import Recorder
 from .running_state import DEFAULT_CHUNK, log_gate
@@ -97,8 +96,8 @@ def gla(q, k, v, alpha, M0=None, mode: str = "fast", chunk_size: int = DEFAULT_C
             os.append(o_t)
         return torch.stack(os, dim=1), M                            # [B, T, H, Dv]
     # exactly the pair readout's chunked attention: query q, key k, value v, decay alpha
-    o, M = decayed_attention(heads_first(q), heads_first(k), heads_first(v),
-                             heads_first(log_gate(alpha)), M0, chunk_size)  # [B, H, T, Dv]
+    o, M = decayed_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
+                             log_gate(alpha).transpose(1, 2), M0, chunk_size)  # [B, H, T, Dv]
     return o.transpose(1, 2), M                                     # [B, T, H, Dv]
 
 

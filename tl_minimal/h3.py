@@ -33,7 +33,6 @@ from torch import nn
 
 from .checks import check_axes, check_form, check_heads, check_layer_input, check_state
 from .gla import next_past, short_conv, short_conv_step
-from .kernels import heads_first
 from .readout import decayed_attention, normal_init
 from .recording import Recorder
 from .running_state import DEFAULT_CHUNK
@@ -68,7 +67,7 @@ def h3_memory(q, kbar, v, decay, coef, X0=None, mode: str = "fast", chunk_size: 
             os.append(o_t)
         return torch.stack(os, dim=1), X                            # [B, T, H, Dv]
     # every mode n is one head of decayed_attention: repeat q, kbar, v over the N modes
-    q, kbar, v = (heads_first(x).unsqueeze(2).expand(-1, -1, N, -1, -1).flatten(1, 2)
+    q, kbar, v = (x.transpose(1, 2).unsqueeze(2).expand(-1, -1, N, -1, -1).flatten(1, 2)
                   for x in (q, kbar, v))                            # [B, H*N, T, D]
     # log-decay log a_{h,n}, the same at every token
     log_decay = torch.log(decay).reshape(1, H * N, 1).expand(B, -1, T)  # [B, H*N, T]

@@ -12,12 +12,6 @@ import math
 
 import torch
 
-
-def heads_first(x: torch.Tensor) -> torch.Tensor:
-    """[B, T, H, ...] -> [B, H, T, ...], a view: the chunked forms work heads-first."""
-    return x.transpose(1, 2)
-
-
 # --- decays: exp of sums of log-gates -------------------------------------------------------
 
 def _clamped_exp(x: torch.Tensor) -> torch.Tensor:
@@ -53,43 +47,6 @@ def decays(seg: torch.Tensor, lower: torch.Tensor, G: torch.Tensor):
 
 
 # --- layouts: one pass where autograd would make two --------------------------------------
-
-class _TanhHeads(torch.autograd.Function):
-    """z [B, T, P*H*S] -> P tensors [B, T, H, S] = tanh(z) piece p, stored heads-first.
-
-    Only for speed: the chunked forms read heads-first, the Linear writes token-major; as
-    autograd ops the backward would stack the P gradients and copy them back. Here it writes each
-    piece's tanh_backward straight into the token-major dz (no stack, no copy).
-    """
-
-    @staticmethod
-    def forward(ctx, z, pieces: int, heads: int):
-        B, T, F = z.shape
-        S = F // (pieces * heads)
-        y = z.new_empty(pieces, B, heads, T, S)                          # heads-first
-        # tanh where z lies (a tanh over 16-number rows of a permuted view is 4x slower), then
-        # one copy into the heads-first buffer
-        y.copy_(torch.tanh(z).view(B, T, pieces, heads, S).permute(2, 0, 3, 1, 4))
-        ctx.save_for_backward(y)
-        ctx.shape = (B, T, pieces, heads, S)
-        return tuple(y.transpose(2, 3).unbind(0))                        # P x [B, T, H, S] views
-
-    @staticmethod
-    def backward(ctx, *grads):
-        (y,) = ctx.saved_tensors
-        dz = y.new_empty(ctx.shape)                                      # [B, T, P, H, S] token-major
-        for p, g in enumerate(grads):
-            if g is None:
-                dz[:, :, p].zero_()
-            else:  # d tanh = (1 - tanh^2) g, written into piece p of dz
-                torch.ops.aten.tanh_backward.grad_input(g, y[p].transpose(1, 2), grad_input=dz[:, :, p])
-        return dz.flatten(2), None, None
-
-
-def tanh_heads(z: torch.Tensor, pieces: int, heads: int):
-    """tanh(z) split into ``pieces`` tensors [B, T, H, S] (views of a heads-first buffer)."""
-    return _TanhHeads.apply(z, pieces, heads)
-
 
 class _TimesToTokens(torch.autograd.Function):
     """o [B, H, T, S] (heads-first) times q [B, T, H, S] -> r [B, T, H, S] stored token-major.

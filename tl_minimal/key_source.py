@@ -24,7 +24,6 @@ import torch
 from torch import nn
 
 from .checks import check_mixer_call
-from .kernels import tanh_heads
 from .readout import TripleLatentMixer, normal_init, pair_readout, pair_readout_step
 from .running_state import DEFAULT_CHUNK
 
@@ -55,7 +54,9 @@ class KeySourceMixer(TripleLatentMixer):
 
     def project(self, n: torch.Tensor):
         """As TripleLatentMixer.project; a gate this form does not learn is exactly 0."""
-        a, b, ql, qr = tanh_heads(self.proj(n), 4, self.n_heads)    # 4 x [B, T, H, S]
+        B, T, H, S = *n.shape[:2], self.n_heads, self.state_dim
+        z = torch.tanh(self.proj(n)).view(B, T, 4, H, S).permute(2, 0, 3, 1, 4).contiguous()  # [4, B, H, T, S]
+        a, b, ql, qr = z.transpose(2, 3).unbind(0)                  # 4 x [B, T, H, S], heads-first in memory
         gates = dict.fromkeys(("lam", "gam"), a.new_zeros(a.shape[:3]))  # [B, T, H] each
         if self.to_gates is not None:
             gates.update(zip(self.learned, torch.sigmoid(self.to_gates(n)).chunk(len(self.learned), dim=-1),

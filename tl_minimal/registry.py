@@ -24,14 +24,13 @@ Variants (docs/paper.md section 3)
 from __future__ import annotations
 
 import dataclasses
-import numbers
 
-from .checks import check_choice, check_conv_kernel, check_mode, check_setting_types
+from .checks import check_choice, check_conv_kernel, check_heads, check_mode, check_positive_ints, check_setting_types
 from .family import FAMILY_CLASSES, FAMILY_PRESETS, FAMILY_SETTINGS
 from .kv_fusion import KVConfig
 from .ladder import CHOICES
 from .model_config import KV_SETTINGS, ModelConfig
-from .models import MODEL_CLASSES, GatedHybridLM, LanguageModel
+from .models import MODEL_CLASSES, LanguageModel
 
 COMMON = {"d_model": 64, "n_layers": 3, "n_heads": 4, "max_seq_len": 128, "dropout": 0.1}
 RECURRENT = {"state_dim": 16, "mode": "fast", "lam_bias": 0.0, "gam_bias": 0.0}
@@ -106,8 +105,7 @@ def resolve_config(variant: str, **config) -> dict:
     for name in _POSITIVE_INTS:
         if name in cfg:
             cfg[name] = int(cfg[name])
-    if cfg["d_model"] % cfg["n_heads"] != 0:
-        raise ValueError(f"d_model ({cfg['d_model']}) must be divisible by n_heads ({cfg['n_heads']})")
+    check_heads(cfg["d_model"], cfg["n_heads"])
     if "mode" in cfg:
         check_mode(cfg["mode"])
     for name in set(CHOICES) & set(cfg):
@@ -122,8 +120,7 @@ def resolve_config(variant: str, **config) -> dict:
 def model_config(variant: str, vocab_size: int, **config) -> ModelConfig:
     """The checked :class:`ModelConfig` of a variant or a preset (what :func:`build_model` builds)."""
     cfg = resolve_config(variant, **config)
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, numbers.Integral) or vocab_size < 1:
-        raise ValueError(f"vocab_size must be a positive int, got {vocab_size!r}")
+    check_positive_ints(vocab_size=vocab_size)                      # checks.py
     return ModelConfig.from_settings(variant, int(vocab_size), cfg)
 
 
@@ -140,11 +137,3 @@ def build_model(variant: str, vocab_size: int, **config) -> LanguageModel:
     """
     return model_class(variant)(model_config(variant, vocab_size, **config))
 
-
-def is_gated_hybrid(model_or_variant) -> bool:
-    """True for a model with the gated key-value memory, or the name of a variant that has one
-    (gated_hybrid_repaired, gated_hybrid_paper, gated_hybrid_printed): the one place that answers it, for
-    code that reads the memory's retrieval or switches its read off."""
-    if isinstance(model_or_variant, str):
-        return issubclass(model_class(model_or_variant), GatedHybridLM)
-    return isinstance(model_or_variant, GatedHybridLM)

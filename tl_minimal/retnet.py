@@ -11,11 +11,10 @@ Glossary (symbol -> code name -> shape)
     M_t = gamma_h M_{t-1} + outer(k_t, v_t),   o_t = M_t^T q_t   (q_t scaled by D^-1/2)
     out_t = W_o (GroupNorm_h(o_t) * SiLU(W_g n_t))
 
-It is simple GLA (gla.py) with zeta_t = gamma_h at every token, so the fast form is
-:func:`readout.decayed_attention`. No xPos rotation (every model here has learned positions) and
-no short convolution. Forms (tests/model/test_retnet.py holds them equal, and to
-flash-linear-attention's naive retention): ``mode="loop"``, ``mode="fast"`` (default) and
-:func:`retention_step` (one token, for generation).
+It is simple GLA's memory (gla.py) with zeta_t = gamma_h at every token, so :func:`retention` is
+``gla.gla`` and one token ``gla.gla_step``. No xPos rotation (every model here has learned
+positions) and no short convolution. Forms (tests/model/test_retnet.py holds them equal, and to
+flash-linear-attention's naive retention): ``mode="loop"``, ``mode="fast"`` (default), one token.
 """
 
 from __future__ import annotations
@@ -25,8 +24,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from .checks import check_axes, check_form, check_heads, check_layer_input, check_state
-from .kernels import heads_first
-from .readout import decayed_attention, normal_init
+from .gla import gla, gla_step
+from .readout import normal_init
 from .recording import Recorder
 from .running_state import DEFAULT_CHUNK
 
@@ -37,34 +36,12 @@ def decays(n_heads: int) -> torch.Tensor:
     return (1 - 2.0 ** (-5.0 - torch.arange(n_heads, dtype=torch.float64))).float()
 
 
-# --- the memory: M_t = gamma_h M_{t-1} + outer(k_t, v_t), o_t = M_t^T q_t ----------------------
-
-def retention_step(M, q_t, k_t, v_t, gamma):
-    """One token: M [B, H, Dk, Dv] (None = zeros), q_t, k_t [B, H, Dk], v_t [B, H, Dv], gamma [H]
-    -> (o_t [B, H, Dv], M_t)."""
-    # M_t = gamma_h M_{t-1} + outer(k_t, v_t)
-    M = k_t.unsqueeze(-1) * v_t.unsqueeze(-2) + (0 if M is None else gamma[:, None, None] * M)
-    # o_t = M_t^T q_t
-    return (q_t.unsqueeze(-1) * M).sum(dim=-2), M                   # [B, H, Dv], [B, H, Dk, Dv]
-
-
 def retention(q, k, v, gamma, M0=None, mode: str = "fast", chunk_size: int = DEFAULT_CHUNK):
-    """(o [B, T, H, Dv], M_last [B, H, Dk, Dv]) for q, k [B, T, H, Dk], v [B, T, H, Dv], gamma [H]."""
-    # input checks (checks.py): clear errors for a wrong mode, chunk size, shape, dtype or device
-    check_form(mode, chunk_size)
-    check_axes(("q", q, "B T H Dk"), ("k", k, "B T H Dk"), ("v", v, "B T H Dv"), ("gamma", gamma, "H"),
-               ("the initial state", M0, "B H Dk Dv"))
-    if mode == "loop":
-        M, os = M0, []
-        for t in range(q.shape[1]):
-            o_t, M = retention_step(M, q[:, t], k[:, t], v[:, t], gamma)
-            os.append(o_t)
-        return torch.stack(os, dim=1), M                            # [B, T, H, Dv]
-    # the chunked decayed attention, with the same log decay log gamma_h at every token
-    B, T, H, _ = q.shape
-    log_decay = torch.log(gamma).view(1, H, 1).expand(B, H, T)      # [B, H, T]
-    o, M = decayed_attention(heads_first(q), heads_first(k), heads_first(v), log_decay, M0, chunk_size)
-    return o.transpose(1, 2), M                                     # [B, T, H, Dv]
+    """(o [B, T, H, Dv], M_last [B, H, Dk, Dv]) for q, k [B, T, H, Dk], v [B, T, H, Dv], gamma [H]:
+    :func:`gla.gla` with zeta_t = gamma_h at every token (its loop and fast forms; one token: gla_step)."""
+    check_axes(("q", q, "B T H Dk"), ("gamma", gamma, "H"))         # input checks (checks.py)
+    # M_t = gamma_h M_{t-1} + outer(k_t, v_t),  o_t = M_t^T q_t
+    return gla(q, k, v, gamma.expand(q.shape[:3]), M0, mode, chunk_size)
 
 
 # --- the layer ----------------------------------------------------------------------------------
@@ -99,7 +76,7 @@ class RetNetMixer(Recorder, nn.Module):
         self.save_record(gamma=self.gamma)
         q = q * D ** -0.5                                           # scaled as in attention
         if T == 1 and self.mode == "fast":  # generation: one step, O(1) per token
-            o, M = retention_step(M0, q[:, 0], k[:, 0], v[:, 0], self.gamma)
+            o, M = gla_step(M0, q[:, 0], k[:, 0], v[:, 0], self.gamma)
             o = o.unsqueeze(1)                                      # [B, 1, H, D]
         else:
             o, M = retention(q, k, v, self.gamma, M0, self.mode, self.chunk_size)  # [B, T, H, D]

@@ -32,7 +32,7 @@ import torch
 from torch import nn
 
 from .checks import check_axes, check_form, check_mixer_call, check_mode, check_positive_ints
-from .kernels import heads_first, softmax, times_to_tokens
+from .kernels import softmax, times_to_tokens
 from .readout import TripleLatentMixer, decayed_attention, normal_init
 from .running_state import DEFAULT_CHUNK, log_gate, previous_states, running_state, running_state_step
 
@@ -70,17 +70,17 @@ def slot_readout(s_prev, b, g, gam, q_left, q_right, L0=None, R0=None, mode: str
             fs.append(f_t)
         f = torch.stack(fs, dim=1)                                  # [B, T, H, K]
         return (f, L, R) if return_state else f
-    log_gam = heads_first(log_gate(gam))                            # [B, H, T]
+    log_gam = log_gate(gam).transpose(1, 2)                         # [B, H, T]
     # value v_tau = (1 - gamma_tau) g_tau: the memory M[i, k] = sum w g[k] key[i] is L^T (or R^T)
-    v = heads_first((1 - gam).unsqueeze(-1) * g)                    # [B, H, T, K]
+    v = ((1 - gam).unsqueeze(-1) * g).transpose(1, 2)               # [B, H, T, K]
     def as_M0(M):                                                   # [B, H, K, S] -> [B, H, S, K]
         return None if M is None else M.transpose(-1, -2)
     # q^l_t . L_k,t: query q^l, key s_{tau-1}
-    left, ML = decayed_attention(heads_first(q_left), heads_first(s_prev), v, log_gam, as_M0(L0), chunk_size)
+    left, ML = decayed_attention(q_left.transpose(1, 2), s_prev.transpose(1, 2), v, log_gam, as_M0(L0), chunk_size)
     # q^r_t . R_k,t: query q^r, key b_tau
-    right, MR = decayed_attention(heads_first(q_right), heads_first(b), v, log_gam, as_M0(R0), chunk_size)
+    right, MR = decayed_attention(q_right.transpose(1, 2), b.transpose(1, 2), v, log_gam, as_M0(R0), chunk_size)
     # f_t[k] = (q^l_t . L_k,t) (q^r_t . R_k,t), stored token-major (kernels.times_to_tokens)
-    f = times_to_tokens(left, heads_first(right))                   # [B, T, H, K]
+    f = times_to_tokens(left, right.transpose(1, 2))                # [B, T, H, K]
     return (f, ML.transpose(-1, -2), MR.transpose(-1, -2)) if return_state else f
 
 

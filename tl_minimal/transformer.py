@@ -30,6 +30,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .checks import check_layer_input
 from .recording import Recorder
 
 
@@ -88,8 +89,7 @@ class CausalSelfAttention(Recorder, nn.Module):
         self.out = nn.Linear(d_model, d_model)  # W_o, c_o
 
     def forward(self, n, state=None):
-        if n.dim() != 3 or n.shape[-1] != self.d_model:
-            raise ValueError(f"input must be [B, T, d_model={self.d_model}], got {tuple(n.shape)}")
+        check_layer_input(n, self.d_model)                          # input checks (checks.py)
         B, T, d = n.shape
         H = self.n_heads
         # q_t, k_t, v_t = split(W_qkv n_t + c_qkv), one head each D = d / H

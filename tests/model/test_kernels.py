@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from conftest import outputs_and_grads, relative_error
-from tl_minimal.kernels import softmax, tanh_heads, times_to_tokens
+from tl_minimal.kernels import softmax, times_to_tokens
 
 gen = torch.Generator().manual_seed(0)
 
@@ -26,20 +26,6 @@ def test_softmax_equals_torch_softmax_with_gradients():
     (y,), (gx,) = outputs_and_grads(softmax, [x])
     (want,), (gwant,) = outputs_and_grads(lambda x: torch.softmax(x, dim=-1), [x])
     assert relative_error(y, want) < 1e-14 and relative_error(gx, gwant) < 1e-13
-
-
-def test_tanh_heads_is_tanh_split_into_heads():
-    B, T, P, H, S = 2, 5, 4, 3, 6
-    z = torch.randn(B, T, P * H * S, generator=gen, dtype=torch.float64)
-    got, (gz,) = outputs_and_grads(lambda z: tanh_heads(z, P, H), [z])
-    want, (gwant,) = outputs_and_grads(lambda z: torch.tanh(z).view(B, T, P, H, S).unbind(2), [z])
-    assert all(g.shape == (B, T, H, S) for g in got)
-    assert all(relative_error(g, w) < 1e-15 for g, w in zip(got, want, strict=True))
-    assert relative_error(gz, gwant) < 1e-15
-    # a piece that the loss does not use gets a zero gradient
-    z2 = z.clone().requires_grad_(True)
-    tanh_heads(z2, P, H)[1].sum().backward()
-    assert torch.all(z2.grad.view(B, T, P, H, S)[:, :, [0, 2, 3]] == 0)
 
 
 def test_times_to_tokens_is_the_transposed_product_stored_token_major():

@@ -18,7 +18,8 @@ from conftest import (
     relative_error,
 )
 from tl_minimal import build_model
-from tl_minimal.retnet import RetNetMixer, decays, retention, retention_step
+from tl_minimal.gla import gla_step
+from tl_minimal.retnet import RetNetMixer, decays, retention
 
 TOL = {torch.float64: 1e-11, torch.float32: 3e-5}
 GRAD_TOL = {torch.float64: 1e-10, torch.float32: 3e-4}
@@ -36,7 +37,7 @@ def make_inputs(T, gammas, with_init, B=2, H=4, Dk=4, Dv=5, seed=0):
 def by_steps(q, k, v, gamma, M0):
     M, os = M0, []
     for t in range(q.shape[1]):
-        o_t, M = retention_step(M, q[:, t], k[:, t], v[:, t], gamma)
+        o_t, M = gla_step(M, q[:, t], k[:, t], v[:, t], gamma)
         os.append(o_t)
     return torch.stack(os, dim=1), M
 

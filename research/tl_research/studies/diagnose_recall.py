@@ -31,7 +31,7 @@ import torch
 
 from tl_minimal.data import recall as data_recall
 from tl_minimal.data.recall import IGNORE, PAPER_LAYOUT, RecallLayout
-from tl_minimal.registry import is_gated_hybrid
+from tl_minimal.models import GatedHybridLM
 from tl_minimal.training.evaluate import evaluating
 from tl_minimal.training.recipes import seeded_model
 from tl_minimal.training.train import lm_loss
@@ -41,8 +41,8 @@ from ..protocols import protocol
 
 
 def is_gated_model(model: torch.nn.Module) -> bool:
-    """Whether ``model`` (or the model inside DDP) is a gated hybrid (:func:`registry.is_gated_hybrid`)."""
-    return is_gated_hybrid(unwrap(model))
+    """Whether ``model`` (or the model inside DDP) is a gated hybrid (has the key-value memory)."""
+    return isinstance(unwrap(model), GatedHybridLM)
 
 
 def require_gated(model: torch.nn.Module, who: str) -> None:
