@@ -679,8 +679,8 @@ def test_blank_cell_keeps_hidden_tests_for_nbgrader():
     from tl_minimal.instructor.blanks import blank_cell
 
     check = "ex.check(f)\n### BEGIN HIDDEN TESTS\nwith ex.hidden_tests():\n    ex.check(f)\n### END HIDDEN TESTS"
-    assert blank_cell(check, markdown=False) == ("ex.check(f)", False)
-    assert blank_cell(check, markdown=False, keep_hidden=True) == (check, False)
+    assert blank_cell(check) == ("ex.check(f)", False)
+    assert blank_cell(check, keep_hidden=True) == (check, False)
     code = ("def f():\n    ### BLANK: raise NotImplementedError\n"
             "    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION")
-    assert blank_cell(code, markdown=False, keep_hidden=True) == ("def f():\n    raise NotImplementedError", True)
+    assert blank_cell(code, keep_hidden=True) == ("def f():\n    raise NotImplementedError", True)

@@ -1,15 +1,11 @@
 """The hidden tests' two halves: the student's kernel records outputs, a clean process judges them.
 
-A hidden test cell of the graded edition is one call, ``hidden_check(check_readout_step,
-readout_step)``: the check on every hidden shape (:data:`harness.HIDDEN_SHAPES`), raising on a
-failure so the student's feedback shows the hint. Under the instructor's ``grade`` the grade comes
-from elsewhere: ``TL_GRADE_RECORD`` names a fresh folder whose ``tasks.json`` gives each check a
-seed and a nonce drawn for this student and run; :class:`Recorder` writes what the student's
-function returned (or raised) on every hidden input as plain arrays (``<nonce>.npz``, read with
-``allow_pickle=False``, and ``<nonce>.json``), and ``python -m tl_minimal.instructor.verdict``, a
-process that never ran student code, replays them through the same check (:func:`judge`) on inputs
-it makes itself from the seed. A missing record is evidence that the test did not run; a kernel
-that patched torch, the import system or the checkers only recorded wrong data.
+A graded edition's hidden test cell is ``hidden_check(check_readout_step, readout_step)``: the check
+on every hidden shape, raising on a failure. Under the instructor's ``grade``, ``TL_GRADE_RECORD``
+names a fresh folder whose ``tasks.json`` gives each check a seed and a nonce; :class:`Recorder`
+saves what the student's function returned or raised as plain arrays and JSON (``<nonce>.npz``,
+``<nonce>.json``), and verdict.py, which never runs student code, replays them through the same
+check on inputs it makes from the seed (:func:`judge`).
 
 Glossary
     record   {"nonce", "check", "shapes": [[call, ...] per shape]}, a call {"value": plain} or

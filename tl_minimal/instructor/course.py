@@ -5,15 +5,9 @@
     python -m tl_minimal.instructor grade   COURSE [--exercise ...] [--jobs N]
     python -m tl_minimal.instructor export  COURSE [--to grades.csv]
 
-``release`` turns the solutions into nbgrader's ``source/`` and the student release (the text of
-the self-study blank) with a zip of each; the course's ``nbgrader_config.py`` gets our two lines on
-top, and the instructor's own lines stay. ``collect`` files submissions into ``submitted/`` and
-restores every grade cell a student changed from the release (:func:`repair`), naming the student.
-``grade`` runs each notebook on its own (grading.py: the hidden tests only record; a clean process
-judges), flags cells that reach for what grades them (scan.py) and writes the feedback. ``export``
-writes nbgrader's grades table with our columns (``status``, ``flags``, ``repairs``, one status
-per test cell); a grade that was not given is left empty, never 0. docs/instructors.md walks
-through a term. Bad input stops with a message naming it and a non-zero exit.
+docs/instructors.md walks through a term. ``collect`` restores every grade cell a student changed
+(:func:`repair`); ``grade`` is grading.py; ``export`` leaves a grade that was not given empty, never
+0. Bad input stops with a message naming it and a non-zero exit.
 """
 
 from __future__ import annotations

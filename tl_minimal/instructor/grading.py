@@ -1,25 +1,11 @@
 """The instructor's ``grade`` step: nbgrader runs each notebook, the course decides each task's points.
 
-For each exercise and each collected student: scan.py flags the cells that reach for what grades
-them; a fresh folder outside the course gets ``tasks.json`` (for each function task a seed for its
-hidden inputs and a nonce, drawn with ``secrets``); ``nbgrader autograde`` runs the notebook with
-``TL_GRADED=1`` and ``TL_GRADE_RECORD`` naming that folder, where the hidden test cells record the
-student's outputs (``tl_minimal.exercises.record``). The records are read into memory as soon as
-the notebook is done and the folder removed, so a kernel started later finds nothing. Once every
-notebook of the exercise ran, one ``python -m tl_minimal.instructor.verdict`` (a process that never
-ran student code, in an empty folder) judges the records; predictions are read from the submitted
-source (predictions.py). Those verdicts replace nbgrader's scores of the test cells, nbgrader writes
-the feedback, and a table of the course's verdicts is added to it. ``--jobs N`` autogrades N
-notebooks at once (each with its own folder, log and kernel; their gradebook writes wait for each
-other, :func:`gradebook_url`); kernels side by side run as the same user, so the default is one.
-
-Each task ends with one status and a plain-language reason (grading.json, the CSV, the summary):
-    graded                           the hidden test's record was judged (or the prediction read)
-    tests did not run                no record with the test's nonce: 0 points
-    flagged                          a cell matched a scan rule; the points stand, a person decides
-    test cells changed and restored  collect put the release's test cell back before grading
-    kernel ignored the interrupt     grading stopped; no points given (empty, not 0)
-    not submitted                    (export) no notebook for this exercise
+Per student: scan.py's flags; a fresh folder with ``tasks.json`` (a seed and a nonce per function
+task, drawn with ``secrets``) that the hidden tests record into (``tl_minimal.exercises.record``),
+read into memory as soon as the notebook is done and removed; then one verdict.py process per
+exercise, which never ran student code, judges the records, and predictions are read from the
+submitted text (predictions.py). Those verdicts replace nbgrader's scores, and a table of them is
+added to nbgrader's feedback. docs/instructors.md, section 5, gives the statuses and their points.
 """
 
 from __future__ import annotations
@@ -110,7 +96,7 @@ def _set_scores(course: Path, name: str, student: str, scores: dict) -> None:
         gb.db.commit()
 
 
-def _feedback_page(course: Path, name: str, student: str, tasks: dict, why: str = "") -> Path:
+def _feedback_page(course: Path, name: str, student: str, tasks: dict, why: str = "") -> None:
     """Add the course's verdicts to nbgrader's feedback page (or write the page when there is none)."""
     path = course / "feedback" / student / name / f"{name}.html"
     rows = "".join(f"<tr><td>{html.escape(t)}</td><td>{html.escape(e['status'])}</td>"
@@ -127,7 +113,6 @@ def _feedback_page(course: Path, name: str, student: str, tasks: dict, why: str 
         text = f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{name}</title></head><body>" \
                f"<h1>{html.escape(name)}: {html.escape(student)}</h1>{block}</body></html>"
     path.write_text(text, encoding="utf-8")
-    return path
 
 
 def _task_entries(tasks: dict, verdicts: dict, flags: list[str], repairs: list[str]) -> dict:
