@@ -93,19 +93,15 @@ def warnings_to_stdout():
         try:
             yield
         finally:
-            seen = []
-            for w in caught:
-                text = f"{w.category.__name__}: {str(w.message).splitlines()[0][:160] if str(w.message) else ''}"
-                if text not in seen:
-                    seen.append(text)
-            for text in seen:
+            texts = [f"{w.category.__name__}: {(str(w.message).splitlines() or [''])[0][:160]}" for w in caught]
+            for text in dict.fromkeys(texts):  # each warning once, in order
                 print(f"note: your code warned ({text}); a warning costs no points")
 
 
 @contextlib.contextmanager
 def one_thread():
-    """Run tiny tensors on one CPU thread: on a busy machine, several threads wait on each other
-    far longer than the work takes (a 50 ms training step became 4 s on a loaded 2-core CPU)."""
+    """Run tiny tensors on one CPU thread: on a busy machine, threads wait on each other far longer
+    than the work takes."""
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:

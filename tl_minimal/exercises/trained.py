@@ -52,21 +52,19 @@ def tiny_model(variant: str, task: str = "text", steps: int | None = None, seed:
         task = "recall"
     sizes = {**TINY, **({"state_dim": 8} if variant != "transformer" else {}), **config}
     seed_everything(seed)
-    if task == "text":
+    if task == "text":  # the yardstick: each byte from its frequency in the same text, no context
         model = build_model(variant, 259, **sizes)
         batches = WindowSampler(tokens, BATCH, SEQ_LEN, seed)
-    else:
-        model = build_model(variant, RECALL_VOCAB, **sizes)
-        batches = RecallSampler(BATCH, seed, seq_len=SEQ_LEN)
-    with one_thread():
-        history = train(model, batches, steps, lr=LR, weight_decay=0.0, device="cpu", progress=False)
-    model.eval()
-    if task == "text":  # the yardstick: each byte from its frequency in the same text, no context
         unit, baseline = "bits per byte", "unigram baseline"
         baseline_bits = unigram_bits(tokens, tokens, VOCAB_SIZE)
     else:  # only the answer is supervised: a constant guess among the values scores log2(n_values)
+        model = build_model(variant, RECALL_VOCAB, **sizes)
+        batches = RecallSampler(BATCH, seed, seq_len=SEQ_LEN)
         unit, baseline = "bits per answer token", "constant guess"
         baseline_bits = math.log2(PAPER_LAYOUT.n_values)
+    with one_thread():
+        history = train(model, batches, steps, lr=LR, weight_decay=0.0, device="cpu", progress=False)
+    model.eval()
     return model, {"task": task, "steps": steps, "lr": LR, "losses": history["loss"],
                    "loss_bits": [v / math.log(2) for v in history["loss"]], "unit": unit,
                    "baseline": baseline, "baseline_bits": baseline_bits, "tokens": tokens}

@@ -15,6 +15,7 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -27,24 +28,64 @@ from nbgrader.api import Gradebook
 
 from tl_minimal.exercises.record import RECORD_ENV
 
+from .nbgrader_config import DEFAULT_GRACE, DEFAULT_TIMEOUT
 from .predictions import GRADED, NOT_RUN, grade_prediction, load, plan
 from .scan import scan
 
 FLAGGED, RESTORED, IGNORED = "flagged", "test cells changed and restored", "kernel ignored the interrupt"
 REPAIRS = "repairs.json"  # collect's record: exercise -> student -> [what was restored]
 DB_WAIT_S = 120  # how long a gradebook write waits for another process's (SQLite's default is 5 s)
-# notebooks ``grade`` autogrades at once unless told: one. Notebooks graded side by side run as the same user,
-# so one student's code could reach the folder of another graded beside it; ``--jobs N`` trades that isolation
-# for time (a kernel's start-up and a timeout's wait overlap)
-DEFAULT_JOBS = 1
+DEFAULT_JOBS = 1  # notebooks graded at once: side by side, one student's code could reach another's folder
 
 
 def gradebook_url(course: Path) -> str:
-    """The course's gradebook (nbgrader's default place, course/gradebook.db) as a database URL whose
-    connections wait up to ``DB_WAIT_S`` for a lock another process holds, where SQLite's default
-    5 s would fail a write with "database is locked" while another autograde writes (grade --jobs)."""
+    """The course's gradebook (course/gradebook.db) as a URL whose connections wait up to ``DB_WAIT_S``
+    for a lock another process holds (another autograde of grade --jobs)."""
     path = urllib.parse.quote(str(course.resolve() / "gradebook.db"))  # SQLAlchemy unquotes it: % and ? stay
     return f"sqlite:///{path}?timeout={DB_WAIT_S}"
+
+
+def nbgrader_env(extra: dict | None = None) -> dict:
+    """This process's environment and ``extra``, with this Python's scripts first on PATH (nbgrader runs
+    the `alembic` script of its environment, also when no venv is activated)."""
+    env = dict(os.environ, **(extra or {}))
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return env
+
+
+def run_nbgrader(course: Path, log: Path, *args: str, limit: float, env: dict | None = None) -> str:
+    """Run one nbgrader step with its output in ``log``; return "" when it worked, else why not.
+
+    ``limit`` (seconds) ends a run that hangs, with everything it started (its own process group)."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w", encoding="utf-8") as out:
+        database = f"--CourseDirectory.db_url={gradebook_url(course)}"  # waits for another process's write
+        child = subprocess.Popen([sys.executable, "-m", "nbgrader", *args, "--force", database], cwd=course,
+                                 env=nbgrader_env(env), stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            code = child.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            return f"not graded: grading ran past {limit:.0f} s (kernel ignored the interrupt?); see {log}"
+    if code == 0:
+        return ""
+    text = log.read_text(encoding="utf-8", errors="replace")
+    if "kernel ignored the interrupt" in text:
+        return "not graded: kernel ignored the interrupt"
+    if "DeadKernelError" in text:  # a cell ended the kernel (os._exit, a crash): no hidden test after it ran
+        return "tests did not run: the kernel exited (a cell ended it)"
+    if "checksum" in text.lower() and "inconsistent" in text.lower():
+        return "not graded: test cells changed"
+    return f"not graded: nbgrader {args[0]} failed (exit {code}); see {log}"
+
+
+def _limit(notebook: Path) -> float:
+    """Seconds one student's grading may take in all: every code cell at its timeout, plus start-up."""
+    cells = sum(c.get("cell_type") == "code" for c in load(notebook)["cells"])
+    per_cell = int(os.environ.get("TL_CELL_TIMEOUT", DEFAULT_TIMEOUT)) \
+        + float(os.environ.get("TL_INTERRUPT_GRACE", DEFAULT_GRACE))
+    return 120 + cells * per_cell
 
 
 def _task_of(label: str) -> str:
@@ -137,11 +178,10 @@ def _functions(course: Path, name: str) -> tuple[dict, dict]:
     return tasks, {g: t for g, t in tasks.items() if t["kind"] == "function"}
 
 
-def start_autograde(course: Path, name: str, students: list[str], why_not, pool: Executor) -> dict[str, Future]:
+def start_autograde(course: Path, name: str, students: list[str], pool: Executor) -> dict[str, Future]:
     """Queue each student's notebook of exercise ``name`` on ``pool`` (its workers are the notebooks
-    graded at once); ``why_not(student, env)`` runs nbgrader's autograde with ``env`` added and
-    returns "" or why it failed. Returns {student: the run's future}, for :func:`grade_exercise`."""
-    functions = _functions(course, name)[1]
+    graded at once). Returns {student: the run's future}, for :func:`grade_exercise`."""
+    functions, limit = _functions(course, name)[1], _limit(course / "release" / name / f"{name}.ipynb")
 
     def autograde(student: str) -> tuple:
         """One notebook: its own folder of seeds and nonces, nbgrader's run, the records taken at once."""
@@ -151,7 +191,8 @@ def start_autograde(course: Path, name: str, students: list[str], why_not, pool:
                  for g, t in functions.items()}
         tasks_json = {t["check"]: {"seed": t["seed"], "nonce": t["nonce"]} for t in drawn.values()}
         (folder / "tasks.json").write_text(json.dumps(tasks_json), encoding="utf-8")
-        why = why_not(student, {RECORD_ENV: str(folder)})
+        why = run_nbgrader(course, course / "logs" / name / student / "autograde.log", "autograde", name,
+                           f"--student={student}", limit=limit, env={"TL_GRADED": "1", RECORD_ENV: str(folder)})
         return why, drawn, _take_records(folder, drawn), (began, time.monotonic())
 
     return {student: pool.submit(autograde, student) for student in students}
@@ -202,9 +243,14 @@ def grade_exercise(course: Path, name: str, runs: dict[str, Future], log=print) 
     return entries
 
 
-def feedback(course: Path, name: str, entries: dict, run_feedback, log=print) -> None:
+def feedback(course: Path, name: str, entries: dict, log=print) -> None:
     """nbgrader's feedback for the graded students (one run; one per student if that fails), then ours;
     then one line per student: its status, each task's status and points, its flags."""
+    def run_feedback(student: str | None) -> str:
+        who = [f"--student={student}"] if student else []
+        logs = course / "logs" / name / (student or "")
+        return run_nbgrader(course, logs / "feedback.log", "generate_feedback", name, *who, limit=600)
+
     graded = [s for s, e in entries.items() if e["status"] == GRADED]
     started = time.monotonic()
     if graded and run_feedback(None):

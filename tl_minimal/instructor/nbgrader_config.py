@@ -36,18 +36,9 @@ class BlankSolutions(ClearSolutions):
         return found
 
 
-class KernelIgnoredInterrupt(RuntimeError):
-    """A cell ran past its timeout and went on running after the interrupt."""
-
-
 class GuardedExecute(Execute):
-    """nbgrader's Execute, which gives an interrupted kernel a grace period, then gives up on it.
-
-    nbclient interrupts a cell at its timeout and moves on; a kernel that swallowed the
-    interrupt is still running that cell, so every later cell would wait behind it. Here the
-    kernel must answer within the grace period, else grading this notebook stops with
-    :data:`IGNORED_INTERRUPT` (nbclient then shuts the kernel down; the next student gets a new one).
-    """
+    """nbgrader's Execute, which gives an interrupted kernel a grace period, then gives up on it: a
+    kernel that swallowed the interrupt would hold every later cell (and student) behind that cell."""
 
     async def _async_handle_timeout(self, timeout, cell=None):
         self.log.error("Timeout waiting for execute reply (%is): interrupting the kernel", timeout)
@@ -57,7 +48,7 @@ class GuardedExecute(Execute):
             await self.kc.shell_channel.get_msg(timeout=grace)  # the interrupted cell's reply
         except Empty:
             self.log.error("%s: the cell went on running %.0f s after the interrupt", IGNORED_INTERRUPT, grace)
-            raise KernelIgnoredInterrupt(IGNORED_INTERRUPT) from None
+            raise RuntimeError(IGNORED_INTERRUPT) from None
         return {"content": {**self.error_on_timeout, "status": "error"}}
 
 
