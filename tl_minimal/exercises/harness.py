@@ -134,8 +134,6 @@ def gates(g: torch.Generator, *shape, low: float = 0.05, high: float = 0.95) -> 
     return rand(g, *shape, low=low, high=high)
 
 
-# --- comparing outputs ------------------------------------------------------------------------
-
 def relative_error(got: torch.Tensor, want: torch.Tensor) -> float:
     got, want = got.detach().cpu().double(), want.detach().cpu().double()  # CPU first: no float64 on MPS
     return (got - want).norm().item() / max(want.norm().item(), 1e-12)
@@ -205,8 +203,6 @@ def first_line(exc: Exception) -> str:
     text = str(exc).strip().splitlines()
     return text[0][:200] if text else "(no message)"
 
-
-# --- the check --------------------------------------------------------------------------------
 
 def check_function(task: str, student: Callable, reference: Callable, cases: list[Case],
                    mistakes: list[Mistake], todo: str, what: str, on_error: dict | None = None) -> Result:
