@@ -181,7 +181,8 @@ def _functions(course: Path, name: str) -> tuple[dict, dict]:
 def start_autograde(course: Path, name: str, students: list[str], pool: Executor) -> dict[str, Future]:
     """Queue each student's notebook of exercise ``name`` on ``pool`` (its workers are the notebooks
     graded at once). Returns {student: the run's future}, for :func:`grade_exercise`."""
-    functions, limit = _functions(course, name)[1], _limit(course / "release" / name / f"{name}.ipynb")
+    functions = _functions(course, name)[1]
+    limit = _limit(course / "release" / name / f"{name}.ipynb")
 
     def autograde(student: str) -> tuple:
         """One notebook: its own folder of seeds and nonces, nbgrader's run, the records taken at once."""
