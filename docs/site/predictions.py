@@ -9,7 +9,7 @@ it, so the file names no answer). The site does the same in the reader's browser
 
     question      the Markdown cell above ``my_prediction = None``          (the notebook's text)
     choices       its "(a) ..." items, which must be the key's letters      (the notebook's text)
-    task id       ``check_prediction('01.3', ...)`` in the library function the check cell calls
+    task id       ``prediction_check("01.3", ...)`` that made the library function the check cell calls
     verdicts      the sealed entry of ``notebooks/exercises/solutions/answer_key.json``, opened by
                   ``static/predictions.js`` with the reader's answer, as ``answers._open`` does
 
@@ -55,11 +55,11 @@ def source(cell: dict) -> str:
 def task_id(check: str, root: Path) -> str:
     """The key's id of the prediction that library function ``check`` (tl_minimal.exercises) checks."""
     for path in sorted((root / LIBRARY).glob("*.py")):
-        found = re.search(rf"def {check}\(.*?\n(?:[ \t]+.*\n|\n)*?[ \t]+return check_prediction\('([\w.]+)'",
-                          path.read_text(encoding="utf-8"))
+        found = re.search(rf"^{check} = prediction_check\(\s*\"([\w.]+)\"", path.read_text(encoding="utf-8"),
+                          re.MULTILINE)
         if found:
             return found.group(1)
-    raise ValueError(f"no function {check} calling check_prediction('NN.N', ...) in {LIBRARY}/")
+    raise ValueError(f"no {check} = prediction_check('NN.N', ...) in {LIBRARY}/")
 
 
 def choices_of(text: str) -> dict[str, str]:

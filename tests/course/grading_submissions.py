@@ -62,7 +62,7 @@ FUNCTIONS = {"03_readout": ("readout_step", "readout_loop", "readout_scores"),
              "06_kv_gated_fusion": ("cosine_scores", "topk_read", "top_entry")}
 REFERENCE = {
     "03_readout": "from tl_minimal.exercises.readout import scores_reference as readout_scores\n",
-    "05_convolution": "from tl_minimal.exercises.conv import LEAKS\n\n\ndef leaks_future(fn, T, d):\n"
+    "05_convolution": "from tl_minimal.exercises.conv import CAUSAL\n\n\ndef leaks_future(fn, T, d):\n"
                       "    return True\n",
     "06_kv_gated_fusion": "from tl_minimal.exercises.kv_fusion import top_entry\n",
 }

@@ -539,12 +539,12 @@ def test_a_leak_only_late_in_the_sequence_is_caught():
     assert not result.passed and "t >= 4" in result.message
 
 
-def test_more_cases_draws_other_inputs():
+def test_hidden_tests_draw_other_inputs():
     seen = []
-    ex.check_running_state_step(lambda a, lam, s: seen.append(a.clone()) or s)
-    with ex.more_cases():
-        ex.check_running_state_step(lambda a, lam, s: seen.append(a.clone()) or s)
-    assert len(seen) == 2 and not torch.equal(seen[0], seen[1])
+    for shift in (1000, 2000):  # the same hidden shape, another seed: other numbers
+        with ex.hidden_tests(shift=shift), pytest.raises(AssertionError):
+            ex.check_running_state_step(lambda a, lam, s: seen.append(a.clone()) or s)
+    assert len(seen) == 2 and seen[0].shape == seen[1].shape and not torch.equal(seen[0], seen[1])
 
 
 def test_hidden_tests_hold_every_answer_key():
@@ -678,9 +678,9 @@ def test_blank_cell_keeps_hidden_tests_for_nbgrader():
     preprocessor must leave them for it, or the autograder never runs them."""
     from tl_minimal.instructor.blanks import blank_cell
 
-    check = "ex.check(f)\n### BEGIN HIDDEN TESTS\nwith ex.more_cases():\n    ex.check(f)\n### END HIDDEN TESTS"
-    assert blank_cell(check, markdown=False) == ("ex.check(f)", False)
-    assert blank_cell(check, markdown=False, keep_hidden=True) == (check, False)
+    check = "ex.check(f)\n### BEGIN HIDDEN TESTS\nwith ex.hidden_tests():\n    ex.check(f)\n### END HIDDEN TESTS"
+    assert blank_cell(check) == ("ex.check(f)", False)
+    assert blank_cell(check, keep_hidden=True) == (check, False)
     code = ("def f():\n    ### BLANK: raise NotImplementedError\n"
             "    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION")
-    assert blank_cell(code, markdown=False, keep_hidden=True) == ("def f():\n    raise NotImplementedError", True)
+    assert blank_cell(code, keep_hidden=True) == ("def f():\n    raise NotImplementedError", True)

@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("nbgrader", reason='the course extra is missing: pip install -e ".[course]"')
 
-from tl_minimal.instructor import course
+from tl_minimal.instructor import course, grading
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "notebooks" / "exercises" / "solutions"
@@ -60,7 +60,7 @@ def test_two_weeks_of_releases_keep_the_course_id(tmp_path):
 
     def hand_out(name):
         return subprocess.run([sys.executable, "-m", "nbgrader", "release_assignment", name], cwd=course_dir,
-                              env=course._env(False), capture_output=True, text=True, encoding="utf-8", check=False)
+                              env=grading.nbgrader_env(), capture_output=True, text=True, encoding="utf-8", check=False)
 
     week1 = hand_out("01_running_state")
     assert week1.returncode == 0, week1.stdout + week1.stderr

@@ -670,14 +670,14 @@ ANSWER_KEY = ROOT / "notebooks" / "exercises" / "solutions" / "answer_key.json"
 def prediction_pages() -> dict[str, str]:
     """{site page: the answer key's task id} for every committed notebook that asks a prediction (a
     ``my_prediction = None`` cell), read from the jupytext sources: the check cell's library function
-    names the task (``check_prediction('01.3', ...)``)."""
+    names the task (``prediction_check("01.3", ...)``)."""
     found = {}
     for path in sorted([*ROOT.glob("notebooks/[0-9]*.py"), *ROOT.glob("notebooks/exercises/[0-9]*.py")]):
         text = path.read_text(encoding="utf-8")
         if re.search(r"^my_prediction = None\b", text, re.MULTILINE):
             check = re.search(r"ex\.(check_\w+)\(my_prediction\)", text).group(1)
             library = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "tl_minimal" / "exercises").glob("*.py"))
-            task = re.search(rf"def {check}\([\s\S]*?check_prediction\('([\w.]+)'", library).group(1)
+            task = re.search(rf"^{check} = prediction_check\(\s*\"([\w.]+)\"", library, re.MULTILINE).group(1)
             found[path.relative_to(ROOT).with_suffix(".html").as_posix()] = task
     return found
 

@@ -1,18 +1,15 @@
 """Classroom exercises: checkers that compare a student's code with the library.
 
-Every ``check_*`` function takes the student's function (or answer), tries it on several random
-inputs and prints ``correct: ...``, ``not done yet: ...`` or ``not quite: <a specific hint>``
-(``harness``). ``hidden_check`` is a graded edition's hidden test (``record``); ``mark_prediction``
-judges a prediction from the key its hidden test carries (``answers``). One module per notebook of
-notebooks/exercises/: running_state (01), pair_memory (02), readout (03), slots (04), conv (05),
-kv_fusion (06); ``trained`` makes the tiny trained models of the internals tasks. What only the
-instructor runs is in ``tl_minimal.instructor``.
+Every ``check_*`` function tries the student's function (or answer) on several random inputs and
+prints ``correct: ...``, ``not done yet: ...`` or ``not quite: <a specific hint>`` (``harness``).
+One module per notebook of notebooks/exercises/ (01 running_state ... 06 kv_fusion); ``trained``
+makes the tiny trained models of the internals tasks; the instructor's side is tl_minimal.instructor.
 """
 
 from . import conv, kv_fusion, pair_memory, readout, running_state, slots
 from .answers import mark_prediction
 from .conv import check_causal_conv, check_causal_pad, check_leak_prediction, check_leaks_future
-from .harness import Result, graded, hidden_tests, more_cases
+from .harness import Result, graded, hidden_tests
 from .kv_fusion import check_cosine_scores, check_top_entry, check_topk_read, check_visible_prediction
 from .pair_memory import (
     check_first_memory_prediction,
@@ -44,7 +41,7 @@ __all__ = [  # noqa: RUF022  (grouped by notebook, in task order; then the share
     "check_slot_step", "check_slot_features", "check_dense_prediction", "check_slot_entropy",
     "check_causal_pad", "check_causal_conv", "check_leak_prediction", "check_leaks_future",
     "check_cosine_scores", "check_topk_read", "check_visible_prediction", "check_top_entry",
-    "Result", "graded", "hidden_tests", "hidden_check", "more_cases", "mark_prediction", "layer_inputs",
+    "Result", "graded", "hidden_tests", "hidden_check", "mark_prediction", "layer_inputs",
     "sample_tokens", "tiny_model", "training_note", "conv", "kv_fusion", "pair_memory", "readout", "running_state",
     "slots",
 ]

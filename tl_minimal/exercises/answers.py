@@ -1,20 +1,12 @@
 """Prediction questions: judged from an answer key that the installed package does not contain.
 
-Each exercise has one "predict before you plot" question: a number (exercise 01) or a letter.
-Its answer, the hint for each wrong letter and the explanation live only in the hidden test of the
-solutions notebook, a call ``ex.mark_prediction(my_prediction, task="01.3 impulse prediction",
-correct=<the answer>, tolerance=1e-3, hints={"number": "..."}, explanation="...")``: readable
-neither from the package nor from the students' release (nbgrader removes hidden tests).
-
-Self-study keeps its immediate verdict: ``python -m tl_minimal.instructor.blanks`` seals those
-keys into ``notebooks/exercises/solutions/answer_key.json`` (:func:`seal`: each possible answer's
-verdict is stored under a hash of that answer and encrypted with a key made from it, so the file
-names no answer and a verdict opens only once a student has recorded that answer). The visible
-check finds the file (:func:`find_key`) beside the running notebook, or below the kernel's
-folder or one of the three above it (``TL_ANSWER_KEY`` may name it). Without a key it says
-"answered: ..."; in graded mode it checks only the form, and the hidden test marks the answer. A
-number counts as correct when it rounds to the key's step on the tolerance's grid, or a step
-either side.
+The answer, the hints and the explanation live only in the solutions' hidden test, a call
+``ex.mark_prediction(my_prediction, task="01.3 ...", correct=<the answer>, hints=..., ...)``.
+For self-study, ``python -m tl_minimal.instructor.blanks`` seals them into
+``notebooks/exercises/solutions/answer_key.json`` (:func:`seal`: each answer's verdict is stored
+under a hash of that answer, encrypted with a key made from it), which the visible check looks for
+beside the running notebook or below the kernel's folder (``TL_ANSWER_KEY`` may name it). A number
+is correct when it rounds to the key's step on the tolerance's grid, or a step either side.
 """
 
 from __future__ import annotations
@@ -131,29 +123,22 @@ def _verdict(answer, correct, tolerance, hints: dict, explanation: str) -> tuple
     return False, f"not quite: {hints.get(choice, 'not this one: read the question again')}"
 
 
-def check_prediction(task_id: str, answer, todo: str, choices: str | None = None) -> Result:
-    """The visible check of a prediction; ``choices`` is the string of allowed letters ("abcd"), or
-    None for a number."""
-    task = f"{task_id} prediction"
-    if answer is None or answer is Ellipsis:
-        return report(task, False, f"not done yet: {todo}")
-    problem = _form_problem(answer, choices)
-    if problem:
-        return report(task, False, f"not quite: {problem}")
-    if graded():  # graded mode never judges in the visible check: the hidden test marks it
-        return report(task, True, f"answered: {answer!r} is recorded; it is marked when your notebook is graded")
-    entry = find_key().get(task_id)
-    if not entry:
-        return report(task, True, f"answered: {answer!r} is recorded; it is marked when your notebook is graded "
-                                  f"({NO_KEY_HINT})")
-    passed, message = _open(task_id, entry, answer)
-    return report(entry["task"], passed, message)
-
-
 def prediction_check(task_id: str, todo: str, choices: str | None = None, doc: str = ""):
-    """The visible check of one exercise's prediction question (the answer is not here: see the top)."""
+    """The visible check of one exercise's prediction; ``choices`` is the string of allowed letters
+    ("abcd"), or None for a number. It judges only with the sealed key, and never in graded mode."""
     def check(answer) -> Result:
-        return check_prediction(task_id, answer, todo=todo, choices=choices)
+        task = f"{task_id} prediction"
+        if answer is None or answer is Ellipsis:
+            return report(task, False, f"not done yet: {todo}")
+        problem = _form_problem(answer, choices)
+        if problem:
+            return report(task, False, f"not quite: {problem}")
+        recorded = f"answered: {answer!r} is recorded; it is marked when your notebook is graded"
+        entry = None if graded() else find_key().get(task_id)
+        if not entry:
+            return report(task, True, recorded + ("" if graded() else f" ({NO_KEY_HINT})"))
+        passed, message = _open(task_id, entry, answer)
+        return report(entry["task"], passed, message)
 
     check.__doc__ = doc
     return check

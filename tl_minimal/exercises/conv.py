@@ -106,7 +106,7 @@ def _late_leak(start: int):
 
 def _functions(extra: dict | None) -> dict:
     """name -> the function to test. Whether each leaks is looked up only after the student's
-    verdict (:data:`LEAKS`), so no frame holds it while the student's code runs."""
+    verdict (:data:`CAUSAL`), so no frame holds it while the student's code runs."""
     g = generator(7)
     _, D = sizes("B", "D")  # the hidden tests' own sizes inside hidden_tests()
     w, c = rand(g, D, D, 5), rand(g, D)
@@ -125,11 +125,7 @@ def _functions(extra: dict | None) -> dict:
     return {**cases, **{name: spec[0] for name, spec in (extra or {}).items()}}
 
 
-LEAKS = {"the causal convolution": False, "the symmetric (paper's) convolution": True,
-         "a running sum (cumsum over time)": False, "y_t = x_{t+1} (a shift into the past)": True,
-         "a function that peeks only at the last token": True, "y_t = x_t (identity)": False,
-         "a function that leaks only at positions t >= 4": True,
-         "a function that leaks only at the second-to-last position": True, "a small leak (1e-3 x_{t+1})": True}
+CAUSAL = {"the causal convolution", "a running sum (cumsum over time)", "y_t = x_t (identity)"}  # the rest leak
 
 
 def check_leaks_future(student, extra: dict | None = None) -> Result:
@@ -154,7 +150,7 @@ def _check_leaks_future(student, extra):
                                        f"{first_line(exc)}")
         if not is_bool(verdict):
             return report(task, False, f"not quite: return True or False, got {verdict!r}")
-        leaks = {**LEAKS, **{n: spec[1] for n, spec in (extra or {}).items()}}[name]  # looked up only now
+        leaks = extra[name][1] if name in (extra or {}) else name not in CAUSAL  # looked up only now
         if bool(verdict) != leaks and leaks:
             return report(task, False, f"not quite: {name} reads the future but your test says it does not; "
                                        "perturb EVERY later position t+1 .. T-1 for EVERY t, and compare all "

@@ -1,23 +1,11 @@
 """The shared machinery of the exercise checkers: run the student's code, compare, diagnose.
 
-A checker runs the student's function and the library's reference on the same fresh inputs
-(several random cases, including T = 1 and odd lengths) and prints ``correct: <what was
-checked>``, ``not done yet: <the task's hint>`` (the function still raises NotImplementedError)
-or ``not quite: <a specific hint>``. A known mistake is recognised by running a deliberately wrong
-reference (a :class:`Mistake`) on the same inputs: if the student's output matches it, its hint is
-printed. In self-study a checker never raises; in graded mode (``TL_GRADED=1``, read once when the
-kernel first imports this module, so a cell writing ``os.environ`` later changes nothing) a failed
-check raises ``AssertionError`` with the same hint. :func:`hidden_tests` raises in any mode.
-
-The student's function always runs **before** the reference computes the expected value, so no
-frame the student's code can inspect holds the answer; a result must be a plain ``torch.Tensor``
-(or a plain number), not an object that compares itself. Warnings inside a check are printed on
-stdout: a warning on stderr would make nbgrader score a correct test cell zero.
-
-Glossary
-    Case       one set of inputs: a description ("T = 7, with s0") and a function making fresh args
-    Mistake    a wrong reference variant and the hint printed when the student's output matches it
-    Result     what a checker returns: ``passed`` (bool) and ``message`` (the printed text)
+A checker runs the student's function, then the library's reference, on the same fresh inputs and
+prints ``correct: ...``, ``not done yet: <hint>`` or ``not quite: <hint>``; a known mistake (a
+:class:`Mistake`, a deliberately wrong reference) is recognised when the student's output matches
+it. Graded mode (``TL_GRADED=1``, read once at the first import) makes a failed check raise
+``AssertionError``; :func:`hidden_tests` raises in any mode. Only plain tensors and numbers count,
+and warnings are printed on stdout (nbgrader scores a cell that writes to stderr zero).
 """
 
 from __future__ import annotations
@@ -25,71 +13,51 @@ from __future__ import annotations
 import contextlib
 import os
 import warnings
+from collections import namedtuple
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
 
 RTOL = 1e-5  # relative error below which two outputs count as equal
-GRADED_ENV = "TL_GRADED"  # "1": failed checks raise (nbgrader's autograder); unset or "0": they only print
-_SEED_SHIFT = [0]  # added to every case's seed; more_cases() changes it for the hidden tests
-_HIDDEN = [False]  # inside hidden_tests(): other shapes, and failures raise in any mode
-
-# the sizes of the visible checks (distinct, so a wrong axis is an error) and the hidden tests' three
-# shapes, each run in turn: B = 1 with H > 1, B > 1 with H = 1 (a squeeze() without its dim, a
-# broadcast that only works at size 1), both > 1 and equal (a transposed pair of equal-size dims
-# gives wrong values, not an error); every other size odd and unlike the visible ones
+# the visible checks' sizes (distinct, so a wrong axis is an error) and the hidden tests' three shapes:
+# B = 1 with H > 1, B > 1 with H = 1 (a squeeze() without its dim), both > 1 and equal (a transpose of
+# two equal-size dims gives wrong values, not an error); every other size odd and unlike the visible
 SIZES = {"B": 2, "H": 3, "S": 4, "K": 5, "D": 3, "D_KV": 6}
 HIDDEN_SHAPES = ({"B": 1, "H": 3, "S": 5, "K": 3, "D": 5, "D_KV": 5},
                  {"B": 3, "H": 1, "S": 3, "K": 5, "D": 1, "D_KV": 3},
                  {"B": 2, "H": 2, "S": 7, "K": 3, "D": 7, "D_KV": 7})
-_SHAPE = [0]  # which of HIDDEN_SHAPES the hidden tests use now
-
-# read once, at the first import: a cell writing os.environ later changes nothing
-GRADED = os.environ.get(GRADED_ENV, "0").strip().lower() not in ("", "0", "false", "no")
-# a grade run that records the hidden tests' outputs (record.py): a visible check that fails does not
-# raise, so the hidden test after it in the same cell still runs and records; the hidden test raises
+_STATE = {"hidden": False, "shape": 0, "shift": 0}  # inside hidden_tests(): which shape, the seed shift
+GRADED = os.environ.get("TL_GRADED", "0").strip().lower() not in ("", "0", "false", "no")  # read once
+# a grade run (record.py): a failed visible check does not raise, so the hidden test after it still records
 RECORDING = bool(os.environ.get("TL_GRADE_RECORD"))
 
 
 def graded() -> bool:
     """Is graded mode on? Fixed when the kernel first imported the checkers (or inside hidden_tests)."""
-    return GRADED or _HIDDEN[0]
+    return GRADED or _STATE["hidden"]
 
 
 def hidden() -> bool:
-    """Inside :func:`hidden_tests`?"""
-    return _HIDDEN[0]
+    return _STATE["hidden"]
 
 
 def sizes(*names: str) -> tuple[int, ...]:
     """The sizes of the inputs ("B", "H", "S", "D" ...): the visible ones, or the hidden tests' own."""
-    table = HIDDEN_SHAPES[_SHAPE[0]] if _HIDDEN[0] else SIZES
+    table = HIDDEN_SHAPES[_STATE["shape"]] if _STATE["hidden"] else SIZES
     return tuple(table[n] for n in names)
 
 
 @contextlib.contextmanager
-def more_cases(shift: int = 1000):
-    """Run the checks inside on other random inputs (every case's seed moves by ``shift``), so code
-    fitted to the visible cases' numbers does not pass: ``with ex.more_cases(): ex.check_...(f)``."""
-    _SEED_SHIFT[0] += shift
+def hidden_tests(shift: int = 1000, shape: int = 0):
+    """The graded edition's hidden tests: every case's seed moved by ``shift``, the sizes of
+    ``HIDDEN_SHAPES[shape]``, and a failed check raises whatever the mode."""
+    before = dict(_STATE)
+    _STATE.update(hidden=True, shape=shape, shift=before["shift"] + shift)
     try:
         yield
     finally:
-        _SEED_SHIFT[0] -= shift
-
-
-@contextlib.contextmanager
-def hidden_tests(shift: int = 1000, shape: int = 0):
-    """The graded edition's hidden tests: other random inputs, the sizes of ``HIDDEN_SHAPES[shape]``,
-    and a failed check raises whatever the mode (``record.hidden_check`` runs every shape in turn)."""
-    before = _HIDDEN[0], _SHAPE[0]
-    _HIDDEN[0], _SHAPE[0] = True, shape
-    try:
-        with more_cases(shift):
-            yield
-    finally:
-        _HIDDEN[0], _SHAPE[0] = before
+        _STATE.update(before)
 
 
 @dataclass
@@ -107,20 +75,8 @@ class Result:
         pass
 
 
-@dataclass
-class Case:
-    """Inputs for one comparison: ``make()`` returns a fresh tuple of arguments every call."""
-
-    description: str
-    make: Callable[[], tuple]
-
-
-@dataclass
-class Mistake:
-    """A typical wrong answer: ``fn`` computes it from the same arguments as the reference."""
-
-    hint: str
-    fn: Callable
+Case = namedtuple("Case", "description make")  # one set of inputs: make() returns fresh arguments
+Mistake = namedtuple("Mistake", "hint fn")  # a typical wrong answer: fn computes it from the same arguments
 
 
 def case(description: str, seed: int, make: Callable) -> Case:
@@ -137,19 +93,15 @@ def warnings_to_stdout():
         try:
             yield
         finally:
-            seen = []
-            for w in caught:
-                text = f"{w.category.__name__}: {str(w.message).splitlines()[0][:160] if str(w.message) else ''}"
-                if text not in seen:
-                    seen.append(text)
-            for text in seen:
+            texts = [f"{w.category.__name__}: {(str(w.message).splitlines() or [''])[0][:160]}" for w in caught]
+            for text in dict.fromkeys(texts):  # each warning once, in order
                 print(f"note: your code warned ({text}); a warning costs no points")
 
 
 @contextlib.contextmanager
 def one_thread():
-    """Run tiny tensors on one CPU thread: on a busy machine, several threads wait on each other
-    far longer than the work takes (a 50 ms training step became 4 s on a loaded 2-core CPU)."""
+    """Run tiny tensors on one CPU thread: on a busy machine, threads wait on each other far longer
+    than the work takes."""
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -168,8 +120,8 @@ def report(task: str, passed: bool, message: str) -> Result:
 
 
 def generator(seed: int) -> torch.Generator:
-    """A seeded generator for one case (the seed moved by :func:`more_cases` when inside it)."""
-    return torch.Generator().manual_seed(seed + _SEED_SHIFT[0])
+    """A seeded generator for one case (the seed moved inside :func:`hidden_tests`)."""
+    return torch.Generator().manual_seed(seed + _STATE["shift"])
 
 
 def rand(g: torch.Generator, *shape, low: float = -1.0, high: float = 1.0) -> torch.Tensor:
@@ -181,8 +133,6 @@ def gates(g: torch.Generator, *shape, low: float = 0.05, high: float = 0.95) -> 
     """Gate values in (low, high), one per head and token."""
     return rand(g, *shape, low=low, high=high)
 
-
-# --- comparing outputs ------------------------------------------------------------------------
 
 def relative_error(got: torch.Tensor, want: torch.Tensor) -> float:
     got, want = got.detach().cpu().double(), want.detach().cpu().double()  # CPU first: no float64 on MPS
@@ -254,8 +204,6 @@ def first_line(exc: Exception) -> str:
     return text[0][:200] if text else "(no message)"
 
 
-# --- the check --------------------------------------------------------------------------------
-
 def check_function(task: str, student: Callable, reference: Callable, cases: list[Case],
                    mistakes: list[Mistake], todo: str, what: str, on_error: dict | None = None) -> Result:
     """Compare ``student`` with ``reference`` on every case; print and return a :class:`Result`.
@@ -265,7 +213,7 @@ def check_function(task: str, student: Callable, reference: Callable, cases: lis
     of an error message ("must match the size") to a hint added when the student's code raises it.
     """
     with one_thread(), warnings_to_stdout():
-        return _check_function(task, student, reference, cases, mistakes, todo, what, on_error)
+        return _check_function(task, student, reference, cases, mistakes, todo, what, on_error or {})
 
 
 def _check_function(task, student, reference, cases, mistakes, todo, what, on_error):
@@ -278,7 +226,7 @@ def _check_function(task, student, reference, cases, mistakes, todo, what, on_er
         except NotImplementedError:
             return report(task, False, f"not done yet: {todo}")
         except Exception as exc:
-            extra = next((h for key, h in (on_error or {}).items() if key in str(exc)), None)
+            extra = next((h for key, h in on_error.items() if key in str(exc)), None)
             hint = f". Hint: {extra}" if extra else ""
             return report(task, False, f"not quite: on {case.description} your function raised "
                                        f"{type(exc).__name__}: {first_line(exc)}" + hint)

@@ -55,12 +55,6 @@ def _ref_read(scores, values, k):
     return (alpha.unsqueeze(-1) * picked).sum(2)  # [B, T, D_kv]
 
 
-def _softmax_then_topk(scores, values, k):
-    p = scores.softmax(-1)
-    w, idx = p.topk(k, dim=-1)
-    return _weighted(w, idx, values)
-
-
 def _weighted(w, idx, values):
     dense = torch.zeros(*w.shape[:2], values.shape[1], dtype=w.dtype).scatter(-1, idx, w)  # [B, T, N]
     return dense @ values
@@ -74,7 +68,7 @@ def check_topk_read(student):
         Mistake("no top-k: keep only the k best scores and give every other entry weight 0",
                 lambda s, v, k: s.softmax(-1) @ v),
         Mistake("that is what the draft computes: its bug is still there (compare what it does with "
-                "equation (1) on a small case with k < N)", _softmax_then_topk),
+                "equation (1) on a small case with k < N)", lambda s, v, k: _weighted(*s.softmax(-1).topk(k, -1), v)),
         Mistake("that reads only the single best entry; mix the top k with softmax weights",
                 lambda s, v, k: _ref_read(s, v, 1)),
         Mistake("the weights ignore the scores: softmax over the kept scores, not a plain average",

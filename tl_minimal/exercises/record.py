@@ -1,15 +1,11 @@
 """The hidden tests' two halves: the student's kernel records outputs, a clean process judges them.
 
-A hidden test cell of the graded edition is one call, ``hidden_check(check_readout_step,
-readout_step)``: the check on every hidden shape (:data:`harness.HIDDEN_SHAPES`), raising on a
-failure so the student's feedback shows the hint. Under the instructor's ``grade`` the grade comes
-from elsewhere: ``TL_GRADE_RECORD`` names a fresh folder whose ``tasks.json`` gives each check a
-seed and a nonce drawn for this student and run; :class:`Recorder` writes what the student's
-function returned (or raised) on every hidden input as plain arrays (``<nonce>.npz``, read with
-``allow_pickle=False``, and ``<nonce>.json``), and ``python -m tl_minimal.instructor.verdict``, a
-process that never ran student code, replays them through the same check (:func:`judge`) on inputs
-it makes itself from the seed. A missing record is evidence that the test did not run; a kernel
-that patched torch, the import system or the checkers only recorded wrong data.
+A graded edition's hidden test cell is ``hidden_check(check_readout_step, readout_step)``: the check
+on every hidden shape, raising on a failure. Under the instructor's ``grade``, ``TL_GRADE_RECORD``
+names a fresh folder whose ``tasks.json`` gives each check a seed and a nonce; :func:`recorder`
+saves what the student's function returned or raised as plain arrays and JSON (``<nonce>.npz``,
+``<nonce>.json``), and verdict.py, which never runs student code, replays them through the same
+check on inputs it makes from the seed (:func:`judge`).
 
 Glossary
     record   {"nonce", "check", "shapes": [[call, ...] per shape]}, a call {"value": plain} or
@@ -73,38 +69,33 @@ def _value(plain: dict, arrays):
     return None if "none" in plain else _Other(str(plain.get("other", "object")))
 
 
-class Recorder:
+def recorder(fn, calls: list, arrays: dict):
     """The student's function, recording what each call returned or raised into ``calls``."""
-
-    def __init__(self, fn, calls: list, arrays: dict):
-        self.fn, self.calls, self.arrays = fn, calls, arrays
-
-    def __call__(self, *args, **kwargs):
+    def recorded(*args, **kwargs):
         try:
-            out = self.fn(*args, **kwargs)
+            out = fn(*args, **kwargs)
         except Exception as exc:
-            self.calls.append({"raised": type(exc).__name__, "message": str(exc).splitlines()[0][:200]
-                               if str(exc).strip() else ""})
+            calls.append({"raised": type(exc).__name__, "message": str(exc).splitlines()[0][:200]
+                          if str(exc).strip() else ""})
             raise
-        self.calls.append({"value": _plain(out, self.arrays)})
+        calls.append({"value": _plain(out, arrays)})
         return out
+    return recorded
 
 
-class Replay:
+def replay(calls: list, arrays):
     """Stands in for the student's function in the clean process: returns the recorded calls in order."""
+    pending = list(calls)
 
-    def __init__(self, calls: list, arrays):
-        self.calls, self.arrays, self.used = list(calls), arrays, 0
-
-    def __call__(self, *args, **kwargs):
-        if self.used >= len(self.calls):
+    def replayed(*args, **kwargs):
+        if not pending:
             raise RuntimeError("no recorded output for this input (the hidden test stopped early)")
-        call = self.calls[self.used]
-        self.used += 1
+        call = pending.pop(0)
         if "raised" in call:
             kind = NotImplementedError if call["raised"] == "NotImplementedError" else RuntimeError
             raise kind(f"{call['raised']}: {call['message']}" if kind is RuntimeError else call["message"])
-        return _value(call["value"], self.arrays)
+        return _value(call["value"], arrays)
+    return replayed
 
 
 def _task(check_name: str):
@@ -127,7 +118,7 @@ def hidden_check(check, student, seed: int = 1000) -> None:
         for shape in range(len(HIDDEN_SHAPES)):
             calls = []
             shapes.append(calls)
-            fn = Recorder(student, calls, arrays) if task else student
+            fn = recorder(student, calls, arrays) if task else student
             with hidden_tests(shift=(task["seed"] if task else seed) + SHAPE_STEP * shape, shape=shape):
                 try:
                     check(fn)
@@ -149,7 +140,7 @@ def judge(check, seed: int, record: dict, arrays) -> tuple[bool, str]:
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed), hidden_tests(shift=seed + SHAPE_STEP * shape, shape=shape):
             try:
-                passed = bool(check(Replay(calls, arrays)))
+                passed = bool(check(replay(calls, arrays)))
             except AssertionError as exc:
                 passed, printed = False, io.StringIO(str(exc))
         if not passed:

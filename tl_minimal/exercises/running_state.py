@@ -56,16 +56,6 @@ def _loop(a, lam, s0=None):
     return running_state(a, lam, s0, mode="loop")
 
 
-def _recurrence(a, lam, s0, keep, write):
-    """Wrong on purpose (with the wrong ``keep`` and ``write`` factors): s_t = keep s_{t-1} + write a_t."""
-    s, out = (torch.zeros_like(a[:, 0]) if s0 is None else s0), []
-    for t in range(a.shape[1]):
-        lt = lam[:, t, :, None]
-        s = keep(lt) * s + write(lt) * a[:, t]
-        out.append(s)
-    return torch.stack(out, 1)
-
-
 def check_running_state(student):
     """Task 2: the whole sequence, against ``running_state(mode="loop")``."""
     cases = [case("T = 5, no s0", 10, _seq(5, False)), case("T = 1", 11, _seq(1, False)),
@@ -79,9 +69,9 @@ def check_running_state(student):
         Mistake("time is on the wrong axis: stack the states along dim=1, the result is [B, T, H, S]",
                 lambda a, lam, s0=None: _loop(a, lam, s0).transpose(0, 1)),
         Mistake("the gates are swapped: lam_t keeps s_{t-1}, (1 - lam_t) scales a_t",
-                lambda a, lam, s0=None: _recurrence(a, lam, s0, lambda lt: 1 - lt, lambda lt: lt)),
+                lambda a, lam, s0=None: _loop(a, 1 - lam, s0)),
         Mistake("forgot the (1 - lam_t) factor on a_t",
-                lambda a, lam, s0=None: _recurrence(a, lam, s0, lambda lt: lt, lambda lt: 1)),
+                lambda a, lam, s0=None: _loop(a / (1 - lam[..., None]), lam, s0)),
     ]
     return check_function("01.2 running_state_loop", student, _loop, cases, mistakes,
                           todo="Task 2: equation (1) of the Recap, token after token, from s_{-1} (Task 2 says what "

@@ -48,10 +48,7 @@ def check_slot_step(student):
         Mistake("forgot the (1 - gam_t) factor on the new write",
                 lambda L, R, s, b, g, gam: _ref_step(L, R, s / (1 - gam[..., None]), b / (1 - gam[..., None]), g, gam)),
         Mistake("the gates are swapped: gam_t keeps the old slot contents, (1 - gam_t) scales the write",
-                lambda L, R, s, b, g, gam: _ref_step(L * (1 - gam[..., None, None]) / gam[..., None, None],
-                                                     R * (1 - gam[..., None, None]) / gam[..., None, None],
-                                                     s * gam[..., None] / (1 - gam[..., None]),
-                                                     b * gam[..., None] / (1 - gam[..., None]), g, gam)),
+                lambda L, R, s, b, g, gam: _ref_step(L, R, s, b, g, 1 - gam)),
     ]
     return check_function("04.1 slot_step", student, _ref_step,
                           [case("a random token", 0, _step), case("another token", 1, _step)], mistakes,

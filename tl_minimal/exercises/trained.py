@@ -5,12 +5,8 @@
     tokens = sample_tokens(info, batch=2)            # [2, T] int64 from the same source
     parts = layer_inputs(model, tokens)              # a, b, q_left, q_right [B, T, H, S], lam, gam [B, T, H]
 
-Small models (d_model 32, 2 layers, 2 heads, S = 8, context 64), ``config.pick(150, 8)`` steps,
-seeded, on the CPU: enough for the gates to move away from their initial 0.5. :data:`LR` = 3e-3
-is ten times the notebooks' 3e-4 because 150 steps must do in seconds; measured at seed 0, at
-3e-4 triple_latent ended at 5.19 bits per byte (unigram baseline 4.59), its layer-0 keep gates in
-0.32-0.60, and gated_hybrid_repaired recalled 64% of 256 examples; at 3e-3: 3.57 bits per byte,
-gates 0.02-0.88, and 100%. ``info["losses"]`` is in nats, ``info["loss_bits"]`` in bits.
+Small models (d_model 32, 2 layers, 2 heads, S = 8, context 64), seeded, on the CPU, at a learning
+rate ten times the notebooks' so that 150 steps move the gates away from their initial 0.5.
 """
 
 from __future__ import annotations
@@ -30,7 +26,7 @@ from .harness import one_thread
 
 TINY = {"d_model": 32, "n_layers": 2, "n_heads": 2, "max_seq_len": 64, "dropout": 0.0}
 SEQ_LEN, BATCH, RECALL_VOCAB = 64, 8, 64
-LR = 3e-3  # 10x the notebooks' protocol("lm").lr = 3e-4: 150 steps must do in seconds (module docstring)
+LR = 3e-3  # 10x the notebooks' protocol("lm").lr = 3e-4: 150 steps must do in seconds
 
 
 def _text_tokens():
@@ -56,21 +52,19 @@ def tiny_model(variant: str, task: str = "text", steps: int | None = None, seed:
         task = "recall"
     sizes = {**TINY, **({"state_dim": 8} if variant != "transformer" else {}), **config}
     seed_everything(seed)
-    if task == "text":
+    if task == "text":  # the yardstick: each byte from its frequency in the same text, no context
         model = build_model(variant, 259, **sizes)
         batches = WindowSampler(tokens, BATCH, SEQ_LEN, seed)
-    else:
-        model = build_model(variant, RECALL_VOCAB, **sizes)
-        batches = RecallSampler(BATCH, seed, seq_len=SEQ_LEN)
-    with one_thread():
-        history = train(model, batches, steps, lr=LR, weight_decay=0.0, device="cpu", progress=False)
-    model.eval()
-    if task == "text":  # the yardstick: each byte from its frequency in the same text, no context
         unit, baseline = "bits per byte", "unigram baseline"
         baseline_bits = unigram_bits(tokens, tokens, VOCAB_SIZE)
     else:  # only the answer is supervised: a constant guess among the values scores log2(n_values)
+        model = build_model(variant, RECALL_VOCAB, **sizes)
+        batches = RecallSampler(BATCH, seed, seq_len=SEQ_LEN)
         unit, baseline = "bits per answer token", "constant guess"
         baseline_bits = math.log2(PAPER_LAYOUT.n_values)
+    with one_thread():
+        history = train(model, batches, steps, lr=LR, weight_decay=0.0, device="cpu", progress=False)
+    model.eval()
     return model, {"task": task, "steps": steps, "lr": LR, "losses": history["loss"],
                    "loss_bits": [v / math.log(2) for v in history["loss"]], "unit": unit,
                    "baseline": baseline, "baseline_bits": baseline_bits, "tokens": tokens}
@@ -95,18 +89,16 @@ def sample_tokens(info: dict, batch: int = 2, seed: int = 1) -> torch.Tensor:
 
 
 @torch.no_grad()
-def layer_inputs(model, tokens: torch.Tensor, layer: int = 0) -> dict:
-    """What the triple-latent mixer of block ``layer`` computes from its input, before any recurrence.
+def layer_inputs(model, tokens: torch.Tensor) -> dict:
+    """What the triple-latent mixer of the first block computes from its input, before any recurrence.
 
     Returns {"a", "b", "q_left", "q_right": [B, T, H, S], "lam", "gam": [B, T, H]} (and "g"
     [B, T, H, K], the slot weights, for slot models), all detached.
     """
     x = model.embed(tokens) + model.pos(torch.arange(tokens.shape[1], device=tokens.device))  # [B, T, d]
     x, _ = model.before_stack(x, None)
-    for block in model.blocks[:layer]:
-        x, _ = block(x)
-    mixer = model.blocks[layer].mixer
-    n = model.blocks[layer].norm1(x)  # [B, T, d]
+    mixer = model.blocks[0].mixer
+    n = model.blocks[0].norm1(x)  # [B, T, d]
     a, b, ql, qr, lam, gam = mixer.project(n)
     out = {"a": a, "b": b, "q_left": ql, "q_right": qr, "lam": lam, "gam": gam}
     if hasattr(mixer, "to_slots"):

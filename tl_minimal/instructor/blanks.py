@@ -14,10 +14,8 @@ source of the self-study blanks made here and of nbgrader's release (same rules,
                                 a model answer to a "To discuss" prompt: its text becomes
                                 "YOUR ANSWER HERE" (nbgrader grades the cell by hand)
 
-``python -m tl_minimal.instructor.blanks`` rewrites ``notebooks/exercises/*.py`` and their
-``.ipynb`` without outputs, and ``solutions/answer_key.json``: the predictions' verdicts from the
-solutions' hidden tests, sealed (answers.seal). tests/course/test_exercises.py checks that the
-committed files are what this produces.
+``python -m tl_minimal.instructor.blanks`` rewrites ``notebooks/exercises/*.py``, their ``.ipynb``
+(without outputs) and ``solutions/answer_key.json`` (the predictions' sealed verdicts, answers.seal).
 """
 
 from __future__ import annotations
@@ -79,7 +77,7 @@ def blank_lines(lines: list[str], empty: str = "#", keep_hidden: bool = False) -
     return out, found
 
 
-def blank_cell(source: str, markdown: bool, keep_hidden: bool = False) -> tuple[str, bool]:
+def blank_cell(source: str, keep_hidden: bool = False) -> tuple[str, bool]:
     """One notebook cell's source, blanked (the nbgrader release's preprocessor calls this)."""
     lines, found = blank_lines(source.split("\n"), empty="", keep_hidden=keep_hidden)
     return "\n".join(lines), found
@@ -138,17 +136,15 @@ def write_notebook(script: Path) -> Path:
     return target
 
 
-def write_blanks(folder: Path, notebooks: bool = True) -> list[Path]:
-    """Rewrite every blank notebook script under ``folder`` (notebooks/exercises) from its solutions,
-    (``notebooks=True``) its .ipynb without outputs, and the answer key of the predictions."""
+def write_blanks(folder: Path) -> list[Path]:
+    """Rewrite every blank notebook under ``folder`` (notebooks/exercises) from its solutions, and the
+    answer key of the predictions."""
     written, key = [], {}
     for solution in sorted((folder / "solutions").glob("*_solutions.py")):
         source = solution.read_text(encoding="utf-8")
         target = blank_path(solution)
         target.write_text(make_blank(source), encoding="utf-8")
-        written.append(target)
-        if notebooks:
-            written.append(write_notebook(target))
+        written += [target, write_notebook(target)]
         key.update(answer_key(source))
     if key:
         sealed = {task_id: seal(task_id, entry) for task_id, entry in key.items()}

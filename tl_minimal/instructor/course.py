@@ -5,15 +5,9 @@
     python -m tl_minimal.instructor grade   COURSE [--exercise ...] [--jobs N]
     python -m tl_minimal.instructor export  COURSE [--to grades.csv]
 
-``release`` turns the solutions into nbgrader's ``source/`` and the student release (the text of
-the self-study blank) with a zip of each; the course's ``nbgrader_config.py`` gets our two lines on
-top, and the instructor's own lines stay. ``collect`` files submissions into ``submitted/`` and
-restores every grade cell a student changed from the release (:func:`repair`), naming the student.
-``grade`` runs each notebook on its own (grading.py: the hidden tests only record; a clean process
-judges), flags cells that reach for what grades them (scan.py) and writes the feedback. ``export``
-writes nbgrader's grades table with our columns (``status``, ``flags``, ``repairs``, one status
-per test cell); a grade that was not given is left empty, never 0. docs/instructors.md walks
-through a term. Bad input stops with a message naming it and a non-zero exit.
+docs/instructors.md walks through a term. ``collect`` restores every grade cell a student changed
+(:func:`repair`); ``grade`` is grading.py; ``export`` leaves a grade that was not given empty, never
+0. Bad input stops with a message naming it and a non-zero exit.
 """
 
 from __future__ import annotations
@@ -21,9 +15,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -33,8 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .blanks import blank_path
-from .grading import DEFAULT_JOBS, REPAIRS, feedback, grade_exercise, gradebook_url, start_autograde
-from .nbgrader_config import DEFAULT_GRACE, DEFAULT_TIMEOUT
+from .grading import DEFAULT_JOBS, REPAIRS, feedback, grade_exercise, nbgrader_env, start_autograde
 from .predictions import GRADED, grade_cells, load
 
 OURS = "from tl_minimal.instructor.nbgrader_config import configure"
@@ -49,47 +40,12 @@ class CourseError(Exception):
     """Bad input: the message says what and where."""
 
 
-def _env(graded: bool, extra: dict | None = None) -> dict:
-    env = dict(os.environ, **({"TL_GRADED": "1"} if graded else {}), **(extra or {}))
-    # nbgrader runs the `alembic` script of its environment: find it even when no venv is activated
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    return env
-
-
 def _nbgrader(course: Path, *args: str) -> None:
     force = [] if args[0] == "export" else ["--force"]  # redo a step that ran before (export has no such flag)
     done = subprocess.run([sys.executable, "-m", "nbgrader", *args, *force], check=False, cwd=course,
-                          env=_env(False))
+                          env=nbgrader_env())
     if done.returncode != 0:
         raise CourseError(f"nbgrader {args[0]} {' '.join(args[1:])} failed (exit {done.returncode}): see its log above")
-
-
-def _nbgrader_logged(course: Path, log: Path, *args: str, graded: bool = False,
-                     limit: float | None = None, env: dict | None = None) -> str:
-    """Run one nbgrader step with its output in ``log``; return "" when it worked, else why not.
-
-    ``limit`` (seconds) ends a run that hangs, with everything it started (its own process group)."""
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("w", encoding="utf-8") as out:
-        database = f"--CourseDirectory.db_url={gradebook_url(course)}"  # waits for another process's write
-        child = subprocess.Popen([sys.executable, "-m", "nbgrader", *args, "--force", database], cwd=course,
-                                 env=_env(graded, env), stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            code = child.wait(timeout=limit)
-        except subprocess.TimeoutExpired:
-            os.killpg(child.pid, signal.SIGKILL)
-            child.wait()
-            return f"not graded: grading ran past {limit:.0f} s (kernel ignored the interrupt?); see {log}"
-    if code == 0:
-        return ""
-    text = log.read_text(encoding="utf-8", errors="replace")
-    if "kernel ignored the interrupt" in text:
-        return "not graded: kernel ignored the interrupt"
-    if "DeadKernelError" in text:  # a cell ended the kernel (os._exit, a crash): no hidden test after it ran
-        return "tests did not run: the kernel exited (a cell ended it)"
-    if "checksum" in text.lower() and "inconsistent" in text.lower():
-        return "not graded: test cells changed"
-    return f"not graded: nbgrader {args[0]} failed (exit {code}); see {log}"
 
 
 def _course(path: Path) -> Path:
@@ -244,14 +200,6 @@ def collect(course: Path, submissions: Path) -> tuple[list[Path], list[str], lis
     return written, problems, repairs
 
 
-def _limit(notebook: Path) -> float:
-    """Seconds one student's grading may take in all: every code cell at its timeout, plus start-up."""
-    cells = sum(c.get("cell_type") == "code" for c in _read_notebook(notebook)["cells"])
-    per_cell = int(os.environ.get("TL_CELL_TIMEOUT", DEFAULT_TIMEOUT)) \
-        + float(os.environ.get("TL_INTERRUPT_GRACE", DEFAULT_GRACE))
-    return 120 + cells * per_cell
-
-
 def grade(course: Path, exercises: list[str] | None = None, log=print, jobs: int | None = None) -> dict:
     """Grade each collected submission (grading.py: nbgrader runs the notebook, ``jobs`` at once, default
     ``DEFAULT_JOBS``; a clean process judges the hidden tests' records), then write the feedback;
@@ -266,23 +214,11 @@ def grade(course: Path, exercises: list[str] | None = None, log=print, jobs: int
     pool = ThreadPoolExecutor(max_workers=jobs)  # its threads wait for the notebooks' nbgrader processes
     try:
         for name in names:  # every notebook queued now: a slow one holds up the next exercise's, not all
-            release_path = course / "release" / name / f"{name}.ipynb"
             students = sorted(p.parent.name for p in (course / "submitted").glob(f"*/{name}") if p.is_dir())
-
-            def autograde(student, env, name=name, release_path=release_path):
-                logs = course / "logs" / name / student
-                return _nbgrader_logged(course, logs / "autograde.log", "autograde", name, f"--student={student}",
-                                        graded=True, limit=_limit(release_path), env=env)
-
-            runs[name] = start_autograde(course, name, students, autograde, pool)
+            runs[name] = start_autograde(course, name, students, pool)
         for name in names:
-            def run_feedback(student, name=name):
-                who = [f"--student={student}"] if student else []
-                logs = course / "logs" / name / (student or "")
-                return _nbgrader_logged(course, logs / "feedback.log", "generate_feedback", name, *who, limit=600)
-
             record[name] = grade_exercise(course, name, runs[name], log=log)
-            feedback(course, name, record[name], run_feedback, log=log)  # then one line per student
+            feedback(course, name, record[name], log=log)  # then one line per student
             text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
             (course / STATUS).write_text(text, encoding="utf-8")
     finally:

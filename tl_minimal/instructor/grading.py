@@ -1,25 +1,11 @@
 """The instructor's ``grade`` step: nbgrader runs each notebook, the course decides each task's points.
 
-For each exercise and each collected student: scan.py flags the cells that reach for what grades
-them; a fresh folder outside the course gets ``tasks.json`` (for each function task a seed for its
-hidden inputs and a nonce, drawn with ``secrets``); ``nbgrader autograde`` runs the notebook with
-``TL_GRADED=1`` and ``TL_GRADE_RECORD`` naming that folder, where the hidden test cells record the
-student's outputs (``tl_minimal.exercises.record``). The records are read into memory as soon as
-the notebook is done and the folder removed, so a kernel started later finds nothing. Once every
-notebook of the exercise ran, one ``python -m tl_minimal.instructor.verdict`` (a process that never
-ran student code, in an empty folder) judges the records; predictions are read from the submitted
-source (predictions.py). Those verdicts replace nbgrader's scores of the test cells, nbgrader writes
-the feedback, and a table of the course's verdicts is added to it. ``--jobs N`` autogrades N
-notebooks at once (each with its own folder, log and kernel; their gradebook writes wait for each
-other, :func:`gradebook_url`); kernels side by side run as the same user, so the default is one.
-
-Each task ends with one status and a plain-language reason (grading.json, the CSV, the summary):
-    graded                           the hidden test's record was judged (or the prediction read)
-    tests did not run                no record with the test's nonce: 0 points
-    flagged                          a cell matched a scan rule; the points stand, a person decides
-    test cells changed and restored  collect put the release's test cell back before grading
-    kernel ignored the interrupt     grading stopped; no points given (empty, not 0)
-    not submitted                    (export) no notebook for this exercise
+Per student: scan.py's flags; a fresh folder with ``tasks.json`` (a seed and a nonce per function
+task, drawn with ``secrets``) that the hidden tests record into (``tl_minimal.exercises.record``),
+read into memory as soon as the notebook is done and removed; then one verdict.py process per
+exercise, which never ran student code, judges the records, and predictions are read from the
+submitted text (predictions.py). Those verdicts replace nbgrader's scores, and a table of them is
+added to nbgrader's feedback. docs/instructors.md, section 5, gives the statuses and their points.
 """
 
 from __future__ import annotations
@@ -29,6 +15,7 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -41,24 +28,64 @@ from nbgrader.api import Gradebook
 
 from tl_minimal.exercises.record import RECORD_ENV
 
+from .nbgrader_config import DEFAULT_GRACE, DEFAULT_TIMEOUT
 from .predictions import GRADED, NOT_RUN, grade_prediction, load, plan
 from .scan import scan
 
 FLAGGED, RESTORED, IGNORED = "flagged", "test cells changed and restored", "kernel ignored the interrupt"
 REPAIRS = "repairs.json"  # collect's record: exercise -> student -> [what was restored]
 DB_WAIT_S = 120  # how long a gradebook write waits for another process's (SQLite's default is 5 s)
-# notebooks ``grade`` autogrades at once unless told: one. Notebooks graded side by side run as the same user,
-# so one student's code could reach the folder of another graded beside it; ``--jobs N`` trades that isolation
-# for time (a kernel's start-up and a timeout's wait overlap)
-DEFAULT_JOBS = 1
+DEFAULT_JOBS = 1  # notebooks graded at once: side by side, one student's code could reach another's folder
 
 
 def gradebook_url(course: Path) -> str:
-    """The course's gradebook (nbgrader's default place, course/gradebook.db) as a database URL whose
-    connections wait up to ``DB_WAIT_S`` for a lock another process holds, where SQLite's default
-    5 s would fail a write with "database is locked" while another autograde writes (grade --jobs)."""
+    """The course's gradebook (course/gradebook.db) as a URL whose connections wait up to ``DB_WAIT_S``
+    for a lock another process holds (another autograde of grade --jobs)."""
     path = urllib.parse.quote(str(course.resolve() / "gradebook.db"))  # SQLAlchemy unquotes it: % and ? stay
     return f"sqlite:///{path}?timeout={DB_WAIT_S}"
+
+
+def nbgrader_env(extra: dict | None = None) -> dict:
+    """This process's environment and ``extra``, with this Python's scripts first on PATH (nbgrader runs
+    the `alembic` script of its environment, also when no venv is activated)."""
+    env = dict(os.environ, **(extra or {}))
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return env
+
+
+def run_nbgrader(course: Path, log: Path, *args: str, limit: float, env: dict | None = None) -> str:
+    """Run one nbgrader step with its output in ``log``; return "" when it worked, else why not.
+
+    ``limit`` (seconds) ends a run that hangs, with everything it started (its own process group)."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w", encoding="utf-8") as out:
+        database = f"--CourseDirectory.db_url={gradebook_url(course)}"  # waits for another process's write
+        child = subprocess.Popen([sys.executable, "-m", "nbgrader", *args, "--force", database], cwd=course,
+                                 env=nbgrader_env(env), stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            code = child.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            return f"not graded: grading ran past {limit:.0f} s (kernel ignored the interrupt?); see {log}"
+    if code == 0:
+        return ""
+    text = log.read_text(encoding="utf-8", errors="replace")
+    if "kernel ignored the interrupt" in text:
+        return "not graded: kernel ignored the interrupt"
+    if "DeadKernelError" in text:  # a cell ended the kernel (os._exit, a crash): no hidden test after it ran
+        return "tests did not run: the kernel exited (a cell ended it)"
+    if "checksum" in text.lower() and "inconsistent" in text.lower():
+        return "not graded: test cells changed"
+    return f"not graded: nbgrader {args[0]} failed (exit {code}); see {log}"
+
+
+def _limit(notebook: Path) -> float:
+    """Seconds one student's grading may take in all: every code cell at its timeout, plus start-up."""
+    cells = sum(c.get("cell_type") == "code" for c in load(notebook)["cells"])
+    per_cell = int(os.environ.get("TL_CELL_TIMEOUT", DEFAULT_TIMEOUT)) \
+        + float(os.environ.get("TL_INTERRUPT_GRACE", DEFAULT_GRACE))
+    return 120 + cells * per_cell
 
 
 def _task_of(label: str) -> str:
@@ -110,7 +137,7 @@ def _set_scores(course: Path, name: str, student: str, scores: dict) -> None:
         gb.db.commit()
 
 
-def _feedback_page(course: Path, name: str, student: str, tasks: dict, why: str = "") -> Path:
+def _feedback_page(course: Path, name: str, student: str, tasks: dict, why: str = "") -> None:
     """Add the course's verdicts to nbgrader's feedback page (or write the page when there is none)."""
     path = course / "feedback" / student / name / f"{name}.html"
     rows = "".join(f"<tr><td>{html.escape(t)}</td><td>{html.escape(e['status'])}</td>"
@@ -127,7 +154,6 @@ def _feedback_page(course: Path, name: str, student: str, tasks: dict, why: str 
         text = f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{name}</title></head><body>" \
                f"<h1>{html.escape(name)}: {html.escape(student)}</h1>{block}</body></html>"
     path.write_text(text, encoding="utf-8")
-    return path
 
 
 def _task_entries(tasks: dict, verdicts: dict, flags: list[str], repairs: list[str]) -> dict:
@@ -152,11 +178,11 @@ def _functions(course: Path, name: str) -> tuple[dict, dict]:
     return tasks, {g: t for g, t in tasks.items() if t["kind"] == "function"}
 
 
-def start_autograde(course: Path, name: str, students: list[str], why_not, pool: Executor) -> dict[str, Future]:
+def start_autograde(course: Path, name: str, students: list[str], pool: Executor) -> dict[str, Future]:
     """Queue each student's notebook of exercise ``name`` on ``pool`` (its workers are the notebooks
-    graded at once); ``why_not(student, env)`` runs nbgrader's autograde with ``env`` added and
-    returns "" or why it failed. Returns {student: the run's future}, for :func:`grade_exercise`."""
+    graded at once). Returns {student: the run's future}, for :func:`grade_exercise`."""
     functions = _functions(course, name)[1]
+    limit = _limit(course / "release" / name / f"{name}.ipynb")
 
     def autograde(student: str) -> tuple:
         """One notebook: its own folder of seeds and nonces, nbgrader's run, the records taken at once."""
@@ -166,7 +192,8 @@ def start_autograde(course: Path, name: str, students: list[str], why_not, pool:
                  for g, t in functions.items()}
         tasks_json = {t["check"]: {"seed": t["seed"], "nonce": t["nonce"]} for t in drawn.values()}
         (folder / "tasks.json").write_text(json.dumps(tasks_json), encoding="utf-8")
-        why = why_not(student, {RECORD_ENV: str(folder)})
+        why = run_nbgrader(course, course / "logs" / name / student / "autograde.log", "autograde", name,
+                           f"--student={student}", limit=limit, env={"TL_GRADED": "1", RECORD_ENV: str(folder)})
         return why, drawn, _take_records(folder, drawn), (began, time.monotonic())
 
     return {student: pool.submit(autograde, student) for student in students}
@@ -217,9 +244,14 @@ def grade_exercise(course: Path, name: str, runs: dict[str, Future], log=print) 
     return entries
 
 
-def feedback(course: Path, name: str, entries: dict, run_feedback, log=print) -> None:
+def feedback(course: Path, name: str, entries: dict, log=print) -> None:
     """nbgrader's feedback for the graded students (one run; one per student if that fails), then ours;
     then one line per student: its status, each task's status and points, its flags."""
+    def run_feedback(student: str | None) -> str:
+        who = [f"--student={student}"] if student else []
+        logs = course / "logs" / name / (student or "")
+        return run_nbgrader(course, logs / "feedback.log", "generate_feedback", name, *who, limit=600)
+
     graded = [s for s, e in entries.items() if e["status"] == GRADED]
     started = time.monotonic()
     if graded and run_feedback(None):

@@ -1,12 +1,8 @@
 """What the grade reads without running anything: the tasks of an exercise and its predictions.
 
-:func:`plan` reads the tasks from the source notebook's grade cells: a function task (its hidden
-test ``_ex.hidden_check(_ex.check_readout_step, readout_step)``, judged by verdict.py from what the
-kernel recorded) or a prediction (``mark_prediction(..., correct=...)``: the key, which neither the
-release nor the installed package holds). :func:`grade_prediction` reads a prediction from the
-submitted source: the first answer the answer cell writes, a literal letter or number (or
-arithmetic on numbers); a later change is noted, not scored; a value computed at run time scores 0.
-No value the student's kernel computed is used, so trying letters at grading time opens nothing.
+:func:`plan` reads the tasks from the source notebook's grade cells; :func:`grade_prediction` reads
+a prediction from the submitted text: the first literal (or arithmetic on numbers) the answer cell
+assigns; a later change is noted, not scored; a value computed at run time scores 0.
 
 Glossary
     plan     {grade_id: {"kind": "function", "check", "points"} | {"kind": "prediction", "name",

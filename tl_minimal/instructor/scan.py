@@ -1,28 +1,10 @@
 """Flag the cells of a submission that reach for what grades it, for a TA to read.
 
-``grade`` runs :func:`scan` on every submission and writes what it finds to the grades CSV (column
-``flags``) and its summary. A flag is not a zero: it names a cell, a reason and the line it
-matched, and a person decides (the grade rests on the hidden tests' outputs, judged outside the
-kernel: verdict.py). Scanned: the answer cells, and every other code cell whose text differs from
-the release. Flagged:
-
-    environment      os.environ, os.putenv, os.getenv (graded mode is an environment variable)
-    checker          importing tl_minimal.exercises, or using the notebook's ``ex`` in an answer
-    reference        importing tl_minimal's own implementations (pair_readout(mode="loop"), ...),
-                     or calling a name another cell imported from tl_minimal
-    frames           inspect, sys._getframe, f_back / f_locals / f_globals, gc, tracebacks
-    monkeypatch      setattr / delattr, assigning to an attribute of an imported module, sys.modules,
-                     builtins, importlib
-    ipython          get_ipython (and every %magic or !shell line, which becomes a get_ipython call)
-    key file         answer_key, __file__, solutions (paths to the clone's answers)
-    dynamic code     exec, eval, compile, bytes.fromhex / base64 / codecs (code hidden in data)
-    computed name    getattr / setattr / hasattr with a name built at run time ("a" + "b"),
-                     globals(), vars(), locals()
-    import system    sys.meta_path, path_hooks, importlib, __import__, a finder or loader
-    process          subprocess, os.system, os.fork, multiprocessing (work that outlives the kernel)
-    not python       a cell that does not parse
-
-A flag reads "<grade id or cell number>: <kind> (<what was seen>) line <n>: <the line>".
+A flag is not a zero: it names a cell, a kind and the line it matched, and a person decides (the
+grade rests on the hidden tests' records, judged outside the kernel). Scanned: the answer cells and
+every other code cell whose text differs from the release; the kinds are the tables below
+(docs/instructors.md, section 5, lists them). A flag reads
+"<grade id or cell number>: <kind> (<what was seen>) line <n>: <the line>".
 """
 
 from __future__ import annotations

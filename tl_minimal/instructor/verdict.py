@@ -1,12 +1,9 @@
-"""What a grade records for a function task, decided in a process that never ran student code.
+"""Judge the hidden tests' records in a process that never ran student code.
 
     python -m tl_minimal.instructor.verdict JOB.json OUT.json
 
-grading.py starts this once per exercise, in an empty folder, after every notebook ran. JOB.json:
-{student: {grade_id: {"check", "seed", "nonce"}}}, the records in ``<n>/`` beside it (the n-th
-student in sorted order); OUT.json: {student: {grade_id: {"status", "passed", "reason"}}}. Each
-record is replayed through its check on inputs made afresh from the seed (``record.judge``); a
-record that is missing or bears another nonce is "tests did not run": 0 points.
+JOB.json: {student: {grade_id: {"check", "seed", "nonce"}}}, the records in ``<n>/`` beside it (the
+n-th student in sorted order); OUT.json: {student: {grade_id: {"status", "passed", "reason"}}}.
 """
 
 from __future__ import annotations
