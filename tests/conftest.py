@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from tl_minimal.data import offline
 from tl_minimal.recording import recording
 
 
@@ -23,6 +24,16 @@ def relative_error(x: torch.Tensor, y: torch.Tensor) -> float:
 @pytest.fixture
 def rel_err():
     return relative_error
+
+
+@pytest.fixture
+def no_local_data(monkeypatch, tmp_path):
+    """No TL_MINIMAL_DATA, an empty Hugging Face cache, no offline variable, and a fresh probe."""
+    monkeypatch.delenv("TL_MINIMAL_DATA", raising=False)
+    for name in (*offline.OFFLINE_VARIABLES, "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_DATASETS_CACHE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setattr(offline, "_probed", [])
 
 
 def random_gates(shape, regime: str, dtype, generator: torch.Generator) -> torch.Tensor:

@@ -21,16 +21,6 @@ from tl_minimal.data.text import DataUnavailable, Offline
 RETRY_WORDS = ("Retrying", "Name or service not known", "thrown while requesting")
 
 
-@pytest.fixture
-def no_local_data(monkeypatch, tmp_path):
-    """No TL_MINIMAL_DATA, an empty Hugging Face cache, no offline variable, and a fresh probe."""
-    monkeypatch.delenv("TL_MINIMAL_DATA", raising=False)
-    for name in (*offline.OFFLINE_VARIABLES, "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_DATASETS_CACHE"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    monkeypatch.setattr(offline, "_probed", [])
-
-
 def no_datasets_import(monkeypatch):
     """Make `import datasets` fail loudly: the offline path must not even import it."""
     monkeypatch.setitem(sys.modules, "datasets", None)

@@ -6,7 +6,6 @@ import types
 import pytest
 
 from conftest import FIXTURE_DATA, data_dirs
-from tl_minimal.data import offline
 from tl_minimal.data import text as data_text
 from tl_minimal.data.text import DataUnavailable, Offline
 from tl_research.tasks import tokenized_data as data_tokenized
@@ -80,16 +79,6 @@ def test_missing_tokenizer_names_both_ways(monkeypatch, tmp_path):
     with pytest.raises(DataUnavailable) as err:
         data_tokenized.load_tokenizer()
     assert "TL_MINIMAL_DATA" in str(err.value) and "hub" in str(err.value)
-
-
-@pytest.fixture
-def no_local_data(monkeypatch, tmp_path):
-    """No TL_MINIMAL_DATA, an empty Hugging Face cache, no offline variable, and a fresh probe."""
-    monkeypatch.delenv("TL_MINIMAL_DATA", raising=False)
-    for name in (*offline.OFFLINE_VARIABLES, "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_DATASETS_CACHE"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    monkeypatch.setattr(offline, "_probed", [])
 
 
 def test_offline_tokenizer_raises_at_once(monkeypatch, no_local_data):
