@@ -14,11 +14,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
 
-from tl_research import results
 from tl_research import results as research
 from tl_research.views import plots_breaks, plots_seeds
 
-RESULTS = results.results_dir()
+RESULTS = research.results_dir()
 
 
 @pytest.fixture(autouse=True)
@@ -29,28 +28,28 @@ def _close_figures():
 
 def test_provenance_has_a_row_per_file_and_no_local_path():
     files = sorted(RESULTS.glob("lm*.json"))[:3]
-    table = results.provenance_markdown(files).splitlines()
-    assert len(table) == 2 + len(results.provenance(files))  # a merged file: one row per source
+    table = research.provenance_markdown(files).splitlines()
+    assert len(table) == 2 + len(research.provenance(files))  # a merged file: one row per source
     assert all(any(f"`{f.name}" in line for line in table[2:]) for f in files)
-    assert not any("(/" in line for line in results.data_sources(files))
+    assert not any("(/" in line for line in research.data_sources(files))
 
 
 def test_tokenized_in_bits_divides_by_ln2_and_the_gaps_are_to_the_transformer():
-    rows, paper = results.tokenized_in_bits()
-    nats = {r.label: r.mean for r in results.TABLES["tokenized"].rows()}
+    rows, paper = research.tokenized_in_bits()
+    nats = {r.label: r.mean for r in research.TABLES["tokenized"].rows()}
     for r in rows:
         assert r.mean == pytest.approx(nats[r.label] / 0.6931471805599453)
     # only the values change unit: seeds, steps and seconds stay in their own fields
     assert [(r.seeds, r.steps, r.seconds) for r in rows] == [(r.seeds, r.steps, r.seconds)
-                                                          for r in results.TABLES["tokenized"].rows()]
-    gaps = results.tokenized_gaps_markdown(rows, paper)
+                                                          for r in research.TABLES["tokenized"].rows()]
+    gaps = research.tokenized_gaps_markdown(rows, paper)
     tf = next(r.mean for r in rows if r.label == "transformer")
     other = next(r for r in rows if r.label != "transformer")
     assert f"| `{other.label}` | {other.mean - tf:+.3f} |" in gaps
 
 
 def test_bpb_by_steps_is_sorted_by_steps_and_the_lead_lines_name_each_table():
-    curves = results.bpb_by_steps(("transformer", "triple_latent"))
+    curves = research.bpb_by_steps(("transformer", "triple_latent"))
     assert set(curves) == {"transformer", "triple_latent"}
     for pts in curves.values():
         assert [p[0] for p in pts] == sorted(p[0] for p in pts) and len(pts) == 3
@@ -65,7 +64,7 @@ def test_seeds_cell_is_mean_std_and_every_seed():
 
 
 def test_recall_reports_hold_the_files_numbers():
-    reports = results.recall_file_reports()
+    reports = research.recall_file_reports()
     assert [kind for kind, _ in reports] == ["text", "markdown", "markdown", "markdown"]
     assert "best constant guess" in reports[0][1]
     accs = research.seeds_at("recall_gated_hybrid_paper.json", "gated_hybrid_paper", 500)
@@ -118,7 +117,7 @@ def test_the_break_figures_draw_and_return_none_without_rows():
 
 
 def test_tables_unigram_is_the_yardstick_notebook_07_prints():
-    """results.tables_unigram on the real data gives the number 07's committed output prints."""
+    """research.tables_unigram on the real data gives the number 07's committed output prints."""
     import os
     from pathlib import Path
 
@@ -130,5 +129,5 @@ def test_tables_unigram_is_the_yardstick_notebook_07_prints():
     nb = json.loads(ipynb.read_text(encoding="utf-8"))
     printed = "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
                       for o in c.get("outputs", []))
-    value = results.tables_unigram(protocol("lm"))
+    value = research.tables_unigram(protocol("lm"))
     assert f"unigram baseline on the tables' validation chunks: {value:.3f} BPB" in printed
