@@ -30,7 +30,7 @@
 # hybrid's convolution), 06a (the gate start and the gradient that reaches the pairs). Every symbol
 # is in the course's glossary (`docs/glossary.md`) or defined where it is used.
 #
-# **Time.** About 60 minutes: reading at the course's pace (notebook 00, section 5) and a run of
+# **Time.** About 55 minutes: reading at the course's pace (notebook 00, section 5) and a run of
 # every cell in default mode, measured at 5 s (CPU 4 s, peak 457 MiB) on a 2-core CPU
 # (`docs/notebook_cost.json`).
 
@@ -53,14 +53,10 @@ from tl_minimal import deltanet, gla, h3, key_source, views
 from tl_minimal.course import recall_start
 from tl_minimal.ladder import GLA_SHORT_START, RUNGS
 from tl_minimal.readout import TripleLatentMixer, pair_readout
-from tl_minimal.results import family_table
-from tl_minimal.results.calibrated_table import FAMILY_FILE as FAMILY_RECALL
-from tl_minimal.results.calibrated_table import budget as recall_budget
-from tl_minimal.results.calibrated_table import calibrated_markdown
-from tl_minimal.results.family_table import budget, family_rows
+from tl_minimal.results import report
 from tl_minimal.running_state import previous_states, running_state
 from tl_minimal.views import plots_reproduction
-from tl_minimal.views.plots_reproduction import family_figure, family_markdown
+from tl_minimal.views.plots_reproduction import family_figure
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
 torch.manual_seed(0)
@@ -277,9 +273,10 @@ print("prod_t (I - eta_t k_t k_t^T) == I - K^T W:", close(product, eye - Kc.T @ 
 # interval; the text below quotes one per point.
 
 # %%
-rows, (steps, seeds) = family_rows(), budget()
+family = report("family_80")  # computed from lm_family.json by the research package (data/results/README.md)
+rows, steps, seeds = family["rows"], family["steps"], tuple(family["seeds"])
 print(f"budget: {steps} training steps, seeds {seeds}")
-display(Markdown(family_markdown(rows)))
+display(Markdown(family["markdown"]))
 
 # %%
 family_figure(rows, title=f"{steps}-step language models, paired over {len(seeds)} seeds "
@@ -308,11 +305,10 @@ plt.show()
 # learned table, the same blocks). The cell prints how many seeds each row has.
 
 # %%
-path_2000 = family_table.FAMILY_2000_FILE  # issue33/lm_family_2000steps.json
-rows_2000 = family_rows(path_2000, family_table.paired_variants(path_2000), ("triple_latent", "transformer_rope"))
-for v, (n, mean) in family_table.seed_means(path_2000).items():  # every row so far, in the table or not
+family_2000 = report("family_2000")  # from issue33/lm_family_2000steps.json
+for v, (n, mean) in family_2000["seed_means"].items():  # every row so far, in the table or not
     print(f"{v:>18}: {n} seed{'s' * (n > 1)}, mean {mean:.3f} BPB")
-display(Markdown(family_markdown(rows_2000)))
+display(Markdown(family_2000["markdown"]))
 
 # %% [markdown]
 # **The verdict at 2,000 steps and 5 seeds.** The same protocol as above (constant lr 3e-4, no
@@ -342,8 +338,9 @@ display(Markdown(family_markdown(rows_2000)))
 # is 1/8 = 12.5%.
 
 # %%
-print(f"budget: {recall_budget(FAMILY_RECALL)}")
-display(Markdown(calibrated_markdown(FAMILY_RECALL)))
+calibrated = report("calibrated_family")  # from recall_calibrated_family.json
+print(f"budget: {calibrated['budget']}")
+display(Markdown(calibrated["markdown"]))
 
 # %% [markdown]
 # **The verdict on recall, at 1,000 steps of the calibrated task.** Two fixed-size states recall:

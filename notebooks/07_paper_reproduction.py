@@ -46,16 +46,16 @@ except ModuleNotFoundError:  # the clone: the first folder above this one with a
     raise SystemExit(f"tl_minimal is not installed for this kernel; run this in a cell, then restart the kernel:  "
                      f"%pip install {clone or 'git+https://github.com/<owner>/<repo>  (Colab: see its address)'}") from None
 
-import json
-
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
 from tl_minimal import results, views
 from tl_minimal.course import recall_start
-from tl_minimal.results import state_size_table
+from tl_minimal.data import text as data_text
+from tl_minimal.results import report
 from tl_minimal.training import config
-from tl_minimal.training.protocols import protocol
+from tl_minimal.training.evaluate import unigram_bits
+from tl_minimal.training.protocols import chunk_eval_set, protocol
 from tl_minimal.views import plots_capacity, plots_reproduction
 
 views.use_course_style()  # the course's colours; in Jupyter, every figure's alt text
@@ -65,11 +65,13 @@ print(f"smoke mode: {config.smoke()}   results folder: data/results")
 
 # %% [markdown]
 # The yardstick for every BPB below is the **unigram baseline**: each byte predicted from its
-# frequency in the training text, with no context at all (`results.tables_unigram`), on the tables'
+# frequency in the training text, with no context at all (`unigram_bits`), on the tables'
 # validation chunks. A model above it has not yet learned even the byte frequencies.
 
 # %%
-UNIGRAM = results.tables_unigram(protocol("lm"))
+p = protocol("lm")  # the tables' validation chunks: its first eval_batches batches of eval_batch_size chunks
+_, chunks = chunk_eval_set(data_text.load_split(p.eval_split).tokens, p)  # [C, T]: the bytes the BPB predicts
+UNIGRAM = unigram_bits(data_text.load_split("train").tokens, chunks, data_text.VOCAB_SIZE)
 print(f"unigram baseline on the tables' validation chunks: {UNIGRAM:.3f} BPB")
 
 # %% [markdown]
@@ -108,9 +110,9 @@ print(f"unigram baseline on the tables' validation chunks: {UNIGRAM:.3f} BPB")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-files = sorted({f for t in results.TABLES.values() for f in t.files()} | set(RESULTS.glob("lm_2000steps_lr*.json")))
-display(Markdown(results.provenance_markdown(files)))
-print("\n".join(results.data_sources(files)))
+provenance = report("provenance")  # the tables' files, read by the research package (data/results/README.md)
+display(Markdown(provenance["markdown"]))
+print(provenance["data_sources"])
 
 # %% [markdown]
 # ## 3. Byte-level WikiText-2, matched width (table 1)
@@ -121,8 +123,9 @@ print("\n".join(results.data_sources(files)))
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+TABLES = report("tables")  # {key: its title and Markdown}
 for key in ("lm_matched_width", "lm_leak"):
-    display(Markdown(f"**{results.TABLES[key].title}**\n\n" + results.TABLES[key].markdown()
+    display(Markdown(f"**{TABLES[key]['title']}**\n\n" + TABLES[key]["markdown"]
                      + f"\n\nUnigram baseline on the same chunks: {UNIGRAM:.3f} BPB."))
 
 # %% [markdown]
@@ -148,7 +151,7 @@ for key in ("lm_matched_width", "lm_leak"):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-display(Markdown(results.TABLES["lm_param_matched"].markdown() + f"\n\nUnigram baseline: {UNIGRAM:.3f} BPB."))
+display(Markdown(TABLES["lm_param_matched"]["markdown"] + f"\n\nUnigram baseline: {UNIGRAM:.3f} BPB."))
 
 # %% [markdown]
 # **What agrees, what does not.** At the paper's configuration (d = 60), `triple_latent` (5.119) and
@@ -168,7 +171,7 @@ display(Markdown(results.TABLES["lm_param_matched"].markdown() + f"\n\nUnigram b
 # %%
 # NBVAL_IGNORE_OUTPUT
 for key in ("lm_time_matched", "lm_2000_steps"):
-    display(Markdown(f"**{results.TABLES[key].title}**\n\n" + results.TABLES[key].markdown()
+    display(Markdown(f"**{TABLES[key]['title']}**\n\n" + TABLES[key]["markdown"]
                      + f"\n\nUnigram baseline: {UNIGRAM:.3f} BPB."))
 
 # %% [markdown]
@@ -183,9 +186,8 @@ for key in ("lm_time_matched", "lm_2000_steps"):
 # %%
 # NBVAL_IGNORE_OUTPUT
 # 2,000 steps: table 3b (the paper's lr 3e-4) beside the same protocol at higher learning rates
-sweep = results.load_runs(RESULTS / "lm_2000steps.json") + results.load_runs(RESULTS / "lm_2000steps_lr*.json")
 display(Markdown("**3c. Learning rate, 2,000 steps (BPB; seed 0, or mean ± std over the seeds in brackets)**\n\n"
-                 + results.sweep_markdown(sweep, "lr") + f"\n\nUnigram baseline: {UNIGRAM:.3f} BPB."))
+                 + report("lr_sweep") + f"\n\nUnigram baseline: {UNIGRAM:.3f} BPB."))
 
 # %% [markdown]
 # **Learning rate (3c).** At each model's best of three rates the gap shrinks (2.939 - 2.516 = 0.42 and 2.939 - 2.476 = 0.46 BPB): about
@@ -200,11 +202,7 @@ display(Markdown("**3c. Learning rate, 2,000 steps (BPB; seed 0, or mean ± std 
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-yard = json.loads((RESULTS / "lm_yardstick.json").read_text(encoding="utf-8"))  # one recipe for every row
-for r in yard["rows"]:
-    print(f"{r['variant']:<17} lr {r['lr']:g}, {len(r['by_seed'])} seeds: mean {r['mean']:.3f} BPB")
-for c in yard["comparisons"]:  # paired by seed: the mean difference, its 95% interval
-    print(f"{c['a']} minus {c['b']}: {c['mean']:+.3f} BPB [{c['low']:+.3f}, {c['high']:+.3f}], {len(c['seeds'])} seeds")
+print(report("yardstick"))  # lm_yardstick.json: each row's mean, then the paired differences with 95% intervals
 
 # %% [markdown]
 # The start that makes recall learnable (`ladder_1`: the pair gate's bias at 4) costs a little
@@ -220,7 +218,7 @@ for c in yard["comparisons"]:  # paired by seed: the mean difference, its 95% in
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-for kind, text in results.recall_file_reports():  # the constant guess's line, then a table per file and step
+for kind, text in report("recall_files"):  # the constant guess's line, then a table per file and step
     display(Markdown(text)) if kind == "markdown" else print(text)
 
 # %% [markdown]
@@ -230,9 +228,9 @@ for kind, text in results.recall_file_reports():  # the constant guess's line, t
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-mqar = results.mqar_rows()
-display(Markdown(results.mqar_markdown(mqar)))
-plots_reproduction.mqar_accuracy(mqar, results.ORDER)
+mqar = report("mqar")  # from the mqar*.json files
+display(Markdown(mqar["markdown"]))
+plots_reproduction.mqar_accuracy(mqar["points"], mqar["order"])
 plt.show()
 
 # %% [markdown]
@@ -296,7 +294,7 @@ display(Markdown(recall_start.markdown(recall_start.gate_start_rows(["triple_lat
 # %%
 # NBVAL_IGNORE_OUTPUT
 sizes = results.load(RESULTS / "recall_state_size.json")
-display(Markdown(state_size_table.markdown(sizes)))
+display(Markdown(report("state_size")))
 plots_capacity.recall_vs_state_bytes(sizes["runs"])
 plt.show()
 
@@ -308,9 +306,9 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-tok_rows, tok_paper = results.tokenized_in_bits()  # the files hold nats; here bits per token
-display(Markdown(results.tokenized_markdown(tok_rows, tok_paper)))
-display(Markdown(results.tokenized_gaps_markdown(tok_rows, tok_paper)))
+tokenized = report("tokenized")  # the files hold nats; here bits per token
+display(Markdown(tokenized["markdown"]))
+display(Markdown(tokenized["gaps"]))
 
 # %% [markdown]
 # **What agrees, what does not.** Our corpus is WikiText-2 text, so only the gaps to the Transformer
@@ -326,7 +324,7 @@ display(Markdown(results.tokenized_gaps_markdown(tok_rows, tok_paper)))
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-plots_reproduction.beside_paper(results.beside_paper_panels(UNIGRAM))
+plots_reproduction.beside_paper(report("beside_paper"), UNIGRAM)
 plt.show()
 
 # %% [markdown]
@@ -339,7 +337,7 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-plots_reproduction.bpb_against_steps(results.bpb_by_steps(), UNIGRAM,
+plots_reproduction.bpb_against_steps(report("bpb_by_steps"), UNIGRAM,
                                      "byte-level WikiText-2: BPB against training length")
 plt.show()
 

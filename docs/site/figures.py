@@ -26,8 +26,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from tl_minimal import results
 from tl_minimal.views import diagrams, plots
+from tl_research import results
 
 MARKERS = "osD^vP*X"  # one marker per model: a series never differs from another by colour alone
 

@@ -24,8 +24,8 @@ Read in this order:
 ``cli``         the one command line (its parsers: ``arguments``); ``__main__`` runs it
 ``studies/``    where recall breaks and why: ``breaks``, ``induction``, ``diagnose_recall``, ``recall_study``
 ``bench/``      the speed benchmark: ``speed``, ``timing``
-``results/``    the tables of notebook 07c, the folder's merge and index commands (beside the course's
-                reader of the committed results, ``tl_minimal.results``, which it re-exports)
+``results/``    every results table, the folder's merge and index commands, and ``render``: what notebooks
+                06b and 07 show, written for the course's reader (``tl_minimal.results.report``)
 ``views/``      the pictures of the optional notebooks 07b and 07c
 ``ship_checkpoint``, ``convert``   the shipped checkpoints' maker, the 1.x model-file converter
 ``notebook_time``, ``notebook_cost``, ``prose_numbers``   the repository's checks of the notebooks

@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 
 from tl_minimal.data.recall import RecallLayout, layout_for
-from tl_minimal.results.recall_tables import RECALL_FILES
 from tl_minimal.training.protocols import protocol
+from tl_research.results.recall_tables import RECALL_FILES
 from tl_research.tasks import recall_breaks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,17 +59,16 @@ GATE_START = "recall_gate_start.json"
 NOTEBOOK_TABLES = [
     ("06a_kv_recall", "plots_retrieval.recall_training(", paper_recall),
     ("06a_kv_recall", 'recall_start.gate_start_rows(["triple_latent"])', lambda: layouts_of_files(GATE_START)),
-    ("06b_family", "calibrated_markdown(FAMILY_RECALL)", lambda: layouts_of_files("recall_calibrated_family.json")),
+    ("06b_family", 'report("calibrated_family")', lambda: layouts_of_files("recall_calibrated_family.json")),
     ("06b_family", "recall_start.ladder_rows()", lambda: layouts_of_files("recall_ladder.json")),
-    ("07_paper_reproduction", "results.recall_file_reports()", lambda: layouts_of_files(*RECALL_FILES)),
-    ("07_paper_reproduction", "results.mqar_markdown(mqar)", lambda: layouts_of_files("mqar*.json")),
+    ("07_paper_reproduction", 'report("recall_files")', lambda: layouts_of_files(*RECALL_FILES)),
+    ("07_paper_reproduction", 'report("mqar")', lambda: layouts_of_files("mqar*.json")),
     ("07_paper_reproduction", '["triple_latent", "triple_hybrid",', lambda: layouts_of_files(GATE_START)),
-    ("07_paper_reproduction", "state_size_table.markdown(sizes)", lambda: layouts_of_files("recall_state_size.json")),
+    ("07_paper_reproduction", 'report("state_size")', lambda: layouts_of_files("recall_state_size.json")),
 ]
 # the calls that show a recall accuracy table or figure in a notebook: each use must be listed above
-RECALL_CALLS = ["recall_training(", "recall_start.markdown(", "calibrated_markdown(", "recall_file_reports(",
-                "mqar_markdown(", "mqar_accuracy(", "state_size_table.markdown(", "recall_vs_state_bytes(",
-                "ladder_figure("]
+RECALL_CALLS = ["recall_training(", "recall_start.markdown(", 'report("calibrated_family")', 'report("recall_files")',
+                'report("mqar")', "mqar_accuracy(", 'report("state_size")', "recall_vs_state_bytes(", "ladder_figure("]
 
 # RECALL_STUDY.md: (a string of the paragraph before the table, the layouts of its tasks)
 STUDY_TABLES = [

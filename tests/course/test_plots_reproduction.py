@@ -1,10 +1,9 @@
-"""The views and tables of notebooks 07, 07b and 07c: each draws from the committed result files,
-and each table holds the numbers of the files it reads (recomputed here by hand)."""
+"""The reader of the rendered reports and the figures of notebooks 06b and 07 drawn from them: a report
+is found by name, a missing or old-shaped file says which command writes it, and each figure draws."""
 
 from __future__ import annotations
 
 import json
-import statistics
 
 import matplotlib
 
@@ -15,10 +14,6 @@ import pytest
 
 from tl_minimal import results
 from tl_minimal.views import plots_reproduction
-from tl_research import results as research
-from tl_research.views import plots_breaks, plots_seeds
-
-RESULTS = results.results_dir()
 
 
 @pytest.fixture(autouse=True)
@@ -27,112 +22,34 @@ def _close_figures():
     plt.close("all")
 
 
-def test_provenance_has_a_row_per_file_and_no_local_path():
-    files = sorted(RESULTS.glob("lm*.json"))[:3]
-    table = results.provenance_markdown(files).splitlines()
-    assert len(table) == 2 + len(results.provenance(files))  # a merged file: one row per source
-    assert all(any(f"`{f.name}" in line for line in table[2:]) for f in files)
-    assert not any("(/" in line for line in results.data_sources(files))
+def test_the_figures_of_notebook_07_draw_from_the_reports():
+    panels = results.report("beside_paper")
+    fig = plots_reproduction.beside_paper(panels, 4.6)
+    assert len(fig.axes) == len(panels) == 3
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == [r["label"] for r in panels[0]["rows"]]
+    assert plots_reproduction.bpb_against_steps(results.report("bpb_by_steps"), 4.6, "t").axes[0].get_xscale() == "log"
+    mqar = results.report("mqar")
+    ax = plots_reproduction.mqar_accuracy(mqar["points"], mqar["order"]).axes[0]
+    legend = sorted(t.get_text() for t in ax.get_legend().get_texts())
+    assert legend == sorted([*mqar["order"], "chance (constant guess)"])
 
 
-def test_tokenized_in_bits_divides_by_ln2_and_the_gaps_are_to_the_transformer():
-    rows, paper = results.tokenized_in_bits()
-    nats = {r.label: r.mean for r in results.TABLES["tokenized"].rows()}
-    for r in rows:
-        assert r.mean == pytest.approx(nats[r.label] / 0.6931471805599453)
-    # only the values change unit: seeds, steps and seconds stay in their own fields
-    assert [(r.seeds, r.steps, r.seconds) for r in rows] == [(r.seeds, r.steps, r.seconds)
-                                                          for r in results.TABLES["tokenized"].rows()]
-    gaps = results.tokenized_gaps_markdown(rows, paper)
-    tf = next(r.mean for r in rows if r.label == "transformer")
-    other = next(r for r in rows if r.label != "transformer")
-    assert f"| `{other.label}` | {other.mean - tf:+.3f} |" in gaps
+def test_the_family_figure_has_three_panels_a_row_per_variant():
+    rows = results.report("family_80")["rows"]
+    fig = plots_reproduction.family_figure(rows, title="t")
+    assert len(fig.axes) == 3
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert [lab.split(" (")[0] for lab in labels] == [r["variant"] for r in rows]
 
 
-def test_bpb_by_steps_is_sorted_by_steps_and_the_lead_lines_name_each_table():
-    curves = results.bpb_by_steps(("transformer", "triple_latent"))
-    assert set(curves) == {"transformer", "triple_latent"}
-    for pts in curves.values():
-        assert [p[0] for p in pts] == sorted(p[0] for p in pts) and len(pts) == 3
-    lines = research.lead_lines()
-    assert [line.split()[0] for line in lines] == ["lm_matched_width", "lm_time_matched", "lm_2000_steps"]
-
-
-def test_seeds_cell_is_mean_std_and_every_seed():
-    assert research.seeds_cell({}) == "not run"
-    assert research.seeds_cell({0: 0.1, 1: 0.2}) == f"15.0 ± {statistics.stdev([10, 20]):.1f} (10.0, 20.0)"
-    assert research.seeds_cell({3: 0.5}) == "50.0 ± 0.0 (50.0)"
-
-
-def test_recall_reports_hold_the_files_numbers():
-    reports = results.recall_file_reports()
-    assert [kind for kind, _ in reports] == ["text", "markdown", "markdown", "markdown"]
-    assert "best constant guess" in reports[0][1]
-    accs = research.seeds_at("recall_gated_hybrid_paper.json", "gated_hybrid_paper", 500)
-    assert len(accs) == 5
-    table = research.experiments_markdown()
-    assert research.seeds_cell(accs) in table
-    assert len(table.splitlines()) == 2 + len(research.diagnosis_reports.paper_experiments())
-    per_seed, lines = research.per_seed_recall()
-    reference = json.loads((RESULTS / "recall_reference_code.json").read_text(encoding="utf-8"))["runs"]
-    assert len(per_seed) == 4 and len(lines) == 3
-    assert sorted(list(per_seed.values())[1]) == sorted(r["eval_accuracy"] for r in reference)
-
-
-def test_init_and_read_tables_have_a_row_per_model_and_seed():
-    diag = json.loads((RESULTS / "recall_init_diagnosis.json").read_text(encoding="utf-8"))["mean_over_seeds"]
-    assert len(research.init_diagnosis_markdown().splitlines()) == 2 + len(diag)
-    for table in (research.overwrite_init_markdown(), research.alias_init_markdown(), research.alias_read_markdown()):
-        lines = table.splitlines()
-        assert len(lines) > 2 and all(line.startswith("|") and line.endswith("|") for line in lines)
-
-
-def test_the_reproduction_figures_draw():
-    unigram = 4.6
-    assert len(plots_reproduction.beside_paper(results.beside_paper_panels(unigram)).axes) == 3
-    fig = plots_reproduction.bpb_against_steps(results.bpb_by_steps(), unigram, "t")
-    assert fig.axes[0].get_xscale() == "log"
-    assert plots_reproduction.mqar_accuracy(results.mqar_rows(), results.ORDER).axes[0].get_title()
-    assert len(plots_seeds.per_seed_recall(research.per_seed_recall()[0]).axes[0].get_xticklabels()) == 4
-    assert len(plots_seeds.paper_recall_experiments(research.recall_experiment_panels()).axes) == 3
-    history = {"a": [5.0, 4.0, 3.0], "b": [5.0, 3.5, 2.5]}
-    fig = plots_seeds.logit_scale(history, {"a": [4.0, 3.0], "b": [3.5, 3.2]}, [1.0, 2.0], unigram, 3)
-    assert len(fig.axes) == 2
-    with pytest.raises(ValueError, match="one BPB per factor"):
-        plots_seeds.logit_scale(history, {"a": [4.0]}, [1.0, 2.0], unigram, 3)
-
-
-def test_the_break_figures_draw_and_return_none_without_rows():
-    rows = research.break_rows("overwrite")
-    assert plots_breaks.overwrite_answers(rows, research.break_chance("overwrite")) is not None
-    alias = research.break_rows("alias")
-    pairs = plots_breaks.alias_pairs(alias)
-    assert pairs and all("alias" in pair for pair in pairs.values())
-    assert plots_breaks.alias_accuracy(alias, research.break_chance("alias")) is not None
-    assert plots_breaks.alias_training_curves(research.break_curves("alias")) is not None
-    distance = research.break_rows("distance")
-    assert plots_breaks.distance_accuracy(distance, {}, [1024, 2048, 4096]) is not None
-    induction = research.induction_rows()
-    assert len(plots_breaks.induction_ratios(induction).axes) == 2
-    assert plots_breaks.induction_curves(induction, span_len=64) is not None
-    for empty in (plots_breaks.overwrite_answers([], {}), plots_breaks.alias_accuracy([], {}),
-                  plots_breaks.alias_training_curves({}), plots_breaks.distance_accuracy([], {}, []),
-                  plots_breaks.induction_ratios([]), plots_breaks.induction_curves([], 64)):
-        assert empty is None
-
-
-def test_tables_unigram_is_the_yardstick_notebook_07_prints():
-    """results.tables_unigram on the real data gives the number 07's committed output prints."""
-    import os
-    from pathlib import Path
-
-    if not os.environ.get("TL_MINIMAL_DATA"):
-        pytest.skip("needs the real WikiText-2 copy (TL_MINIMAL_DATA); CI sets it")
-    from tl_minimal.training.protocols import protocol
-
-    ipynb = Path(__file__).resolve().parents[2] / "notebooks" / "07_paper_reproduction.ipynb"
-    nb = json.loads(ipynb.read_text(encoding="utf-8"))
-    printed = "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
-                      for o in c.get("outputs", []))
-    value = results.tables_unigram(protocol("lm"))
-    assert f"unigram baseline on the tables' validation chunks: {value:.3f} BPB" in printed
+def test_a_report_missing_or_of_an_old_shape_names_the_command(tmp_path, monkeypatch):
+    monkeypatch.setenv("TL_MINIMAL_RESULTS", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match=r"tl_research\.results render"):
+        results.report("mqar")
+    (tmp_path / results.files.REPORTS).write_text(json.dumps({"mqar": {}}), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"old shape.*tl_research\.results render"):
+        results.report("mqar")
+    (tmp_path / results.files.REPORTS).write_text(json.dumps({"reports": {"mqar": {}}}), encoding="utf-8")
+    with pytest.raises(KeyError, match=r"no report 'tables'.*tl_research\.results render"):
+        results.report("tables")
+    assert results.report("mqar") == {}

@@ -155,7 +155,7 @@ def test_installed_package_finds_its_results_without_the_clone(installed):
     python, outside, env = installed
     probe = ("import json, tl_minimal; from tl_minimal import results; "
              "print(json.dumps([tl_minimal.__file__, str(results.results_dir()), "
-             "results.TABLES['lm_matched_width'].rows()[0].label]))")
+             "results.report('tables')['lm_matched_width']['markdown'].splitlines()[2].split('`')[1]]))")
     package, folder, first = json.loads(_run([python, "-c", probe], outside, env))
     venv_root = Path(python).parents[1].resolve()
     assert Path(package).resolve().is_relative_to(venv_root), package  # the wheel, not the clone

@@ -61,7 +61,7 @@ def test_gather_needs_its_files(tmp_path):
 
 def test_the_calibrated_table_gives_wins_intervals_and_paired_differences(tmp_path):
     """From a sweep to the table: each variant at its lr, wins with Clopper-Pearson, d = a - transformer per seed."""
-    from tl_minimal.results import calibrated_table as ct
+    from tl_research.results import calibrated_table as ct
 
     protocol = {"task": "recall", "n_queries": 4, "n_pairs": 4, "steps": 1000, "batch_size": 32, "seq_len": 128}
     accs = {"transformer": [1.0, 1.0, 0.99], "triple_latent": [0.30, 0.25, 0.40]}
@@ -119,7 +119,7 @@ def test_gather_joins_sweeps_of_other_settings_and_waits_for_unfinished_ones(tmp
 def test_a_family_file_keeps_only_its_variants_and_reads_them_against_triple_latent_too(tmp_path):
     """The sweep files hold table 4's rows and issue 33's: --variants gathers one table's rows; the family file
     has a second paired difference, minus triple_latent, beside the Transformer's."""
-    from tl_minimal.results import calibrated_table as ct
+    from tl_research.results import calibrated_table as ct
 
     accs = {"transformer": [1.0, 1.0, 1.0], "triple_latent": [0.125, 0.12, 0.13], "gla": [0.5, 0.3, 0.4],
             "gated_hybrid_repaired": [1.0, 1.0, 1.0]}

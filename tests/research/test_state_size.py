@@ -6,8 +6,7 @@ import pytest
 import torch
 
 from tl_minimal import build_model
-from tl_minimal.results import files, state_size_table
-from tl_research.results import merge
+from tl_research.results import files, merge, state_size_table
 from tl_research.studies import state_size
 
 

@@ -15,7 +15,7 @@ STUDY = (RESULTS / "RECALL_STUDY.md").read_text(encoding="utf-8")
 def test_the_calibrated_tables_are_the_gathered_files():
     """Section 12 prints recall_calibrated.json's table (and its arms') as calibrated_table makes them, at the
     budget the file's protocol has."""
-    from tl_minimal.results.calibrated_table import budget, calibrated_markdown
+    from tl_research.results.calibrated_table import budget, calibrated_markdown
 
     assert calibrated_markdown("recall_calibrated.json") in STUDY, (
         "RECALL_STUDY.md section 12: paste `python -m tl_research.results calibrated`'s table")

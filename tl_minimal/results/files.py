@@ -1,41 +1,21 @@
-"""Reading the committed results: one loader for every table (the folder is found by
-:func:`tl_minimal.course.files.results_dir`). A file holds one *suite*, the runs of one task under one
-set of settings; a file merged from several commands lists them in ``merged_from``.
+"""Reading the committed result files: one results file (:func:`load`), or one report (:func:`report`).
 
-    runs = load_runs(results_dir() / "lm.json")     # each run tagged with overrides, label, file
+A results file holds the runs of one suite (``protocol`` and ``runs``). A report is what a required
+lesson shows from many of them (a table, the points of a plot): the research package computes each one
+from the results files and writes them all into ``data/results/course_reports.json``.
+
+    rows = report("family_80")["rows"]     # notebook 06b's family table, one dict per variant
 """
 
 from __future__ import annotations
 
-import glob
 import json
 from pathlib import Path
 
-from ..course.files import RESULTS_ENV as ENV
 from ..course.files import results_dir
 
-__all__ = ["ENV", "SHORT", "expand", "load", "load_runs", "override_label", "provenance", "results_dir"]
-
-SHORT = {"d_model": "d", "state_dim": "S", "num_slots": "K", "conv_causal": "causal",  # labels of --set keys
-         "read_gate_bias": "gatebias"}
-
-
-def expand(paths) -> list[Path]:
-    """One path, a glob, or a list of them -> the files, sorted per pattern (a missing plain path stays, so
-    :func:`load` can say it is missing)."""
-    if isinstance(paths, (str, Path)):
-        paths = [paths]
-    out = []
-    for p in paths:
-        hits = sorted(glob.glob(str(p)))
-        out += [Path(h) for h in hits] if hits else [Path(p)]
-    return out
-
-
-def is_gathered(data: dict) -> bool:
-    """A file gathered from other results files (``sources``; an lr sweep's ``sweep_runs``), not one
-    suite's file: merge and table 5 leave it alone."""
-    return "sweep_runs" in data or "sources" in data
+REPORTS = "course_reports.json"
+RENDER = "python -m tl_research.results render"  # the command that rewrites the reports from the results files
 
 
 def load(path) -> dict:
@@ -49,44 +29,14 @@ def load(path) -> dict:
     return data
 
 
-def override_label(overrides: dict) -> str:
-    """{"d_model": 56, "state_dim": 16} -> "d=56, S=16" ("" for no overrides)."""
-    return ", ".join(f"{SHORT.get(k, k)}={v}" for k, v in sorted(overrides.items()))
-
-
-def load_runs(paths) -> list[dict]:
-    """Every run of every file (globs allowed), each with ``overrides``, ``label``, ``file`` and ``protocol``."""
-    runs = []
-    for path in expand(paths):
-        data = load(path)
-        overrides = data["protocol"].get("overrides") or {}
-        for run in data["runs"]:
-            label = run["variant"] + (f" ({override_label(overrides)})" if overrides else "")
-            runs.append({**run, "overrides": overrides, "label": label, "file": path.name,
-                         "protocol": data["protocol"]})
-    return runs
-
-
-def _provenance_row(name: str, protocol: dict) -> dict:
-    env = protocol.get("environment", {})
-    return {"file": name, "task": protocol.get("task"), "steps": protocol.get("steps"),
-            "seeds": protocol.get("seeds"), "max_seconds": protocol.get("max_seconds"),
-            "overrides": protocol.get("overrides"), "data_source": protocol.get("data_source"),
-            "data_note": protocol.get("data_note"), "device": env.get("device"),
-            "threads": env.get("threads"), "git_commit": env.get("git_commit"),
-            "date": env.get("date"), "command": env.get("command")}
-
-
-def provenance(paths) -> list[dict]:
-    """Per command behind the files: protocol summary, data source, device, commit, date and the exact
-    command. A merged file gives one entry per part, named ``file (from part)``."""
-    out = []
-    for path in expand(paths):
-        data = load(path)
-        parts = data.get("merged_from") or []
-        if not parts or not all("protocol" in part for part in parts):  # one command (or the recall study's merge)
-            out.append(_provenance_row(path.name, data["protocol"]))
-            continue
-        for part in parts:
-            out.append(_provenance_row(f"{path.name} (from {part['file']})", {**data["protocol"], **part["protocol"]}))
-    return out
+def report(name: str):
+    """The report ``name`` of ``course_reports.json``; a clear error naming the file and ``RENDER``."""
+    path = results_dir() / REPORTS
+    if not path.is_file():
+        raise FileNotFoundError(f"no report file {path}: write it with `{RENDER}`")
+    reports = json.loads(path.read_text(encoding="utf-8")).get("reports")
+    if not isinstance(reports, dict):
+        raise ValueError(f"{path} has no 'reports' object (an old shape?): rewrite it with `{RENDER}`")
+    if name not in reports:
+        raise KeyError(f"{path} has no report {name!r} (it has {sorted(reports)}): rewrite it with `{RENDER}`")
+    return reports[name]

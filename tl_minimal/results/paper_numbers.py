@@ -1,6 +1,6 @@
 """The paper's numbers (docs/paper.md section 5 names the table and line of each), apart from our code.
 
-:data:`PAPER` maps a table key (those of :data:`tl_minimal.results.TABLES`, and others) to {row label or
+:data:`PAPER` maps a table key (those of :data:`tl_research.results.TABLES`, and others) to {row label or
 variant: the paper's number}; a string is a claim given in words, not a number. The byte-level BPB comes
 at two sizes: ``MATCHED_WIDTH`` (d = 64, S = 16, the models the lessons train) and ``PARAM_MATCHED``
 (narrowed to the Transformer's parameter count, keyed by the row label that names the size); a lesson

@@ -1,9 +1,9 @@
-"""The research tables, beside the course's reader of the committed results (:mod:`tl_minimal.results`).
+"""The results tables, computed from the committed results files; the course only reads them back.
 
-The course package reads what the required lessons show (the language-model tables, MQAR, the
-family's and the calibrated recall tables); the tables of the optional notebook 07c and the commands
-that organise the results folder live here. This package hands on the course reader's names too, so
-that research code and the optional notebooks read every table from one place:
+The tables the required lessons show (the language-model tables, MQAR, the family's and the calibrated
+recall tables, the state-size table) are computed here and written into ``data/results/course_reports.json``
+(:mod:`.render`, ``python -m tl_research.results render``), which the course reader
+(:mod:`tl_minimal.results`) loads by name. Here too:
 
 - :mod:`.break_tables` (where recall breaks), :mod:`.induction_tables` (copying on text), and
   :mod:`.break_reads` (the read at initialization, notebook 07c);
@@ -17,11 +17,7 @@ that research code and the optional notebooks read every table from one place:
     print(results.break_markdown(results.break_rows("overwrite")))
 """
 
-from tl_minimal import results as _course
-from tl_minimal.results import *  # noqa: F403  (the course reader's names, by its __all__)
-from tl_minimal.results.files import ENV
-from tl_minimal.results.lm_reports import LOCAL_PATH
-from tl_minimal.results.tables import markdown_table
+from tl_minimal.results import PAPER, load, report, results_dir
 
 from .break_reads import alias_init_markdown, alias_read_markdown, overwrite_init_markdown
 from .break_tables import BREAK_RATES, BreakRow, break_chance, break_columns, break_curves, break_markdown, break_rows
@@ -34,32 +30,67 @@ from .diagnosis_reports import (
     seeds_at,
     seeds_cell,
 )
+from .files import ENV, load_runs, provenance
 from .induction_tables import InductionRow, induction_markdown, induction_rows, read_off_markdown
+from .lm_reports import (
+    LOCAL_PATH,
+    beside_paper_panels,
+    bpb_by_steps,
+    data_sources,
+    provenance_markdown,
+    tables_unigram,
+    tokenized_gaps_markdown,
+    tokenized_in_bits,
+    tokenized_markdown,
+)
+from .recall_tables import mqar_markdown, mqar_rows, recall_file_reports
+from .stats import ORDER
+from .tables import TABLES, markdown_table, summarize, sweep_markdown
 
 __all__ = [
-    *_course.__all__,
     "BREAK_RATES",
     "ENV",
     "LOCAL_PATH",
+    "ORDER",
+    "PAPER",
+    "TABLES",
     "BreakRow",
     "InductionRow",
     "alias_init_markdown",
     "alias_read_markdown",
+    "beside_paper_panels",
+    "bpb_by_steps",
     "break_chance",
     "break_columns",
     "break_curves",
     "break_markdown",
     "break_rows",
+    "data_sources",
     "experiments_markdown",
-    "init_diagnosis_markdown",
-    "lead_lines",
-    "markdown_table",
-    "per_seed_recall",
-    "recall_experiment_panels",
-    "seeds_at",
-    "seeds_cell",
     "induction_markdown",
     "induction_rows",
+    "init_diagnosis_markdown",
+    "lead_lines",
+    "load",
+    "load_runs",
+    "markdown_table",
+    "mqar_markdown",
+    "mqar_rows",
     "overwrite_init_markdown",
+    "per_seed_recall",
+    "provenance",
+    "provenance_markdown",
     "read_off_markdown",
+    "recall_experiment_panels",
+    "recall_file_reports",
+    "report",
+    "results_dir",
+    "seeds_at",
+    "seeds_cell",
+    "summarize",
+    "sweep_markdown",
+    "tables_unigram",
+    "tokenized_gaps_markdown",
+    "tokenized_in_bits",
+    "tokenized_markdown",
 ]

@@ -1,10 +1,12 @@
-"""``python -m tl_research.results merge | index | paired | rate | calibrated``: organise and read the results folder.
+"""``python -m tl_research.results merge | index | paired | rate | calibrated | render``: organise and read the results
+folder.
 
     merge [FOLDER] [--out DIR] [--keep]   one file per table row group (runs unchanged, sources in merged_from)
     index [FOLDER] [--check]              regenerate the index in FOLDER/README.md (--check: only compare)
     paired FILE A B [--confidence C]      A - B per shared seed of one results file, with its t interval
     rate K N [--confidence C]             the Clopper-Pearson interval for K successes in N trials
     calibrated [FOLDER]                   every gathered calibrated recall file's table (notebook 06b's)
+    render [--check]                      rewrite course_reports.json, what notebooks 06b and 07 show (--check: compare)
 
 FOLDER defaults to the results folder (:func:`results_dir`: $TL_MINIMAL_RESULTS or the clone's data/results).
 """
@@ -16,13 +18,13 @@ import json
 import sys
 from pathlib import Path
 
-from tl_minimal.results import calibrated_table
-from tl_minimal.results.files import results_dir
 from tl_minimal.results.intervals import clopper_pearson, paired_difference
-from tl_minimal.results.stats import finished
 
+from . import calibrated_table, render
+from .files import results_dir
 from .index import update
 from .merge import merge_folder
+from .stats import finished
 
 
 def parser() -> argparse.ArgumentParser:
@@ -46,6 +48,8 @@ def parser() -> argparse.ArgumentParser:
         s.add_argument("--confidence", type=float, default=0.95)
     c = sub.add_parser("calibrated", help="the tables of the gathered calibrated recall files")
     c.add_argument("folder", nargs="?", help="the folder (default: the results folder)")
+    r = sub.add_parser("render", help="rewrite course_reports.json from the results files (notebooks 06b, 07)")
+    r.add_argument("--check", action="store_true", help="only say whether the file is current (exit 1 if not)")
     return p
 
 
@@ -94,6 +98,11 @@ def main(argv=None) -> int:
             print(f"{args.k}/{args.n} = {args.k / args.n:.4f}; {100 * args.confidence:.0f}% Clopper-Pearson "
                   f"[{lo:.4f}, {hi:.4f}]")
             return 0
+        if args.cmd == "render":
+            current = render.write(check=args.check)
+            print(("reports are current" if current else "reports are out of date") if args.check
+                  else "reports written to course_reports.json")
+            return 0 if current or not args.check else 1
         folder = args.folder or results_dir()
         if args.cmd == "calibrated":
             print(calibrated(folder))

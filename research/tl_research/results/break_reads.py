@@ -16,9 +16,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tl_minimal.results.files import override_label, results_dir
-
 from ..studies.breaks import left_out_tokens  # the rule for "left out", with the study
+from .files import override_label, results_dir
 
 
 def _present(root, names):

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tl_minimal.results.files import expand, load, override_label, results_dir
-from tl_minimal.results.stats import fmt, markdown, same_params, spread, variant_rank
-
 from ..protocols import PROTOCOLS
+from .files import expand, load, override_label, results_dir
+from .stats import fmt, markdown, same_params, spread, variant_rank
 
 BREAK_RATES = {  # task -> (run field, column title) shown in its table; "value" is the accuracy
     "overwrite": (("value", "latest value (accuracy)"), ("earlier_rate", "an earlier value"),

@@ -18,10 +18,11 @@ import json
 import statistics
 from pathlib import Path
 
-from tl_minimal.results.files import load_runs, results_dir
-from tl_minimal.results.lm_reports import STEP_TABLES
 from tl_minimal.results.paper_numbers import PAPER
-from tl_minimal.results.tables import TABLES
+
+from .files import load_runs, results_dir
+from .lm_reports import STEP_TABLES
+from .tables import TABLES
 
 RECIPE_FILE = "recall_warmup50_lengths32-128-150_gatebias-2.json"
 WIDTH_FILES = {  # (width, model) -> file; d = 64 is the paper's width, the main recall table's files

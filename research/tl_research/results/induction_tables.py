@@ -17,8 +17,8 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from tl_minimal.results.files import expand, load, override_label, results_dir
-from tl_minimal.results.stats import fmt, markdown, same_params, spread, variant_rank
+from .files import expand, load, override_label, results_dir
+from .stats import fmt, markdown, same_params, spread, variant_rank
 
 BASE = ("text", "random", "text_control", "random_control")  # the evaluation sets of every run
 KINDS = BASE + tuple(f"{k}_read_off" for k in BASE)  # gated hybrids: each again with the read off

@@ -26,10 +26,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tl_minimal.results.files import SHORT, is_gathered
-
 from ..protocols import PROTOCOLS
 from ..suite import VOLATILE, settings_of
+from .files import SHORT, is_gathered
 
 TOP = ("task", "study", "protocol", "planned", "complete", "runs", "diverged", "constant_guess")
 WORDS = {"same_alias": "same_alias", "same_alias_share": "curriculum", "eval_at": "eval",  # protocol key -> word

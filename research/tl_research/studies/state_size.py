@@ -48,10 +48,10 @@ from pathlib import Path
 import torch
 
 from tl_minimal.registry import build_model, setting_names
-from tl_minimal.results.calibrated_table import FAMILY_FILE
-from tl_minimal.results.files import load, results_dir
-from tl_minimal.results.state_size_table import markdown
 from tl_minimal.training.evaluate import evaluating
+from tl_research.results.calibrated_table import FAMILY_FILE
+from tl_research.results.files import load, results_dir
+from tl_research.results.state_size_table import markdown
 
 from ..suite import write_atomic
 

@@ -9,11 +9,12 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from ..data import text as data_text
-from ..training.evaluate import unigram_bits
-from ..training.protocols import chunk_eval_set
+from tl_minimal.data import text as data_text
+from tl_minimal.results.paper_numbers import PAPER
+from tl_minimal.training.evaluate import unigram_bits
+from tl_minimal.training.protocols import chunk_eval_set
+
 from .files import provenance
-from .paper_numbers import PAPER
 from .stats import markdown
 from .tables import TABLES, Row, markdown_table
 
@@ -88,22 +89,25 @@ PANEL_TITLES = {"lm_matched_width": "1. byte WT2, matched width, 80 steps",
                 "tokenized": "6. MiniMind tokenizer (WT2 text), 120 steps"}
 
 
-def beside_paper_panels(unigram: float) -> list[dict]:
-    """Tables 1, 2 and 6 for :func:`tl_minimal.views.plots_reproduction.beside_paper`: the rows with
-    results, the paper's number per row (table 6 in bits per token) and the unigram line (bytes only)."""
+def beside_paper_panels() -> list[dict]:
+    """Tables 1, 2 and 6 for :func:`tl_minimal.views.plots_reproduction.beside_paper`: the rows with results
+    (label, mean, per-seed values), the paper's number per row (table 6 in bits per token) and whether the
+    panel is in bytes (the picture draws the unigram line there)."""
     tok_rows, tok_paper = tokenized_in_bits()
     panels = []
     for key, title in PANEL_TITLES.items():
         if key == "tokenized":
             rows = [r for r in tok_rows if r.ok]
             refs = [tok_paper.get(r.label, tok_paper.get(r.variant)) for r in rows]
-            panels.append({"title": title, "rows": rows, "paper": refs, "paper_all": list(tok_paper.values()),
-                           "ylabel": "bits per token", "unigram": None})
-            continue
-        table = TABLES[key]
-        rows = [r for r in table.rows() if r.ok]
-        panels.append({"title": title, "rows": rows, "paper": [table.paper_number(r) for r in rows],
-                       "paper_all": list(PAPER.get(table.paper, {}).values()), "ylabel": "BPB", "unigram": unigram})
+            panel = {"title": title, "rows": rows, "paper": refs, "paper_all": list(tok_paper.values()),
+                     "ylabel": "bits per token", "bytes": False}
+        else:
+            table = TABLES[key]
+            rows = [r for r in table.rows() if r.ok]
+            panel = {"title": title, "rows": rows, "paper": [table.paper_number(r) for r in rows],
+                     "paper_all": list(PAPER.get(table.paper, {}).values()), "ylabel": "BPB", "bytes": True}
+        panel["rows"] = [{"label": r.label, "mean": r.mean, "ok": r.ok} for r in rows]
+        panels.append(panel)
     return panels
 
 

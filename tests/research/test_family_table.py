@@ -1,21 +1,20 @@
-"""The family's view (notebook 06b, section 4): one row per variant, two yardsticks, clear errors."""
+"""The family's table (notebook 06b, section 4): one row per variant, two yardsticks, clear errors."""
 
 from __future__ import annotations
 
 import json
 
-import matplotlib.pyplot as plt
 import pytest
 
-from tl_minimal.results.family_table import (
+from tl_research.results.family_table import (
     FAMILY_ORDER,
     YARDSTICKS,
+    family_markdown,
     family_rows,
     paired_variants,
     seed_means,
     seeds_by_variant,
 )
-from tl_minimal.views.plots_reproduction import family_figure, family_markdown
 
 
 def test_rows_follow_the_order_and_pair_with_both_yardsticks():
@@ -28,13 +27,8 @@ def test_rows_follow_the_order_and_pair_with_both_yardsticks():
         assert len(r.values) == len(r.seeds) >= 5
 
 
-def test_the_figure_has_three_panels_and_the_table_a_line_per_row():
+def test_the_table_has_a_line_per_row():
     rows = family_rows()
-    fig = family_figure(rows, title="t")
-    assert len(fig.axes) == 3
-    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
-    assert [lab.split(" (")[0] for lab in labels] == [r.variant for r in rows]
-    plt.close(fig)
     table = family_markdown(rows).splitlines()
     assert len(table) == 2 + len(rows) and "minus triple_latent" in table[0]
 

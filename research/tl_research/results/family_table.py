@@ -14,9 +14,10 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
+from tl_minimal.results.intervals import PairedDifference, paired_difference
+
 from .files import load, results_dir
-from .intervals import PairedDifference, paired_difference
-from .stats import finished
+from .stats import finished, markdown
 
 FAMILY_FILE = Path("issue33") / "lm_family.json"
 FAMILY_2000_FILE = Path("issue33") / "lm_family_2000steps.json"  # the same protocol at 2,000 steps (family_2000)
@@ -102,3 +103,18 @@ def family_rows(path=None, variants=FAMILY_ORDER, yardsticks=YARDSTICKS) -> list
         rows.append(FamilyRow(v, tuple(sorted(by_seed[v])), tuple(values), statistics.fmean(values),
                               statistics.stdev(values) if len(values) > 1 else 0.0, params.pop(), vs))
     return rows
+
+
+def family_markdown(rows: list[FamilyRow]) -> str:
+    """Variant, parameters, mean BPB +- sd, and each paired difference with its 95% interval."""
+    yardsticks = list(rows[0].vs)
+    head = ["variant", "params", f"BPB (mean ± sd, {len(rows[0].seeds)} seeds)"]
+    head += [f"minus {y} [95% interval]" for y in yardsticks]
+    lines = []
+    for r in rows:
+        cells = [f"`{r.variant}`", f"{r.params:,}", f"{r.mean:.3f} ± {r.sd:.3f}"]
+        for y in yardsticks:
+            d = r.vs[y]
+            cells.append("-" if d is None else f"{d.mean:+.3f} [{d.low:+.3f}, {d.high:+.3f}]")
+        lines.append(cells)
+    return markdown(head, lines)

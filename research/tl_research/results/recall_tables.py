@@ -12,8 +12,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tl_minimal.results.paper_numbers import PAPER
+
 from .files import expand, is_gathered, load, load_runs, results_dir
-from .paper_numbers import PAPER
 from .stats import fmt, markdown, same_params, spread, variant_rank
 from .tables import markdown_table, summarize
 
