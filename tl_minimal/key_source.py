@@ -39,13 +39,12 @@ class KeySourceMixer(TripleLatentMixer):
         self.key_source, self.memory = key_source, memory
         # only the gates this form learns: lambda for the running-state key, gamma with a memory
         self.learned = [name for name, used in (("lam", key_source == "state"), ("gam", memory)) if used]
-        biases = {"lam": lam_bias, "gam": gam_bias}
         self.to_gates = nn.Linear(d_model, len(self.learned) * n_heads) if self.learned else None
         if self.to_gates is not None:
             normal_init(self.to_gates)
             with torch.no_grad():
                 for i, name in enumerate(self.learned):
-                    self.to_gates.bias[i * n_heads:(i + 1) * n_heads] = biases[name]
+                    self.to_gates.bias[i * n_heads:(i + 1) * n_heads] = {"lam": lam_bias, "gam": gam_bias}[name]
 
     def project(self, n: torch.Tensor):
         """As TripleLatentMixer.project; a gate this form does not learn is exactly 0."""

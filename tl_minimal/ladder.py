@@ -86,9 +86,8 @@ class LadderMixer(Recorder, nn.Module):
             self.to_out_gate = nn.Linear(d_model, HS, bias=False)
             self.norm = nn.RMSNorm(state_dim, eps=1e-5)
         self.out = nn.Linear(HS, d_model, bias=False)
-        for layer in (self.proj, self.to_gates, self.out, getattr(self, "to_out_gate", None)):
-            if layer is not None:
-                normal_init(layer)
+        for layer in filter(None, (self.proj, self.to_gates, self.out, getattr(self, "to_out_gate", None))):
+            normal_init(layer)
         with torch.no_grad():  # the gates' start: lambda's bias first, gamma's last
             for i, name in enumerate(self.gates):
                 self.to_gates.bias[i * n_heads:(i + 1) * n_heads] = {"lam": lam_bias, "gam": gam_bias}[name]

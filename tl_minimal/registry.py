@@ -137,9 +137,7 @@ def resolve_config(variant: str, **config) -> dict:
         check_choice(name, config[name], OPTIONAL[name])
     cfg = {**allowed, **config}
     check_setting_types(cfg, _POSITIVE_INTS, _BOOLS, _REALS)
-    for name in _POSITIVE_INTS:
-        if name in cfg:
-            cfg[name] = int(cfg[name])
+    cfg.update({name: int(cfg[name]) for name in _POSITIVE_INTS if name in cfg})
     check_heads(cfg["d_model"], cfg["n_heads"])
     if "mode" in cfg:
         check_mode(cfg["mode"])
