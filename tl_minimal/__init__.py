@@ -9,12 +9,11 @@ Read the model in this order (each file one step, each with a notebook):
     conv.py           5  the hybrid's causal local convolution
     kv_fusion.py      6  key-value memory, read gate, late logit fusion
     gla.py, h3.py, deltanet.py, retnet.py   the relatives (the family); key_source.py, ladder.py ablations
-    transformer.py, layers.py, models.py, registry.py   the baseline, blocks, the models, build_model
+    transformer.py, models.py, registry.py   the baseline, the models and their config, build_model
 
-Helpers the concept files call, so that they read as the math: ``checks.py`` (input checks),
-``kernels.py`` (the same formulas, faster) and ``recording.py`` (internals for plots). The rest
-is grouped by role in layers (docs/library.md); the research code is a second package,
-``tl_research``, which imports this one. The stable contract is this package's top level.
+Helpers the concept files call: ``checks.py`` (input checks), ``kernels.py`` (the same formulas,
+faster) and ``recording.py`` (internals for plots). The rest is grouped by role in layers
+(docs/library.md). The stable contract is this package's top level.
 """
 
 from .pair_memory import pair_memory

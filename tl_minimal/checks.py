@@ -1,8 +1,6 @@
 """Input checks for the concept files and models: a wrong mode, chunk size, rank, dtype, device,
 shape, setting or token id is a clear error that names what was expected. They live here so that
-the concept files read as the math; nothing here computes anything (delete every check and the
-numbers stay the same). Token ids are range-checked where that costs no host-device sync
-(``checked_ids``, ``trust_ids``)."""
+the concept files read as the math; nothing here computes anything."""
 
 from __future__ import annotations
 
@@ -60,10 +58,9 @@ def check_sequence(name: str, x, ndim: int, like: torch.Tensor | None = None, sh
 
 
 def check_axes(*inputs) -> dict:
-    """Tensors with named axes: each input is (name, tensor or None, axes), ``axes`` such as
-    "B T H S" (or a tuple, where an int is a fixed size). Each tensor passes check_sequence with the
-    first one's dtype and device; an axis named before must have the same size; None (an optional
-    input) is skipped. Returns the size of every named axis, e.g. {"B": 2, "T": 5, ...}."""
+    """Inputs (name, tensor or None (skipped), axes such as "B T H S" or a tuple, an int a fixed size):
+    each passes check_sequence with the first one's dtype and device, and an axis named before keeps
+    its size. Returns the size of every named axis, e.g. {"B": 2, "T": 5, ...}."""
     sizes, like = {}, None
     for name, x, axes in inputs:
         if x is None:
@@ -128,10 +125,9 @@ def check_layer_input(n, d_model: int) -> torch.Tensor:
 
 
 def check_state(state, shapes: dict, like: torch.Tensor, keys_text: str | None = None) -> tuple:
-    """A mixer's carried state: None (nothing carried: returns one None per key) or a dict with
-    exactly the keys of ``shapes``, each a tensor of that shape with ``like``'s dtype and device;
-    returns its tensors in the order of ``shapes``. ``keys_text`` describes the keys in the error
-    (default: each key with its shape)."""
+    """A mixer's carried state, None or a dict with exactly the keys of ``shapes``, each a tensor of that
+    shape with ``like``'s dtype and device: its tensors in the order of ``shapes`` (None for each key if
+    None). ``keys_text`` describes the keys in the error (default: each key with its shape)."""
     if state is None:
         return (None,) * len(shapes)
     if not isinstance(state, dict) or set(state) != set(shapes):
@@ -144,9 +140,8 @@ def check_state(state, shapes: dict, like: torch.Tensor, keys_text: str | None =
 
 def check_mixer_call(n, state, d_model: int, mode: str, chunk_size: int, shapes: dict,
                      keys_text: str | None = None) -> tuple:
-    """Everything a triple-latent mixer's forward is given, at once: its input n [B, T, d_model],
-    its form (mode, chunk_size) and its carried state (check_state, with ``shapes`` the state's
-    shapes without the batch axis); returns the state's tensors (None where nothing is carried)."""
+    """A triple-latent mixer's input n [B, T, d_model], form (mode, chunk_size) and carried state
+    (check_state; ``shapes`` without the batch axis); returns the state's tensors."""
     check_layer_input(n, d_model)
     check_form(mode, chunk_size)
     return check_state(state, {key: (n.shape[0], *shape) for key, shape in shapes.items()}, n, keys_text)
@@ -186,10 +181,7 @@ def check_conv_step_input(x_t: torch.Tensor) -> None:
 
 
 def check_kv_config(c, query_aligns: tuple, read_gates: tuple) -> None:
-    """A KVConfig's settings (kv_fusion.py): a known query alignment, top_k a positive int, 'all'
-    or None, a score scale beta > 0 or 'printed' (beta = 1/sqrt(assoc_dim): it needs assoc_dim, a
-    positive int), a known read gate; gate_outside_norm (g_t LN(W_m m_t)) needs the scalar gate,
-    since the vector gate is D_kv wide and the norm's output d."""
+    """A KVConfig's settings (kv_fusion.py), each error saying what is allowed."""
     if c.query_align not in query_aligns:
         raise ValueError(f"query_align must be one of {', '.join(query_aligns)}, got {c.query_align!r}")
     if not (c.top_k is None or c.top_k == "all" or (is_int(c.top_k) and c.top_k >= 1)):
@@ -209,10 +201,8 @@ def check_kv_config(c, query_aligns: tuple, read_gates: tuple) -> None:
                          f"or gate_outside_norm=False")
 
 
-# --- token ids, checked without host-device syncs ----------------------------------------------
-# Checking that ids lie in [0, vocab_size) reads a value back from the device: on a GPU the CPU
-# then waits for every queued kernel. Loops that run many forward passes check their ids where
-# that is free (on the CPU batch, before it moves) and run the model inside ``checked_ids``.
+# --- token ids: checking them on a GPU reads a value back (the CPU waits for every queued kernel);
+# loops of many forward passes check ids on the CPU batch, before it moves, and run inside checked_ids
 _IDS_CHECKED: ContextVar[bool] = ContextVar("ids_checked", default=False)
 
 
@@ -287,8 +277,7 @@ def trust_ids():
 
 def checked_ids(model, tokens):
     """Range-check ``tokens`` now if they are on the CPU (no sync there) and return ``trust_ids()``;
-    otherwise a no-op context (the model checks them itself). A model without ``check_tokens``
-    (a plain nn.Module; a DDP wrapper's inner model is unwrapped) gets the no-op."""
+    otherwise, or for a model without ``check_tokens`` (DDP's inner model is unwrapped), a no-op context."""
     inner = getattr(model, "module", model)
     if hasattr(inner, "check_tokens") and isinstance(tokens, torch.Tensor) and tokens.device.type == "cpu":
         inner.check_tokens(tokens)

@@ -77,7 +77,7 @@ class LocalConv(Recorder, nn.Module):
     """The hybrid's convolution path: x <- x + Dropout(GELU(Conv1d(x))), causal by default.
 
     ``forward(x, state=None) -> (x_new, state)`` follows the mixer convention
-    of :mod:`tl_minimal.layers`, except that it returns the *residual sum*, not the update.
+    of :mod:`tl_minimal.models`, except that it returns the *residual sum*, not the update.
     The state is the last k-1 inputs [B, k-1, d] (causal only; ``None`` for causal=False).
     While recording (recording.py), ``record["update"]`` = y = GELU(conv(x)) [B, T, d].
     """

@@ -1,9 +1,8 @@
 """Speed kernels: custom autograd functions that compute the same numbers as a line of plain
 PyTorch (named in each docstring), only faster on the CPU builds this repository was measured on
-(:func:`top_k_sum`: in less memory). Replace each by its plain form and the model is the same
-(:func:`decays` differs from ``torch.exp`` only below ~1e-37); tests/model/test_kernels.py holds
-each equal to its plain form, gradients too. The seam a reader can skip: the triple-latent layer
-calls it once (``kernels.decays`` in ``running_state.chunk_decays``).
+(``top_k_sum``: in less memory); tests/model/test_kernels.py holds each equal to its plain form,
+gradients too. The seam a reader can skip: the triple-latent layer calls it once
+(``kernels.decays`` in ``running_state.chunk_decays``).
 """
 
 from __future__ import annotations
@@ -15,17 +14,16 @@ import torch
 # --- decays: exp of sums of log-gates -------------------------------------------------------
 
 def _clamped_exp(x: torch.Tensor) -> torch.Tensor:
-    """exp(max(x, log(tiny) + 1)): _DecayExp's forward without the mask."""
+    """exp(max(x, log(tiny) + 1))."""
     return x.clamp_min(math.log(torch.finfo(x.dtype).tiny) + 1).exp_()
 
 
 class _Decays(torch.autograd.Function):
-    """(W, D) = (exp(seg) * lower, exp(G)) for running_state.chunk_decays; backward grad * result.
+    """decays(seg, lower, G) = (torch.exp(seg) * lower, torch.exp(G)) for seg, G <= 0 (chunk_decays).
 
-    Only for speed: on the CPU build used here torch.exp takes 10-100x longer when the result
-    underflows below the smallest normal float (a decay of gates near 0). Clamping first
-    (_clamped_exp) changes results below ~1e-37 (float32) / 1e-307 (float64) only; the mask
-    ``lower`` gives the future exactly 0. An output no loss reaches passes no gradient back.
+    On the CPU build used here torch.exp takes 10-100x longer when the result underflows below the
+    smallest normal float (gates near 0); clamping first changes results below ~1e-37 (float32) /
+    1e-307 (float64) only. An output no loss reaches passes no gradient back.
     """
 
     @staticmethod
@@ -41,19 +39,14 @@ class _Decays(torch.autograd.Function):
         return None if dW is None else dW * W, None, None if dD is None else dD * D
 
 
-def decays(seg: torch.Tensor, lower: torch.Tensor, G: torch.Tensor):
-    """(torch.exp(seg) * lower, torch.exp(G)) for seg, G <= 0: the same numbers down to ~1e-37, faster."""
-    return _Decays.apply(seg, lower, G)
+decays = _Decays.apply
 
 
 # --- layouts: one pass where autograd would make two --------------------------------------
 
 class _TimesToTokens(torch.autograd.Function):
-    """o [B, H, T, S] (heads-first) times q [B, T, H, S] -> r [B, T, H, S] stored token-major.
-
-    Only for speed: the output projection reads r token-major; as autograd ops the product
-    comes out heads-first (like its inputs) and the reshape before the Linear copies it.
-    """
+    """times_to_tokens(o, q) = o.transpose(1, 2) * q, o [B, H, T, S] heads-first, q [B, T, H, S], stored
+    contiguous token-major: as autograd ops it comes out heads-first and the Linear after it copies it."""
 
     @staticmethod
     def forward(ctx, o, q):
@@ -72,17 +65,12 @@ class _TimesToTokens(torch.autograd.Function):
         return do, dq
 
 
-def times_to_tokens(o: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
-    """o.transpose(1, 2) * q as a contiguous [B, T, H, S] tensor (o heads-first [B, H, T, S])."""
-    return _TimesToTokens.apply(o, q)
+times_to_tokens = _TimesToTokens.apply
 
 
 class _Softmax(torch.autograd.Function):
-    """softmax over the last axis, written out: exp(x - max) / sum; backward y (g - sum(g y)).
-
-    Only for speed: faster than torch.softmax on this CPU over a short last axis (the K = 8 slot
-    weights). Same numbers to ~1e-7.
-    """
+    """softmax(x) = torch.softmax(x, dim=-1) written out, exp(x - max) / sum; backward y (g - sum(g y)).
+    Faster on this CPU over a short last axis (the K = 8 slot weights); the same numbers to ~1e-7."""
 
     @staticmethod
     def forward(ctx, x):
@@ -98,9 +86,7 @@ class _Softmax(torch.autograd.Function):
         return gy.sub_(y * gy.sum(-1, keepdim=True))
 
 
-def softmax(x: torch.Tensor) -> torch.Tensor:
-    """torch.softmax(x, dim=-1), faster when the last axis is short (see _Softmax)."""
-    return _Softmax.apply(x)
+softmax = _Softmax.apply
 
 
 # --- the blockwise top-k read's sum: a backward that stores O(T k), not [T, k, A] ------------
@@ -108,19 +94,16 @@ DENSE_BELOW = 512  # backward: queries that see at most this many entries use ma
 
 
 class _TopKSum(torch.autograd.Function):
-    """m_t = sum_{kept j} alpha_{t,j} v_j, alpha = softmax over the kept scores (blockwise_topk.py).
-
-    forward(qn [B, T, A], kn [B, N, A], values [B, N, A], logw [B, N] or None, scale (0-d
-    tensor), kept, index [B, T, k] (from blockwise_topk.select_top_k), n_visible, query_block)
-    -> (m [B, T, A], alpha [B, T, k], index); alpha and index are not differentiable.
-    Only for memory: it saves O(T k) numbers where autograd would keep the gathered [T, k, A] keys
-    and values; the backward recomputes them one query block at a time (gathers, or below
-    DENSE_BELOW seen entries alpha scattered to [q, seen] and plain matmuls).
+    """top_k_sum: blockwise_topk.top_k_read(plain=True)'s m_t = sum_{kept j} alpha_{t,j} v_j, alpha =
+    softmax over the kept scores. (qn [B, T, A], kn [B, N, A], values [B, N, A], logw [B, N] or None, scale
+    (0-d), kept, index [B, T, k] (select_top_k), n_visible, query_block) -> (m [B, T, A], alpha, index).
+    Only for memory: it saves O(T k) numbers where autograd would keep the gathered [T, k, A] keys and
+    values; the backward recomputes them per query block (gathers, or below DENSE_BELOW seen entries
+    alpha scattered to [q, seen] and plain matmuls). Positional inputs only (``apply`` takes no keywords).
     """
 
     @staticmethod
     def forward(ctx, qn, kn, values, logw, scale, kept, index, n_visible, query_block):
-        """Positional inputs, as ``autograd.Function.apply`` passes them (it takes no keywords)."""
         ok = index >= 0                                              # [B, T, k]
         # alpha = softmax(kept) on the entries that exist, 0 elsewhere (rows with none: all 0)
         lowest = torch.finfo(kept.dtype).min
@@ -182,9 +165,7 @@ class _TopKSum(torch.autograd.Function):
         return dq, dk, dv, dlogw, dscale, None, None, None, None
 
 
-def top_k_sum(qn, kn, values, logw, scale, kept, index, n_visible, query_block: int):
-    """blockwise_topk.top_k_read(plain=True)'s (m, alpha, index), O(T k) kept for the backward (_TopKSum)."""
-    return _TopKSum.apply(qn, kn, values, logw, scale, kept, index, n_visible, query_block)
+top_k_sum = _TopKSum.apply
 
 
 def _query_blocks(n_host, query_block: int):

@@ -7,15 +7,10 @@ Glossary (paper symbol -> code name -> shape)
     key_tau        (s_prev)       [B, T, H, S]     the key the pair memory pairs with b_tau
     lambda_t, gamma_t  lam, gam   [B, T, H]        keep gates of the running state and of the memory
 
-P_t = gamma_t P_{t-1} + (1 - gamma_t) outer(key_t, b_t), with three keys:
-
-    key_source = "state"     key_tau = s_{tau-1}   (the paper's)
-    key_source = "shift"     key_tau = a_{tau-1}   (a token shift, as in RWKV: lambda = 0)
-    key_source = "current"   key_tau = a_tau       (the written token's, as in GLA / Mamba-2)
-
-and ``memory=False`` fixes gamma = 0: P_t = outer(key_t, b_t), a bilinear function of two tokens
-(the variant ``conv_only``: the hybrid with only local mixing). A fixed gate is zeros passed into
-the triple-latent layer's own functions, so the loop, fast and step forms stay the course's.
+P_t = gamma_t P_{t-1} + (1 - gamma_t) outer(key_t, b_t), with key_t = s_{t-1} (key_source "state",
+the paper's), a_{t-1} ("shift", a token shift as in RWKV: lambda = 0) or a_t ("current", as in GLA
+and Mamba-2); ``memory=False`` fixes gamma = 0 (``conv_only``). A fixed gate is zeros passed into the
+triple-latent layer's own functions, so the loop, fast and step forms stay the course's.
 """
 
 from __future__ import annotations
@@ -44,13 +39,12 @@ class KeySourceMixer(TripleLatentMixer):
         self.key_source, self.memory = key_source, memory
         # only the gates this form learns: lambda for the running-state key, gamma with a memory
         self.learned = [name for name, used in (("lam", key_source == "state"), ("gam", memory)) if used]
-        biases = {"lam": lam_bias, "gam": gam_bias}
         self.to_gates = nn.Linear(d_model, len(self.learned) * n_heads) if self.learned else None
         if self.to_gates is not None:
             normal_init(self.to_gates)
             with torch.no_grad():
                 for i, name in enumerate(self.learned):
-                    self.to_gates.bias[i * n_heads:(i + 1) * n_heads] = biases[name]
+                    self.to_gates.bias[i * n_heads:(i + 1) * n_heads] = {"lam": lam_bias, "gam": gam_bias}[name]
 
     def project(self, n: torch.Tensor):
         """As TripleLatentMixer.project; a gate this form does not learn is exactly 0."""

@@ -5,14 +5,10 @@ M_t = gamma_t M_{t-1} + outer(k_t, v_t), o_t = M_t^T q_t, and differ in seven ch
 setting here, so a model can change one choice at a time.
 
 Glossary (paper symbol -> code name -> shape)
-    n_t              n         [B, T, d]        LayerNormed input of the layer
-    q_t, a_t, b_t    q, a, b   [B, T, H, S]     query (the paper's q^l), the key's input, the value's input
-    q^r_t            q_right   [B, T, H, S]     right query (only with right_query=True)
-    lambda_t         lam       [B, T, H]        keep gate of the running state (only with key="state")
-    gamma_t          gam       [B, T, H]        keep gate of the memory (GLA's decay zeta_t, code name alpha)
-    k_t, v_t         k, v      [B, T, H, S]     the key and value written at t
-    M_t              M         [B, H, S, S]     the memory (the paper's P_t)
-    o_t              o         [B, T, H, S]     the read, then W_o
+    q_t, a_t, b_t, q^r_t   q, a, b, q_right   [B, T, H, S]   query (the paper's q^l), the key's and the
+                                                             value's inputs, the right query
+    lambda_t, gamma_t      lam, gam           [B, T, H]      keep gates of the running state and the memory
+    k_t, v_t; M_t; o_t     k, v; M; o         [B, T, H, S]; [B, H, S, S]; [B, T, H, S]  (M: the paper's P_t)
 
     setting       the triple-latent layer (rung 0)         GLA (rung 7)
     gam_bias      0: gamma starts at 0.5                    0 (with gate_norm 16: 0.958)
@@ -24,10 +20,8 @@ Glossary (paper symbol -> code name -> shape)
     gate_norm     1: gamma_t = sigmoid(w n_t + c)           16: gamma_t = exp(logsigmoid(w n_t + c) / 16)
 
 The rungs (:data:`RUNGS`: the variants ``ladder_1`` .. ``ladder_7``) change one row at a time,
-from the top (rung 1: gam_bias = 4, gamma starts at 0.982); rung 7 is gla.py's layer and the
-reverse arm ``gla_short_start`` is GLA with gate_norm 1. tests/model/test_ladder.py holds rung 0
-equal to readout.TripleLatentMixer, rung 2 to key_source.KeySourceMixer and rung 7 to
-gla.GLAMixer, and the loop, fast (gla.gla) and one-token (gla.gla_step) forms equal.
+from the top; rung 7 is gla.py's layer and the reverse arm ``gla_short_start`` is GLA with gate_norm 1
+(tests/model/test_ladder.py holds rungs 0, 2 and 7 equal to the layers they stand for).
 """
 
 from __future__ import annotations
@@ -42,8 +36,7 @@ from .readout import normal_init
 from .recording import Recorder
 from .running_state import DEFAULT_CHUNK, previous_states, running_state, running_state_step
 
-KEYS, WRITES, FEATURES = ("state", "current"), ("convex", "additive"), ("tanh", "conv")
-CHOICES = {"key_source": KEYS, "write": WRITES, "features": FEATURES}  # the settings that name a form
+CHOICES = {"key_source": ("state", "current"), "write": ("convex", "additive"), "features": ("tanh", "conv")}
 # rung 0 is the triple-latent layer as the paper builds it; each rung changes one setting of the last
 START = {"gam_bias": 0.0, "key_source": "state", "write": "convex", "right_query": True, "out_norm": False,
          "features": "tanh", "gate_norm": 1.0}
@@ -62,11 +55,8 @@ GLA_SHORT_START = {**RUNGS[7], "gate_norm": 1.0}
 
 
 class LadderMixer(Recorder, nn.Module):
-    """One rung of the ladder: ``forward(n, state=None) -> (o, state)``, n, o [B, T, d].
-
-    state = {"M": [B, H, S, S]}, plus "s": [B, H, S] with key_source="state" and "conv": [B, k-1, P*H*S]
-    with features="conv". While recording, record = {"gam": [B, T, H]}, and "lam" with key_source="state".
-    """
+    """One rung of the ladder: ``forward(n, state=None) -> (o, state)``, n, o [B, T, d]; state = {"M"},
+    "s" with key_source="state", "conv" with features="conv"; record = {"gam"}, and "lam" with "state"."""
 
     def __init__(self, d_model: int, n_heads: int, state_dim: int, mode: str = "fast", gam_bias: float = 0.0,
                  lam_bias: float = 0.0, key_source: str = "state", write: str = "convex", right_query: bool = True,
@@ -96,9 +86,8 @@ class LadderMixer(Recorder, nn.Module):
             self.to_out_gate = nn.Linear(d_model, HS, bias=False)
             self.norm = nn.RMSNorm(state_dim, eps=1e-5)
         self.out = nn.Linear(HS, d_model, bias=False)
-        for layer in (self.proj, self.to_gates, self.out, getattr(self, "to_out_gate", None)):
-            if layer is not None:
-                normal_init(layer)
+        for layer in filter(None, (self.proj, self.to_gates, self.out, getattr(self, "to_out_gate", None))):
+            normal_init(layer)
         with torch.no_grad():  # the gates' start: lambda's bias first, gamma's last
             for i, name in enumerate(self.gates):
                 self.to_gates.bias[i * n_heads:(i + 1) * n_heads] = {"lam": lam_bias, "gam": gam_bias}[name]

@@ -1,14 +1,17 @@
-"""The language models: one base class, and each variant as a small assembly of mixers.
-
-Every variant reads the same way (docs/paper.md sections 2.2 and 3):
+"""The language models: their config, the block, one base class, and each variant as a small
+assembly of mixers (docs/paper.md sections 2.2 and 3).
 
     e_t = E[token_t]                              token embedding        [B, T, d]
     x_t = e_t + pos_t,   pos_t = W_pos[t]         learned absolute position
     x   <- before_stack(x)                        (the hybrid's local convolution)
-    x   <- Block(mixer)(x), n_layers times        pre-LN residual blocks (layers.Block)
+    x   <- Block(mixer)(x), n_layers times        x <- x + Dropout(mixer(LN(x)));  x <- x + FFN(LN(x))
     h_t = LN(x_t)                                 final LayerNorm
     h_t <- h_t + after_stack(e)_t                 (late fusion: kv memory or side triple layer)
     logits_t = W_vocab h_t                        head tied to E, no bias (W_vocab (h_t + z_t): one matmul)
+
+A *mixer* (attention, the triple-latent layer, a relative) mixes across time: ``mixer(n, state)``
+takes the normalized input n [B, T, d] and a carried state (None at the start) and returns
+(o [B, T, d], the state after the last token), for training and generation alike.
 
 Glossary (symbol -> code name -> shape)
     E, W_vocab   embed.weight (= head.weight)   [V, d]
@@ -16,13 +19,14 @@ Glossary (symbol -> code name -> shape)
     state        dict                           {"t": tokens seen, "batch_size", "layers": [per
                                                  block mixer state], "before", "after"}
 
-:class:`LanguageModel` holds what the variants share: :meth:`~LanguageModel.run` (the one forward,
-with a carried state), :meth:`~LanguageModel.internals` (for plots), :meth:`~LanguageModel.step`,
-:meth:`~LanguageModel.generate` and the input checks. Build models with :func:`tl_minimal.build_model`.
+Build models with :func:`tl_minimal.build_model`, which checks a variant's settings (registry.py)
+and packs them in a :class:`ModelConfig`, passed whole (as nanoGPT passes GPTConfig).
 """
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from typing import ClassVar
 
 import torch
@@ -30,19 +34,97 @@ from torch import nn
 
 from .checks import check_generate_args, check_positive_ints, check_step_token, check_tokens, trust_ids
 from .conv import LocalConv
-from .kv_fusion import KVFusion
-from .layers import Block
-from .model_config import ModelConfig
+from .kv_fusion import KVConfig, KVFusion
 from .readout import TripleLatentMixer
 from .recording import recording
 from .slots import SlotMixer
 from .transformer import CausalSelfAttention
 
+KV_SETTINGS = tuple(f.name for f in dataclasses.fields(KVConfig))
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Everything one language model is built from; fields in the order of the registry's table. A
+    setting the variant does not use is None; ``kv`` is None without the key-value memory."""
+
+    variant: str                   # a name in tl_minimal.VARIANTS (a variant or a preset)
+    vocab_size: int                # V
+    d_model: int                   # d
+    n_layers: int
+    n_heads: int                   # H
+    max_seq_len: int               # learned positions 0 .. max_seq_len - 1
+    dropout: float
+    state_dim: int | None = None   # S: the running state and pair memory size
+    mode: str | None = None        # "fast" or "loop" for the recurrent parts
+    lam_bias: float | None = None  # initial bias of the keep gate lambda
+    gam_bias: float | None = None  # initial bias of the pair gate gamma
+    num_slots: int | None = None   # K: slots of the slot memory
+    conv_kernel: int | None = None
+    conv_causal: bool | None = None
+    kv: KVConfig | None = None     # the key-value memory (gated hybrids only)
+    init: str | None = None        # None / "paper": N(0, 0.02); "fan_in", "fan_in_all" (_reference_init)
+    key_source: str | None = None  # the ladder's six choices (ladder.py's table): "state" or "current"
+    write: str | None = None       # "convex" or "additive"
+    right_query: bool | None = None
+    out_norm: bool | None = None
+    features: str | None = None    # "tanh" or "conv"
+    gate_norm: float | None = None  # gamma = exp(logsigmoid(.) / gate_norm)
+
+    @classmethod
+    def from_settings(cls, variant: str, vocab_size: int, settings: dict) -> ModelConfig:
+        """A config from a checked settings dict (registry.resolve_config's result)."""
+        kv = {k: settings[k] for k in KV_SETTINGS if k in settings}
+        plain = {k: v for k, v in settings.items() if k not in kv}
+        return cls(variant=variant, vocab_size=vocab_size, kv=KVConfig(**kv) if kv else None, **plain)
+
+    def settings(self) -> dict:
+        """The settings as ``build_model`` takes them: None ones left out, the key-value memory's flattened in."""
+        out = {}
+        for field in dataclasses.fields(self)[2:]:  # after variant and vocab_size
+            value = getattr(self, field.name)
+            if field.name == "kv":
+                out.update(dataclasses.asdict(value) if value is not None else {})
+            elif value is not None:
+                out[field.name] = value
+        return out
+
+
+class FeedForward(nn.Module):
+    """FFN(x) = W_2 GELU(W_1 x + c_1) + c_2, widening by ``mult`` (4 in the paper)."""
+
+    def __init__(self, d_model: int, mult: int = 4, dropout: float = 0.0):
+        super().__init__()
+        self.up = nn.Linear(d_model, mult * d_model)
+        self.down = nn.Linear(mult * d_model, d_model)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # [B, T, d] -> [B, T, d]
+        return self.drop(self.down(nn.functional.gelu(self.up(x))))
+
+
+class Block(nn.Module):
+    """Pre-LN residual block around any mixer: x <- x + Dropout(mixer(LN(x))); x <- x + FFN(LN(x))."""
+
+    def __init__(self, mixer: nn.Module, d_model: int, dropout: float = 0.0):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(d_model)
+        self.mixer = mixer
+        self.drop = nn.Dropout(dropout)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.ffn = FeedForward(d_model, dropout=dropout)
+
+    def forward(self, x, state=None):
+        o, state = self.mixer(self.norm1(x), state=state)  # [B, T, d]
+        x = x + self.drop(o)
+        x = x + self.ffn(self.norm2(x))
+        return x, state
+
 
 def _reference_init(*modules: nn.Module, init: str | None = None) -> None:
-    """GPT-style init, as in the reference: Linear / Embedding weights N(0, 0.02), biases 0. The setting
-    init="fan_in" keeps PyTorch's Linear default, U(+-1/sqrt(fan_in)), and draws embeddings N(0, 1/d);
-    "fan_in_all" also gives the mixers' Linear weights that scale (their gate biases kept: LanguageModel)."""
+    """GPT-style init, as in the reference: Linear / Embedding weights N(0, 0.02), biases 0. init="fan_in"
+    keeps PyTorch's Linear default, U(+-1/sqrt(fan_in)), and draws embeddings N(0, 1/d) ("fan_in_all": also
+    the mixers' Linear weights, in LanguageModel)."""
     fan_in = init in ("fan_in", "fan_in_all")
     for m in (m for root in modules for m in root.modules() if isinstance(m, (nn.Linear, nn.Embedding))):
         if fan_in and isinstance(m, nn.Linear):
@@ -54,11 +136,11 @@ def _reference_init(*modules: nn.Module, init: str | None = None) -> None:
 
 
 class LanguageModel(nn.Module):
-    """Shared skeleton of every variant; subclasses choose the mixer and the two hooks."""
+    """Shared skeleton of every variant: run (the one forward, with a carried state), internals (for
+    plots), step, generate and the input checks; subclasses choose the mixer and the two hooks."""
 
     def __init__(self, config: ModelConfig):
         super().__init__()
-        # model.config: the ModelConfig it was built from (config.settings(): the flat dict results files save)
         self.variant, self.vocab_size, self.config = config.variant, config.vocab_size, config
         d, self.max_seq_len = config.d_model, config.max_seq_len
         self.embed = nn.Embedding(self.vocab_size, d)  # E  [V, d]
@@ -89,13 +171,12 @@ class LanguageModel(nn.Module):
     def check_can_step(self) -> None:
         """Raise if this model cannot continue from a carried state (the leaky conv cannot)."""
 
-    # --- input checks ------------------------------------------------------------------------
     def check_tokens(self, tokens, start: int = 0) -> None:
         """int64 ids [B, T] in [0, vocab_size) at positions start.. below max_seq_len (checks.py)."""
         check_tokens(tokens, self.vocab_size, self.max_seq_len, start)
 
     def _start(self, state, tokens) -> int:
-        """Check ``tokens`` (and ``state``); the position of the first token: 0 or state["t"]."""
+        """Check ``tokens`` and ``state``; the position of the first token: 0 or state["t"]."""
         t0 = 0
         if state is not None:
             if not isinstance(state, dict) or "t" not in state or "layers" not in state:
@@ -111,17 +192,14 @@ class LanguageModel(nn.Module):
     extra_records: ClassVar[dict[str, str]] = {}  # record key -> a Recorder's attribute outside the blocks
 
     def run(self, tokens, state=None):
-        """tokens [B, T] -> (logits [B, T, V], state after the last token).
-
-        ``state`` (from :meth:`init_state` or an earlier call) continues a sequence: positions
-        go on from state["t"] and every part continues from its own carried state.
-        """
+        """tokens [B, T] -> (logits [B, T, V], state after the last token); ``state`` (from
+        :meth:`init_state` or an earlier call) continues a sequence from position state["t"]."""
         t0 = self._start(state, tokens)
         B, T = tokens.shape
         carried = (lambda part: None) if state is None else state.get
-        # e_t = E[token_t];  x_t = e_t + pos_t
+        # e_t = E[token_t];  x_t = e_t + pos_t  (pos None: transformer_rope rotates q and k instead)
         e = self.embed(tokens)  # [B, T, d]
-        x = e + self.pos(torch.arange(t0, t0 + T, device=tokens.device))  # [B, T, d]
+        x = e if self.pos is None else e + self.pos(torch.arange(t0, t0 + T, device=tokens.device))  # [B, T, d]
         x, before = self.before_stack(x, carried("before"))
         layers = []
         for i, block in enumerate(self.blocks):
@@ -139,12 +217,9 @@ class LanguageModel(nn.Module):
 
     @torch.no_grad()
     def internals(self, tokens, snapshot_at=(), attention: bool = False):
-        """The same forward pass with recording on: (logits, {"layers": [one dict per block], ...}).
-
-        Runs in eval mode (no dropout), then restores the mode. snapshot_at: positions t at which
-        triple-latent layers keep P_t; attention=True: attention's weights record["attn"] [B, H, T, T].
-        Variants add their other parts' records under :attr:`extra_records`' keys.
-        """
+        """The forward pass in eval mode with recording on: (logits, {"layers": [one dict per block], and
+        :attr:`extra_records`' keys}). snapshot_at: positions t at which triple-latent layers keep P_t;
+        attention=True: attention's weights record["attn"] [B, H, T, T]."""
         was_training = self.training
         self.eval()
         try:
@@ -172,11 +247,8 @@ class LanguageModel(nn.Module):
 
     @torch.no_grad()
     def generate(self, prompt_tokens, n_new: int, temperature: float = 1.0, top_k=None, generator=None):
-        """Sample ``n_new`` tokens after the prompt ([T0] or [B, T0]); returns prompt + new tokens.
-
-        temperature 0 is greedy (argmax); top_k keeps the k most likely tokens. Dropout is off
-        while generating. The total length T0 + n_new must fit in max_seq_len (no sliding window).
-        """
+        """Sample ``n_new`` tokens after the prompt ([T0] or [B, T0]) in eval mode; returns prompt + new
+        tokens, at most max_seq_len. temperature 0 is greedy; top_k keeps the k most likely tokens."""
         self.check_can_step()
         check_generate_args(n_new, temperature, top_k)
         single = isinstance(prompt_tokens, torch.Tensor) and prompt_tokens.dim() == 1
@@ -218,8 +290,7 @@ def sample(logits, temperature: float = 1.0, top_k=None, generator=None):
 # --- the variants -----------------------------------------------------------------------------
 
 def triple_latent_mixer(config: ModelConfig) -> TripleLatentMixer:
-    """The triple-latent layer as every variant that has one builds it (a block's mixer, or
-    transformer_plus_triple's side layer)."""
+    """The triple-latent layer of a block, or transformer_plus_triple's side layer."""
     c = config
     return TripleLatentMixer(c.d_model, c.n_heads, c.state_dim, mode=c.mode, lam_bias=c.lam_bias,
                              gam_bias=c.gam_bias)
@@ -307,4 +378,4 @@ class TransformerPlusTripleLM(TransformerLM):
 
 MODEL_CLASSES = {"transformer": TransformerLM, "triple_latent": TripleLatentLM, "triple_slot": TripleSlotLM,
                  "triple_hybrid": TripleHybridLM, "transformer_plus_triple": TransformerPlusTripleLM,
-                 "gated_hybrid_repaired": GatedHybridLM}  # the family's models: family.py
+                 "gated_hybrid_repaired": GatedHybridLM}  # the family's models: registry.py

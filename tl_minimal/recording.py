@@ -1,9 +1,7 @@
 """Recording: how a module hands back its internals (gates, states, retrieval weights) for plots,
-without a second implementation of the math and without an extra argument threaded through
-every block. A module inherits :class:`Recorder` and either calls ``save_record(**internals)`` in
-its forward pass or defines ``recorded(*inputs) -> dict``, which :func:`recording` calls after
-each forward call. ``LanguageModel.internals`` (models.py) switches recording on, runs the model
-once and collects the records.
+without a second implementation of the math. A module inherits :class:`Recorder` and either calls
+``save_record(**internals)`` in its forward pass or defines ``recorded(*inputs) -> dict``, which
+:func:`recording` calls after each forward call (``LanguageModel.internals`` collects the records).
 """
 
 from __future__ import annotations
@@ -15,12 +13,9 @@ from torch import nn
 
 
 class Recorder:
-    """Mixin for a module that can save its internals (detached tensors) for plots.
-
-    ``record_options`` is None (the default: save nothing) or the options of the current
-    recording, e.g. {"snapshot_at": (0, 9), "attention": True}; ``record`` is the dict the
-    module saved on its last forward call while recording.
-    """
+    """Mixin for a module that can save its internals (detached tensors) for plots: ``record_options``
+    is None (save nothing) or the current recording's, e.g. {"snapshot_at": (0, 9), "attention": True};
+    ``record`` is what the module saved on its last forward call while recording."""
 
     record_options: dict | None = None
     record: dict | None = None
@@ -34,11 +29,8 @@ class Recorder:
 
 @contextmanager
 def recording(module: nn.Module, **options):
-    """Inside the block every Recorder in ``module`` (itself included) saves its last record.
-
-    Records of an earlier recording are cleared on entry; on exit recording stops and the
-    records stay readable until the next recording.
-    """
+    """Inside the block every Recorder in ``module`` (itself included) saves its last record; records
+    are cleared on entry and stay readable after the block until the next recording."""
     recorders = [m for m in module.modules() if isinstance(m, Recorder)]
     hooks = []
     for m in recorders:

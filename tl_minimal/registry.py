@@ -1,10 +1,11 @@
-"""The model registry: one function builds any variant by name, from checked settings.
+"""The model registry: one function builds any variant by name, from checked settings; and the
+family's models (models.py's stack with a relative's layer as the mixer).
 
     model = build_model("triple_hybrid", vocab_size=259, state_dim=8)
 
 Every variant starts from the paper's byte-level protocol (d_model 64, 3 layers, 4 heads,
 context 128, dropout 0.1) and adds its own settings. :data:`DEFAULTS` is the single table of
-them (each setting is described where the model reads it: model_config.ModelConfig and
+them (each setting is described where the model reads it: models.ModelConfig and
 kv_fusion.KVConfig); a name that a variant does not use is an error, never a silent default.
 
 Variants (docs/paper.md section 3)
@@ -16,21 +17,32 @@ Variants (docs/paper.md section 3)
     gated_hybrid_repaired    triple_hybrid + the key-value memory at the logits, our repair (GATED: tied W_qk, beta 10)
     gated_hybrid_paper       a preset (PRESETS) of gated_hybrid_repaired: the paper's configuration as coded
     gated_hybrid_printed     a preset: the paper's printed beta = 1/sqrt(D_kv), g_t = sigmoid(W_g q_t)
-    gla, h3, deltanet, retnet, triple_key_shift, triple_key_current, conv_only, transformer_rope
-                             the family, the ablations and the rotary Transformer (family.py)
-    ladder, ladder_1 .. 7    the ladder from triple_latent to gla, one choice a rung, gla_short_start (ladder.py)
+The family (:data:`FAMILY_SETTINGS`): the relatives, one line each in :data:`RELATIVES`
+(docs/add_a_relative.md)
+    gla, h3, deltanet, retnet  GLA / Mamba-2, H3, DeltaNet, RetNet's retention (gla.py, h3.py, ...)
+    triple_key_shift    the triple-latent layer, key a_{tau-1} (a token shift; key_source.py)
+    triple_key_current  the triple-latent layer, key a_tau (the written token)
+    conv_only           triple_hybrid with lambda = gamma = 0 (no memory)
+    transformer_rope    the Transformer with rotary positions, no learned table
+    ladder              LadderMixer, rung 0; ladder_1 .. 7 and gla_short_start are its presets (ladder.py)
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from torch import nn
+
 from .checks import check_choice, check_conv_kernel, check_heads, check_mode, check_positive_ints, check_setting_types
-from .family import FAMILY_CLASSES, FAMILY_PRESETS, FAMILY_SETTINGS
+from .deltanet import DeltaNetMixer
+from .gla import GLAMixer
+from .h3 import H3Mixer
+from .key_source import KeySourceMixer
 from .kv_fusion import KVConfig
-from .ladder import CHOICES
-from .model_config import KV_SETTINGS, ModelConfig
-from .models import MODEL_CLASSES, LanguageModel
+from .ladder import CHOICES, GLA_SHORT_START, RUNGS, LadderMixer
+from .models import KV_SETTINGS, MODEL_CLASSES, LanguageModel, ModelConfig, TransformerLM, TripleHybridLM
+from .retnet import RetNetMixer
+from .transformer import CausalSelfAttention
 
 COMMON = {"d_model": 64, "n_layers": 3, "n_heads": 4, "max_seq_len": 128, "dropout": 0.1}
 RECURRENT = {"state_dim": 16, "mode": "fast", "lam_bias": 0.0, "gam_bias": 0.0}
@@ -46,6 +58,29 @@ GATED = {**GATED_PAPER, "tie_qk": True, "score_scale": 10.0, "learnable_score_sc
 # follows assoc_dim), and its read gate sigmoid(W_g q_t) * m_t; where text and code differ, GATED_PAPER is the code
 GATED_PRINTED = {**GATED_PAPER, "score_scale": "printed", "read_gate": "query_vector"}
 
+# the relatives: a mode, and the kernel of their short causal convolution (4, as in Mamba-2 and
+# flash-linear-attention; always causal). variant -> (mixer class, its settings beyond COMMON); its model
+# is RelativeLM, mixer(d_model, n_heads, **settings) in every block; a new relative is one line here
+RELATIVE = {"mode": "fast", "conv_kernel": 4}
+RELATIVES: dict[str, tuple[type[nn.Module], dict]] = {
+    "gla": (GLAMixer, RELATIVE),
+    "h3": (H3Mixer, RELATIVE),
+    "deltanet": (DeltaNetMixer, RELATIVE),
+    "retnet": (RetNetMixer, {"mode": "fast"}),
+}
+ABLATION = {"state_dim": 16, "mode": "fast"}
+FAMILY_SETTINGS: dict[str, dict] = {
+    **{name: settings for name, (_, settings) in RELATIVES.items()},
+    "triple_key_shift": {**ABLATION, "gam_bias": 0.0},  # no lambda to learn: the key is a_{tau-1}
+    "triple_key_current": {**ABLATION, "gam_bias": 0.0},
+    "conv_only": {**ABLATION, "conv_kernel": 5, "conv_causal": True},  # the hybrid's convolution
+    "transformer_rope": {},
+    "ladder": {"state_dim": 16, "mode": "fast", "lam_bias": 0.0, "conv_kernel": 4, **RUNGS[0]},
+}
+# the ladder's rungs and its reverse arm, as presets of ``ladder``
+FAMILY_PRESETS: dict[str, tuple[str, dict]] = {f"ladder_{i}": ("ladder", RUNGS[i]) for i in range(1, len(RUNGS))}
+FAMILY_PRESETS["gla_short_start"] = ("ladder", GLA_SHORT_START)
+
 DEFAULTS: dict[str, dict] = {
     "transformer": {**COMMON},
     "triple_latent": {**COMMON, **RECURRENT},
@@ -58,8 +93,8 @@ DEFAULTS: dict[str, dict] = {
 PRESETS: dict[str, tuple[str, dict]] = {"gated_hybrid_paper": ("gated_hybrid_repaired", GATED_PAPER),
                                         "gated_hybrid_printed": ("gated_hybrid_repaired", GATED_PRINTED)}
 DEFAULTS.update({name: {**DEFAULTS[base], **fixed} for name, (base, fixed) in PRESETS.items()})
-DEFAULTS.update({name: {**COMMON, **settings} for name, settings in FAMILY_SETTINGS.items()})  # family.py
-PRESETS.update(FAMILY_PRESETS)  # the ladder's rungs (family.py, ladder.py)
+DEFAULTS.update({name: {**COMMON, **settings} for name, settings in FAMILY_SETTINGS.items()})
+PRESETS.update(FAMILY_PRESETS)  # the ladder's rungs
 DEFAULTS.update({name: {**DEFAULTS[base], **fixed} for name, (base, fixed) in FAMILY_PRESETS.items()})
 VARIANTS: tuple[str, ...] = tuple(DEFAULTS)  # the variants, the presets, then the family
 _POSITIVE_INTS = ("d_model", "n_layers", "n_heads", "max_seq_len", "state_dim", "num_slots",
@@ -102,9 +137,7 @@ def resolve_config(variant: str, **config) -> dict:
         check_choice(name, config[name], OPTIONAL[name])
     cfg = {**allowed, **config}
     check_setting_types(cfg, _POSITIVE_INTS, _BOOLS, _REALS)
-    for name in _POSITIVE_INTS:
-        if name in cfg:
-            cfg[name] = int(cfg[name])
+    cfg.update({name: int(cfg[name]) for name in _POSITIVE_INTS if name in cfg})
     check_heads(cfg["d_model"], cfg["n_heads"])
     if "mode" in cfg:
         check_mode(cfg["mode"])
@@ -124,16 +157,58 @@ def model_config(variant: str, vocab_size: int, **config) -> ModelConfig:
     return ModelConfig.from_settings(variant, int(vocab_size), cfg)
 
 
+class RelativeLM(LanguageModel):
+    """A relative's model and the ladder's: the mixer in every block, its settings read from the config."""
+
+    def make_mixer(self, config: ModelConfig) -> nn.Module:
+        mixers = {**RELATIVES, "ladder": (LadderMixer, FAMILY_SETTINGS["ladder"])}
+        mixer_class, settings = mixers[FAMILY_PRESETS.get(config.variant, (config.variant,))[0]]
+        return mixer_class(config.d_model, config.n_heads, **{name: getattr(config, name) for name in settings})
+
+
+# the key-source ablations (key_source.py): variant -> (key_source, memory); gates not learned have bias None
+KEY_SOURCE_VARIANTS = {"triple_key_shift": ("shift", True), "triple_key_current": ("current", True),
+                       "conv_only": ("shift", False)}
+
+
+class KeySourceLM(LanguageModel):
+    """triple_key_shift, triple_key_current: the triple-latent layer keyed by a_{tau-1} or a_tau."""
+
+    def make_mixer(self, c: ModelConfig):
+        key_source, memory = KEY_SOURCE_VARIANTS[c.variant]
+        return KeySourceMixer(c.d_model, c.n_heads, c.state_dim, key_source=key_source, memory=memory,
+                              mode=c.mode, lam_bias=c.lam_bias or 0.0, gam_bias=c.gam_bias or 0.0)
+
+
+class ConvOnlyLM(TripleHybridLM):
+    """conv_only: triple_hybrid with lambda = gamma = 0 in every block: only local mixing."""
+
+    make_mixer = KeySourceLM.make_mixer
+
+
+class TransformerRoPELM(TransformerLM):
+    """transformer_rope: the Transformer with rotary positions (transformer.py: rotary) in place of W_pos."""
+
+    def make_mixer(self, config):
+        return CausalSelfAttention(config.d_model, config.n_heads, rotary=True)
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.pos = None  # no learned position table: pos_t = 0
+
+
+FAMILY_CLASSES = {**dict.fromkeys(RELATIVES, RelativeLM), "triple_key_shift": KeySourceLM,
+                  "triple_key_current": KeySourceLM, "conv_only": ConvOnlyLM, "transformer_rope": TransformerRoPELM,
+                  "ladder": RelativeLM}
+
+
 def model_class(variant: str) -> type[LanguageModel]:  # a preset's: its variant's
     return {**MODEL_CLASSES, **FAMILY_CLASSES}[PRESETS.get(_check_variant(variant), (variant,))[0]]
 
 
 def build_model(variant: str, vocab_size: int, **config) -> LanguageModel:
-    """Build ``variant`` for a vocabulary of ``vocab_size`` tokens; see :data:`DEFAULTS` for settings.
-
-    Returns a :class:`tl_minimal.models.LanguageModel`: ``model(tokens [B, T] int64)`` gives
-    logits [B, T, vocab_size]; ``model.variant``, ``model.config`` and ``model.vocab_size`` say
-    what was built. The model is assembled from one :class:`~tl_minimal.model_config.ModelConfig`.
-    """
+    """Build ``variant`` for a vocabulary of ``vocab_size`` tokens (settings: :data:`DEFAULTS`): a
+    :class:`~tl_minimal.models.LanguageModel`, ``model(tokens [B, T] int64)`` -> logits [B, T, vocab_size];
+    ``model.config`` is the :class:`~tl_minimal.models.ModelConfig` it was built from."""
     return model_class(variant)(model_config(variant, vocab_size, **config))
 

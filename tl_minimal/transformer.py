@@ -1,7 +1,5 @@
-"""The baseline: causal multi-head self-attention, as a mixer with a key-value cache.
-
-The paper's baseline is a small pre-LN Transformer (assembled in models.py from layers.Block);
-this file holds its one specific piece, attention.
+"""The baseline's one specific piece (the pre-LN Transformer is assembled in models.py): causal
+multi-head self-attention, as a mixer with a key-value cache.
 
 Glossary (paper symbol -> code name -> shape); H heads, D = d / H per head
     n_t                 n         [B, T, d]      LayerNormed block input
@@ -16,10 +14,9 @@ Glossary (paper symbol -> code name -> shape); H heads, D = d / H per head
     rotary      R_t x = (x_a cos(t w_i) - x_b sin(t w_i), x_a sin(t w_i) + x_b cos(t w_i)),
                 w_i = 10000^(-2i/D), x_a = x[:D/2], x_b = x[D/2:]  (transformer_rope; Su et al. 2021)
 
-The state is the key-value cache, so one call on the whole sequence equals token-by-token calls;
-it grows with t. The fast path is ``F.scaled_dot_product_attention``; A is formed explicitly only
-when a recording asks for it (``recording(model, attention=True)`` -> record["attn"]). At the
-paper's sizes the baseline has 174,848 parameters (tests/model/test_transformer.py).
+The state is the key-value cache (it grows with t), so one call on the whole sequence equals
+token-by-token calls. The fast path is ``F.scaled_dot_product_attention``; A is formed explicitly
+only when a recording asks for it (``recording(model, attention=True)`` -> record["attn"]).
 """
 
 from __future__ import annotations
@@ -73,11 +70,8 @@ def attention_fast(q, k, v, past: int) -> torch.Tensor:
 
 
 class CausalSelfAttention(Recorder, nn.Module):
-    """Multi-head causal self-attention: ``forward(n, state=None) -> (o, state)``.
-
-    state: None (start of sequence) or the cache {"k": [B, H, T', D], "v": [B, H, T', D]}.
-    While recording with attention=True (recording.py), record["attn"] = [B, H, T, T'].
-    """
+    """Multi-head causal self-attention: ``forward(n, state=None) -> (o, state)``, state None (start
+    of sequence) or the cache; while recording with attention=True, record["attn"] = [B, H, T, T']."""
 
     def __init__(self, d_model: int, n_heads: int, rotary: bool = False):
         super().__init__()

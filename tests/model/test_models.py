@@ -7,8 +7,8 @@ import torch
 
 import tl_minimal
 from tl_minimal import VARIANTS, build_model, default_config
-from tl_minimal.family import FAMILY_PRESETS, FAMILY_SETTINGS, RELATIVES
-from tl_minimal.model_config import ModelConfig
+from tl_minimal.models import ModelConfig
+from tl_minimal.registry import FAMILY_PRESETS, FAMILY_SETTINGS, RELATIVES
 
 V = 50
 TINY = {"d_model": 32, "n_layers": 2, "n_heads": 4, "state_dim": 8, "num_slots": 4, "max_seq_len": 64,
@@ -51,7 +51,7 @@ def _distinct_tokens(B=2, T=13, seed=0):
 
 def test_variant_list():
     # the paper's variants first, in its order, then its gated run's two presets; the family after
-    # them is what family.py registers, the relatives (RELATIVES) first: a new one needs no edit here
+    # them is what registry.py registers, the relatives (RELATIVES) first: a new one needs no edit here
     assert VARIANTS[:8] == (*PAPER, "gated_hybrid_paper", "gated_hybrid_printed")
     assert VARIANTS[8:] == (*FAMILY_SETTINGS, *FAMILY_PRESETS)
     assert VARIANTS[8:8 + len(RELATIVES)] == tuple(RELATIVES) and {"gla", "h3", "deltanet"} <= set(RELATIVES)
