@@ -10,6 +10,7 @@ added to nbgrader's feedback. docs/instructors.md, section 5, gives the statuses
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import os
@@ -99,33 +100,26 @@ def _answer_cell(release: dict, name: str) -> str:
 
 
 def _verdicts(jobs: dict, log) -> dict | None:
-    """Run verdict.py once for every student of ``jobs`` ({student: (tasks, {nonce: (json, npz)})})."""
+    """Run verdict.py once, in an empty folder, for every student of ``jobs`` ({student: (tasks, records)})."""
+    job = {student: {"tasks": tasks, "records": records} for student, (tasks, records) in jobs.items()}
     with tempfile.TemporaryDirectory(prefix="tl-verdict-") as tmp:
-        folder = Path(tmp)
-        job = {}
-        for number, student in enumerate(sorted(jobs)):
-            tasks, records = jobs[student]
-            job[student] = tasks
-            (folder / str(number)).mkdir()
-            for nonce, (text, data) in records.items():
-                (folder / str(number) / f"{nonce}.json").write_bytes(text)
-                (folder / str(number) / f"{nonce}.npz").write_bytes(data)
-        (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
+        (Path(tmp) / "job.json").write_text(json.dumps(job), encoding="utf-8")
         env = {k: v for k, v in os.environ.items() if k not in (RECORD_ENV, "TL_GRADED", "PYTHONSTARTUP")}
         done = subprocess.run([sys.executable, "-m", "tl_minimal.instructor.verdict", "job.json", "out.json"],
-                              cwd=folder, env=env, capture_output=True, text=True, encoding="utf-8", check=False)
+                              cwd=tmp, env=env, capture_output=True, text=True, encoding="utf-8", check=False)
         if done.returncode != 0:
             log(f"the verdict process failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
             return None
-        return json.loads((folder / "out.json").read_text(encoding="utf-8"))
+        return json.loads((Path(tmp) / "out.json").read_text(encoding="utf-8"))
 
 
 def _take_records(folder: Path, tasks: dict) -> dict:
+    """{nonce: [the record's .json, its .npz], each as base64} of the records in ``folder``, then removed."""
     records = {}
     for task in tasks.values():
-        text, data = folder / f"{task['nonce']}.json", folder / f"{task['nonce']}.npz"
-        if text.is_file() and data.is_file():
-            records[task["nonce"]] = (text.read_bytes(), data.read_bytes())
+        files = [folder / f"{task['nonce']}.json", folder / f"{task['nonce']}.npz"]
+        if all(f.is_file() for f in files):
+            records[task["nonce"]] = [base64.b64encode(f.read_bytes()).decode("ascii") for f in files]
     shutil.rmtree(folder, ignore_errors=True)
     return records
 
