@@ -5,9 +5,7 @@
     python -m tl_minimal.instructor grade   COURSE [--exercise ...] [--jobs N]
     python -m tl_minimal.instructor export  COURSE [--to grades.csv]
 
-docs/instructors.md walks through a term. ``collect`` restores every grade cell a student changed
-(:func:`repair`); ``grade`` is grading.py; ``export`` leaves a grade that was not given empty, never
-0. Bad input stops with a message naming it and a non-zero exit.
+docs/instructors.md walks through a term. Bad input stops with a message naming it and a non-zero exit.
 """
 
 from __future__ import annotations
@@ -116,14 +114,6 @@ def _read_notebook(path: Path) -> dict:
     return notebook
 
 
-def _submissions(folder: Path):
-    """(student, exercise, path) for SUBMISSIONS/<student>/<exercise>.ipynb or .../<exercise>/<exercise>.ipynb."""
-    for student in sorted(p for p in folder.iterdir() if p.is_dir()):
-        for path in sorted(student.rglob("*.ipynb")):
-            if ".ipynb_checkpoints" not in path.parts:
-                yield student.name, path.stem, path
-
-
 def repair(notebook: dict, release: dict) -> list[str]:
     """Restore every grade cell's metadata (and a locked cell's type and text) from the release.
 
@@ -164,6 +154,7 @@ def collect(course: Path, submissions: Path) -> tuple[list[Path], list[str], lis
     """Check, repair and file every submission; return (the files written, the problems found,
     the repairs made, each naming the student)."""
     known, written, problems, repairs = released(_course(course)), [], [], []
+    record = load(course / REPAIRS)  # exercise -> student -> what was restored: grade puts it in the CSV
     if not submissions.exists():
         raise CourseError(f"no submissions at {submissions} (a folder or a .zip of <student>/<exercise>.ipynb)")
     with tempfile.TemporaryDirectory() as unpacked:
@@ -173,7 +164,9 @@ def collect(course: Path, submissions: Path) -> tuple[list[Path], list[str], lis
                 raise CourseError(f"{submissions}: neither a folder nor a zip file")
             zipfile.ZipFile(submissions).extractall(unpacked)
             folder = Path(unpacked)
-        for student, name, path in _submissions(folder):
+        # <student>/<exercise>.ipynb or <student>/<exercise>/<exercise>.ipynb
+        for path in sorted(p for p in folder.glob("*/**/*.ipynb") if ".ipynb_checkpoints" not in p.parts):
+            student, name = path.relative_to(folder).parts[0], path.stem
             try:
                 if name not in known:
                     raise CourseError(f"{path}: unknown exercise {name!r} (released: {', '.join(known)})")
@@ -187,9 +180,7 @@ def collect(course: Path, submissions: Path) -> tuple[list[Path], list[str], lis
                 problems.append(str(problem))
                 continue
             changes = repair(notebook, release_nb)
-            record = load(course / REPAIRS)
-            record.setdefault(name, {})[student] = changes  # grade puts them in the CSV
-            (course / REPAIRS).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            record.setdefault(name, {})[student] = changes
             if changes:
                 repairs.append(f"{student} ({name}): grade cells changed, restored from the release: "
                                + "; ".join(changes))
@@ -197,6 +188,7 @@ def collect(course: Path, submissions: Path) -> tuple[list[Path], list[str], lis
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             written.append(target)
+    (course / REPAIRS).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return written, problems, repairs
 
 
@@ -266,21 +258,18 @@ def export(course: Path, to: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tl_minimal.instructor", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("release", "collect", "grade", "export"):
-        p = sub.add_parser(name)
-        p.add_argument("course", type=Path, help="the nbgrader course directory")
-        if name == "collect":
-            p.add_argument("submissions", type=Path, help="a folder or .zip of <student>/<exercise>.ipynb")
-        if name in ("release", "grade"):
-            p.add_argument("--exercise", action="append", help="only this exercise (repeatable), e.g. 01_running_state")
-        if name == "grade":
-            p.add_argument("--jobs", type=int, metavar="N", help="notebooks autograded at once, each in its own "
-                           f"kernel (default {DEFAULT_JOBS}: one at a time, each notebook alone; more is faster, "
-                           "but notebooks graded side by side could reach each other's folders)")
-        if name == "release":
-            p.add_argument("--solutions", type=Path, default=Path("notebooks/exercises/solutions"))
-        if name == "export":
-            p.add_argument("--to", type=Path, default=Path("grades.csv"))
+    p = {name: sub.add_parser(name) for name in ("release", "collect", "grade", "export")}
+    for each in p.values():
+        each.add_argument("course", type=Path, help="the nbgrader course directory")
+    p["collect"].add_argument("submissions", type=Path, help="a folder or .zip of <student>/<exercise>.ipynb")
+    for name in ("release", "grade"):
+        p[name].add_argument("--exercise", action="append",
+                             help="only this exercise (repeatable), e.g. 01_running_state")
+    p["grade"].add_argument("--jobs", type=int, metavar="N", help="notebooks autograded at once, each in its own "
+                            f"kernel (default {DEFAULT_JOBS}: one at a time, each notebook alone; more is faster, "
+                            "but notebooks graded side by side could reach each other's folders)")
+    p["release"].add_argument("--solutions", type=Path, default=Path("notebooks/exercises/solutions"))
+    p["export"].add_argument("--to", type=Path, default=Path("grades.csv"))
     args = parser.parse_args(argv)
     try:
         return _run(args)

@@ -1,11 +1,8 @@
 """The instructor's ``grade`` step: nbgrader runs each notebook, the course decides each task's points.
 
-Per student: scan.py's flags; a fresh folder with ``tasks.json`` (a seed and a nonce per function
-task, drawn with ``secrets``) that the hidden tests record into (``tl_minimal.exercises.record``),
-read into memory as soon as the notebook is done and removed; then one verdict.py process per
-exercise, which never ran student code, judges the records, and predictions are read from the
-submitted text (predictions.py). Those verdicts replace nbgrader's scores, and a table of them is
-added to nbgrader's feedback. docs/instructors.md, section 5, gives the statuses and their points.
+docs/instructors.md, section 5, gives the steps and the statuses: scan.py's flags, a fresh record folder
+per notebook (``tl_minimal.exercises.record``), one verdict.py process per exercise that never ran
+student code, predictions read from the text (predictions.py), the verdicts added to the feedback.
 """
 
 from __future__ import annotations
