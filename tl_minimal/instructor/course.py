@@ -192,13 +192,12 @@ def collect(course: Path, submissions: Path) -> tuple[list[Path], list[str], lis
     return written, problems, repairs
 
 
-def grade(course: Path, exercises: list[str] | None = None, log=print, jobs: int | None = None) -> dict:
+def grade(course: Path, exercises: list[str] | None = None, jobs: int = DEFAULT_JOBS) -> dict:
     """Grade each collected submission (grading.py: nbgrader runs the notebook, ``jobs`` at once, default
-    ``DEFAULT_JOBS``; a clean process judges the hidden tests' records), then write the feedback;
+    one; a clean process judges the hidden tests' records), then write the feedback;
     record and return ``{exercise: {student: {"status": "graded" or "not graded: <why>", "flags": [...],
     "tasks": {test cell: {"status", "score", "points", "reason"}}}}}``."""
     names = _pick(exercises, released(_course(course)), "released")
-    jobs = DEFAULT_JOBS if jobs is None else jobs
     if jobs < 1:
         raise CourseError(f"--jobs must be at least 1, not {jobs}")
     record = load(course / STATUS)
@@ -209,14 +208,13 @@ def grade(course: Path, exercises: list[str] | None = None, log=print, jobs: int
             students = sorted(p.parent.name for p in (course / "submitted").glob(f"*/{name}") if p.is_dir())
             runs[name] = start_autograde(course, name, students, pool)
         for name in names:
-            record[name] = grade_exercise(course, name, runs[name], log=log)
-            feedback(course, name, record[name], log=log)  # then one line per student
-            text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
-            (course / STATUS).write_text(text, encoding="utf-8")
+            record[name] = grade_exercise(course, name, runs[name])
+            feedback(course, name, record[name])  # then one line per student
+            (course / STATUS).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     finally:
         pool.shutdown(cancel_futures=True)  # after an error: no new notebook starts
-    log(f"grade step: {time.monotonic() - started:.0f} s for "
-        f"{sum(len(record[n]) for n in names)} notebook(s) of {len(names)} exercise(s)")
+    print(f"grade step: {time.monotonic() - started:.0f} s for "
+          f"{sum(len(record[n]) for n in names)} notebook(s) of {len(names)} exercise(s)")
     return {n: record.get(n, {}) for n in names}
 
 
@@ -265,9 +263,10 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("release", "grade"):
         p[name].add_argument("--exercise", action="append",
                              help="only this exercise (repeatable), e.g. 01_running_state")
-    p["grade"].add_argument("--jobs", type=int, metavar="N", help="notebooks autograded at once, each in its own "
-                            f"kernel (default {DEFAULT_JOBS}: one at a time, each notebook alone; more is faster, "
-                            "but notebooks graded side by side could reach each other's folders)")
+    p["grade"].add_argument("--jobs", type=int, default=DEFAULT_JOBS, metavar="N",
+                            help=f"notebooks autograded at once, each in its own kernel (default {DEFAULT_JOBS}: "
+                            "one at a time, each notebook alone; more is faster, but notebooks graded side by "
+                            "side could reach each other's folders)")
     p["release"].add_argument("--solutions", type=Path, default=Path("notebooks/exercises/solutions"))
     p["export"].add_argument("--to", type=Path, default=Path("grades.csv"))
     args = parser.parse_args(argv)

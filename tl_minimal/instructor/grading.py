@@ -96,7 +96,7 @@ def _answer_cell(release: dict, name: str) -> str:
                  and f"{name} =" in "".join(c["source"])), "")
 
 
-def _verdicts(jobs: dict, log) -> dict | None:
+def _verdicts(jobs: dict) -> dict | None:
     """Run verdict.py once, in an empty folder, for every student of ``jobs`` ({student: (tasks, records)})."""
     job = {student: {"tasks": tasks, "records": records} for student, (tasks, records) in jobs.items()}
     with tempfile.TemporaryDirectory(prefix="tl-verdict-") as tmp:
@@ -105,7 +105,7 @@ def _verdicts(jobs: dict, log) -> dict | None:
         done = subprocess.run([sys.executable, "-m", "tl_minimal.instructor.verdict", "job.json", "out.json"],
                               cwd=tmp, env=env, capture_output=True, text=True, encoding="utf-8", check=False)
         if done.returncode != 0:
-            log(f"the verdict process failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
+            print(f"the verdict process failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
             return None
         return json.loads((Path(tmp) / "out.json").read_text(encoding="utf-8"))
 
@@ -190,27 +190,20 @@ def start_autograde(course: Path, name: str, students: list[str], pool: Executor
     return {student: pool.submit(autograde, student) for student in students}
 
 
-def grade_exercise(course: Path, name: str, runs: dict[str, Future], log=print) -> dict:
+def grade_exercise(course: Path, name: str, runs: dict[str, Future]) -> dict:
     """Grade the students of ``runs`` (:func:`start_autograde`) on exercise ``name`` once their
     notebooks ran. Returns {student: grading.json's entry}, the same however many ran at once."""
-    release = json.loads((course / "release" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
-    tasks, functions = _functions(course, name)
+    release, (tasks, functions) = load(course / "release" / name / f"{name}.ipynb"), _functions(course, name)
     repaired = load(course / REPAIRS).get(name, {})
-    students, done = list(runs), {student: run.result() for student, run in runs.items()}
+    done = {student: run.result() for student, run in runs.items()}  # (why not run, drawn, records, span)
     spans = [d[3] for d in done.values()] or [(time.monotonic(), time.monotonic())]
-    ran, judging = {}, {}
-    for student in students:
-        submitted = json.loads((course / "submitted" / student / name / f"{name}.ipynb").read_text(encoding="utf-8"))
-        why, drawn, records, _ = done[student]
-        ran[student] = (submitted, scan(submitted, release), why)
-        if not why:
-            judging[student] = (drawn, records)
+    judging = {student: (drawn, records) for student, (why, drawn, records, _) in done.items() if not why}
     autograded = time.monotonic()
-    judged = _verdicts(judging, log) if judging else {}
+    judged = _verdicts(judging) if judging else {}
     verdicts_done, entries = time.monotonic(), {}
-    for student in students:
-        submitted, flags, why = ran[student]
-        repairs = repaired.get(student, [])
+    for student, (why, *_) in done.items():
+        submitted = load(course / "submitted" / student / name / f"{name}.ipynb")
+        flags, repairs = scan(submitted, release), repaired.get(student, [])
         if judged is None and not why:  # our failure, not the student's: no score rather than 0
             why = "not graded: the verdict process failed (its error is in the grade command's output)"
         if why:
@@ -229,13 +222,13 @@ def grade_exercise(course: Path, name: str, runs: dict[str, Future], log=print) 
         per_task = _task_entries(tasks, verdicts, flags, repairs)
         _set_scores(course, name, student, {g: e["score"] for g, e in per_task.items()})
         entries[student] = {"status": GRADED, "flags": flags, "repairs": repairs, "tasks": per_task}
-    log(f"{name}: {len(students)} notebook(s): nbgrader autograde "
-        f"{max(e for _, e in spans) - min(b for b, _ in spans):.0f} s (first start to last end), "
-        f"verdicts {verdicts_done - autograded:.1f} s")
+    print(f"{name}: {len(done)} notebook(s): nbgrader autograde "
+          f"{max(e for _, e in spans) - min(b for b, _ in spans):.0f} s (first start to last end), "
+          f"verdicts {verdicts_done - autograded:.1f} s")
     return entries
 
 
-def feedback(course: Path, name: str, entries: dict, log=print) -> None:
+def feedback(course: Path, name: str, entries: dict) -> None:
     """nbgrader's feedback for the graded students (one run; one per student if that fails), then ours;
     then one line per student: its status, each task's status and points, its flags."""
     def run_feedback(student: str | None) -> str:
@@ -255,9 +248,9 @@ def feedback(course: Path, name: str, entries: dict, log=print) -> None:
             f"This notebook could not be graded: {entry['status'].removeprefix('not graded: ')}."
         why = why.replace("could not be graded: tests did not run:", "scores 0, the tests did not run:")
         _feedback_page(course, name, student, entry["tasks"], why=why)
-    log(f"{name}: feedback {time.monotonic() - started:.0f} s")
+    print(f"{name}: feedback {time.monotonic() - started:.0f} s")
     for student, entry in entries.items():
         review = f"; flagged for review: {'; '.join(entry['flags'])}" if entry["flags"] else ""
         tasks = "; ".join(f"{g} {e['status']}" + ("" if e["score"] is None else f" {e['score']}/{e['points']}")
                           for g, e in entry["tasks"].items())
-        log(f"{name} {student}: {entry['status']} ({tasks}){review}")
+        print(f"{name} {student}: {entry['status']} ({tasks}){review}")
