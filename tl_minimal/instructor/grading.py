@@ -26,11 +26,11 @@ from nbgrader.api import Gradebook
 
 from tl_minimal.exercises.record import RECORD_ENV
 
-from .nbgrader_config import DEFAULT_GRACE, DEFAULT_TIMEOUT
+from .nbgrader_config import DEFAULT_GRACE, DEFAULT_TIMEOUT, IGNORED_INTERRUPT
 from .predictions import GRADED, NOT_RUN, grade_prediction, load, plan
 from .scan import scan
 
-FLAGGED, RESTORED, IGNORED = "flagged", "test cells changed and restored", "kernel ignored the interrupt"
+FLAGGED, RESTORED = "flagged", "test cells changed and restored"
 REPAIRS = "repairs.json"  # collect's record: exercise -> student -> [what was restored]
 DB_WAIT_S = 120  # how long a gradebook write waits for another process's (SQLite's default is 5 s)
 DEFAULT_JOBS = 1  # notebooks graded at once: side by side, one student's code could reach another's folder
@@ -69,8 +69,8 @@ def run_nbgrader(course: Path, log: Path, *args: str, limit: float, env: dict | 
     if code == 0:
         return ""
     text = log.read_text(encoding="utf-8", errors="replace")
-    if "kernel ignored the interrupt" in text:
-        return "not graded: kernel ignored the interrupt"
+    if IGNORED_INTERRUPT in text:  # GuardedExecute's words
+        return f"not graded: {IGNORED_INTERRUPT}"
     if "DeadKernelError" in text:  # a cell ended the kernel (os._exit, a crash): no hidden test after it ran
         return "tests did not run: the kernel exited (a cell ended it)"
     if "checksum" in text.lower() and "inconsistent" in text.lower():
@@ -207,7 +207,7 @@ def grade_exercise(course: Path, name: str, runs: dict[str, Future]) -> dict:
         if judged is None and not why:  # our failure, not the student's: no score rather than 0
             why = "not graded: the verdict process failed (its error is in the grade command's output)"
         if why:
-            status = IGNORED if IGNORED in why else NOT_RUN if why.startswith(NOT_RUN) else why
+            status = IGNORED_INTERRUPT if IGNORED_INTERRUPT in why else NOT_RUN if why.startswith(NOT_RUN) else why
             score = 0 if status == NOT_RUN else None
             per_task = {g: {"status": status, "score": score, "points": t["points"], "reason": why}
                         for g, t in tasks.items()}
