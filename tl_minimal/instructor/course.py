@@ -134,19 +134,12 @@ def repair(notebook: dict, release: dict) -> list[str]:
         if meta != original["metadata"]["nbgrader"]:
             cell["metadata"]["nbgrader"] = json.loads(json.dumps(original["metadata"]["nbgrader"]))
             changes.append(f"{grade_id}: metadata")
-        if original["metadata"]["nbgrader"].get("locked"):
-            if cell.get("cell_type") != original["cell_type"]:
-                cell["cell_type"] = original["cell_type"]
-                changes.append(f"{grade_id}: cell type")
-            if "".join(cell.get("source", "")) != "".join(original["source"]):
-                cell["source"] = original["source"]
-                changes.append(f"{grade_id}: text")
-            if cell["cell_type"] == "code":
-                cell.setdefault("outputs", [])
-                cell.setdefault("execution_count", None)
-            else:
-                cell.pop("outputs", None)
-                cell.pop("execution_count", None)
+        changed = [f"{grade_id}: {what}" for key, what in (("cell_type", "cell type"), ("source", "text"))
+                   if "".join(cell.get(key, "")) != "".join(original[key])]
+        if changed and original["metadata"]["nbgrader"].get("locked"):  # the release's cell, outputs and all
+            cell.clear()
+            cell.update(json.loads(json.dumps(original)))
+            changes += changed
     return changes
 
 
