@@ -224,12 +224,11 @@ def export(course: Path, to: Path) -> Path:
     fields = list(rows[0]) if rows else ["assignment", "student_id", "score", "max_score"]
     columns = sorted({g for per in record.values() for e in per.values() for g in e.get("tasks", {})})
     for row in rows:
-        entry = record.get(row["assignment"], {}).get(row["student_id"])
-        if entry is None and not (course / "submitted" / row["student_id"] / row["assignment"]).is_dir():
-            entry = {"status": NOT_SUBMITTED, "flags": []}
-        entry = entry or {"status": "not graded yet (run grade)", "flags": []}
-        row["status"], row["flags"] = entry["status"], "; ".join(entry["flags"])
-        row["repairs"] = "; ".join(entry.get("repairs", []))
+        submitted = (course / "submitted" / row["student_id"] / row["assignment"]).is_dir()
+        entry = record.get(row["assignment"], {}).get(row["student_id"]) \
+            or {"status": "not graded yet (run grade)" if submitted else NOT_SUBMITTED}
+        row.update(status=entry["status"], flags="; ".join(entry.get("flags", [])),
+                   repairs="; ".join(entry.get("repairs", [])))
         for column in columns:  # one status per test cell: "<status> (<score>/<points>): <why>"
             task = entry.get("tasks", {}).get(column)
             score = "" if task is None or task["score"] is None else task["score"]
