@@ -68,11 +68,13 @@ def test_a_missing_or_foreign_record_is_a_test_that_did_not_run():
     from tl_minimal.instructor.verdict import judge_student
 
     tasks = {"task1_check": {"check": "check_readout_step", "seed": 1, "nonce": "aa"},
-             "task2_check": {"check": "check_readout_loop", "seed": 1, "nonce": "bb"}}
+             "task2_check": {"check": "check_readout_loop", "seed": 1, "nonce": "bb"},
+             "task4_check": {"check": "check_readout_loop", "seed": 1, "nonce": "dd"}}
     record = {"nonce": "cc", "check": "check_readout_loop", "shapes": [[], [], []]}  # another test's nonce
     arrays = io.BytesIO()
     np.savez(arrays)
-    files = [json.dumps(record).encode(), arrays.getvalue()]
-    verdicts = judge_student(tasks, {"bb": [base64.b64encode(f).decode() for f in files]})  # no record of aa
+    records = {nonce: [base64.b64encode(f).decode() for f in (json.dumps(text).encode(), arrays.getvalue())]
+               for nonce, text in (("bb", record), ("dd", []))}  # no record of aa; one of dd that is not a dict
+    verdicts = judge_student(tasks, records)
     assert {v["status"] for v in verdicts.values()} == {NOT_RUN}
     assert not any(v["passed"] for v in verdicts.values())

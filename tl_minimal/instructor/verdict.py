@@ -35,7 +35,7 @@ def judge_student(tasks: dict, records: dict) -> dict:
                                   "reason": "no record of the hidden test: a cell before it stopped it, skipped it "
                                             "or replaced the checker"}
             continue
-        if record.get("nonce") != task["nonce"] or record.get("check") != task["check"]:
+        if not isinstance(record, dict) or (record.get("nonce"), record.get("check")) != (task["nonce"], task["check"]):
             verdicts[grade_id] = {"status": NOT_RUN, "passed": False, "reason": "the record is not this test's"}
             continue
         try:
