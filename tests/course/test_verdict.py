@@ -57,7 +57,9 @@ def test_the_plan_reads_the_key_from_the_source_notebooks_hidden_test():
     assert tasks["task3_check"]["correct"] == "b" and tasks["task3_check"]["name"] == "my_prediction"
 
 
-def test_a_missing_or_foreign_record_is_a_test_that_did_not_run(tmp_path):
+def test_a_missing_or_foreign_record_is_a_test_that_did_not_run():
+    import base64
+    import io
     import json
 
     import numpy as np
@@ -66,10 +68,13 @@ def test_a_missing_or_foreign_record_is_a_test_that_did_not_run(tmp_path):
     from tl_minimal.instructor.verdict import judge_student
 
     tasks = {"task1_check": {"check": "check_readout_step", "seed": 1, "nonce": "aa"},
-             "task2_check": {"check": "check_readout_loop", "seed": 1, "nonce": "bb"}}
+             "task2_check": {"check": "check_readout_loop", "seed": 1, "nonce": "bb"},
+             "task4_check": {"check": "check_readout_loop", "seed": 1, "nonce": "dd"}}
     record = {"nonce": "cc", "check": "check_readout_loop", "shapes": [[], [], []]}  # another test's nonce
-    (tmp_path / "bb.json").write_text(json.dumps(record), encoding="utf-8")
-    np.savez(tmp_path / "bb.npz")
-    verdicts = judge_student(tmp_path, tasks)
+    arrays = io.BytesIO()
+    np.savez(arrays)
+    records = {nonce: [base64.b64encode(f).decode() for f in (json.dumps(text).encode(), arrays.getvalue())]
+               for nonce, text in (("bb", record), ("dd", []))}  # no record of aa; one of dd that is not a dict
+    verdicts = judge_student(tasks, records)
     assert {v["status"] for v in verdicts.values()} == {NOT_RUN}
     assert not any(v["passed"] for v in verdicts.values())

@@ -1,7 +1,5 @@
 """python -m tl_minimal.instructor release|collect|grade|export COURSE ...: see course.py."""
 
-import sys
-
 from .course import main
 
-sys.exit(main())
+raise SystemExit(main())

@@ -10,9 +10,8 @@ source of the self-study blanks made here and of nbgrader's release (same rules,
     ### BEGIN HIDDEN TESTS      these lines, through
     ### END HIDDEN TESTS        this one, are removed (nbgrader's hidden tests: the graded checks)
     ... <!-- solutions only --> a (markdown) line ending so is removed
-    # %% [markdown] ... tags=["solution"]
-                                a model answer to a "To discuss" prompt: its text becomes
-                                "YOUR ANSWER HERE" (nbgrader grades the cell by hand)
+    tags=["solution"]           on a markdown cell: a model answer to "To discuss"; its text
+                                becomes "YOUR ANSWER HERE" (nbgrader grades the cell by hand)
 
 ``python -m tl_minimal.instructor.blanks`` rewrites ``notebooks/exercises/*.py``, their ``.ipynb``
 (without outputs) and ``solutions/answer_key.json`` (the predictions' sealed verdicts, answers.seal).
@@ -30,15 +29,8 @@ from tl_minimal.exercises.answers import KEY_FILE, seal
 
 BEGIN, END, BLANK, ONLY = "### BEGIN SOLUTION", "### END SOLUTION", "### BLANK:", "<!-- solutions only -->"
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
-SOLUTION_TAG = "solution"  # markdown cells tagged so are model answers: their text becomes ANSWER_STUB
 ANSWER_STUB = "YOUR ANSWER HERE"  # nbgrader's own text for a written answer (ClearSolutions.text_stub)
-_TAGS = re.compile(r"\btags=(\[[^\]]*\])")
-
-
-def is_solution_cell(header: str) -> bool:
-    """Is this percent-format cell header (``# %% ... tags=[...]``) a cell tagged "solution"?"""
-    found = _TAGS.search(header)
-    return bool(found) and SOLUTION_TAG in json.loads(found.group(1))
+_TAGS = re.compile(r"\btags=(\[[^\]]*\])")  # a percent-format cell header's tags: # %% ... tags=[...]
 
 
 def blank_lines(lines: list[str], empty: str = "#", keep_hidden: bool = False) -> tuple[list[str], bool]:
@@ -89,7 +81,8 @@ def make_blank(source: str) -> str:
 
     def flush():
         header, body = (cell[0], cell[1:]) if cell and cell[0].startswith("# %%") else (None, cell)
-        if header is not None and is_solution_cell(header):
+        tags = _TAGS.search(header or "")
+        if tags and "solution" in json.loads(tags.group(1)):  # a model answer: its text becomes ANSWER_STUB
             trailing = len(body) - len("\n".join(body).rstrip("\n").split("\n"))
             body = [f"# {ANSWER_STUB}"] + [""] * trailing
         else:
@@ -122,29 +115,23 @@ def blank_path(solution: Path) -> Path:
     return solution.parent.parent / re.sub(r"_solutions(?=\.py$)", "", solution.name)
 
 
-def write_notebook(script: Path) -> Path:
-    """Write ``script``'s .ipynb pair with no outputs and no execution counts (needs jupytext)."""
-    import jupytext
-
-    notebook = jupytext.read(script)
-    for number, cell in enumerate(notebook.cells):
-        cell.id = f"{script.stem}-{number:02d}"  # stable ids: regenerating a blank changes no line it need not
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
-    target = script.with_suffix(".ipynb")
-    jupytext.write(notebook, target)
-    return target
-
-
 def write_blanks(folder: Path) -> list[Path]:
     """Rewrite every blank notebook under ``folder`` (notebooks/exercises) from its solutions, and the
-    answer key of the predictions."""
+    answer key of the predictions (needs jupytext)."""
+    import jupytext
+
     written, key = [], {}
     for solution in sorted((folder / "solutions").glob("*_solutions.py")):
         source = solution.read_text(encoding="utf-8")
         target = blank_path(solution)
         target.write_text(make_blank(source), encoding="utf-8")
-        written += [target, write_notebook(target)]
+        notebook = jupytext.read(target)  # its .ipynb pair, with no outputs and no execution counts
+        for number, cell in enumerate(notebook.cells):
+            cell.id = f"{target.stem}-{number:02d}"  # stable ids: regenerating changes no line it need not
+            if cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+        jupytext.write(notebook, target.with_suffix(".ipynb"))
+        written += [target, target.with_suffix(".ipynb")]
         key.update(answer_key(source))
     if key:
         sealed = {task_id: seal(task_id, entry) for task_id, entry in key.items()}

@@ -5,9 +5,7 @@
     python -m tl_minimal.instructor grade   COURSE [--exercise ...] [--jobs N]
     python -m tl_minimal.instructor export  COURSE [--to grades.csv]
 
-docs/instructors.md walks through a term. ``collect`` restores every grade cell a student changed
-(:func:`repair`); ``grade`` is grading.py; ``export`` leaves a grade that was not given empty, never
-0. Bad input stops with a message naming it and a non-zero exit.
+docs/instructors.md walks through a term. Bad input stops with a message naming it and a non-zero exit.
 """
 
 from __future__ import annotations
@@ -116,14 +114,6 @@ def _read_notebook(path: Path) -> dict:
     return notebook
 
 
-def _submissions(folder: Path):
-    """(student, exercise, path) for SUBMISSIONS/<student>/<exercise>.ipynb or .../<exercise>/<exercise>.ipynb."""
-    for student in sorted(p for p in folder.iterdir() if p.is_dir()):
-        for path in sorted(student.rglob("*.ipynb")):
-            if ".ipynb_checkpoints" not in path.parts:
-                yield student.name, path.stem, path
-
-
 def repair(notebook: dict, release: dict) -> list[str]:
     """Restore every grade cell's metadata (and a locked cell's type and text) from the release.
 
@@ -144,19 +134,12 @@ def repair(notebook: dict, release: dict) -> list[str]:
         if meta != original["metadata"]["nbgrader"]:
             cell["metadata"]["nbgrader"] = json.loads(json.dumps(original["metadata"]["nbgrader"]))
             changes.append(f"{grade_id}: metadata")
-        if original["metadata"]["nbgrader"].get("locked"):
-            if cell.get("cell_type") != original["cell_type"]:
-                cell["cell_type"] = original["cell_type"]
-                changes.append(f"{grade_id}: cell type")
-            if "".join(cell.get("source", "")) != "".join(original["source"]):
-                cell["source"] = original["source"]
-                changes.append(f"{grade_id}: text")
-            if cell["cell_type"] == "code":
-                cell.setdefault("outputs", [])
-                cell.setdefault("execution_count", None)
-            else:
-                cell.pop("outputs", None)
-                cell.pop("execution_count", None)
+        changed = [f"{grade_id}: {what}" for key, what in (("cell_type", "cell type"), ("source", "text"))
+                   if "".join(cell.get(key, "")) != "".join(original[key])]
+        if changed and original["metadata"]["nbgrader"].get("locked"):  # the release's cell, outputs and all
+            cell.clear()
+            cell.update(json.loads(json.dumps(original)))
+            changes += changed
     return changes
 
 
@@ -164,6 +147,7 @@ def collect(course: Path, submissions: Path) -> tuple[list[Path], list[str], lis
     """Check, repair and file every submission; return (the files written, the problems found,
     the repairs made, each naming the student)."""
     known, written, problems, repairs = released(_course(course)), [], [], []
+    record = load(course / REPAIRS)  # exercise -> student -> what was restored: grade puts it in the CSV
     if not submissions.exists():
         raise CourseError(f"no submissions at {submissions} (a folder or a .zip of <student>/<exercise>.ipynb)")
     with tempfile.TemporaryDirectory() as unpacked:
@@ -173,7 +157,9 @@ def collect(course: Path, submissions: Path) -> tuple[list[Path], list[str], lis
                 raise CourseError(f"{submissions}: neither a folder nor a zip file")
             zipfile.ZipFile(submissions).extractall(unpacked)
             folder = Path(unpacked)
-        for student, name, path in _submissions(folder):
+        # <student>/<exercise>.ipynb or <student>/<exercise>/<exercise>.ipynb
+        for path in sorted(p for p in folder.glob("*/**/*.ipynb") if ".ipynb_checkpoints" not in p.parts):
+            student, name = path.relative_to(folder).parts[0], path.stem
             try:
                 if name not in known:
                     raise CourseError(f"{path}: unknown exercise {name!r} (released: {', '.join(known)})")
@@ -187,9 +173,7 @@ def collect(course: Path, submissions: Path) -> tuple[list[Path], list[str], lis
                 problems.append(str(problem))
                 continue
             changes = repair(notebook, release_nb)
-            record = load(course / REPAIRS)
-            record.setdefault(name, {})[student] = changes  # grade puts them in the CSV
-            (course / REPAIRS).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            record.setdefault(name, {})[student] = changes
             if changes:
                 repairs.append(f"{student} ({name}): grade cells changed, restored from the release: "
                                + "; ".join(changes))
@@ -197,16 +181,16 @@ def collect(course: Path, submissions: Path) -> tuple[list[Path], list[str], lis
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             written.append(target)
+    (course / REPAIRS).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return written, problems, repairs
 
 
-def grade(course: Path, exercises: list[str] | None = None, log=print, jobs: int | None = None) -> dict:
+def grade(course: Path, exercises: list[str] | None = None, jobs: int = DEFAULT_JOBS) -> dict:
     """Grade each collected submission (grading.py: nbgrader runs the notebook, ``jobs`` at once, default
-    ``DEFAULT_JOBS``; a clean process judges the hidden tests' records), then write the feedback;
+    one; a clean process judges the hidden tests' records), then write the feedback;
     record and return ``{exercise: {student: {"status": "graded" or "not graded: <why>", "flags": [...],
     "tasks": {test cell: {"status", "score", "points", "reason"}}}}}``."""
     names = _pick(exercises, released(_course(course)), "released")
-    jobs = DEFAULT_JOBS if jobs is None else jobs
     if jobs < 1:
         raise CourseError(f"--jobs must be at least 1, not {jobs}")
     record = load(course / STATUS)
@@ -217,14 +201,13 @@ def grade(course: Path, exercises: list[str] | None = None, log=print, jobs: int
             students = sorted(p.parent.name for p in (course / "submitted").glob(f"*/{name}") if p.is_dir())
             runs[name] = start_autograde(course, name, students, pool)
         for name in names:
-            record[name] = grade_exercise(course, name, runs[name], log=log)
-            feedback(course, name, record[name], log=log)  # then one line per student
-            text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
-            (course / STATUS).write_text(text, encoding="utf-8")
+            record[name] = grade_exercise(course, name, runs[name])
+            feedback(course, name, record[name])  # then one line per student
+            (course / STATUS).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     finally:
         pool.shutdown(cancel_futures=True)  # after an error: no new notebook starts
-    log(f"grade step: {time.monotonic() - started:.0f} s for "
-        f"{sum(len(record[n]) for n in names)} notebook(s) of {len(names)} exercise(s)")
+    print(f"grade step: {time.monotonic() - started:.0f} s for "
+          f"{sum(len(record[n]) for n in names)} notebook(s) of {len(names)} exercise(s)")
     return {n: record.get(n, {}) for n in names}
 
 
@@ -241,12 +224,11 @@ def export(course: Path, to: Path) -> Path:
     fields = list(rows[0]) if rows else ["assignment", "student_id", "score", "max_score"]
     columns = sorted({g for per in record.values() for e in per.values() for g in e.get("tasks", {})})
     for row in rows:
-        entry = record.get(row["assignment"], {}).get(row["student_id"])
-        if entry is None and not (course / "submitted" / row["student_id"] / row["assignment"]).is_dir():
-            entry = {"status": NOT_SUBMITTED, "flags": []}
-        entry = entry or {"status": "not graded yet (run grade)", "flags": []}
-        row["status"], row["flags"] = entry["status"], "; ".join(entry["flags"])
-        row["repairs"] = "; ".join(entry.get("repairs", []))
+        submitted = (course / "submitted" / row["student_id"] / row["assignment"]).is_dir()
+        entry = record.get(row["assignment"], {}).get(row["student_id"]) \
+            or {"status": "not graded yet (run grade)" if submitted else NOT_SUBMITTED}
+        row.update(status=entry["status"], flags="; ".join(entry.get("flags", [])),
+                   repairs="; ".join(entry.get("repairs", [])))
         for column in columns:  # one status per test cell: "<status> (<score>/<points>): <why>"
             task = entry.get("tasks", {}).get(column)
             score = "" if task is None or task["score"] is None else task["score"]
@@ -266,21 +248,19 @@ def export(course: Path, to: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tl_minimal.instructor", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("release", "collect", "grade", "export"):
-        p = sub.add_parser(name)
-        p.add_argument("course", type=Path, help="the nbgrader course directory")
-        if name == "collect":
-            p.add_argument("submissions", type=Path, help="a folder or .zip of <student>/<exercise>.ipynb")
-        if name in ("release", "grade"):
-            p.add_argument("--exercise", action="append", help="only this exercise (repeatable), e.g. 01_running_state")
-        if name == "grade":
-            p.add_argument("--jobs", type=int, metavar="N", help="notebooks autograded at once, each in its own "
-                           f"kernel (default {DEFAULT_JOBS}: one at a time, each notebook alone; more is faster, "
-                           "but notebooks graded side by side could reach each other's folders)")
-        if name == "release":
-            p.add_argument("--solutions", type=Path, default=Path("notebooks/exercises/solutions"))
-        if name == "export":
-            p.add_argument("--to", type=Path, default=Path("grades.csv"))
+    p = {name: sub.add_parser(name) for name in ("release", "collect", "grade", "export")}
+    for each in p.values():
+        each.add_argument("course", type=Path, help="the nbgrader course directory")
+    p["collect"].add_argument("submissions", type=Path, help="a folder or .zip of <student>/<exercise>.ipynb")
+    for name in ("release", "grade"):
+        p[name].add_argument("--exercise", action="append",
+                             help="only this exercise (repeatable), e.g. 01_running_state")
+    p["grade"].add_argument("--jobs", type=int, default=DEFAULT_JOBS, metavar="N",
+                            help=f"notebooks autograded at once, each in its own kernel (default {DEFAULT_JOBS}: "
+                            "one at a time, each notebook alone; more is faster, but notebooks graded side by "
+                            "side could reach each other's folders)")
+    p["release"].add_argument("--solutions", type=Path, default=Path("notebooks/exercises/solutions"))
+    p["export"].add_argument("--to", type=Path, default=Path("grades.csv"))
     args = parser.parse_args(argv)
     try:
         return _run(args)

@@ -1,15 +1,13 @@
 """The instructor's ``grade`` step: nbgrader runs each notebook, the course decides each task's points.
 
-Per student: scan.py's flags; a fresh folder with ``tasks.json`` (a seed and a nonce per function
-task, drawn with ``secrets``) that the hidden tests record into (``tl_minimal.exercises.record``),
-read into memory as soon as the notebook is done and removed; then one verdict.py process per
-exercise, which never ran student code, judges the records, and predictions are read from the
-submitted text (predictions.py). Those verdicts replace nbgrader's scores, and a table of them is
-added to nbgrader's feedback. docs/instructors.md, section 5, gives the statuses and their points.
+docs/instructors.md, section 5, gives the steps and the statuses: scan.py's flags, a fresh record folder
+per notebook (``tl_minimal.exercises.record``), one verdict.py process per exercise that never ran
+student code, predictions read from the text (predictions.py), the verdicts added to the feedback.
 """
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import os
@@ -28,11 +26,11 @@ from nbgrader.api import Gradebook
 
 from tl_minimal.exercises.record import RECORD_ENV
 
-from .nbgrader_config import DEFAULT_GRACE, DEFAULT_TIMEOUT
+from .nbgrader_config import DEFAULT_GRACE, DEFAULT_TIMEOUT, IGNORED_INTERRUPT
 from .predictions import GRADED, NOT_RUN, grade_prediction, load, plan
 from .scan import scan
 
-FLAGGED, RESTORED, IGNORED = "flagged", "test cells changed and restored", "kernel ignored the interrupt"
+FLAGGED, RESTORED = "flagged", "test cells changed and restored"
 REPAIRS = "repairs.json"  # collect's record: exercise -> student -> [what was restored]
 DB_WAIT_S = 120  # how long a gradebook write waits for another process's (SQLite's default is 5 s)
 DEFAULT_JOBS = 1  # notebooks graded at once: side by side, one student's code could reach another's folder
@@ -71,8 +69,8 @@ def run_nbgrader(course: Path, log: Path, *args: str, limit: float, env: dict | 
     if code == 0:
         return ""
     text = log.read_text(encoding="utf-8", errors="replace")
-    if "kernel ignored the interrupt" in text:
-        return "not graded: kernel ignored the interrupt"
+    if IGNORED_INTERRUPT in text:  # GuardedExecute's words
+        return f"not graded: {IGNORED_INTERRUPT}"
     if "DeadKernelError" in text:  # a cell ended the kernel (os._exit, a crash): no hidden test after it ran
         return "tests did not run: the kernel exited (a cell ended it)"
     if "checksum" in text.lower() and "inconsistent" in text.lower():
@@ -98,34 +96,27 @@ def _answer_cell(release: dict, name: str) -> str:
                  and f"{name} =" in "".join(c["source"])), "")
 
 
-def _verdicts(jobs: dict, log) -> dict | None:
-    """Run verdict.py once for every student of ``jobs`` ({student: (tasks, {nonce: (json, npz)})})."""
+def _verdicts(jobs: dict) -> dict | None:
+    """Run verdict.py once, in an empty folder, for every student of ``jobs`` ({student: (tasks, records)})."""
+    job = {student: {"tasks": tasks, "records": records} for student, (tasks, records) in jobs.items()}
     with tempfile.TemporaryDirectory(prefix="tl-verdict-") as tmp:
-        folder = Path(tmp)
-        job = {}
-        for number, student in enumerate(sorted(jobs)):
-            tasks, records = jobs[student]
-            job[student] = tasks
-            (folder / str(number)).mkdir()
-            for nonce, (text, data) in records.items():
-                (folder / str(number) / f"{nonce}.json").write_bytes(text)
-                (folder / str(number) / f"{nonce}.npz").write_bytes(data)
-        (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
+        (Path(tmp) / "job.json").write_text(json.dumps(job), encoding="utf-8")
         env = {k: v for k, v in os.environ.items() if k not in (RECORD_ENV, "TL_GRADED", "PYTHONSTARTUP")}
         done = subprocess.run([sys.executable, "-m", "tl_minimal.instructor.verdict", "job.json", "out.json"],
-                              cwd=folder, env=env, capture_output=True, text=True, encoding="utf-8", check=False)
+                              cwd=tmp, env=env, capture_output=True, text=True, encoding="utf-8", check=False)
         if done.returncode != 0:
-            log(f"the verdict process failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
+            print(f"the verdict process failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
             return None
-        return json.loads((folder / "out.json").read_text(encoding="utf-8"))
+        return json.loads((Path(tmp) / "out.json").read_text(encoding="utf-8"))
 
 
 def _take_records(folder: Path, tasks: dict) -> dict:
+    """{nonce: [the record's .json, its .npz], each as base64} of the records in ``folder``, then removed."""
     records = {}
     for task in tasks.values():
-        text, data = folder / f"{task['nonce']}.json", folder / f"{task['nonce']}.npz"
-        if text.is_file() and data.is_file():
-            records[task["nonce"]] = (text.read_bytes(), data.read_bytes())
+        files = [folder / f"{task['nonce']}.json", folder / f"{task['nonce']}.npz"]
+        if all(f.is_file() for f in files):
+            records[task["nonce"]] = [base64.b64encode(f.read_bytes()).decode("ascii") for f in files]
     shutil.rmtree(folder, ignore_errors=True)
     return records
 
@@ -199,31 +190,24 @@ def start_autograde(course: Path, name: str, students: list[str], pool: Executor
     return {student: pool.submit(autograde, student) for student in students}
 
 
-def grade_exercise(course: Path, name: str, runs: dict[str, Future], log=print) -> dict:
+def grade_exercise(course: Path, name: str, runs: dict[str, Future]) -> dict:
     """Grade the students of ``runs`` (:func:`start_autograde`) on exercise ``name`` once their
     notebooks ran. Returns {student: grading.json's entry}, the same however many ran at once."""
-    release = json.loads((course / "release" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
-    tasks, functions = _functions(course, name)
+    release, (tasks, functions) = load(course / "release" / name / f"{name}.ipynb"), _functions(course, name)
     repaired = load(course / REPAIRS).get(name, {})
-    students, done = list(runs), {student: run.result() for student, run in runs.items()}
+    done = {student: run.result() for student, run in runs.items()}  # (why not run, drawn, records, span)
     spans = [d[3] for d in done.values()] or [(time.monotonic(), time.monotonic())]
-    ran, judging = {}, {}
-    for student in students:
-        submitted = json.loads((course / "submitted" / student / name / f"{name}.ipynb").read_text(encoding="utf-8"))
-        why, drawn, records, _ = done[student]
-        ran[student] = (submitted, scan(submitted, release), why)
-        if not why:
-            judging[student] = (drawn, records)
+    judging = {student: (drawn, records) for student, (why, drawn, records, _) in done.items() if not why}
     autograded = time.monotonic()
-    judged = _verdicts(judging, log) if judging else {}
+    judged = _verdicts(judging) if judging else {}
     verdicts_done, entries = time.monotonic(), {}
-    for student in students:
-        submitted, flags, why = ran[student]
-        repairs = repaired.get(student, [])
+    for student, (why, *_) in done.items():
+        submitted = load(course / "submitted" / student / name / f"{name}.ipynb")
+        flags, repairs = scan(submitted, release), repaired.get(student, [])
         if judged is None and not why:  # our failure, not the student's: no score rather than 0
             why = "not graded: the verdict process failed (its error is in the grade command's output)"
         if why:
-            status = IGNORED if IGNORED in why else NOT_RUN if why.startswith(NOT_RUN) else why
+            status = IGNORED_INTERRUPT if IGNORED_INTERRUPT in why else NOT_RUN if why.startswith(NOT_RUN) else why
             score = 0 if status == NOT_RUN else None
             per_task = {g: {"status": status, "score": score, "points": t["points"], "reason": why}
                         for g, t in tasks.items()}
@@ -238,13 +222,13 @@ def grade_exercise(course: Path, name: str, runs: dict[str, Future], log=print) 
         per_task = _task_entries(tasks, verdicts, flags, repairs)
         _set_scores(course, name, student, {g: e["score"] for g, e in per_task.items()})
         entries[student] = {"status": GRADED, "flags": flags, "repairs": repairs, "tasks": per_task}
-    log(f"{name}: {len(students)} notebook(s): nbgrader autograde "
-        f"{max(e for _, e in spans) - min(b for b, _ in spans):.0f} s (first start to last end), "
-        f"verdicts {verdicts_done - autograded:.1f} s")
+    print(f"{name}: {len(done)} notebook(s): nbgrader autograde "
+          f"{max(e for _, e in spans) - min(b for b, _ in spans):.0f} s (first start to last end), "
+          f"verdicts {verdicts_done - autograded:.1f} s")
     return entries
 
 
-def feedback(course: Path, name: str, entries: dict, log=print) -> None:
+def feedback(course: Path, name: str, entries: dict) -> None:
     """nbgrader's feedback for the graded students (one run; one per student if that fails), then ours;
     then one line per student: its status, each task's status and points, its flags."""
     def run_feedback(student: str | None) -> str:
@@ -264,9 +248,9 @@ def feedback(course: Path, name: str, entries: dict, log=print) -> None:
             f"This notebook could not be graded: {entry['status'].removeprefix('not graded: ')}."
         why = why.replace("could not be graded: tests did not run:", "scores 0, the tests did not run:")
         _feedback_page(course, name, student, entry["tasks"], why=why)
-    log(f"{name}: feedback {time.monotonic() - started:.0f} s")
+    print(f"{name}: feedback {time.monotonic() - started:.0f} s")
     for student, entry in entries.items():
         review = f"; flagged for review: {'; '.join(entry['flags'])}" if entry["flags"] else ""
         tasks = "; ".join(f"{g} {e['status']}" + ("" if e["score"] is None else f" {e['score']}/{e['points']}")
                           for g, e in entry["tasks"].items())
-        log(f"{name} {student}: {entry['status']} ({tasks}){review}")
+        print(f"{name} {student}: {entry['status']} ({tasks}){review}")

@@ -1,10 +1,5 @@
-"""nbgrader's settings for the classroom edition (imported by a course's nbgrader_config.py).
-
-The release is blanked with our markers (:class:`BlankSolutions`); a cell is interrupted after
-``TL_CELL_TIMEOUT`` seconds, and a kernel that ignores the interrupt for ``TL_INTERRUPT_GRACE``
-seconds more stops that student's grading (:class:`GuardedExecute`); the feedback shows the hidden
-tests' verdicts, not their source (:class:`HideHiddenTests`).
-"""
+"""nbgrader's settings for the classroom edition (imported by a course's nbgrader_config.py): three
+preprocessors replace or join nbgrader's own, and the cell timeout (``TL_CELL_TIMEOUT``)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""What the grade reads without running anything: the tasks of an exercise and its predictions.
-
-:func:`plan` reads the tasks from the source notebook's grade cells; :func:`grade_prediction` reads
-a prediction from the submitted text: the first literal (or arithmetic on numbers) the answer cell
-assigns; a later change is noted, not scored; a value computed at run time scores 0.
-
-Glossary
-    plan     {grade_id: {"kind": "function", "check", "points"} | {"kind": "prediction", "name",
-             "correct", "choices", "tolerance", "hints", "points"}} from the source notebook
-"""
+"""What the grade reads without running anything: the tasks of an exercise (:func:`plan`) and the
+predictions, from the submitted text (:func:`grade_prediction`)."""
 
 from __future__ import annotations
 
@@ -39,7 +31,8 @@ def load(path: Path) -> dict:
 
 
 def plan(source: dict) -> dict:
-    """The tasks of an exercise from its source notebook's grade cells (see the glossary)."""
+    """{grade_id: {"kind": "function", "check", "points"} | {"kind": "prediction", "name", "correct",
+    "choices", "tolerance", "hints", "points"}}: the tasks, from the source notebook's grade cells."""
     tasks = {}
     for cell in source.get("cells", []):
         meta = cell.get("metadata", {}).get("nbgrader", {})
@@ -92,7 +85,8 @@ def _written(node):
 
 
 def grade_prediction(task: dict, submission: dict, answer_cell: str) -> dict:
-    """{"status", "passed", "reason"} for a prediction, from the submitted notebook's text only."""
+    """{"status", "passed", "reason"} for a prediction, from the submitted notebook's text only: the first
+    literal (or arithmetic on numbers) the answer cell assigns; a later change is noted, not scored."""
     name, first, later = task["name"], None, 0
     for cell in submission.get("cells", []):
         if cell.get("cell_type") != "code":

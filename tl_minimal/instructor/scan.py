@@ -1,15 +1,16 @@
-"""Flag the cells of a submission that reach for what grades it, for a TA to read.
+"""Flag the cells of a submission that reach for what grades it, for a TA to read (not a zero).
 
-A flag is not a zero: it names a cell, a kind and the line it matched, and a person decides (the
-grade rests on the hidden tests' records, judged outside the kernel). Scanned: the answer cells and
-every other code cell whose text differs from the release; the kinds are the tables below
-(docs/instructors.md, section 5, lists them). A flag reads
+Scanned: the answer cells and every other code cell whose text differs from the release; the kinds
+are the tables below (docs/instructors.md, section 5). A flag reads
 "<grade id or cell number>: <kind> (<what was seen>) line <n>: <the line>".
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
+
+from IPython.core.inputtransformer2 import TransformerManager
 
 from .predictions import cell_text
 
@@ -37,29 +38,21 @@ ATTRIBUTES = ((FRAMES, "frames"), (ENV, "environment"), (MONKEY_ATTRIBUTES, "mon
 
 def _python(source: str) -> str:
     """The cell as Python: IPython's magics and shell lines become get_ipython() calls."""
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
-    except ImportError:  # pragma: no cover  (nbgrader installs IPython)
-        return source
     return TransformerManager().transform_cell(source)
 
 
-def _imported(tree: ast.AST) -> tuple[set[str], set[str]]:
-    """(names bound to modules, names imported from tl_minimal) by the import statements of ``tree``."""
-    modules, ours = set(), set()
+def _imported(tree: ast.AST, modules: set[str], ours: set[str]) -> None:
+    """Add the names the imports of ``tree`` bind to modules, and those imported from tl_minimal."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 modules.add(alias.asname or alias.name.split(".")[0])
                 if alias.name.split(".")[0] == "tl_minimal":
                     ours.add(alias.asname or alias.name.split(".")[0])
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            for alias in node.names:
-                name = alias.asname or alias.name
-                if node.module.split(".")[0] == "tl_minimal":
-                    ours.add(name)
-                    modules.add(name)  # `from tl_minimal import exercises as ex`: a module too
-    return modules, ours
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "tl_minimal":
+            for alias in node.names:  # `from tl_minimal import exercises as ex`: a module too
+                ours.add(alias.asname or alias.name)
+                modules.add(alias.asname or alias.name)
 
 
 def _cell_flags(source: str, modules: set[str], ours: set[str]) -> list[str]:
@@ -68,16 +61,13 @@ def _cell_flags(source: str, modules: set[str], ours: set[str]) -> list[str]:
         tree = ast.parse(python)
     except SyntaxError:
         return ["not python (the cell does not parse)"]
-    found, seen, lines = [], set(), python.splitlines()
+    found, lines = {}, python.splitlines()  # (kind, what) -> the flag of its first line
     node = tree
 
     def add(kind, what):
-        if (kind, what) in seen:
-            return
-        seen.add((kind, what))
         number = getattr(node, "lineno", 0)
         line = lines[number - 1].strip()[:100] if 0 < number <= len(lines) else ""
-        found.append(f"{kind} ({what}) line {number}: {line}")
+        found.setdefault((kind, what), f"{kind} ({what}) line {number}: {line}")
 
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -93,16 +83,12 @@ def _cell_flags(source: str, modules: set[str], ours: set[str]) -> list[str]:
                     add(kind, word)
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
-                top = (alias.name if isinstance(node, ast.Import) else (node.module or "")).split(".")[0]
+                name = alias.name if isinstance(node, ast.Import) else node.module or ""
+                top = name.split(".")[0]
                 for kind, words in WORDS:
                     if top in words or alias.name in words:
-                        add(kind, f"imports {alias.name if isinstance(node, ast.Import) else node.module}")
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            for name in names:
-                top = name.split(".")[0]
-                checker = isinstance(node, ast.ImportFrom) and name == "tl_minimal" \
-                    and any(a.name == "exercises" for a in node.names)
-                if name.startswith("tl_minimal.exercises") or checker:
+                        add(kind, f"imports {name}")
+                if name.startswith("tl_minimal.exercises") or (name, alias.name) == ("tl_minimal", "exercises"):
                     add("checker", f"imports {name}")
                 elif top == "tl_minimal":
                     add("reference", f"imports {name}")
@@ -132,7 +118,7 @@ def _cell_flags(source: str, modules: set[str], ours: set[str]) -> list[str]:
                 if isinstance(target, (ast.Attribute, ast.Subscript)) and isinstance(root, ast.Name) \
                         and root.id in modules:
                     add("monkeypatch", f"assigns to {ast.unparse(target)}")
-    return found
+    return list(found.values())
 
 
 def _label(cell: dict, number: int) -> str:
@@ -144,15 +130,11 @@ def scan(submission: dict, release: dict) -> list[str]:
     released = {cell_text(c) for c in release.get("cells", []) if c.get("cell_type") == "code"}
     locked = {c["metadata"]["nbgrader"]["grade_id"] for c in release.get("cells", [])
               if c.get("metadata", {}).get("nbgrader", {}).get("locked")}
-    modules, ours = set(), set()
+    modules, ours = set(), set()  # of every cell: a module imported in one is used in another
     for cell in submission.get("cells", []):
-        if cell.get("cell_type") == "code":
-            try:
-                more = _imported(ast.parse(_python(cell_text(cell))))
-            except SyntaxError:
-                continue
-            modules |= more[0]
-            ours |= more[1]
+        with contextlib.suppress(SyntaxError):
+            if cell.get("cell_type") == "code":
+                _imported(ast.parse(_python(cell_text(cell))), modules, ours)
     flags = []
     for number, cell in enumerate(submission.get("cells", [])):
         if cell.get("cell_type") != "code" or _label(cell, number) in locked:

@@ -2,12 +2,13 @@
 
     python -m tl_minimal.instructor.verdict JOB.json OUT.json
 
-JOB.json: {student: {grade_id: {"check", "seed", "nonce"}}}, the records in ``<n>/`` beside it (the
-n-th student in sorted order); OUT.json: {student: {grade_id: {"status", "passed", "reason"}}}.
+JOB.json: {student: {"tasks": {grade_id: {"check", "seed", "nonce"}}, "records": {nonce: [json, npz]}}}, the
+record files in base64; OUT.json: {student: {grade_id: {"status", "passed", "reason"}}}.
 """
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import sys
@@ -22,20 +23,19 @@ from tl_minimal.exercises.record import judge
 from .predictions import GRADED, NOT_RUN
 
 
-def judge_student(folder: Path, tasks: dict) -> dict:
-    """Every function task of one student, from the records in ``folder`` (this process only)."""
+def judge_student(tasks: dict, records: dict) -> dict:
+    """Every function task of one student, from its records ({nonce: [json, npz] in base64})."""
     verdicts = {}
     for grade_id, task in tasks.items():
-        stem = folder / task["nonce"]
         try:
-            record = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
-            arrays = np.load(io.BytesIO(stem.with_suffix(".npz").read_bytes()), allow_pickle=False)
-        except (OSError, ValueError):
+            text, data = (base64.b64decode(part) for part in records[task["nonce"]])
+            record, arrays = json.loads(text), np.load(io.BytesIO(data), allow_pickle=False)
+        except (KeyError, EOFError, OSError, ValueError):
             verdicts[grade_id] = {"status": NOT_RUN, "passed": False,
                                   "reason": "no record of the hidden test: a cell before it stopped it, skipped it "
                                             "or replaced the checker"}
             continue
-        if record.get("nonce") != task["nonce"] or record.get("check") != task["check"]:
+        if not isinstance(record, dict) or (record.get("nonce"), record.get("check")) != (task["nonce"], task["check"]):
             verdicts[grade_id] = {"status": NOT_RUN, "passed": False, "reason": "the record is not this test's"}
             continue
         try:
@@ -47,12 +47,10 @@ def judge_student(folder: Path, tasks: dict) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    job_path, out_path = Path(argv[0]), Path(argv[1])
-    job = json.loads(job_path.read_text(encoding="utf-8"))
+    job = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
     torch.set_num_threads(1)
-    out = {student: judge_student(job_path.parent / str(number), tasks)
-           for number, (student, tasks) in enumerate(sorted(job.items()))}
-    out_path.write_text(json.dumps(out, indent=1), encoding="utf-8")
+    out = {student: judge_student(entry["tasks"], entry["records"]) for student, entry in job.items()}
+    Path(argv[1]).write_text(json.dumps(out, indent=1), encoding="utf-8")
     return 0
 
 
