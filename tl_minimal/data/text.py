@@ -11,11 +11,9 @@ Glossary
 Preprocessing, exactly as the paper's reference code: strip every line, drop the empty ones,
 join with "\n", encode as UTF-8, and put one BOS ... EOS around the whole split.
 
-Where the text comes from (:attr:`TextSplit.source` says which): a local directory (``TL_MINIMAL_DATA``
-or ``data_dir=``: ``<dir>/wikitext-2-raw/wiki.{train,valid,test}.raw``, or the train split's first
-1,000,000 bytes, ``wiki.train.head1MB.txt``), then Hugging Face ``datasets`` (offline: its cache only,
-``offline.py``), else :class:`DataUnavailable` naming both ways. An unusable local file is a
-:class:`BadDataFile` naming it. Every sampler seeds its own ``torch.Generator``.
+Where the text comes from (data/README.md; :attr:`TextSplit.source` says which): a local directory
+(``TL_MINIMAL_DATA`` or ``data_dir=``), then Hugging Face ``datasets`` (offline: its cache only), else
+:class:`DataUnavailable` naming both ways. Every sampler seeds its own ``torch.Generator``.
 """
 
 from __future__ import annotations
@@ -205,20 +203,18 @@ class WindowSampler:
         return both[:, :-1], both[:, 1:]
 
 
-def eval_chunks(tokens: torch.Tensor, seq_len: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """All non-overlapping chunks in order: x, y [C, T] with C = (N - 1) // T."""
+def eval_chunks(tokens: torch.Tensor, seq_len: int, max_chunks: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The first ``max_chunks`` (None: all (N - 1) // T) non-overlapping chunks in order: x, y [C, T]."""
     n = (len(tokens) - 1) // seq_len
     if n < 1:
         raise ValueError(f"text of {len(tokens)} tokens holds no chunk of {seq_len} (+1)")
-    x = tokens[: n * seq_len].view(n, seq_len)
-    y = tokens[1 : n * seq_len + 1].view(n, seq_len)
-    return x, y
+    n = n if max_chunks is None else min(n, max_chunks)
+    return tokens[: n * seq_len].view(n, seq_len), tokens[1 : n * seq_len + 1].view(n, seq_len)
 
 
 def eval_batches(tokens: torch.Tensor, seq_len: int, batch_size: int,
                  max_batches: int | None = None) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """Evaluation batches of non-overlapping chunks in text order: the first ``max_batches`` batches of
     ``batch_size`` (the paper: 128 batches of 16 chunks of 128 bytes); ``None``: the whole split."""
-    x, y = eval_chunks(tokens, seq_len)
-    n = len(x) if max_batches is None else min(len(x), max_batches * batch_size)
-    return [(x[i : i + batch_size], y[i : i + batch_size]) for i in range(0, n, batch_size)]
+    x, y = eval_chunks(tokens, seq_len, None if max_batches is None else max_batches * batch_size)
+    return [(x[i : i + batch_size], y[i : i + batch_size]) for i in range(0, len(x), batch_size)]

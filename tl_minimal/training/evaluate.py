@@ -36,15 +36,13 @@ def evaluating(model: torch.nn.Module):
         model.train(was_training)
 
 
-def mean_token_loss(model: torch.nn.Module, batches, max_batches: int | None = None) -> float:
-    """Mean CE per supervised token (nats) over ``batches`` of (x, y) (or the first ``max_batches``).
+def mean_token_loss(model: torch.nn.Module, batches) -> float:
+    """Mean CE per supervised token (nats) over ``batches`` of (x, y).
     Batch sums stay on the device until the end (one sync), then add up in float64."""
     device = next(model.parameters()).device
     sums, count = [], 0
     with evaluating(model):
-        for i, (x, y, *_) in enumerate(batches):
-            if max_batches is not None and i >= max_batches:
-                break
+        for x, y, *_ in batches:
             count += int((y != IGNORE).sum())  # on y's own device: the CPU for the library's batches
             with checked_ids(model, x):
                 logits = model(x.to(device))  # [B, T, V]
@@ -65,9 +63,9 @@ def in_batches(x: torch.Tensor, y: torch.Tensor, size: int = FORWARD_BATCH) -> l
     return [(x[i : i + size], y[i : i + size]) for i in range(0, len(x), size)]
 
 
-def bits_per_byte(model: torch.nn.Module, batches, max_batches: int | None = None) -> float:
-    """BPB = mean CE (nats) / ln 2 over all target bytes of ``batches`` (or the first ``max_batches``)."""
-    return mean_token_loss(model, batches, max_batches) / math.log(2)
+def bits_per_byte(model: torch.nn.Module, batches) -> float:
+    """BPB = mean CE (nats) / ln 2 over all target bytes of ``batches``."""
+    return mean_token_loss(model, batches) / math.log(2)
 
 
 def unigram_bits(train_tokens: torch.Tensor, targets: torch.Tensor, vocab_size: int) -> float:

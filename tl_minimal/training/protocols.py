@@ -176,7 +176,4 @@ def make(table: dict, task: str, changes: dict) -> Protocol:
 
 def chunk_eval_set(tokens: torch.Tensor, p) -> tuple[torch.Tensor, torch.Tensor]:
     """x, y [C, T]: the first ``eval_batches`` batches of non-overlapping chunks (all when None)."""
-    x, y = data_text.eval_chunks(tokens, p.seq_len)
-    if p.eval_batches is not None:
-        x, y = x[: p.eval_batches * p.eval_batch_size], y[: p.eval_batches * p.eval_batch_size]
-    return x, y
+    return data_text.eval_chunks(tokens, p.seq_len, p.eval_batches and p.eval_batches * p.eval_batch_size)
