@@ -177,11 +177,6 @@ def load_split(split: str = "train", data_dir: str | os.PathLike | None = None) 
 
 
 # ----------------------------------------------------------------------------- batches
-def step_seed(seed: int, step: int, stream: int = 0) -> int:
-    """A distinct, reproducible seed for (run seed, step, stream); stream = e.g. the DDP rank."""
-    return (seed * 1_000_003 + stream * 7_919 + step * 104_729 + 12_345) % (2**63 - 1)
-
-
 class WindowSampler:
     """``sampler(step) -> (x, y)``: the training batches, a pure function of (seed, stream, step).
 
@@ -197,7 +192,8 @@ class WindowSampler:
 
     def __call__(self, step: int):
         """B random windows, starts uniform in [0, N - T - 1]: x, y [B, T] (y = x shifted by one)."""
-        g = torch.Generator().manual_seed(step_seed(self.seed, step, self.stream))
+        seed = (self.seed * 1_000_003 + self.stream * 7_919 + step * 104_729 + 12_345) % (2**63 - 1)  # one per batch
+        g = torch.Generator().manual_seed(seed)
         starts = torch.randint(0, len(self.tokens) - self.seq_len, (self.batch_size,), generator=g)  # [B]
         both = self.tokens[starts[:, None] + torch.arange(self.seq_len + 1)]  # [B, T+1]
         return both[:, :-1], both[:, 1:]

@@ -21,8 +21,6 @@ import torch.nn.functional as F
 from ..checks import checked_ids
 from ..data.recall import IGNORE
 
-FORWARD_BATCH = 64  # evaluation forward batch: the same chunks as a protocol's batches, fewer calls
-
 
 @contextmanager
 def evaluating(model: torch.nn.Module):
@@ -56,11 +54,6 @@ def mean_token_loss(model: torch.nn.Module, batches) -> float:
     if count == 0:
         raise ValueError("no supervised tokens in the evaluation batches")
     return sum(torch.stack(sums).tolist(), 0.0) / count  # one sync; python floats: float64 on the host
-
-
-def in_batches(x: torch.Tensor, y: torch.Tensor, size: int = FORWARD_BATCH) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    """x, y [N, T] cut into (x, y) batches of ``size`` rows (the last may be shorter), for the metrics."""
-    return [(x[i : i + size], y[i : i + size]) for i in range(0, len(x), size)]
 
 
 def bits_per_byte(model: torch.nn.Module, batches) -> float:
