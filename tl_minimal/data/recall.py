@@ -54,10 +54,7 @@ class RecallLayout:
     SEP: int = 2
     QUERY: int = 3
     ANSWER: int = 4
-
-    @property
-    def first_key(self) -> int:
-        return 5
+    first_key = 5  # (not a field) the keys start after the five specials
 
     @property
     def first_value(self) -> int:
