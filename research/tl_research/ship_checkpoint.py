@@ -57,11 +57,12 @@ from tl_minimal.course.shipped import (
 )
 from tl_minimal.registry import VARIANTS
 from tl_minimal.results.files import results_dir
-from tl_minimal.training.evaluate import bits_per_byte, in_batches, recall_accuracy
+from tl_minimal.training.evaluate import bits_per_byte, recall_accuracy
 from tl_minimal.training.recipes import count_parameters, fit
 
 from .protocols import protocol
 from .provenance import git_commit
+from .tasks.common import in_batches
 from .tasks.paper import load_lm
 
 FIRST_STEPS = 20  # the loss at every step up to here (the test retrains the first few)

@@ -31,10 +31,11 @@ from tl_minimal.course.shipped import (
 )
 from tl_minimal.data import text as data_text
 from tl_minimal.exercises.harness import one_thread
-from tl_minimal.training.evaluate import in_batches, mean_token_loss
+from tl_minimal.training.evaluate import mean_token_loss
 from tl_minimal.training.protocols import chunk_eval_set, protocol
 from tl_minimal.training.recipes import count_parameters, fit
 from tl_research.ship_checkpoint import SMALL_EVAL_CHUNKS, loss_log
+from tl_research.tasks.common import in_batches
 
 RETRAIN_STEPS = 5
 WINDOWS = Path(__file__).resolve().parents[1] / "fixtures" / "shipped_windows.json"

@@ -40,8 +40,8 @@ def read_both(contexts: torch.Tensor, writes: torch.Tensor, gam: float, lam: flo
 
 
 def cosine_table(reads: torch.Tensor, writes: torch.Tensor) -> torch.Tensor:
-    """[n, n]: cosine similarity of read i with stored write j (1 on the diagonal is a perfect recall)."""
-    return F.normalize(reads, dim=-1, eps=1e-30) @ F.normalize(writes, dim=-1, eps=1e-30).T  # [n, n]
+    """[..., n, n]: cosine similarity of read i with stored write j (1 on the diagonal is a perfect recall)."""
+    return F.normalize(reads, dim=-1, eps=1e-30) @ F.normalize(writes, dim=-1, eps=1e-30).transpose(-1, -2)
 
 
 def spread_contexts(n: int, S: int, generator: torch.Generator | None = None, trials: int | None = None,
@@ -67,7 +67,6 @@ def recall_curve(S: int, n_max: int, trials: int = 200, gam: float = 0.999, seed
         gates = torch.full((trials, n, 1), gam, dtype=torch.float64)  # [B, T, H]
         P = pair_memory(contexts.unsqueeze(2), writes.unsqueeze(2), gates)[:, -1, 0]  # [trials, S, S]
         reads = contexts @ P                                        # [trials, n, S]: row i is (P^T c_i)^T
-        unit_reads, unit_writes = F.normalize(reads, dim=-1, eps=1e-30), F.normalize(writes, dim=-1, eps=1e-30)
-        similar = unit_reads @ unit_writes.transpose(1, 2)                # [trials, n(read), n(write)]
+        similar = cosine_table(reads, writes)                       # [trials, n(read), n(write)]
         recall[n - 1] = (similar.argmax(dim=-1) == torch.arange(n)).double().mean()
     return recall

@@ -1,10 +1,7 @@
-"""Whether the Hugging Face hub can be reached, decided before any request is made (issue 52).
+"""Whether the Hugging Face hub can be reached, decided before any request (issue 52; data/README.md).
 
-Without a network, ``datasets`` and ``huggingface_hub`` retry each request for about 30 seconds,
-printing lines that look like a crash. So the loaders ask :func:`offline_reason` first, and offline read
-only the Hugging Face cache (inside :func:`hub_offline`). Offline: ``TL_OFFLINE``, ``HF_HUB_OFFLINE`` or
-``HF_DATASETS_OFFLINE`` true (``TL_OFFLINE=0``: online, no probe), else when one TCP connection to
-huggingface.co:443 does not open within ``PROBE_SECONDS`` (asked once per process, in a daemon thread).
+Offline, ``datasets`` would retry each request for about 30 seconds, so the loaders ask
+:func:`offline_reason` first and then read only the cache (inside :func:`hub_offline`).
 """
 
 from __future__ import annotations
@@ -18,7 +15,7 @@ from pathlib import Path
 HUB_HOST, HUB_PORT = "huggingface.co", 443
 PROBE_SECONDS = 1.0  # the longest the probe may take; a hub that answers later counts as offline
 OFFLINE_VARIABLES = ("TL_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
-_TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
+TRUE_WORDS, FALSE_WORDS = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}  # also TL_SMOKE's
 _probed: list[str | None] = []  # the probe's answer, once made: [reason or None]
 
 
@@ -40,12 +37,14 @@ def _probe(host: str, port: int, seconds: float) -> str | None:
 
 
 def offline_reason() -> str | None:
-    """Why the hub should not be asked (a phrase such as "TL_OFFLINE=1 is set"), or None to go ahead."""
+    """Why the hub should not be asked (a phrase such as "TL_OFFLINE=1 is set"), or None to go ahead: one of
+    :data:`OFFLINE_VARIABLES` true, or huggingface.co:443 not answering within ``PROBE_SECONDS`` (asked
+    once per process); ``TL_OFFLINE=0``: online, no probe."""
     for name in OFFLINE_VARIABLES:
         value = os.environ.get(name, "").strip().lower()
-        if value in _TRUE:
+        if value in TRUE_WORDS:
             return f"{name}={os.environ[name].strip()} is set"
-    if os.environ.get("TL_OFFLINE", "").strip().lower() in _FALSE:
+    if os.environ.get("TL_OFFLINE", "").strip().lower() in FALSE_WORDS:
         return None
     if not _probed:
         _probed.append(_probe(HUB_HOST, HUB_PORT, PROBE_SECONDS))

@@ -25,12 +25,9 @@ The key k9 was written once, at position 7, followed by its value v19; at the la
 sequence are distinct, values too; filler is uniform over the 10 filler ids. A constant guess
 scores 1/8; picking one of the four values in context at random scores 1/4.
 
-MQAR (:func:`mqar_batch`, multi-query associative recall, with its own worked example) asks Q questions
-about different keys in context, each but the last followed by its answer (``hide_answers=True``: a
-filler token instead, as Zoology's MQAR); the labels sit at the ANSWER positions. Q = 1 is the paper's task.
-
-Every random choice comes from one ``torch.Generator`` the caller seeds; training and evaluation
-use different seeds (:func:`eval_seed`), so evaluation examples are fresh.
+MQAR (:func:`mqar_batch`, multi-query associative recall, with its own worked example) asks Q questions;
+Q = 1 is the paper's task. Every random choice comes from one ``torch.Generator`` the caller seeds;
+evaluation uses other seeds (:func:`eval_seed`), so its examples are fresh.
 """
 
 from __future__ import annotations
@@ -57,10 +54,7 @@ class RecallLayout:
     SEP: int = 2
     QUERY: int = 3
     ANSWER: int = 4
-
-    @property
-    def first_key(self) -> int:
-        return 5
+    first_key = 5  # (not a field) the keys start after the five specials
 
     @property
     def first_value(self) -> int:

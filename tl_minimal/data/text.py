@@ -11,11 +11,9 @@ Glossary
 Preprocessing, exactly as the paper's reference code: strip every line, drop the empty ones,
 join with "\n", encode as UTF-8, and put one BOS ... EOS around the whole split.
 
-Where the text comes from (:attr:`TextSplit.source` says which): a local directory (``TL_MINIMAL_DATA``
-or ``data_dir=``: ``<dir>/wikitext-2-raw/wiki.{train,valid,test}.raw``, or the train split's first
-1,000,000 bytes, ``wiki.train.head1MB.txt``), then Hugging Face ``datasets`` (offline: its cache only,
-``offline.py``), else :class:`DataUnavailable` naming both ways. An unusable local file is a
-:class:`BadDataFile` naming it. Every sampler seeds its own ``torch.Generator``.
+Where the text comes from (data/README.md; :attr:`TextSplit.source` says which): a local directory
+(``TL_MINIMAL_DATA`` or ``data_dir=``), then Hugging Face ``datasets`` (offline: its cache only), else
+:class:`DataUnavailable` naming both ways. Every sampler seeds its own ``torch.Generator``.
 """
 
 from __future__ import annotations
@@ -179,11 +177,6 @@ def load_split(split: str = "train", data_dir: str | os.PathLike | None = None) 
 
 
 # ----------------------------------------------------------------------------- batches
-def step_seed(seed: int, step: int, stream: int = 0) -> int:
-    """A distinct, reproducible seed for (run seed, step, stream); stream = e.g. the DDP rank."""
-    return (seed * 1_000_003 + stream * 7_919 + step * 104_729 + 12_345) % (2**63 - 1)
-
-
 class WindowSampler:
     """``sampler(step) -> (x, y)``: the training batches, a pure function of (seed, stream, step).
 
@@ -199,26 +192,25 @@ class WindowSampler:
 
     def __call__(self, step: int):
         """B random windows, starts uniform in [0, N - T - 1]: x, y [B, T] (y = x shifted by one)."""
-        g = torch.Generator().manual_seed(step_seed(self.seed, step, self.stream))
+        seed = (self.seed * 1_000_003 + self.stream * 7_919 + step * 104_729 + 12_345) % (2**63 - 1)  # one per batch
+        g = torch.Generator().manual_seed(seed)
         starts = torch.randint(0, len(self.tokens) - self.seq_len, (self.batch_size,), generator=g)  # [B]
         both = self.tokens[starts[:, None] + torch.arange(self.seq_len + 1)]  # [B, T+1]
         return both[:, :-1], both[:, 1:]
 
 
-def eval_chunks(tokens: torch.Tensor, seq_len: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """All non-overlapping chunks in order: x, y [C, T] with C = (N - 1) // T."""
+def eval_chunks(tokens: torch.Tensor, seq_len: int, max_chunks: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The first ``max_chunks`` (None: all (N - 1) // T) non-overlapping chunks in order: x, y [C, T]."""
     n = (len(tokens) - 1) // seq_len
     if n < 1:
         raise ValueError(f"text of {len(tokens)} tokens holds no chunk of {seq_len} (+1)")
-    x = tokens[: n * seq_len].view(n, seq_len)
-    y = tokens[1 : n * seq_len + 1].view(n, seq_len)
-    return x, y
+    n = n if max_chunks is None else min(n, max_chunks)
+    return tokens[: n * seq_len].view(n, seq_len), tokens[1 : n * seq_len + 1].view(n, seq_len)
 
 
 def eval_batches(tokens: torch.Tensor, seq_len: int, batch_size: int,
                  max_batches: int | None = None) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """Evaluation batches of non-overlapping chunks in text order: the first ``max_batches`` batches of
     ``batch_size`` (the paper: 128 batches of 16 chunks of 128 bytes); ``None``: the whole split."""
-    x, y = eval_chunks(tokens, seq_len)
-    n = len(x) if max_batches is None else min(len(x), max_batches * batch_size)
-    return [(x[i : i + batch_size], y[i : i + batch_size]) for i in range(0, n, batch_size)]
+    x, y = eval_chunks(tokens, seq_len, None if max_batches is None else max_batches * batch_size)
+    return [(x[i : i + batch_size], y[i : i + batch_size]) for i in range(0, len(x), batch_size)]

@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import os
 
+from ..data.offline import FALSE_WORDS, TRUE_WORDS
 from ..data.text import local_root as data_dir  # noqa: F401  (data_dir(): TL_MINIMAL_DATA's path, or None)
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"", "0", "false", "no", "off"}
 
 
 def smoke() -> bool:
     """True when ``TL_SMOKE`` asks for the short smoke mode (read afresh on every call)."""
     raw = os.environ.get("TL_SMOKE", "").strip().lower()
-    if raw not in _TRUE | _FALSE:
-        raise ValueError(f"environment variable TL_SMOKE={raw!r}: expected one of {sorted(_TRUE | _FALSE)}")
-    return raw in _TRUE
+    words = TRUE_WORDS | FALSE_WORDS | {""}  # "": unset
+    if raw not in words:
+        raise ValueError(f"environment variable TL_SMOKE={raw!r}: expected one of {sorted(words)}")
+    return raw in TRUE_WORDS
 
 
 def pick(full, smoke_value):

@@ -1,13 +1,6 @@
-"""Choosing the device: Apple MPS, then CUDA, then the CPU, in one helper; and what differs per device.
-
-:func:`get_device`: an explicit choice (``"cuda:1"``) wins, then ``TL_DEVICE``, then MPS, CUDA,
-the CPU. A device this machine lacks is an error naming the available ones, raised before any
-work starts. Per device, kept here so the training loop reads the same everywhere: AdamW's fused
-kernel (:func:`optimizer_options`), clip_grad_norm_'s foreach path (:func:`clip_options`), waiting for
-queued kernels (:func:`synchronize`).
-
-MPS has no float64: tensors are float32 everywhere, and anything that needs float64 moves to
-the CPU first and casts there (``x.cpu().double()``, never ``x.double().cpu()``).
+"""Choosing the device (:func:`get_device`: an explicit choice, then ``TL_DEVICE``, then MPS, CUDA, the CPU;
+a missing device is an error before any work starts) and what the loop does differently per device.
+MPS has no float64: cast on the CPU (``x.cpu().double()``). How to choose, what is checked: docs/devices.md.
 """
 
 from __future__ import annotations
@@ -39,18 +32,10 @@ def cuda_device_count() -> int:
 def get_device(choice: str | torch.device | None = None) -> torch.device:
     """The torch.device for ``choice`` ("auto" or None, "cpu", "cuda", "cuda:N", "mps"): an unknown name is a
     ValueError, a missing device a RuntimeError."""
-    if isinstance(choice, torch.device):
-        choice = str(choice)
-    if choice is not None and not isinstance(choice, str):
-        raise TypeError(f"device choice must be a string or torch.device, got {type(choice).__name__}")
-    where = "asked for"
-    if choice is None or choice.strip().lower() in ("", "auto"):
-        env = os.environ.get(ENV, "").strip()
-        if env and env.lower() != "auto":
-            choice, where = env, f"asked for by {ENV}={env}"
-        else:
-            choice = "auto"
-    choice = choice.strip().lower()
+    choice = "auto" if choice is None else str(choice).strip().lower() or "auto"  # str() of a torch.device too
+    where, env = "asked for", os.environ.get(ENV, "").strip()
+    if choice == "auto" and env.lower() not in ("", "auto"):
+        choice, where = env.lower(), f"asked for by {ENV}={env}"
     kind, _, index = choice.partition(":")
     if kind not in CHOICES or (index and (kind != "cuda" or not index.isdigit())):
         source = f" ({where})" if where != "asked for" else ""

@@ -21,8 +21,6 @@ import torch.nn.functional as F
 from ..checks import checked_ids
 from ..data.recall import IGNORE
 
-FORWARD_BATCH = 64  # evaluation forward batch: the same chunks as a protocol's batches, fewer calls
-
 
 @contextmanager
 def evaluating(model: torch.nn.Module):
@@ -36,15 +34,13 @@ def evaluating(model: torch.nn.Module):
         model.train(was_training)
 
 
-def mean_token_loss(model: torch.nn.Module, batches, max_batches: int | None = None) -> float:
-    """Mean CE per supervised token (nats) over ``batches`` of (x, y) (or the first ``max_batches``).
+def mean_token_loss(model: torch.nn.Module, batches) -> float:
+    """Mean CE per supervised token (nats) over ``batches`` of (x, y).
     Batch sums stay on the device until the end (one sync), then add up in float64."""
     device = next(model.parameters()).device
     sums, count = [], 0
     with evaluating(model):
-        for i, (x, y, *_) in enumerate(batches):
-            if max_batches is not None and i >= max_batches:
-                break
+        for x, y, *_ in batches:
             count += int((y != IGNORE).sum())  # on y's own device: the CPU for the library's batches
             with checked_ids(model, x):
                 logits = model(x.to(device))  # [B, T, V]
@@ -60,14 +56,9 @@ def mean_token_loss(model: torch.nn.Module, batches, max_batches: int | None = N
     return sum(torch.stack(sums).tolist(), 0.0) / count  # one sync; python floats: float64 on the host
 
 
-def in_batches(x: torch.Tensor, y: torch.Tensor, size: int = FORWARD_BATCH) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    """x, y [N, T] cut into (x, y) batches of ``size`` rows (the last may be shorter), for the metrics."""
-    return [(x[i : i + size], y[i : i + size]) for i in range(0, len(x), size)]
-
-
-def bits_per_byte(model: torch.nn.Module, batches, max_batches: int | None = None) -> float:
-    """BPB = mean CE (nats) / ln 2 over all target bytes of ``batches`` (or the first ``max_batches``)."""
-    return mean_token_loss(model, batches, max_batches) / math.log(2)
+def bits_per_byte(model: torch.nn.Module, batches) -> float:
+    """BPB = mean CE (nats) / ln 2 over all target bytes of ``batches``."""
+    return mean_token_loss(model, batches) / math.log(2)
 
 
 def unigram_bits(train_tokens: torch.Tensor, targets: torch.Tensor, vocab_size: int) -> float:

@@ -1,10 +1,5 @@
-"""How a training run shows its progress: a text bar in a terminal, one updated line in a notebook.
-
-Not a widget: an executed notebook keeps a widget's first output, a bar frozen at "0%". In a kernel the
-progress is one plain text output, updated in place at most once a second, that ends as the final line:
-
-    triple_latent s0: ████████████████████ 80/80 steps, 12.3 s, loss 2.105 bits
-"""
+"""How a training run shows its progress: a text bar in a terminal, one updated line in a notebook (not a
+widget: an executed notebook would keep a widget's first output, a bar frozen at "0%")."""
 
 from __future__ import annotations
 

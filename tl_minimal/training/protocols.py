@@ -1,12 +1,6 @@
-"""The paper's two protocols as dataclasses: every hyperparameter of a run, in one place, recorded in results.
-
-    lm = protocol("lm")                       # byte-level WikiText-2: 80 steps of 16 x 128 bytes
-    rp = protocol("recall", steps=500)         # associative recall: 4 pairs, one question
-
-A protocol is the model's sizes (defaults: ``registry.COMMON``), the run's length and seeds, the
-training loop's :class:`~tl_minimal.training.train.TrainConfig` (field ``train``; ``p.lr`` reads
-``p.train.lr``) and the task's data and evaluation fields (docs/paper.md section 4; where the paper
-is silent, the ``assumed`` field says what was chosen). The studies' protocols: ``tl_research.protocols``.
+"""The paper's two protocols, ``protocol("lm")`` and ``protocol("recall", steps=500)``: every hyperparameter of
+a run in one dataclass, recorded in results (docs/library.md, "One configuration story"; docs/paper.md
+section 4; ``assumed`` says what the paper leaves open). The studies' protocols: ``tl_research.protocols``.
 """
 
 from __future__ import annotations
@@ -176,7 +170,4 @@ def make(table: dict, task: str, changes: dict) -> Protocol:
 
 def chunk_eval_set(tokens: torch.Tensor, p) -> tuple[torch.Tensor, torch.Tensor]:
     """x, y [C, T]: the first ``eval_batches`` batches of non-overlapping chunks (all when None)."""
-    x, y = data_text.eval_chunks(tokens, p.seq_len)
-    if p.eval_batches is not None:
-        x, y = x[: p.eval_batches * p.eval_batch_size], y[: p.eval_batches * p.eval_batch_size]
-    return x, y
+    return data_text.eval_chunks(tokens, p.seq_len, p.eval_batches and p.eval_batches * p.eval_batch_size)

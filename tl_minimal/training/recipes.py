@@ -1,11 +1,5 @@
-"""The training recipe, in one call: what every notebook, task, study and diagnosis does to train.
-
-    model, history = fit("triple_latent", protocol("lm"), seed=0, device=DEVICE)
-
-is seed_everything(seed), build (build_model with the protocol's sizes), make_sampler (batch k a pure
-function of (seed, k)) and train (notebook 01 shows the loop itself) with the protocol's optimizer
-settings; a run adds its own (device, time budget, ...) as keywords or one :class:`~.train.TrainConfig`.
-"""
+"""The training recipe in one call, ``fit("triple_latent", protocol("lm"), seed=0, device=DEVICE)``: seed,
+build with the protocol's sizes, make_sampler (batch k a pure function of (seed, k)), train (notebook 01)."""
 
 from __future__ import annotations
 

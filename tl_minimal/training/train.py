@@ -10,10 +10,8 @@ Glossary
     lr_k = lr * min(1, (k + 1) / W)            W = warmup_steps (0: constant lr, the paper)
     "cosine", after the warmup (k = W .. K-1):  lr_k = lr * (1 + cos(pi * (k - W) / (K - W))) / 2
 
-Every knob is a field of :class:`TrainConfig`: ``train(model, batches, steps, lr=1e-3, device="cpu")``
-fills it from keywords, ``config=`` passes it whole. Each step's loss stays on the device; all are
-read at once every ``log_every`` steps (a GPU waits only then). A NaN or inf loss stops the run there
-with :class:`TrainingDiverged` naming the first bad step; nothing after it is saved or returned.
+Each step's loss stays on the device until every ``log_every`` steps (a GPU waits only then). A NaN or
+inf loss stops the run with :class:`TrainingDiverged` naming the first bad step; nothing after it is saved.
 """
 
 from __future__ import annotations
@@ -124,15 +122,11 @@ def make_optimizer(model: torch.nn.Module, lr: float, weight_decay: float, betas
     """AdamW over all parameters (the paper's setting: decoupled weight decay everywhere), with
     :func:`~.device.optimizer_options` for ``device`` (default: where the parameters are)."""
     params = list(model.parameters())
-    device = torch.device(device) if device is not None else params[0].device
-    betas = tuple(betas)
-    options = optimizer_options(device)
-    if options:
-        try:
-            return torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay, betas=betas, **options)
-        except RuntimeError:  # "`fused=True` requires ... supported devices": an older torch
-            options = {"foreach": True}
-    return torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay, betas=betas, **options)
+    settings = {"lr": lr, "weight_decay": weight_decay, "betas": tuple(betas)}
+    try:
+        return torch.optim.AdamW(params, **settings, **optimizer_options(device or params[0].device))
+    except RuntimeError:  # "`fused=True` requires ... supported devices": an older torch
+        return torch.optim.AdamW(params, **settings, foreach=True)
 
 
 def lr_at(step: int, lr: float, warmup_steps: int, schedule: str = "constant",

@@ -48,13 +48,13 @@ import torch.nn.functional as F
 
 from tl_minimal.checks import checked_ids
 from tl_minimal.data import text as data_text
-from tl_minimal.training.evaluate import FORWARD_BATCH, evaluating, in_batches, mean_token_loss, unigram_bits
+from tl_minimal.training.evaluate import evaluating, mean_token_loss, unigram_bits
 from tl_minimal.training.recipes import fit
 from tl_minimal.training.train import TrainConfig
 
 from ..checkpoint import unwrap
 from ..tasks import induction_data as data_induction
-from ..tasks.common import ConfigError, Task, loss_curve, run_record
+from ..tasks.common import FORWARD_BATCH, ConfigError, Task, in_batches, loss_curve, run_record
 from ..tasks.paper import load_lm
 from .diagnose_recall import is_gated_model, require_gated
 

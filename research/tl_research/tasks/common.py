@@ -19,9 +19,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import torch
+
 from tl_minimal.training.recipes import count_parameters
 
 from ..checkpoint import unwrap
+
+FORWARD_BATCH = 64  # evaluation forward batch: the same chunks as a protocol's batches, fewer calls
+
+
+def in_batches(x: torch.Tensor, y: torch.Tensor, size: int = FORWARD_BATCH) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """x, y [N, T] cut into (x, y) batches of ``size`` rows (the last may be shorter), for the metrics."""
+    return [(x[i : i + size], y[i : i + size]) for i in range(0, len(x), size)]
 
 
 @dataclass

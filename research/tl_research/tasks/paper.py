@@ -12,7 +12,7 @@ import time
 from types import SimpleNamespace
 
 from tl_minimal.data import text as data_text
-from tl_minimal.training.evaluate import in_batches, mean_token_loss, recall_accuracy
+from tl_minimal.training.evaluate import mean_token_loss, recall_accuracy
 from tl_minimal.training.protocols import chunk_eval_set
 from tl_minimal.training.recipes import fit
 from tl_minimal.training.train import TrainConfig
@@ -20,7 +20,7 @@ from tl_minimal.training.train import TrainConfig
 from .. import distributed
 from ..checkpoint import unwrap
 from . import tokenized_data as data_tokenized
-from .common import Task, loss_curve, run_record
+from .common import Task, in_batches, loss_curve, run_record
 
 
 # ----------------------------------------------------------------------------- byte-level LM
