@@ -1,13 +1,11 @@
 """The shared machinery of the exercise checkers: run the student's code, compare, diagnose.
 
 A checker runs the student's function, then the library's reference, on the same fresh inputs and
-prints ``correct: ...``, ``not done yet: <hint>`` or ``not quite: <hint>``; a known mistake (a
-:class:`Mistake`, a deliberately wrong reference) is recognised when the student's output matches
-it. Graded mode (``TL_GRADED=1``, read once at the first import) makes a failed check raise
-``AssertionError``; :func:`hidden_tests` raises in any mode. Only plain tensors and numbers count,
-and warnings are printed on stdout (nbgrader scores a cell that writes to stderr zero).
+prints ``correct: ...``, ``not done yet: <hint>`` or ``not quite: <hint>``; a :class:`Mistake` (a
+deliberately wrong reference) is recognised when the student's output matches it. Graded mode
+(``TL_GRADED=1``, read at the first import) and :func:`hidden_tests` make a failed check raise
+``AssertionError``. Warnings go to stdout (nbgrader scores a cell that writes to stderr zero).
 """
-
 from __future__ import annotations
 
 import contextlib
@@ -134,11 +132,6 @@ def gates(g: torch.Generator, *shape, low: float = 0.05, high: float = 0.95) -> 
     return rand(g, *shape, low=low, high=high)
 
 
-def relative_error(got: torch.Tensor, want: torch.Tensor) -> float:
-    got, want = got.detach().cpu().double(), want.detach().cpu().double()  # CPU first: no float64 on MPS
-    return (got - want).norm().item() / max(want.norm().item(), 1e-12)
-
-
 def is_tensor(x) -> bool:
     """A plain torch.Tensor (not a subclass, whose methods could be anything)."""
     return type(x) is torch.Tensor
@@ -174,7 +167,8 @@ def difference(got, want) -> str | None:
             return f"wrong shape: expected {list(want.shape)}, got {list(got.shape)}"
         if not torch.isfinite(got).all():
             return "the result contains NaN or inf"
-        err = relative_error(got, want)
+        got, want = got.detach().cpu().double(), want.detach().cpu().double()  # CPU first: no float64 on MPS
+        err = (got - want).norm().item() / max(want.norm().item(), 1e-12)
         return None if err < RTOL else f"wrong values (relative error {err:.2g})"
     if isinstance(want, bool):
         if not is_bool(got):
@@ -213,30 +207,25 @@ def check_function(task: str, student: Callable, reference: Callable, cases: lis
     of an error message ("must match the size") to a hint added when the student's code raises it.
     """
     with one_thread(), warnings_to_stdout():
-        return _check_function(task, student, reference, cases, mistakes, todo, what, on_error or {})
-
-
-def _check_function(task, student, reference, cases, mistakes, todo, what, on_error):
-    if not callable(student):
-        return report(task, False, f"not quite: pass your function itself (no parentheses), got {describe(student)}")
-    for case in cases:
-        args = case.make()
-        try:  # the student's code runs first: nothing it could reach through frames holds the answer yet
-            got = student(*_clone(args))
-        except NotImplementedError:
-            return report(task, False, f"not done yet: {todo}")
-        except Exception as exc:
-            extra = next((h for key, h in on_error.items() if key in str(exc)), None)
-            hint = f". Hint: {extra}" if extra else ""
-            return report(task, False, f"not quite: on {case.description} your function raised "
-                                       f"{type(exc).__name__}: {first_line(exc)}" + hint)
-        want = reference(*_clone(args))
-        problem = difference(got, want)
-        del want  # the next case's student call must not find this one's answer either
-        if problem is None:
-            continue
-        for mistake in mistakes:
-            if difference(got, _safe(mistake.fn, args)) is None:
-                return report(task, False, f"not quite ({case.description}): {mistake.hint}")
-        return report(task, False, f"not quite ({case.description}): {problem}")
-    return report(task, True, f"correct: {what}")
+        if not callable(student):
+            return report(task, False, "not quite: pass your function itself (no parentheses), got "
+                                       + describe(student))
+        for case in cases:
+            args = case.make()
+            try:  # the student's code runs first: nothing it could reach through frames holds the answer yet
+                got = student(*_clone(args))
+            except NotImplementedError:
+                return report(task, False, f"not done yet: {todo}")
+            except Exception as exc:
+                extra = next((h for key, h in (on_error or {}).items() if key in str(exc)), None)
+                return report(task, False, f"not quite: on {case.description} your function raised "
+                                           f"{type(exc).__name__}: {first_line(exc)}"
+                                           + (f". Hint: {extra}" if extra else ""))
+            want = reference(*_clone(args))
+            problem = difference(got, want)
+            del want  # the next case's student call must not find this one's answer either
+            if problem is None:
+                continue
+            hint = next((m.hint for m in mistakes if difference(got, _safe(m.fn, args)) is None), problem)
+            return report(task, False, f"not quite ({case.description}): {hint}")
+        return report(task, True, f"correct: {what}")
