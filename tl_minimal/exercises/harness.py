@@ -84,19 +84,6 @@ def case(description: str, seed: int, make: Callable) -> Case:
 
 
 @contextlib.contextmanager
-def warnings_to_stdout():
-    """Catch the warnings raised inside a check and print them as notes on stdout (see the top)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            yield
-        finally:
-            texts = [f"{w.category.__name__}: {(str(w.message).splitlines() or [''])[0][:160]}" for w in caught]
-            for text in dict.fromkeys(texts):  # each warning once, in order
-                print(f"note: your code warned ({text}); a warning costs no points")
-
-
-@contextlib.contextmanager
 def one_thread():
     """Run tiny tensors on one CPU thread: on a busy machine, threads wait on each other far longer
     than the work takes."""
@@ -106,6 +93,19 @@ def one_thread():
         yield
     finally:
         torch.set_num_threads(before)
+
+
+@contextlib.contextmanager
+def guarded():
+    """Run a check on one thread, its warnings caught and printed as notes on stdout (see the top)."""
+    with one_thread(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            texts = [f"{w.category.__name__}: {(str(w.message).splitlines() or [''])[0][:160]}" for w in caught]
+            for text in dict.fromkeys(texts):  # each warning once, in order
+                print(f"note: your code warned ({text}); a warning costs no points")
 
 
 def report(task: str, passed: bool, message: str) -> Result:
@@ -206,7 +206,7 @@ def check_function(task: str, student: Callable, reference: Callable, cases: lis
     passing check covered ("3 random cases incl. T = 1 and T = 7"); ``on_error`` maps a piece
     of an error message ("must match the size") to a hint added when the student's code raises it.
     """
-    with one_thread(), warnings_to_stdout():
+    with guarded():
         if not callable(student):
             return report(task, False, "not quite: pass your function itself (no parentheses), got "
                                        + describe(student))

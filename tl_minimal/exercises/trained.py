@@ -29,25 +29,17 @@ SEQ_LEN, BATCH, RECALL_VOCAB = 64, 8, 64
 LR = 3e-3  # 10x the notebooks' protocol("lm").lr = 3e-4: 150 steps must do in seconds
 
 
-def _text_tokens():
-    """(tokens of the validation split, None) or (None, why not, in a few words)."""
-    try:
-        return load_split("validation").tokens, None
-    except Offline as exc:  # decided before any request (data/offline.py), so this takes about a second
-        return None, f"offline: {exc.reason}; no local or cached copy"
-    except DataUnavailable:
-        return None, "see README, Data"
-
-
 def tiny_model(variant: str, task: str = "text", steps: int | None = None, seed: int = 0, **config):
     """Build and train a tiny ``variant`` on "text" (WikiText-2 bytes; recall when unavailable) or "recall".
 
     Returns (model in eval mode on the CPU, info) with info = {"task", "steps", "lr", "losses" (nats),
     "loss_bits", "unit", "baseline", "baseline_bits", "tokens" (text only)}.
     """
-    steps = steps or pick(150, 8)
-    tokens, why = _text_tokens() if task == "text" else (None, None)
-    if task == "text" and tokens is None:
+    steps, tokens = steps or pick(150, 8), None
+    try:
+        tokens = load_split("validation").tokens if task == "text" else None
+    except (Offline, DataUnavailable) as exc:  # Offline is decided before any request: about a second
+        why = f"offline: {exc.reason}; no local or cached copy" if isinstance(exc, Offline) else "see README, Data"
         print(f"WikiText-2 is not available here ({why}): training on the recall task instead")
         task = "recall"
     sizes = {**TINY, **({"state_dim": 8} if variant != "transformer" else {}), **config}
