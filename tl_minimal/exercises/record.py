@@ -45,16 +45,6 @@ def _plain(value, arrays: dict):
     return {"other": type(value).__name__}
 
 
-class _Other:
-    """What replay hands back for a value that was neither a plain tensor nor a number."""
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self):
-        return f"<a {self.name}>"
-
-
 def _value(plain: dict, arrays):
     if "tensor" in plain:
         return torch.from_numpy(np.array(arrays[plain["tensor"]]))
@@ -64,7 +54,10 @@ def _value(plain: dict, arrays):
     if "seq" in plain:
         items = [_value(p, arrays) for p in plain["seq"]]
         return tuple(items) if plain.get("tuple") else items
-    return None if "none" in plain else _Other(str(plain.get("other", "object")))
+    if "none" in plain:
+        return None
+    name = str(plain.get("other", "object"))  # a stand-in of the type's name: the checks describe it as before
+    return type(name, (), {"__repr__": lambda self: f"<a {name}>"})()
 
 
 def recorder(fn, calls: list, arrays: dict):
