@@ -44,16 +44,12 @@ def tiny_model(variant: str, task: str = "text", steps: int | None = None, seed:
         task = "recall"
     sizes = {**TINY, **({"state_dim": 8} if variant != "transformer" else {}), **config}
     seed_everything(seed)
-    if task == "text":  # the yardstick: each byte from its frequency in the same text, no context
-        model = build_model(variant, 259, **sizes)
-        batches = WindowSampler(tokens, BATCH, SEQ_LEN, seed)
-        unit, baseline = "bits per byte", "unigram baseline"
-        baseline_bits = unigram_bits(tokens, tokens, VOCAB_SIZE)
-    else:  # only the answer is supervised: a constant guess among the values scores log2(n_values)
-        model = build_model(variant, RECALL_VOCAB, **sizes)
-        batches = RecallSampler(BATCH, seed, seq_len=SEQ_LEN)
-        unit, baseline = "bits per answer token", "constant guess"
-        baseline_bits = math.log2(PAPER_LAYOUT.n_values)
+    text = task == "text"  # the yardstick on text: each byte from its frequency in the same text, no context;
+    # on recall only the answer is supervised: a constant guess among the values scores log2(n_values)
+    model = build_model(variant, 259 if text else RECALL_VOCAB, **sizes)
+    batches = WindowSampler(tokens, BATCH, SEQ_LEN, seed) if text else RecallSampler(BATCH, seed, seq_len=SEQ_LEN)
+    unit, baseline = ("bits per byte", "unigram baseline") if text else ("bits per answer token", "constant guess")
+    baseline_bits = unigram_bits(tokens, tokens, VOCAB_SIZE) if text else math.log2(PAPER_LAYOUT.n_values)
     with one_thread():
         history = train(model, batches, steps, lr=LR, weight_decay=0.0, device="cpu", progress=False)
     model.eval()
