@@ -128,3 +128,13 @@ def _first_output(check, solution):
             pass
     return seen[0]
 
+
+
+@pytest.mark.parametrize("answer", ["a string", np.zeros(3)], ids=["str", "ndarray"])
+def test_a_wrong_type_is_named_alike_in_the_kernel_and_by_the_judge(answer, tmp_path, monkeypatch):
+    """The clean process names a returned value that is no tensor by its type, as the kernel did."""
+    with ex.hidden_tests(shift=4242, shape=0), pytest.raises(AssertionError) as kernel:
+        ex.check_running_state_step(lambda *args: answer)
+    passed, message = _graded(ex.check_running_state_step, lambda *args: answer, tmp_path, monkeypatch)
+    assert not passed and f"got a {type(answer).__name__} (return" in message
+    assert message.endswith(str(kernel.value)), (message, str(kernel.value))

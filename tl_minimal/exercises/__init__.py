@@ -1,10 +1,6 @@
-"""Classroom exercises: checkers that compare a student's code with the library.
-
-Every ``check_*`` function tries the student's function (or answer) on several random inputs and
-prints ``correct: ...``, ``not done yet: ...`` or ``not quite: <a specific hint>`` (``harness``).
-One module per notebook of notebooks/exercises/ (01 running_state ... 06 kv_fusion); ``trained``
-makes the tiny trained models of the internals tasks; the instructor's side is tl_minimal.instructor.
-"""
+"""Classroom exercises: one checker module per notebook of notebooks/exercises/ (01 running_state
+... 06 kv_fusion), the shared ``harness``, and ``trained``, the tiny trained models of the internals
+tasks. The instructor's side is tl_minimal.instructor."""
 
 from . import conv, kv_fusion, pair_memory, readout, running_state, slots
 from .answers import mark_prediction

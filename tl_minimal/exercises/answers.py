@@ -1,12 +1,11 @@
 """Prediction questions: judged from an answer key that the installed package does not contain.
 
-The answer, the hints and the explanation live only in the solutions' hidden test, a call
-``ex.mark_prediction(my_prediction, task="01.3 ...", correct=<the answer>, hints=..., ...)``.
-For self-study, ``python -m tl_minimal.instructor.blanks`` seals them into
-``notebooks/exercises/solutions/answer_key.json`` (:func:`seal`: each answer's verdict is stored
-under a hash of that answer, encrypted with a key made from it), which the visible check looks for
-beside the running notebook or below the kernel's folder (``TL_ANSWER_KEY`` may name it). A number
-is correct when it rounds to the key's step on the tolerance's grid, or a step either side.
+The key lives only in the solutions' hidden test, ``ex.mark_prediction(my_prediction, task=...,
+correct=<the answer>, hints=..., ...)``. For self-study, ``python -m tl_minimal.instructor.blanks``
+seals it into notebooks/exercises/solutions/answer_key.json (:func:`seal`: each verdict stored under
+a hash of its answer, encrypted with a key made from it), which the visible check finds beside the
+running notebook or below the kernel's folder (or at ``TL_ANSWER_KEY``). A number is correct when
+it rounds to the key's step on the tolerance's grid, or a step either side.
 """
 
 from __future__ import annotations
@@ -99,16 +98,18 @@ def _open(task_id: str, entry: dict, answer) -> tuple[bool, str]:
     return text.startswith("correct"), text
 
 
-def _form_problem(answer, choices: str | None) -> str | None:
-    """None when ``answer`` has the form the question asks for, else what is wrong with it."""
+def _unanswered(task: str, answer, todo: str, choices: str | None) -> Result | None:
+    """The failed report when ``answer`` is missing or not of the form asked for (``choices``: the
+    allowed letters, or None for a number), else None."""
+    if answer is None or answer is Ellipsis:
+        return report(task, False, f"not done yet: {todo}")
     if choices is None:
         try:
             float(answer)
         except (TypeError, ValueError):
-            return f"the answer should be a number, got {answer!r}"
-        return None
-    if letter(answer) not in choices:
-        return f"answer with one letter ({', '.join(choices)}), got {answer!r}"
+            return report(task, False, f"not quite: the answer should be a number, got {answer!r}")
+    elif letter(answer) not in choices:
+        return report(task, False, f"not quite: answer with one letter ({', '.join(choices)}), got {answer!r}")
     return None
 
 
@@ -127,16 +128,13 @@ def prediction_check(task_id: str, todo: str, choices: str | None = None, doc: s
     """The visible check of one exercise's prediction; ``choices`` is the string of allowed letters
     ("abcd"), or None for a number. It judges only with the sealed key, and never in graded mode."""
     def check(answer) -> Result:
-        task = f"{task_id} prediction"
-        if answer is None or answer is Ellipsis:
-            return report(task, False, f"not done yet: {todo}")
-        problem = _form_problem(answer, choices)
-        if problem:
-            return report(task, False, f"not quite: {problem}")
+        early = _unanswered(f"{task_id} prediction", answer, todo, choices)
+        if early is not None:
+            return early
         recorded = f"answered: {answer!r} is recorded; it is marked when your notebook is graded"
         entry = None if graded() else find_key().get(task_id)
         if not entry:
-            return report(task, True, recorded + ("" if graded() else f" ({NO_KEY_HINT})"))
+            return report(f"{task_id} prediction", True, recorded + ("" if graded() else f" ({NO_KEY_HINT})"))
         passed, message = _open(task_id, entry, answer)
         return report(entry["task"], passed, message)
 
@@ -148,10 +146,8 @@ def mark_prediction(answer, task: str, correct, explanation: str, hints: dict | 
                     tolerance: float | None = None, choices: str | None = None) -> Result:
     """The hidden test of a prediction: judge ``answer`` against the key given here (``correct`` a
     letter, or a number with ``tolerance``; ``hints``: wrong letter or "number" -> what it gets wrong)."""
-    if answer is None or answer is Ellipsis:
-        return report(task, False, "not done yet: no answer was given")
-    problem = _form_problem(answer, None if tolerance is not None else (choices or "abcd"))
-    if problem:
-        return report(task, False, f"not quite: {problem}")
+    early = _unanswered(task, answer, "no answer was given", None if tolerance is not None else (choices or "abcd"))
+    if early is not None:
+        return early
     passed, message = _verdict(answer, correct, tolerance, hints or {}, explanation)
     return report(task, passed, message)

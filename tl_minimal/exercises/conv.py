@@ -16,21 +16,7 @@ import torch.nn.functional as F
 
 from .. import conv
 from .answers import prediction_check
-from .harness import (
-    Mistake,
-    Result,
-    case,
-    check_function,
-    first_line,
-    generator,
-    hidden,
-    is_bool,
-    one_thread,
-    rand,
-    report,
-    sizes,
-    warnings_to_stdout,
-)
+from .harness import Mistake, case, check_function, first_line, generator, guarded, hidden, is_bool, rand, report, sizes
 
 
 def _pad(x, left, right):
@@ -128,36 +114,31 @@ def _functions(extra: dict | None) -> dict:
 CAUSAL = {"the causal convolution", "a running sum (cumsum over time)", "y_t = x_t (identity)"}  # the rest leak
 
 
-def check_leaks_future(student, extra: dict | None = None) -> Result:
+def check_leaks_future(student, extra: dict | None = None):
     """Task 4: run the student's test on known causal and leaky functions (T = 8); ``extra`` adds
     more: name -> (fn, leaks) or (fn, leaks, d) where d is the width fn expects."""
-    with one_thread(), warnings_to_stdout():
-        return _check_leaks_future(student, extra)
-
-
-def _check_leaks_future(student, extra):
-    widths = {name: spec[2] for name, spec in (extra or {}).items() if len(spec) > 2}
-    functions = _functions(extra)
-    task = "05.4 leaks_future"
-    for name, fn in functions.items():
-        try:
-            verdict = student(fn, 8, widths.get(name, sizes("D")[0]))
-        except NotImplementedError:
-            return report(task, False, "not done yet: see Task 4's definition of a leak, and the "
-                                       "Recap's equation (1): which inputs may y_t read?")
-        except Exception as exc:
-            return report(task, False, f"not quite: on {name} your function raised {type(exc).__name__}: "
-                                       f"{first_line(exc)}")
-        if not is_bool(verdict):
-            return report(task, False, f"not quite: return True or False, got {verdict!r}")
-        leaks = extra[name][1] if name in (extra or {}) else name not in CAUSAL  # looked up only now
-        if bool(verdict) != leaks and leaks:
-            return report(task, False, f"not quite: {name} reads the future but your test says it does not; "
-                                       "perturb EVERY later position t+1 .. T-1 for EVERY t, and compare all "
-                                       "outputs up to t")
-        if bool(verdict) != leaks:
-            return report(task, False, f"not quite: {name} is causal but your test says it leaks; change only "
-                                       "inputs AFTER t and compare outputs at positions <= t (y_t may depend on "
-                                       "x_t itself)")
-    return report(task, True, f"correct: right verdict on all {len(functions)} functions"
-                  + (", including the trained convolutions" if extra else ""))
+    with guarded():
+        widths = {name: spec[2] for name, spec in (extra or {}).items() if len(spec) > 2}
+        functions, task = _functions(extra), "05.4 leaks_future"
+        for name, fn in functions.items():
+            try:
+                verdict = student(fn, 8, widths.get(name, sizes("D")[0]))
+            except NotImplementedError:
+                return report(task, False, "not done yet: see Task 4's definition of a leak, and the "
+                                           "Recap's equation (1): which inputs may y_t read?")
+            except Exception as exc:
+                return report(task, False, f"not quite: on {name} your function raised {type(exc).__name__}: "
+                                           f"{first_line(exc)}")
+            if not is_bool(verdict):
+                return report(task, False, f"not quite: return True or False, got {verdict!r}")
+            leaks = extra[name][1] if name in (extra or {}) else name not in CAUSAL  # looked up only now
+            if bool(verdict) != leaks and leaks:
+                return report(task, False, f"not quite: {name} reads the future but your test says it does not; "
+                                           "perturb EVERY later position t+1 .. T-1 for EVERY t, and compare all "
+                                           "outputs up to t")
+            if bool(verdict) != leaks:
+                return report(task, False, f"not quite: {name} is causal but your test says it leaks; change "
+                                           "only inputs AFTER t and compare outputs at positions <= t (y_t may "
+                                           "depend on x_t itself)")
+        return report(task, True, f"correct: right verdict on all {len(functions)} functions"
+                      + (", including the trained convolutions" if extra else ""))

@@ -1,13 +1,11 @@
 """The shared machinery of the exercise checkers: run the student's code, compare, diagnose.
 
 A checker runs the student's function, then the library's reference, on the same fresh inputs and
-prints ``correct: ...``, ``not done yet: <hint>`` or ``not quite: <hint>``; a known mistake (a
-:class:`Mistake`, a deliberately wrong reference) is recognised when the student's output matches
-it. Graded mode (``TL_GRADED=1``, read once at the first import) makes a failed check raise
-``AssertionError``; :func:`hidden_tests` raises in any mode. Only plain tensors and numbers count,
-and warnings are printed on stdout (nbgrader scores a cell that writes to stderr zero).
+prints ``correct: ...``, ``not done yet: <hint>`` or ``not quite: <hint>``; a :class:`Mistake` (a
+deliberately wrong reference) is recognised when the student's output matches it. Graded mode
+(``TL_GRADED=1``, read at the first import) and :func:`hidden_tests` make a failed check raise
+``AssertionError``. Warnings go to stdout (nbgrader scores a cell that writes to stderr zero).
 """
-
 from __future__ import annotations
 
 import contextlib
@@ -86,19 +84,6 @@ def case(description: str, seed: int, make: Callable) -> Case:
 
 
 @contextlib.contextmanager
-def warnings_to_stdout():
-    """Catch the warnings raised inside a check and print them as notes on stdout (see the top)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            yield
-        finally:
-            texts = [f"{w.category.__name__}: {(str(w.message).splitlines() or [''])[0][:160]}" for w in caught]
-            for text in dict.fromkeys(texts):  # each warning once, in order
-                print(f"note: your code warned ({text}); a warning costs no points")
-
-
-@contextlib.contextmanager
 def one_thread():
     """Run tiny tensors on one CPU thread: on a busy machine, threads wait on each other far longer
     than the work takes."""
@@ -108,6 +93,19 @@ def one_thread():
         yield
     finally:
         torch.set_num_threads(before)
+
+
+@contextlib.contextmanager
+def guarded():
+    """Run a check on one thread, its warnings caught and printed as notes on stdout (see the top)."""
+    with one_thread(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            texts = [f"{w.category.__name__}: {(str(w.message).splitlines() or [''])[0][:160]}" for w in caught]
+            for text in dict.fromkeys(texts):  # each warning once, in order
+                print(f"note: your code warned ({text}); a warning costs no points")
 
 
 def report(task: str, passed: bool, message: str) -> Result:
@@ -134,11 +132,6 @@ def gates(g: torch.Generator, *shape, low: float = 0.05, high: float = 0.95) -> 
     return rand(g, *shape, low=low, high=high)
 
 
-def relative_error(got: torch.Tensor, want: torch.Tensor) -> float:
-    got, want = got.detach().cpu().double(), want.detach().cpu().double()  # CPU first: no float64 on MPS
-    return (got - want).norm().item() / max(want.norm().item(), 1e-12)
-
-
 def is_tensor(x) -> bool:
     """A plain torch.Tensor (not a subclass, whose methods could be anything)."""
     return type(x) is torch.Tensor
@@ -158,7 +151,7 @@ def is_bool(x) -> bool:
 
 
 def difference(got, want) -> str | None:
-    """None when ``got`` equals ``want`` (tensors, tuples of tensors, numbers), else what differs."""
+    """None when ``got`` equals ``want`` (a tensor, or a tuple of tensors), else what differs."""
     if isinstance(want, (tuple, list)):
         if not isinstance(got, (tuple, list)) or len(got) != len(want):
             return f"expected {describe(want)}, got {describe(got)}"
@@ -167,25 +160,17 @@ def difference(got, want) -> str | None:
             if problem:
                 return f"item {i} of the result: {problem}"
         return None
-    if isinstance(want, torch.Tensor):
-        if not is_tensor(got):
-            return f"expected {describe(want)}, got {describe(got)} (return a plain torch.Tensor)"
-        if tuple(got.shape) != tuple(want.shape):
-            return f"wrong shape: expected {list(want.shape)}, got {list(got.shape)}"
-        if not torch.isfinite(got).all():
-            return "the result contains NaN or inf"
-        err = relative_error(got, want)
-        return None if err < RTOL else f"wrong values (relative error {err:.2g})"
-    if isinstance(want, bool):
-        if not is_bool(got):
-            return f"expected {want} (a bool), got {describe(got)}"
-        return None if bool(got) == want else f"expected {want}, got {bool(got)}"
-    if isinstance(want, (int, float)):
-        if type(got) not in (int, float) and not (is_tensor(got) and got.numel() == 1):
-            return f"expected a number, got {describe(got)}"
-        got = float(got)
-        return None if abs(got - want) <= RTOL * max(1.0, abs(want)) else f"expected {want:.4g}, got {got:.4g}"
-    return None if got == want else f"expected {want!r}, got {got!r}"
+    if not isinstance(want, torch.Tensor):  # None: a known mistake that raised on these inputs
+        return None if got == want else f"expected {want!r}, got {got!r}"
+    if not is_tensor(got):
+        return f"expected {describe(want)}, got {describe(got)} (return a plain torch.Tensor)"
+    if tuple(got.shape) != tuple(want.shape):
+        return f"wrong shape: expected {list(want.shape)}, got {list(got.shape)}"
+    if not torch.isfinite(got).all():
+        return "the result contains NaN or inf"
+    got, want = got.detach().cpu().double(), want.detach().cpu().double()  # CPU first: no float64 on MPS
+    err = (got - want).norm().item() / max(want.norm().item(), 1e-12)
+    return None if err < RTOL else f"wrong values (relative error {err:.2g})"
 
 
 def _clone(args: tuple) -> tuple:
@@ -212,31 +197,26 @@ def check_function(task: str, student: Callable, reference: Callable, cases: lis
     passing check covered ("3 random cases incl. T = 1 and T = 7"); ``on_error`` maps a piece
     of an error message ("must match the size") to a hint added when the student's code raises it.
     """
-    with one_thread(), warnings_to_stdout():
-        return _check_function(task, student, reference, cases, mistakes, todo, what, on_error or {})
-
-
-def _check_function(task, student, reference, cases, mistakes, todo, what, on_error):
-    if not callable(student):
-        return report(task, False, f"not quite: pass your function itself (no parentheses), got {describe(student)}")
-    for case in cases:
-        args = case.make()
-        try:  # the student's code runs first: nothing it could reach through frames holds the answer yet
-            got = student(*_clone(args))
-        except NotImplementedError:
-            return report(task, False, f"not done yet: {todo}")
-        except Exception as exc:
-            extra = next((h for key, h in on_error.items() if key in str(exc)), None)
-            hint = f". Hint: {extra}" if extra else ""
-            return report(task, False, f"not quite: on {case.description} your function raised "
-                                       f"{type(exc).__name__}: {first_line(exc)}" + hint)
-        want = reference(*_clone(args))
-        problem = difference(got, want)
-        del want  # the next case's student call must not find this one's answer either
-        if problem is None:
-            continue
-        for mistake in mistakes:
-            if difference(got, _safe(mistake.fn, args)) is None:
-                return report(task, False, f"not quite ({case.description}): {mistake.hint}")
-        return report(task, False, f"not quite ({case.description}): {problem}")
-    return report(task, True, f"correct: {what}")
+    with guarded():
+        if not callable(student):
+            return report(task, False, "not quite: pass your function itself (no parentheses), got "
+                                       + describe(student))
+        for case in cases:
+            args = case.make()
+            try:  # the student's code runs first: nothing it could reach through frames holds the answer yet
+                got = student(*_clone(args))
+            except NotImplementedError:
+                return report(task, False, f"not done yet: {todo}")
+            except Exception as exc:
+                extra = next((h for key, h in (on_error or {}).items() if key in str(exc)), None)
+                return report(task, False, f"not quite: on {case.description} your function raised "
+                                           f"{type(exc).__name__}: {first_line(exc)}"
+                                           + (f". Hint: {extra}" if extra else ""))
+            want = reference(*_clone(args))
+            problem = difference(got, want)
+            del want  # the next case's student call must not find this one's answer either
+            if problem is None:
+                continue
+            hint = next((m.hint for m in mistakes if difference(got, _safe(m.fn, args)) is None), problem)
+            return report(task, False, f"not quite ({case.description}): {hint}")
+        return report(task, True, f"correct: {what}")

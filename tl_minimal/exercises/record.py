@@ -1,11 +1,9 @@
 """The hidden tests' two halves: the student's kernel records outputs, a clean process judges them.
 
-A graded edition's hidden test cell is ``hidden_check(check_readout_step, readout_step)``: the check
-on every hidden shape, raising on a failure. Under the instructor's ``grade``, ``TL_GRADE_RECORD``
-names a fresh folder whose ``tasks.json`` gives each check a seed and a nonce; :func:`recorder`
-saves what the student's function returned or raised as plain arrays and JSON (``<nonce>.npz``,
-``<nonce>.json``), and verdict.py, which never runs student code, replays them through the same
-check on inputs it makes from the seed (:func:`judge`).
+A graded edition's hidden test cell is ``hidden_check(check_readout_step, readout_step)``. Under the
+instructor's ``grade``, ``TL_GRADE_RECORD`` names a folder whose ``tasks.json`` gives each check a
+seed and a nonce; the student's outputs are saved as plain arrays and JSON (``<nonce>.npz``,
+``<nonce>.json``), and verdict.py, which never runs student code, replays them (:func:`judge`).
 
 Glossary
     record   {"nonce", "check", "shapes": [[call, ...] per shape]}, a call {"value": plain} or
@@ -47,16 +45,6 @@ def _plain(value, arrays: dict):
     return {"other": type(value).__name__}
 
 
-class _Other:
-    """What replay hands back for a value that was neither a plain tensor nor a number."""
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self):
-        return f"<a {self.name}>"
-
-
 def _value(plain: dict, arrays):
     if "tensor" in plain:
         return torch.from_numpy(np.array(arrays[plain["tensor"]]))
@@ -66,7 +54,10 @@ def _value(plain: dict, arrays):
     if "seq" in plain:
         items = [_value(p, arrays) for p in plain["seq"]]
         return tuple(items) if plain.get("tuple") else items
-    return None if "none" in plain else _Other(str(plain.get("other", "object")))
+    if "none" in plain:
+        return None
+    name = str(plain.get("other", "object"))  # a stand-in of the type's name: the checks describe it as before
+    return type(name, (), {"__repr__": lambda self: f"<a {name}>"})()
 
 
 def recorder(fn, calls: list, arrays: dict):
@@ -98,21 +89,14 @@ def replay(calls: list, arrays):
     return replayed
 
 
-def _task(check_name: str):
-    folder = os.environ.get(RECORD_ENV)
-    if not folder:
-        return None, None
-    tasks = json.loads((Path(folder) / "tasks.json").read_text(encoding="utf-8"))
-    return Path(folder), tasks.get(check_name)
-
-
 def hidden_check(check, student, seed: int = 1000) -> None:
     """The hidden test of one task: ``check`` on every hidden shape; raises on a failure.
 
     In a grade run (see the top) the seed and the nonce come from the grader and every output is
     recorded for the clean process that grades it."""
-    name = getattr(check, "__name__", str(check))
-    folder, task = _task(name)
+    name, folder = getattr(check, "__name__", str(check)), os.environ.get(RECORD_ENV)
+    folder = Path(folder) if folder else None
+    task = json.loads((folder / "tasks.json").read_text(encoding="utf-8")).get(name) if folder else None
     shapes, arrays, failures = [], {}, []
     try:
         for shape in range(len(HIDDEN_SHAPES)):

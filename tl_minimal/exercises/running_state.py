@@ -15,7 +15,7 @@ import torch
 
 from ..running_state import previous_states, running_state, running_state_step
 from .answers import prediction_check
-from .harness import Case, Mistake, case, check_function, gates, generator, rand
+from .harness import Case, Mistake, case, check_function, gates, rand
 
 BROADCAST = {"must match the size": "lam_t is [B, H]; give it a last axis (lam_t[..., None]) so it "
                                     "multiplies every one of the S numbers of its head"}
@@ -25,13 +25,14 @@ def _step(low=0.05, high=0.95):
     return lambda g, B, H, S, **_: (rand(g, B, H, S), gates(g, B, H, low=low, high=high), rand(g, B, H, S))
 
 
+def lam(lam_t):  # [B, H] -> [B, H, 1]: one gate per channel of the state
+    return lam_t.unsqueeze(-1)
+
+
 def check_running_state_step(student):
     """Task 1: one token of the recurrence, against ``running_state_step``."""
     cases = [case("a random token", 0, _step()), case("gates near 1", 1, _step(0.9, 0.999)),
              case("gates near 0", 2, _step(0.001, 0.1))]
-    def lam(lam_t):  # [B, H] -> [B, H, 1]: one gate per channel of the state
-        return lam_t.unsqueeze(-1)
-
     mistakes = [
         Mistake("the gates are swapped: lam_t keeps the OLD state s_{t-1}, (1 - lam_t) scales the new write a_t",
                 lambda a, lt, s: (1 - lam(lt)) * s + lam(lt) * a),
@@ -92,9 +93,8 @@ def half_life(lam: torch.Tensor) -> torch.Tensor:
 
 def check_half_life(student, lam: torch.Tensor | None = None):
     """Task 4: the half-life of a keep gate; ``lam`` (optional) adds a trained model's gates as a case."""
-    def make(seed, shape):
-        return lambda: (gates(generator(seed), *shape, low=0.01, high=0.99),)
-    cases = [Case("random gates [2, 7, 3]", make(20, (2, 7, 3))), Case("one gate [1]", make(21, (1,)))]
+    cases = [case("random gates [2, 7, 3]", 20, lambda g, **_: (gates(g, 2, 7, 3, low=0.01, high=0.99),)),
+             case("one gate [1]", 21, lambda g, **_: (gates(g, 1, low=0.01, high=0.99),))]
     if lam is not None:
         cases.append(Case("the trained model's gates", lambda: (lam.detach().double().clamp(1e-6, 1 - 1e-6),)))
     mistakes = [

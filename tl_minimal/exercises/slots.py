@@ -96,12 +96,9 @@ def slot_entropy(g: torch.Tensor) -> torch.Tensor:
 
 def check_slot_entropy(student, g: torch.Tensor | None = None):
     """Task 4: the entropy of the slot weights; ``g`` (optional): a trained model's slot weights."""
-    def make(seed, *shape):
-        return lambda: (_weights(generator(seed), *shape),)
-
-    def one_hot():
-        return (torch.eye(K, dtype=torch.float64)[None, None].expand(2, 1, K, K).clone() * 0.999 + 0.001 / K,)
-    cases = [Case("random weights [2, 7, 3, 5]", make(20, 2, 7, 3, K)), Case("nearly one-hot weights", one_hot)]
+    one_hot = torch.eye(K, dtype=torch.float64)[None, None].expand(2, 1, K, K) * 0.999 + 0.001 / K
+    cases = [case("random weights [2, 7, 3, 5]", 20, lambda gen, **_: (_weights(gen, 2, 7, 3, K),)),
+             Case("nearly one-hot weights", lambda: (one_hot.clone(),))]
     if g is not None:
         trained = g.detach().double()
         cases.append(Case("the trained model's slot weights", lambda: (trained.clone(),)))

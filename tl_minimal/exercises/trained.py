@@ -29,39 +29,27 @@ SEQ_LEN, BATCH, RECALL_VOCAB = 64, 8, 64
 LR = 3e-3  # 10x the notebooks' protocol("lm").lr = 3e-4: 150 steps must do in seconds
 
 
-def _text_tokens():
-    """(tokens of the validation split, None) or (None, why not, in a few words)."""
-    try:
-        return load_split("validation").tokens, None
-    except Offline as exc:  # decided before any request (data/offline.py), so this takes about a second
-        return None, f"offline: {exc.reason}; no local or cached copy"
-    except DataUnavailable:
-        return None, "see README, Data"
-
-
 def tiny_model(variant: str, task: str = "text", steps: int | None = None, seed: int = 0, **config):
     """Build and train a tiny ``variant`` on "text" (WikiText-2 bytes; recall when unavailable) or "recall".
 
     Returns (model in eval mode on the CPU, info) with info = {"task", "steps", "lr", "losses" (nats),
     "loss_bits", "unit", "baseline", "baseline_bits", "tokens" (text only)}.
     """
-    steps = steps or pick(150, 8)
-    tokens, why = _text_tokens() if task == "text" else (None, None)
-    if task == "text" and tokens is None:
+    steps, tokens = steps or pick(150, 8), None
+    try:
+        tokens = load_split("validation").tokens if task == "text" else None
+    except (Offline, DataUnavailable) as exc:  # Offline is decided before any request: about a second
+        why = f"offline: {exc.reason}; no local or cached copy" if isinstance(exc, Offline) else "see README, Data"
         print(f"WikiText-2 is not available here ({why}): training on the recall task instead")
         task = "recall"
     sizes = {**TINY, **({"state_dim": 8} if variant != "transformer" else {}), **config}
     seed_everything(seed)
-    if task == "text":  # the yardstick: each byte from its frequency in the same text, no context
-        model = build_model(variant, 259, **sizes)
-        batches = WindowSampler(tokens, BATCH, SEQ_LEN, seed)
-        unit, baseline = "bits per byte", "unigram baseline"
-        baseline_bits = unigram_bits(tokens, tokens, VOCAB_SIZE)
-    else:  # only the answer is supervised: a constant guess among the values scores log2(n_values)
-        model = build_model(variant, RECALL_VOCAB, **sizes)
-        batches = RecallSampler(BATCH, seed, seq_len=SEQ_LEN)
-        unit, baseline = "bits per answer token", "constant guess"
-        baseline_bits = math.log2(PAPER_LAYOUT.n_values)
+    text = task == "text"  # the yardstick on text: each byte from its frequency in the same text, no context;
+    # on recall only the answer is supervised: a constant guess among the values scores log2(n_values)
+    model = build_model(variant, 259 if text else RECALL_VOCAB, **sizes)
+    batches = WindowSampler(tokens, BATCH, SEQ_LEN, seed) if text else RecallSampler(BATCH, seed, seq_len=SEQ_LEN)
+    unit, baseline = ("bits per byte", "unigram baseline") if text else ("bits per answer token", "constant guess")
+    baseline_bits = unigram_bits(tokens, tokens, VOCAB_SIZE) if text else math.log2(PAPER_LAYOUT.n_values)
     with one_thread():
         history = train(model, batches, steps, lr=LR, weight_decay=0.0, device="cpu", progress=False)
     model.eval()
