@@ -251,7 +251,7 @@ print("sum of the weights + weight of P_-1 = 1:", round(w[0, 0, :, 0].sum().item
 #
 # Now `triple_latent` trained with the paper's byte-level protocol for `STEPS` steps, with `fit`.
 # `model.internals(tokens, snapshot_at=[...])` records $P_t$ of every layer at the positions asked
-# for; `plots.model_pair_memory` reads one layer's snapshots.
+# for; `plots.model_pair_memories` reads them, one dict per layer.
 #
 # That training is very short, so beside it we look at the same model trained 25 times longer
 # (2,000 steps), as in notebook 01. The repository ships it; `shipped_or_retrained` reads it. Set
@@ -288,10 +288,10 @@ sentence = "The pair memory remembers which write followed which context."
 tokens = widgets.byte_prompt(sentence, lm.seq_len)  # BOS + bytes: [T]
 labels = plots.token_labels(tokens)
 positions = [4, 20, 40, len(tokens) - 1]  # a few places in the sentence
-snap_trained = plots.model_pair_memory(model, tokens, positions, layer=0)
+snap_trained = plots.model_pair_memories(model, tokens, positions)[0]  # layer 0
 plots.pair_memory_grid(snap_trained, labels, title=f"P_t of layer 0 after {history['steps']} training steps")
 plt.show()
-snap_long = plots.model_pair_memory(long_model, tokens, positions, layer=0)
+snap_long = plots.model_pair_memories(long_model, tokens, positions)[0]
 plots.pair_memory_grid(snap_long, labels, title=f"P_t of layer 0 after {LONG} training steps")
 plt.show()
 

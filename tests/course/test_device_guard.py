@@ -278,8 +278,7 @@ def test_every_plot_and_widget_helper_takes_device_tensors():
         call(plots, "as_numpy", M)
         call(plots, "matrix_heatmap", M)
         call(plots, "outer_product_step", M[0], M[1], M, M, 0.5, t=1)
-        snaps = call(plots, "model_pair_memory", lm, tokens, [0, 3])
-        call(plots, "model_pair_memories", lm, tokens, [0, 3])
+        snaps = call(plots, "model_pair_memories", lm, tokens, [0, 3])[0]
         call(plots, "pair_memory_grid", {t: P.to(d) for t, P in snaps.items()})
         gates = call(plots, "model_gates", lm, tokens, "lam")
         call(plots, "gate_heatmaps", gates.to(d))

@@ -127,12 +127,8 @@ def test_model_internals_as_pictures(tiny_model):
     tokens = widgets.byte_prompt("hello there", tiny_model.max_seq_len)
     gates = plots.model_gates(tiny_model, tokens, "lam")
     assert gates.shape == (2, len(tokens), 2) and bool(((gates > 0) & (gates < 1)).all())
-    snaps = plots.model_pair_memory(tiny_model, tokens, [0, 5], layer=1)
-    assert sorted(snaps) == [0, 5] and snaps[5].shape == (2, 4, 4)
-    every = plots.model_pair_memories(tiny_model, tokens, [0, 5])
-    assert len(every) == 2 and torch.equal(every[1][5], snaps[5])
-    with pytest.raises(ValueError, match="layer must be"):
-        plots.model_pair_memory(tiny_model, tokens, [0], layer=2)
+    every = plots.model_pair_memories(tiny_model, tokens, [0, 5])  # one dict {t: P_t} per layer
+    assert len(every) == 2 and sorted(every[1]) == [0, 5] and every[1][5].shape == (2, 4, 4)
     transformer = build_model("transformer", data_text.VOCAB_SIZE, d_model=8, n_layers=1, n_heads=2,
                               max_seq_len=32)
     with pytest.raises(ValueError, match="gates exist in"):
@@ -143,11 +139,9 @@ def test_widgets_fall_back_to_a_static_figure(tiny_model):
     assert not widgets.has_frontend()  # pytest is not a Jupyter kernel
     assert isinstance(widgets.pulse_memory_widget(0.7), plt.Figure)
     tokens = widgets.byte_prompt("abc", 32)
-    snaps = plots.model_pair_memory(tiny_model, tokens, range(len(tokens)))
+    snaps = plots.model_pair_memories(tiny_model, tokens, range(len(tokens)))[0]
     assert isinstance(widgets.pair_memory_widget(snaps, plots.token_labels(tokens)), plt.Figure)
     assert isinstance(widgets.gate_widget(tiny_model, "a sentence", key="lam"), plt.Figure)
-    with pytest.raises(TypeError, match="Slider, Text or Choice"):
-        widgets.interactive(lambda v: None, v=3)
 
 
 def test_widgets_build_controls_when_asked():

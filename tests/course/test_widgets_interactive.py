@@ -117,9 +117,6 @@ def test_a_choice_can_follow_another_control():
     assert pick.value == "b" and widgets.option_values(pick.options) == ["b", "d"]  # kept: still offered
     view.controls["words"].value = "e f"
     assert pick.value == "e"  # gone: the first option
-    with pytest.raises(ValueError, match="follows 'nothing'"):
-        widgets.interactive(lambda pick: None, static=False,
-                            pick=widgets.Choice("a", ("a",), follows="nothing", options_for=options_for))
 
 
 def test_gate_menu_uses_the_symbols_of_the_plots():
@@ -171,4 +168,4 @@ def test_recall_widget_states_its_verdict_first(gated):
 
 def test_static_fallback_needs_no_frontend(gated):
     assert isinstance(widgets.recall_widget({"gated_hybrid_repaired": gated}), plt.Figure)
-    assert isinstance(plots.pulse_memory(0.9), plt.Figure)
+    assert isinstance(plots.pulse_memory((0.9,)), plt.Figure)

@@ -1,11 +1,7 @@
 """Pictures, printed tables and widgets. Views read tensors and a model's recorded internals; they never
 train a model and never re-implement the math. All draw with the colour-blind-safe ``palette``; in a
-notebook every figure carries a text alternative (``alt_text``).
-
-Importing this package changes nothing outside it. A notebook asks for the course's style once::
-
-    from tl_minimal import views
-    views.use_course_style()
+notebook every figure carries a text alternative (``alt_text``). Importing this package changes nothing
+outside it; a notebook asks for the course's style once, with ``views.use_course_style()``.
 """
 
 from . import alt_text, palette

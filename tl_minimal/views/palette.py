@@ -7,7 +7,7 @@ other file of ``views/`` writes a colour code other than a grey (``tests/course/
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 import matplotlib as mpl
 from cycler import cycler
@@ -34,14 +34,8 @@ def tint(colour: str, white: float = 0.75) -> str:
     return mpl.colors.to_hex([c + (1 - c) * white for c in rgb])
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """How one verdict is drawn: text colour, box fill and hatch (the words RIGHT / WRONG are written too)."""
-    colour: str
-    fill: str
-    hatch: str
-
-
+# how one verdict is drawn: text colour, box fill and hatch (the words RIGHT / WRONG are written too)
+Verdict = namedtuple("Verdict", "colour fill hatch")
 RIGHT = Verdict(colour=GREEN, fill=tint(GREEN, 0.65), hatch="///")
 WRONG = Verdict(colour=VERMILLION, fill=tint(VERMILLION, 0.65), hatch="xx")
 

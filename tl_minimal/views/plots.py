@@ -1,8 +1,7 @@
-"""Pictures of the triple-latent family, drawn the same way in every notebook, and the helpers the
-other ``plots_*`` modules share. Each function takes plain tensors (or a model and some tokens), draws
-one picture with labelled axes and a title and returns the matplotlib ``Figure``. Nothing here
-re-implements the math: ``pulse_memory`` calls ``running_state``, the gate and pair-memory pictures
-read ``model.internals``. Shapes follow the library: gates [T, H] per layer, P [H, S, S] per position.
+"""Pictures of the triple-latent family and the helpers the other ``plots_*`` modules share: each function
+takes plain tensors (or a model and some tokens) and returns a matplotlib ``Figure``. ``pulse_memory``
+calls ``running_state``; the gate and pair-memory pictures read ``model.internals``. Shapes follow the
+library: gates [T, H] per layer, P [H, S, S] per position.
 """
 
 from __future__ import annotations
@@ -59,12 +58,12 @@ def byte_label(token: int) -> str:
     return f"x{token:02x}"  # control bytes and the pieces of multi-byte UTF-8 characters
 
 
-def token_labels(tokens, name=None) -> list[str]:
-    """Labels for a 1-D sequence of ids; ``name(id) -> str`` overrides the byte labels."""
+def token_labels(tokens) -> list[str]:
+    """Byte labels (:func:`byte_label`) for a 1-D sequence of ids."""
     ids = tokens.tolist() if isinstance(tokens, torch.Tensor) else list(tokens)
     if ids and isinstance(ids[0], list):
         raise ValueError("token_labels takes one sequence [T], not a batch [B, T]; pass tokens[0]")
-    return [name(i) if name is not None else byte_label(i) for i in ids]
+    return [byte_label(i) for i in ids]
 
 
 def token_strip(labels, ids=None, highlight=None, per_row: int = 32, title: str | None = None,
@@ -142,10 +141,9 @@ def pulse_response(lam: float, T: int = 40) -> torch.Tensor:
     return running_state(a, lam_seq)[0, :, 0, 0]                   # s_t = (1 - lam) lam^t
 
 
-def pulse_memory(lams=(0.5, 0.8, 0.95), T: int | None = None, title: str | None = None):
+def pulse_memory(lams=(0.5, 0.8, 0.95), T: int | None = None):
     """The state's memory of one pulse for each lambda, half-lives marked: s_t (left) and the share left,
     s_t / s_0 = lambda^t (right). T defaults to three times the longest half-life (at least 20)."""
-    lams = [lams] if isinstance(lams, (int, float)) else list(lams)
     longest = max(half_life(lam) for lam in lams)
     T = max(20, math.ceil(3 * longest) + 1) if T is None else int(T)
     fig, (ax_s, ax_left) = plt.subplots(1, 2, figsize=(MAX_WIDTH, 3.4))
@@ -164,7 +162,7 @@ def pulse_memory(lams=(0.5, 0.8, 0.95), T: int | None = None, title: str | None 
     for ax, ylabel in ((ax_s, "state s_t"), (ax_left, "share left  s_t / s_0 = λ^t")):
         ax.set(xlabel="tokens since the pulse t", ylabel=ylabel, xlim=(0, T - 1))
     ax_s.legend(fontsize=8)
-    return finish(fig, title or "memory of one pulse a_0 = 1")
+    return finish(fig, "memory of one pulse a_0 = 1")
 
 
 # --- heatmaps ------------------------------------------------------------------------------
@@ -236,9 +234,7 @@ def pair_memory_grid(snapshots: dict, labels=None, heads=None, title: str | None
 
 
 def gate_heatmaps(gates, labels=None, title: str | None = None, name: str = "gate"):
-    """Gates [L, T, H] (or a list of [T, H] per layer): one heatmap per layer, heads x tokens."""
-    if isinstance(gates, (list, tuple)):
-        gates = torch.stack([torch.as_tensor(g) for g in gates])
+    """Gates [L, T, H] (``model_gates``): one heatmap per layer, heads x tokens."""
     G = as_numpy(gates)
     L, T, H = G.shape
     fig, axes = plt.subplots(L, 1, figsize=(min(MAX_WIDTH, max(6.0, 0.2 * T + 2)), 1.0 + 0.45 * H * L + 0.5 * L),
@@ -289,14 +285,6 @@ def model_pair_memories(model, tokens, positions) -> list[dict]:
         raise ValueError(f"layers {missing} of this {model.variant} model record no pair memory P; "
                          "pair memories exist in triple-latent layers only")
     return [{t: P[0].float().cpu() for t, P in layer["P"].items()} for layer in layers]
-
-
-def model_pair_memory(model, tokens, positions, layer: int = 0) -> dict:
-    """P_t of one layer at ``positions`` of one sequence: {t: [H, S, S]} on the CPU."""
-    n_layers = len(getattr(model, "blocks", ()))
-    if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer < max(n_layers, 1):
-        raise ValueError(f"layer must be an int in [0, {n_layers}), got {layer!r}")
-    return model_pair_memories(model, tokens, positions)[layer]
 
 
 # --- training runs ---------------------------------------------------------------------------

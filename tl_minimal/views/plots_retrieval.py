@@ -17,8 +17,6 @@ from ..data import recall as data_recall
 from .palette import BLUE, GREEN, INK, ORANGE, RIGHT, SKY, VERMILLION, WRONG, tint
 from .plots import MAX_WIDTH, as_numpy, byte_label, finish, labelled, loss_curves, token_strip
 
-_KEY, _VALUE, _ASK = ORANGE, GREEN, BLUE
-_RIGHT, _WRONG = RIGHT.colour, WRONG.colour  # the verdict is written as a word as well
 NAMES = {"lam": "λ (running state)", "gam": "γ (pair memory)"}
 
 
@@ -82,8 +80,8 @@ def read_at(model, x, y) -> dict:
 
 
 def position_bars(ax, values, names=None, marks: dict | None = None, ylabel: str = "weight",
-                  title: str | None = None, ylim=None, verdict: bool | None = None):
-    """Bars of values [T] over positions; marks {position: (colour, note)} shade positions, named in a legend;
+                  title: str | None = None, verdict: bool | None = None):
+    """Bars of values [T] in [0, 1] over positions; marks {position: (colour, note)} shade positions, named in a legend;
     names [T] label the non-filler positions when T <= 48; verdict (True / False) writes RIGHT or WRONG
     above the panel. After ax and values, only optional labels and marks of one panel."""
     v = as_numpy(values)
@@ -93,9 +91,7 @@ def position_bars(ax, values, names=None, marks: dict | None = None, ylabel: str
     if names is not None and len(v) <= 48:
         ticks = [t for t, n in enumerate(names) if not n.startswith("f")]
         ax.set_xticks(ticks, [names[t] for t in ticks], rotation=90, fontsize=7)
-    ax.set_xlim(-0.8, len(v) - 0.2)
-    if ylim is not None:
-        ax.set_ylim(*ylim)
+    ax.set(xlim=(-0.8, len(v) - 0.2), ylim=(0, 1))
     ax.set(xlabel="memory position j (entry j: key x_j, value x_j+1)", ylabel=ylabel)
     if marks:
         ax.legend(fontsize=8, loc="upper center", framealpha=0.9)
@@ -103,16 +99,16 @@ def position_bars(ax, values, names=None, marks: dict | None = None, ylabel: str
         ax.set_title(title, fontsize=9, loc="center" if verdict is None else "right")
     if verdict is not None:
         ax.set_title("RIGHT" if verdict else "WRONG", loc="left", fontsize=12, fontweight="bold",
-                     color=_RIGHT if verdict else _WRONG)
+                     color=RIGHT.colour if verdict else WRONG.colour)  # and the word
     return ax.figure
 
 
 def recall_marks(x, y, layout: data_recall.RecallLayout = data_recall.PAPER_LAYOUT) -> dict:
     """Marks for :func:`position_bars` on one example x, y [T]: the asked key's entry and its value."""
     q = data_recall.locate(torch.as_tensor(x), torch.as_tensor(y), layout)[-1]
-    return {q["key_pos"]: (_KEY, f"entry of the asked key {layout.name(q['key'])}"),
-            q["value_pos"]: (_VALUE, f"its value {layout.name(q['value'])}"),
-            q["query_pos"] + 1: (_ASK, "the key in the question")}
+    return {q["key_pos"]: (ORANGE, f"entry of the asked key {layout.name(q['key'])}"),
+            q["value_pos"]: (GREEN, f"its value {layout.name(q['value'])}"),
+            q["query_pos"] + 1: (BLUE, "the key in the question")}
 
 
 def retrieval_grid(panels: dict, title: str = "where the memory reads at the answer position",
@@ -130,8 +126,7 @@ def retrieval_grid(panels: dict, title: str = "where the memory reads at the ans
                 continue
             p = row[c]
             row_label = f"{name}\n{ylabel}" if c == 0 else ylabel      # the row's name once, at its left
-            position_bars(ax, p["values"], p.get("names"), p.get("marks"), row_label, p.get("title"), (0, 1),
-                          p.get("verdict"))
+            position_bars(ax, p["values"], p.get("names"), p.get("marks"), row_label, p.get("title"), p.get("verdict"))
     return finish(fig, title)
 
 

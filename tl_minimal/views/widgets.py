@@ -79,9 +79,7 @@ class Choice:
     def make(self, name: str, options=None):
         import ipywidgets as w
 
-        options = list(self.options if options is None else options)
-        if self.value not in option_values(options):
-            raise ValueError(f"Choice {name!r}: value {self.value!r} is not one of {option_values(options)!r}")
+        options = list(self.options if options is None else options)  # a value not among them: a TraitError
         return w.Dropdown(value=self.value, options=options, description=self.description or name)
 
 
@@ -134,20 +132,10 @@ def _view_class():
     return InteractiveView
 
 
-def _check_controls(controls: dict) -> None:
-    """Every control a Slider, Text or Choice; a following Choice names a control that exists."""
-    for name, spec in controls.items():
-        if not isinstance(spec, (Slider, Text, Choice)):
-            raise TypeError(f"control {name!r} must be a Slider, Text or Choice, got {type(spec).__name__}")
-        if isinstance(spec, Choice) and spec.follows is not None and spec.follows not in controls:
-            raise ValueError(f"Choice {name!r} follows {spec.follows!r}, which is not one of {list(controls)}")
-
-
 def interactive(draw, static: bool | None = None, **controls):
     """Controls + a figure redrawn by ``draw(**values) -> Figure`` whenever a control changes: an
     ``InteractiveView`` (make it the cell's last expression), or, without a frontend or with ``static=True``,
     the ``Figure`` drawn once. A ValueError on the starting values raises here; later it is the message."""
-    _check_controls(controls)
     if static or (static is None and not has_frontend()):
         fig = draw(**{name: spec.value for name, spec in controls.items()})
         plt.show()
@@ -257,19 +245,16 @@ def pulse_memory_widget(lam: float = 0.9, T: int | None = None, static: bool | N
                                                  "keep gate in (0, 1); half-life ln(1/2) / ln(λ) tokens"))
 
 
-def pair_memory_widget(snapshots: dict, labels=None, heads=None, start: int | None = None,
-                       static: bool | None = None, title: str = "pair memory P_t"):
-    """A position slider stepping through P_t: snapshots {t: [H, S, S]} (``plots.model_pair_memory``)."""
-    positions = sorted(int(t) for t in snapshots)
-    lo, hi = positions[0], positions[-1]
-    start = hi if start is None else int(start)
+def pair_memory_widget(snapshots: dict, labels=None, static: bool | None = None, title: str = "pair memory P_t"):
+    """A position slider stepping through P_t: snapshots {t: [H, S, S]}, one layer's of
+    ``plots.model_pair_memories``."""
     by_t = {int(t): P for t, P in snapshots.items()}
 
     def draw(t):
-        nearest = min(positions, key=lambda p: abs(p - t))          # positions may have gaps
-        return plots.pair_memory_grid({nearest: by_t[nearest]}, labels, heads, title)
+        nearest = min(sorted(by_t), key=lambda p: abs(p - t))        # positions may have gaps
+        return plots.pair_memory_grid({nearest: by_t[nearest]}, labels, title=title)
 
-    return interactive(draw, static, t=Slider(start, lo, hi, 1, "position t"))
+    return interactive(draw, static, t=Slider(max(by_t), min(by_t), max(by_t), 1, "position t"))
 
 
 def byte_prompt(text: str, max_len: int):
@@ -346,8 +331,7 @@ def recall_widget(models: dict, pairs: str = "k5=v13 k6=v20 k7=v17 k8=v14", ask:
         r = plots_retrieval.read_at(models[model], x, y)
         fig, ax = plt.subplots(figsize=(plots.MAX_WIDTH, 3.4))
         plots_retrieval.position_bars(ax, r["weights"][0], names(x), plots_retrieval.recall_marks(x, y, layout),
-                                   "retrieval weight", f"where {model} reads; read gate g = {r['read_gate'][0]:.2f}",
-                                   (0, 1))
+                                   "retrieval weight", f"where {model} reads; read gate g = {r['read_gate'][0]:.2f}")
         right = bool(r["correct"][0])
         fig.suptitle(f"{model} answers {layout.name(int(r['pred'][0]))}: {'RIGHT' if right else 'WRONG'} "
                      f"(target {layout.name(int(r['target'][0]))})", fontsize=13, fontweight="bold",
