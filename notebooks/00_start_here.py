@@ -177,7 +177,7 @@ plt.show()
 # | `05_convolution` | the hybrid's local convolution | 55 min (runs in 48 s) |
 # | `06_kv_gated_fusion` | an exact key-value memory beside the state | 60 min (runs in 27 s) |
 # | `06a_kv_recall` | the key-value memory trained on recall | 60 min (runs in 73 s) |
-# | `06b_family` | the relatives: GLA, H3, DeltaNet | 60 min (runs in 5 s) |
+# | `06b_family` | the relatives: GLA, H3, DeltaNet | 55 min (runs in 5 s) |
 # | `07_paper_reproduction` | which of the paper's claims hold | 60 min (runs in 5 s) |
 # | `07b_diagnoses` | optional: two results of 07, diagnosed | 65 min (runs in 53 s) |
 # | `07c_recall_breaks` | optional: where recall breaks | 65 min (runs in 10 s) |
