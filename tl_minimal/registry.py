@@ -86,9 +86,13 @@ _BOOLS = ("conv_causal", "learnable_score_scale", "write_gate", "gate_outside_no
 _REALS = ("lam_bias", "gam_bias", "read_gate_bias")
 # settings of every variant absent from its defaults (older results keep their settings): the values allowed
 OPTIONAL = {"init": ("paper", "fan_in", "fan_in_all")}
+RENAMED = {"gated_hybrid": "gated_hybrid_repaired"}  # old name -> new name (the repair is not the paper's model)
 
 
 def _check_variant(variant) -> str:
+    if variant in RENAMED:  # old name
+        raise ValueError(f"variant {variant!r} is now called {RENAMED[variant]!r} (our repair; the paper's model is "
+                         "'gated_hybrid_paper'); convert a saved file: `python -m tl_research.convert OLD.pt NEW.pt`")
     if variant in RESEARCH_VARIANTS and variant not in DEFAULTS:
         raise ValueError(f"{variant!r} is a research variant: `import tl_research` registers it")
     if variant not in DEFAULTS:

@@ -21,11 +21,10 @@ import sys
 
 import torch
 
-from tl_minimal.registry import build_model
+from tl_minimal.registry import RENAMED, build_model
 
 SHIPPED_1, SHIPPED = "tl_minimal shipped model 1", "tl_minimal shipped model 2"
 CHECKPOINT = "tl_minimal checkpoint 1"
-RENAMED = {"gated_hybrid": "gated_hybrid_repaired"}  # old variant name -> new (the repair is not the paper's)
 RENAMED_SETTINGS = {"temperature": "score_scale", "learnable_temperature": "learnable_score_scale"}
 RENAMED_WEIGHTS = {"log_temperature": "log_score_scale"}  # the last part of a state-dict key
 

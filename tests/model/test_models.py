@@ -331,8 +331,8 @@ def test_fan_in_all_gives_the_mixers_pytorchs_scale_and_keeps_the_gate_start():
         build_model("triple_latent", V, init="xavier")
 
 
-def test_the_old_name_of_the_repaired_hybrid_is_unknown():
-    """Issue 52: the repaired hybrid is not the paper's model, so it lost the paper's bare name (a saved
-    file with the old name: python -m tl_research.convert, tests/research/test_convert.py)."""
-    with pytest.raises(ValueError, match=r"unknown variant 'gated_hybrid'.*gated_hybrid_repaired, gated_hybrid_paper"):
+def test_the_old_name_of_the_repaired_hybrid_is_refused_with_its_new_name():
+    """Issue 52: the repaired hybrid is not the paper's model, so it lost the paper's bare name."""
+    expected = r"now called 'gated_hybrid_repaired'.*'gated_hybrid_paper'.*tl_research\.convert"
+    with pytest.raises(ValueError, match=expected):
         build_model("gated_hybrid", V)  # its old name
