@@ -64,12 +64,6 @@ class ModelConfig:
     conv_causal: bool | None = None
     kv: KVConfig | None = None     # the key-value memory (gated hybrids only)
     init: str | None = None        # None / "paper": N(0, 0.02); "fan_in", "fan_in_all" (_reference_init)
-    key_source: str | None = None  # the ladder's six choices (ladder.py's table): "state" or "current"
-    write: str | None = None       # "convex" or "additive"
-    right_query: bool | None = None
-    out_norm: bool | None = None
-    features: str | None = None    # "tanh" or "conv"
-    gate_norm: float | None = None  # gamma = exp(logsigmoid(.) / gate_norm)
 
     @classmethod
     def from_settings(cls, variant: str, vocab_size: int, settings: dict) -> ModelConfig:
@@ -139,6 +133,8 @@ class LanguageModel(nn.Module):
     """Shared skeleton of every variant: run (the one forward, with a carried state), internals (for
     plots), step, generate and the input checks; subclasses choose the mixer and the two hooks."""
 
+    config_class: ClassVar[type[ModelConfig]] = ModelConfig  # what build_model packs the settings in
+
     def __init__(self, config: ModelConfig):
         super().__init__()
         self.variant, self.vocab_size, self.config = config.variant, config.vocab_size, config
@@ -197,7 +193,7 @@ class LanguageModel(nn.Module):
         t0 = self._start(state, tokens)
         B, T = tokens.shape
         carried = (lambda part: None) if state is None else state.get
-        # e_t = E[token_t];  x_t = e_t + pos_t  (pos None: transformer_rope rotates q and k instead)
+        # e_t = E[token_t];  x_t = e_t + pos_t  (pos None: attention places q and k itself)
         e = self.embed(tokens)  # [B, T, d]
         x = e if self.pos is None else e + self.pos(torch.arange(t0, t0 + T, device=tokens.device))  # [B, T, d]
         x, before = self.before_stack(x, carried("before"))

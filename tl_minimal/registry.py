@@ -17,14 +17,11 @@ Variants (docs/paper.md section 3)
     gated_hybrid_repaired    triple_hybrid + the key-value memory at the logits, our repair (GATED: tied W_qk, beta 10)
     gated_hybrid_paper       a preset (PRESETS) of gated_hybrid_repaired: the paper's configuration as coded
     gated_hybrid_printed     a preset: the paper's printed beta = 1/sqrt(D_kv), g_t = sigmoid(W_g q_t)
-The family (:data:`FAMILY_SETTINGS`): the relatives, one line each in :data:`RELATIVES`
+The family: the relatives, one line each in :data:`RELATIVES`
 (docs/add_a_relative.md)
     gla, h3, deltanet, retnet  GLA / Mamba-2, H3, DeltaNet, RetNet's retention (gla.py, h3.py, ...)
-    triple_key_shift    the triple-latent layer, key a_{tau-1} (a token shift; key_source.py)
-    triple_key_current  the triple-latent layer, key a_tau (the written token)
-    conv_only           triple_hybrid with lambda = gamma = 0 (no memory)
-    transformer_rope    the Transformer with rotary positions, no learned table
-    ladder              LadderMixer, rung 0; ladder_1 .. 7 and gla_short_start are its presets (ladder.py)
+The research variants (:data:`RESEARCH_VARIANTS`: the ablations of 06b, the ladder's rungs, the rotary
+Transformer) live in the research package, which adds them by :func:`register_variant` when imported.
 """
 
 from __future__ import annotations
@@ -37,12 +34,9 @@ from .checks import check_choice, check_conv_kernel, check_heads, check_mode, ch
 from .deltanet import DeltaNetMixer
 from .gla import GLAMixer
 from .h3 import H3Mixer
-from .key_source import KeySourceMixer
 from .kv_fusion import KVConfig
-from .ladder import CHOICES, GLA_SHORT_START, RUNGS, LadderMixer
-from .models import KV_SETTINGS, MODEL_CLASSES, LanguageModel, ModelConfig, TransformerLM, TripleHybridLM
+from .models import KV_SETTINGS, MODEL_CLASSES, LanguageModel, ModelConfig
 from .retnet import RetNetMixer
-from .transformer import CausalSelfAttention
 
 COMMON = {"d_model": 64, "n_layers": 3, "n_heads": 4, "max_seq_len": 128, "dropout": 0.1}
 RECURRENT = {"state_dim": 16, "mode": "fast", "lam_bias": 0.0, "gam_bias": 0.0}
@@ -68,18 +62,6 @@ RELATIVES: dict[str, tuple[type[nn.Module], dict]] = {
     "deltanet": (DeltaNetMixer, RELATIVE),
     "retnet": (RetNetMixer, {"mode": "fast"}),
 }
-ABLATION = {"state_dim": 16, "mode": "fast"}
-FAMILY_SETTINGS: dict[str, dict] = {
-    **{name: settings for name, (_, settings) in RELATIVES.items()},
-    "triple_key_shift": {**ABLATION, "gam_bias": 0.0},  # no lambda to learn: the key is a_{tau-1}
-    "triple_key_current": {**ABLATION, "gam_bias": 0.0},
-    "conv_only": {**ABLATION, "conv_kernel": 5, "conv_causal": True},  # the hybrid's convolution
-    "transformer_rope": {},
-    "ladder": {"state_dim": 16, "mode": "fast", "lam_bias": 0.0, "conv_kernel": 4, **RUNGS[0]},
-}
-# the ladder's rungs and its reverse arm, as presets of ``ladder``
-FAMILY_PRESETS: dict[str, tuple[str, dict]] = {f"ladder_{i}": ("ladder", RUNGS[i]) for i in range(1, len(RUNGS))}
-FAMILY_PRESETS["gla_short_start"] = ("ladder", GLA_SHORT_START)
 
 DEFAULTS: dict[str, dict] = {
     "transformer": {**COMMON},
@@ -93,15 +75,15 @@ DEFAULTS: dict[str, dict] = {
 PRESETS: dict[str, tuple[str, dict]] = {"gated_hybrid_paper": ("gated_hybrid_repaired", GATED_PAPER),
                                         "gated_hybrid_printed": ("gated_hybrid_repaired", GATED_PRINTED)}
 DEFAULTS.update({name: {**DEFAULTS[base], **fixed} for name, (base, fixed) in PRESETS.items()})
-DEFAULTS.update({name: {**COMMON, **settings} for name, settings in FAMILY_SETTINGS.items()})
-PRESETS.update(FAMILY_PRESETS)  # the ladder's rungs
-DEFAULTS.update({name: {**DEFAULTS[base], **fixed} for name, (base, fixed) in FAMILY_PRESETS.items()})
-VARIANTS: tuple[str, ...] = tuple(DEFAULTS)  # the variants, the presets, then the family
+DEFAULTS.update({name: {**COMMON, **settings} for name, (_, settings) in RELATIVES.items()})  # the family
+VARIANTS: tuple[str, ...] = tuple(DEFAULTS)  # the variants, the presets, then the family (registered ones: not)
+# the research package's variants (tl_research.variants): known here only to say where they come from
+RESEARCH_VARIANTS = ("triple_key_shift", "triple_key_current", "conv_only", "transformer_rope", "ladder",
+                     *(f"ladder_{i}" for i in range(1, 8)), "gla_short_start")
 _POSITIVE_INTS = ("d_model", "n_layers", "n_heads", "max_seq_len", "state_dim", "num_slots",
                   "conv_kernel", "assoc_dim")
-_BOOLS = ("conv_causal", "learnable_score_scale", "write_gate", "gate_outside_norm", "tie_qk", "supersede",
-          "right_query", "out_norm")
-_REALS = ("lam_bias", "gam_bias", "read_gate_bias", "gate_norm")
+_BOOLS = ("conv_causal", "learnable_score_scale", "write_gate", "gate_outside_norm", "tie_qk", "supersede")
+_REALS = ("lam_bias", "gam_bias", "read_gate_bias")
 # settings of every variant absent from its defaults (older results keep their settings): the values allowed
 OPTIONAL = {"init": ("paper", "fan_in", "fan_in_all")}
 RENAMED = {"gated_hybrid": "gated_hybrid_repaired"}  # old name -> new name (the repair is not the paper's model)
@@ -111,9 +93,22 @@ def _check_variant(variant) -> str:
     if variant in RENAMED:  # old name
         raise ValueError(f"variant {variant!r} is now called {RENAMED[variant]!r} (our repair; the paper's model is "
                          "'gated_hybrid_paper'); convert a saved file: `python -m tl_research.convert OLD.pt NEW.pt`")
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}: expected one of {', '.join(VARIANTS)}")
+    if variant in RESEARCH_VARIANTS and variant not in DEFAULTS:
+        raise ValueError(f"{variant!r} is a research variant: `import tl_research` registers it")
+    if variant not in DEFAULTS:
+        raise ValueError(f"unknown variant {variant!r}: expected one of {', '.join(DEFAULTS)}")
     return variant
+
+
+def register_variant(name: str, settings: dict, model_class: type[LanguageModel] | None = None,
+                     base: str | None = None) -> None:
+    """Add a variant from outside the course (``import tl_research`` adds its own so): ``model_class`` with
+    ``settings``, its defaults beyond COMMON; or, with ``base``, a preset: that variant with ``settings`` fixed."""
+    DEFAULTS[name] = {**(DEFAULTS[base] if base else COMMON), **settings}
+    if base:
+        PRESETS[name] = (base, settings)
+    else:
+        FAMILY_CLASSES[name] = model_class
 
 
 def default_config(variant: str) -> dict:
@@ -141,8 +136,6 @@ def resolve_config(variant: str, **config) -> dict:
     check_heads(cfg["d_model"], cfg["n_heads"])
     if "mode" in cfg:
         check_mode(cfg["mode"])
-    for name in set(CHOICES) & set(cfg):
-        check_choice(name, cfg[name], CHOICES[name])  # the ladder's forms
     if "conv_kernel" in cfg:
         check_conv_kernel(cfg["conv_kernel"], cfg.get("conv_causal", True))  # the family: always causal
     if "score_scale" in cfg:
@@ -154,52 +147,18 @@ def model_config(variant: str, vocab_size: int, **config) -> ModelConfig:
     """The checked :class:`ModelConfig` of a variant or a preset (what :func:`build_model` builds)."""
     cfg = resolve_config(variant, **config)
     check_positive_ints(vocab_size=vocab_size)                      # checks.py
-    return ModelConfig.from_settings(variant, int(vocab_size), cfg)
+    return model_class(variant).config_class.from_settings(variant, int(vocab_size), cfg)
 
 
 class RelativeLM(LanguageModel):
-    """A relative's model and the ladder's: the mixer in every block, its settings read from the config."""
+    """A relative's model: its mixer in every block, its settings read from the config."""
 
     def make_mixer(self, config: ModelConfig) -> nn.Module:
-        mixers = {**RELATIVES, "ladder": (LadderMixer, FAMILY_SETTINGS["ladder"])}
-        mixer_class, settings = mixers[FAMILY_PRESETS.get(config.variant, (config.variant,))[0]]
+        mixer_class, settings = RELATIVES[config.variant]
         return mixer_class(config.d_model, config.n_heads, **{name: getattr(config, name) for name in settings})
 
 
-# the key-source ablations (key_source.py): variant -> (key_source, memory); gates not learned have bias None
-KEY_SOURCE_VARIANTS = {"triple_key_shift": ("shift", True), "triple_key_current": ("current", True),
-                       "conv_only": ("shift", False)}
-
-
-class KeySourceLM(LanguageModel):
-    """triple_key_shift, triple_key_current: the triple-latent layer keyed by a_{tau-1} or a_tau."""
-
-    def make_mixer(self, c: ModelConfig):
-        key_source, memory = KEY_SOURCE_VARIANTS[c.variant]
-        return KeySourceMixer(c.d_model, c.n_heads, c.state_dim, key_source=key_source, memory=memory,
-                              mode=c.mode, lam_bias=c.lam_bias or 0.0, gam_bias=c.gam_bias or 0.0)
-
-
-class ConvOnlyLM(TripleHybridLM):
-    """conv_only: triple_hybrid with lambda = gamma = 0 in every block: only local mixing."""
-
-    make_mixer = KeySourceLM.make_mixer
-
-
-class TransformerRoPELM(TransformerLM):
-    """transformer_rope: the Transformer with rotary positions (transformer.py: rotary) in place of W_pos."""
-
-    def make_mixer(self, config):
-        return CausalSelfAttention(config.d_model, config.n_heads, rotary=True)
-
-    def __init__(self, config):
-        super().__init__(config)
-        self.pos = None  # no learned position table: pos_t = 0
-
-
-FAMILY_CLASSES = {**dict.fromkeys(RELATIVES, RelativeLM), "triple_key_shift": KeySourceLM,
-                  "triple_key_current": KeySourceLM, "conv_only": ConvOnlyLM, "transformer_rope": TransformerRoPELM,
-                  "ladder": RelativeLM}
+FAMILY_CLASSES: dict[str, type[LanguageModel]] = dict.fromkeys(RELATIVES, RelativeLM)  # and registered ones
 
 
 def model_class(variant: str) -> type[LanguageModel]:  # a preset's: its variant's

@@ -11,8 +11,6 @@ Glossary (paper symbol -> code name -> shape); H heads, D = d / H per head
 
     attention   A_{t,u} = softmax_{u <= t}(q_t . k_u / sqrt(D))       (causal: u > t masked)
     read        y_t = sum_{u <= t} A_{t,u} v_u,     o_t = W_o y_t + c_o
-    rotary      R_t x = (x_a cos(t w_i) - x_b sin(t w_i), x_a sin(t w_i) + x_b cos(t w_i)),
-                w_i = 10000^(-2i/D), x_a = x[:D/2], x_b = x[D/2:]  (transformer_rope; Su et al. 2021)
 
 The state is the key-value cache (it grows with t), so one call on the whole sequence equals
 token-by-token calls. The fast path is ``F.scaled_dot_product_attention``; A is formed explicitly
@@ -36,16 +34,6 @@ def causal_mask(T: int, past: int, device) -> torch.Tensor:
     q_pos = torch.arange(past, past + T, device=device)[:, None]  # [T, 1]
     k_pos = torch.arange(past + T, device=device)[None, :]  # [1, past+T]
     return k_pos <= q_pos  # [T, past+T]
-
-
-def rotary(x: torch.Tensor, start: int) -> torch.Tensor:
-    """R_t x for x [B, H, T, D] at absolute positions start .. start+T-1 (D even)."""
-    T, D = x.shape[-2], x.shape[-1]
-    w = 10000.0 ** (-torch.arange(D // 2, device=x.device, dtype=x.dtype) * 2 / D)  # w_i  [D/2]
-    angle = torch.arange(start, start + T, device=x.device, dtype=x.dtype)[:, None] * w  # t w_i  [T, D/2]
-    cos, sin = angle.cos(), angle.sin()  # [T, D/2]
-    a, b = x[..., : D // 2], x[..., D // 2 :]  # [B, H, T, D/2] each
-    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)  # [B, H, T, D]
 
 
 def attention_explicit(q, k, v, past: int):
@@ -73,12 +61,11 @@ class CausalSelfAttention(Recorder, nn.Module):
     """Multi-head causal self-attention: ``forward(n, state=None) -> (o, state)``, state None (start
     of sequence) or the cache; while recording with attention=True, record["attn"] = [B, H, T, T']."""
 
-    def __init__(self, d_model: int, n_heads: int, rotary: bool = False):
+    def __init__(self, d_model: int, n_heads: int):
         super().__init__()
-        if d_model % n_heads != 0 or (rotary and (d_model // n_heads) % 2):
-            raise ValueError(f"d_model ({d_model}) must be divisible by n_heads ({n_heads})"
-                             + (" into heads of even size (rotary pairs)" if rotary else ""))
-        self.d_model, self.n_heads, self.rotary = d_model, n_heads, rotary
+        if d_model % n_heads != 0:
+            raise ValueError(f"d_model ({d_model}) must be divisible by n_heads ({n_heads})")
+        self.d_model, self.n_heads = d_model, n_heads
         self.qkv = nn.Linear(d_model, 3 * d_model)  # W_q, W_k, W_v stacked, with bias
         self.out = nn.Linear(d_model, d_model)  # W_o, c_o
 
@@ -89,8 +76,7 @@ class CausalSelfAttention(Recorder, nn.Module):
         # q_t, k_t, v_t = split(W_qkv n_t + c_qkv), one head each D = d / H
         q, k, v = self.qkv(n).view(B, T, 3, H, d // H).permute(2, 0, 3, 1, 4)  # 3 x [B, H, T, D]
         past = 0 if state is None else state["k"].shape[2]
-        if self.rotary:  # q_t <- R_t q_t, k_t <- R_t k_t (the cache keeps rotated keys)
-            q, k = rotary(q, past), rotary(k, past)  # [B, H, T, D]
+        q, k = self.place(q, k, past)  # positions come from W_pos here; tl_research's rotary attention rotates
         if state is not None:
             k = torch.cat([state["k"], k], dim=2)  # [B, H, past+T, D]
             v = torch.cat([state["v"], v], dim=2)
@@ -102,3 +88,7 @@ class CausalSelfAttention(Recorder, nn.Module):
         y = y.transpose(1, 2).reshape(B, T, d)  # [B, T, d]: heads side by side
         # o_t = W_o y_t + c_o
         return self.out(y), {"k": k, "v": v}
+
+    def place(self, q, k, past: int):
+        """A hook: q, k [B, H, T, D] at positions past.. (the cache keeps what it returns); as they are here."""
+        return q, k

@@ -27,11 +27,13 @@ Read in this order:
 ``results/``    every results table, the folder's merge and index commands, and ``render``: what notebooks
                 06b and 07 show, written for the course's reader (``tl_minimal.results.report``)
 ``views/``      the pictures of the optional notebooks 07b and 07c
+``variants``, ``ladder``   the research variants, registered in the course's registry on import
 ``ship_checkpoint``, ``convert``   the shipped checkpoints' maker, the 1.x model-file converter
 ``notebook_time``, ``notebook_cost``, ``prose_numbers``   the repository's checks of the notebooks
 ``recall_study`` (this folder) only says where its commands moved (``study ...``)
 """
 
+from . import variants  # noqa: F401  (first: registers the research variants in the course's registry)
 from .protocols import (
     PROTOCOLS,
     LMProtocol,

@@ -23,7 +23,7 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from tl_minimal.registry import VARIANTS, setting_names
+from tl_minimal.registry import DEFAULTS, setting_names
 from tl_minimal.training.device import get_device
 from tl_minimal.training.recipes import build
 from tl_minimal.training.train import TrainConfig, TrainingDiverged
@@ -85,8 +85,8 @@ class Experiment:
 def check_variants(variants, p, overrides) -> None:
     """Build each variant once on the CPU, so a bad name or --set value fails before any training."""
     for v in variants:
-        if v not in VARIANTS:
-            raise ValueError(f"unknown variant {v!r}: expected one of {', '.join(VARIANTS)}")
+        if v not in DEFAULTS:  # the course's variants and the registered research ones (variants.py)
+            raise ValueError(f"unknown variant {v!r}: expected one of {', '.join(DEFAULTS)}")
     for key in overrides:
         if not any(key in setting_names(v) for v in variants):
             raise ValueError(
@@ -127,7 +127,7 @@ def settle(s: Experiment):
     train config)."""
     task = s.task
     p = settle_protocol(s)
-    variants = list(s.variants or [v for v in PAPER_VARIANTS if v in VARIANTS])
+    variants = list(s.variants or [v for v in PAPER_VARIANTS if v in DEFAULTS])
     overrides = dict(s.overrides or {})
     device = get_device(s.device)
     if distributed.launched() and not TASKS[task].distributed:

@@ -55,7 +55,7 @@ from tl_minimal.course.shipped import (
     remake_command,
     shipped_paths,
 )
-from tl_minimal.registry import VARIANTS
+from tl_minimal.registry import DEFAULTS
 from tl_minimal.results.files import results_dir
 from tl_minimal.training.evaluate import bits_per_byte, recall_accuracy
 from tl_minimal.training.recipes import count_parameters, fit
@@ -186,9 +186,9 @@ def main(argv=None) -> int:
         args.steps = 2000 if args.task == "lm" else RECALL_STEPS
     if args.steps < 1:
         parser.error(f"--steps must be >= 1, got {args.steps}")
-    unknown = [v for v in args.variants if v not in VARIANTS]
+    unknown = [v for v in args.variants if v not in DEFAULTS]
     if unknown:
-        parser.error(f"unknown variant(s) {', '.join(unknown)}: expected one of {', '.join(VARIANTS)}")
+        parser.error(f"unknown variant(s) {', '.join(unknown)}: expected one of {', '.join(DEFAULTS)}")
     for variant in args.variants:
         maker = make if args.task == "lm" else make_recall
         r = maker(variant, args.seed, args.steps, args.out_dir, args.progress)

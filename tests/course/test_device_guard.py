@@ -30,6 +30,7 @@ from tl_minimal import VARIANTS, build_model, get_device
 from tl_minimal.conv import conv_fast
 from tl_minimal.data import recall as data_recall
 from tl_minimal.data import text as data_text
+from tl_minimal.registry import RESEARCH_VARIANTS  # registered: this file imports tl_research
 from tl_minimal.training.evaluate import mean_token_loss, recall_accuracy
 from tl_minimal.training.train import LOG_EVERY, seed_everything, train
 from tl_minimal.views import plots, plots_conv, plots_retrieval, plots_slots, widgets
@@ -180,7 +181,7 @@ def _text_sampler(seed=0):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", (*VARIANTS, *RESEARCH_VARIANTS))
 def test_every_variant_trains_evaluates_generates_and_shows_its_internals(variant):
     steps = 2 * LOG_EVERY + 2
     tokens, sampler = _text_sampler()

@@ -20,6 +20,7 @@ from tl_minimal.course.gradient_reach import (
 )
 from tl_minimal.data.recall import IGNORE
 from tl_minimal.registry import build_model
+from tl_research import variants  # noqa: F401  (registers gla_short_start, a research variant)
 
 RESULTS = Path(__file__).resolve().parents[2] / "data" / "results"
 

@@ -1,4 +1,5 @@
-"""Every variant: causal, step-by-step equals the whole pass, generation, internals, errors."""
+"""Every variant, the research package's registered ones too: causal, step-by-step equals the whole pass,
+generation, internals, errors."""
 
 import pickle
 
@@ -6,9 +7,12 @@ import pytest
 import torch
 
 import tl_minimal
+import tl_research  # noqa: F401  (registers the research variants, RESEARCH_VARIANTS: tested here as the course's)
 from tl_minimal import VARIANTS, build_model, default_config
 from tl_minimal.models import ModelConfig
-from tl_minimal.registry import FAMILY_PRESETS, FAMILY_SETTINGS, RELATIVES
+from tl_minimal.registry import DEFAULTS, RELATIVES, RESEARCH_VARIANTS
+
+ALL = (*VARIANTS, *RESEARCH_VARIANTS)
 
 V = 50
 TINY = {"d_model": 32, "n_layers": 2, "n_heads": 4, "state_dim": 8, "num_slots": 4, "max_seq_len": 64,
@@ -51,15 +55,14 @@ def _distinct_tokens(B=2, T=13, seed=0):
 
 def test_variant_list():
     # the paper's variants first, in its order, then its gated run's two presets; the family after
-    # them is what registry.py registers, the relatives (RELATIVES) first: a new one needs no edit here
+    # them is the relatives (RELATIVES: a new one needs no edit here); then what tl_research registers
     assert VARIANTS[:8] == (*PAPER, "gated_hybrid_paper", "gated_hybrid_printed")
-    assert VARIANTS[8:] == (*FAMILY_SETTINGS, *FAMILY_PRESETS)
-    assert VARIANTS[8:8 + len(RELATIVES)] == tuple(RELATIVES) and {"gla", "h3", "deltanet"} <= set(RELATIVES)
-    assert len(set(VARIANTS)) == len(VARIANTS)
+    assert VARIANTS[8:] == tuple(RELATIVES) and {"gla", "h3", "deltanet"} <= set(RELATIVES)
+    assert tuple(DEFAULTS) == ALL and len(set(ALL)) == len(ALL)
     assert tl_minimal.get_device("cpu").type == "cpu"
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", ALL)
 def test_causal(variant):
     model = tiny(variant)
     x = _tokens()
@@ -71,7 +74,7 @@ def test_causal(variant):
         assert torch.equal(model(y)[:, : t + 1], logits[:, : t + 1]), f"position <= {t} saw the future"
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", ALL)
 def test_step_and_chunks_equal_whole_pass(variant):
     model = tiny(variant)
     x = _tokens(T=12)
@@ -90,7 +93,7 @@ def test_step_and_chunks_equal_whole_pass(variant):
     assert _rel(torch.cat([first, rest], 1), whole) < 1e-10
 
 
-@pytest.mark.parametrize("variant", [v for v in VARIANTS if "mode" in default_config(v)])
+@pytest.mark.parametrize("variant", [v for v in ALL if "mode" in default_config(v)])
 def test_loop_mode_equals_chunked(variant):
     fast, loop = tiny(variant), tiny(variant, mode="loop")
     loop.load_state_dict(fast.state_dict())
@@ -98,7 +101,7 @@ def test_loop_mode_equals_chunked(variant):
     assert _rel(loop(x), fast(x)) < 1e-10
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", ALL)
 def test_every_model_pickles(variant):
     # a model class is a module-level name (pickle finds it by name: a spawned process, torch.save(model))
     model = tiny(variant)
@@ -106,7 +109,7 @@ def test_every_model_pickles(variant):
     assert torch.equal(pickle.loads(pickle.dumps(model))(x), model(x))
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", ALL)
 def test_generate(variant):
     model = tiny(variant)
     prompt = _tokens(B=3, T=4)
@@ -126,7 +129,7 @@ def test_generate(variant):
         model.generate(prompt, 61)
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", ALL)
 def test_internals(variant):
     model = tiny(variant)
     x = _tokens(B=2, T=9)
@@ -240,7 +243,7 @@ def test_resolved_config_and_attributes():
     assert torch.isfinite(model(x)).all()
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", ALL)
 def test_training_pass_has_finite_gradients(variant):
     model = tiny(variant).float().train()  # dropout on, float32 as in training
     x = _tokens(T=16)
@@ -278,8 +281,9 @@ def test_the_old_setting_names_are_errors_since_2_0():
 def test_the_paper_configurations_are_named_presets_of_gated_hybrid():
     from tl_minimal.registry import GATED_PAPER, GATED_PRINTED, PRESETS, model_class, model_config
 
-    assert PRESETS == {"gated_hybrid_paper": ("gated_hybrid_repaired", GATED_PAPER),
-                       "gated_hybrid_printed": ("gated_hybrid_repaired", GATED_PRINTED), **FAMILY_PRESETS}
+    assert {name: PRESETS[name] for name in VARIANTS if name in PRESETS} == {
+        "gated_hybrid_paper": ("gated_hybrid_repaired", GATED_PAPER),
+        "gated_hybrid_printed": ("gated_hybrid_repaired", GATED_PRINTED)}  # and the ladder's rungs, registered
     for name, (base, fixed) in PRESETS.items():
         config = model_config(name, 64)
         assert isinstance(config, ModelConfig) and config.variant == name

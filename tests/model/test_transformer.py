@@ -61,32 +61,3 @@ def test_attention_record_only_when_asked():
 def test_heads_must_divide_width():
     with pytest.raises(ValueError, match="divisible"):
         CausalSelfAttention(10, 4)
-
-
-def test_rotary_scores_depend_on_offset_only():
-    # q_t . k_u after R_t, R_u depends on t - u: the same vectors at positions shifted by 7 score alike
-    from tl_minimal.transformer import rotary
-
-    torch.manual_seed(2)
-    q, k = torch.randn(2, 2, 5, 8, dtype=torch.float64), torch.randn(2, 2, 5, 8, dtype=torch.float64)
-    scores = rotary(q, 0) @ rotary(k, 0).transpose(-2, -1)  # [2, 2, 5, 5]
-    shifted = rotary(q, 7) @ rotary(k, 7).transpose(-2, -1)
-    assert _rel(shifted, scores) < 1e-12
-    # a rotation: norms kept, and position 0 is the identity
-    assert _rel(rotary(q, 3).norm(dim=-1), q.norm(dim=-1)) < 1e-12
-    assert torch.equal(rotary(q[:, :, :1], 0), q[:, :, :1])
-
-
-def test_rotary_transformer_parameters_and_cache():
-    # transformer_rope: the paper's baseline less its learned table of 128 x 64 positions
-    model = build_model("transformer_rope", 259, d_model=64, n_layers=3, n_heads=4, max_seq_len=128)
-    assert sum(p.numel() for p in model.parameters()) == 174_848 - 128 * 64
-    torch.manual_seed(3)
-    mixer = CausalSelfAttention(16, 4, rotary=True).double()
-    n = torch.randn(2, 9, 16, dtype=torch.float64)
-    whole, _ = mixer(n)
-    first, cache = mixer(n[:, :4])
-    rest, _ = mixer(n[:, 4:], cache)
-    assert _rel(torch.cat([first, rest], 1), whole) < 1e-12
-    with pytest.raises(ValueError, match="even size"):
-        CausalSelfAttention(12, 4, rotary=True)

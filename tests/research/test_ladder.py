@@ -1,4 +1,5 @@
-"""ladder.py: the ladder from the triple-latent layer to GLA. Each rung changes one choice of the one before;
+"""tl_research/ladder.py (the rungs' settings: tl_minimal/ladder.py): the ladder from the triple-latent layer
+to GLA. Each rung changes one choice of the one before;
 rung 0 is readout.TripleLatentMixer, rung 2 key_source.KeySourceMixer("current") with the long gate start,
 rung 7 gla.GLAMixer (each given the same weights); every rung's loop = fast = token by token = in pieces,
 gradients too, at odd lengths and extreme gate starts, in float64."""
@@ -10,9 +11,10 @@ from conftest import assert_modes_agree, assert_steps_agree, randn, relative_err
 from tl_minimal import build_model
 from tl_minimal.gla import GLAMixer
 from tl_minimal.key_source import KeySourceMixer
-from tl_minimal.ladder import CHANGES, GLA_SHORT_START, RUNGS, START, LadderMixer
+from tl_minimal.ladder import CHANGES, GLA_SHORT_START, RUNGS, START
 from tl_minimal.readout import TripleLatentMixer
 from tl_minimal.recording import recording
+from tl_research.ladder import LadderMixer  # and tl_research registers ladder, ladder_1 .. 7, gla_short_start
 
 D, H, S = 16, 2, 8
 
