@@ -131,13 +131,13 @@ def stage(cells: list[dict], page: str, root: Path) -> int:
         return 0
     if not (root / KEY_FILE).is_file():
         raise ValueError(f"{page} asks {len(found)} prediction(s), but {KEY_FILE} is missing "
-                         "(python -m tl_minimal.instructor.blanks writes it)")
+                         "(python -m tl_research.blanks writes it)")
     key = json.loads((root / KEY_FILE).read_text(encoding="utf-8"))
     for question in found:
         entry = key.get(question.task)
         if entry is None:
             raise ValueError(f"{page}: prediction {question.task} has no entry in {KEY_FILE} "
-                             "(python -m tl_minimal.instructor.blanks writes it)")
+                             "(python -m tl_research.blanks writes it)")
         letters = "".join(question.choices)
         if (entry["choices"] or "") != letters:
             raise ValueError(f"{page}: prediction {question.task}: the question offers ({letters or 'a number'}), "

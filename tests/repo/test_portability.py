@@ -275,7 +275,7 @@ def test_a_crlf_checkout_keeps_the_pairs_and_the_blanks_correct(tmp_path):
             == cells(jupytext.read(original.with_suffix(".py"))), ipynb.name
     exercises = copy / "exercises"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "research")])}
-    done = subprocess.run([sys.executable, "-m", "tl_minimal.instructor.blanks", str(exercises)], cwd=tmp_path,
+    done = subprocess.run([sys.executable, "-m", "tl_research.blanks", str(exercises)], cwd=tmp_path,
                           env=env, capture_output=True, text=True, encoding="utf-8", timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     blanks = sorted(exercises.glob("[0-9]*.py"))

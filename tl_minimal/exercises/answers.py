@@ -1,7 +1,7 @@
 """Prediction questions: judged from an answer key that the installed package does not contain.
 
 The key lives only in the solutions' hidden test, ``ex.mark_prediction(my_prediction, task=...,
-correct=<the answer>, hints=..., ...)``. For self-study, ``python -m tl_minimal.instructor.blanks``
+correct=<the answer>, hints=..., ...)``. For self-study, ``python -m tl_research.blanks``
 seals it into notebooks/exercises/solutions/answer_key.json (:func:`seal`: each verdict stored under
 a hash of its answer, encrypted with a key made from it), which the visible check finds beside the
 running notebook or below the kernel's folder (or at ``TL_ANSWER_KEY``). A number is correct when
