@@ -268,7 +268,7 @@ print("prod_t (I - eta_t k_t k_t^T) == I - K^T W:", close(product, eye - Kc.T @ 
 # `bash data/results/run_all.sh family`), with close but not equal parameter counts (the figure's
 # labels). Runs with the same seed saw the same batches, so compare per seed: the differences
 # $d_i = \mathrm{BPB}_{\mathrm{variant}, i} - \mathrm{BPB}_{\mathrm{yardstick}, i}$ and a Student
-# $t$ interval for their mean (95%, $n - 1$ degrees of freedom; `tl_minimal.results.intervals`).
+# $t$ interval for their mean (95%, $n - 1$ degrees of freedom; `tl_research.results.intervals`).
 # An interval that contains 0 is not a difference this budget can resolve. The table prints every
 # interval; the text below quotes one per point.
 

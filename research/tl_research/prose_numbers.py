@@ -40,8 +40,8 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from tl_minimal.results.intervals import clopper_pearson, t_quantile
 from tl_minimal.results.paper_numbers import PAPER
+from tl_research.results.intervals import clopper_pearson, t_quantile
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "data" / "results"
@@ -216,7 +216,7 @@ t_975 = functools.cache(lambda dof: t_quantile(0.975, dof))
 
 def summaries(groups: dict[tuple, dict]) -> set[float]:
     """Each model's mean, std and recall interval over seeds; each pair's paired difference and its 95%
-    interval over shared seeds (as :func:`tl_minimal.results.intervals.paired_difference`)."""
+    interval over shared seeds (as :func:`tl_research.results.intervals.paired_difference`)."""
     out: set[float] = set()
     for seeds in groups.values():
         values = list(seeds.values())

@@ -5,7 +5,8 @@ import math
 
 import pytest
 
-from tl_minimal.results.intervals import (
+from tl_research.results.__main__ import values_by_seed
+from tl_research.results.intervals import (
     betainc,
     binomial_cdf,
     clopper_pearson,
@@ -13,7 +14,6 @@ from tl_minimal.results.intervals import (
     t_cdf,
     t_quantile,
 )
-from tl_research.results.__main__ import values_by_seed
 
 
 def test_betainc_closed_forms():

@@ -221,7 +221,7 @@ def test_results_dir_is_the_clone_unless_overridden(tmp_path, monkeypatch):
 
 def test_tables_pair_each_row_with_the_yardstick_by_seed():
     # issue 32 item 4: a table that names a yardstick shows each row minus it, paired by seed, 95% t interval
-    from tl_minimal.results.intervals import paired_difference
+    from tl_research.results.intervals import paired_difference
     from tl_research.results.tables import markdown_table, summarize
 
     def run(variant, seed, value):

@@ -2,8 +2,8 @@
 
 ``data/results/`` (shipped in the wheel) holds one JSON file per suite and ``course_reports.json``, the
 tables and plot points the lessons show, written from those files by ``python -m tl_research.results
-render``; ``data/results/README.md`` is the index. The course keeps two concepts beside the reader:
-:mod:`.intervals` (the paired t interval, notebook 06b) and :mod:`.paper_numbers` (the paper's numbers).
+render``; ``data/results/README.md`` is the index. Beside the reader, :mod:`.paper_numbers` holds the
+paper's numbers (notebooks 03c and 04); the intervals are the lab's (``tl_research.results.intervals``).
 
     from tl_minimal import results
     print(results.report("tables")["lm_matched_width"]["markdown"])

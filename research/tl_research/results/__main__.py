@@ -18,11 +18,10 @@ import json
 import sys
 from pathlib import Path
 
-from tl_minimal.results.intervals import clopper_pearson, paired_difference
-
 from . import calibrated_table, render
 from .files import results_dir
 from .index import update
+from .intervals import clopper_pearson, paired_difference
 from .merge import merge_folder
 from .stats import finished
 

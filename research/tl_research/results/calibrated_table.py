@@ -15,9 +15,8 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from tl_minimal.results.intervals import PairedDifference, clopper_pearson, paired_difference
-
 from .files import load, results_dir
+from .intervals import PairedDifference, clopper_pearson, paired_difference
 from .stats import finished, markdown
 
 WIN = 0.95

@@ -14,9 +14,8 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from tl_minimal.results.intervals import PairedDifference, paired_difference
-
 from .files import load, results_dir
+from .intervals import PairedDifference, paired_difference
 from .stats import finished, markdown
 
 FAMILY_FILE = Path("issue33") / "lm_family.json"

@@ -12,10 +12,10 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tl_minimal.results.intervals import paired_difference
 from tl_minimal.results.paper_numbers import PAPER
 
 from .files import load_runs, results_dir
+from .intervals import paired_difference
 from .stats import fmt, markdown, same_params, variant_rank
 
 

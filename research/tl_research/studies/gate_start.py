@@ -31,8 +31,8 @@ from tl_minimal.course.recall_start import markdown
 from tl_minimal.data.recall import layout_for
 from tl_minimal.ladder import CHANGES
 from tl_minimal.registry import build_model
-from tl_minimal.results.intervals import clopper_pearson
 from tl_minimal.views.plots_capacity import recall_vs_state_bytes
+from tl_research.results.intervals import clopper_pearson
 
 from ..suite import write_atomic
 from .calibrated import sweep_files

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tl_minimal.results.intervals import paired_difference
+from tl_research.results.intervals import paired_difference
 
 from ..suite import write_atomic
 from .calibrated import sweep_files

@@ -47,7 +47,7 @@ from pathlib import Path
 
 import torch  # only for the version string recorded: each run is a separate process
 
-from tl_minimal.results.intervals import clopper_pearson
+from tl_research.results.intervals import clopper_pearson
 
 REFERENCE_REPO = "https://github.com/xiaol/Autoresearch_ideas"
 REFERENCE_COMMIT = "e7f66240ef1297d717a67768ada7d0df1646d1ad"
