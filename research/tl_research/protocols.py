@@ -143,7 +143,9 @@ class RecallProtocol(Scheduled, PaperRecallProtocol):
         return mix
 
     def layout(self) -> RecallLayout:
-        return layout_for(self.n_pairs, self.key_ids)
+        # key_ids keys and as many values (Zoology draws a few pairs from a large vocabulary), e.g. 8 pairs
+        # among 16 keys and 16 values: the values in context are a subset, as the paper's 4 pairs among 8
+        return layout_for(max(self.n_pairs, self.key_ids or 0))
 
     def batch_options(self) -> dict:
         """The paper's sizes and layout, then hide_answers and answer_at_key (data/recall.py mqar_batch)."""

@@ -147,7 +147,7 @@ def test_fit_is_the_recipe_and_reproduces_with_its_seed():
     assert history["steps"] == 3 and len(history["loss"]) == 3
     assert history["loss"] == history2["loss"]  # same seed: same initialization, batches and dropout
     assert count_parameters(model) == count_parameters(again) > 0
-    with pytest.raises(ValueError, match="tokenized protocol needs its token stream"):
+    with pytest.raises(ValueError, match="no training data for task 'tokenized': expected lm, recall or mqar"):
         fit("triple_latent", protocol("tokenized", steps=1), device="cpu", progress=False)
 
 

@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from tl_minimal.training.recipes import fit, make_sampler
+from tl_minimal.training.recipes import fit
 from tl_research import distributed
 from tl_research.checkpoint import Checkpoint
 from tl_research.protocols import protocol
+from tl_research.tasks.common import windows
 
 BASELINE = Path(__file__).resolve().parents[1] / "fixtures" / "run_seam_baseline.json"
 TINY = {"d_model": 16, "n_layers": 1, "n_heads": 2, "batch_size": 4}
@@ -51,11 +52,12 @@ def record(tmp: Path) -> dict:
     out["mqar_record"] = mqar.to_dict()
     tokens = torch.Generator().manual_seed(5)
     stream = torch.randint(0, 259, (4000,), generator=tokens)
-    out["induction_batches"] = _batches(make_sampler(protocol("induction", seq_len=32), 4, stream))
+    out["induction_batches"] = _batches(windows(protocol("induction", seq_len=32), 4, stream))
     tok = protocol("tokenized", steps=3, seq_len=24, d_model=16, n_layers=1)
     ids = torch.randint(0, tok.vocab_size, (3000,), generator=tokens)
-    out["tokenized_batches"] = _batches(make_sampler(tok, 1, ids))
-    out["tokenized_run"] = _run(fit("triple_latent", tok, 1, data=ids, device="cpu", progress=False)[1])
+    out["tokenized_batches"] = _batches(windows(tok, 1, ids))
+    out["tokenized_run"] = _run(fit("triple_latent", tok, 1, sampler=windows(tok, 1, ids), device="cpu",
+                                    progress=False)[1])
     lm = protocol("lm", steps=3, seq_len=32, warmup_steps=2, **TINY)
     out["distributed_fit"] = _run(distributed.fit("triple_latent", lm, 0, stream,
                                                   config=lm.train_config(device="cpu", progress=False))[1])
