@@ -38,7 +38,7 @@ class TrainingDiverged(RuntimeError):
 @dataclass
 class TrainConfig:
     """Everything the training loop can be told besides the model, the batches and the step count: the one
-    config of a run's training (a protocol's optimizer settings and where, how long and how the run saves).
+    config of a run's training (a protocol's optimizer settings, where the run trains and what it shows).
 
     lr, weight_decay, betas   AdamW (betas: its moment decay rates; the paper's are torch's defaults)
     grad_clip                 clip the gradient's global norm to this (None or 0: no clipping)
