@@ -66,8 +66,6 @@ def world_size() -> int:
     return dist.get_world_size() if initialized() else 1
 
 
-
-
 def setup(device: torch.device) -> torch.device:
     """Join the process group torchrun prepared; returns this rank's device.
 
@@ -97,10 +95,6 @@ def wrap(model: torch.nn.Module, device: torch.device) -> torch.nn.Module:
         return model
     ids = [device.index] if device.type == "cuda" else None
     return torch.nn.parallel.DistributedDataParallel(model, device_ids=ids)
-
-
-
-
 
 
 def parameter_digest(model: torch.nn.Module) -> str:
@@ -137,7 +131,12 @@ def fit(variant: str, protocol, seed: int, data=None, overrides: dict | None = N
     """The course's :func:`~tl_minimal.training.recipes.fit` under torchrun: each rank joins the process
     group, wraps the model in DDP and draws its own batches (``stream=rank``); without torchrun it is
     the same run, step for step. Returns (model, history); ``model`` may be the DDP wrapper."""
+    from .run_config import RunConfig  # (here: run_config reads this module's any_rank and is_main)
+
     config = config or protocol.train_config()
+    if launched() and not isinstance(config, RunConfig):
+        raise TypeError("under torchrun the train config must be a tl_research.run_config.RunConfig (it keeps "
+                        f"the ranks in step), got a {type(config).__name__}: use protocol.train_config()")
     device = setup(get_device(config.device))
     model = wrap(seeded_model(variant, protocol, seed, overrides).to(device), device)
     sampler = make_sampler(protocol, seed, data, stream=rank())

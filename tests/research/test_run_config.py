@@ -154,3 +154,12 @@ def test_a_time_budget_stop_shows_the_steps_done_in_a_notebook(monkeypatch):
     monkeypatch.setattr(progress, "in_jupyter_kernel", lambda: True)
     train(_model(), _sampler(), 10_000, RunConfig(device="cpu", desc="budget", max_seconds=0.2))
     assert "/10000 steps" in shown[-1] and "10000/10000" not in shown[-1]  # stopped early: says so
+
+
+def test_torchrun_refuses_a_plain_train_config(monkeypatch):
+    """Under torchrun only a RunConfig stops all ranks together; a course TrainConfig is refused before any work."""
+    from tl_research import distributed
+
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    with pytest.raises(TypeError, match=r"must be a tl_research\.run_config\.RunConfig"):
+        distributed.fit("triple_latent", protocol("lm", steps=1), 0, config=TrainConfig(device="cpu"))
