@@ -131,10 +131,8 @@ def fit(variant: str, protocol, seed: int, data=None, overrides: dict | None = N
     """The course's :func:`~tl_minimal.training.recipes.fit` under torchrun: each rank joins the process
     group, wraps the model in DDP and draws its own batches (``stream=rank``); without torchrun it is
     the same run, step for step. Returns (model, history); ``model`` may be the DDP wrapper."""
-    from .run_config import RunConfig  # (here: run_config reads this module's any_rank and is_main)
-
     config = config or protocol.train_config()
-    if launched() and not isinstance(config, RunConfig):
+    if launched() and type(config).agree is TrainConfig.agree:  # the course's: each rank on its own
         raise TypeError("under torchrun the train config must be a tl_research.run_config.RunConfig (it keeps "
                         f"the ranks in step), got a {type(config).__name__}: use protocol.train_config()")
     device = setup(get_device(config.device))
