@@ -1,6 +1,6 @@
 """Checkpoints: everything a training run needs to continue exactly where it stopped.
 
-    train(model, batches, steps, checkpoint=Checkpoint(path, every=100))  # saves, and resumes from path
+    train(model, batches, steps, RunConfig(checkpoint=Checkpoint(path, every=100)))  # saves, resumes from path
     save_checkpoint(path, model, optimizer, step, history, device=device)
     ckpt = load_checkpoint(path, model, optimizer, device=device)     # -> the saved dict
 
@@ -39,8 +39,8 @@ def unwrap(model: torch.nn.Module) -> torch.nn.Module:
 
 @dataclass
 class Checkpoint:
-    """What ``train``'s ``checkpoint`` field takes: save the run to ``path`` at the end and every ``every``
-    steps, and continue from ``path`` when it exists."""
+    """What :class:`~tl_research.run_config.RunConfig`'s ``checkpoint`` field takes: save the run to
+    ``path`` at the end and every ``every`` steps, and continue from ``path`` when it exists."""
 
     path: object
     every: int | None = None

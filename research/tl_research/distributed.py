@@ -14,9 +14,9 @@ stay identical. The batch size in the protocol is per rank: the global batch is 
 Usage (see data/README.md):
     torchrun --nproc_per_node=2 -m tl_research lm --variants transformer --seeds 0
 Outside torchrun (no WORLD_SIZE in the environment) everything here is a no-op and :func:`fit` is
-the course's recipe. The course's training loop knows only what every rank must agree on (stop
-together on a NaN loss or a time budget, let rank 0 alone show progress and save: its
-``training.train`` reads ``torch.distributed`` directly).
+the course's recipe. The course's training loop knows nothing of ranks: :class:`~.run_config.RunConfig`
+makes all ranks stop together (a NaN loss, a time budget) and rank 0 alone save; :func:`fit` lets rank 0
+alone show progress.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import torch.distributed as dist
 
 from tl_minimal.training.device import get_device
 from tl_minimal.training.recipes import make_sampler, seeded_model
-from tl_minimal.training.train import TrainConfig, any_rank, initialized, is_main, train  # noqa: F401  (re-exported)
+from tl_minimal.training.train import TrainConfig, train
 
 
 def launched() -> bool:
@@ -38,6 +38,24 @@ def launched() -> bool:
     return int(os.environ.get("WORLD_SIZE", "1")) > 1
 
 
+def initialized() -> bool:
+    return dist.is_available() and dist.is_initialized()
+
+
+def is_main() -> bool:
+    """Rank 0, or the only process: the one that shows progress and saves."""
+    return not initialized() or dist.get_rank() == 0
+
+
+def any_rank(flag: bool) -> bool:
+    """True on every rank if ``flag`` is True on at least one (so all ranks stop together)."""
+    if not initialized():
+        return flag
+    t = torch.tensor([1.0 if flag else 0.0])
+    if dist.get_backend() == "nccl":
+        t = t.cuda()
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return bool(t.item() > 0)
 
 
 def rank() -> int:
@@ -46,8 +64,6 @@ def rank() -> int:
 
 def world_size() -> int:
     return dist.get_world_size() if initialized() else 1
-
-
 
 
 def setup(device: torch.device) -> torch.device:
@@ -79,10 +95,6 @@ def wrap(model: torch.nn.Module, device: torch.device) -> torch.nn.Module:
         return model
     ids = [device.index] if device.type == "cuda" else None
     return torch.nn.parallel.DistributedDataParallel(model, device_ids=ids)
-
-
-
-
 
 
 def parameter_digest(model: torch.nn.Module) -> str:
@@ -120,9 +132,12 @@ def fit(variant: str, protocol, seed: int, data=None, overrides: dict | None = N
     group, wraps the model in DDP and draws its own batches (``stream=rank``); without torchrun it is
     the same run, step for step. Returns (model, history); ``model`` may be the DDP wrapper."""
     config = config or protocol.train_config()
+    if launched() and type(config).agree is TrainConfig.agree:  # the course's: each rank on its own
+        raise TypeError("under torchrun the train config must be a tl_research.run_config.RunConfig (it keeps "
+                        f"the ranks in step), got a {type(config).__name__}: use protocol.train_config()")
     device = setup(get_device(config.device))
     model = wrap(seeded_model(variant, protocol, seed, overrides).to(device), device)
     sampler = make_sampler(protocol, seed, data, stream=rank())
-    history = train(model, sampler, protocol.steps,
-                    dataclasses.replace(config, device=device, desc=f"{protocol.task} {variant} s{seed}"))
+    history = train(model, sampler, protocol.steps, dataclasses.replace(
+        config, device=device, desc=f"{protocol.task} {variant} s{seed}", progress=config.progress and is_main()))
     return model, history

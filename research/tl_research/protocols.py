@@ -6,13 +6,16 @@ value chosen is listed in the protocol's ``assumed`` field.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tl_minimal.data.recall import RecallLayout, layout_for
-from tl_minimal.training.protocols import LMProtocol, Protocol, make
+from tl_minimal.training.protocols import LMProtocol as PaperLMProtocol
+from tl_minimal.training.protocols import Protocol, make
 from tl_minimal.training.protocols import RecallProtocol as PaperRecallProtocol
+from tl_minimal.training.train import TrainConfig
 
 from .recall_schedule import LengthCurriculum, StudySampler, min_seq_len, scaled_length
+from .run_config import RunConfig
 
 # the six variants of the paper (the registry may hold more, e.g. frozen paper configurations)
 PAPER_VARIANTS = (
@@ -28,9 +31,33 @@ PAPER_VARIANTS = (
 CURRICULUM_TASKS = ("recall", "mqar")  # the tasks whose sequences may follow a length curriculum or hide answers
 
 
+class Scheduled:
+    """Mixed into every research protocol: its ``train`` is a :class:`~.run_config.RunConfig`, whose lr warmup
+    and schedule the protocol fixes and records (``lr_schedule`` left out of :meth:`to_dict` while
+    "constant", the paper's, so results files written before the field still match)."""
+
+    TRAIN_KEYS = (*Protocol.TRAIN_KEYS, "warmup_steps", "lr_schedule")
+    OPTIONAL = ("lr_schedule",)  # (not a field) fields left out of to_dict() while None
+
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        if out["lr_schedule"] == "constant":
+            out["lr_schedule"] = None
+        return {k: v for k, v in out.items() if not (k in self.OPTIONAL and v is None)}
+
+
 @dataclass
-class RecallProtocol(PaperRecallProtocol):
+class LMProtocol(Scheduled, PaperLMProtocol):
+    """The paper's byte-level protocol, with the research runs' training config."""
+
+    train: TrainConfig = field(default_factory=RunConfig)
+
+
+@dataclass
+class RecallProtocol(Scheduled, PaperRecallProtocol):
     """The paper's recall protocol with the studies' switches; all off (None), it is the paper's."""
+
+    train: TrainConfig = field(default_factory=lambda: RunConfig(weight_decay=0.01))
 
     # (start, end, steps): training sequences grow from start to end tokens over the first steps
     # steps (recall_schedule.py LengthCurriculum); None: every batch seq_len long. The paper's retrain
@@ -116,7 +143,9 @@ class RecallProtocol(PaperRecallProtocol):
         return mix
 
     def layout(self) -> RecallLayout:
-        return layout_for(self.n_pairs, self.key_ids)
+        # key_ids keys and as many values (Zoology draws a few pairs from a large vocabulary), e.g. 8 pairs
+        # among 16 keys and 16 values: the values in context are a subset, as the paper's 4 pairs among 8
+        return layout_for(max(self.n_pairs, self.key_ids or 0))
 
     def batch_options(self) -> dict:
         """The paper's sizes and layout, then hide_answers and answer_at_key (data/recall.py mqar_batch)."""
@@ -236,8 +265,10 @@ class InductionProtocol(LMProtocol):
 
 
 @dataclass
-class TokenizedProtocol(Protocol):
+class TokenizedProtocol(Scheduled, Protocol):
     """MiniMind tokenized LM: hidden 96, 2 layers, 4 heads, seq 96, batch 4, 120 steps, 32 eval batches."""
+
+    train: TrainConfig = field(default_factory=RunConfig)
 
     task: str = "tokenized"
     metric: str = "loss"

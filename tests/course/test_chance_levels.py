@@ -3,7 +3,7 @@
 A recall accuracy means nothing without the score of a guess: 6.0% is chance on MQAR with 16 value
 ids and far below it with 8. Chance here is a constant guess, one over the number of value ids the
 answer is drawn from: ``1 / layout.n_values``, where the layout is the task's
-(:func:`tl_minimal.data.recall.layout_for` of its pairs and key ids; the break tasks of 07c have
+(:func:`tl_minimal.data.recall.layout_for` of the larger of its pairs and key ids; the break tasks of 07c have
 their own layouts in ``tl_research.tasks.recall_breaks``).
 
 Every recall table or figure of the required notebooks 06-07 and of ``RECALL_STUDY.md`` is listed
@@ -46,7 +46,7 @@ def layouts_of_files(*patterns: str) -> list[RecallLayout]:
                 out += layouts_of_files(*sorted({s for row in data["rows"] for s in row.get("sources", [])}))
             for p in data.get("protocols", {}).values() or [data.get("protocol", {})]:
                 if p.get("n_pairs") or p.get("key_ids"):  # a file's protocol may name only the ids (state size)
-                    out.append(layout_for(p.get("n_pairs") or 1, p.get("key_ids")))
+                    out.append(layout_for(max(p.get("n_pairs") or 1, p.get("key_ids") or 0)))
     return out
 
 
@@ -179,9 +179,9 @@ def test_every_table_of_the_study_with_percentages_is_listed():
 
 def test_the_chance_levels_are_the_layouts():
     """The paper's task: 4 pairs, 8 value ids; MQAR-8 among 16 ids: 1/16; 32 pairs: 1/32."""
-    assert paper_recall()[0].n_values == 8 and layout_for(8, 16).n_values == 16 and layout_for(32).n_values == 32
-    assert chance_problems("chance: 1/16 = 6.25%", [layout_for(8, 16)]) == []
-    assert chance_problems("chance: 1/16 = 6.3%", [layout_for(8, 16)]) == []
-    assert chance_problems("chance: 1/8 = 12.5%", [layout_for(8, 16)])  # the wrong task's level
-    assert chance_problems("chance: 1/16 = 12.5%", [layout_for(8, 16)])  # the wrong percentage
-    assert chance_problems("a constant guess: 1/16 = 6.25%", [layout_for(8, 16)])  # the word is missing
+    assert paper_recall()[0].n_values == 8 and layout_for(16).n_values == 16 and layout_for(32).n_values == 32
+    assert chance_problems("chance: 1/16 = 6.25%", [layout_for(16)]) == []
+    assert chance_problems("chance: 1/16 = 6.3%", [layout_for(16)]) == []
+    assert chance_problems("chance: 1/8 = 12.5%", [layout_for(16)])  # the wrong task's level
+    assert chance_problems("chance: 1/16 = 12.5%", [layout_for(16)])  # the wrong percentage
+    assert chance_problems("a constant guess: 1/16 = 6.25%", [layout_for(16)])  # the word is missing

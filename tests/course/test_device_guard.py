@@ -35,6 +35,7 @@ from tl_minimal.training.evaluate import mean_token_loss, recall_accuracy
 from tl_minimal.training.train import LOG_EVERY, seed_everything, train
 from tl_minimal.views import plots, plots_conv, plots_retrieval, plots_slots, widgets
 from tl_research.checkpoint import Checkpoint, load_checkpoint
+from tl_research.run_config import RunConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = {"d_model": 16, "n_layers": 1, "n_heads": 2, "max_seq_len": 32, "dropout": 0.1}
@@ -217,10 +218,10 @@ def test_a_checkpoint_resumes_bit_exactly_on_the_device(kind, tmp_path):
     with DeviceGuard(kind):
         full = train(_lm("triple_latent"), sampler, 8, lr=3e-3, progress=False, seed=3)["loss"]
         ckpt = tmp_path / "run.pt"
-        train(_lm("triple_latent"), sampler, 4, lr=3e-3, progress=False, seed=3, checkpoint=Checkpoint(ckpt))
+        train(_lm("triple_latent"), sampler, 4, RunConfig(lr=3e-3, progress=False, seed=3, checkpoint=Checkpoint(ckpt)))
         seed_everything(99)  # disturb every generator: resuming restores them
-        resumed = train(_lm("triple_latent"), sampler, 8, lr=3e-3, progress=False,
-                        checkpoint=Checkpoint(ckpt))["loss"]
+        resumed = train(_lm("triple_latent"), sampler, 8, RunConfig(lr=3e-3, progress=False,
+                                                                   checkpoint=Checkpoint(ckpt)))["loss"]
         assert resumed == full  # dropout included: the device generator's state came back
         assert load_checkpoint(ckpt, _lm("triple_latent").to(kind))["rng"]["torch"].keys() == {"cpu", kind}
 

@@ -65,7 +65,8 @@ def test_key_ids_draw_the_pairs_from_a_wider_vocabulary():
     from tl_minimal.training.recipes import make_sampler
     from tl_research.protocols import protocol
 
-    assert dr.layout_for(8, 8) == dr.layout_for(8) == L and dr.layout_for(4, 16).n_keys == 16
+    assert protocol("mqar", key_ids=8).layout() == dr.layout_for(8) == L
+    assert protocol("recall", key_ids=16).layout() == dr.layout_for(16) and dr.layout_for(16).n_keys == 16
     p = protocol("mqar", n_pairs=8, n_queries=8, key_ids=16, hide_answers=True, answer_at_key=True)
     assert p.layout() == dr.RecallLayout(n_keys=16, n_values=16, n_filler=10, vocab_size=64)
     x, y = make_sampler(p, seed=0)(0)

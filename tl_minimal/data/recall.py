@@ -86,18 +86,13 @@ class RecallLayout:
 PAPER_LAYOUT = RecallLayout()
 
 
-def layout_for(n_pairs: int, n_ids: int | None = None) -> RecallLayout:
+def layout_for(n_pairs: int) -> RecallLayout:
     """The paper's layout for <= 8 pairs; otherwise n_pairs keys and n_pairs values, 10 filler ids, and
-    the vocabulary rounded up to a multiple of 64 (MQAR with more pairs than the paper's 8 keys).
-
-    ``n_ids``: draw the pairs from this many key ids and as many value ids (Zoology draws a few pairs
-    from a large vocabulary), e.g. ``layout_for(8, 16)``: 8 pairs among 16 keys and 16 values, so the
-    values in context are a subset of the value ids, as with the paper's 4 pairs among 8."""
-    ids = max(n_pairs, n_ids or 0)
-    if ids <= PAPER_LAYOUT.n_keys:
+    the vocabulary rounded up to a multiple of 64 (MQAR with more pairs than the paper's 8 keys)."""
+    if n_pairs <= PAPER_LAYOUT.n_keys:
         return PAPER_LAYOUT
-    vocab = 64 * math.ceil((5 + 2 * ids + 10) / 64)
-    return RecallLayout(n_keys=ids, n_values=ids, n_filler=10, vocab_size=vocab)
+    vocab = 64 * math.ceil((5 + 2 * n_pairs + 10) / 64)
+    return RecallLayout(n_keys=n_pairs, n_values=n_pairs, n_filler=10, vocab_size=vocab)
 
 
 def eval_seed(seed: int) -> int:

@@ -16,8 +16,6 @@ from ..registry import COMMON
 from .train import TrainConfig
 
 MODEL_KEYS = ("d_model", "n_layers", "n_heads", "dropout")  # + max_seq_len = seq_len
-# the TrainConfig fields a protocol fixes and records (the others, device, checkpoints, ..., belong to a run)
-TRAIN_KEYS = ("lr", "weight_decay", "betas", "grad_clip", "warmup_steps", "lr_schedule")
 
 
 @dataclass
@@ -37,23 +35,24 @@ class Protocol:
     # the run: batches of batch_size sequences, steps of them, once per seed
     batch_size: int = 16
     steps: int = 80
-    # AdamW, constant lr with optional linear warmup, gradient clipping; optional cosine decay
+    # AdamW, constant lr, gradient clipping
     train: TrainConfig = field(default_factory=TrainConfig)  # its defaults: the paper's
     seeds: tuple = (0,)
     assumed: tuple = ()
-    OPTIONAL = ("lr_schedule",)  # (not a field) fields left out of to_dict() while None
+    # (not a field) the TrainConfig fields a protocol fixes and records (device, ... belong to a run)
+    TRAIN_KEYS = ("lr", "weight_decay", "betas", "grad_clip")
 
     def __post_init__(self):
-        self.train.check()  # warmup_steps and lr_schedule: ValueError saying what is expected
+        self.train.check()  # ValueError saying what is expected
 
     def __getattr__(self, name):
-        """``p.lr`` and the other :data:`TRAIN_KEYS`: read from ``p.train``."""
-        if name in TRAIN_KEYS:
+        """``p.lr`` and the other :attr:`TRAIN_KEYS`: read from ``p.train``."""
+        if name in self.TRAIN_KEYS:
             return getattr(self.train, name)
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     def __setattr__(self, name, value):
-        if name in TRAIN_KEYS:  # an attribute beside p.train would be ignored by training and by to_dict
+        if name in self.TRAIN_KEYS:  # an attribute beside p.train would be ignored by training and by to_dict
             raise AttributeError(f"{name} is a field of the protocol's train config: "
                                  f"p.replace({name}=...) or p.train.{name} = ...")
         super().__setattr__(name, value)
@@ -71,26 +70,23 @@ class Protocol:
         return dataclasses.replace(self.train, **changes)
 
     def replace(self, **changes) -> Protocol:
-        """A copy with ``changes`` (None values ignored); :data:`TRAIN_KEYS` go to the ``train`` config."""
+        """A copy with ``changes`` (None values ignored); :attr:`TRAIN_KEYS` go to the ``train`` config."""
         changes = {k: v for k, v in changes.items() if v is not None}
-        train = {k: changes.pop(k) for k in TRAIN_KEYS if k in changes}
+        train = {k: changes.pop(k) for k in self.TRAIN_KEYS if k in changes}
         return dataclasses.replace(self, train=dataclasses.replace(self.train, **train), **changes)
 
     def to_dict(self) -> dict:
-        """Every field, ``train`` as its :data:`TRAIN_KEYS` in its place, but the :attr:`OPTIONAL` ones that
-        are off (so older results files, written before such a field, still match)."""
+        """Every field, ``train`` as its :attr:`TRAIN_KEYS` in its place."""
         out = {}
         for k, v in dataclasses.asdict(self).items():
-            out.update({t: v[t] for t in TRAIN_KEYS} if k == "train" else {k: v})
-        if out["lr_schedule"] == "constant":  # the paper's, recorded as absent
-            out["lr_schedule"] = None
-        return {k: v for k, v in out.items() if not (k in self.OPTIONAL and v is None)}
+            out.update({t: v[t] for t in self.TRAIN_KEYS} if k == "train" else {k: v})
+        return out
 
     @classmethod
     def field_names(cls) -> tuple:
         """The fields ``--protocol KEY=VALUE`` may change (all but task, metric and assumed; ``train``
-        as its :data:`TRAIN_KEYS`), in the order :meth:`to_dict` records them."""
-        names = [TRAIN_KEYS if f.name == "train" else (f.name,) for f in dataclasses.fields(cls)]
+        as its :attr:`TRAIN_KEYS`), in the order :meth:`to_dict` records them."""
+        names = [cls.TRAIN_KEYS if f.name == "train" else (f.name,) for f in dataclasses.fields(cls)]
         return tuple(n for group in names for n in group if n not in ("task", "metric", "assumed"))
 
 

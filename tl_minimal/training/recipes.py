@@ -12,8 +12,6 @@ from ..registry import build_model, setting_names
 from .device import get_device
 from .train import TrainConfig, seed_everything, train
 
-TEXT_TASKS = ("lm", "tokenized", "induction")  # tasks that train on windows of a token stream (induction: the lm's)
-
 
 def count_parameters(model: torch.nn.Module) -> int:
     """Trainable parameters, each shared tensor (the tied embedding) counted once."""
@@ -34,17 +32,13 @@ def seeded_model(variant: str, protocol, seed: int, overrides: dict | None = Non
 def make_sampler(protocol, seed: int, data=None, stream: int = 0):
     """The protocol's training batches: ``sampler(step) -> (x, y)``.
 
-    lm / tokenized / induction: random windows of ``data`` (a token tensor [N]; for lm and
-    induction, None loads the WikiText-2 train split); recall / mqar: fresh synthetic examples,
-    the protocol's :meth:`~.protocols.RecallProtocol.sampler` (its sizes and layout).
-    ``stream`` separates the text windows of several processes (distributed training).
+    lm: random windows of ``data`` (a token tensor [N]; None loads the WikiText-2 train split);
+    recall / mqar: fresh synthetic examples, the protocol's :meth:`~.protocols.RecallProtocol.sampler`
+    (its sizes and layout). ``stream`` separates the text windows of several processes (distributed training).
     """
     task = protocol.task
-    if task in TEXT_TASKS:
-        if data is None:
-            if task == "tokenized":
-                raise ValueError("the tokenized protocol needs its token stream: pass data=<tokens [N]>")
-            data = data_text.load_split("train").tokens
+    if task == "lm":
+        data = data_text.load_split("train").tokens if data is None else data
         return data_text.WindowSampler(data, protocol.batch_size, protocol.seq_len, seed, stream=stream)
     if task in ("recall", "mqar"):
         layout = protocol.layout()
@@ -53,7 +47,7 @@ def make_sampler(protocol, seed: int, data=None, stream: int = 0):
                              f"{layout.vocab_size} ids, the protocol has {protocol.vocab_size}: "
                              f"--protocol vocab_size={layout.vocab_size}")
         return protocol.sampler(seed)
-    raise ValueError(f"no training data for task {task!r}: expected {', '.join(TEXT_TASKS)}, recall or mqar "
+    raise ValueError(f"no training data for task {task!r}: expected lm, recall or mqar "
                      "(other tasks pass their own sampler)")
 
 

@@ -240,7 +240,7 @@ def capacity(folder: Path = FOLDER, results: Path = RESULTS) -> dict:
             tag = ",".join(f"{k}={v}" for k, v in settings.items()) or "-"
             flat = tag.replace("=", "-").replace(",", "-")
             name = f"mqar_capacity_pairs{pairs}_ids{CAPACITY_IDS}_{variant}_{flat}.json"
-            model = build_model(variant, layout_for(pairs, CAPACITY_IDS).vocab_size, max_seq_len=seq, **settings)
+            model = build_model(variant, layout_for(max(pairs, CAPACITY_IDS)).vocab_size, max_seq_len=seq, **settings)
             path = folder / name
             runs = json.loads(path.read_text(encoding="utf-8"))["runs"] if path.exists() else []
             points.append({"n_pairs": pairs, "key_ids": CAPACITY_IDS, "seq_len": seq, "variant": variant,

@@ -54,7 +54,7 @@ from tl_minimal.training.train import TrainConfig
 
 from ..checkpoint import unwrap
 from ..tasks import induction_data as data_induction
-from ..tasks.common import FORWARD_BATCH, ConfigError, Task, in_batches, loss_curve, run_record
+from ..tasks.common import FORWARD_BATCH, ConfigError, Task, in_batches, loss_curve, run_record, windows
 from ..tasks.paper import load_lm
 from .diagnose_recall import is_gated_model, require_gated
 
@@ -156,7 +156,7 @@ def load_induction(p, data_dir=None, jsonl=None):
 
 def run_induction(p, data, variant: str, seed: int, overrides: dict | None, config: TrainConfig) -> dict:
     t0 = time.perf_counter()
-    model, history = fit(variant, p, seed, data.train, overrides=overrides, config=config)
+    model, history = fit(variant, p, seed, sampler=windows(p, seed, data.train), overrides=overrides, config=config)
     model = unwrap(model)
     bpb = mean_token_loss(model, in_batches(*data.eval)) / math.log(2)
     sets = induction_sets(p, data.eval_tokens, seed)

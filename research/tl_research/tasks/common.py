@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import torch
 
+from tl_minimal.data.text import WindowSampler
 from tl_minimal.training.recipes import count_parameters
 
 from ..checkpoint import unwrap
@@ -31,6 +32,12 @@ FORWARD_BATCH = 64  # evaluation forward batch: the same chunks as a protocol's 
 def in_batches(x: torch.Tensor, y: torch.Tensor, size: int = FORWARD_BATCH) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """x, y [N, T] cut into (x, y) batches of ``size`` rows (the last may be shorter), for the metrics."""
     return [(x[i : i + size], y[i : i + size]) for i in range(0, len(x), size)]
+
+
+def windows(p, seed: int, tokens: torch.Tensor) -> WindowSampler:
+    """The training batches of a text task besides lm (tokenized, induction): random windows of ``tokens``
+    [N], drawn as the course's lm batches are."""
+    return WindowSampler(tokens, p.batch_size, p.seq_len, seed)
 
 
 @dataclass

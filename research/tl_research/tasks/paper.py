@@ -20,7 +20,7 @@ from tl_minimal.training.train import TrainConfig
 from .. import distributed
 from ..checkpoint import unwrap
 from . import tokenized_data as data_tokenized
-from .common import Task, in_batches, loss_curve, run_record
+from .common import Task, in_batches, loss_curve, run_record, windows
 
 
 # ----------------------------------------------------------------------------- byte-level LM
@@ -115,7 +115,7 @@ def load_tokenized(p, data_dir=None, jsonl=None):
 def run_tokenized(p, data, variant: str, seed: int, overrides: dict | None, config: TrainConfig) -> dict:
     """Train on random windows of the token stream; ``value`` is the mean token loss (nats) on the holdout."""
     t0 = time.perf_counter()
-    model, history = fit(variant, p, seed, data.train, overrides=overrides, config=config)
+    model, history = fit(variant, p, seed, sampler=windows(p, seed, data.train), overrides=overrides, config=config)
     value = mean_token_loss(model, in_batches(*data.eval))
     return run_record(variant, seed, model, p, value, history, time.perf_counter() - t0, config.device)
 
