@@ -67,7 +67,7 @@ def record(tmp: Path) -> dict:
 
 @pytest.mark.slow
 def test_research_runs_are_bit_identical_to_the_recording(tmp_path):
-    expected = json.loads(BASELINE.read_text())
+    expected = json.loads(BASELINE.read_text(encoding="utf-8"))
     got = record(tmp_path)
     for name in expected:
         assert got[name] == expected[name], name
@@ -78,5 +78,5 @@ if __name__ == "__main__" and "--write" in sys.argv:
 
     torch.set_num_threads(1)
     with tempfile.TemporaryDirectory() as d:
-        BASELINE.write_text(json.dumps(record(Path(d)), indent=1) + "\n")
+        BASELINE.write_text(json.dumps(record(Path(d)), indent=1) + "\n", encoding="utf-8")
     print(f"wrote {BASELINE}")

@@ -74,7 +74,7 @@ def test_the_moved_variants_build_what_they_built_in_the_course(variant):
 
 def test_without_tl_research_a_research_variant_says_where_it_comes_from():
     code = "from tl_minimal import build_model\nbuild_model('ladder_3', 259)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, encoding="utf-8")
     assert out.returncode != 0 and "'ladder_3' is a research variant: `import tl_research` registers it" in out.stderr
 
 
