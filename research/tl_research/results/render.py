@@ -12,7 +12,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from tl_minimal.results.files import REPORTS, results_dir
+from tl_minimal.results.files import RENDER, REPORTS, results_dir
 
 from . import calibrated_table, family_table, lm_reports, state_size_table
 from .files import load, load_runs
@@ -77,7 +77,7 @@ def render() -> str:
     """The text of ``course_reports.json``, from the results folder (:func:`results_dir`)."""
     root = results_dir()
     reports = {**notebook_06b(root), **notebook_07(root)}
-    return json.dumps({"command": "python -m tl_research.results render", "reports": reports}, indent=1,
+    return json.dumps({"command": RENDER, "reports": reports}, indent=1,
                       ensure_ascii=False) + "\n"
 
 
