@@ -10,8 +10,8 @@ import pytest
 import torch
 
 import tl_research  # noqa: F401  (registers the research variants)
-from tl_minimal import build_model, default_config
-from tl_minimal.registry import RESEARCH_VARIANTS
+from tl_minimal import VARIANTS, build_model, default_config
+from tl_minimal.registry import DEFAULTS, RESEARCH_VARIANTS
 from tl_minimal.transformer import CausalSelfAttention
 from tl_research.variants import RotaryAttention, rotary
 
@@ -53,6 +53,12 @@ LADDER_3 = {"d_model": 32, "n_layers": 2, "n_heads": 4, "max_seq_len": 64, "drop
 
 def test_every_research_variant_is_recorded():
     assert set(RECORDED) == set(RESEARCH_VARIANTS)
+
+
+def test_the_course_names_exactly_the_variants_tl_research_registers():
+    # the course keeps the names only for its error message; the tests that loop over every variant read
+    # RESEARCH_VARIANTS, so a variant registered but not named there would go untested
+    assert set(DEFAULTS) - set(VARIANTS) == set(RESEARCH_VARIANTS)
 
 
 @pytest.mark.parametrize("variant", RECORDED)
